@@ -1,0 +1,55 @@
+//! The command line: clap definitions and one module per subcommand. Thin by design: it
+//! parses, calls the libraries, prints, and maps errors to exit codes (0 ok, 1 the run
+//! failed, 2 usage error).
+
+#![forbid(unsafe_code)]
+
+mod options;
+mod progress;
+mod run;
+
+use clap::{ArgMatches, Command};
+
+/// Exit code: the run failed (an IO error, a refused target).
+pub const EXIT_FAILURE: i32 = 1;
+/// Exit code: the command line or a job is invalid.
+pub const EXIT_USAGE: i32 = 2;
+
+/// The whole command tree.
+pub fn command() -> Command {
+    Command::new("diskmeter")
+        .version(env!("CARGO_PKG_VERSION"))
+        .about("Storage benchmarking: an fio-compatible load generator with truthful statistics")
+        .long_about(
+            "diskmeter measures what storage can really do: IOPS, bandwidth and latency \
+             (HDR histograms, 0.1 % precision) with CPU cost, using io_uring, libaio, psync \
+             or a null engine. `diskmeter run` takes fio's option names.\n\n\
+             With no options `diskmeter run` runs 4 KiB random reads at queue depth 32 on a \
+             1 GiB file in the current folder for 10 seconds (direct IO), then removes the file.",
+        )
+        .subcommand_required(true)
+        .arg_required_else_help(true)
+        .subcommand(run::command())
+}
+
+/// Runs the command line of this process and returns the exit code.
+pub fn main() -> i32 {
+    let matches = match command().try_get_matches() {
+        Ok(m) => m,
+        Err(e) => {
+            let _ = e.print();
+            return match e.kind() {
+                clap::error::ErrorKind::DisplayHelp | clap::error::ErrorKind::DisplayVersion => 0,
+                _ => EXIT_USAGE,
+            };
+        }
+    };
+    dispatch(&matches)
+}
+
+fn dispatch(matches: &ArgMatches) -> i32 {
+    match matches.subcommand() {
+        Some(("run", sub)) => run::main(sub),
+        _ => EXIT_USAGE,
+    }
+}

@@ -1,0 +1,86 @@
+//! fio's job options as command-line arguments, generated from the workload crate's option
+//! table so the parser, `--help` and the docs never disagree.
+//!
+//! fio's command line is order-sensitive (`--name` starts a job; options before the first
+//! `--name` are global), so the matches are turned back into an ordered list of
+//! (option, value) pairs for `diskmeter_workload::jobs_from_options`.
+
+use clap::{Arg, ArgAction, ArgMatches, Command};
+use diskmeter_workload::{OptionDef, OptionKind, OPTIONS};
+
+/// Heading under which job options appear in `--help`.
+const JOB_OPTIONS_HEADING: &str = "Job options (fio names; --name starts a new job)";
+
+fn arg_id(def: &OptionDef) -> String {
+    format!("fio:{}", def.name)
+}
+
+fn help_text(def: &OptionDef) -> String {
+    let mut text = def.help.to_string();
+    if !def.unit.is_empty() {
+        text.push_str(&format!(" [unit: {}]", def.unit));
+    }
+    if !def.default.is_empty() {
+        text.push_str(&format!(" [default: {}]", def.default));
+    }
+    text
+}
+
+/// Adds one argument per job option to `command`.
+pub fn add_job_options(mut command: Command) -> Command {
+    for def in OPTIONS.iter() {
+        let mut arg = Arg::new(arg_id(def))
+            .long(def.name)
+            .help(help_text(def))
+            .help_heading(JOB_OPTIONS_HEADING)
+            .action(ArgAction::Append)
+            .allow_hyphen_values(true);
+        for alias in def.aliases {
+            arg = arg.alias(*alias);
+        }
+        arg = match def.kind {
+            OptionKind::Flag => arg
+                .num_args(0..=1)
+                .require_equals(true)
+                .default_missing_value("1")
+                .value_name("0|1"),
+            _ => arg.num_args(1).value_name(value_name(def)),
+        };
+        command = command.arg(arg);
+    }
+    command
+}
+
+fn value_name(def: &OptionDef) -> &'static str {
+    match def.kind {
+        OptionKind::Size | OptionKind::SizePair => "SIZE",
+        OptionKind::Time => "TIME",
+        OptionKind::Int => "N",
+        OptionKind::Percent => "PCT",
+        OptionKind::CpuList => "CPUS",
+        OptionKind::FloatList => "LIST",
+        OptionKind::Choice(_) => "CHOICE",
+        _ => "VALUE",
+    }
+}
+
+/// The job options given, in command-line order, as (option name, value).
+pub fn ordered_job_options(matches: &ArgMatches) -> Vec<(String, Option<String>)> {
+    let mut found: Vec<(usize, String, Option<String>)> = Vec::new();
+    for def in OPTIONS.iter() {
+        let id = arg_id(def);
+        let (Some(indices), Some(values)) =
+            (matches.indices_of(&id), matches.get_many::<String>(&id))
+        else {
+            continue;
+        };
+        for (index, value) in indices.zip(values) {
+            found.push((index, def.name.to_string(), Some(value.clone())));
+        }
+    }
+    found.sort_by_key(|(index, _, _)| *index);
+    found
+        .into_iter()
+        .map(|(_, name, value)| (name, value))
+        .collect()
+}

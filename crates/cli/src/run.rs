@@ -1,0 +1,346 @@
+//! `diskmeter run`: fio's options on the command line -> jobs -> plan -> run -> report.
+
+use crate::options;
+use crate::progress::{LiveProgress, ProgressGoal};
+use crate::{EXIT_FAILURE, EXIT_USAGE};
+use clap::{Arg, ArgAction, ArgMatches, Command};
+use diskmeter_report::{JobInput, RunInput, RunMeta, RunResult, TargetInfo};
+use diskmeter_runner::plan::RunPlan;
+use diskmeter_runner::{ExecuteOptions, LiveCounters, PlanOptions, RunError};
+use diskmeter_workload::JobSpec;
+use std::io::Write;
+use std::sync::atomic::AtomicBool;
+use std::sync::Arc;
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
+
+/// The `run` subcommand's definition.
+pub fn command() -> Command {
+    let command = Command::new("run")
+        .about("Run IO jobs given with fio's option names (--name=... --rw=... --bs=...)")
+        .long_about(
+            "Run IO jobs given with fio's option names, as `--option=value` or `--option value`. \
+             Options before the first --name apply to every job; each --name starts a new job. \
+             With no job options, runs the default job: 4 KiB random reads, iodepth 32, \
+             a 1 GiB file in the current folder, 10 seconds, direct IO.\n\n\
+             Files diskmeter creates are removed at the end unless --keep (or unlink=0). \
+             Writing to an existing file diskmeter did not create, or to a block device that \
+             is mounted or holds a partition table or a filesystem signature, is refused \
+             unless --allow-destroy.\n\n\
+             Exit codes: 0 ok; 1 the run failed, was refused or was interrupted; 2 usage error.",
+        )
+        .arg(
+            Arg::new("output-format")
+                .long("output-format")
+                .value_parser(["normal", "json", "fio-json"])
+                .default_value("normal")
+                .help("normal (human summary), json (diskmeter's schema) or fio-json (fio 3.x JSON keys and units)"),
+        )
+        .arg(
+            Arg::new("output")
+                .long("output")
+                .value_name("FILE")
+                .help("Write the results to FILE instead of stdout"),
+        )
+        .arg(
+            Arg::new("quiet")
+                .long("quiet")
+                .short('q')
+                .action(ArgAction::SetTrue)
+                .help("No live progress and no notes on stderr"),
+        )
+        .arg(
+            Arg::new("keep")
+                .long("keep")
+                .action(ArgAction::SetTrue)
+                .help("Keep the test files diskmeter creates (default: remove them at the end)"),
+        )
+        .arg(
+            Arg::new("allow-destroy")
+                .long("allow-destroy")
+                .action(ArgAction::SetTrue)
+                .help("Allow writing to existing files diskmeter did not create and to devices holding data (DESTROYS their contents)"),
+        )
+        .arg(
+            Arg::new("dry-run")
+                .long("dry-run")
+                .action(ArgAction::SetTrue)
+                .help("Print the resolved jobs and plan, then stop without doing IO"),
+        );
+    options::add_job_options(command)
+}
+
+/// Runs `diskmeter run`; returns the exit code.
+pub fn main(matches: &ArgMatches) -> i32 {
+    let quiet = matches.get_flag("quiet");
+    let given = options::ordered_job_options(matches);
+    let jobs = if given.is_empty() {
+        vec![JobSpec::newcomer_default()]
+    } else {
+        match diskmeter_workload::jobs_from_options(&given) {
+            Ok(jobs) => jobs,
+            Err(errors) => {
+                for error in errors {
+                    eprintln!("diskmeter: {error}");
+                }
+                return EXIT_USAGE;
+            }
+        }
+    };
+    let problems: Vec<String> = jobs
+        .iter()
+        .flat_map(|job| {
+            diskmeter_workload::validate(job)
+                .into_iter()
+                .map(|e| e.to_string())
+        })
+        .collect();
+    if !problems.is_empty() {
+        for problem in problems {
+            eprintln!("diskmeter: {problem}");
+        }
+        return EXIT_USAGE;
+    }
+    let plan = match diskmeter_runner::resolve(&jobs, &PlanOptions::default()) {
+        Ok(plan) => plan,
+        Err(error) => {
+            eprintln!("diskmeter: {error}");
+            return match error {
+                RunError::Job { .. } => EXIT_USAGE,
+                _ => EXIT_FAILURE,
+            };
+        }
+    };
+    if matches.get_flag("dry-run") {
+        print!("{}", describe_plan(&plan));
+        return 0;
+    }
+    if let Err(error) = diskmeter_runner::check_safety(&plan, matches.get_flag("allow-destroy")) {
+        eprintln!("diskmeter: {error}");
+        return EXIT_FAILURE;
+    }
+    if !quiet {
+        for note in &plan.notes {
+            eprintln!("diskmeter: note: {note}");
+        }
+    }
+    let stop = Arc::new(AtomicBool::new(false));
+    if let Err(error) = install_signal_handlers(&stop) {
+        eprintln!("diskmeter: cannot install signal handlers: {error}");
+        return EXIT_FAILURE;
+    }
+    let live = Arc::new(LiveCounters::default());
+    let options = ExecuteOptions {
+        keep_files: matches.get_flag("keep"),
+        stop: stop.clone(),
+        live: live.clone(),
+    };
+    let started = SystemTime::now();
+    let outcome = {
+        let mut announced = std::collections::HashSet::new();
+        let layout_note = |path: &std::path::Path, _done: u64, total: u64| {
+            if !quiet && announced.insert(path.to_path_buf()) {
+                eprintln!(
+                    "diskmeter: laying out {} ({})",
+                    path.display(),
+                    diskmeter_units::format_bytes_binary(total)
+                );
+            }
+        };
+        let _progress = LiveProgress::start(live, progress_goal(&plan), quiet);
+        diskmeter_runner::execute(&plan, &options, layout_note)
+    };
+    let outcome = match outcome {
+        Ok(outcome) => outcome,
+        Err(RunError::Interrupted) => {
+            eprintln!("diskmeter: interrupted before the workers started; nothing was measured");
+            return EXIT_FAILURE;
+        }
+        Err(error) => {
+            eprintln!("diskmeter: {error}");
+            return EXIT_FAILURE;
+        }
+    };
+    let finished = SystemTime::now();
+    let failed = outcome.workers.iter().any(|w| w.error.is_some());
+    for worker in &outcome.workers {
+        if let Some(error) = &worker.error {
+            eprintln!("diskmeter: {error}");
+        }
+    }
+    let input = report_input(&plan, outcome, started, finished);
+    let partial = input.meta.partial;
+    let result = RunResult::build(input);
+    let text = match matches
+        .get_one::<String>("output-format")
+        .map(String::as_str)
+    {
+        Some("json") => diskmeter_report::to_json(&result),
+        Some("fio-json") => serde_json::to_string_pretty(&diskmeter_report::to_fio_json(&result))
+            .unwrap_or_default(),
+        _ => diskmeter_report::render_terminal(&result),
+    };
+    if let Err(error) = write_output(matches.get_one::<String>("output"), &text) {
+        eprintln!("diskmeter: {error}");
+        return EXIT_FAILURE;
+    }
+    if partial {
+        eprintln!("diskmeter: interrupted: the results above are partial");
+    }
+    if failed || partial {
+        EXIT_FAILURE
+    } else {
+        0
+    }
+}
+
+fn install_signal_handlers(stop: &Arc<AtomicBool>) -> std::io::Result<()> {
+    use signal_hook::consts::{SIGINT, SIGTERM};
+    for signal in [SIGINT, SIGTERM] {
+        // A second signal while stopping ends the process at once.
+        signal_hook::flag::register_conditional_shutdown(signal, 130, stop.clone())?;
+        signal_hook::flag::register(signal, stop.clone())?;
+    }
+    Ok(())
+}
+
+fn progress_goal(plan: &RunPlan) -> ProgressGoal {
+    let longest = plan
+        .workers
+        .iter()
+        .filter_map(|w| {
+            w.runtime_ns
+                .map(|r| r + plan.jobs[w.job_index].ramp_time_ns)
+        })
+        .max();
+    let time_only = plan.workers.iter().all(|w| w.io_limit_bytes.is_none());
+    match longest {
+        Some(ns) if time_only || plan.workers.iter().all(|w| w.runtime_ns.is_some()) => {
+            ProgressGoal::Time(Duration::from_nanos(ns))
+        }
+        _ => ProgressGoal::Bytes(plan.workers.iter().filter_map(|w| w.io_limit_bytes).sum()),
+    }
+}
+
+fn report_input(
+    plan: &RunPlan,
+    outcome: diskmeter_runner::RunOutcome,
+    started: SystemTime,
+    finished: SystemTime,
+) -> RunInput {
+    let unix_ms = |t: SystemTime| {
+        t.duration_since(UNIX_EPOCH)
+            .map(|d| d.as_millis() as u64)
+            .unwrap_or(0)
+    };
+    let jobs = outcome
+        .workers
+        .into_iter()
+        .map(|w| JobInput {
+            spec: plan.jobs[w.job_index].clone(),
+            clone_index: w.clone_index,
+            group_id: w.group_id,
+            stats: w.stats,
+            error: w.error,
+            targets: w
+                .targets
+                .iter()
+                .map(|&t| {
+                    let target = &plan.targets[t];
+                    TargetInfo {
+                        path: target.path.display().to_string(),
+                        kind: match target.kind {
+                            diskmeter_runner::safety::TargetKind::BlockDevice => "block",
+                            diskmeter_runner::safety::TargetKind::File => "file",
+                            diskmeter_runner::safety::TargetKind::Virtual => "none",
+                        }
+                        .to_string(),
+                        size_bytes: target.region_len_bytes,
+                    }
+                })
+                .collect(),
+        })
+        .collect();
+    RunInput {
+        meta: RunMeta {
+            diskmeter_version: env!("CARGO_PKG_VERSION").to_string(),
+            started_unix_ms: unix_ms(started),
+            finished_unix_ms: unix_ms(finished),
+            partial: outcome.partial,
+            hostname: kernel_hostname(),
+            notes: plan.notes.clone(),
+        },
+        jobs,
+    }
+}
+
+fn kernel_hostname() -> String {
+    std::fs::read_to_string("/proc/sys/kernel/hostname")
+        .map(|s| s.trim().to_string())
+        .unwrap_or_default()
+}
+
+fn write_output(path: Option<&String>, text: &str) -> std::io::Result<()> {
+    match path {
+        Some(path) => std::fs::write(path, text)
+            .map_err(|e| std::io::Error::new(e.kind(), format!("cannot write {path}: {e}"))),
+        None => {
+            let mut stdout = std::io::stdout().lock();
+            match stdout
+                .write_all(text.as_bytes())
+                .and_then(|_| stdout.flush())
+            {
+                // A closed pipe (`| head`) is not an error.
+                Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => Ok(()),
+                other => other,
+            }
+        }
+    }
+}
+
+/// The resolved jobs and what the runner will do, for `--dry-run`.
+fn describe_plan(plan: &RunPlan) -> String {
+    let mut out = String::new();
+    for (index, job) in plan.jobs.iter().enumerate() {
+        out.push_str(&format!("[{}]\n", job.name));
+        for (name, value) in diskmeter_workload::describe(job) {
+            out.push_str(&format!("  {name}={value}\n"));
+        }
+        let workers: Vec<_> = plan
+            .workers
+            .iter()
+            .filter(|w| w.job_index == index)
+            .collect();
+        out.push_str(&format!("  # {} worker(s)\n", workers.len()));
+        for worker in workers {
+            out.push_str(&format!(
+                "  # clone {}: iodepth {} (submit batch {}), {}{}\n",
+                worker.clone_index,
+                worker.iodepth,
+                worker.submit_batch,
+                match worker.io_limit_bytes {
+                    Some(b) => format!("stops after {}", diskmeter_units::format_bytes_binary(b)),
+                    None => "time-based".to_string(),
+                },
+                match worker.runtime_ns {
+                    Some(ns) => format!(", at most {}", diskmeter_units::format_duration_ns(ns)),
+                    None => String::new(),
+                }
+            ));
+            for &t in &worker.targets {
+                let target = &plan.targets[t];
+                out.push_str(&format!(
+                    "  #   {} ({:?}, {:?}): bytes {}..{}\n",
+                    target.path.display(),
+                    target.kind,
+                    target.preparation,
+                    target.region_start_bytes,
+                    target.region_start_bytes + target.region_len_bytes
+                ));
+            }
+        }
+    }
+    for note in &plan.notes {
+        out.push_str(&format!("# note: {note}\n"));
+    }
+    out
+}

@@ -1,0 +1,390 @@
+//! The io_uring engine: one ring per worker through the `io-uring` crate.
+//!
+//! The ring is sized to the iodepth (rounded up to a power of two) and asks for
+//! SINGLE_ISSUER + DEFER_TASKRUN + COOP_TASKRUN (+ TASKRUN_FLAG, SUBMIT_ALL), falling back to
+//! fewer flags on kernels that refuse them with EINVAL. `queue` only writes an SQE
+//! (`user_data` = slot), `commit` is one `io_uring_enter`, and `getevents` waits only when it
+//! must and drains the CQ in bulk. `commit_and_getevents` submits and waits in the same
+//! `io_uring_enter`, so a QD1 loop costs one system call per IO.
+//!
+//! SINGLE_ISSUER ties the ring to the first thread that submits. To let the runner build the
+//! engine on one thread and drive it on another (the trait is `Send`), the ring is created
+//! disabled (R_DISABLED) and enabled by the first call that enters the kernel; from then on
+//! the engine must stay on that thread.
+
+use std::io;
+use std::mem::ManuallyDrop;
+use std::os::fd::RawFd;
+
+use io_uring::{opcode, squeue, types, IoUring};
+
+use crate::buffers::AlignedBuffers;
+use crate::slots::SlotTracker;
+use crate::{Capabilities, EngineConfig, EngineError, IoCompletion, IoEngine, IoOp, IoUnit};
+
+/// What the io_uring engine can do. The depth limit is the kernel's IORING_MAX_ENTRIES.
+pub(crate) const CAPABILITIES: Capabilities = Capabilities {
+    max_iodepth: Some(MAX_ENTRIES),
+    synchronous: false,
+    fixed_buffers: true,
+    registered_files: true,
+};
+
+/// The kernel's largest submission ring (IORING_MAX_ENTRIES).
+const MAX_ENTRIES: u32 = 32768;
+
+/// The kernel's limit on registered buffers (IORING_MAX_REG_BUFFERS).
+const MAX_FIXED_BUFFERS: u32 = 1 << 14;
+
+/// io_uring with the slot buffers, optionally registered, and the caller's files.
+pub(crate) struct UringEngine {
+    ring: IoUring,
+    fds: Vec<RawFd>,
+    fixed_buffers: bool,
+    registered_files: bool,
+    /// False while the ring is still R_DISABLED (see the module docs).
+    enabled: bool,
+    slots: SlotTracker,
+    /// Freed by `Drop` only after every in-flight unit completed (or leaked if that fails),
+    /// because the kernel may still be writing into it.
+    buffers: ManuallyDrop<AlignedBuffers>,
+}
+
+/// Maps an `io_uring_setup` failure: the kernel or a sandbox refusing io_uring outright
+/// (ENOSYS: not built in or seccomp; EPERM/EACCES: io_uring_disabled sysctl or LSM) means
+/// "unavailable, pick another engine"; anything else is a real setup error.
+pub(crate) fn setup_error(err: io::Error) -> EngineError {
+    match err.raw_os_error() {
+        Some(libc::ENOSYS | libc::EPERM | libc::EACCES) => EngineError::IoUringUnavailable(err),
+        _ => EngineError::Syscall {
+            call: "io_uring_setup",
+            source: err,
+        },
+    }
+}
+
+/// Creates the ring with the best flag set the kernel accepts; returns whether it starts
+/// disabled (only the SINGLE_ISSUER set needs that).
+fn build_ring(entries: u32) -> Result<(IoUring, bool), EngineError> {
+    let mut best = IoUring::builder();
+    best.setup_single_issuer()
+        .setup_defer_taskrun()
+        .setup_coop_taskrun()
+        .setup_taskrun_flag()
+        .setup_submit_all()
+        .setup_r_disabled();
+    let mut coop = IoUring::builder();
+    coop.setup_coop_taskrun()
+        .setup_taskrun_flag()
+        .setup_submit_all();
+    let plain = IoUring::builder();
+    let attempts = [(best, true), (coop, false), (plain, false)];
+    let mut last = None;
+    for (builder, disabled) in attempts {
+        match builder.build(entries) {
+            Ok(ring) => return Ok((ring, disabled)),
+            // EINVAL: a flag this kernel does not know; try the next, smaller set.
+            Err(e) if e.raw_os_error() == Some(libc::EINVAL) => last = Some(e),
+            Err(e) => return Err(setup_error(e)),
+        }
+    }
+    Err(setup_error(last.unwrap_or_else(|| {
+        io::Error::from_raw_os_error(libc::EINVAL)
+    })))
+}
+
+impl UringEngine {
+    /// Builds the ring, registers buffers and files if asked.
+    pub(crate) fn new(config: &EngineConfig) -> Result<Self, EngineError> {
+        let depth = config.iodepth;
+        if depth == 0 || depth > MAX_ENTRIES {
+            return Err(EngineError::Unsupported {
+                engine: "io_uring",
+                problem: format!("supports iodepth 1..={MAX_ENTRIES}, not {depth}"),
+            });
+        }
+        if config.fixed_buffers && depth > MAX_FIXED_BUFFERS {
+            return Err(EngineError::Unsupported {
+                engine: "io_uring",
+                problem: format!("can register at most {MAX_FIXED_BUFFERS} buffers (fixedbufs)"),
+            });
+        }
+        let buffers = AlignedBuffers::new(
+            depth as usize,
+            config.buffer_len_bytes,
+            config.buffer_align_bytes,
+            config.fill,
+            config.seed,
+        )?;
+        let (ring, disabled) = build_ring(depth.next_power_of_two())?;
+        if config.fixed_buffers {
+            let iovecs = buffers.as_iovecs();
+            // SAFETY: the iovecs describe `buffers`, which lives in this engine and is freed
+            // only after the ring is drained (see `Drop`), so the registration never outlives
+            // the memory while IO can use it.
+            unsafe { ring.submitter().register_buffers(&iovecs) }.map_err(|source| {
+                EngineError::Syscall {
+                    call: "io_uring_register(buffers)",
+                    source,
+                }
+            })?;
+        }
+        // Registering an empty table is EINVAL; with no files there is nothing to speed up.
+        let register_files = config.register_files && !config.fds.is_empty();
+        if register_files {
+            ring.submitter()
+                .register_files(&config.fds)
+                .map_err(|source| EngineError::Syscall {
+                    call: "io_uring_register(files)",
+                    source,
+                })?;
+        }
+        Ok(UringEngine {
+            ring,
+            fds: config.fds.clone(),
+            fixed_buffers: config.fixed_buffers,
+            registered_files: register_files,
+            enabled: !disabled,
+            slots: SlotTracker::new(depth as usize, config.buffer_len_bytes, config.fds.len()),
+            buffers: ManuallyDrop::new(buffers),
+        })
+    }
+
+    /// Enables an R_DISABLED ring, making the calling thread its single issuer.
+    #[inline]
+    fn enable(&mut self) -> Result<(), EngineError> {
+        if !self.enabled {
+            self.ring
+                .submitter()
+                .register_enable_rings()
+                .map_err(|source| EngineError::Syscall {
+                    call: "io_uring_register(ENABLE_RINGS)",
+                    source,
+                })?;
+            self.enabled = true;
+        }
+        Ok(())
+    }
+
+    /// One `io_uring_enter`: submits every pending SQE and waits for `want` completions.
+    /// Returns SQEs submitted. Interruptions and CQ back-pressure are not errors: the caller
+    /// reaps and calls again, and unsubmitted SQEs stay in the ring for the next enter.
+    #[inline]
+    fn enter(&mut self, want: usize) -> Result<usize, EngineError> {
+        self.enable()?;
+        match self.ring.submit_and_wait(want) {
+            Ok(n) => Ok(n),
+            Err(e)
+                if matches!(
+                    e.raw_os_error(),
+                    Some(libc::EINTR | libc::EAGAIN | libc::EBUSY | libc::ETIME)
+                ) =>
+            {
+                Ok(0)
+            }
+            Err(source) => Err(EngineError::Syscall {
+                call: "io_uring_enter",
+                source,
+            }),
+        }
+    }
+
+    /// Moves every posted CQE to `out` and frees its slot.
+    #[inline]
+    fn reap(&mut self, out: &mut Vec<IoCompletion>) -> usize {
+        let mut cq = self.ring.completion();
+        let n = cq.len();
+        out.reserve(n);
+        for cqe in &mut cq {
+            let slot = cqe.user_data() as u32;
+            self.slots.end(slot);
+            out.push(IoCompletion {
+                slot,
+                result: i64::from(cqe.result()),
+            });
+        }
+        n
+    }
+
+    /// Waits (entering as often as needed) until `want` completions were reaped in total,
+    /// counting `got` already reaped.
+    #[inline]
+    fn wait_for(
+        &mut self,
+        want: usize,
+        mut got: usize,
+        out: &mut Vec<IoCompletion>,
+    ) -> Result<usize, EngineError> {
+        while got < want {
+            self.enter(want - got)?;
+            got += self.reap(out);
+        }
+        Ok(got)
+    }
+
+    /// Units queued but not yet taken by the kernel.
+    #[inline]
+    fn unsubmitted(&mut self) -> usize {
+        self.ring.submission().len()
+    }
+}
+
+/// Builds the SQE for `unit` with `fd` either a raw descriptor or a registered file index.
+macro_rules! rw_entry {
+    ($fd:expr, $unit:expr, $buf:expr, $fixed:expr) => {{
+        let (len, off, idx) = ($unit.len_bytes, $unit.offset_bytes, $unit.slot as u16);
+        match ($unit.op, $fixed) {
+            (IoOp::Read, false) => opcode::Read::new($fd, $buf, len).offset(off).build(),
+            (IoOp::Write, false) => opcode::Write::new($fd, $buf, len).offset(off).build(),
+            (IoOp::Read, true) => opcode::ReadFixed::new($fd, $buf, len, idx)
+                .offset(off)
+                .build(),
+            (IoOp::Write, true) => opcode::WriteFixed::new($fd, $buf, len, idx)
+                .offset(off)
+                .build(),
+        }
+    }};
+}
+
+impl IoEngine for UringEngine {
+    fn name(&self) -> &'static str {
+        "io_uring"
+    }
+
+    fn capabilities(&self) -> Capabilities {
+        CAPABILITIES
+    }
+
+    #[inline]
+    fn queue(&mut self, unit: IoUnit) -> Result<(), EngineError> {
+        self.slots.begin(&unit)?;
+        let buf = self.buffers.slot_ptr(unit.slot as usize);
+        let entry: squeue::Entry = if self.registered_files {
+            rw_entry!(types::Fixed(unit.file), unit, buf, self.fixed_buffers)
+        } else {
+            let fd = self.fds[unit.file as usize];
+            rw_entry!(types::Fd(fd), unit, buf, self.fixed_buffers)
+        };
+        let entry = entry.user_data(u64::from(unit.slot));
+        // SAFETY: the SQE points at slot `unit.slot`, whose `len_bytes` bytes lie inside the
+        // buffer allocation (checked by `begin`). The slot is marked busy, so no Rust
+        // reference to it is lent out until its CQE is reaped, and `Drop` keeps the memory
+        // alive until every CQE arrived.
+        let pushed = unsafe { self.ring.submission().push(&entry) };
+        if pushed.is_err() {
+            self.slots.end(unit.slot);
+            return Err(EngineError::QueueFull(self.ring.params().sq_entries()));
+        }
+        Ok(())
+    }
+
+    #[inline]
+    fn commit(&mut self) -> Result<usize, EngineError> {
+        if self.unsubmitted() == 0 {
+            return Ok(0);
+        }
+        self.enter(0)
+    }
+
+    #[inline]
+    fn getevents(&mut self, min: usize, out: &mut Vec<IoCompletion>) -> Result<usize, EngineError> {
+        let want = min.min(self.slots.in_flight());
+        let got = self.reap(out);
+        // Completions can be parked as deferred task work that only an enter with GETEVENTS
+        // turns into CQEs; the kernel says so with the TASKRUN flag, so even `min == 0` looks.
+        let needs_enter = self.unsubmitted() > 0 || {
+            let sq = self.ring.submission();
+            sq.taskrun() || sq.cq_overflow()
+        };
+        if got < want || (got == 0 && needs_enter) {
+            let more = want.saturating_sub(got);
+            self.enter(more)?;
+            let got = got + self.reap(out);
+            return self.wait_for(want, got, out);
+        }
+        Ok(got)
+    }
+
+    #[inline]
+    fn commit_and_getevents(
+        &mut self,
+        min: usize,
+        out: &mut Vec<IoCompletion>,
+    ) -> Result<(usize, usize), EngineError> {
+        if self.unsubmitted() == 0 {
+            return Ok((0, self.getevents(min, out)?));
+        }
+        let want = min.min(self.slots.in_flight());
+        let submitted = self.enter(want)?;
+        let got = self.reap(out);
+        Ok((submitted, self.wait_for(want, got, out)?))
+    }
+
+    fn buffer_mut(&mut self, slot: u32) -> &mut [u8] {
+        self.slots.assert_idle(slot);
+        self.buffers.slot_mut(slot as usize)
+    }
+}
+
+impl Drop for UringEngine {
+    fn drop(&mut self) {
+        // The kernel may still read or write the buffers of in-flight units: reap them all
+        // (submitting any still in the SQ so that they complete) before freeing the memory.
+        let mut sink = Vec::new();
+        while self.slots.in_flight() > 0 {
+            let want = self.slots.in_flight();
+            if self.getevents(want, &mut sink).is_err() {
+                // Cannot prove the kernel is done (e.g. dropped on a thread that is not the
+                // ring's issuer): leak the buffers rather than let the kernel write freed memory.
+                return;
+            }
+            sink.clear();
+        }
+        // SAFETY: nothing is in flight, so the kernel no longer touches the buffers, and
+        // `buffers` is not used after this point.
+        unsafe { ManuallyDrop::drop(&mut self.buffers) }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Documents which flag set this kernel accepted (6.1+ takes the full set).
+    #[test]
+    fn ring_gets_the_best_flags_the_kernel_accepts() {
+        match build_ring(8) {
+            Ok((ring, disabled)) => {
+                let single = ring.params().is_setup_single_issuer();
+                eprintln!("single_issuer+defer_taskrun: {single}, starts disabled: {disabled}");
+                assert_eq!(single, disabled);
+            }
+            Err(e) => eprintln!("skipped: {e}"),
+        }
+    }
+
+    #[test]
+    fn refusals_map_to_unavailable() {
+        for errno in [libc::ENOSYS, libc::EPERM, libc::EACCES] {
+            let err = setup_error(io::Error::from_raw_os_error(errno));
+            assert!(
+                matches!(err, EngineError::IoUringUnavailable(_)),
+                "{errno}: {err}"
+            );
+            assert!(err.to_string().contains("--ioengine=psync"));
+        }
+        for errno in [libc::ENOMEM, libc::EINVAL, libc::EFAULT] {
+            let err = setup_error(io::Error::from_raw_os_error(errno));
+            assert!(
+                matches!(
+                    err,
+                    EngineError::Syscall {
+                        call: "io_uring_setup",
+                        ..
+                    }
+                ),
+                "{errno}: {err}"
+            );
+        }
+    }
+}

@@ -1,0 +1,193 @@
+//! Human formatting of numbers with their units named: binary and decimal byte sizes and rates,
+//! latencies in the unit that suits them, counts with separators, and UTC timestamps.
+
+/// Three significant figures without exponent: 1.23, 12.3, 123, 1234.
+fn sig3(value: f64) -> String {
+    let magnitude = value.abs();
+    if magnitude >= 100.0 || magnitude == 0.0 {
+        format!("{value:.0}")
+    } else if magnitude >= 10.0 {
+        format!("{value:.1}")
+    } else {
+        format!("{value:.2}")
+    }
+}
+
+/// Scales `value` by `step` through `units` until it is below one step (or units run out).
+fn scaled(value: f64, step: f64, units: &[&str]) -> String {
+    let mut value = value;
+    let mut unit = 0;
+    while value.abs() >= step && unit + 1 < units.len() {
+        value /= step;
+        unit += 1;
+    }
+    format!("{} {}", sig3(value), units[unit])
+}
+
+/// Bytes in binary units: "236 MiB".
+pub fn binary_bytes(bytes: f64) -> String {
+    scaled(bytes, 1024.0, &["B", "KiB", "MiB", "GiB", "TiB", "PiB"])
+}
+
+/// Bytes in decimal units: "247 MB".
+pub fn decimal_bytes(bytes: f64) -> String {
+    scaled(bytes, 1000.0, &["B", "kB", "MB", "GB", "TB", "PB"])
+}
+
+/// A size as fio prints it, binary first: "236 MiB (247 MB)".
+pub fn bytes_both(bytes: f64) -> String {
+    format!("{} ({})", binary_bytes(bytes), decimal_bytes(bytes))
+}
+
+/// A rate as fio prints it, binary first: "118 MiB/s (123 MB/s)".
+pub fn rate_both(bytes_per_sec: f64) -> String {
+    format!(
+        "{}/s ({}/s)",
+        binary_bytes(bytes_per_sec),
+        decimal_bytes(bytes_per_sec)
+    )
+}
+
+/// An integer with thousands separators: 1,234,567.
+pub fn count(value: u64) -> String {
+    let digits = value.to_string();
+    let mut out = String::with_capacity(digits.len() + digits.len() / 3);
+    // A separator goes before every digit whose distance from the end is a multiple of 3.
+    let phase = digits.len() % 3;
+    for (i, ch) in digits.chars().enumerate() {
+        if i > 0 && i % 3 == phase {
+            out.push(',');
+        }
+        out.push(ch);
+    }
+    out
+}
+
+/// IOPS: whole numbers with separators from 1,000 up, one decimal below.
+pub fn iops(value: f64) -> String {
+    if value >= 1000.0 {
+        count(value.round() as u64)
+    } else {
+        format!("{value:.1}")
+    }
+}
+
+/// The latency unit that keeps `max_ns` below 10,000 of it: (name, ns per unit).
+pub fn latency_unit(max_ns: f64) -> (&'static str, f64) {
+    if max_ns < 10_000.0 {
+        ("nsec", 1.0)
+    } else if max_ns < 10_000_000.0 {
+        ("usec", 1e3)
+    } else if max_ns < 10_000_000_000.0 {
+        ("msec", 1e6)
+    } else {
+        ("sec", 1e9)
+    }
+}
+
+/// A duration with its own unit: "641 ns", "52.2 us", "2.93 ms", "1.50 s".
+pub fn duration(ns: f64) -> String {
+    let (unit, scale) = match ns {
+        n if n < 1e3 => ("ns", 1.0),
+        n if n < 1e6 => ("us", 1e3),
+        n if n < 1e9 => ("ms", 1e6),
+        _ => ("s", 1e9),
+    };
+    format!("{} {unit}", sig3(ns / scale))
+}
+
+/// A runtime in seconds with millisecond precision: "2.001 s".
+pub fn seconds(ns: u64) -> String {
+    format!("{:.3} s", ns as f64 / 1e9)
+}
+
+/// Civil date (year, month 1-12, day 1-31) of a day count since 1970-01-01 (H. Hinnant's
+/// algorithm), so timestamps need no date crate.
+fn civil_from_days(days: i64) -> (i64, u32, u32) {
+    let z = days + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z.rem_euclid(146_097);
+    let yoe = (doe - doe / 1_460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let day = (doy - (153 * mp + 2) / 5 + 1) as u32;
+    let month = if mp < 10 { mp + 3 } else { mp - 9 } as u32;
+    let year = yoe + era * 400 + i64::from(month <= 2);
+    (year, month, day)
+}
+
+/// Broken-down UTC time of a Unix ms timestamp: (year, month, day, weekday 0 = Sunday, h, m, s).
+fn utc_parts(unix_ms: u64) -> (i64, u32, u32, usize, u64, u64, u64) {
+    let secs = unix_ms / 1000;
+    let days = (secs / 86_400) as i64;
+    let (year, month, day) = civil_from_days(days);
+    // 1970-01-01 was a Thursday.
+    let weekday = ((days + 4) % 7) as usize;
+    let rest = secs % 86_400;
+    (
+        year,
+        month,
+        day,
+        weekday,
+        rest / 3600,
+        rest / 60 % 60,
+        rest % 60,
+    )
+}
+
+/// "2026-11-23 14:20:08 UTC".
+pub fn utc_timestamp(unix_ms: u64) -> String {
+    let (y, mo, d, _, h, mi, s) = utc_parts(unix_ms);
+    format!("{y:04}-{mo:02}-{d:02} {h:02}:{mi:02}:{s:02} UTC")
+}
+
+/// ctime(3) style in UTC, as fio's "time" field: "Mon Nov 23 14:20:08 2026".
+pub fn ctime_utc(unix_ms: u64) -> String {
+    const DAYS: [&str; 7] = ["Sun", "Mon", "Tue", "Wed", "Thu", "Fri", "Sat"];
+    const MONTHS: [&str; 12] = [
+        "Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec",
+    ];
+    let (y, mo, d, wd, h, mi, s) = utc_parts(unix_ms);
+    format!(
+        "{} {} {d:2} {h:02}:{mi:02}:{s:02} {y}",
+        DAYS[wd],
+        MONTHS[mo as usize - 1]
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sizes_and_rates_name_their_units() {
+        assert_eq!(bytes_both(247_463_936.0), "236 MiB (247 MB)");
+        assert_eq!(rate_both(209_715_200.0), "200 MiB/s (210 MB/s)");
+        assert_eq!(binary_bytes(512.0), "512 B");
+        assert_eq!(binary_bytes(1536.0), "1.50 KiB");
+    }
+
+    #[test]
+    fn counts_and_iops() {
+        assert_eq!(count(0), "0");
+        assert_eq!(count(1_234_567), "1,234,567");
+        assert_eq!(iops(13_052.65), "13,053");
+        assert_eq!(iops(190.26), "190.3");
+    }
+
+    #[test]
+    fn durations_pick_their_unit() {
+        assert_eq!(duration(641.0), "641 ns");
+        assert_eq!(duration(52_245.98), "52.2 us");
+        assert_eq!(duration(167_000_000.0), "167 ms");
+        assert_eq!(latency_unit(2_930_600.0), ("usec", 1e3));
+    }
+
+    #[test]
+    fn timestamps_match_ctime() {
+        // fio printed "Mon Nov 23 14:20:08 2026" for 1795443608975 on a UTC machine.
+        assert_eq!(ctime_utc(1_795_443_608_975), "Mon Nov 23 14:20:08 2026");
+        assert_eq!(utc_timestamp(0), "1970-01-01 00:00:00 UTC");
+        assert_eq!(ctime_utc(951_782_400_000), "Tue Feb 29 00:00:00 2000");
+    }
+}

@@ -1,0 +1,59 @@
+//! What the report is built from: the runner's per-worker results, converted by the CLI.
+
+use diskmeter_stats::WorkerStats;
+use diskmeter_workload::JobSpec;
+use serde::{Deserialize, Serialize};
+
+/// Everything one run produced, before any merging or formatting.
+#[derive(Debug, Clone)]
+pub struct RunInput {
+    /// Facts about the run as a whole.
+    pub meta: RunMeta,
+    /// One entry per worker (a job with `numjobs=4` gives four entries), in start order.
+    pub jobs: Vec<JobInput>,
+}
+
+/// Facts about the run as a whole; copied unchanged into the result.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct RunMeta {
+    /// Version of diskmeter that ran, e.g. "0.1.0".
+    pub diskmeter_version: String,
+    /// When the run started, ms since the Unix epoch (UTC).
+    pub started_unix_ms: u64,
+    /// When the run finished, ms since the Unix epoch (UTC).
+    pub finished_unix_ms: u64,
+    /// True when the run was interrupted (Ctrl-C, SIGTERM): the figures cover only the time run.
+    pub partial: bool,
+    /// Name of the machine that ran the benchmark.
+    pub hostname: String,
+    /// Free-form remarks the runner or CLI attached (warnings, adjustments made).
+    pub notes: Vec<String>,
+}
+
+/// One worker (one clone of one job) and what it measured.
+#[derive(Debug, Clone)]
+pub struct JobInput {
+    /// The job the worker ran.
+    pub spec: JobSpec,
+    /// Which clone of the job this is, 0-based (fio `numjobs`).
+    pub clone_index: u32,
+    /// Reporting group (fio's `groupid`; a `stonewall` starts a new one).
+    pub group_id: u32,
+    /// What the worker measured.
+    pub stats: WorkerStats,
+    /// Why the worker stopped early, if it did.
+    pub error: Option<String>,
+    /// The files or devices the worker used.
+    pub targets: Vec<TargetInfo>,
+}
+
+/// A file or block device a job used.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct TargetInfo {
+    /// Path as given or created.
+    pub path: String,
+    /// "file" or "block".
+    pub kind: String,
+    /// Size of the file or device, bytes.
+    pub size_bytes: u64,
+}

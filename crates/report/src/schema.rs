@@ -1,0 +1,234 @@
+//! The one result schema: every figure diskmeter reports, with its unit in its name.
+//!
+//! The terminal view, diskmeter's JSON and the fio-compatible JSON are all rendered from a
+//! [`RunResult`], so they cannot disagree. `docs/output-fields.md` explains every field.
+
+use diskmeter_stats::IntervalSample;
+use diskmeter_workload::{Direction, JobSpec};
+use serde::{Deserialize, Serialize};
+
+use crate::input::{RunMeta, TargetInfo};
+
+/// Version of this schema; bumped on any change that renames or removes a field.
+pub const SCHEMA_VERSION: u32 = 1;
+
+/// The whole run as reported.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct RunResult {
+    /// Version of this schema ([`SCHEMA_VERSION`] when written by this build).
+    pub schema_version: u32,
+    /// Facts about the run as a whole.
+    pub meta: RunMeta,
+    /// Reported jobs: one per clone, or one per `group_reporting` group, in start order.
+    pub jobs: Vec<JobResult>,
+    /// Totals per reporting group, by ascending group id (fio's "Run status group").
+    pub groups: Vec<GroupResult>,
+}
+
+/// One reported job: a single clone, or all clones of a `group_reporting` group merged.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct JobResult {
+    /// Job name (of the first member for a merged group, like fio).
+    pub name: String,
+    /// Reporting group id.
+    pub group_id: u32,
+    /// Clone index (0-based) of a single worker; `None` when several workers were merged.
+    pub clone_index: Option<u32>,
+    /// Number of workers reported here.
+    pub workers: u32,
+    /// The job specification (of the first member for a merged group).
+    pub spec: JobSpec,
+    /// Files and devices used, each listed once.
+    pub targets: Vec<TargetInfo>,
+    /// Measured time, ns, ramp excluded; the longest worker's when merged.
+    pub runtime_ns: u64,
+    /// Sum of the workers' measured times, ns: the base of the CPU percentages (as fio's
+    /// `job_runtime`).
+    pub workers_runtime_ns: u64,
+    /// Reads.
+    pub read: DirectionResult,
+    /// Writes.
+    pub write: DirectionResult,
+    /// Completion latencies of reads and writes together, bucketed like fio's "lat (usec)" lines.
+    pub lat_buckets: Vec<LatencyBucket>,
+    /// CPU use of the workers.
+    pub cpu: CpuResult,
+    /// In-flight depth and batch distributions.
+    pub depth: DepthResult,
+    /// Per-interval series (per second by default), summed over workers.
+    pub series: Vec<IntervalSample>,
+    /// Why the job (or a merged worker, prefixed "clone N:") stopped early; `None` if it did not.
+    pub error: Option<String>,
+}
+
+/// One direction of one reported job.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct DirectionResult {
+    /// IOs completed.
+    pub ios: u64,
+    /// Bytes transferred.
+    pub bytes: u64,
+    /// IOs that transferred fewer bytes than requested.
+    pub short_ios: u64,
+    /// IOs that completed with an error.
+    pub errors: u64,
+    /// Time over which the direction's rates are computed, ns: the job's runtime if the
+    /// direction did any IO, else 0 (like fio).
+    pub runtime_ns: u64,
+    /// IOs per second: `ios / runtime`.
+    pub iops: f64,
+    /// Bandwidth, bytes per second: `bytes / runtime`.
+    pub bw_bytes_per_sec: f64,
+    /// This job's bandwidth as a percentage of its group's aggregate bandwidth (fio's `per=`).
+    pub bw_percent_of_group: f64,
+    /// Submission latency.
+    pub slat: LatencySummary,
+    /// Completion latency.
+    pub clat: LatencySummary,
+    /// Total latency (issue to completion).
+    pub lat: LatencySummary,
+    /// Latency from the intended issue time of a rate-limited job; count 0 when not rate-limited.
+    pub lat_intended: LatencySummary,
+    /// Statistics of the per-interval bandwidths, bytes per second (full intervals only).
+    pub bw_samples_bytes_per_sec: SampleStats,
+    /// Statistics of the per-interval IOPS (full intervals only).
+    pub iops_samples: SampleStats,
+}
+
+/// Summary of one latency histogram. Count, min, max, mean and stddev are exact; percentiles
+/// are within 0.1 % of the true value.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct LatencySummary {
+    /// Number of latencies recorded.
+    pub count: u64,
+    /// Smallest, ns (0 when `count` is 0).
+    pub min_ns: u64,
+    /// Largest, ns (0 when `count` is 0).
+    pub max_ns: u64,
+    /// Arithmetic mean, ns.
+    pub mean_ns: f64,
+    /// Sample standard deviation, ns.
+    pub stddev_ns: f64,
+    /// Latencies above one hour, recorded as one hour.
+    pub saturated: u64,
+    /// Percentiles from the job's `percentile_list`, in its order.
+    pub percentiles: Vec<Percentile>,
+}
+
+/// One percentile of a latency distribution.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct Percentile {
+    /// Which percentile, in percent (e.g. 99.9).
+    pub percent: f64,
+    /// Latency at or below which `percent` % of the IOs completed, ns.
+    pub value_ns: u64,
+}
+
+/// Min/max/mean/stddev over the samples of a per-interval series.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, Deserialize)]
+pub struct SampleStats {
+    /// Smallest sample.
+    pub min: f64,
+    /// Largest sample.
+    pub max: f64,
+    /// Mean of the samples.
+    pub mean: f64,
+    /// Sample standard deviation (n - 1).
+    pub stddev: f64,
+    /// Number of samples.
+    pub samples: u64,
+}
+
+/// Share of IOs whose completion latency fell in `lower_ns..upper_ns`.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct LatencyBucket {
+    /// Inclusive lower bound, ns.
+    pub lower_ns: u64,
+    /// Exclusive upper bound, ns; `None` for the last, open-ended bucket (>= 2 s).
+    pub upper_ns: Option<u64>,
+    /// IOs in the bucket.
+    pub count: u64,
+    /// IOs in the bucket as a percentage of all IOs of the job.
+    pub percent: f64,
+}
+
+/// CPU use of the workers of a reported job.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, Deserialize)]
+pub struct CpuResult {
+    /// User CPU time as a percentage of the workers' summed runtime (100 = one CPU per worker).
+    pub usr_percent: f64,
+    /// Kernel CPU time as a percentage of the workers' summed runtime.
+    pub sys_percent: f64,
+    /// User CPU time, ns.
+    pub user_ns: u64,
+    /// Kernel CPU time, ns.
+    pub sys_ns: u64,
+    /// Voluntary context switches.
+    pub voluntary_ctx: u64,
+    /// Involuntary context switches.
+    pub involuntary_ctx: u64,
+    /// All context switches (fio's `ctx`).
+    pub ctx: u64,
+}
+
+/// A labelled percentage, as in fio's "IO depths : 1=0.1%, 2=0.2%, ...".
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct LabeledPercent {
+    /// fio's bucket label ("1", "2", ..., ">=64").
+    pub label: String,
+    /// Share of the bucket, percent.
+    pub percent: f64,
+}
+
+/// In-flight depth and batch distributions of a reported job.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct DepthResult {
+    /// IOs in flight at each submission (fio "IO depths"), percent of submissions.
+    pub iodepth: Vec<LabeledPercent>,
+    /// IOs per submit call (fio "submit"), percent of calls; all 0 if not measured.
+    pub submit: Vec<LabeledPercent>,
+    /// Completions per reap call (fio "complete"), percent of calls; all 0 if not measured.
+    pub complete: Vec<LabeledPercent>,
+}
+
+/// Totals of one reporting group (fio's "Run status group N").
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct GroupResult {
+    /// Reporting group id.
+    pub group_id: u32,
+    /// Workers in the group.
+    pub workers: u32,
+    /// Reads of all jobs of the group.
+    pub read: GroupDirection,
+    /// Writes of all jobs of the group.
+    pub write: GroupDirection,
+}
+
+/// One direction of a group's totals.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, Deserialize)]
+pub struct GroupDirection {
+    /// IOs of all jobs.
+    pub ios: u64,
+    /// Bytes of all jobs (fio `io=`).
+    pub io_bytes: u64,
+    /// Aggregate bandwidth: `io_bytes / max_runtime`, bytes per second (fio `bw=`, `aggrb=`).
+    pub bw_bytes_per_sec: f64,
+    /// Lowest bandwidth of a reported job in the group, bytes per second (fio `minb=`).
+    pub min_bw_bytes_per_sec: f64,
+    /// Highest bandwidth of a reported job in the group, bytes per second (fio `maxb=`).
+    pub max_bw_bytes_per_sec: f64,
+    /// Shortest runtime of a reported job that did IO in this direction, ns (fio `mint=`).
+    pub min_runtime_ns: u64,
+    /// Longest runtime of a reported job that did IO in this direction, ns (fio `maxt=`).
+    pub max_runtime_ns: u64,
+}
+
+impl JobResult {
+    /// The figures of one direction.
+    pub fn direction(&self, direction: Direction) -> &DirectionResult {
+        match direction {
+            Direction::Read => &self.read,
+            Direction::Write => &self.write,
+        }
+    }
+}

@@ -1,0 +1,263 @@
+//! The human summary printed at the end of a run, laid out like fio's so its users find every
+//! figure where they expect it, but with every unit named ("MiB/s", "usec").
+
+use std::fmt::Write as _;
+
+use diskmeter_workload::Direction;
+
+use crate::format::{bytes_both, count, iops, latency_unit, rate_both, seconds, utc_timestamp};
+use crate::schema::{
+    DirectionResult, GroupDirection, JobResult, LabeledPercent, LatencySummary, RunResult,
+};
+
+/// Renders the whole result. Deterministic: the same result gives the same text.
+pub fn render_terminal(result: &RunResult) -> String {
+    let mut out = String::new();
+    let meta = &result.meta;
+    if meta.partial {
+        out.push_str("*** PARTIAL RESULTS (interrupted): figures cover only the time run ***\n\n");
+    }
+    let _ = writeln!(
+        out,
+        "diskmeter {} on {}: {} .. {} ({})",
+        meta.diskmeter_version,
+        meta.hostname,
+        utc_timestamp(meta.started_unix_ms),
+        utc_timestamp(meta.finished_unix_ms),
+        seconds(meta.finished_unix_ms.saturating_sub(meta.started_unix_ms) * 1_000_000),
+    );
+    for note in &meta.notes {
+        let _ = writeln!(out, "note: {note}");
+    }
+    for job in &result.jobs {
+        out.push('\n');
+        render_job(&mut out, job);
+    }
+    for group in &result.groups {
+        let _ = writeln!(out, "\nRun status group {} (all jobs):", group.group_id);
+        for (label, dir) in [("READ", &group.read), ("WRITE", &group.write)] {
+            if dir.ios > 0 {
+                group_line(&mut out, label, dir);
+            }
+        }
+    }
+    out
+}
+
+fn render_job(out: &mut String, job: &JobResult) {
+    let spec = &job.spec;
+    let clone = job
+        .clone_index
+        .map(|c| format!(", clone={c}"))
+        .unwrap_or_default();
+    let error = job
+        .error
+        .as_deref()
+        .map(|e| format!("err={e}"))
+        .unwrap_or("err=none".into());
+    let _ = writeln!(
+        out,
+        "{}: (groupid={}, jobs={}{clone}): {error}",
+        job.name, job.group_id, job.workers
+    );
+    let _ = writeln!(
+        out,
+        "  rw={}, bs=(R) {} B, (W) {} B, ioengine={}, iodepth={}",
+        spec.rw.as_str(),
+        spec.bs_bytes.read,
+        spec.bs_bytes.write,
+        spec.ioengine.as_str(),
+        spec.iodepth
+    );
+    for direction in Direction::BOTH {
+        let d = job.direction(direction);
+        if d.ios > 0 {
+            render_direction(out, direction.as_str(), d);
+        }
+    }
+    render_lat_buckets(out, job);
+    let cpu = &job.cpu;
+    let _ = writeln!(
+        out,
+        "  cpu          : usr={:.2}%, sys={:.2}%, ctx={} (voluntary {}, involuntary {})",
+        cpu.usr_percent,
+        cpu.sys_percent,
+        count(cpu.ctx),
+        count(cpu.voluntary_ctx),
+        count(cpu.involuntary_ctx)
+    );
+    let _ = writeln!(out, "  IO depths    : {}", percents(&job.depth.iodepth));
+    if job.depth.submit.iter().any(|b| b.percent > 0.0) {
+        let _ = writeln!(out, "     submit    : {}", percents(&job.depth.submit));
+    }
+    if job.depth.complete.iter().any(|b| b.percent > 0.0) {
+        let _ = writeln!(out, "     complete  : {}", percents(&job.depth.complete));
+    }
+    let _ = writeln!(
+        out,
+        "     issued    : total={},{} short={},{} errors={},{}",
+        count(job.read.ios),
+        count(job.write.ios),
+        count(job.read.short_ios),
+        count(job.write.short_ios),
+        count(job.read.errors),
+        count(job.write.errors)
+    );
+    for target in &job.targets {
+        let _ = writeln!(
+            out,
+            "  target       : {} ({}, {})",
+            target.path,
+            target.kind,
+            bytes_both(target.size_bytes as f64)
+        );
+    }
+}
+
+fn render_direction(out: &mut String, name: &str, d: &DirectionResult) {
+    let _ = writeln!(
+        out,
+        "  {name}: IOPS={}, BW={}, io={} in {} IOs, runtime={}",
+        iops(d.iops),
+        rate_both(d.bw_bytes_per_sec),
+        bytes_both(d.bytes as f64),
+        count(d.ios),
+        seconds(d.runtime_ns)
+    );
+    for (label, summary) in [
+        ("    slat", &d.slat),
+        ("    clat", &d.clat),
+        ("     lat", &d.lat),
+        ("     lat_intended", &d.lat_intended),
+    ] {
+        if summary.count > 0 {
+            latency_line(out, label, summary);
+        }
+    }
+    let table = if d.clat.count > 0 {
+        ("clat", &d.clat)
+    } else {
+        ("lat", &d.lat)
+    };
+    percentile_table(out, table.0, table.1);
+    let bw = &d.bw_samples_bytes_per_sec;
+    if bw.samples > 0 {
+        let _ = writeln!(
+            out,
+            "    bw   : min={}, max={}, per={:.2}%, avg={}, stdev={}, samples={}",
+            rate_both(bw.min),
+            rate_both(bw.max),
+            d.bw_percent_of_group,
+            rate_both(bw.mean),
+            rate_both(bw.stddev),
+            bw.samples
+        );
+        let io = &d.iops_samples;
+        let _ = writeln!(
+            out,
+            "    iops : min={}, max={}, avg={}, stdev={:.2}, samples={}",
+            iops(io.min),
+            iops(io.max),
+            iops(io.mean),
+            io.stddev,
+            io.samples
+        );
+    }
+}
+
+/// "clat (usec): min=0.64, max=2930.60, avg=52.25, stdev=58.39, N=60,323" in one unit; with
+/// "saturated at 1 h=N" appended when latencies exceeded the histogram's range.
+fn latency_line(out: &mut String, label: &str, s: &LatencySummary) {
+    let (unit, scale) = latency_unit(s.max_ns as f64);
+    // Min and max are whole nanoseconds: no decimals when that is the unit.
+    let extreme = |ns: u64| {
+        if scale == 1.0 {
+            ns.to_string()
+        } else {
+            format!("{:.2}", ns as f64 / scale)
+        }
+    };
+    let _ = writeln!(
+        out,
+        "{label} ({unit}): min={}, max={}, avg={:.2}, stdev={:.2}, N={}{}",
+        extreme(s.min_ns),
+        extreme(s.max_ns),
+        s.mean_ns / scale,
+        s.stddev_ns / scale,
+        count(s.count),
+        if s.saturated > 0 {
+            format!(", saturated at 1 h={}", count(s.saturated))
+        } else {
+            "".into()
+        }
+    );
+}
+
+/// fio's percentile block, four per row, in the unit that fits the largest value.
+fn percentile_table(out: &mut String, name: &str, s: &LatencySummary) {
+    if s.percentiles.is_empty() {
+        return;
+    }
+    let max = s.percentiles.iter().map(|p| p.value_ns).max().unwrap_or(0);
+    let (unit, scale) = latency_unit(max as f64);
+    let _ = writeln!(out, "    {name} percentiles ({unit}):");
+    for row in s.percentiles.chunks(4) {
+        let cells: Vec<String> = row
+            .iter()
+            .map(|p| {
+                let value = if scale == 1.0 {
+                    format!("{:>7}", p.value_ns)
+                } else {
+                    format!("{:>7.2}", p.value_ns as f64 / scale)
+                };
+                format!("{:>6.2}th=[{value}]", p.percent)
+            })
+            .collect();
+        let _ = writeln!(out, "     | {}", cells.join(", "));
+    }
+}
+
+/// fio's "lat (usec) : 2=22.27%, 4=31.57%" lines: non-empty buckets (>= 0.01 %), one line per
+/// unit, labelled by each bucket's upper bound.
+fn render_lat_buckets(out: &mut String, job: &JobResult) {
+    for (unit, scale, low, high) in [
+        ("nsec", 1, 0, 1_000),
+        ("usec", 1_000, 1_000, 1_000_000),
+        ("msec", 1_000_000, 1_000_000, u64::MAX),
+    ] {
+        let cells: Vec<String> = job
+            .lat_buckets
+            .iter()
+            .filter(|b| b.lower_ns >= low && b.lower_ns < high && b.percent >= 0.005)
+            .map(|b| match b.upper_ns {
+                Some(upper) => format!("{}={:.2}%", upper / scale, b.percent),
+                None => format!(">={}={:.2}%", b.lower_ns / scale, b.percent),
+            })
+            .collect();
+        if !cells.is_empty() {
+            let _ = writeln!(out, "  lat ({unit})   : {}", cells.join(", "));
+        }
+    }
+}
+
+fn percents(buckets: &[LabeledPercent]) -> String {
+    let cells: Vec<String> = buckets
+        .iter()
+        .map(|b| format!("{}={:.1}%", b.label, b.percent))
+        .collect();
+    cells.join(", ")
+}
+
+/// "READ: bw=118 MiB/s (123 MB/s), 118 MiB/s (123 MB/s)-118 MiB/s (123 MB/s), io=..., run=...".
+fn group_line(out: &mut String, label: &str, d: &GroupDirection) {
+    let _ = writeln!(
+        out,
+        "  {label:>5}: bw={}, {}-{}, io={}, run={}-{}",
+        rate_both(d.bw_bytes_per_sec),
+        rate_both(d.min_bw_bytes_per_sec),
+        rate_both(d.max_bw_bytes_per_sec),
+        bytes_both(d.io_bytes as f64),
+        seconds(d.min_runtime_ns),
+        seconds(d.max_runtime_ns)
+    );
+}

@@ -1,0 +1,176 @@
+//! The fio-compatible JSON has the key tree and value types of real fio 3.x output.
+//!
+//! `tests/data/fio-3.33-null-randread.json` is the output of
+//! `fio --name=t --ioengine=null --size=16m --rw=randread --output-format=json` (fio 3.33); the
+//! live test runs the same command when fio is installed and compares with it too.
+
+mod common;
+
+use std::collections::BTreeMap;
+use std::process::Command;
+
+use diskmeter_report::{to_fio_json, RunResult};
+use serde_json::Value;
+
+/// Top-level keys fio writes only in some runs ("global options" with a [global] section,
+/// "disk_util" when it saw block devices); diskmeter always writes them.
+const OPTIONAL_TOP_LEVEL: [&str; 2] = ["global options", "disk_util"];
+
+/// The shape of a JSON value: objects become key -> shape, arrays the shape of their first
+/// element, scalars their type ("int", "float", "string", ...). The contents of "job options"
+/// depend on the job, so only its type is kept.
+fn shape(value: &Value) -> Value {
+    match value {
+        Value::Object(map) => Value::Object(
+            map.iter()
+                .map(|(k, v)| {
+                    let s = if k == "job options" {
+                        Value::from("object")
+                    } else {
+                        shape(v)
+                    };
+                    (k.clone(), s)
+                })
+                .collect(),
+        ),
+        Value::Array(items) => Value::Array(items.first().map(shape).into_iter().collect()),
+        Value::Number(n) if n.is_f64() => Value::from("float"),
+        Value::Number(_) => Value::from("int"),
+        Value::String(_) => Value::from("string"),
+        Value::Bool(_) => Value::from("bool"),
+        Value::Null => Value::from("null"),
+    }
+}
+
+/// Lists every path where the two shapes differ.
+fn differences(path: &str, ours: &Value, fio: &Value, out: &mut Vec<String>) {
+    match (ours, fio) {
+        (Value::Object(a), Value::Object(b)) => {
+            let keys: BTreeMap<&String, ()> = a.keys().chain(b.keys()).map(|k| (k, ())).collect();
+            for key in keys.keys() {
+                let here = format!("{path}/{key}");
+                match (a.get(*key), b.get(*key)) {
+                    (Some(x), Some(y)) => differences(&here, x, y, out),
+                    (Some(_), None) => out.push(format!("{here}: only in diskmeter's")),
+                    (None, Some(_)) => out.push(format!("{here}: only in fio's")),
+                    (None, None) => {}
+                }
+            }
+        }
+        (Value::Array(a), Value::Array(b)) => {
+            if let (Some(x), Some(y)) = (a.first(), b.first()) {
+                differences(&format!("{path}[0]"), x, y, out);
+            }
+        }
+        (a, b) if a != b => out.push(format!("{path}: diskmeter {a}, fio {b}")),
+        _ => {}
+    }
+}
+
+/// Compares diskmeter's document for the fixed run (its first job is a random-read job, like
+/// fio's sample) with a real fio document.
+fn assert_same_tree(fio_doc: &Value) {
+    let result = RunResult::build(common::sample_input(false));
+    let mut ours = to_fio_json(&result);
+    let mut fio = fio_doc.clone();
+    for doc in [&mut ours, &mut fio] {
+        let map = doc.as_object_mut().expect("a JSON object");
+        for key in OPTIONAL_TOP_LEVEL {
+            map.remove(key);
+        }
+    }
+    let mut diffs = Vec::new();
+    differences("", &shape(&ours), &shape(&fio), &mut diffs);
+    assert!(
+        diffs.is_empty(),
+        "key tree differs from fio's:\n{}",
+        diffs.join("\n")
+    );
+}
+
+#[test]
+fn fio_json_key_tree_equals_stored_fio_sample() {
+    let text = include_str!("data/fio-3.33-null-randread.json");
+    assert_same_tree(&serde_json::from_str(text).expect("sample parses"));
+}
+
+#[test]
+fn fio_json_key_tree_equals_live_fio() {
+    let output = Command::new("fio")
+        .args([
+            "--name=t",
+            "--ioengine=null",
+            "--size=16m",
+            "--rw=randread",
+            "--output-format=json",
+        ])
+        .output();
+    let output = match output {
+        Ok(out) if out.status.success() => out,
+        Ok(out) => {
+            eprintln!(
+                "skipped: fio failed ({}): {}",
+                out.status,
+                String::from_utf8_lossy(&out.stderr)
+            );
+            return;
+        }
+        Err(e) => {
+            eprintln!("skipped: fio is not installed ({e})");
+            return;
+        }
+    };
+    let text = String::from_utf8_lossy(&output.stdout);
+    // fio may print notes before the document; it starts at the first '{'.
+    let start = text.find('{').expect("fio printed JSON");
+    assert_same_tree(&serde_json::from_str(&text[start..]).expect("fio JSON parses"));
+}
+
+#[test]
+fn fio_json_uses_fio_units() {
+    let result = RunResult::build(common::sample_input(false));
+    let doc = to_fio_json(&result);
+    assert_eq!(doc["fio version"], "diskmeter-0.1.0");
+    assert_eq!(doc["time"], "Mon Nov 23 14:20:13 2026");
+    let job = &doc["jobs"][0];
+    assert_eq!(job["jobname"], "randread-4k");
+    let read = &job["read"];
+    assert_eq!(read["io_bytes"], 6_000 * 4096);
+    assert_eq!(read["io_kbytes"], 6_000 * 4);
+    assert_eq!(read["bw_bytes"], 8_192_000);
+    assert_eq!(read["bw"], 8_000, "KiB/s");
+    assert_eq!(read["runtime"], 3_000, "ms");
+    assert_eq!(read["total_ios"], 6_000);
+    assert_eq!(read["clat_ns"]["N"], 6_000);
+    let p99 = read["clat_ns"]["percentile"]["99.000000"].as_u64().unwrap();
+    assert_eq!(p99, result.jobs[0].read.clat.percentiles[12].value_ns);
+    assert!(read["lat_ns"].get("percentile").is_none());
+    assert_eq!(job["job_runtime"], 5_999, "ms, summed over workers");
+    assert_eq!(job["iodepth_level"]["32"], 100.0);
+    assert_eq!(job["latency_us"]["100"], 62.5);
+    assert_eq!(job["job options"]["rw"], "randread");
+    assert_eq!(doc["jobs"][2]["error"], 1);
+}
+
+#[test]
+fn fio_json_has_every_key_of_a_grouped_mixed_fio_run() {
+    // fio 3.33, psync randrw, numjobs=2, group_reporting, lat_percentiles=1: a richer document
+    // whose values are all filled in. Percentile tables depend on options and directions, and
+    // disk_util on the machine, so only those may differ.
+    let text = include_str!("data/fio-3.33-psync-randrw-group.json");
+    let mut fio: Value = serde_json::from_str(text).expect("sample parses");
+    let result = RunResult::build(common::sample_input(false));
+    let mut ours = to_fio_json(&result);
+    for doc in [&mut ours, &mut fio] {
+        doc.as_object_mut().unwrap().remove("disk_util");
+        doc.as_object_mut().unwrap().remove("global options");
+    }
+    let mut diffs = Vec::new();
+    differences("", &shape(&ours), &shape(&fio), &mut diffs);
+    diffs.retain(|d| !d.contains("/percentile"));
+    assert!(
+        diffs.is_empty(),
+        "key tree differs from fio's:\n{}",
+        diffs.join("\n")
+    );
+}

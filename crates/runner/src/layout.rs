@@ -1,0 +1,159 @@
+//! Test files: creating and fully writing them before a run, opening them for the workers,
+//! and removing the ones diskmeter created.
+//!
+//! A new file is preallocated with fallocate and then written end to end with incompressible
+//! data, so reads touch the device (a sparse or unwritten extent reads back zeros without
+//! any IO) and writes overwrite allocated blocks, as they would in a long-lived database
+//! file. Files are marked with the `user.diskmeter` extended attribute so a later run can
+//! re-use them (same size) or rewrite them (other size) without treating them as user data.
+
+use crate::plan::{Preparation, RunPlan, TargetPlan};
+use crate::safety::{describe_io_error, OWNER_XATTR, OWNER_XATTR_VALUE};
+use crate::RunError;
+use rand_xoshiro::rand_core::{RngCore, SeedableRng};
+use rand_xoshiro::Xoshiro256PlusPlus;
+use std::fs::{File, OpenOptions};
+use std::io::Write;
+use std::os::unix::fs::OpenOptionsExt;
+use std::path::{Path, PathBuf};
+
+const LAYOUT_CHUNK_BYTES: usize = 1 << 20;
+
+/// Files this run created; removed by [`CreatedFiles::remove`] unless kept.
+#[derive(Debug, Default)]
+pub struct CreatedFiles {
+    /// Paths with whether their job asked to remove them (fio `unlink`).
+    pub files: Vec<(PathBuf, bool)>,
+}
+
+impl CreatedFiles {
+    /// Removes every created file whose job did not ask to keep it, unless `keep`.
+    /// Returns the paths removed.
+    pub fn remove(&mut self, keep: bool) -> Vec<PathBuf> {
+        let mut removed = Vec::new();
+        for (path, unlink) in self.files.drain(..) {
+            if !keep && unlink && std::fs::remove_file(&path).is_ok() {
+                removed.push(path);
+            }
+        }
+        removed
+    }
+}
+
+/// Creates or rewrites the plan's files that need it. Records each file it creates (even a
+/// half-written one) in `created` so cleanup still finds it after an error.
+pub fn prepare_files(
+    plan: &RunPlan,
+    created: &mut CreatedFiles,
+    stop: &std::sync::atomic::AtomicBool,
+    mut progress: impl FnMut(&Path, u64, u64),
+) -> Result<(), RunError> {
+    for target in &plan.targets {
+        if !target.created_by_diskmeter {
+            continue;
+        }
+        let unlink = plan
+            .workers
+            .iter()
+            .filter(|w| {
+                w.targets
+                    .iter()
+                    .any(|&t| plan.targets[t].path == target.path)
+            })
+            .all(|w| plan.jobs[w.job_index].unlink);
+        created.files.push((target.path.clone(), unlink));
+        if target.preparation != Preparation::UseExisting {
+            lay_out(target, stop, &mut progress)?;
+        }
+    }
+    Ok(())
+}
+
+fn lay_out(
+    target: &TargetPlan,
+    stop: &std::sync::atomic::AtomicBool,
+    progress: &mut impl FnMut(&Path, u64, u64),
+) -> Result<(), RunError> {
+    let path = &target.path;
+    let fail = |what: &str, e: std::io::Error| RunError::Target {
+        path: path.clone(),
+        message: format!("{what}: {}", describe_io_error(&e)),
+    };
+    if let Some(parent) = path.parent().filter(|p| !p.as_os_str().is_empty()) {
+        if !parent.is_dir() {
+            return Err(RunError::Target {
+                path: path.clone(),
+                message: format!("folder {} does not exist", parent.display()),
+            });
+        }
+    }
+    let mut file = OpenOptions::new()
+        .write(true)
+        .create(true)
+        .truncate(true)
+        .open(path)
+        .map_err(|e| fail("cannot create the test file", e))?;
+    // Marked first: if the layout is interrupted, the next run still knows the file is ours.
+    let _ = rustix::fs::fsetxattr(
+        &file,
+        OWNER_XATTR,
+        OWNER_XATTR_VALUE,
+        rustix::fs::XattrFlags::empty(),
+    );
+    let size = target.file_size_bytes;
+    match rustix::fs::fallocate(&file, rustix::fs::FallocateFlags::empty(), 0, size) {
+        Ok(()) => {}
+        Err(rustix::io::Errno::OPNOTSUPP) | Err(rustix::io::Errno::NOSYS) => {}
+        Err(e) => return Err(fail("cannot reserve space for the test file", e.into())),
+    }
+    let mut rng = Xoshiro256PlusPlus::seed_from_u64(size ^ 0x6a09_e667_f3bc_c908);
+    let mut chunk = vec![0u8; LAYOUT_CHUNK_BYTES];
+    let mut written = 0u64;
+    while written < size {
+        if stop.load(std::sync::atomic::Ordering::Relaxed) {
+            return Err(RunError::Interrupted);
+        }
+        let len = (size - written).min(LAYOUT_CHUNK_BYTES as u64) as usize;
+        rng.fill_bytes(&mut chunk[..len]);
+        file.write_all(&chunk[..len])
+            .map_err(|e| fail("cannot write the test file", e))?;
+        written += len as u64;
+        if written % (64 << 20) == 0 || written == size {
+            progress(path, written, size);
+        }
+    }
+    file.sync_data()
+        .map_err(|e| fail("cannot flush the test file", e))?;
+    drop_cache(&file);
+    Ok(())
+}
+
+/// Drops the file's pages from the page cache (fio's `invalidate=1`), so buffered reads
+/// start cold. Failure is harmless (a device without a cache, a filesystem that ignores it).
+pub fn drop_cache(file: &File) {
+    let _ = rustix::fs::fadvise(file, 0, None, rustix::fs::Advice::DontNeed);
+}
+
+/// Opens a target for a worker: read-only for read-only jobs, O_DIRECT when asked.
+pub fn open_target(target: &TargetPlan, write: bool, direct: bool) -> Result<File, RunError> {
+    let mut options = OpenOptions::new();
+    options.read(true).write(write);
+    if direct {
+        options.custom_flags(rustix::fs::OFlags::DIRECT.bits() as i32);
+    }
+    let file = options.open(&target.path).map_err(|e| {
+        let message = if direct && e.raw_os_error() == Some(22) {
+            "the filesystem refuses O_DIRECT (EINVAL); run with --direct=0".to_string()
+        } else {
+            format!("cannot open: {}", describe_io_error(&e))
+        };
+        RunError::Target {
+            path: target.path.clone(),
+            message,
+        }
+    })?;
+    if !direct {
+        drop_cache(&file);
+    }
+    Ok(file)
+}

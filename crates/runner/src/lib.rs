@@ -1,0 +1,289 @@
+//! The runner: turns job specs into a plan, prepares the targets, runs one thread per job
+//! clone and collects each worker's statistics.
+//!
+//! Order of work: [`plan::resolve`] (reads metadata only) -> [`check_safety`] (refuses
+//! destructive writes) -> [`execute`] (lays out files, runs workers, cleans up). A stop flag
+//! shared with the signal handlers ends a run early; the results gathered so far are
+//! returned and marked partial.
+
+#![forbid(unsafe_code)]
+
+pub mod layout;
+pub mod offsets;
+pub mod plan;
+pub mod safety;
+mod worker;
+
+use diskmeter_stats::WorkerStats;
+use plan::RunPlan;
+use safety::TargetKind;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::{Arc, Barrier};
+
+pub use plan::{resolve, PlanOptions};
+
+/// Why a run could not start or could not finish.
+#[derive(Debug, thiserror::Error)]
+pub enum RunError {
+    /// A target cannot be used as asked.
+    #[error("{}: {message}", path.display())]
+    Target {
+        /// The file or device.
+        path: PathBuf,
+        /// What is wrong.
+        message: String,
+    },
+    /// A job cannot run as specified.
+    #[error("job {job}: {message}")]
+    Job {
+        /// The job's name.
+        job: String,
+        /// What is wrong.
+        message: String,
+    },
+    /// The user stopped the run before the workers started.
+    #[error("interrupted")]
+    Interrupted,
+    /// A worker thread could not be started.
+    #[error("cannot start a worker thread: {0}")]
+    Spawn(std::io::Error),
+}
+
+/// Counters the workers add to as IOs complete, read by the live progress view.
+#[derive(Debug, Default)]
+pub struct LiveCounters {
+    /// Reads completed.
+    pub read_ios: AtomicU64,
+    /// Bytes read.
+    pub read_bytes: AtomicU64,
+    /// Writes completed.
+    pub write_ios: AtomicU64,
+    /// Bytes written.
+    pub write_bytes: AtomicU64,
+}
+
+impl LiveCounters {
+    /// Adds `[read_ios, read_bytes, write_ios, write_bytes]` and zeroes the array.
+    pub fn add(&self, pending: &mut [u64; 4]) {
+        let counters = [
+            &self.read_ios,
+            &self.read_bytes,
+            &self.write_ios,
+            &self.write_bytes,
+        ];
+        for (counter, value) in counters.iter().zip(pending.iter_mut()) {
+            if *value > 0 {
+                counter.fetch_add(*value, Ordering::Relaxed);
+                *value = 0;
+            }
+        }
+    }
+
+    /// The current `[read_ios, read_bytes, write_ios, write_bytes]`.
+    pub fn snapshot(&self) -> [u64; 4] {
+        [
+            self.read_ios.load(Ordering::Relaxed),
+            self.read_bytes.load(Ordering::Relaxed),
+            self.write_ios.load(Ordering::Relaxed),
+            self.write_bytes.load(Ordering::Relaxed),
+        ]
+    }
+}
+
+/// One worker's result.
+#[derive(Debug)]
+pub struct WorkerResult {
+    /// Index of the job in the plan.
+    pub job_index: usize,
+    /// Clone number within the job.
+    pub clone_index: u32,
+    /// Reporting group.
+    pub group_id: u32,
+    /// Measured statistics (ramp excluded).
+    pub stats: WorkerStats,
+    /// Why the worker stopped early, if it did.
+    pub error: Option<String>,
+    /// Paths of the worker's targets.
+    pub targets: Vec<usize>,
+}
+
+/// The results of a run.
+#[derive(Debug)]
+pub struct RunOutcome {
+    /// One entry per worker, in plan order.
+    pub workers: Vec<WorkerResult>,
+    /// The run was stopped by a signal before it finished.
+    pub partial: bool,
+    /// Files removed at the end.
+    pub removed_files: Vec<PathBuf>,
+}
+
+/// How to execute a plan.
+pub struct ExecuteOptions {
+    /// Keep the files diskmeter created.
+    pub keep_files: bool,
+    /// Set by signal handlers: stop, drain, report partial results.
+    pub stop: Arc<AtomicBool>,
+    /// Live counters for a progress view.
+    pub live: Arc<LiveCounters>,
+}
+
+/// Refuses writes that could destroy data, before anything is opened for writing.
+pub fn check_safety(plan: &RunPlan, allow_destroy: bool) -> Result<(), RunError> {
+    for (index, target) in plan.targets.iter().enumerate() {
+        let written = plan
+            .workers
+            .iter()
+            .any(|w| w.targets.contains(&index) && plan.jobs[w.job_index].rw.writes());
+        if !written {
+            continue;
+        }
+        let user_file = target.kind == TargetKind::File && !target.created_by_diskmeter;
+        let via_symlink = std::fs::symlink_metadata(&target.path)
+            .map(|m| m.file_type().is_symlink())
+            .unwrap_or(false);
+        safety::check_write_allowed(
+            &target.path,
+            target.kind,
+            user_file,
+            via_symlink,
+            allow_destroy,
+        )
+        .map_err(|message| RunError::Target {
+            path: target.path.clone(),
+            message,
+        })?;
+    }
+    Ok(())
+}
+
+/// Buffer alignment for a set of targets: the largest logical block size among them, and
+/// at least 4 KiB (O_DIRECT needs the former; page alignment costs nothing).
+fn buffer_alignment(files: &[std::fs::File], kinds: &[TargetKind]) -> usize {
+    let mut align = 4096usize;
+    for (file, kind) in files.iter().zip(kinds) {
+        if *kind == TargetKind::BlockDevice {
+            if let Ok(size) = diskmeter_engine::sys::logical_block_size(file) {
+                align = align.max(size as usize);
+            }
+        }
+    }
+    align
+}
+
+/// Lays out files, runs every worker, removes created files (unless kept) and returns the
+/// statistics. A signal during the run gives partial results, not an error.
+pub fn execute(
+    plan: &RunPlan,
+    options: &ExecuteOptions,
+    layout_progress: impl FnMut(&Path, u64, u64),
+) -> Result<RunOutcome, RunError> {
+    let mut created = layout::CreatedFiles::default();
+    let result = execute_inner(plan, options, &mut created, layout_progress);
+    let removed = created.remove(options.keep_files);
+    result.map(|(workers, partial)| RunOutcome {
+        workers,
+        partial,
+        removed_files: removed,
+    })
+}
+
+fn execute_inner(
+    plan: &RunPlan,
+    options: &ExecuteOptions,
+    created: &mut layout::CreatedFiles,
+    layout_progress: impl FnMut(&Path, u64, u64),
+) -> Result<(Vec<WorkerResult>, bool), RunError> {
+    layout::prepare_files(plan, created, &options.stop, layout_progress)?;
+    if options.stop.load(Ordering::Relaxed) {
+        return Err(RunError::Interrupted);
+    }
+    // Each worker opens its own descriptors, as fio does: no shared file offset or lock.
+    let mut worker_files: Vec<Vec<std::fs::File>> = Vec::with_capacity(plan.workers.len());
+    for worker in &plan.workers {
+        let job = &plan.jobs[worker.job_index];
+        let mut files = Vec::new();
+        for &t in &worker.targets {
+            let target = &plan.targets[t];
+            if target.kind == TargetKind::Virtual {
+                continue;
+            }
+            files.push(layout::open_target(target, job.rw.writes(), job.direct)?);
+        }
+        worker_files.push(files);
+    }
+    let barrier = Barrier::new(plan.workers.len());
+    let outcomes: Vec<worker::WorkerOutcome> = std::thread::scope(|scope| {
+        let mut handles = Vec::with_capacity(plan.workers.len());
+        for (worker_plan, files) in plan.workers.iter().zip(&worker_files) {
+            let job = &plan.jobs[worker_plan.job_index];
+            let kinds: Vec<TargetKind> = worker_plan
+                .targets
+                .iter()
+                .map(|&t| plan.targets[t].kind)
+                .collect();
+            let mut fd_iter = files.iter().map(std::os::fd::AsRawFd::as_raw_fd);
+            let targets: Vec<(i32, &plan::TargetPlan)> = worker_plan
+                .targets
+                .iter()
+                .map(|&t| {
+                    let target = &plan.targets[t];
+                    let fd = if target.kind == TargetKind::Virtual {
+                        -1
+                    } else {
+                        fd_iter.next().unwrap_or(-1)
+                    };
+                    (fd, target)
+                })
+                .collect();
+            let context = worker::WorkerContext {
+                plan: worker_plan,
+                job,
+                targets,
+                stop: &options.stop,
+                live: &options.live,
+                start: &barrier,
+                buffer_align_bytes: buffer_alignment(files, &kinds),
+            };
+            let name = format!("dm-{}-{}", job.name, worker_plan.clone_index);
+            let spawned = std::thread::Builder::new()
+                .name(name.chars().take(15).collect())
+                .spawn_scoped(scope, move || worker::run_worker(context));
+            match spawned {
+                Ok(handle) => handles.push(handle),
+                Err(e) => {
+                    // The barrier counts every worker; without this thread the others would
+                    // wait forever, so the failure is fatal and loud.
+                    eprintln!("diskmeter: cannot start a worker thread: {e}");
+                    std::process::exit(1);
+                }
+            }
+        }
+        handles
+            .into_iter()
+            .map(|h| {
+                h.join().unwrap_or_else(|_| worker::WorkerOutcome {
+                    stats: WorkerStats::new(),
+                    error: Some("worker thread panicked".to_string()),
+                })
+            })
+            .collect()
+    });
+    drop(worker_files);
+    let partial = options.stop.load(Ordering::Relaxed);
+    let results = plan
+        .workers
+        .iter()
+        .zip(outcomes)
+        .map(|(w, outcome)| WorkerResult {
+            job_index: w.job_index,
+            clone_index: w.clone_index,
+            group_id: w.group_id,
+            stats: outcome.stats,
+            error: outcome.error,
+            targets: w.targets.clone(),
+        })
+        .collect();
+    Ok((results, partial))
+}

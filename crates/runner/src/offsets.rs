@@ -1,0 +1,321 @@
+//! Where the next IO goes: sequential positions, a full-period random permutation of the
+//! blocks (fio's default random map: every block once per pass), or plain uniform offsets
+//! (`norandommap`). Also the read/write choice of mixed jobs.
+//!
+//! The permutation is counter-based: pass `p` maps the counter `i` through a keyed bijection
+//! on `k` bits (xorshift and odd multiplies are both invertible modulo 2^k) and skips values
+//! at or beyond the block count ("cycle walking"). Each block comes up exactly once per pass,
+//! with no memory per block, at well under 2 bijections per IO on average.
+
+use rand_xoshiro::rand_core::{RngCore, SeedableRng};
+use rand_xoshiro::Xoshiro256PlusPlus;
+
+/// The byte range of one file that a worker does IO in.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct FileRegion {
+    /// First byte.
+    pub start_bytes: u64,
+    /// Length in bytes.
+    pub len_bytes: u64,
+}
+
+/// A permutation of `0..n` that changes every pass.
+#[derive(Debug, Clone)]
+pub struct BlockPermutation {
+    n: u64,
+    bits: u32,
+    mask: u64,
+    counter: u64,
+    key: [u64; 3],
+    rng: Xoshiro256PlusPlus,
+}
+
+impl BlockPermutation {
+    /// A permutation of `0..n` (n >= 1) seeded by `seed`.
+    pub fn new(n: u64, seed: u64) -> Self {
+        let n = n.max(1);
+        let bits = (64 - (n - 1).leading_zeros()).max(2);
+        let mask = if bits >= 64 {
+            u64::MAX
+        } else {
+            (1u64 << bits) - 1
+        };
+        let mut rng = Xoshiro256PlusPlus::seed_from_u64(seed);
+        let key = [rng.next_u64(), rng.next_u64() | 1, rng.next_u64() | 1];
+        BlockPermutation {
+            n,
+            bits,
+            mask,
+            counter: 0,
+            key,
+            rng,
+        }
+    }
+
+    fn mix(&self, mut x: u64) -> u64 {
+        let half = (self.bits / 2).max(1);
+        x = (x ^ self.key[0]) & self.mask;
+        x ^= x >> half;
+        x = x.wrapping_mul(self.key[1]) & self.mask;
+        x ^= x >> half;
+        x = x.wrapping_mul(self.key[2]) & self.mask;
+        x ^= x >> half;
+        x
+    }
+
+    /// The next block of the current pass; a new pass (new order) starts after `n` blocks.
+    pub fn next_block(&mut self) -> u64 {
+        loop {
+            if self.counter > self.mask {
+                self.counter = 0;
+                self.key = [
+                    self.rng.next_u64(),
+                    self.rng.next_u64() | 1,
+                    self.rng.next_u64() | 1,
+                ];
+            }
+            let candidate = self.mix(self.counter);
+            self.counter += 1;
+            if candidate < self.n {
+                return candidate;
+            }
+        }
+    }
+}
+
+/// How offsets are chosen.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum OffsetPattern {
+    /// Each file is walked from its region start, wrapping at the end.
+    Sequential,
+    /// Every block once per pass, in a new random order each pass.
+    RandomMap,
+    /// Uniform random blocks with repeats (fio `norandommap`).
+    Uniform,
+}
+
+struct FileCursor {
+    region: FileRegion,
+    next_sequential: u64,
+    permutation: Option<BlockPermutation>,
+}
+
+/// Generates (file index, offset) pairs for one worker.
+pub struct OffsetGenerator {
+    files: Vec<FileCursor>,
+    pattern: OffsetPattern,
+    grid_bytes: u64,
+    next_file: usize,
+    rng: Xoshiro256PlusPlus,
+}
+
+impl OffsetGenerator {
+    /// A generator over `regions`, with random offsets on a grid of `grid_bytes` (the smallest
+    /// block size of the job).
+    pub fn new(regions: &[FileRegion], pattern: OffsetPattern, grid_bytes: u64, seed: u64) -> Self {
+        let grid_bytes = grid_bytes.max(1);
+        let files = regions
+            .iter()
+            .enumerate()
+            .map(|(i, &region)| FileCursor {
+                region,
+                next_sequential: 0,
+                permutation: (pattern == OffsetPattern::RandomMap).then(|| {
+                    BlockPermutation::new(
+                        (region.len_bytes / grid_bytes).max(1),
+                        seed ^ (i as u64).wrapping_mul(0xa076_1d64_78bd_642f),
+                    )
+                }),
+            })
+            .collect();
+        OffsetGenerator {
+            files,
+            pattern,
+            grid_bytes,
+            next_file: 0,
+            rng: Xoshiro256PlusPlus::seed_from_u64(seed ^ 0x5851_f42d_4c95_7f2d),
+        }
+    }
+
+    /// The file and byte offset of the next IO of `len_bytes` (files taken round-robin).
+    pub fn next(&mut self, len_bytes: u64) -> (u32, u64) {
+        let file_index = self.next_file;
+        self.next_file = if self.next_file + 1 == self.files.len() {
+            0
+        } else {
+            self.next_file + 1
+        };
+        let grid = self.grid_bytes;
+        let pattern = self.pattern;
+        let cursor = &mut self.files[file_index];
+        let region = cursor.region;
+        let relative = match pattern {
+            OffsetPattern::Sequential => {
+                if cursor.next_sequential + len_bytes > region.len_bytes {
+                    cursor.next_sequential = 0;
+                }
+                let at = cursor.next_sequential;
+                cursor.next_sequential += len_bytes;
+                at
+            }
+            OffsetPattern::RandomMap => {
+                let block = cursor.permutation.as_mut().map_or(0, |p| p.next_block());
+                fit(block * grid, len_bytes, region.len_bytes)
+            }
+            OffsetPattern::Uniform => {
+                let blocks = (region.len_bytes / grid).max(1);
+                let block = bounded(self.rng.next_u64(), blocks);
+                fit(block * grid, len_bytes, region.len_bytes)
+            }
+        };
+        (file_index as u32, region.start_bytes + relative)
+    }
+}
+
+/// Aligns `offset` down to `len` and keeps `offset + len` inside the region.
+fn fit(offset: u64, len: u64, region_len: u64) -> u64 {
+    let aligned = if len > 0 {
+        offset - offset % len
+    } else {
+        offset
+    };
+    if aligned + len <= region_len {
+        aligned
+    } else {
+        let last = region_len.saturating_sub(len);
+        if len > 0 {
+            last - last % len
+        } else {
+            last
+        }
+    }
+}
+
+/// A uniform value in `0..n` from 64 random bits (Lemire's multiply-shift; bias < n / 2^64).
+fn bounded(random: u64, n: u64) -> u64 {
+    ((random as u128 * n as u128) >> 64) as u64
+}
+
+/// Chooses read or write per IO of a mixed job so the mix holds both on average and at
+/// any moment: a random draw, overridden when the running share strays more than half a
+/// percentage point from the target (fio draws at random; the override keeps short runs honest).
+pub struct MixChooser {
+    read_percent: u64,
+    reads: u64,
+    total: u64,
+    rng: Xoshiro256PlusPlus,
+}
+
+impl MixChooser {
+    /// A chooser issuing `read_percent` % reads.
+    pub fn new(read_percent: u8, seed: u64) -> Self {
+        MixChooser {
+            read_percent: read_percent.min(100) as u64,
+            reads: 0,
+            total: 0,
+            rng: Xoshiro256PlusPlus::seed_from_u64(seed ^ 0x2545_f491_4f6c_dd1d),
+        }
+    }
+
+    /// True when the next IO is a read.
+    pub fn next_is_read(&mut self) -> bool {
+        let mut read = bounded(self.rng.next_u64(), 100) < self.read_percent;
+        // Scaled by 200 to compare shares in half-percent steps without floats.
+        let share = self.reads * 200;
+        let target = self.total * self.read_percent * 2;
+        if self.total >= 100 {
+            if read && share > target + self.total {
+                read = false;
+            } else if !read && share + self.total < target {
+                read = true;
+            }
+        }
+        self.total += 1;
+        self.reads += read as u64;
+        read
+    }
+
+    /// Takes back the last choice (the IO was not issued after all).
+    pub fn undo(&mut self, was_read: bool) {
+        self.total = self.total.saturating_sub(1);
+        self.reads = self.reads.saturating_sub(was_read as u64);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn permutation_covers_every_block_once_per_pass() {
+        for n in [1u64, 2, 3, 7, 100, 1000, 4097] {
+            let mut p = BlockPermutation::new(n, 42);
+            for _pass in 0..3 {
+                let mut seen = vec![false; n as usize];
+                for _ in 0..n {
+                    let b = p.next_block();
+                    assert!(!seen[b as usize], "block {b} twice in one pass (n={n})");
+                    seen[b as usize] = true;
+                }
+                assert!(seen.iter().all(|&s| s));
+            }
+        }
+    }
+
+    #[test]
+    fn passes_differ() {
+        let mut p = BlockPermutation::new(1000, 7);
+        let first: Vec<u64> = (0..1000).map(|_| p.next_block()).collect();
+        let second: Vec<u64> = (0..1000).map(|_| p.next_block()).collect();
+        assert_ne!(first, second);
+    }
+
+    #[test]
+    fn random_offsets_are_aligned_and_inside_the_region() {
+        let regions = [FileRegion {
+            start_bytes: 8192,
+            len_bytes: 1 << 20,
+        }];
+        for pattern in [OffsetPattern::RandomMap, OffsetPattern::Uniform] {
+            let mut g = OffsetGenerator::new(&regions, pattern, 4096, 1);
+            for _ in 0..10_000 {
+                let (file, off) = g.next(65536);
+                assert_eq!(file, 0);
+                assert_eq!((off - 8192) % 65536, 0);
+                assert!(off + 65536 <= 8192 + (1 << 20));
+            }
+        }
+    }
+
+    #[test]
+    fn sequential_wraps_and_files_alternate() {
+        let regions = [
+            FileRegion {
+                start_bytes: 0,
+                len_bytes: 8192,
+            },
+            FileRegion {
+                start_bytes: 0,
+                len_bytes: 8192,
+            },
+        ];
+        let mut g = OffsetGenerator::new(&regions, OffsetPattern::Sequential, 4096, 1);
+        let got: Vec<(u32, u64)> = (0..6).map(|_| g.next(4096)).collect();
+        assert_eq!(
+            got,
+            vec![(0, 0), (1, 0), (0, 4096), (1, 4096), (0, 0), (1, 0)]
+        );
+    }
+
+    #[test]
+    fn mix_holds_within_half_a_percent() {
+        for percent in [0u8, 1, 30, 50, 70, 99, 100] {
+            let mut m = MixChooser::new(percent, 3);
+            let reads = (0..10_000).filter(|_| m.next_is_read()).count() as f64;
+            assert!(
+                (reads / 100.0 - percent as f64).abs() <= 0.5,
+                "{percent}: {reads}"
+            );
+        }
+    }
+}

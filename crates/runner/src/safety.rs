@@ -1,0 +1,362 @@
+//! Never destroy data: what a target is, and whether diskmeter may write to it.
+//!
+//! Writing is refused, unless the user passes `--allow-destroy`, to a block device that is
+//! mounted (itself or a partition), used by another device (holders), holds a partition table,
+//! or carries a filesystem, RAID, LVM, LUKS or swap signature; and to an existing file that
+//! diskmeter did not create. A symlink is followed and judged by what it points to.
+//! Every check reads only; nothing here writes a byte.
+
+use serde::Serialize;
+use std::fs::File;
+use std::io::Read;
+use std::os::unix::fs::{FileExt, FileTypeExt, MetadataExt};
+use std::path::{Path, PathBuf};
+
+/// The extended attribute diskmeter sets on files it creates, so a later run knows it may
+/// rewrite or remove them.
+pub const OWNER_XATTR: &str = "user.diskmeter";
+/// The value of [`OWNER_XATTR`].
+pub const OWNER_XATTR_VALUE: &[u8] = b"created-by-diskmeter";
+
+/// What kind of thing a target is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum TargetKind {
+    /// A regular file (existing or to be created).
+    File,
+    /// A block device.
+    BlockDevice,
+    /// Nothing at all: the null engine does no IO.
+    Virtual,
+}
+
+/// What a read-only look at a path found.
+#[derive(Debug, Clone)]
+pub struct TargetProbe {
+    /// The path to open: the device a symlink points to, otherwise the path as given.
+    pub path: PathBuf,
+    /// File or device.
+    pub kind: TargetKind,
+    /// Current size in bytes; `None` when the file does not exist yet.
+    pub existing_size_bytes: Option<u64>,
+    /// The file carries diskmeter's ownership mark.
+    pub created_by_diskmeter: bool,
+    /// The path given was a symlink.
+    pub via_symlink: bool,
+}
+
+/// Looks at `path` without writing.
+pub fn probe_target(path: &Path) -> Result<TargetProbe, String> {
+    let link = match std::fs::symlink_metadata(path) {
+        Ok(m) => m,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+            return Ok(TargetProbe {
+                path: path.to_path_buf(),
+                kind: TargetKind::File,
+                existing_size_bytes: None,
+                created_by_diskmeter: false,
+                via_symlink: false,
+            })
+        }
+        Err(e) => return Err(describe_io_error(&e)),
+    };
+    let via_symlink = link.file_type().is_symlink();
+    let meta = std::fs::metadata(path).map_err(|e| {
+        if via_symlink {
+            format!(
+                "is a symlink that cannot be followed ({})",
+                describe_io_error(&e)
+            )
+        } else {
+            describe_io_error(&e)
+        }
+    })?;
+    let file_type = meta.file_type();
+    if file_type.is_block_device() {
+        let real = std::fs::canonicalize(path).map_err(|e| describe_io_error(&e))?;
+        let file = File::open(&real).map_err(|e| describe_io_error(&e))?;
+        let size = diskmeter_engine::sys::block_device_size_bytes(&file)
+            .map_err(|e| format!("cannot read the device size: {e}"))?;
+        return Ok(TargetProbe {
+            path: real,
+            kind: TargetKind::BlockDevice,
+            existing_size_bytes: Some(size),
+            created_by_diskmeter: false,
+            via_symlink,
+        });
+    }
+    if file_type.is_dir() {
+        return Err("is a folder; give it as --directory, or name a file inside it".to_string());
+    }
+    if !file_type.is_file() {
+        return Err("is neither a regular file nor a block device".to_string());
+    }
+    let created_by_diskmeter = !via_symlink && has_owner_mark(path);
+    Ok(TargetProbe {
+        path: path.to_path_buf(),
+        kind: TargetKind::File,
+        existing_size_bytes: Some(meta.len()),
+        created_by_diskmeter,
+        via_symlink,
+    })
+}
+
+/// True when the file at `path` carries diskmeter's ownership mark.
+pub fn has_owner_mark(path: &Path) -> bool {
+    let Ok(file) = File::open(path) else {
+        return false;
+    };
+    let mut value = [0u8; 64];
+    match rustix::fs::fgetxattr(&file, OWNER_XATTR, &mut value[..]) {
+        Ok(len) => &value[..len] == OWNER_XATTR_VALUE,
+        Err(_) => false,
+    }
+}
+
+/// Refuses a write to `path` (already probed as `kind`) unless it is safe or `allow_destroy`.
+/// The message says why and how to override.
+pub fn check_write_allowed(
+    path: &Path,
+    kind: TargetKind,
+    existing_user_file: bool,
+    via_symlink: bool,
+    allow_destroy: bool,
+) -> Result<(), String> {
+    if allow_destroy {
+        return Ok(());
+    }
+    let reasons = match kind {
+        TargetKind::Virtual => Vec::new(),
+        TargetKind::File if existing_user_file => {
+            let what = if via_symlink {
+                "a symlink to an existing file"
+            } else {
+                "an existing file"
+            };
+            vec![format!(
+                "is {what} that diskmeter did not create; writing would overwrite its contents"
+            )]
+        }
+        TargetKind::File => Vec::new(),
+        TargetKind::BlockDevice => device_in_use_reasons(path),
+    };
+    if reasons.is_empty() {
+        return Ok(());
+    }
+    Err(format!(
+        "refusing to write: {} (pass --allow-destroy to write anyway; its data will be lost)",
+        reasons.join("; ")
+    ))
+}
+
+/// Every reason the block device at `path` looks like it holds data or is in use.
+pub fn device_in_use_reasons(path: &Path) -> Vec<String> {
+    let mut reasons = Vec::new();
+    let meta = match std::fs::metadata(path) {
+        Ok(m) => m,
+        Err(e) => {
+            return vec![format!(
+                "cannot inspect the device ({})",
+                describe_io_error(&e)
+            )]
+        }
+    };
+    let rdev = meta.rdev();
+    let (major, minor) = (rustix::fs::major(rdev), rustix::fs::minor(rdev));
+    let sys_dir = PathBuf::from(format!("/sys/dev/block/{major}:{minor}"));
+    let mut devices = vec![(major, minor)];
+    for partition in partitions_of(&sys_dir) {
+        devices.push(partition);
+    }
+    if devices.len() > 1 {
+        reasons.push(format!("it has {} partition(s)", devices.len() - 1));
+    }
+    if let Some(mount) = mounted_devices(&devices) {
+        reasons.push(format!("it is mounted ({mount})"));
+    }
+    if let Ok(entries) = std::fs::read_dir(sys_dir.join("holders")) {
+        let holders: Vec<String> = entries
+            .filter_map(|e| e.ok())
+            .map(|e| e.file_name().to_string_lossy().into_owned())
+            .collect();
+        if !holders.is_empty() {
+            reasons.push(format!("it is in use by {}", holders.join(", ")));
+        }
+    }
+    if is_active_swap(path) {
+        reasons.push("it is an active swap device".to_string());
+    }
+    match File::open(path) {
+        Ok(file) => {
+            let size = diskmeter_engine::sys::block_device_size_bytes(&file).unwrap_or(0);
+            reasons.extend(
+                signatures(&file, size)
+                    .into_iter()
+                    .map(|s| format!("it holds {s}")),
+            );
+        }
+        Err(e) => reasons.push(format!(
+            "cannot read the device to check for data ({})",
+            describe_io_error(&e)
+        )),
+    }
+    reasons
+}
+
+/// (major, minor) of each partition listed under a device's sysfs folder.
+fn partitions_of(sys_dir: &Path) -> Vec<(u32, u32)> {
+    let Ok(entries) = std::fs::read_dir(sys_dir) else {
+        return Vec::new();
+    };
+    entries
+        .filter_map(|e| e.ok())
+        .filter(|e| e.path().join("partition").exists())
+        .filter_map(|e| std::fs::read_to_string(e.path().join("dev")).ok())
+        .filter_map(|dev| parse_major_minor(dev.trim()))
+        .collect()
+}
+
+fn parse_major_minor(text: &str) -> Option<(u32, u32)> {
+    let (major, minor) = text.split_once(':')?;
+    Some((major.parse().ok()?, minor.parse().ok()?))
+}
+
+/// The mount point of the first of `devices` that is mounted, from /proc/self/mountinfo.
+fn mounted_devices(devices: &[(u32, u32)]) -> Option<String> {
+    let info = std::fs::read_to_string("/proc/self/mountinfo").ok()?;
+    info.lines().find_map(|line| {
+        let mut fields = line.split_whitespace();
+        let dev = parse_major_minor(fields.nth(2)?)?;
+        let mount_point = fields.nth(1)?;
+        devices.contains(&dev).then(|| format!("on {mount_point}"))
+    })
+}
+
+fn is_active_swap(path: &Path) -> bool {
+    let Ok(swaps) = std::fs::read_to_string("/proc/swaps") else {
+        return false;
+    };
+    swaps
+        .lines()
+        .skip(1)
+        .filter_map(|l| l.split_whitespace().next())
+        .any(|dev| std::fs::canonicalize(dev).ok().as_deref() == Some(path))
+}
+
+/// On-disk signatures found on a device of `size_bytes`, as human phrases.
+pub fn signatures(device: &File, size_bytes: u64) -> Vec<&'static str> {
+    let mut head = vec![0u8; 128 * 1024];
+    let head_len = read_at_most(device, &mut head, 0);
+    head.truncate(head_len);
+    let at = |offset: usize, magic: &[u8]| head.get(offset..offset + magic.len()) == Some(magic);
+    let mut found = Vec::new();
+    if at(510, &[0x55, 0xAA]) {
+        found.push("a partition table or boot sector (MBR signature)");
+    }
+    if at(512, b"EFI PART") || at(4096, b"EFI PART") {
+        found.push("a GPT partition table");
+    }
+    if at(1080, &[0x53, 0xEF]) {
+        found.push("an ext2/3/4 filesystem");
+    }
+    if at(0, b"XFSB") {
+        found.push("an XFS filesystem");
+    }
+    if at(65536 + 64, b"_BHRfS_M") {
+        found.push("a btrfs filesystem");
+    }
+    if at(4086, b"SWAPSPACE2") || at(4086, b"SWAP-SPACE") {
+        found.push("a swap area");
+    }
+    if (0..4).any(|sector| at(sector * 512, b"LABELONE")) {
+        found.push("an LVM physical volume");
+    }
+    if at(0, b"LUKS\xba\xbe") {
+        found.push("a LUKS encrypted volume");
+    }
+    if at(32769, b"CD001") {
+        found.push("an ISO 9660 filesystem");
+    }
+    if at(3, b"NTFS    ") {
+        found.push("an NTFS filesystem");
+    }
+    if at(54, b"FAT1") || at(82, b"FAT32") {
+        found.push("a FAT filesystem");
+    }
+    if at(1024, &[0x10, 0x20, 0xF5, 0xF2]) {
+        found.push("an F2FS filesystem");
+    }
+    let md_magic = [0xfc, 0x4e, 0x2b, 0xa9];
+    let mut md = at(0, &md_magic) || at(4096, &md_magic);
+    for tail_offset in [
+        size_bytes.saturating_sub(8192) & !4095,
+        (size_bytes & !65535).saturating_sub(65536),
+    ] {
+        let mut magic = [0u8; 4];
+        if tail_offset > 0
+            && read_at_most(device, &mut magic, tail_offset) == 4
+            && magic == md_magic
+        {
+            md = true;
+        }
+    }
+    if md {
+        found.push("an MD RAID member superblock");
+    }
+    found
+}
+
+fn read_at_most(file: &File, buf: &mut [u8], offset: u64) -> usize {
+    let mut done = 0;
+    while done < buf.len() {
+        match file.read_at(&mut buf[done..], offset + done as u64) {
+            Ok(0) | Err(_) => break,
+            Ok(n) => done += n,
+        }
+    }
+    done
+}
+
+/// One short phrase for an IO error (its errno name and text).
+pub fn describe_io_error(error: &std::io::Error) -> String {
+    match error.raw_os_error() {
+        Some(code) => format!(
+            "{} ({})",
+            std::io::Error::from_raw_os_error(code),
+            errno_name(code)
+        ),
+        None => error.to_string(),
+    }
+}
+
+/// The symbolic name of the errnos users meet most.
+pub fn errno_name(code: i32) -> &'static str {
+    match code {
+        1 => "EPERM",
+        2 => "ENOENT",
+        5 => "EIO",
+        9 => "EBADF",
+        11 => "EAGAIN",
+        12 => "ENOMEM",
+        13 => "EACCES",
+        16 => "EBUSY",
+        17 => "EEXIST",
+        19 => "ENODEV",
+        21 => "EISDIR",
+        22 => "EINVAL",
+        27 => "EFBIG",
+        28 => "ENOSPC",
+        30 => "EROFS",
+        38 => "ENOSYS",
+        95 => "EOPNOTSUPP",
+        122 => "EDQUOT",
+        _ => "errno",
+    }
+}
+
+/// Reads a small text file under /sys or /proc; `None` when absent.
+pub fn read_text(path: &Path) -> Option<String> {
+    let mut text = String::new();
+    File::open(path).ok()?.read_to_string(&mut text).ok()?;
+    Some(text.trim().to_string())
+}

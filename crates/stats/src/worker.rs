@@ -1,0 +1,165 @@
+//! What one worker measured: per-direction counts and latency histograms, its series, queue
+//! depths and CPU use; and merging workers (clones of a job, or a `group_reporting` group).
+
+use crate::depth::DepthDistribution;
+use crate::histogram::LatencyHistogram;
+use crate::interval::{merge_series, IntervalSample};
+
+/// Counts and latencies of one direction (reads or writes) of one worker or merged workers.
+///
+/// Latencies follow fio: `slat` is submission latency (issue call), `clat` completion latency
+/// (from submission to completion), `lat` total latency (from the moment the IO was issued by the
+/// worker to its completion). `lat_intended` is measured from the time the rate limiter intended
+/// to issue the IO, so a device that falls behind its schedule shows the queueing its users would
+/// see (coordinated omission). It is recorded only when the job is rate-limited and has count 0
+/// otherwise; for an unlimited job it would equal `lat`.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct DirectionStats {
+    /// IOs completed.
+    pub ios: u64,
+    /// Bytes transferred.
+    pub bytes: u64,
+    /// IOs that transferred fewer bytes than requested.
+    pub short_ios: u64,
+    /// IOs that completed with an error.
+    pub errors: u64,
+    /// Submission latency, ns.
+    pub slat: LatencyHistogram,
+    /// Completion latency, ns.
+    pub clat: LatencyHistogram,
+    /// Total latency (issue to completion), ns.
+    pub lat: LatencyHistogram,
+    /// Latency from the intended issue time, ns; only for rate-limited jobs (count 0 otherwise).
+    pub lat_intended: LatencyHistogram,
+}
+
+impl DirectionStats {
+    /// Empty statistics.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Records one completed IO of `bytes` with its submission and completion latencies; the
+    /// total latency recorded is their sum.
+    #[inline]
+    pub fn record_io(&mut self, bytes: u64, slat_ns: u64, clat_ns: u64) {
+        self.ios += 1;
+        self.bytes += bytes;
+        self.slat.record(slat_ns);
+        self.clat.record(clat_ns);
+        self.lat.record(slat_ns.saturating_add(clat_ns));
+    }
+
+    /// Adds `other` (exact: counts add, histograms merge).
+    pub fn merge(&mut self, other: &DirectionStats) {
+        self.ios += other.ios;
+        self.bytes += other.bytes;
+        self.short_ios += other.short_ios;
+        self.errors += other.errors;
+        self.slat.merge(&other.slat);
+        self.clat.merge(&other.clat);
+        self.lat.merge(&other.lat);
+        self.lat_intended.merge(&other.lat_intended);
+    }
+}
+
+/// CPU time and context switches of a worker (the runner reads them from `getrusage`).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct CpuUsage {
+    /// CPU time in user mode, ns.
+    pub user_ns: u64,
+    /// CPU time in the kernel, ns.
+    pub sys_ns: u64,
+    /// Voluntary context switches (the worker waited, e.g. for IO).
+    pub voluntary_ctx: u64,
+    /// Involuntary context switches (the scheduler preempted the worker).
+    pub involuntary_ctx: u64,
+}
+
+impl CpuUsage {
+    /// Adds `other` field by field.
+    pub fn add(&mut self, other: &CpuUsage) {
+        self.user_ns += other.user_ns;
+        self.sys_ns += other.sys_ns;
+        self.voluntary_ctx += other.voluntary_ctx;
+        self.involuntary_ctx += other.involuntary_ctx;
+    }
+}
+
+/// Everything one worker measured, or several merged.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct WorkerStats {
+    /// Reads.
+    pub read: DirectionStats,
+    /// Writes.
+    pub write: DirectionStats,
+    /// Per-interval series (from [`crate::IntervalRecorder::finish`]).
+    pub series: Vec<IntervalSample>,
+    /// In-flight depth and batch distributions.
+    pub depth: DepthDistribution,
+    /// CPU use.
+    pub cpu: CpuUsage,
+    /// Measured time, ns, ramp excluded; the longest worker's for merged stats.
+    pub runtime_ns: u64,
+}
+
+impl WorkerStats {
+    /// Empty statistics.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Direction by index: [`crate::READ`] (0) or [`crate::WRITE`] (1); panics otherwise.
+    pub fn direction(&self, index: usize) -> &DirectionStats {
+        match index {
+            0 => &self.read,
+            1 => &self.write,
+            _ => panic!("direction index {index} is not 0 (read) or 1 (write)"),
+        }
+    }
+
+    /// Mutable direction by index: [`crate::READ`] (0) or [`crate::WRITE`] (1); panics otherwise.
+    pub fn direction_mut(&mut self, index: usize) -> &mut DirectionStats {
+        match index {
+            0 => &mut self.read,
+            1 => &mut self.write,
+            _ => panic!("direction index {index} is not 0 (read) or 1 (write)"),
+        }
+    }
+
+    /// Adds another worker: counts and histograms exactly, series interval by interval, CPU
+    /// summed, and the runtime is the longer of the two (workers run side by side, so the merged
+    /// work took as long as the slowest one).
+    pub fn merge(&mut self, other: &WorkerStats) {
+        self.read.merge(&other.read);
+        self.write.merge(&other.write);
+        self.series = merge_series(&self.series, &other.series);
+        self.depth.merge(&other.depth);
+        self.cpu.add(&other.cpu);
+        self.runtime_ns = self.runtime_ns.max(other.runtime_ns);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn merge_adds_counts_and_keeps_longest_runtime() {
+        let mut a = WorkerStats::new();
+        a.read.record_io(4096, 1_000, 9_000);
+        a.runtime_ns = 5;
+        a.cpu.user_ns = 10;
+        let mut b = WorkerStats::new();
+        b.direction_mut(crate::READ).record_io(4096, 2_000, 8_000);
+        b.write.short_ios = 1;
+        b.runtime_ns = 7;
+        b.cpu.user_ns = 5;
+        a.merge(&b);
+        assert_eq!((a.read.ios, a.read.bytes), (2, 8192));
+        assert_eq!(a.read.lat.min(), 10_000);
+        assert_eq!(a.read.slat.mean(), 1_500.0);
+        assert_eq!(a.direction(crate::WRITE).short_ios, 1);
+        assert_eq!((a.runtime_ns, a.cpu.user_ns), (7, 15));
+    }
+}

@@ -1,0 +1,29 @@
+//! Units for storage benchmarking: fio's size, time, count, percentage, bool and CPU-list
+//! syntax, the `kb_base` rules, and the human formatting of bytes, rates, durations and counts.
+//!
+//! Parsing follows fio's HOWTO exactly where it is defined ("Parameter types" and "Units",
+//! <https://fio.readthedocs.io/en/latest/fio_doc.html#parameter-types>) and refuses, with a
+//! message, the inputs fio's code quietly misreads (`1.5m`, `4kfoo`, `-1`). The docs of
+//! [`parse_size`] and [`parse_time_ns`] list the rules and every difference from fio's code.
+//!
+//! Nothing here does IO or panics, whatever the input.
+#![forbid(unsafe_code)]
+
+mod cpu;
+mod error;
+mod format;
+mod number;
+mod scalar;
+mod size;
+mod time;
+mod types;
+
+pub use cpu::{format_cpu_list, parse_cpu_list, MAX_CPU};
+pub use error::UnitError;
+pub use format::{
+    format_bytes_binary, format_count, format_duration_ns, format_rate_binary, format_rate_decimal,
+};
+pub use scalar::{parse_bool, parse_float_list, parse_percent};
+pub use size::{format_size_suffix, parse_int, parse_size, KbBase};
+pub use time::{format_time_suffix, parse_time_ns, TimeUnit};
+pub use types::{Bytes, BytesPerSec, Iops, Nanos};

@@ -1,0 +1,447 @@
+//! fio's byte sizes and counts: `4k`, `1g`, `4KiB`, `0x1000`, and what `kb_base` does to them.
+//!
+//! The rules, and where diskmeter departs from fio's code, are documented on [`parse_size`].
+
+use crate::number::{leading_integer, split_fraction, starts_fraction};
+use crate::UnitError;
+use serde::{Deserialize, Serialize};
+
+/// fio's `kb_base`: how unit prefixes in *input* values are read.
+///
+/// Output formatting in this crate always uses correct binary (KiB) or decimal (kB) names.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum KbBase {
+    /// `kb_base=1024` (fio's default): `k` = 1024, `ki`/`KiB` = 1000 (fio's compatibility mode).
+    #[default]
+    Binary,
+    /// `kb_base=1000`: `k` = 1000 (SI), `ki`/`KiB` = 1024 (IEC).
+    Decimal,
+}
+
+impl KbBase {
+    /// The value of one plain `k` under this base: 1024 or 1000.
+    pub fn multiplier(self) -> u64 {
+        match self {
+            KbBase::Binary => 1024,
+            KbBase::Decimal => 1000,
+        }
+    }
+
+    /// The value of one `ki` (`KiB`) under this base: 1000 or 1024 (the opposite of `k`).
+    pub fn iec_multiplier(self) -> u64 {
+        match self {
+            KbBase::Binary => 1000,
+            KbBase::Decimal => 1024,
+        }
+    }
+
+    /// Parses fio's `kb_base=` values, `1024` and `1000`.
+    pub fn parse(text: &str) -> Option<KbBase> {
+        match text.trim() {
+            "1024" => Some(KbBase::Binary),
+            "1000" => Some(KbBase::Decimal),
+            _ => None,
+        }
+    }
+
+    /// fio's spelling: `"1024"` or `"1000"`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            KbBase::Binary => "1024",
+            KbBase::Decimal => "1000",
+        }
+    }
+}
+
+/// The unit prefixes in order of power: `k` is 1, `p` is 5.
+const PREFIXES: [char; 5] = ['k', 'm', 'g', 't', 'p'];
+
+/// What the size suffix error lists as accepted.
+const SIZE_SUFFIXES: &str = "k, m, g, t, p, optionally followed by i and/or b: 4k, 4KiB, 1gb";
+
+/// Parses a byte size the way fio's HOWTO defines it.
+///
+/// The rules are those of fio's HOWTO, "Parameter types" (`int`) and "Units" (`kb_base`):
+/// <https://fio.readthedocs.io/en/latest/fio_doc.html#parameter-types>
+///
+/// * A value is `[0x]number[suffix]`; a bare number is bytes (or a plain count).
+/// * Suffixes `k m g t p` are not case sensitive and may be followed by `b`/`B` (byte, never
+///   bit): `4k`, `4K`, `4kb` and `4KB` are the same.
+/// * With `kb_base=1024` (fio's default, "compatibility mode") a plain prefix is a power of
+///   1024 (`4k` = 4096) and, *opposite to the standards*, a prefix with `i` is a power of 1000
+///   (`1mi` and `1MiB` are 1,000,000). With `kb_base=1000` prefixes follow SI and IEC 80000-13:
+///   `1m` is 1,000,000 and `1mi`/`1MiB` are 1,048,576.
+///
+/// Where diskmeter differs from fio's *code*, it follows the HOWTO or refuses:
+/// * fio's parser only recognises the `i` form when `b` follows (`kib`), so fio reads `4ki` as
+///   `4k`; the HOWTO lists `4ki` with `4KiB`, and so does diskmeter.
+/// * fio ignores anything after a known suffix (`4kfoo` = 4 KiB) and reads `1.5m` as 1 byte;
+///   diskmeter rejects both with a message.
+/// * `50%` (fio: a share of the target's size, for `size` and `offset` only) is reported as
+///   [`UnitError::Percent`] so the caller can say it is not supported.
+///
+/// ```
+/// use diskmeter_units::{parse_size, KbBase};
+/// assert_eq!(parse_size("4k", KbBase::Binary), Ok(4096));
+/// assert_eq!(parse_size("1KiB", KbBase::Binary), Ok(1000)); // fio's compatibility mode
+/// assert_eq!(parse_size("1KiB", KbBase::Decimal), Ok(1024));
+/// assert_eq!(parse_size("0x200", KbBase::Binary), Ok(512));
+/// ```
+pub fn parse_size(text: &str, kb_base: KbBase) -> Result<u64, UnitError> {
+    parse_with_suffix(text, kb_base, "a size", " (e.g. 4k, 1g, 0x1000)")
+}
+
+/// Parses one of fio's `int` values (`iodepth`, `numjobs`, `rate_iops`, ...).
+///
+/// fio reads these with the same code as sizes, so suffixes work and follow `kb_base`:
+/// `iodepth=1k` is 1024 and `rate_iops=3k` is 3072 with the default `kb_base=1024`.
+pub fn parse_int(text: &str, kb_base: KbBase) -> Result<u64, UnitError> {
+    parse_with_suffix(text, kb_base, "an integer", " (e.g. 32, 0x20)")
+}
+
+fn parse_with_suffix(
+    text: &str,
+    kb_base: KbBase,
+    what: &'static str,
+    example: &'static str,
+) -> Result<u64, UnitError> {
+    let text = text.trim();
+    let (number, rest) = leading_integer(text, what, example)?;
+    if starts_fraction(rest) {
+        return Err(fraction_error(text, number, rest, kb_base, what));
+    }
+    let multiplier = suffix_multiplier(text, rest, kb_base, what)?;
+    number
+        .checked_mul(multiplier)
+        .ok_or_else(|| UnitError::Overflow {
+            text: text.to_string(),
+            what,
+        })
+}
+
+/// The multiplier `suffix` stands for, or why it stands for nothing.
+fn suffix_multiplier(
+    text: &str,
+    suffix: &str,
+    kb_base: KbBase,
+    what: &'static str,
+) -> Result<u64, UnitError> {
+    let lower = suffix.to_ascii_lowercase();
+    let (power, iec) = match split_suffix(&lower) {
+        Some(parts) => parts,
+        None => return Err(suffix_error(text, suffix, what)),
+    };
+    let base = if iec {
+        kb_base.iec_multiplier()
+    } else {
+        kb_base.multiplier()
+    };
+    let mut multiplier: u64 = 1;
+    for _ in 0..power {
+        multiplier = multiplier
+            .checked_mul(base)
+            .ok_or_else(|| UnitError::Overflow {
+                text: text.to_string(),
+                what,
+            })?;
+    }
+    Ok(multiplier)
+}
+
+/// Splits a lower-case suffix into (power, has 'i'), or `None` when it is not a size suffix.
+fn split_suffix(lower: &str) -> Option<(u32, bool)> {
+    if lower.is_empty() || lower == "b" {
+        return Some((0, false));
+    }
+    let mut chars = lower.chars();
+    let first = chars.next()?;
+    let power = PREFIXES.iter().position(|&p| p == first)? as u32 + 1;
+    match chars.as_str() {
+        "" | "b" => Some((power, false)),
+        "i" | "ib" => Some((power, true)),
+        _ => None,
+    }
+}
+
+fn suffix_error(text: &str, suffix: &str, what: &'static str) -> UnitError {
+    if suffix.starts_with('%') {
+        return UnitError::Percent {
+            text: text.to_string(),
+            what,
+        };
+    }
+    if suffix.starts_with(char::is_whitespace) {
+        return UnitError::Malformed {
+            text: text.to_string(),
+            what,
+            reason: format!(
+                "write the unit right after the number, e.g. {}{}",
+                text.split_whitespace().next().unwrap_or(""),
+                suffix.trim()
+            ),
+        };
+    }
+    UnitError::UnknownSuffix {
+        text: text.to_string(),
+        what,
+        suffix: suffix.to_string(),
+        expected: SIZE_SUFFIXES,
+    }
+}
+
+/// The error for `1.5m`, with the exact value in a smaller unit when there is one.
+fn fraction_error(
+    text: &str,
+    whole: u64,
+    rest: &str,
+    kb_base: KbBase,
+    what: &'static str,
+) -> UnitError {
+    let (fraction, suffix) = split_fraction(rest);
+    let hint = exact_fraction(whole, fraction, suffix, kb_base)
+        .map(|bytes| {
+            format!(
+                "fio would read it as {whole}; write {}",
+                format_size_suffix(bytes, kb_base)
+            )
+        })
+        .unwrap_or_else(|| {
+            format!("fio would read it as {whole}; use a smaller unit and a whole number")
+        });
+    UnitError::Fraction {
+        text: text.to_string(),
+        what,
+        hint,
+    }
+}
+
+/// `whole.fraction` times the suffix's multiplier, when that is a whole number of bytes.
+fn exact_fraction(whole: u64, fraction: &str, suffix: &str, kb_base: KbBase) -> Option<u64> {
+    if fraction.len() > 18 {
+        return None;
+    }
+    let multiplier = suffix_multiplier("", suffix, kb_base, "").ok()?;
+    let scale = 10u128.pow(fraction.len() as u32);
+    let fraction_value: u128 = fraction.parse().ok()?;
+    let numerator =
+        (u128::from(whole) * scale + fraction_value).checked_mul(u128::from(multiplier))?;
+    if numerator % scale != 0 {
+        return None;
+    }
+    u64::try_from(numerator / scale).ok()
+}
+
+/// Writes `bytes` with the largest unit that keeps it exact, in a form [`parse_size`] reads back
+/// to the same value under `kb_base`: `4096` -> `"4k"`, `1536 KiB` -> `"1536k"`, `1000` ->
+/// `"1000"` (with `kb_base=1024`).
+///
+/// With `kb_base=1000` the IEC forms are used too (`4096` -> `"4ki"`) because there they mean
+/// what they say. With `kb_base=1024` they are not, since `ki` = 1000 there would confuse a reader.
+pub fn format_size_suffix(bytes: u64, kb_base: KbBase) -> String {
+    let mut best = bytes.to_string();
+    let mut consider = |base: u64, iec: bool| {
+        let mut unit: u64 = 1;
+        for prefix in PREFIXES {
+            unit = match unit.checked_mul(base) {
+                Some(unit) => unit,
+                None => break,
+            };
+            if bytes == 0 || bytes % unit != 0 {
+                break;
+            }
+            let candidate = format!("{}{}{}", bytes / unit, prefix, if iec { "i" } else { "" });
+            if candidate.len() < best.len() {
+                best = candidate;
+            }
+        }
+    };
+    consider(kb_base.multiplier(), false);
+    if kb_base == KbBase::Decimal {
+        consider(kb_base.iec_multiplier(), true);
+    }
+    best
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use KbBase::{Binary, Decimal};
+
+    #[test]
+    fn bare_numbers_are_bytes() {
+        assert_eq!(parse_size("4096", Binary), Ok(4096));
+        assert_eq!(parse_size("4096b", Binary), Ok(4096));
+        assert_eq!(parse_size("4096B", Decimal), Ok(4096));
+        assert_eq!(parse_size("0", Binary), Ok(0));
+        assert_eq!(parse_size("  512 ", Binary), Ok(512));
+    }
+
+    #[test]
+    fn every_prefix_with_kb_base_1024() {
+        assert_eq!(parse_size("4k", Binary), Ok(4 << 10));
+        assert_eq!(parse_size("1m", Binary), Ok(1 << 20));
+        assert_eq!(parse_size("1g", Binary), Ok(1 << 30));
+        assert_eq!(parse_size("1t", Binary), Ok(1 << 40));
+        assert_eq!(parse_size("1p", Binary), Ok(1 << 50));
+    }
+
+    #[test]
+    fn every_prefix_with_kb_base_1000() {
+        assert_eq!(parse_size("4k", Decimal), Ok(4_000));
+        assert_eq!(parse_size("1m", Decimal), Ok(1_000_000));
+        assert_eq!(parse_size("1g", Decimal), Ok(1_000_000_000));
+        assert_eq!(parse_size("1t", Decimal), Ok(1_000_000_000_000));
+        assert_eq!(parse_size("1p", Decimal), Ok(1_000_000_000_000_000));
+    }
+
+    /// The HOWTO's examples for kb_base=1024 (the default).
+    #[test]
+    fn howto_examples_kb_base_1024() {
+        for text in ["4096", "4096b", "4096B", "4k", "4kb", "4kB", "4K", "4KB"] {
+            assert_eq!(parse_size(text, Binary), Ok(4096), "{text}");
+        }
+        for text in ["1048576", "1m", "1024k"] {
+            assert_eq!(parse_size(text, Binary), Ok(1 << 20), "{text}");
+        }
+        for text in ["1000000", "1mi", "1000ki"] {
+            assert_eq!(parse_size(text, Binary), Ok(1_000_000), "{text}");
+        }
+        for text in ["1099511627776", "1t", "1024g", "1048576m"] {
+            assert_eq!(parse_size(text, Binary), Ok(1 << 40), "{text}");
+        }
+        // The HOWTO's "1 TB" row reads "1000000000, 1ti, 1000mi, 1000000ki": its number and the
+        // last two spellings are 10^9 (a slip), while 1ti is 10^12. The rule gives:
+        for text in ["1000000000000", "1ti", "1000gi", "1000000mi"] {
+            assert_eq!(parse_size(text, Binary), Ok(1_000_000_000_000), "{text}");
+        }
+        for text in ["1000000000", "1000mi", "1000000ki"] {
+            assert_eq!(parse_size(text, Binary), Ok(1_000_000_000), "{text}");
+        }
+    }
+
+    /// The HOWTO's examples for kb_base=1000.
+    #[test]
+    fn howto_examples_kb_base_1000() {
+        for text in [
+            "4096", "4096b", "4096B", "4ki", "4kib", "4kiB", "4Ki", "4KiB",
+        ] {
+            assert_eq!(parse_size(text, Decimal), Ok(4096), "{text}");
+        }
+        for text in ["1048576", "1mi", "1024ki"] {
+            assert_eq!(parse_size(text, Decimal), Ok(1 << 20), "{text}");
+        }
+        for text in ["1000000", "1m", "1000k"] {
+            assert_eq!(parse_size(text, Decimal), Ok(1_000_000), "{text}");
+        }
+        for text in ["1099511627776", "1ti", "1024gi", "1048576mi"] {
+            assert_eq!(parse_size(text, Decimal), Ok(1 << 40), "{text}");
+        }
+        // Same slip in the HOWTO's "1 TB" row ("1000000000, 1t, 1000m, 1000000k").
+        for text in ["1000000000000", "1t", "1000g", "1000000m"] {
+            assert_eq!(parse_size(text, Decimal), Ok(1_000_000_000_000), "{text}");
+        }
+        for text in ["1000000000", "1000m", "1000000k"] {
+            assert_eq!(parse_size(text, Decimal), Ok(1_000_000_000), "{text}");
+        }
+    }
+
+    #[test]
+    fn iec_spelling_is_the_opposite_base() {
+        assert_eq!(parse_size("1KiB", Binary), Ok(1000));
+        assert_eq!(parse_size("1KiB", Decimal), Ok(1024));
+        assert_eq!(parse_size("2GiB", Decimal), Ok(2 << 30));
+        assert_eq!(parse_size("1PIB", Decimal), Ok(1 << 50));
+    }
+
+    #[test]
+    fn hex_values() {
+        assert_eq!(parse_size("0x1000", Binary), Ok(4096));
+        assert_eq!(parse_size("0x10k", Binary), Ok(16 << 10));
+        // 'b' is a hex digit, so it is read as one.
+        assert_eq!(parse_size("0x1b", Binary), Ok(27));
+    }
+
+    #[test]
+    fn unknown_suffix_says_which_suffixes_work() {
+        let error = parse_size("4q", Binary).unwrap_err();
+        assert_eq!(
+            error.to_string(),
+            "'4q' is not a size: unknown suffix 'q' (use k, m, g, t, p, optionally followed by \
+             i and/or b: 4k, 4KiB, 1gb)"
+        );
+        for text in ["4kfoo", "4kk", "4kbi", "4 kb x", "4e3", "4bit"] {
+            assert!(parse_size(text, Binary).is_err(), "{text}");
+        }
+    }
+
+    #[test]
+    fn fractions_are_refused_with_the_exact_alternative() {
+        let error = parse_size("1.5m", Binary).unwrap_err();
+        assert_eq!(
+            error.to_string(),
+            "'1.5m' is not a size: fractions are not allowed (fio would read it as 1; write 1536k)"
+        );
+        assert!(parse_size("1.3k", Binary)
+            .unwrap_err()
+            .to_string()
+            .contains("use a smaller unit"));
+    }
+
+    #[test]
+    fn percent_space_sign_and_overflow() {
+        assert!(matches!(
+            parse_size("50%", Binary),
+            Err(UnitError::Percent { .. })
+        ));
+        assert!(parse_size("4 k", Binary)
+            .unwrap_err()
+            .to_string()
+            .contains("e.g. 4k"));
+        assert!(matches!(
+            parse_size("-1", Binary),
+            Err(UnitError::Negative { .. })
+        ));
+        assert!(matches!(
+            parse_size("16385p", Binary),
+            Err(UnitError::Overflow { .. })
+        ));
+        assert_eq!(parse_size("16383p", Binary), Ok(16383 << 50));
+        assert!(matches!(
+            parse_size("", Binary),
+            Err(UnitError::Empty { .. })
+        ));
+    }
+
+    #[test]
+    fn ints_use_the_same_suffixes() {
+        assert_eq!(parse_int("32", Binary), Ok(32));
+        assert_eq!(parse_int("3k", Binary), Ok(3072));
+        assert_eq!(parse_int("3k", Decimal), Ok(3000));
+        assert!(parse_int("many", Binary)
+            .unwrap_err()
+            .to_string()
+            .starts_with("'many' is not an integer"));
+    }
+
+    #[test]
+    fn kb_base_spellings() {
+        assert_eq!(KbBase::parse("1024"), Some(Binary));
+        assert_eq!(KbBase::parse("1000"), Some(Decimal));
+        assert_eq!(KbBase::parse("1k"), None);
+        assert_eq!(Binary.as_str(), "1024");
+        assert_eq!(KbBase::default(), Binary);
+    }
+
+    #[test]
+    fn compact_formatting() {
+        assert_eq!(format_size_suffix(4096, Binary), "4k");
+        assert_eq!(format_size_suffix(1 << 30, Binary), "1g");
+        assert_eq!(format_size_suffix(1536 << 10, Binary), "1536k");
+        assert_eq!(format_size_suffix(1000, Binary), "1000");
+        assert_eq!(format_size_suffix(0, Binary), "0");
+        assert_eq!(format_size_suffix(4096, Decimal), "4ki");
+        assert_eq!(format_size_suffix(30_000_000_000, Decimal), "30g");
+        assert_eq!(format_size_suffix(u64::MAX, Binary), u64::MAX.to_string());
+    }
+}

@@ -1,0 +1,248 @@
+//! fio's time values (`runtime=10`, `ramp_time=30s`, `1m`, `500ms`), read into nanoseconds.
+//!
+//! The rules, and where diskmeter departs from fio's code, are documented on [`parse_time_ns`].
+
+use crate::number::{leading_integer, split_fraction, starts_fraction};
+use crate::UnitError;
+use serde::{Deserialize, Serialize};
+
+/// The unit a time option uses when the value has no suffix.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum TimeUnit {
+    /// Seconds (fio's `runtime`, `ramp_time`).
+    Seconds,
+    /// Milliseconds.
+    Milliseconds,
+    /// Microseconds (fio's base unit for latency targets and think times).
+    Microseconds,
+}
+
+impl TimeUnit {
+    /// Nanoseconds in one of this unit.
+    pub fn nanos(self) -> u64 {
+        match self {
+            TimeUnit::Seconds => NANOS_PER_SECOND,
+            TimeUnit::Milliseconds => 1_000_000,
+            TimeUnit::Microseconds => 1_000,
+        }
+    }
+}
+
+const NANOS_PER_SECOND: u64 = 1_000_000_000;
+
+/// What the time suffix error lists as accepted.
+const TIME_SUFFIXES: &str = "d, h, m (minutes), s, ms, us, ns";
+
+/// Parses a time the way fio's HOWTO defines it, in nanoseconds.
+///
+/// The rules are those of fio's HOWTO, "Parameter types" (`time`):
+/// <https://fio.readthedocs.io/en/latest/fio_doc.html#parameter-types>
+///
+/// * A value is `[0x]number[suffix]`; without a suffix the option's default unit applies
+///   (seconds for `runtime` and `ramp_time`).
+/// * Suffixes, not case sensitive: `d` days, `h` hours, `m` **minutes** (never milli; fio has
+///   no month or MiB here), `s`/`sec` seconds, `ms`/`msec` milliseconds, `us`/`usec`
+///   microseconds. diskmeter also reads `ns`/`nsec` (nanoseconds), which fio lacks.
+///
+/// fio matches `us` and `ms` as prefixes and ignores what follows, and silently reads `1.5s` as
+/// one second; diskmeter rejects both with a message.
+///
+/// ```
+/// use diskmeter_units::{parse_time_ns, TimeUnit};
+/// assert_eq!(parse_time_ns("10", TimeUnit::Seconds), Ok(10_000_000_000));
+/// assert_eq!(parse_time_ns("1m", TimeUnit::Seconds), Ok(60_000_000_000)); // minutes
+/// assert_eq!(parse_time_ns("500ms", TimeUnit::Seconds), Ok(500_000_000));
+/// ```
+pub fn parse_time_ns(text: &str, default_unit: TimeUnit) -> Result<u64, UnitError> {
+    let text = text.trim();
+    let (number, rest) = leading_integer(text, "a time", " (e.g. 10, 30s, 500ms, 2m)")?;
+    if starts_fraction(rest) {
+        return Err(fraction_error(text, number, rest, default_unit));
+    }
+    let unit = suffix_nanos(rest, default_unit).ok_or_else(|| suffix_error(text, rest))?;
+    number.checked_mul(unit).ok_or_else(|| UnitError::Overflow {
+        text: text.to_string(),
+        what: "a time",
+    })
+}
+
+/// Nanoseconds per unit of `suffix`, or `None` when it is not a time suffix.
+fn suffix_nanos(suffix: &str, default_unit: TimeUnit) -> Option<u64> {
+    Some(match suffix.to_ascii_lowercase().as_str() {
+        "" => default_unit.nanos(),
+        "d" => 24 * 3600 * NANOS_PER_SECOND,
+        "h" => 3600 * NANOS_PER_SECOND,
+        "m" => 60 * NANOS_PER_SECOND,
+        "s" | "sec" => NANOS_PER_SECOND,
+        "ms" | "msec" => 1_000_000,
+        "us" | "usec" => 1_000,
+        "ns" | "nsec" => 1,
+        _ => return None,
+    })
+}
+
+fn suffix_error(text: &str, suffix: &str) -> UnitError {
+    let lower = suffix.trim().to_ascii_lowercase();
+    if suffix.starts_with(char::is_whitespace) && suffix_nanos(&lower, TimeUnit::Seconds).is_some()
+    {
+        return UnitError::Malformed {
+            text: text.to_string(),
+            what: "a time",
+            reason: format!(
+                "write the unit right after the number, e.g. {}{}",
+                text.split_whitespace().next().unwrap_or(""),
+                lower
+            ),
+        };
+    }
+    let hint = match lower.as_str() {
+        "min" | "mins" | "minute" | "minutes" => "; minutes are 'm'",
+        "secs" | "second" | "seconds" => "; seconds are 's'",
+        "hr" | "hrs" | "hour" | "hours" => "; hours are 'h'",
+        "day" | "days" => "; days are 'd'",
+        "µs" | "μs" => "; microseconds are 'us'",
+        _ => "",
+    };
+    if !hint.is_empty() {
+        return UnitError::Malformed {
+            text: text.to_string(),
+            what: "a time",
+            reason: format!("unknown suffix '{suffix}' (use {TIME_SUFFIXES}){hint}"),
+        };
+    }
+    UnitError::UnknownSuffix {
+        text: text.to_string(),
+        what: "a time",
+        suffix: suffix.to_string(),
+        expected: TIME_SUFFIXES,
+    }
+}
+
+fn fraction_error(text: &str, whole: u64, rest: &str, default_unit: TimeUnit) -> UnitError {
+    let (fraction, suffix) = split_fraction(rest);
+    let exact = suffix_nanos(suffix, default_unit).and_then(|unit| {
+        if fraction.len() > 18 {
+            return None;
+        }
+        let scale = 10u128.pow(fraction.len() as u32);
+        let numerator = (u128::from(whole) * scale + fraction.parse::<u128>().ok()?)
+            .checked_mul(u128::from(unit))?;
+        (numerator % scale == 0)
+            .then(|| u64::try_from(numerator / scale).ok())
+            .flatten()
+    });
+    let hint = match exact {
+        Some(ns) => format!("write {}", format_time_suffix(ns)),
+        None => "use a smaller unit and a whole number".to_string(),
+    };
+    UnitError::Fraction {
+        text: text.to_string(),
+        what: "a time",
+        hint,
+    }
+}
+
+/// Writes `ns` with the largest of `s`, `ms`, `us`, `ns` that keeps it exact, in a form
+/// [`parse_time_ns`] reads back to the same value: `10_000_000_000` -> `"10s"`,
+/// `1_500_000_000` -> `"1500ms"`.
+///
+/// Minutes and hours are never used, so `m` cannot be misread as milli or MiB.
+pub fn format_time_suffix(ns: u64) -> String {
+    if ns == 0 {
+        return "0s".to_string();
+    }
+    for (unit, suffix) in [(NANOS_PER_SECOND, "s"), (1_000_000, "ms"), (1_000, "us")] {
+        if ns % unit == 0 {
+            return format!("{}{suffix}", ns / unit);
+        }
+    }
+    format!("{ns}ns")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use TimeUnit::{Microseconds, Milliseconds, Seconds};
+
+    const S: u64 = NANOS_PER_SECOND;
+
+    #[test]
+    fn bare_numbers_use_the_default_unit() {
+        assert_eq!(parse_time_ns("10", Seconds), Ok(10 * S));
+        assert_eq!(parse_time_ns("10", Milliseconds), Ok(10_000_000));
+        assert_eq!(parse_time_ns("10", Microseconds), Ok(10_000));
+        assert_eq!(parse_time_ns("0x10", Seconds), Ok(16 * S));
+    }
+
+    #[test]
+    fn every_suffix() {
+        assert_eq!(parse_time_ns("2d", Seconds), Ok(2 * 86_400 * S));
+        assert_eq!(parse_time_ns("2h", Seconds), Ok(7_200 * S));
+        assert_eq!(parse_time_ns("1m", Seconds), Ok(60 * S));
+        assert_eq!(parse_time_ns("1M", Microseconds), Ok(60 * S));
+        assert_eq!(parse_time_ns("30s", Microseconds), Ok(30 * S));
+        assert_eq!(parse_time_ns("30sec", Seconds), Ok(30 * S));
+        assert_eq!(parse_time_ns("500ms", Seconds), Ok(500_000_000));
+        assert_eq!(parse_time_ns("500MSEC", Seconds), Ok(500_000_000));
+        assert_eq!(parse_time_ns("250us", Seconds), Ok(250_000));
+        assert_eq!(parse_time_ns("250usec", Seconds), Ok(250_000));
+        assert_eq!(parse_time_ns("7ns", Seconds), Ok(7));
+        assert_eq!(parse_time_ns("7nsec", Seconds), Ok(7));
+    }
+
+    #[test]
+    fn bad_suffixes_say_what_to_use() {
+        assert_eq!(
+            parse_time_ns("10q", Seconds).unwrap_err().to_string(),
+            "'10q' is not a time: unknown suffix 'q' (use d, h, m (minutes), s, ms, us, ns)"
+        );
+        assert!(parse_time_ns("10min", Seconds)
+            .unwrap_err()
+            .to_string()
+            .contains("minutes are 'm'"));
+        assert!(parse_time_ns("10 s", Seconds)
+            .unwrap_err()
+            .to_string()
+            .contains("e.g. 10s"));
+        assert!(parse_time_ns("10msfoo", Seconds).is_err());
+    }
+
+    #[test]
+    fn fractions_are_refused_with_the_exact_alternative() {
+        assert_eq!(
+            parse_time_ns("1.5s", Seconds).unwrap_err().to_string(),
+            "'1.5s' is not a time: fractions are not allowed (write 1500ms)"
+        );
+        assert!(parse_time_ns("0.5", Seconds)
+            .unwrap_err()
+            .to_string()
+            .contains("write 500ms"));
+    }
+
+    #[test]
+    fn negative_empty_overflow() {
+        assert!(matches!(
+            parse_time_ns("-1", Seconds),
+            Err(UnitError::Negative { .. })
+        ));
+        assert!(matches!(
+            parse_time_ns(" ", Seconds),
+            Err(UnitError::Empty { .. })
+        ));
+        assert!(matches!(
+            parse_time_ns("1000000d", Seconds),
+            Err(UnitError::Overflow { .. })
+        ));
+    }
+
+    #[test]
+    fn compact_formatting() {
+        assert_eq!(format_time_suffix(10 * S), "10s");
+        assert_eq!(format_time_suffix(120 * S), "120s");
+        assert_eq!(format_time_suffix(1_500_000_000), "1500ms");
+        assert_eq!(format_time_suffix(250_000), "250us");
+        assert_eq!(format_time_suffix(7), "7ns");
+        assert_eq!(format_time_suffix(0), "0s");
+    }
+}

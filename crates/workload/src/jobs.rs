@@ -1,0 +1,167 @@
+//! Jobs from a flat list of options, with fio's command-line rules for `name=`.
+//!
+//! fio (`init.c`, `parse_cmd_line`): options before the first `--name` go to a global section;
+//! each `--name=X` starts a job that is a copy of the global options at that point, and the
+//! options after it apply to that job only. `--name=global` starts another global section,
+//! whose options reach the jobs named after it. fio refuses a command line with options but no
+//! `--name`; diskmeter runs one job named "job" with them instead.
+
+use crate::{apply_option, JobSpec, OptionError};
+
+/// Builds the jobs an fio-style command line describes (see the module docs).
+///
+/// Every option is tried, so the result lists *all* errors rather than the first. An empty
+/// list gives no jobs (the caller picks its own default, e.g. [`JobSpec::newcomer_default`]).
+pub fn jobs_from_options(
+    options: &[(String, Option<String>)],
+) -> Result<Vec<JobSpec>, Vec<OptionError>> {
+    let mut globals = JobSpec::default();
+    let mut current: Option<JobSpec> = None;
+    let mut jobs = Vec::new();
+    let mut errors = Vec::new();
+
+    for (name, value) in options {
+        if name == "name" {
+            jobs.extend(current.take());
+            match value.as_deref().map(str::trim) {
+                Some("global") => {}
+                Some(job_name) if !job_name.is_empty() => {
+                    current = Some(JobSpec {
+                        name: job_name.to_string(),
+                        ..globals.clone()
+                    });
+                }
+                _ => {
+                    errors.push(match value {
+                        None => OptionError::MissingValue {
+                            option: name.clone(),
+                            example: "job1",
+                        },
+                        Some(value) => OptionError::Invalid {
+                            option: name.clone(),
+                            value: value.clone(),
+                            reason: "a job name can't be empty".to_string(),
+                        },
+                    });
+                    // Keep collecting this job's errors under the default name.
+                    current = Some(globals.clone());
+                }
+            }
+            continue;
+        }
+        let target = current.as_mut().unwrap_or(&mut globals);
+        if let Err(error) = apply_option(target, name, value.as_deref()) {
+            errors.push(error);
+        }
+    }
+    jobs.extend(current);
+    if jobs.is_empty() && !options.is_empty() {
+        jobs.push(globals);
+    }
+    if errors.is_empty() {
+        Ok(jobs)
+    } else {
+        Err(errors)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::RwMode;
+
+    fn options(list: &[(&str, Option<&str>)]) -> Vec<(String, Option<String>)> {
+        list.iter()
+            .map(|(name, value)| (name.to_string(), value.map(str::to_string)))
+            .collect()
+    }
+
+    #[test]
+    fn options_before_the_first_name_are_defaults_for_every_job() {
+        let jobs = jobs_from_options(&options(&[
+            ("rw", Some("randread")),
+            ("bs", Some("8k")),
+            ("name", Some("a")),
+            ("iodepth", Some("32")),
+            ("name", Some("b")),
+            ("bs", Some("64k")),
+        ]))
+        .unwrap();
+        assert_eq!(jobs.len(), 2);
+        assert_eq!((jobs[0].name.as_str(), jobs[1].name.as_str()), ("a", "b"));
+        assert_eq!(jobs[0].rw, RwMode::RandRead);
+        assert_eq!(jobs[1].rw, RwMode::RandRead);
+        assert_eq!(jobs[0].bs_bytes.read, 8192);
+        assert_eq!(jobs[1].bs_bytes.read, 65536);
+        assert_eq!(jobs[0].iodepth, 32);
+        assert_eq!(jobs[1].iodepth, 1, "iodepth was set for job a only");
+    }
+
+    #[test]
+    fn name_global_starts_a_global_section() {
+        let jobs = jobs_from_options(&options(&[
+            ("name", Some("global")),
+            ("direct", Some("1")),
+            ("name", Some("a")),
+            ("name", Some("global")),
+            ("iodepth", Some("8")),
+            ("name", Some("b")),
+        ]))
+        .unwrap();
+        assert_eq!(jobs.len(), 2);
+        assert!(jobs[0].direct && jobs[1].direct);
+        assert_eq!((jobs[0].iodepth, jobs[1].iodepth), (1, 8));
+    }
+
+    #[test]
+    fn no_name_gives_one_job_called_job() {
+        let jobs = jobs_from_options(&options(&[("rw", Some("write"))])).unwrap();
+        assert_eq!(jobs.len(), 1);
+        assert_eq!(jobs[0].name, "job");
+        assert_eq!(jobs[0].rw, RwMode::Write);
+        assert_eq!(jobs_from_options(&[]), Ok(Vec::new()));
+    }
+
+    #[test]
+    fn kb_base_in_the_globals_reaches_every_job() {
+        let jobs = jobs_from_options(&options(&[
+            ("kb_base", Some("1000")),
+            ("name", Some("a")),
+            ("size", Some("1g")),
+        ]))
+        .unwrap();
+        assert_eq!(jobs[0].size_bytes, Some(1_000_000_000));
+    }
+
+    #[test]
+    fn kb_base_only_affects_later_options_as_on_fios_command_line() {
+        let jobs = jobs_from_options(&options(&[
+            ("size", Some("1k")),
+            ("kb_base", Some("1000")),
+            ("io_size", Some("1k")),
+        ]))
+        .unwrap();
+        assert_eq!(jobs[0].size_bytes, Some(1024));
+        assert_eq!(jobs[0].io_size_bytes, Some(1000));
+    }
+
+    #[test]
+    fn all_errors_are_collected() {
+        let errors = jobs_from_options(&options(&[
+            ("bs", Some("4q")),
+            ("name", Some("a")),
+            ("iodpeth", Some("4")),
+            ("name", None),
+            ("runtime", Some("1.5s")),
+            ("name", Some("")),
+        ]))
+        .unwrap_err();
+        let messages: Vec<String> = errors.iter().map(ToString::to_string).collect();
+        assert_eq!(messages.len(), 5, "{messages:#?}");
+        assert!(messages[0].starts_with("bs=4q:"));
+        assert!(messages[1].contains("did you mean 'iodepth'"));
+        assert_eq!(messages[2], "name needs a value (e.g. name=job1)");
+        assert!(messages[3].starts_with("runtime=1.5s:"));
+        assert_eq!(messages[4], "name=: a job name can't be empty");
+    }
+}

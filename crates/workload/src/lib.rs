@@ -1,0 +1,27 @@
+//! The typed description of a run: what each job reads or writes, where, how hard and for how
+//! long, and the fio options that build it.
+//!
+//! * [`spec`]: [`JobSpec`] and its parts, pure data.
+//! * [`options`]: the option table ([`OPTIONS`]) that drives parsing, `--help` and the docs.
+//! * [`apply_option`] and [`jobs_from_options`]: fio option text into jobs, with fio's
+//!   command-line rules for `name=` and every error collected.
+//! * [`validate`]: whether a job makes sense as a whole; [`describe`]: a job back as options.
+//!
+//! Nothing here does IO: parsing and validation are pure functions of their input (STYLE
+//! rule 2, "spec, then plan, then run").
+#![forbid(unsafe_code)]
+
+mod apply;
+mod describe;
+mod jobs;
+pub mod options;
+pub mod spec;
+mod validate;
+
+pub use apply::{apply_option, OptionError};
+pub use describe::{describe, ALWAYS_DESCRIBED};
+pub use diskmeter_units::KbBase;
+pub use jobs::jobs_from_options;
+pub use options::{find_option, suggest_option, OptionDef, OptionKind, OPTIONS};
+pub use spec::{Direction, EngineKind, JobSpec, PerDirection, RwMode, DEFAULT_PERCENTILES};
+pub use validate::{validate, ValidationError, DIRECT_ALIGNMENT, MAX_IODEPTH, MAX_PERCENTILES};

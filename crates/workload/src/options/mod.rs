@@ -1,0 +1,138 @@
+//! The option table: one definition per fio option diskmeter understands, driving parsing
+//! ([`crate::apply_option`]), `--help`, the docs and [`crate::describe`] (STYLE rule 12).
+//!
+//! Each row names the option, its fio aliases, the kind of value it takes (which picks the
+//! parser from `diskmeter-units`), its default and unit as shown to users, and a one-line help.
+//! The row also holds the two functions that store a parsed value in a [`JobSpec`] and print
+//! it back, so adding an option is adding a row (in `table.rs`) and its test.
+
+mod setters;
+mod table;
+#[cfg(test)]
+mod tests;
+pub(crate) mod value;
+
+use crate::JobSpec;
+pub(crate) use setters::MAX_PERCENTILES;
+pub use table::OPTIONS;
+pub(crate) use value::Value;
+
+/// Stores a parsed value in a job; the error is the reason, without the option's name.
+pub(crate) type Setter = fn(&mut JobSpec, Value) -> Result<(), String>;
+
+/// Prints a job's value the way the option would be written, or `None` when it is unset.
+pub(crate) type Shower = fn(&JobSpec) -> Option<String>;
+
+/// One option: its names, value kind, default and help.
+#[derive(Debug)]
+pub struct OptionDef {
+    /// fio's name for the option (`bs`).
+    pub name: &'static str,
+    /// Other names fio accepts for it (`blocksize`).
+    pub aliases: &'static [&'static str],
+    /// The kind of value, which decides how the text is parsed.
+    pub kind: OptionKind,
+    /// The default as a user would write it; empty when the default is "unset".
+    pub default: &'static str,
+    /// The unit of the value for help texts (`bytes`, `s`, `%`); empty when it has none.
+    pub unit: &'static str,
+    /// One line for `--help` and the docs, saying what the option does and its range.
+    pub help: &'static str,
+    /// Stores the parsed value.
+    pub(crate) set: Setter,
+    /// Prints the job's value back (`None` for options that only alias another's state).
+    pub(crate) show: Option<Shower>,
+}
+
+/// The kind of value an option takes; each maps onto one parser of `diskmeter-units`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum OptionKind {
+    /// A boolean: `1` or `0`, or no value at all (= 1), like fio's `time_based`.
+    Flag,
+    /// A byte size with fio's suffixes (`4k`, `30g`), read under the job's `kb_base`.
+    Size,
+    /// A byte size per direction: `4k` (both), `4k,64k` (read, write) or `,64k` (write only).
+    SizePair,
+    /// A count per direction, same shapes as [`OptionKind::SizePair`] (`rate_iops=3200,500`).
+    IntPair,
+    /// A time with fio's suffixes; seconds when none is given (`30`, `500ms`, `2m`).
+    Time,
+    /// A whole number; fio's size suffixes apply (`1k` = 1024 under `kb_base=1024`).
+    Int,
+    /// Free text (names, paths).
+    Str,
+    /// One of a fixed list of words.
+    Choice(&'static [&'static str]),
+    /// A percentage, 0 to 100 (`70` or `70%`).
+    Percent,
+    /// A CPU list (`0-3,6`).
+    CpuList,
+    /// Numbers separated by ':' (`50:99:99.9`).
+    FloatList,
+}
+
+impl OptionKind {
+    /// A short example value, for "needs a value" messages and help.
+    pub fn example(self) -> &'static str {
+        match self {
+            OptionKind::Flag => "1",
+            OptionKind::Size => "1g",
+            OptionKind::SizePair => "4k or 4k,64k",
+            OptionKind::IntPair => "3200 or 3200,500",
+            OptionKind::Time => "60 or 500ms",
+            OptionKind::Int => "4",
+            OptionKind::Str => "text",
+            OptionKind::Choice(choices) => choices.first().copied().unwrap_or(""),
+            OptionKind::Percent => "70",
+            OptionKind::CpuList => "0-3,6",
+            OptionKind::FloatList => "50:99:99.9",
+        }
+    }
+}
+
+/// The definition of the option called `name` or one of its aliases, exactly as fio spells it.
+pub fn find_option(name: &str) -> Option<&'static OptionDef> {
+    OPTIONS
+        .iter()
+        .find(|def| def.name == name || def.aliases.contains(&name))
+}
+
+/// The known option name (or alias) nearest to `name`, when it is close enough to be a typo.
+///
+/// "Close enough" is fio's rule (`string_distance_ok`): at most half the length of `name`, and
+/// at least one edit is always allowed.
+pub fn suggest_option(name: &str) -> Option<&'static str> {
+    let names = OPTIONS
+        .iter()
+        .flat_map(|def| std::iter::once(def.name).chain(def.aliases.iter().copied()));
+    nearest(name, names)
+}
+
+/// The candidate nearest to `word` by edit distance, if within fio's typo limit.
+pub(crate) fn nearest<'a>(
+    word: &str,
+    candidates: impl IntoIterator<Item = &'a str>,
+) -> Option<&'a str> {
+    let limit = word.chars().count().div_ceil(2);
+    candidates
+        .into_iter()
+        .map(|candidate| (edit_distance(word, candidate), candidate))
+        .filter(|(distance, _)| *distance <= limit.max(1))
+        .min_by_key(|(distance, _)| *distance)
+        .map(|(_, candidate)| candidate)
+}
+
+/// Levenshtein distance over chars.
+fn edit_distance(a: &str, b: &str) -> usize {
+    let b: Vec<char> = b.chars().collect();
+    let mut previous: Vec<usize> = (0..=b.len()).collect();
+    for (i, ca) in a.chars().enumerate() {
+        let mut current = vec![i + 1; b.len() + 1];
+        for (j, cb) in b.iter().enumerate() {
+            let substitution = previous[j] + usize::from(ca != *cb);
+            current[j + 1] = substitution.min(previous[j + 1] + 1).min(current[j] + 1);
+        }
+        previous = current;
+    }
+    previous.last().copied().unwrap_or(0)
+}

@@ -1,0 +1,236 @@
+//! Turning an option's text into a typed value, chosen by its [`OptionKind`].
+//!
+//! All unit syntax lives in `diskmeter-units`; this file only adds the shapes fio layers on top:
+//! bare flags, `read,write` pairs and word choices.
+
+use super::{nearest, OptionKind};
+use diskmeter_units::{
+    parse_bool, parse_cpu_list, parse_float_list, parse_int, parse_percent, parse_size,
+    parse_time_ns, KbBase, TimeUnit, UnitError,
+};
+
+/// A parsed option value; which variant follows from the option's kind.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) enum Value {
+    /// From [`OptionKind::Flag`].
+    Flag(bool),
+    /// From [`OptionKind::Size`] and [`OptionKind::Int`].
+    Number(u64),
+    /// From [`OptionKind::SizePair`] and [`OptionKind::IntPair`].
+    Pair(Pair),
+    /// From [`OptionKind::Time`], in nanoseconds.
+    Nanos(u64),
+    /// From [`OptionKind::Str`].
+    Text(String),
+    /// From [`OptionKind::Choice`]: the choice as listed in the table.
+    Choice(&'static str),
+    /// From [`OptionKind::Percent`].
+    Percent(f64),
+    /// From [`OptionKind::CpuList`].
+    Cpus(Vec<usize>),
+    /// From [`OptionKind::FloatList`].
+    Floats(Vec<f64>),
+}
+
+/// A read,write value; `None` where the text left a direction out (`,64k` leaves read).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Pair {
+    /// The read value, if given.
+    pub read: Option<u64>,
+    /// The write value, if given.
+    pub write: Option<u64>,
+}
+
+/// Why a value could not be parsed; the caller adds the option's name.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) enum ValueError {
+    /// No value where one is required.
+    Missing,
+    /// The units parser refused the text.
+    Unit(UnitError),
+    /// Any other shape problem, as a reason.
+    Invalid(String),
+}
+
+impl From<UnitError> for ValueError {
+    fn from(error: UnitError) -> Self {
+        ValueError::Unit(error)
+    }
+}
+
+/// Parses `text` as a value of `kind`; sizes and counts are read under `kb_base`.
+pub(crate) fn parse_value(
+    kind: OptionKind,
+    text: Option<&str>,
+    kb_base: KbBase,
+) -> Result<Value, ValueError> {
+    let text = match (kind, text) {
+        // fio's `time_based` with no value means "on"; diskmeter extends that to every flag.
+        (OptionKind::Flag, None) => return Ok(Value::Flag(true)),
+        (_, None) => return Err(ValueError::Missing),
+        (_, Some(text)) => text,
+    };
+    Ok(match kind {
+        OptionKind::Flag => Value::Flag(parse_bool(text)?),
+        OptionKind::Size => Value::Number(parse_size(text, kb_base)?),
+        OptionKind::Int => Value::Number(parse_int(text, kb_base)?),
+        OptionKind::SizePair => Value::Pair(parse_pair(text, kb_base, parse_size)?),
+        OptionKind::IntPair => Value::Pair(parse_pair(text, kb_base, parse_int)?),
+        OptionKind::Time => Value::Nanos(parse_time_ns(text, TimeUnit::Seconds)?),
+        OptionKind::Str => Value::Text(text.to_string()),
+        OptionKind::Choice(choices) => Value::Choice(parse_choice(text, choices)?),
+        OptionKind::Percent => Value::Percent(parse_percent(text)?),
+        OptionKind::CpuList => Value::Cpus(parse_cpu_list(text)?),
+        OptionKind::FloatList => Value::Floats(parse_float_list(text)?),
+    })
+}
+
+/// fio's per-direction values: `v` sets both, `r,w` each, `,w` only write, `r,` both (fio drops
+/// one trailing comma). A third value is fio's trim setting: checked, then ignored, because
+/// diskmeter issues no trims.
+fn parse_pair(
+    text: &str,
+    kb_base: KbBase,
+    parse: fn(&str, KbBase) -> Result<u64, UnitError>,
+) -> Result<Pair, ValueError> {
+    let trimmed = text.trim();
+    let body = trimmed.strip_suffix(',').unwrap_or(trimmed);
+    // fio also splits on ':' and '-', so `bs=4k-64k` silently means read 4k, write 64k while
+    // its author meant fio's bsrange; refuse instead of guessing.
+    if body.contains(':') || body.char_indices().any(|(i, c)| c == '-' && i > 0) {
+        return Err(ValueError::Invalid(
+            "separate the read and write values with ',' (e.g. 4k,64k); ranges such as \
+             fio's bsrange=4k-64k are not supported"
+                .to_string(),
+        ));
+    }
+    let parts: Vec<&str> = body.split(',').collect();
+    let optional = |part: &str| -> Result<Option<u64>, ValueError> {
+        if part.trim().is_empty() {
+            Ok(None)
+        } else {
+            Ok(Some(parse(part, kb_base)?))
+        }
+    };
+    match parts.as_slice() {
+        [single] => {
+            let value = parse(single, kb_base)?;
+            Ok(Pair {
+                read: Some(value),
+                write: Some(value),
+            })
+        }
+        [read, write] | [read, write, _] => {
+            if let Some(trim) = parts.get(2) {
+                optional(trim)?;
+            }
+            let pair = Pair {
+                read: optional(read)?,
+                write: optional(write)?,
+            };
+            if pair.read.is_none() && pair.write.is_none() {
+                return Err(ValueError::Invalid(
+                    "give a value for reads, writes or both (e.g. 4k,64k)".to_string(),
+                ));
+            }
+            Ok(pair)
+        }
+        _ => Err(ValueError::Invalid(
+            "at most two values: read,write (e.g. 4k,64k)".to_string(),
+        )),
+    }
+}
+
+/// `text` when it is one of `choices`, else a reason listing them and the nearest one.
+fn parse_choice(text: &str, choices: &'static [&'static str]) -> Result<&'static str, ValueError> {
+    if let Some(choice) = choices.iter().find(|choice| **choice == text) {
+        return Ok(choice);
+    }
+    let mut reason = format!("use one of {}", choices.join(", "));
+    if let Some(near) = nearest(text, choices.iter().copied()) {
+        reason.push_str(&format!(" (did you mean '{near}'?)"));
+    }
+    Err(ValueError::Invalid(reason))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn pair(text: &str) -> Result<Pair, ValueError> {
+        parse_pair(text, KbBase::Binary, parse_size)
+    }
+
+    #[test]
+    fn pair_shapes_follow_fio() {
+        let both = Pair {
+            read: Some(4096),
+            write: Some(4096),
+        };
+        assert_eq!(pair("4k"), Ok(both));
+        assert_eq!(pair("4k,"), Ok(both));
+        assert_eq!(
+            pair("4k,64k"),
+            Ok(Pair {
+                read: Some(4096),
+                write: Some(65536)
+            })
+        );
+        assert_eq!(
+            pair(",64k"),
+            Ok(Pair {
+                read: None,
+                write: Some(65536)
+            })
+        );
+        assert_eq!(
+            pair("4k,64k,8k"),
+            Ok(Pair {
+                read: Some(4096),
+                write: Some(65536)
+            })
+        );
+    }
+
+    #[test]
+    fn pair_refusals_say_why() {
+        for text in ["4k-64k", "4k:64k"] {
+            assert!(
+                matches!(pair(text), Err(ValueError::Invalid(reason)) if reason.contains("bsrange"))
+            );
+        }
+        assert!(matches!(
+            pair(","),
+            Err(ValueError::Unit(UnitError::Empty { .. }))
+        ));
+        assert!(matches!(pair(",,"), Err(ValueError::Invalid(_))));
+        assert!(matches!(pair("1,2,3,4"), Err(ValueError::Invalid(_))));
+        assert!(matches!(pair("4q,4k"), Err(ValueError::Unit(_))));
+        assert!(matches!(pair("4k,4k,4q"), Err(ValueError::Unit(_))));
+        assert!(matches!(
+            pair("-4k"),
+            Err(ValueError::Unit(UnitError::Negative { .. }))
+        ));
+    }
+
+    #[test]
+    fn flags_may_be_bare() {
+        assert_eq!(
+            parse_value(OptionKind::Flag, None, KbBase::Binary),
+            Ok(Value::Flag(true))
+        );
+        assert_eq!(
+            parse_value(OptionKind::Size, None, KbBase::Binary),
+            Err(ValueError::Missing)
+        );
+    }
+
+    #[test]
+    fn choices_suggest_the_nearest() {
+        let error = parse_choice("randomread", &["read", "randread"]).unwrap_err();
+        assert_eq!(
+            error,
+            ValueError::Invalid("use one of read, randread (did you mean 'randread'?)".to_string())
+        );
+    }
+}

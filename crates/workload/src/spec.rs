@@ -1,0 +1,325 @@
+//! The typed description of one job: what to read or write, where, how hard and for how long.
+//!
+//! A `JobSpec` is pure data. It is produced by the front-ends (command-line options today,
+//! job files later), checked by [`crate::validate`], and resolved by the runner into a plan.
+//! Field names follow fio's option names so a user can map one onto the other.
+
+use diskmeter_units::KbBase;
+use serde::{Deserialize, Serialize};
+use std::path::PathBuf;
+
+/// Read or write: the two directions every statistic is split by.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Direction {
+    /// Data moves from the device to memory.
+    Read,
+    /// Data moves from memory to the device.
+    Write,
+}
+
+impl Direction {
+    /// Both directions, read first (the order fio prints them in).
+    pub const BOTH: [Direction; 2] = [Direction::Read, Direction::Write];
+
+    /// `"read"` or `"write"`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Direction::Read => "read",
+            Direction::Write => "write",
+        }
+    }
+
+    /// 0 for read, 1 for write: the index into a [`PerDirection`].
+    pub fn index(self) -> usize {
+        match self {
+            Direction::Read => 0,
+            Direction::Write => 1,
+        }
+    }
+}
+
+/// A value kept separately for reads and writes, like fio's `bs=4k,64k`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+pub struct PerDirection<T> {
+    /// The value for reads.
+    pub read: T,
+    /// The value for writes.
+    pub write: T,
+}
+
+impl<T: Copy> PerDirection<T> {
+    /// The same value for both directions.
+    pub fn both(value: T) -> Self {
+        PerDirection {
+            read: value,
+            write: value,
+        }
+    }
+
+    /// The value for `direction`.
+    pub fn get(&self, direction: Direction) -> T {
+        match direction {
+            Direction::Read => self.read,
+            Direction::Write => self.write,
+        }
+    }
+}
+
+impl<T> PerDirection<T> {
+    /// Mutable access to the value for `direction`.
+    pub fn get_mut(&mut self, direction: Direction) -> &mut T {
+        match direction {
+            Direction::Read => &mut self.read,
+            Direction::Write => &mut self.write,
+        }
+    }
+}
+
+/// fio's `rw=`: which directions, and sequential or random offsets.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum RwMode {
+    /// Sequential reads (`read`).
+    Read,
+    /// Sequential writes (`write`).
+    Write,
+    /// Sequential mixed reads and writes (`rw`, `readwrite`).
+    ReadWrite,
+    /// Random reads (`randread`).
+    RandRead,
+    /// Random writes (`randwrite`).
+    RandWrite,
+    /// Random mixed reads and writes (`randrw`).
+    RandRw,
+}
+
+impl RwMode {
+    /// Parses fio's spelling (`read`, `write`, `rw`, `readwrite`, `randread`, `randwrite`, `randrw`).
+    pub fn parse(text: &str) -> Option<RwMode> {
+        Some(match text {
+            "read" => RwMode::Read,
+            "write" => RwMode::Write,
+            "rw" | "readwrite" => RwMode::ReadWrite,
+            "randread" => RwMode::RandRead,
+            "randwrite" => RwMode::RandWrite,
+            "randrw" => RwMode::RandRw,
+            _ => return None,
+        })
+    }
+
+    /// fio's canonical name.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            RwMode::Read => "read",
+            RwMode::Write => "write",
+            RwMode::ReadWrite => "rw",
+            RwMode::RandRead => "randread",
+            RwMode::RandWrite => "randwrite",
+            RwMode::RandRw => "randrw",
+        }
+    }
+
+    /// True when offsets are random rather than sequential.
+    pub fn is_random(self) -> bool {
+        matches!(self, RwMode::RandRead | RwMode::RandWrite | RwMode::RandRw)
+    }
+
+    /// True when the job issues reads.
+    pub fn reads(self) -> bool {
+        !matches!(self, RwMode::Write | RwMode::RandWrite)
+    }
+
+    /// True when the job issues writes.
+    pub fn writes(self) -> bool {
+        !matches!(self, RwMode::Read | RwMode::RandRead)
+    }
+
+    /// True when the job mixes reads and writes (rwmixread applies).
+    pub fn is_mixed(self) -> bool {
+        self.reads() && self.writes()
+    }
+}
+
+/// fio's `ioengine=`: how IO reaches the kernel.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum EngineKind {
+    /// io_uring (the default): one ring per worker, batched submit and reap.
+    IoUring,
+    /// Linux native AIO through io_setup/io_submit/io_getevents.
+    Libaio,
+    /// pread/pwrite, one IO at a time per worker.
+    Psync,
+    /// No IO at all: measures diskmeter's own overhead.
+    Null,
+}
+
+impl EngineKind {
+    /// Parses fio's engine names (`io_uring`, `libaio`, `psync`, `pvsync`, `sync`, `null`).
+    pub fn parse(text: &str) -> Option<EngineKind> {
+        Some(match text {
+            "io_uring" | "uring" => EngineKind::IoUring,
+            "libaio" => EngineKind::Libaio,
+            "psync" | "pvsync" | "sync" => EngineKind::Psync,
+            "null" => EngineKind::Null,
+            _ => return None,
+        })
+    }
+
+    /// fio's name for the engine.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            EngineKind::IoUring => "io_uring",
+            EngineKind::Libaio => "libaio",
+            EngineKind::Psync => "psync",
+            EngineKind::Null => "null",
+        }
+    }
+}
+
+/// One job as the user described it (before `numjobs` cloning and target resolution).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct JobSpec {
+    /// Job name (fio `name=`); also the stem of test files the job creates.
+    pub name: String,
+    /// Explicit targets (fio `filename=`, ':'-separated): files or block devices.
+    pub filenames: Vec<PathBuf>,
+    /// Folder for the test files diskmeter names itself (fio `directory=`); the current folder when unset.
+    pub directory: Option<PathBuf>,
+    /// Number of files per job when diskmeter names them (fio `nrfiles=`).
+    pub nrfiles: u32,
+    /// Bytes of the target region per job, split over its files (fio `size=`); `None` = the targets' own size.
+    pub size_bytes: Option<u64>,
+    /// Bytes to transfer before the job stops (fio `io_size=`); `None` = `size_bytes` per loop.
+    pub io_size_bytes: Option<u64>,
+    /// Start of the target region inside each file, bytes (fio `offset=`).
+    pub offset_bytes: u64,
+    /// Directions and offset pattern (fio `rw=`).
+    pub rw: RwMode,
+    /// Percentage of reads in a mixed job, 0..=100 (fio `rwmixread=`; `rwmixwrite=` sets 100 - it).
+    pub rwmixread: u8,
+    /// Block size per direction, bytes (fio `bs=`, `bs=r,w`).
+    pub bs_bytes: PerDirection<u64>,
+    /// IOs kept in flight per worker (fio `iodepth=`).
+    pub iodepth: u32,
+    /// IOs handed to the kernel per submit call (fio `iodepth_batch_submit=`); 0 = diskmeter's default.
+    pub iodepth_batch_submit: u32,
+    /// Minimum completions reaped per call (fio `iodepth_batch_complete_min=`).
+    pub iodepth_batch_complete_min: u32,
+    /// Number of identical workers (clones) of this job (fio `numjobs=`).
+    pub numjobs: u32,
+    /// Run time limit, nanoseconds (fio `runtime=`; seconds by default).
+    pub runtime_ns: Option<u64>,
+    /// Keep running until `runtime` even when `size` has been covered (fio `time_based`).
+    pub time_based: bool,
+    /// Warm-up before measurement starts, nanoseconds; IOs in it are not counted (fio `ramp_time=`).
+    pub ramp_time_ns: u64,
+    /// Passes over the region for size-based runs (fio `loops=`).
+    pub loops: u32,
+    /// Open with O_DIRECT, bypassing the page cache (fio `direct=1`).
+    pub direct: bool,
+    /// The IO engine (fio `ioengine=`).
+    pub ioengine: EngineKind,
+    /// IOPS cap per worker and direction (fio `rate_iops=r,w`).
+    pub rate_iops: PerDirection<Option<u64>>,
+    /// Bandwidth cap per worker and direction, bytes per second (fio `rate=r,w`).
+    pub rate_bytes_per_sec: PerDirection<Option<u64>>,
+    /// Report all workers of a group as one (fio `group_reporting`).
+    pub group_reporting: bool,
+    /// Seed of the offset and mix generators (fio `randseed=`).
+    pub randseed: u64,
+    /// Pick random offsets uniformly with repeats instead of covering every block once per pass (fio `norandommap`).
+    pub norandommap: bool,
+    /// Remove the test files diskmeter created when the job ends (fio `unlink=`; diskmeter defaults to 1).
+    pub unlink: bool,
+    /// Register the IO buffers with the kernel (io_uring `fixedbufs`).
+    pub fixedbufs: bool,
+    /// Register the files with the kernel (io_uring `registerfiles`).
+    pub registerfiles: bool,
+    /// CPUs the workers may run on (fio `cpus_allowed=`); `None` = any.
+    pub cpus_allowed: Option<Vec<usize>>,
+    /// Fill write buffers with zeros instead of incompressible random data (fio `zero_buffers`).
+    pub zero_buffers: bool,
+    /// Percentiles to report, in percent (fio `percentile_list=`).
+    pub percentile_list: Vec<f64>,
+    /// How unit prefixes in this job's later size and count options are read (fio `kb_base=`):
+    /// `k` = 1024 by default, 1000 with `kb_base=1000`. Kept so job copies parse alike.
+    #[serde(default)]
+    pub kb_base: KbBase,
+}
+
+/// fio's default percentile list (`percentile_list`).
+pub const DEFAULT_PERCENTILES: [f64; 17] = [
+    1.0, 5.0, 10.0, 20.0, 30.0, 40.0, 50.0, 60.0, 70.0, 80.0, 90.0, 95.0, 99.0, 99.5, 99.9, 99.95,
+    99.99,
+];
+
+impl Default for JobSpec {
+    /// fio's defaults, except `unlink` (diskmeter removes what it creates) and `ioengine` (io_uring).
+    fn default() -> Self {
+        JobSpec {
+            name: "job".to_string(),
+            filenames: Vec::new(),
+            directory: None,
+            nrfiles: 1,
+            size_bytes: None,
+            io_size_bytes: None,
+            offset_bytes: 0,
+            rw: RwMode::Read,
+            rwmixread: 50,
+            bs_bytes: PerDirection::both(4096),
+            iodepth: 1,
+            iodepth_batch_submit: 0,
+            iodepth_batch_complete_min: 1,
+            numjobs: 1,
+            runtime_ns: None,
+            time_based: false,
+            ramp_time_ns: 0,
+            loops: 1,
+            direct: false,
+            ioengine: EngineKind::IoUring,
+            rate_iops: PerDirection::both(None),
+            rate_bytes_per_sec: PerDirection::both(None),
+            group_reporting: false,
+            randseed: 0x0123_4567_89ab_cdef,
+            norandommap: false,
+            unlink: true,
+            fixedbufs: false,
+            registerfiles: false,
+            cpus_allowed: None,
+            zero_buffers: false,
+            percentile_list: DEFAULT_PERCENTILES.to_vec(),
+            kb_base: KbBase::Binary,
+        }
+    }
+}
+
+impl JobSpec {
+    /// The job `diskmeter run` runs with no options: 4 KiB random reads at QD 32 on a 1 GiB file
+    /// in the current folder for 10 seconds, direct IO.
+    pub fn newcomer_default() -> JobSpec {
+        JobSpec {
+            name: "diskmeter-default".to_string(),
+            rw: RwMode::RandRead,
+            iodepth: 32,
+            size_bytes: Some(1 << 30),
+            runtime_ns: Some(10_000_000_000),
+            time_based: true,
+            direct: true,
+            ..JobSpec::default()
+        }
+    }
+
+    /// The largest block size the job uses in any direction it issues.
+    pub fn max_bs_bytes(&self) -> u64 {
+        let mut max = 0;
+        if self.rw.reads() {
+            max = max.max(self.bs_bytes.read);
+        }
+        if self.rw.writes() {
+            max = max.max(self.bs_bytes.write);
+        }
+        max
+    }
+}

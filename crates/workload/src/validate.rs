@@ -1,0 +1,211 @@
+//! Checks that a job makes sense as a whole, without touching the system.
+//!
+//! Parsing ([`crate::apply_option`]) only checks that each value has the right form; the rules
+//! that need a value in range or two options together live here, so jobs built in code, from
+//! job files or from other tools' command lines all get them.
+
+use crate::options::find_option;
+use crate::{Direction, EngineKind, JobSpec};
+use diskmeter_units::{format_size_suffix, MAX_CPU};
+use thiserror::Error;
+
+/// The largest `iodepth` accepted (io_uring's largest ring, and fio's practical limit).
+pub const MAX_IODEPTH: u32 = 65_536;
+
+/// The block-size and offset alignment `direct=1` needs: the smallest logical sector.
+pub const DIRECT_ALIGNMENT: u64 = 512;
+
+/// The most percentiles a job may report (fio's `FIO_IO_U_LIST_MAX_LEN`).
+pub const MAX_PERCENTILES: usize = crate::options::MAX_PERCENTILES;
+
+/// One problem with a job, as one line: `job 'seq': iodepth=0: must be between 1 and 65536`.
+#[derive(Debug, Clone, PartialEq, Eq, Error)]
+#[error("job '{job}': {option}={value}: {message}")]
+pub struct ValidationError {
+    /// The job's name.
+    pub job: String,
+    /// The option at fault, by its fio name.
+    pub option: &'static str,
+    /// The option's value as it would be written.
+    pub value: String,
+    /// What is wrong and how to fix it.
+    pub message: String,
+}
+
+/// Every problem with `spec`, in option-table order; empty when the job can run.
+///
+/// Pure: no files are opened and no devices probed (that happens when the job is planned).
+pub fn validate(spec: &JobSpec) -> Vec<ValidationError> {
+    let mut errors = Vec::new();
+    let mut fail = |option: &'static str, message: String| {
+        errors.push(ValidationError {
+            job: spec.name.clone(),
+            option,
+            value: shown(spec, option),
+            message,
+        });
+    };
+
+    if spec.name.trim().is_empty() {
+        fail("name", "a job needs a name".to_string());
+    }
+    if spec.nrfiles == 0 {
+        fail("nrfiles", "must be at least 1".to_string());
+    }
+    if spec.size_bytes == Some(0) {
+        fail(
+            "size",
+            "must be more than 0 bytes (leave it unset to use the files' own size)".to_string(),
+        );
+    }
+    if spec.io_size_bytes == Some(0) {
+        fail(
+            "io_size",
+            "must be more than 0 bytes (leave it unset to transfer size once per loop)".to_string(),
+        );
+    }
+    if spec.direct && spec.offset_bytes % DIRECT_ALIGNMENT != 0 {
+        fail(
+            "offset",
+            format!("direct=1 needs an offset that is a multiple of {DIRECT_ALIGNMENT} bytes"),
+        );
+    }
+    if let Some(size) = spec.size_bytes {
+        if spec.offset_bytes.checked_add(size).is_none() {
+            fail(
+                "offset",
+                "offset plus size is beyond the largest possible file (16 EiB)".to_string(),
+            );
+        }
+    }
+    if spec.rwmixread > 100 {
+        fail("rwmixread", "must be between 0 and 100".to_string());
+    }
+    for direction in issued(spec) {
+        let bs = spec.bs_bytes.get(direction);
+        if bs == 0 {
+            fail(
+                "bs",
+                format!(
+                    "the {} block size must be at least 1 byte",
+                    direction.as_str()
+                ),
+            );
+        } else if spec.direct && bs % DIRECT_ALIGNMENT != 0 {
+            fail(
+                "bs",
+                format!(
+                    "the {} block size {} is not a multiple of {DIRECT_ALIGNMENT}, which direct=1 \
+                     needs (e.g. 4k)",
+                    direction.as_str(),
+                    format_size_suffix(bs, spec.kb_base)
+                ),
+            );
+        }
+    }
+    if spec.iodepth == 0 || spec.iodepth > MAX_IODEPTH {
+        fail("iodepth", format!("must be between 1 and {MAX_IODEPTH}"));
+    }
+    if spec.numjobs == 0 {
+        fail("numjobs", "must be at least 1".to_string());
+    }
+    if spec.runtime_ns == Some(0) {
+        fail(
+            "runtime",
+            "0 means no limit in fio; leave runtime unset instead".to_string(),
+        );
+    }
+    if spec.time_based && spec.runtime_ns.is_none() {
+        fail(
+            "time_based",
+            "time_based needs runtime (how long to keep going, e.g. runtime=60)".to_string(),
+        );
+    }
+    if spec.loops == 0 {
+        fail("loops", "must be at least 1".to_string());
+    }
+    for direction in Direction::BOTH {
+        let name = direction.as_str();
+        if spec.rate_bytes_per_sec.get(direction) == Some(0) {
+            fail(
+                "rate",
+                format!("a {name} cap of 0 means no cap; leave it unset"),
+            );
+        }
+        if spec.rate_iops.get(direction) == Some(0) {
+            fail(
+                "rate_iops",
+                format!("a {name} cap of 0 means no cap; leave it unset"),
+            );
+        }
+        if spec.rate_bytes_per_sec.get(direction).is_some()
+            && spec.rate_iops.get(direction).is_some()
+        {
+            fail(
+                "rate_iops",
+                format!("{name}s are capped by both rate and rate_iops; keep one of them"),
+            );
+        }
+    }
+    for (enabled, option) in [
+        (spec.fixedbufs, "fixedbufs"),
+        (spec.registerfiles, "registerfiles"),
+    ] {
+        if enabled && spec.ioengine != EngineKind::IoUring {
+            fail(
+                option,
+                format!(
+                    "{option} is an io_uring option; use ioengine=io_uring or drop it (ioengine is {})",
+                    spec.ioengine.as_str()
+                ),
+            );
+        }
+    }
+    if let Some(cpus) = &spec.cpus_allowed {
+        if cpus.is_empty() {
+            fail(
+                "cpus_allowed",
+                "lists no CPU; leave it unset to allow any".to_string(),
+            );
+        } else if cpus.iter().any(|&cpu| cpu > MAX_CPU) {
+            fail("cpus_allowed", format!("CPU numbers go up to {MAX_CPU}"));
+        }
+    }
+    let percentiles = &spec.percentile_list;
+    if percentiles.is_empty() {
+        fail("percentile_list", "lists no percentile".to_string());
+    } else if percentiles.len() > MAX_PERCENTILES {
+        fail(
+            "percentile_list",
+            format!("at most {MAX_PERCENTILES} percentiles (fio's limit)"),
+        );
+    } else if percentiles.iter().any(|p| !(0.0..=100.0).contains(p)) {
+        fail(
+            "percentile_list",
+            "every percentile must be between 0 and 100".to_string(),
+        );
+    }
+    errors
+}
+
+/// The directions the job issues IO in.
+fn issued(spec: &JobSpec) -> impl Iterator<Item = Direction> + '_ {
+    Direction::BOTH
+        .into_iter()
+        .filter(move |direction| match direction {
+            Direction::Read => spec.rw.reads(),
+            Direction::Write => spec.rw.writes(),
+        })
+}
+
+/// The option's value as `describe` would print it; empty for unset options.
+fn shown(spec: &JobSpec, option: &str) -> String {
+    find_option(option)
+        .and_then(|def| def.show)
+        .and_then(|show| show(spec))
+        .unwrap_or_default()
+}
+
+#[cfg(test)]
+#[path = "validate_tests.rs"]
+mod tests;

@@ -1,0 +1,5 @@
+//! The `diskmeter` binary: everything lives in the `diskmeter-cli` crate; this file only hands over.
+
+fn main() {
+    std::process::exit(diskmeter_cli::main());
+}

@@ -1,0 +1,157 @@
+//! Helpers for integration tests: a temporary folder to run the real `diskmeter` binary in,
+//! JSON output parsing, root and tool probes that print why a test is skipped, and loop
+//! devices that are detached when the test ends.
+
+#![allow(dead_code)]
+
+use assert_cmd::Command;
+use std::path::{Path, PathBuf};
+
+/// A temporary folder on the real disk (not tmpfs, so O_DIRECT works) that tests run in.
+pub struct TestDir {
+    dir: tempfile::TempDir,
+}
+
+impl TestDir {
+    /// A new empty folder under the system temp folder.
+    pub fn new() -> TestDir {
+        TestDir {
+            dir: tempfile::Builder::new()
+                .prefix("diskmeter-test-")
+                .tempdir()
+                .expect("create a temp folder"),
+        }
+    }
+
+    /// The folder.
+    pub fn path(&self) -> &Path {
+        self.dir.path()
+    }
+
+    /// `diskmeter run --quiet ARGS...` in this folder.
+    pub fn run(&self, args: &[&str]) -> Command {
+        let mut cmd = Command::cargo_bin("diskmeter").expect("the diskmeter binary");
+        cmd.current_dir(self.path())
+            .arg("run")
+            .arg("--quiet")
+            .args(args);
+        cmd
+    }
+
+    /// Runs `diskmeter run --output-format=json ARGS...`, asserts success, returns the JSON.
+    pub fn run_json(&self, args: &[&str]) -> serde_json::Value {
+        let output = self
+            .run(args)
+            .arg("--output-format=json")
+            .output()
+            .expect("run diskmeter");
+        assert!(
+            output.status.success(),
+            "diskmeter failed: {}\n{}",
+            String::from_utf8_lossy(&output.stderr),
+            String::from_utf8_lossy(&output.stdout)
+        );
+        serde_json::from_slice(&output.stdout).expect("stdout is pure JSON")
+    }
+
+    /// Names of the files in the folder, sorted.
+    pub fn files(&self) -> Vec<String> {
+        let mut v: Vec<String> = std::fs::read_dir(self.path())
+            .expect("read the test folder")
+            .map(|e| e.expect("entry").file_name().to_string_lossy().into_owned())
+            .collect();
+        v.sort();
+        v
+    }
+}
+
+/// True when running as root; otherwise prints why the test is skipped.
+pub fn require_root(test: &str) -> bool {
+    let status = std::fs::read_to_string("/proc/self/status").unwrap_or_default();
+    let root = status
+        .lines()
+        .any(|l| l.starts_with("Uid:") && l.split_whitespace().nth(1) == Some("0"));
+    if !root {
+        eprintln!("SKIP {test}: needs root (loop devices, mounts); CI runs as root");
+    }
+    root
+}
+
+/// True when `tool` is on PATH; otherwise prints why the test is skipped.
+pub fn require_tool(test: &str, tool: &str) -> bool {
+    let found = std::process::Command::new("sh")
+        .arg("-c")
+        .arg(format!("command -v {tool}"))
+        .output()
+        .map(|o| o.status.success())
+        .unwrap_or(false);
+    if !found {
+        eprintln!("SKIP {test}: `{tool}` is not installed (scripts/test installs it as root)");
+    }
+    found
+}
+
+/// Runs a shell command and asserts it succeeded; returns its stdout.
+pub fn sh(command: &str) -> String {
+    let output = std::process::Command::new("sh")
+        .arg("-c")
+        .arg(command)
+        .output()
+        .expect("run sh");
+    assert!(
+        output.status.success(),
+        "`{command}` failed: {}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    String::from_utf8_lossy(&output.stdout).trim().to_string()
+}
+
+/// A loop device over a file in a test folder, detached (and unmounted) on drop.
+pub struct LoopDevice {
+    /// The device path, e.g. /dev/loop3.
+    pub dev: String,
+    backing: PathBuf,
+    mount: Option<PathBuf>,
+}
+
+impl LoopDevice {
+    /// A new loop device over a zero-filled file of `mib` MiB in `dir`.
+    pub fn new(dir: &Path, name: &str, mib: u64) -> LoopDevice {
+        let backing = dir.join(name);
+        let file = std::fs::File::create(&backing).expect("create backing file");
+        file.set_len(mib << 20).expect("size backing file");
+        let dev = sh(&format!("losetup -f --show {}", backing.display()));
+        LoopDevice {
+            dev,
+            backing,
+            mount: None,
+        }
+    }
+
+    /// Mounts the device's filesystem at `at`.
+    pub fn mount(&mut self, at: &Path) {
+        std::fs::create_dir_all(at).expect("create mount point");
+        sh(&format!("mount {} {}", self.dev, at.display()));
+        self.mount = Some(at.to_path_buf());
+    }
+
+    /// A checksum of the whole device, to show nothing was written.
+    pub fn fingerprint(&self) -> u64 {
+        let data = std::fs::read(&self.dev).expect("read the device");
+        data.iter().fold(0xcbf2_9ce4_8422_2325u64, |h, &b| {
+            (h ^ b as u64).wrapping_mul(0x100_0000_01b3)
+        })
+    }
+}
+
+impl Drop for LoopDevice {
+    fn drop(&mut self) {
+        if let Some(at) = &self.mount {
+            let _ = std::process::Command::new("umount").arg(at).status();
+        }
+        let _ = std::process::Command::new("losetup")
+            .args(["-d", &self.dev])
+            .status();
+        let _ = std::fs::remove_file(&self.backing);
+    }
+}
