@@ -234,12 +234,6 @@ impl MixChooser {
         self.reads += read as u64;
         read
     }
-
-    /// Takes back the last choice (the IO was not issued after all).
-    pub fn undo(&mut self, was_read: bool) {
-        self.total = self.total.saturating_sub(1);
-        self.reads = self.reads.saturating_sub(was_read as u64);
-    }
 }
 
 #[cfg(test)]

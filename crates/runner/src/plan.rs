@@ -303,10 +303,13 @@ fn plan_target(
         }
         (TargetKind::File, None) => {
             let Some(len) = per_file_size else {
-                return Err(target_err(format!(
-                    "job {}: the file does not exist and no size was given; set --size (e.g. --size=1g)",
-                    job.name
-                )));
+                return Err(RunError::Job {
+                    job: job.name.clone(),
+                    message: format!(
+                        "{} does not exist and no size was given; set --size (e.g. --size=1g)",
+                        probe.path.display()
+                    ),
+                });
             };
             (len, start + len, Preparation::Create)
         }

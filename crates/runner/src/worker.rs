@@ -156,6 +156,8 @@ fn io_loop(
         plan.seed,
     );
     let rate_period = [plan.rate_period_ns.read, plan.rate_period_ns.write];
+    let issues = [job.rw.reads(), job.rw.writes()];
+    let rate_limited = (0..2).any(|d| issues[d] && rate_period[d].is_some());
     let bs = [job.bs_bytes.read, job.bs_bytes.write];
 
     let mut slots = vec![SlotState::default(); depth];
@@ -197,21 +199,32 @@ fn io_loop(
         just_queued.clear();
         if !stopping {
             while just_queued.len() < batch && !free.is_empty() && issued_bytes < io_limit {
-                let direction = if mix.next_is_read() { 0 } else { 1 };
-                let intended = match rate_period[direction] {
-                    Some(period) => {
-                        let due = next_intended[direction];
-                        if due > now {
-                            wake_at = Some(due);
-                            mix.undo(direction == 0);
+                let (direction, intended) = if !rate_limited {
+                    (if mix.next_is_read() { 0 } else { 1 }, now)
+                } else {
+                    // Each limited direction keeps its own schedule (so rates, not rwmixread,
+                    // set the mix); an unlimited direction fills the time between.
+                    let earliest = (0..2)
+                        .filter(|&d| issues[d] && rate_period[d].is_some())
+                        .min_by_key(|&d| next_intended[d]);
+                    let free_running = (0..2).find(|&d| issues[d] && rate_period[d].is_none());
+                    match (earliest, free_running) {
+                        (Some(d), _) if next_intended[d] <= now => {
+                            let due = next_intended[d];
+                            next_intended[d] = due + rate_period[d].unwrap_or(0);
+                            (d, due)
+                        }
+                        (_, Some(d)) => (d, now),
+                        (Some(d), None) => {
+                            wake_at = Some(next_intended[d]);
                             break;
                         }
-                        next_intended[direction] = due + period;
-                        due
+                        (None, None) => break,
                     }
-                    None => now,
                 };
-                let len = bs[direction].min(io_limit - issued_bytes);
+                // Like fio, the last IO is whole even if it passes the limit: a cut IO could
+                // break O_DIRECT alignment.
+                let len = bs[direction];
                 let (file, offset) = offsets.next(len);
                 let slot = free.pop().unwrap_or_default();
                 slots[slot as usize] = SlotState {

@@ -1,0 +1,115 @@
+//! fio's job semantics on the command line: `--name value` as well as `--name=value`,
+//! several files per job, loops, io_size, offset, per-direction block sizes and ramp_time.
+
+mod common;
+
+use common::TestDir;
+use serde_json::Value;
+
+fn ios(v: &Value, dir: &str) -> u64 {
+    v["jobs"][0][dir]["ios"].as_u64().unwrap()
+}
+
+#[test]
+fn options_take_their_value_with_or_without_an_equals_sign() {
+    let t = TestDir::new();
+    let v = t.run_json(&[
+        "--name", "spaced", "--rw", "read", "--bs", "8k", "--size", "1m",
+    ]);
+    assert_eq!(v["jobs"][0]["name"], "spaced");
+    assert_eq!(ios(&v, "read"), 128);
+}
+
+#[test]
+fn several_files_separated_by_colons_share_the_size() {
+    let t = TestDir::new();
+    let v = t.run_json(&[
+        "--name=two",
+        "--rw=randread",
+        "--bs=4k",
+        "--size=2m",
+        "--filename=a.dat:b.dat",
+        "--keep",
+    ]);
+    assert_eq!(ios(&v, "read"), 512, "2 MiB over two files of 1 MiB");
+    assert_eq!(t.files(), vec!["a.dat", "b.dat"]);
+    for f in ["a.dat", "b.dat"] {
+        assert_eq!(std::fs::metadata(t.path().join(f)).unwrap().len(), 1 << 20);
+    }
+}
+
+#[test]
+fn loops_repeat_the_region_and_io_size_caps_the_transfer() {
+    let t = TestDir::new();
+    let v = t.run_json(&["--name=l", "--rw=read", "--bs=4k", "--size=1m", "--loops=3"]);
+    assert_eq!(ios(&v, "read"), 768);
+    let v = t.run_json(&[
+        "--name=i",
+        "--rw=randread",
+        "--bs=4k",
+        "--size=1m",
+        "--io_size=256k",
+    ]);
+    assert_eq!(ios(&v, "read"), 64);
+}
+
+#[test]
+fn offset_moves_the_region_and_the_file_holds_it() {
+    let t = TestDir::new();
+    let v = t.run_json(&[
+        "--name=o",
+        "--rw=write",
+        "--bs=4k",
+        "--size=1m",
+        "--offset=1m",
+        "--keep",
+    ]);
+    assert_eq!(ios(&v, "write"), 256);
+    assert_eq!(
+        std::fs::metadata(t.path().join("o.0.0")).unwrap().len(),
+        2 << 20
+    );
+}
+
+#[test]
+fn reads_and_writes_use_their_own_block_size() {
+    let t = TestDir::new();
+    let v = t.run_json(&[
+        "--name=b",
+        "--rw=randrw",
+        "--bs=4k,64k",
+        "--size=8m",
+        "--io_size=4m",
+    ]);
+    let job = &v["jobs"][0];
+    let (r, w) = (ios(&v, "read"), ios(&v, "write"));
+    assert!(r > 0 && w > 0);
+    assert_eq!(job["read"]["bytes"].as_u64().unwrap(), r * 4096);
+    assert_eq!(job["write"]["bytes"].as_u64().unwrap(), w * 65536);
+}
+
+#[test]
+fn ramp_time_is_not_counted() {
+    let t = TestDir::new();
+    let v = t.run_json(&[
+        "--name=r",
+        "--rw=randread",
+        "--bs=4k",
+        "--size=4m",
+        "--ioengine=null",
+        "--ramp_time=1",
+        "--runtime=1",
+        "--time_based",
+        "--rate_iops=1000",
+    ]);
+    let runtime_s = v["jobs"][0]["runtime_ns"].as_f64().unwrap() / 1e9;
+    assert!(
+        (0.9..1.5).contains(&runtime_s),
+        "measured {runtime_s} s, ramp excluded"
+    );
+    let n = ios(&v, "read");
+    assert!(
+        (950..=1050).contains(&n),
+        "{n} IOs counted in the 1 s after the ramp"
+    );
+}
