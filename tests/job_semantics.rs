@@ -113,3 +113,29 @@ fn ramp_time_is_not_counted() {
         "{n} IOs counted in the 1 s after the ramp"
     );
 }
+
+#[test]
+fn jobs_on_one_file_keep_their_own_regions() {
+    let t = TestDir::new();
+    let v = t.run_json(&[
+        "--rw=read",
+        "--bs=4k",
+        "--filename=shared.dat",
+        "--keep",
+        "--name=a",
+        "--offset=0",
+        "--size=1m",
+        "--name=b",
+        "--offset=1m",
+        "--size=2m",
+    ]);
+    assert_eq!(v["jobs"][0]["read"]["ios"].as_u64(), Some(256));
+    assert_eq!(v["jobs"][1]["read"]["ios"].as_u64(), Some(512));
+    assert_eq!(
+        std::fs::metadata(t.path().join("shared.dat"))
+            .unwrap()
+            .len(),
+        3 << 20,
+        "laid out to the largest end"
+    );
+}

@@ -61,9 +61,10 @@ pub fn prepare_files(
                     .any(|&t| plan.targets[t].path == target.path)
             })
             .all(|w| plan.jobs[w.job_index].unlink);
-        created.files.push((target.path.clone(), unlink));
-        if target.preparation != Preparation::UseExisting {
-            lay_out(target, stop, &mut progress)?;
+        if target.preparation == Preparation::UseExisting {
+            created.files.push((target.path.clone(), unlink));
+        } else {
+            lay_out(target, created, unlink, stop, &mut progress)?;
         }
     }
     Ok(())
@@ -71,6 +72,8 @@ pub fn prepare_files(
 
 fn lay_out(
     target: &TargetPlan,
+    created: &mut CreatedFiles,
+    unlink: bool,
     stop: &std::sync::atomic::AtomicBool,
     progress: &mut impl FnMut(&Path, u64, u64),
 ) -> Result<(), RunError> {
@@ -87,12 +90,35 @@ fn lay_out(
             });
         }
     }
-    let mut file = OpenOptions::new()
-        .write(true)
-        .create(true)
-        .truncate(true)
-        .open(path)
-        .map_err(|e| fail("cannot create the test file", e))?;
+    // A new file is created exclusively, and a file of ours is re-checked on the open
+    // descriptor: whatever appeared at the path since the plan was made is never truncated.
+    let mut file = if target.preparation == Preparation::Create {
+        OpenOptions::new()
+            .write(true)
+            .create_new(true)
+            .open(path)
+            .map_err(|e| fail("cannot create the test file", e))?
+    } else {
+        let file = OpenOptions::new()
+            .write(true)
+            .custom_flags(rustix::fs::OFlags::NOFOLLOW.bits() as i32)
+            .open(path)
+            .map_err(|e| fail("cannot open the test file", e))?;
+        let mut mark = [0u8; 64];
+        let ours = rustix::fs::fgetxattr(&file, OWNER_XATTR, &mut mark[..])
+            .map(|len| &mark[..len] == OWNER_XATTR_VALUE)
+            .unwrap_or(false);
+        if !ours {
+            return Err(RunError::Target {
+                path: path.clone(),
+                message: "changed since the run was planned: it no longer carries diskmeter's mark; not touching it".to_string(),
+            });
+        }
+        file.set_len(0)
+            .map_err(|e| fail("cannot truncate the test file", e))?;
+        file
+    };
+    created.files.push((path.clone(), unlink));
     // Marked first: if the layout is interrupted, the next run still knows the file is ours.
     let _ = rustix::fs::fsetxattr(
         &file,
@@ -106,7 +132,15 @@ fn lay_out(
         Err(rustix::io::Errno::OPNOTSUPP) | Err(rustix::io::Errno::NOSYS) => {}
         Err(e) => return Err(fail("cannot reserve space for the test file", e.into())),
     }
-    let mut rng = Xoshiro256PlusPlus::seed_from_u64(size ^ 0x6a09_e667_f3bc_c908);
+    // Seeded by the path too, so the files of several clones differ (no deduplication).
+    let path_hash = path
+        .as_os_str()
+        .as_encoded_bytes()
+        .iter()
+        .fold(0xcbf2_9ce4_8422_2325u64, |h, &b| {
+            (h ^ b as u64).wrapping_mul(0x100_0000_01b3)
+        });
+    let mut rng = Xoshiro256PlusPlus::seed_from_u64(size ^ path_hash ^ 0x6a09_e667_f3bc_c908);
     let mut chunk = vec![0u8; LAYOUT_CHUNK_BYTES];
     let mut written = 0u64;
     while written < size {

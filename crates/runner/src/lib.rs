@@ -214,6 +214,7 @@ fn execute_inner(
         worker_files.push(files);
     }
     let barrier = Barrier::new(plan.workers.len());
+    let abort = AtomicBool::new(false);
     let outcomes: Vec<worker::WorkerOutcome> = std::thread::scope(|scope| {
         let mut handles = Vec::with_capacity(plan.workers.len());
         for (worker_plan, files) in plan.workers.iter().zip(&worker_files) {
@@ -242,6 +243,7 @@ fn execute_inner(
                 job,
                 targets,
                 stop: &options.stop,
+                abort: &abort,
                 live: &options.live,
                 start: &barrier,
                 buffer_align_bytes: buffer_alignment(files, &kinds),

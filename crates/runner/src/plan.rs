@@ -233,11 +233,37 @@ fn resolve_targets(
             path: path.clone(),
             message: e,
         })?;
-        if let Some(existing) = targets.iter().position(|t| t.path == probe.path) {
-            indices.push(existing);
-            continue;
+        let mut target = plan_target(job, probe, per_file_size)?;
+        if let Some(first) = targets.iter().position(|t| t.path == target.path) {
+            let same_region = |t: &TargetPlan| {
+                t.region_start_bytes == target.region_start_bytes
+                    && t.region_len_bytes == target.region_len_bytes
+            };
+            if let Some(same) = targets
+                .iter()
+                .position(|t| t.path == target.path && same_region(t))
+            {
+                indices.push(same);
+                continue;
+            }
+            // Another job uses another part of the same file or device (the usual way to
+            // split a device): its own region, while the first entry lays the file out to
+            // the largest end any job needs.
+            let end = target.region_start_bytes + target.region_len_bytes;
+            let owner = &mut targets[first];
+            if owner.created_by_diskmeter
+                && owner.kind == TargetKind::File
+                && end > owner.file_size_bytes
+            {
+                owner.file_size_bytes = end;
+                if owner.preparation == Preparation::UseExisting {
+                    owner.preparation = Preparation::Recreate;
+                }
+            }
+            target.preparation = Preparation::UseExisting;
+            target.created_by_diskmeter = owner.created_by_diskmeter;
+            target.file_size_bytes = owner.file_size_bytes;
         }
-        let target = plan_target(job, probe, per_file_size)?;
         targets.push(target);
         indices.push(targets.len() - 1);
     }

@@ -248,8 +248,13 @@ pub fn signatures(device: &File, size_bytes: u64) -> Vec<&'static str> {
     let mut head = vec![0u8; 128 * 1024];
     let head_len = read_at_most(device, &mut head, 0);
     head.truncate(head_len);
-    let at = |offset: usize, magic: &[u8]| head.get(offset..offset + magic.len()) == Some(magic);
     let mut found = Vec::new();
+    if (head_len as u64) < size_bytes.min(128 * 1024) {
+        // What cannot be read cannot be shown to be blank.
+        found
+            .push("sectors at its start that could not be read (so it cannot be checked for data)");
+    }
+    let at = |offset: usize, magic: &[u8]| head.get(offset..offset + magic.len()) == Some(magic);
     if at(510, &[0x55, 0xAA]) {
         found.push("a partition table or boot sector (MBR signature)");
     }

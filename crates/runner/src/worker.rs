@@ -24,6 +24,9 @@ const INTERVAL_NS: u64 = 1_000_000_000;
 /// Longest sleep while waiting for a rate-limited IO's turn with IOs in flight: bounds how
 /// late a completion can be noticed (and so how much it can inflate a latency).
 const RATE_POLL_NS: u64 = 50_000;
+/// Longest single sleep with nothing in flight (slow rates): stop and deadline are checked
+/// at least this often.
+const MAX_SLEEP_NS: u64 = 10_000_000;
 
 #[derive(Debug, Clone, Copy, Default)]
 struct SlotState {
@@ -44,8 +47,10 @@ pub struct WorkerContext<'a> {
     pub job: &'a JobSpec,
     /// Its targets with their open descriptors.
     pub targets: Vec<(RawFd, &'a TargetPlan)>,
-    /// Set by Ctrl-C / SIGTERM or a failed sibling: stop issuing, drain, report.
+    /// Set by Ctrl-C / SIGTERM: stop issuing, drain, report (partial).
     pub stop: &'a AtomicBool,
+    /// Set by a worker that failed: the others stop too (the run failed, it is not partial).
+    pub abort: &'a AtomicBool,
     /// Progress counters for the live view.
     pub live: &'a LiveCounters,
     /// All workers start together.
@@ -71,10 +76,11 @@ pub fn run_worker(ctx: WorkerContext<'_>) -> WorkerOutcome {
     let mut engine = match engine {
         Ok(engine) => engine,
         Err(error) => {
+            ctx.abort.store(true, Ordering::Relaxed);
             return WorkerOutcome {
                 stats,
                 error: Some(error.to_string()),
-            }
+            };
         }
     };
     let error = io_loop(&ctx, engine.as_mut(), &mut stats)
@@ -158,6 +164,10 @@ fn io_loop(
     let rate_period = [plan.rate_period_ns.read, plan.rate_period_ns.write];
     let issues = [job.rw.reads(), job.rw.writes()];
     let rate_limited = (0..2).any(|d| issues[d] && rate_period[d].is_some());
+    if rate_limited {
+        // Best effort: without it sleeps overshoot by the default 50 us slack.
+        let _ = sys::set_timer_slack_ns(1);
+    }
     let bs = [job.bs_bytes.read, job.bs_bytes.write];
 
     let mut slots = vec![SlotState::default(); depth];
@@ -190,6 +200,7 @@ fn io_loop(
         }
         if !stopping
             && (ctx.stop.load(Ordering::Relaxed)
+                || ctx.abort.load(Ordering::Relaxed)
                 || deadline.is_some_and(|d| now >= d)
                 || issued_bytes >= io_limit)
         {
@@ -250,7 +261,11 @@ fn io_loop(
                     })
                     .map_err(|e| engine_error(job, e))?;
                 just_queued.push(slot);
-                issued_bytes += len;
+                // The size limit counts measured IO only: a fast device must not finish
+                // `size` inside the ramp and report nothing.
+                if now >= measure_start {
+                    issued_bytes += len;
+                }
             }
             let more_now =
                 !free.is_empty() && wake_at.is_none() && issued_bytes < io_limit && !synchronous;
@@ -270,7 +285,9 @@ fn io_loop(
                 break;
             }
             if let Some(due) = wake_at {
-                sleep_until(due);
+                // Short slices, so Ctrl-C and the deadline are seen during long waits.
+                let until = deadline.map_or(due, |d| due.min(d));
+                sleep_until(until.min(sys::monotonic_ns() + MAX_SLEEP_NS));
             }
             continue;
         }
