@@ -140,6 +140,10 @@ fn render_direction(out: &mut String, name: &str, d: &DirectionResult) {
         ("lat", &d.lat)
     };
     percentile_table(out, table.0, table.1);
+    if d.lat_intended.count > 0 {
+        // The tail that counts for a paced job: latency from when each IO was due.
+        percentile_table(out, "lat_intended", &d.lat_intended);
+    }
     let bw = &d.bw_samples_bytes_per_sec;
     if bw.samples > 0 {
         let _ = writeln!(

@@ -176,6 +176,8 @@ fn io_loop(
     let mut just_queued: Vec<u32> = Vec::with_capacity(batch);
     let mut in_flight = 0usize;
     let mut issued_bytes = 0u64;
+    let scramble = !job.zero_buffers;
+    let mut writes_issued = 0u64;
     let io_limit = plan.io_limit_bytes.unwrap_or(u64::MAX);
 
     let t0 = sys::monotonic_ns();
@@ -238,6 +240,17 @@ fn io_loop(
                 let len = bs[direction];
                 let (file, offset) = offsets.next(len);
                 let slot = free.pop().unwrap_or_default();
+                if direction == 1 && scramble {
+                    // Like fio's scramble_buffers: every written 512-byte sector is unique, so
+                    // deduplicating storage cannot make writes look cheaper than they are.
+                    let stamp = (writes_issued ^ plan.seed).to_le_bytes();
+                    writes_issued += 1;
+                    let buffer = engine.buffer_mut(slot);
+                    for sector in buffer[..len as usize].chunks_mut(512) {
+                        let n = sector.len().min(8);
+                        sector[..n].copy_from_slice(&stamp[..n]);
+                    }
+                }
                 slots[slot as usize] = SlotState {
                     direction: direction as u8,
                     len_bytes: len as u32,
@@ -324,6 +337,14 @@ fn io_loop(
             free.push(completion.slot);
             in_flight -= 1;
             if completion.result < 0 {
+                if slot.issue_ns >= measure_start {
+                    let stats = if slot.direction == 0 {
+                        &mut read_stats
+                    } else {
+                        &mut write_stats
+                    };
+                    stats.errors += 1;
+                }
                 if failure.is_none() {
                     failure = Some(io_failure(ctx, &slot, completion.result));
                 }
