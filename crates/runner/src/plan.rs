@@ -86,10 +86,11 @@ pub struct PlanOptions {
     pub default_directory: Option<PathBuf>,
 }
 
-/// IOs per submit call when the job leaves `iodepth_batch_submit` unset: one, as fio. Measured
-/// on a virtio disk, submitting each IO at once kept the device queue fuller than batches of
-/// four (about 82k against 70k 4 KiB IOPS at QD 32).
-pub const DEFAULT_SUBMIT_BATCH: u32 = 1;
+/// IOs per submit call when the job leaves `iodepth_batch_submit` unset (fio: 1). The queue
+/// is refilled whenever a slot frees, so depth is unchanged; measured against fio 3.33 on a
+/// virtio disk (bench/RESULTS.md), batches of 4 kept IOPS level (ratio 1.03 at 4k QD 32) at
+/// about 0.7x fio's CPU per IO, where batches of 1 cost 0.85x.
+pub const DEFAULT_SUBMIT_BATCH: u32 = 4;
 
 /// Resolves `jobs` into a plan. Reads file metadata; writes nothing.
 pub fn resolve(jobs: &[JobSpec], options: &PlanOptions) -> Result<RunPlan, RunError> {
@@ -234,14 +235,17 @@ fn resolve_targets(
             message: e,
         })?;
         let mut target = plan_target(job, probe, per_file_size)?;
-        if let Some(first) = targets.iter().position(|t| t.path == target.path) {
+        if let Some(first) = targets
+            .iter()
+            .position(|t| t.path == target.path && t.kind == target.kind)
+        {
             let same_region = |t: &TargetPlan| {
                 t.region_start_bytes == target.region_start_bytes
                     && t.region_len_bytes == target.region_len_bytes
             };
             if let Some(same) = targets
                 .iter()
-                .position(|t| t.path == target.path && same_region(t))
+                .position(|t| t.path == target.path && t.kind == target.kind && same_region(t))
             {
                 indices.push(same);
                 continue;
