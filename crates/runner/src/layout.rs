@@ -8,7 +8,7 @@
 //! re-use them (same size) or rewrite them (other size) without treating them as user data.
 
 use crate::plan::{Preparation, RunPlan, TargetPlan};
-use crate::safety::{describe_io_error, OWNER_XATTR, OWNER_XATTR_VALUE};
+use crate::safety::{carries_owner_mark, describe_io_error, OWNER_XATTR, OWNER_XATTR_VALUE};
 use crate::RunError;
 use rand_xoshiro::rand_core::{RngCore, SeedableRng};
 use rand_xoshiro::Xoshiro256PlusPlus;
@@ -104,11 +104,7 @@ fn lay_out(
             .custom_flags(rustix::fs::OFlags::NOFOLLOW.bits() as i32)
             .open(path)
             .map_err(|e| fail("cannot open the test file", e))?;
-        let mut mark = [0u8; 64];
-        let ours = rustix::fs::fgetxattr(&file, OWNER_XATTR, &mut mark[..])
-            .map(|len| &mark[..len] == OWNER_XATTR_VALUE)
-            .unwrap_or(false);
-        if !ours {
+        if !carries_owner_mark(&file) {
             return Err(RunError::Target {
                 path: path.clone(),
                 message: "changed since the run was planned: it no longer carries diskmeter's mark; not touching it".to_string(),

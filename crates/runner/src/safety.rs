@@ -103,11 +103,13 @@ pub fn probe_target(path: &Path) -> Result<TargetProbe, String> {
 
 /// True when the file at `path` carries diskmeter's ownership mark.
 pub fn has_owner_mark(path: &Path) -> bool {
-    let Ok(file) = File::open(path) else {
-        return false;
-    };
+    File::open(path).is_ok_and(|file| carries_owner_mark(&file))
+}
+
+/// True when the open `file` carries diskmeter's ownership mark.
+pub fn carries_owner_mark(file: &File) -> bool {
     let mut value = [0u8; 64];
-    match rustix::fs::fgetxattr(&file, OWNER_XATTR, &mut value[..]) {
+    match rustix::fs::fgetxattr(file, OWNER_XATTR, &mut value[..]) {
         Ok(len) => &value[..len] == OWNER_XATTR_VALUE,
         Err(_) => false,
     }

@@ -164,6 +164,8 @@ fn io_loop(
     let rate_period = [plan.rate_period_ns.read, plan.rate_period_ns.write];
     let issues = [job.rw.reads(), job.rw.writes()];
     let rate_limited = (0..2).any(|d| issues[d] && rate_period[d].is_some());
+    // The direction a rate-limited mixed job issues between its limited IOs, if any.
+    let free_running = (0..2).find(|&d| issues[d] && rate_period[d].is_none());
     if rate_limited {
         // Best effort: without it sleeps overshoot by the default 50 us slack.
         let _ = sys::set_timer_slack_ns(1);
@@ -220,7 +222,6 @@ fn io_loop(
                     let earliest = (0..2)
                         .filter(|&d| issues[d] && rate_period[d].is_some())
                         .min_by_key(|&d| next_intended[d]);
-                    let free_running = (0..2).find(|&d| issues[d] && rate_period[d].is_none());
                     match (earliest, free_running) {
                         (Some(d), _) if next_intended[d] <= now => {
                             let due = next_intended[d];
