@@ -4,11 +4,14 @@
 
 #![forbid(unsafe_code)]
 
+mod catalog;
 mod options;
+mod plan;
 mod progress;
 mod run;
 
 use clap::{ArgMatches, Command};
+use std::io::Write;
 
 /// Exit code: the run failed (an IO error, a refused target).
 pub const EXIT_FAILURE: i32 = 1;
@@ -30,6 +33,8 @@ pub fn command() -> Command {
         .subcommand_required(true)
         .arg_required_else_help(true)
         .subcommand(run::command())
+        .subcommand(plan::command())
+        .subcommand(catalog::command())
 }
 
 /// Runs the command line of this process and returns the exit code.
@@ -50,6 +55,26 @@ pub fn main() -> i32 {
 fn dispatch(matches: &ArgMatches) -> i32 {
     match matches.subcommand() {
         Some(("run", sub)) => run::main(sub),
+        Some(("plan", sub)) => plan::main(sub),
+        Some(("catalog", sub)) => catalog::main(sub),
         _ => EXIT_USAGE,
+    }
+}
+
+/// Writes `text` to `path`, or to stdout when `None`. A closed pipe (`| head`) is not an error.
+pub(crate) fn write_output(path: Option<&String>, text: &str) -> std::io::Result<()> {
+    match path {
+        Some(path) => std::fs::write(path, text)
+            .map_err(|e| std::io::Error::new(e.kind(), format!("cannot write {path}: {e}"))),
+        None => {
+            let mut stdout = std::io::stdout().lock();
+            match stdout
+                .write_all(text.as_bytes())
+                .and_then(|_| stdout.flush())
+            {
+                Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => Ok(()),
+                other => other,
+            }
+        }
     }
 }

@@ -2,13 +2,12 @@
 
 use crate::options;
 use crate::progress::{LiveProgress, ProgressGoal};
-use crate::{EXIT_FAILURE, EXIT_USAGE};
+use crate::{write_output, EXIT_FAILURE, EXIT_USAGE};
 use clap::{Arg, ArgAction, ArgMatches, Command};
 use diskmeter_report::{JobInput, RunInput, RunMeta, RunResult, TargetInfo};
 use diskmeter_runner::plan::RunPlan;
 use diskmeter_runner::{ExecuteOptions, LiveCounters, PlanOptions, RunError};
 use diskmeter_workload::JobSpec;
-use std::io::Write;
 use std::sync::atomic::AtomicBool;
 use std::sync::Arc;
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
@@ -277,24 +276,6 @@ fn kernel_hostname() -> String {
     std::fs::read_to_string("/proc/sys/kernel/hostname")
         .map(|s| s.trim().to_string())
         .unwrap_or_default()
-}
-
-fn write_output(path: Option<&String>, text: &str) -> std::io::Result<()> {
-    match path {
-        Some(path) => std::fs::write(path, text)
-            .map_err(|e| std::io::Error::new(e.kind(), format!("cannot write {path}: {e}"))),
-        None => {
-            let mut stdout = std::io::stdout().lock();
-            match stdout
-                .write_all(text.as_bytes())
-                .and_then(|_| stdout.flush())
-            {
-                // A closed pipe (`| head`) is not an error.
-                Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => Ok(()),
-                other => other,
-            }
-        }
-    }
 }
 
 /// The resolved jobs and what the runner will do, for `--dry-run`.

@@ -1,0 +1,77 @@
+//! `diskmeter catalog list|show`: the disk tiers and VM sizes the planner knows, with the
+//! source and date of every figure.
+
+use crate::plan::{catalog_arg, emit, format_arg, load_catalog};
+use crate::EXIT_USAGE;
+use clap::{Arg, ArgMatches, Command};
+use diskmeter_plan::text;
+
+/// The `catalog` subcommand's definition.
+pub fn command() -> Command {
+    Command::new("catalog")
+        .about("List or show the published disk tiers and VM sizes the planner uses")
+        .long_about(
+            "The planner's catalog: disk tiers (IOPS and MiB/s caps, size, price) and VM sizes \
+             (uncached and host-cache caps, cores, data disks, price), each with its source and \
+             date. Figures no source gives are shown as '-'. --catalog FILE adds or overrides \
+             entries (an entry with the same id or alias replaces the built-in one whole).",
+        )
+        .subcommand_required(true)
+        .subcommand(
+            Command::new("list")
+                .about("Every disk tier and VM size")
+                .arg(catalog_arg())
+                .arg(format_arg()),
+        )
+        .subcommand(
+            Command::new("show")
+                .about("One disk tier or VM size, every field with its source")
+                .arg(
+                    Arg::new("id")
+                        .required(true)
+                        .help("Disk tier or VM size, e.g. P30 or Standard_DS14"),
+                )
+                .arg(catalog_arg())
+                .arg(format_arg()),
+        )
+}
+
+/// Runs `diskmeter catalog`; returns the exit code.
+pub fn main(matches: &ArgMatches) -> i32 {
+    let Some((name, sub)) = matches.subcommand() else {
+        return EXIT_USAGE;
+    };
+    let catalog = match load_catalog(sub) {
+        Ok(c) => c,
+        Err(message) => {
+            eprintln!("diskmeter: {message}");
+            return EXIT_USAGE;
+        }
+    };
+    match name {
+        "list" => emit(sub, &catalog, text::catalog_list(&catalog)),
+        "show" => {
+            let id = sub
+                .get_one::<String>("id")
+                .map(String::as_str)
+                .unwrap_or("");
+            if let Ok(disk) = catalog.disk(id) {
+                return emit(sub, disk, text::disk_entry(disk));
+            }
+            match catalog.vm(id) {
+                Ok(vm) => emit(sub, vm, text::vm_entry(vm)),
+                Err(_) => {
+                    let mut known: Vec<&str> =
+                        catalog.disks.iter().map(|d| d.id.as_str()).collect();
+                    known.extend(catalog.vms.iter().map(|v| v.id.as_str()));
+                    eprintln!(
+                        "diskmeter: '{id}' is neither a disk tier nor a VM size in the catalog; it has {}",
+                        known.join(", ")
+                    );
+                    EXIT_USAGE
+                }
+            }
+        }
+        _ => EXIT_USAGE,
+    }
+}

@@ -1,0 +1,275 @@
+//! `diskmeter plan`: evaluate a VM + disks configuration against a workload, find the cheapest
+//! one that meets a requirement, or tabulate caps by IO size. The model is in diskmeter-plan.
+
+use crate::{write_output, EXIT_FAILURE, EXIT_USAGE};
+use clap::{Arg, ArgAction, ArgMatches, Command};
+use diskmeter_plan::{text, Catalog, Configuration, Demand, HostCache, PlanError, SearchSpace};
+use diskmeter_units::{parse_size, KbBase};
+use serde::Serialize;
+
+/// The `catalog` option shared by `plan` and `catalog`.
+pub(crate) fn catalog_arg() -> Arg {
+    Arg::new("catalog")
+        .long("catalog")
+        .value_name("FILE")
+        .action(ArgAction::Append)
+        .help("A TOML catalog file that adds or overrides disk tiers and VM sizes (repeatable; format in docs/GUIDE.md)")
+}
+
+/// The `format` option shared by `plan` and `catalog`.
+pub(crate) fn format_arg() -> Arg {
+    Arg::new("format")
+        .long("format")
+        .value_parser(["text", "json"])
+        .default_value("text")
+        .help("text (for people) or json (every figure, for scripts)")
+}
+
+/// The `plan` subcommand's definition.
+pub fn command() -> Command {
+    Command::new("plan")
+        .about("Plan VM + disk configurations against published limits and prices, and name the bottleneck")
+        .long_about(
+            "Plan storage from published limits: which caps an IO counts against (host cache, \
+             VM uncached, disks), the binding limit, headroom, monthly cost, queue depth and \
+             stripe advice. Three modes:\n\n\
+             Evaluate:  diskmeter plan --vm Standard_DS13 --disks 4xP30 --cache ReadOnly \
+             --workload iops=16000,bs=8k,read=70%,cache-hit=0.8\n\
+             Optimise:  diskmeter plan --require iops=16000,mibps=200,bs=8k --optimize cost \
+             [--family DS,GS]\n\
+             IO sizes:  diskmeter plan --disks 1xP30 --io-sizes [8k,32k,64k,1m]\n\n\
+             Workload / requirement keys: iops (count, k = 1,000), mibps (MiB/s), bs (fio size; \
+             bs=4k,64k for read,write), read= or write= (percent, default 100 % reads), \
+             cache-hit (share of reads served by the host cache, 0-1 or percent), local (share \
+             of IOs to the VM's local SSD), latency (default unit ms), qd, capacity (fio size). \
+             iops and mibps are separate peaks: IOPS are checked at bs, bandwidth against the \
+             bandwidth caps.\n\n\
+             Figures come from the catalog (`diskmeter catalog list`); a missing figure is \
+             reported, never assumed. Exit codes: 0 the demand is met (or nothing was \
+             required); 1 it is not met, or nothing meets it; 2 usage error.",
+        )
+        .arg(
+            Arg::new("vm")
+                .long("vm")
+                .value_name("SIZE")
+                .help("VM size, e.g. Standard_DS13 (the Standard_ prefix is optional)"),
+        )
+        .arg(
+            Arg::new("disks")
+                .long("disks")
+                .value_name("NxTIER")
+                .help("Data disks, striped: 4xP30, P30 (one), 32xStandard-1TB"),
+        )
+        .arg(
+            Arg::new("cache")
+                .long("cache")
+                .value_name("MODE")
+                .help("Host cache of the data disks: None, ReadOnly (Azure's default for data disks) or ReadWrite [default: ReadOnly]"),
+        )
+        .arg(
+            Arg::new("workload")
+                .long("workload")
+                .visible_alias("require")
+                .value_name("KEY=VALUE,...")
+                .help("What the application needs: iops=16000,bs=8k,read=70%,cache-hit=0.8 (keys above)"),
+        )
+        .arg(
+            Arg::new("optimize")
+                .long("optimize")
+                .visible_alias("optimise")
+                .value_name("GOAL")
+                .help("Search the catalog for configurations that meet --require; GOAL: cost"),
+        )
+        .arg(
+            Arg::new("family")
+                .long("family")
+                .value_name("LIST")
+                .help("With --optimize: only these VM families, e.g. DS,GS"),
+        )
+        .arg(
+            Arg::new("top")
+                .long("top")
+                .value_name("N")
+                .value_parser(clap::value_parser!(usize))
+                .default_value("10")
+                .help("With --optimize: show this many configurations of each kind"),
+        )
+        .arg(
+            Arg::new("io-sizes")
+                .long("io-sizes")
+                .value_name("SIZES")
+                .num_args(0..=1)
+                .default_missing_value("")
+                .help("IO-size view: IOPS and MiB/s of the configuration at each size (default 4k..1m)"),
+        )
+        .arg(catalog_arg())
+        .arg(format_arg())
+        .arg(
+            Arg::new("output")
+                .long("output")
+                .value_name("FILE")
+                .help("Write the answer to FILE instead of stdout"),
+        )
+}
+
+/// Loads the built-in catalog plus every `--catalog FILE`.
+pub(crate) fn load_catalog(matches: &ArgMatches) -> Result<Catalog, String> {
+    let mut catalog = Catalog::builtin();
+    for path in matches.get_many::<String>("catalog").into_iter().flatten() {
+        let text = std::fs::read_to_string(path)
+            .map_err(|e| format!("cannot read catalog {path}: {e}"))?;
+        catalog.add_file(path, &text).map_err(|e| e.to_string())?;
+    }
+    Ok(catalog)
+}
+
+/// Prints `value` as JSON or `text` as is, to stdout or `--output`.
+pub(crate) fn emit<T: Serialize>(matches: &ArgMatches, value: &T, text: String) -> i32 {
+    let json = matches.get_one::<String>("format").map(String::as_str) == Some("json");
+    let out = if json {
+        match serde_json::to_string_pretty(value) {
+            Ok(s) => s + "\n",
+            Err(e) => {
+                eprintln!("diskmeter: cannot encode the answer as JSON: {e}");
+                return EXIT_FAILURE;
+            }
+        }
+    } else {
+        text
+    };
+    let path = matches.try_get_one::<String>("output").ok().flatten();
+    match write_output(path, &out) {
+        Ok(()) => 0,
+        Err(e) => {
+            eprintln!("diskmeter: {e}");
+            EXIT_FAILURE
+        }
+    }
+}
+
+/// Runs `diskmeter plan`; returns the exit code.
+pub fn main(matches: &ArgMatches) -> i32 {
+    match plan(matches) {
+        Ok(code) => code,
+        Err(message) => {
+            eprintln!("diskmeter: {message}");
+            EXIT_USAGE
+        }
+    }
+}
+
+fn plan(matches: &ArgMatches) -> Result<i32, String> {
+    let catalog = load_catalog(matches)?;
+    let err = |e: PlanError| e.to_string();
+    let demand = match matches.get_one::<String>("workload") {
+        Some(text) => Demand::parse(text).map_err(|e| format!("--workload: {e}"))?,
+        None => Demand::default(),
+    };
+    let cache = match matches.get_one::<String>("cache") {
+        Some(text) => {
+            Some(HostCache::parse(text).ok_or_else(|| err(PlanError::Cache(text.clone())))?)
+        }
+        None => None,
+    };
+    let vm = matches
+        .get_one::<String>("vm")
+        .map(|name| catalog.vm(name))
+        .transpose()
+        .map_err(err)?;
+    let disks = matches
+        .get_one::<String>("disks")
+        .map(|text| diskmeter_plan::parse_disks(&catalog, text))
+        .transpose()
+        .map_err(err)?;
+
+    if let Some(goal) = matches.get_one::<String>("optimize") {
+        if !goal.eq_ignore_ascii_case("cost") {
+            return Err(err(PlanError::Goal(goal.clone())));
+        }
+        if matches.get_one::<String>("workload").is_none() {
+            return Err("--optimize needs --require (e.g. --require iops=16000,bs=8k)".to_string());
+        }
+        let space = SearchSpace {
+            families: matches
+                .get_one::<String>("family")
+                .map(|f| {
+                    f.split(',')
+                        .map(str::to_string)
+                        .filter(|f| !f.is_empty())
+                        .collect()
+                })
+                .unwrap_or_default(),
+            vm: vm.map(|v| v.id.clone()),
+            disk: disks.map(|(d, _)| d.id.clone()),
+            cache,
+        };
+        let mut answer = diskmeter_plan::optimise(&catalog, &demand, &space).map_err(err)?;
+        let top = *matches.get_one::<usize>("top").unwrap_or(&10);
+        answer.priced.truncate(top);
+        answer.unpriced.truncate(top);
+        let found = !(answer.priced.is_empty() && answer.unpriced.is_empty());
+        let code = emit(matches, &answer, text::optimisation(&answer));
+        return Ok(if code == 0 && !found {
+            EXIT_FAILURE
+        } else {
+            code
+        });
+    }
+    if matches.contains_id("family") {
+        return Err("--family only applies with --optimize".to_string());
+    }
+
+    let Some((disk, disk_count)) = disks else {
+        return Err(
+            "give --disks (e.g. --disks 4xP30) to evaluate a configuration, or --require ... \
+             --optimize cost to search for one"
+                .to_string(),
+        );
+    };
+    let config = Configuration {
+        vm,
+        disk,
+        disk_count,
+        cache: cache.unwrap_or(HostCache::ReadOnly),
+    };
+
+    if let Some(list) = matches.get_one::<String>("io-sizes") {
+        let sizes = parse_sizes(list)?;
+        let rows = diskmeter_plan::io_size_table(&config, &sizes);
+        #[derive(Serialize)]
+        struct IoSizeView<'a> {
+            configuration: String,
+            rows: &'a [diskmeter_plan::IoSizeRow],
+        }
+        let view = IoSizeView {
+            configuration: config.describe(),
+            rows: &rows,
+        };
+        return Ok(emit(
+            matches,
+            &view,
+            text::io_sizes(&config.describe(), &rows),
+        ));
+    }
+
+    let evaluation = diskmeter_plan::evaluate(&catalog, &config, &demand).map_err(err)?;
+    let code = emit(matches, &evaluation, text::evaluation(&evaluation));
+    Ok(if code == 0 && evaluation.meets == Some(false) {
+        EXIT_FAILURE
+    } else {
+        code
+    })
+}
+
+fn parse_sizes(list: &str) -> Result<Vec<u64>, String> {
+    if list.trim().is_empty() {
+        return Ok(diskmeter_plan::DEFAULT_IO_SIZES.to_vec());
+    }
+    list.split(',')
+        .map(|s| match parse_size(s, KbBase::Binary) {
+            Ok(0) => Err(format!("--io-sizes: '{s}' must be more than 0")),
+            Ok(n) => Ok(n),
+            Err(e) => Err(format!("--io-sizes: {e}")),
+        })
+        .collect()
+}

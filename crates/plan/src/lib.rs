@@ -1,0 +1,25 @@
+//! Storage planning as pure functions over data: a catalog of published disk and VM limits
+//! and prices, a capacity model that counts each IO against the caps on its path (host cache,
+//! VM uncached, disks), and the planner's answers: evaluate a configuration and name its
+//! binding limit, find the cheapest configuration that meets a requirement, queue-depth and
+//! stripe advice, and caps by IO size.
+//!
+//! The model follows the Azure "Premium Storage: design for high performance" guide and is
+//! explained in docs/GUIDE.md ("Planning"). Nothing here does IO: catalogs arrive as text.
+#![forbid(unsafe_code)]
+
+pub mod catalog;
+pub mod demand;
+mod error;
+pub mod model;
+pub mod planner;
+pub mod text;
+
+pub use catalog::{Catalog, DiskTier, VmSize};
+pub use demand::Demand;
+pub use error::PlanError;
+pub use model::{CapKind, Configuration, HostCache, Limit, PointPrediction};
+pub use planner::{
+    evaluate, io_size_table, optimise, parse_disks, Candidate, Evaluation, IoSizeRow, Optimisation,
+    SearchSpace, DEFAULT_IO_SIZES,
+};

@@ -1,0 +1,742 @@
+//! The planner's answers: evaluate one configuration against a demand (with warnings, cost,
+//! queue-depth and stripe advice, and fixes when it falls short), search for the cheapest
+//! configuration that meets a requirement, and tabulate caps by IO size.
+
+use crate::catalog::{Catalog, DiskTier, VmSize};
+use crate::demand::Demand;
+use crate::model::{
+    self, caps, group, points, Basis, Cap, CapKind, Configuration, HostCache, PointPrediction,
+};
+use crate::PlanError;
+use serde::Serialize;
+
+/// Outstanding IOs per disk at which applications usually reach a disk's peak (the guide:
+/// "8-16+ outstanding IOs per disk").
+pub const PEAK_QD_PER_DISK: (u32, u32) = (8, 16);
+
+/// Stripe size the guide recommends for small random IO (OLTP), KiB.
+pub const OLTP_STRIPE_KIB: u32 = 64;
+/// Stripe size the guide recommends for large IO (data warehouse), KiB.
+pub const WAREHOUSE_STRIPE_KIB: u32 = 256;
+
+/// `--disks 4xP30` read against the catalog: a tier and a count.
+pub fn parse_disks<'c>(catalog: &'c Catalog, text: &str) -> Result<(&'c DiskTier, u32), PlanError> {
+    let bad = |message: &str| PlanError::Disks {
+        text: text.to_string(),
+        message: message.to_string(),
+    };
+    let t = text.trim();
+    if t.contains(',') || t.contains('+') {
+        return Err(bad(
+            "one tier per plan (a stripe of equal disks), e.g. 4xP30",
+        ));
+    }
+    let (count, tier) = match t.split_once(['x', 'X', '*']) {
+        Some((n, tier)) if !n.is_empty() && n.trim().chars().all(|c| c.is_ascii_digit()) => {
+            let n: u32 = n
+                .trim()
+                .parse()
+                .map_err(|_| bad("the count is too large"))?;
+            (n, tier)
+        }
+        _ => (1, t),
+    };
+    if count == 0 {
+        return Err(bad("the count must be 1 or more"));
+    }
+    if count > 1024 {
+        return Err(bad("more than 1,024 disks is not a plan"));
+    }
+    Ok((catalog.disk(tier)?, count))
+}
+
+/// The monthly cost of a configuration.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Cost {
+    /// The VM's monthly price, USD.
+    pub vm_usd: Option<f64>,
+    /// All disks' monthly price, USD.
+    pub disks_usd: Option<f64>,
+    /// The sum, when every part has a price.
+    pub total_usd: Option<f64>,
+    /// What has no price in the catalog.
+    pub missing: Vec<String>,
+}
+
+fn cost(config: &Configuration) -> Cost {
+    let mut missing = Vec::new();
+    let vm_usd = config.vm.and_then(|vm| {
+        if vm.price_usd_month.is_none() {
+            missing.push(vm.id.clone());
+        }
+        vm.price_usd_month
+    });
+    let disks_usd = config
+        .disk
+        .price_usd_month
+        .map(|p| p * f64::from(config.disk_count));
+    if disks_usd.is_none() {
+        missing.push(config.disk.id.clone());
+    }
+    let total_usd = match (config.vm.is_some(), vm_usd, disks_usd) {
+        (true, Some(v), Some(d)) => Some(round_cents(v + d)),
+        (false, _, Some(d)) => Some(round_cents(d)),
+        _ => None,
+    };
+    Cost {
+        vm_usd,
+        disks_usd: disks_usd.map(round_cents),
+        total_usd,
+        missing,
+    }
+}
+
+fn round_cents(usd: f64) -> f64 {
+    (usd * 100.0).round() / 100.0
+}
+
+/// Queue-depth advice: Little's law and the stripe rule.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct QueueDepthAdvice {
+    /// QD = IOPS x latency for the latency target, when one is given.
+    pub for_latency_target: Option<u32>,
+    /// How `for_latency_target` was worked out.
+    pub for_latency_basis: Option<String>,
+    /// Total outstanding IOs for peak rates on the stripe: 8-16 per disk x disks.
+    pub for_peak: (u32, u32),
+    /// The application's QD per disk, when `qd=` is given.
+    pub app_qd_per_disk: Option<f64>,
+}
+
+/// Stripe-size advice for more than one disk.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct StripeAdvice {
+    /// The stripe (interleave) size, KiB.
+    pub stripe_kib: u32,
+    /// Why.
+    pub reason: String,
+}
+
+/// A configuration's prediction for a demand.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Evaluation {
+    /// `Standard_DS13 + 4 x P30 (cache ReadOnly)`.
+    pub configuration: String,
+    /// The VM size id.
+    pub vm: Option<String>,
+    /// The disk tier id.
+    pub disk: String,
+    /// Disks in the stripe.
+    pub disk_count: u32,
+    /// The host cache setting in force.
+    pub cache: HostCache,
+    /// The demand as understood.
+    pub demand: Demand,
+    /// Every cap of the configuration.
+    pub caps: Vec<Cap>,
+    /// One prediction per point of the demand.
+    pub points: Vec<PointPrediction>,
+    /// Total disk capacity, GiB.
+    pub capacity_gib: Option<f64>,
+    /// Whether every requirement is met (`None` when nothing was required, or when a needed
+    /// figure is missing).
+    pub meets: Option<bool>,
+    /// Monthly cost.
+    pub cost: Cost,
+    /// Queue-depth advice.
+    pub queue_depth: QueueDepthAdvice,
+    /// Stripe-size advice (more than one disk).
+    pub stripe: Option<StripeAdvice>,
+    /// What the guide would warn about, and figures the catalog lacks that limit the answer.
+    pub warnings: Vec<String>,
+    /// Configurations that meet the requirement when this one does not.
+    pub fixes: Vec<Candidate>,
+}
+
+/// Evaluates one configuration. `fixes` are searched when the requirement is not met.
+pub fn evaluate(
+    catalog: &Catalog,
+    config: &Configuration,
+    demand: &Demand,
+) -> Result<Evaluation, PlanError> {
+    let mut evaluation = evaluate_alone(config, demand)?;
+    if evaluation.meets == Some(false) {
+        evaluation.fixes = fixes(catalog, config, demand);
+    }
+    Ok(evaluation)
+}
+
+/// [`evaluate`] without the search for fixes (the optimiser's inner step).
+pub fn evaluate_alone(config: &Configuration, demand: &Demand) -> Result<Evaluation, PlanError> {
+    if let Some(vm) = config.vm {
+        if vm.cloud != config.disk.cloud {
+            return Err(PlanError::CloudMismatch {
+                disk: config.disk.id.clone(),
+                disk_cloud: config.disk.cloud.clone(),
+                vm: vm.id.clone(),
+                vm_cloud: vm.cloud.clone(),
+            });
+        }
+    } else if demand.local_fraction > 0.0 {
+        return Err(PlanError::LocalNeedsVm);
+    }
+    let caps = caps(config);
+    let points: Vec<PointPrediction> = points(demand)
+        .into_iter()
+        .map(|(basis, required)| model::predict_point(config, &caps, demand, basis, required))
+        .collect();
+    let capacity_gib = config
+        .disk
+        .size_gib
+        .map(|g| g * f64::from(config.disk_count));
+    let capacity_ok = demand
+        .capacity_bytes
+        .map(|need| capacity_gib.map(|have| have * 1024.0 * 1024.0 * 1024.0 >= need as f64));
+    let rate_required = demand.iops.is_some() || demand.mibps.is_some();
+    let mut meets = if rate_required {
+        points
+            .iter()
+            .try_fold(true, |all, p| p.meets.map(|m| all && m))
+    } else {
+        None
+    };
+    match capacity_ok {
+        Some(Some(false)) => meets = Some(false),
+        Some(Some(true)) if !rate_required => meets = Some(true),
+        Some(None) => meets = None,
+        _ => {}
+    }
+    let mut evaluation = Evaluation {
+        configuration: config.describe(),
+        vm: config.vm.map(|v| v.id.clone()),
+        disk: config.disk.id.clone(),
+        disk_count: config.disk_count,
+        cache: config.effective_cache(),
+        demand: demand.clone(),
+        caps,
+        queue_depth: queue_depth_advice(config, demand, &points),
+        stripe: stripe_advice(config, demand),
+        points,
+        capacity_gib,
+        meets,
+        cost: cost(config),
+        warnings: Vec::new(),
+        fixes: Vec::new(),
+    };
+    evaluation.warnings = warnings(config, demand, &evaluation);
+    Ok(evaluation)
+}
+
+fn queue_depth_advice(
+    config: &Configuration,
+    demand: &Demand,
+    points: &[PointPrediction],
+) -> QueueDepthAdvice {
+    let n = config.disk_count;
+    let iops = demand
+        .iops
+        .or_else(|| points.iter().find_map(|p| p.capacity_iops));
+    let (for_latency_target, for_latency_basis) = match (demand.latency_ns, iops) {
+        (Some(ns), Some(iops)) => {
+            let qd = (iops * ns as f64 / 1e9).ceil().max(1.0) as u32;
+            let latency_ms = ns as f64 / 1e6;
+            (
+                Some(qd),
+                Some(format!(
+                    "QD = IOPS x latency = {} x {} ms = {qd}",
+                    group(iops),
+                    group(latency_ms)
+                )),
+            )
+        }
+        _ => (None, None),
+    };
+    QueueDepthAdvice {
+        for_latency_target,
+        for_latency_basis,
+        for_peak: (PEAK_QD_PER_DISK.0 * n, PEAK_QD_PER_DISK.1 * n),
+        app_qd_per_disk: demand.queue_depth.map(|q| f64::from(q) / f64::from(n)),
+    }
+}
+
+fn stripe_advice(config: &Configuration, demand: &Demand) -> Option<StripeAdvice> {
+    if config.disk_count < 2 {
+        return None;
+    }
+    let largest_io = demand.io_sizes().map(|(r, w)| r.max(w));
+    let small = match largest_io {
+        Some(bytes) => bytes <= u64::from(OLTP_STRIPE_KIB) * 1024,
+        None => demand.iops.is_some() || demand.mibps.is_none(),
+    };
+    Some(if small {
+        StripeAdvice {
+            stripe_kib: OLTP_STRIPE_KIB,
+            reason: "small random IO (OLTP): the guide recommends a 64 KiB stripe".to_string(),
+        }
+    } else {
+        StripeAdvice {
+            stripe_kib: WAREHOUSE_STRIPE_KIB,
+            reason: "large IO (data warehouse, scans): the guide recommends a 256 KiB stripe"
+                .to_string(),
+        }
+    })
+}
+
+fn warnings(config: &Configuration, demand: &Demand, evaluation: &Evaluation) -> Vec<String> {
+    let mut w = Vec::new();
+    let cache = evaluation.cache;
+    let n = config.disk_count;
+    if config.vm.is_none() && config.cache != HostCache::None && demand.cache_hit_fraction > 0.0 {
+        w.push("no VM given: there is no host cache, cache-hit is ignored".to_string());
+    }
+    if config.vm.is_some() && cache == HostCache::None && demand.cache_hit_fraction > 0.0 {
+        w.push(
+            "host cache is None: cache-hit is ignored, every read goes to the disks".to_string(),
+        );
+    }
+    if cache == HostCache::ReadOnly && demand.mix_given && demand.write_fraction() >= 0.5 {
+        w.push(format!(
+            "{}% writes on a ReadOnly-cached disk: the guide recommends host cache None for \
+             write-only and write-heavy disks (logs); writes gain nothing from a read cache",
+            group(demand.write_fraction() * 100.0)
+        ));
+    }
+    if cache == HostCache::ReadWrite {
+        w.push(
+            "ReadWrite host cache: the guide recommends it only when the application persists \
+             cached data itself; use ReadOnly for data disks"
+                .to_string(),
+        );
+    }
+    if let Some(vm) = config.vm {
+        if config.disk.premium && !vm.premium_storage {
+            w.push(format!(
+                "{} is a premium disk and {} does not support premium storage",
+                config.disk.id, vm.id
+            ));
+        }
+        match vm.disk_limit() {
+            Some((limit, by_rule)) if n > limit => w.push(format!(
+                "{n} disks, but {} takes at most {limit} data disks{}",
+                vm.id,
+                if by_rule {
+                    " (the guide's usual 2 x cores: the size's own figure is not in the catalog)"
+                } else {
+                    ""
+                }
+            )),
+            None => w.push(format!(
+                "{} has no max data disks or cores in the catalog: the disk count is not checked",
+                vm.id
+            )),
+            _ => {}
+        }
+        if let Some(stripe) = vm.max_stripe_disks {
+            if n > stripe {
+                w.push(format!(
+                    "a stripe of {n} disks is wider than the guide supports on {} sizes ({stripe})",
+                    vm.family
+                ));
+            }
+        }
+        if demand.local_fraction > 0.0 && vm.local_ssd_gib.is_none() {
+            w.push(format!(
+                "{} has no local SSD in the catalog, yet local= sends IO to one",
+                vm.id
+            ));
+        }
+    }
+    if config.vm.is_none() && n > 1 {
+        w.push(format!(
+            "no VM: the caps of {n} disks are summed with no VM-level cap over them; the \
+             catalog has no VM caps for {} and the sum may not be reachable",
+            config.disk.cloud
+        ));
+    }
+    if let Some(qd) = demand.queue_depth {
+        if n > 1 && qd < n {
+            w.push(format!(
+                "QD {qd} on a {n}-disk stripe leaves {} disks idle: a stripe needs QD >= per-disk QD x {n}",
+                n - qd
+            ));
+        }
+    }
+    if let Some(need) = demand.capacity_bytes {
+        match evaluation.capacity_gib {
+            Some(have) if have * 1024.0 * 1024.0 * 1024.0 < need as f64 => w.push(format!(
+                "capacity {} GiB is less than the {} GiB required",
+                group(have),
+                group(need as f64 / 1024.0 / 1024.0 / 1024.0)
+            )),
+            None => w.push(format!(
+                "{} has no size in the catalog: capacity is not checked",
+                config.disk.id
+            )),
+            _ => {}
+        }
+    }
+    let mut unknown: Vec<CapKind> = Vec::new();
+    for p in &evaluation.points {
+        for kind in &p.unknown_caps {
+            if !unknown.contains(kind) {
+                unknown.push(*kind);
+            }
+        }
+    }
+    for kind in unknown {
+        let owner = if matches!(kind, CapKind::DiskIops | CapKind::DiskMibps) {
+            config.disk.id.clone()
+        } else {
+            config.vm.map(|v| v.id.clone()).unwrap_or_default()
+        };
+        w.push(format!(
+            "the {} in {} of {owner} is not in the catalog: the prediction is not bounded by it \
+             (add it with --catalog)",
+            kind.label(),
+            kind.unit()
+        ));
+    }
+    for p in &evaluation.points {
+        if p.limit.is_none() && (p.required_iops.is_some() || p.required_mibps.is_some()) {
+            w.push("no known cap applies to this demand: nothing can be predicted".to_string());
+        }
+    }
+    w
+}
+
+/// A configuration found by the search, with what binds it and what it costs.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Candidate {
+    /// `Standard_DS13 + 4 x P30 (cache ReadOnly)`.
+    pub configuration: String,
+    /// The VM size id.
+    pub vm: Option<String>,
+    /// The disk tier id.
+    pub disk: String,
+    /// Disks in the stripe.
+    pub disk_count: u32,
+    /// Monthly cost, USD, when every part has a price.
+    pub total_usd: Option<f64>,
+    /// Each point's capacity and binding limit, as text: "20,000 IOPS (disk cap ...)".
+    pub capacity: Vec<String>,
+    /// Warnings for the configuration (missing figures, disk limits).
+    pub warnings: Vec<String>,
+}
+
+impl Candidate {
+    fn from_evaluation(e: &Evaluation) -> Candidate {
+        let capacity = e
+            .points
+            .iter()
+            .map(|p| {
+                let rate = match (p.capacity_iops, p.capacity_mibps) {
+                    (Some(i), Some(m)) => format!("{} IOPS / {} MiB/s", group(i), group(m)),
+                    (Some(i), None) => format!("{} IOPS", group(i)),
+                    (None, Some(m)) => format!("{} MiB/s", group(m)),
+                    (None, None) => "unbounded by the catalog".to_string(),
+                };
+                match &p.limit {
+                    Some(limit) => format!("{rate}, limited by the {limit}"),
+                    None => rate,
+                }
+            })
+            .collect();
+        Candidate {
+            configuration: e.configuration.clone(),
+            vm: e.vm.clone(),
+            disk: e.disk.clone(),
+            disk_count: e.disk_count,
+            total_usd: e.cost.total_usd,
+            capacity,
+            warnings: e.warnings.clone(),
+        }
+    }
+}
+
+/// What the optimiser searches over.
+#[derive(Debug, Clone, Default)]
+pub struct SearchSpace {
+    /// VM families to keep (`DS`, `GS`); empty keeps all.
+    pub families: Vec<String>,
+    /// Only this VM size.
+    pub vm: Option<String>,
+    /// Only this disk tier.
+    pub disk: Option<String>,
+    /// Host cache for every candidate.
+    pub cache: Option<HostCache>,
+}
+
+/// The optimiser's answer.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Optimisation {
+    /// The requirement as understood.
+    pub requirement: Demand,
+    /// Configurations that meet it and have a price, cheapest first.
+    pub priced: Vec<Candidate>,
+    /// Configurations that meet it but lack a price in the catalog, fewest disks first.
+    pub unpriced: Vec<Candidate>,
+    /// VM x tier pairs tried.
+    pub pairs_searched: usize,
+    /// What the search skipped and why.
+    pub notes: Vec<String>,
+}
+
+/// The largest stripe tried when a VM's disk limit is unknown.
+const DEFAULT_MAX_DISKS: u32 = 64;
+
+/// Finds, for every VM size x disk tier, the fewest disks that meet `requirement`, and ranks
+/// the results by monthly cost. Adding a disk never lowers capacity (tested), so the fewest
+/// disks is also the cheapest count for a pair.
+pub fn optimise(
+    catalog: &Catalog,
+    requirement: &Demand,
+    space: &SearchSpace,
+) -> Result<Optimisation, PlanError> {
+    if requirement.iops.is_none()
+        && requirement.mibps.is_none()
+        && requirement.capacity_bytes.is_none()
+    {
+        return Err(PlanError::NothingRequired);
+    }
+    let only_vm = space.vm.as_deref().map(|v| catalog.vm(v)).transpose()?;
+    let only_disk = space.disk.as_deref().map(|d| catalog.disk(d)).transpose()?;
+    let families: Vec<String> = space
+        .families
+        .iter()
+        .map(|f| f.trim().to_ascii_lowercase())
+        .collect();
+    let cache = space.cache.unwrap_or(HostCache::ReadOnly);
+    let mut notes = Vec::new();
+    let mut found: Vec<Candidate> = Vec::new();
+    let mut pairs_searched = 0;
+    let vms: Vec<&VmSize> = catalog
+        .vms
+        .iter()
+        .filter(|vm| only_vm.is_none_or_eq(vm))
+        .filter(|vm| families.is_empty() || families.contains(&vm.family.to_ascii_lowercase()))
+        .collect();
+    for disk in catalog.disks.iter().filter(|d| only_disk.is_none_or_eq(d)) {
+        let clouds_vms: Vec<&VmSize> = vms
+            .iter()
+            .copied()
+            .filter(|v| v.cloud == disk.cloud)
+            .collect();
+        let has_any_vm_in_cloud = catalog.vms.iter().any(|v| v.cloud == disk.cloud);
+        let mut targets: Vec<Option<&VmSize>> = clouds_vms.into_iter().map(Some).collect();
+        if !has_any_vm_in_cloud && only_vm.is_none() {
+            targets.push(None);
+        }
+        for vm in targets {
+            if let Some(vm) = vm {
+                if disk.premium && !vm.premium_storage {
+                    continue;
+                }
+            }
+            pairs_searched += 1;
+            let (limit, by_rule) = match vm.map(|v| v.disk_limit()) {
+                Some(Some((n, by_rule))) => (n, by_rule),
+                Some(None) => (DEFAULT_MAX_DISKS, true),
+                // Without a VM nothing caps the sum, so one volume is the honest answer.
+                None => (1, false),
+            };
+            let limit = vm
+                .and_then(|v| v.max_stripe_disks)
+                .map_or(limit, |s| s.min(limit));
+            for n in 1..=limit {
+                let config = Configuration {
+                    vm,
+                    disk,
+                    disk_count: n,
+                    cache,
+                };
+                // Only a volume without a VM can fail here (local= needs a VM): skip it.
+                let Ok(e) = evaluate_alone(&config, requirement) else {
+                    break;
+                };
+                if e.meets == Some(true) {
+                    let mut c = Candidate::from_evaluation(&e);
+                    if by_rule {
+                        c.warnings.push(format!(
+                            "disk limit assumed ({limit}): not published for {}",
+                            vm.map(|v| v.id.as_str()).unwrap_or(&disk.id)
+                        ));
+                    }
+                    found.push(c);
+                    break;
+                }
+            }
+        }
+    }
+    if families.iter().any(|f| {
+        !catalog
+            .vms
+            .iter()
+            .any(|v| v.family.to_ascii_lowercase() == *f)
+    }) {
+        notes.push(format!(
+            "no VM family matches some of --family {}; the catalog has {}",
+            space.families.join(","),
+            family_list(catalog)
+        ));
+    }
+    let (mut priced, mut unpriced): (Vec<Candidate>, Vec<Candidate>) =
+        found.into_iter().partition(|c| c.total_usd.is_some());
+    priced.sort_by(|a, b| {
+        a.total_usd
+            .partial_cmp(&b.total_usd)
+            .unwrap_or(std::cmp::Ordering::Equal)
+            .then(a.disk_count.cmp(&b.disk_count))
+    });
+    unpriced.sort_by(|a, b| {
+        a.disk_count
+            .cmp(&b.disk_count)
+            .then(a.configuration.cmp(&b.configuration))
+    });
+    if !unpriced.is_empty() {
+        notes.push(format!(
+            "{} configuration(s) meet the requirement but have no price in the catalog; add \
+             prices with --catalog to rank them",
+            unpriced.len()
+        ));
+    }
+    Ok(Optimisation {
+        requirement: requirement.clone(),
+        priced,
+        unpriced,
+        pairs_searched,
+        notes,
+    })
+}
+
+fn family_list(catalog: &Catalog) -> String {
+    let mut families: Vec<&str> = catalog.vms.iter().map(|v| v.family.as_str()).collect();
+    families.dedup();
+    families.join(", ")
+}
+
+/// `Option<&T>` as a filter: no restriction, or the same entry.
+trait SameEntry<T> {
+    fn is_none_or_eq(&self, other: &T) -> bool;
+}
+
+impl<T: PartialEq> SameEntry<T> for Option<&T> {
+    fn is_none_or_eq(&self, other: &T) -> bool {
+        match self {
+            None => true,
+            Some(x) => *x == other,
+        }
+    }
+}
+
+/// Up to this many fixes of each kind.
+const FIXES_PER_KIND: usize = 3;
+
+fn fixes(catalog: &Catalog, config: &Configuration, demand: &Demand) -> Vec<Candidate> {
+    let pick = |space: SearchSpace| -> Vec<Candidate> {
+        optimise(catalog, demand, &space)
+            .map(|o| {
+                o.priced
+                    .into_iter()
+                    .chain(o.unpriced)
+                    .filter(|c| c.warnings.iter().all(|w| !w.contains("takes at most")))
+                    .collect()
+            })
+            .unwrap_or_default()
+    };
+    let cache = Some(config.cache);
+    let vm = config.vm.map(|v| v.id.clone());
+    let disk = Some(config.disk.id.clone());
+    // More disks of the same tier on the same VM, then other tiers on the same VM, then the
+    // same tier on other VMs.
+    let mut searches = vec![(vm.clone(), disk.clone(), 1)];
+    if config.vm.is_some() {
+        searches.push((vm, None, FIXES_PER_KIND));
+        searches.push((None, disk, FIXES_PER_KIND));
+    }
+    let mut out: Vec<Candidate> = Vec::new();
+    for (vm, disk, take) in searches {
+        let found = pick(SearchSpace {
+            vm,
+            disk,
+            cache,
+            ..SearchSpace::default()
+        });
+        let fresh: Vec<Candidate> = found
+            .into_iter()
+            .filter(|c| !out.iter().any(|o| o.configuration == c.configuration))
+            .take(take)
+            .collect();
+        out.extend(fresh);
+    }
+    out
+}
+
+/// One row of the IO-size view.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct IoSizeRow {
+    /// The IO size in bytes.
+    pub bs_bytes: u64,
+    /// IOPS on the disk path (uncached reads, or writes).
+    pub iops: Option<f64>,
+    /// MiB/s on the disk path.
+    pub mibps: Option<f64>,
+    /// The cap that binds on the disk path.
+    pub limit: Option<String>,
+    /// IOPS on the cache path (host-cache hits), when the VM has a cache.
+    pub cache_iops: Option<f64>,
+    /// MiB/s on the cache path.
+    pub cache_mibps: Option<f64>,
+    /// The cap that binds on the cache path.
+    pub cache_limit: Option<String>,
+}
+
+/// The IO-size view: for each size, what the disk path (and the cache path, with a VM and a
+/// host cache) can do.
+pub fn io_size_table(config: &Configuration, sizes: &[u64]) -> Vec<IoSizeRow> {
+    let caps = caps(config);
+    let with_cache = config.vm.is_some() && config.effective_cache() != HostCache::None;
+    sizes
+        .iter()
+        .map(|&bs| {
+            let basis = Basis::Iops {
+                read_bs_bytes: Some(bs),
+                write_bs_bytes: Some(bs),
+            };
+            let disk_demand = Demand {
+                read_bs_bytes: Some(bs),
+                write_bs_bytes: Some(bs),
+                ..Demand::default()
+            };
+            let disk = model::predict_point(config, &caps, &disk_demand, basis, None);
+            let cache = with_cache.then(|| {
+                let hit = Demand {
+                    cache_hit_fraction: 1.0,
+                    ..disk_demand.clone()
+                };
+                model::predict_point(config, &caps, &hit, basis, None)
+            });
+            IoSizeRow {
+                bs_bytes: bs,
+                iops: disk.capacity_iops,
+                mibps: disk.capacity_mibps,
+                limit: disk.limit.map(|l| l.to_string()),
+                cache_iops: cache.as_ref().and_then(|c| c.capacity_iops),
+                cache_mibps: cache.as_ref().and_then(|c| c.capacity_mibps),
+                cache_limit: cache.and_then(|c| c.limit).map(|l| l.to_string()),
+            }
+        })
+        .collect()
+}
+
+/// The IO sizes shown when none are asked for: 4 KiB to 1 MiB in powers of two.
+pub const DEFAULT_IO_SIZES: [u64; 9] = [
+    4 << 10,
+    8 << 10,
+    16 << 10,
+    32 << 10,
+    64 << 10,
+    128 << 10,
+    256 << 10,
+    512 << 10,
+    1 << 20,
+];

@@ -1,0 +1,474 @@
+//! The planner's terminal view: plain text for each answer, built from the same structs the
+//! JSON output serialises, so the two never disagree.
+
+use crate::catalog::{Catalog, DiskTier, VmSize};
+use crate::demand::Demand;
+use crate::model::{group, Basis, PointPrediction};
+use crate::planner::{Candidate, Evaluation, IoSizeRow, Optimisation};
+use std::fmt::Write;
+
+/// `8 KiB`, `1 MiB`, `1536 B`: IO sizes as people write them.
+pub fn io_size(bytes: u64) -> String {
+    if bytes >= 1 << 20 && bytes % (1 << 20) == 0 {
+        format!("{} MiB", bytes >> 20)
+    } else if bytes >= 1 << 10 && bytes % (1 << 10) == 0 {
+        format!("{} KiB", bytes >> 10)
+    } else {
+        format!("{bytes} B")
+    }
+}
+
+fn usd(value: f64) -> String {
+    let cents = (value * 100.0).round() as i64;
+    format!("${}.{:02}", group((cents / 100) as f64), cents % 100)
+}
+
+/// "16,000 IOPS at 8 KiB, 70 % reads, 80 % of reads from the host cache".
+pub fn describe_demand(d: &Demand) -> String {
+    let mut parts = Vec::new();
+    if let Some(iops) = d.iops {
+        parts.push(format!("{} IOPS", group(iops)));
+    }
+    if let Some(mibps) = d.mibps {
+        parts.push(format!("{} MiB/s", group(mibps)));
+    }
+    if parts.is_empty() {
+        parts.push("the most it can do".to_string());
+    }
+    let at = match d.io_sizes() {
+        Some((r, w)) if r == w => format!(" at {}", io_size(r)),
+        Some((r, w)) => format!(" at {} reads / {} writes", io_size(r), io_size(w)),
+        None => String::new(),
+    };
+    let mut parts = vec![parts.join(" and ") + &at];
+    let reads = group(d.read_fraction * 100.0);
+    parts.push(if d.mix_given {
+        format!("{reads}% reads")
+    } else {
+        format!("{reads}% reads (assumed: give read= or write=)")
+    });
+    if d.cache_hit_fraction > 0.0 {
+        parts.push(format!(
+            "{}% of reads from the host cache",
+            group(d.cache_hit_fraction * 100.0)
+        ));
+    }
+    if d.local_fraction > 0.0 {
+        parts.push(format!(
+            "{}% of IOs to the local SSD",
+            group(d.local_fraction * 100.0)
+        ));
+    }
+    if let Some(ns) = d.latency_ns {
+        parts.push(format!("latency target {} ms", group(ns as f64 / 1e6)));
+    }
+    if let Some(qd) = d.queue_depth {
+        parts.push(format!("QD {qd}"));
+    }
+    if let Some(bytes) = d.capacity_bytes {
+        parts.push(format!(
+            "{} GiB of space",
+            group(bytes as f64 / f64::from(1u32 << 30))
+        ));
+    }
+    parts.join(", ")
+}
+
+fn point_title(p: &PointPrediction) -> String {
+    let at = match p.basis {
+        Basis::Iops {
+            read_bs_bytes: Some(r),
+            write_bs_bytes: Some(w),
+        } if r == w => format!(" at {}", io_size(r)),
+        Basis::Iops {
+            read_bs_bytes: Some(r),
+            write_bs_bytes: Some(w),
+        } => format!(" at {}/{}", io_size(r), io_size(w)),
+        Basis::Iops { .. } => " (no IO size: MiB/s caps not checked)".to_string(),
+        Basis::Bandwidth => " (bandwidth, any IO size: IOPS caps not checked)".to_string(),
+    };
+    let asked = match (p.required_iops, p.required_mibps, p.basis) {
+        (_, Some(m), Basis::Bandwidth) => format!("{} MiB/s", group(m)),
+        (Some(i), Some(m), _) => format!("{} IOPS ({} MiB/s)", group(i), group(m)),
+        (Some(i), None, _) => format!("{} IOPS", group(i)),
+        _ => "capacity".to_string(),
+    };
+    let verdict = match (p.meets, p.headroom_percent) {
+        (Some(true), Some(h)) => format!(": meets it, headroom {:+.1}%", h),
+        (Some(false), Some(h)) => format!(": DOES NOT MEET it, short by {:.1}%", -h),
+        _ => String::new(),
+    };
+    format!("{asked}{at}{verdict}")
+}
+
+/// The evaluate view.
+pub fn evaluation(e: &Evaluation) -> String {
+    let mut out = String::new();
+    let _ = writeln!(out, "Plan: {}", e.configuration);
+    let _ = writeln!(out, "Demand: {}", describe_demand(&e.demand));
+    let _ = writeln!(out, "\nCaps");
+    for cap in &e.caps {
+        let value = cap.value.map_or("not in catalog".to_string(), group);
+        let _ = writeln!(
+            out,
+            "  {:<16} {:>14} {:<5}  {}",
+            cap.kind.label(),
+            value,
+            if cap.value.is_some() {
+                cap.kind.unit()
+            } else {
+                ""
+            },
+            cap.basis
+        );
+    }
+    for p in &e.points {
+        let _ = writeln!(out, "\n{}", point_title(p));
+        let capacity = match (p.capacity_iops, p.capacity_mibps) {
+            (Some(i), Some(m)) => format!("{} IOPS / {} MiB/s", group(i), group(m)),
+            (Some(i), None) => format!("{} IOPS", group(i)),
+            (None, Some(m)) => format!("{} MiB/s", group(m)),
+            (None, None) => "not bounded by any cap in the catalog".to_string(),
+        };
+        match &p.limit {
+            Some(limit) => {
+                let _ = writeln!(out, "  capacity {capacity}, limited by the {limit}");
+            }
+            None => {
+                let _ = writeln!(out, "  capacity {capacity}");
+            }
+        }
+        if !p.paths.is_empty() {
+            let predicted = if p.meets == Some(false) {
+                "at capacity"
+            } else {
+                "at the demand"
+            };
+            let _ = writeln!(
+                out,
+                "  {:<14} {:>12} {:>12}   ({predicted})",
+                "path", "IOPS", "MiB/s"
+            );
+            let cell = |v: Option<f64>| v.map_or("-".to_string(), group);
+            for path in &p.paths {
+                let _ = writeln!(
+                    out,
+                    "  {:<14} {:>12} {:>12}",
+                    path.path,
+                    cell(path.iops),
+                    cell(path.mibps)
+                );
+            }
+            if p.per_disk_iops.is_some() || p.per_disk_mibps.is_some() {
+                let _ = writeln!(
+                    out,
+                    "  {:<14} {:>12} {:>12}",
+                    "each disk",
+                    cell(p.per_disk_iops),
+                    cell(p.per_disk_mibps)
+                );
+            }
+        }
+    }
+    if let Some(gib) = e.capacity_gib {
+        let _ = writeln!(out, "\nSpace: {} GiB", group(gib));
+    }
+    let _ = write!(out, "\nCost: ");
+    match (e.cost.total_usd, e.cost.vm_usd, e.cost.disks_usd) {
+        (Some(total), Some(vm), Some(disks)) => {
+            let _ = writeln!(
+                out,
+                "{} a month (VM {} + disks {})",
+                usd(total),
+                usd(vm),
+                usd(disks)
+            );
+        }
+        (Some(total), None, _) => {
+            let _ = writeln!(out, "{} a month", usd(total));
+        }
+        _ => {
+            let _ = writeln!(
+                out,
+                "unknown (no price in the catalog for {})",
+                e.cost.missing.join(", ")
+            );
+        }
+    }
+    let qd = &e.queue_depth;
+    let _ = writeln!(
+        out,
+        "Queue depth: {}-{} outstanding IOs for peak rates ({}-{} per disk x {} disk{})",
+        qd.for_peak.0,
+        qd.for_peak.1,
+        qd.for_peak.0 / e.disk_count,
+        qd.for_peak.1 / e.disk_count,
+        e.disk_count,
+        if e.disk_count == 1 { "" } else { "s" }
+    );
+    if let Some(basis) = &qd.for_latency_basis {
+        let _ = writeln!(out, "  for the latency target: {basis}");
+    }
+    if let Some(per_disk) = qd.app_qd_per_disk {
+        let _ = writeln!(
+            out,
+            "  the application's QD gives {} per disk",
+            group(per_disk)
+        );
+    }
+    if let Some(stripe) = &e.stripe {
+        let _ = writeln!(out, "Stripe: {} KiB ({})", stripe.stripe_kib, stripe.reason);
+    }
+    if !e.warnings.is_empty() {
+        let _ = writeln!(out, "\nWarnings");
+        for w in &e.warnings {
+            let _ = writeln!(out, "  - {w}");
+        }
+    }
+    if !e.fixes.is_empty() {
+        let _ = writeln!(out, "\nConfigurations that meet it");
+        candidates(&mut out, &e.fixes);
+    }
+    let verdict = match e.meets {
+        Some(true) => "meets the demand",
+        Some(false) => "does NOT meet the demand",
+        None => "no requirement to check (capacity shown)",
+    };
+    let _ = writeln!(out, "\nVerdict: {} {verdict}", e.configuration);
+    out
+}
+
+fn candidates(out: &mut String, list: &[Candidate]) {
+    for (i, c) in list.iter().enumerate() {
+        let price = c.total_usd.map_or("price unknown".to_string(), |p| {
+            format!("{} a month", usd(p))
+        });
+        let _ = writeln!(out, "  {}. {}: {price}", i + 1, c.configuration);
+        for capacity in &c.capacity {
+            let _ = writeln!(out, "       {capacity}");
+        }
+        for w in &c.warnings {
+            let _ = writeln!(out, "       note: {w}");
+        }
+    }
+}
+
+/// The optimiser view.
+pub fn optimisation(o: &Optimisation) -> String {
+    let mut out = String::new();
+    let _ = writeln!(out, "Requirement: {}", describe_demand(&o.requirement));
+    let _ = writeln!(
+        out,
+        "Searched {} VM size x disk tier pairs, fewest disks per pair that meet it.",
+        o.pairs_searched
+    );
+    if o.priced.is_empty() && o.unpriced.is_empty() {
+        let _ = writeln!(
+            out,
+            "\nNo configuration in the catalog meets the requirement."
+        );
+    }
+    if !o.priced.is_empty() {
+        let _ = writeln!(out, "\nCheapest first");
+        candidates(&mut out, &o.priced);
+    }
+    if !o.unpriced.is_empty() {
+        let _ = writeln!(out, "\nAlso meet it, no price in the catalog");
+        candidates(&mut out, &o.unpriced);
+    }
+    for note in &o.notes {
+        let _ = writeln!(out, "\nnote: {note}");
+    }
+    out
+}
+
+/// The IO-size view.
+pub fn io_sizes(configuration: &str, rows: &[IoSizeRow]) -> String {
+    let mut out = String::new();
+    let _ = writeln!(out, "IO-size view: {configuration}");
+    let with_cache = rows
+        .iter()
+        .any(|r| r.cache_iops.is_some() || r.cache_mibps.is_some());
+    let cell = |v: Option<f64>| v.map_or("-".to_string(), group);
+    if with_cache {
+        let _ = writeln!(
+            out,
+            "{:>8} {:>10} {:>10}  {:<34} {:>10} {:>10}  cache path limit",
+            "IO size", "disk IOPS", "MiB/s", "disk path limit", "hit IOPS", "MiB/s",
+        );
+    } else {
+        let _ = writeln!(
+            out,
+            "{:>8} {:>10} {:>10}  limit",
+            "IO size", "IOPS", "MiB/s"
+        );
+    }
+    for r in rows {
+        let limit = r.limit.clone().unwrap_or_else(|| "-".to_string());
+        if with_cache {
+            let _ = writeln!(
+                out,
+                "{:>8} {:>10} {:>10}  {:<34} {:>10} {:>10}  {}",
+                io_size(r.bs_bytes),
+                cell(r.iops),
+                cell(r.mibps),
+                short_limit(&limit),
+                cell(r.cache_iops),
+                cell(r.cache_mibps),
+                short_limit(r.cache_limit.as_deref().unwrap_or("-"))
+            );
+        } else {
+            let _ = writeln!(
+                out,
+                "{:>8} {:>10} {:>10}  {}",
+                io_size(r.bs_bytes),
+                cell(r.iops),
+                cell(r.mibps),
+                limit
+            );
+        }
+    }
+    out
+}
+
+/// "disk cap 5,000 IOPS (1 x 5,000 (P30))" -> "disk cap 5,000 IOPS" for narrow columns.
+fn short_limit(limit: &str) -> &str {
+    limit.split(" (").next().unwrap_or(limit)
+}
+
+fn opt(v: Option<f64>, unit: &str) -> String {
+    v.map_or("-".to_string(), |v| format!("{}{unit}", group(v)))
+}
+
+/// `diskmeter catalog list`.
+pub fn catalog_list(catalog: &Catalog) -> String {
+    let mut out = String::new();
+    let _ = writeln!(out, "Disk tiers");
+    let _ = writeln!(
+        out,
+        "  {:<20} {:<13} {:>9} {:>8} {:>8} {:>12}",
+        "id", "cloud", "size GiB", "IOPS", "MiB/s", "$/month"
+    );
+    for d in &catalog.disks {
+        let _ = writeln!(
+            out,
+            "  {:<20} {:<13} {:>9} {:>8} {:>8} {:>12}",
+            d.id,
+            d.cloud,
+            opt(d.size_gib, ""),
+            opt(d.iops, ""),
+            opt(d.mibps, ""),
+            d.price_usd_month.map_or("-".to_string(), usd)
+        );
+    }
+    let _ = writeln!(out, "\nVM sizes (uncached and cache-path caps)");
+    let _ = writeln!(
+        out,
+        "  {:<18} {:<6} {:>5} {:>6} {:>9} {:>7} {:>9} {:>7} {:>10}",
+        "id", "family", "cores", "disks", "unc IOPS", "MiB/s", "cache IOPS", "MiB/s", "$/month"
+    );
+    for v in &catalog.vms {
+        let _ = writeln!(
+            out,
+            "  {:<18} {:<6} {:>5} {:>6} {:>9} {:>7} {:>9} {:>7} {:>10}",
+            v.id,
+            v.family,
+            v.cores.map_or("-".to_string(), |c| c.to_string()),
+            v.max_data_disks.map_or("-".to_string(), |c| c.to_string()),
+            opt(v.uncached_iops, ""),
+            opt(v.uncached_mibps, ""),
+            opt(v.cache_iops_total(), ""),
+            opt(v.cache_mibps_total(), ""),
+            v.price_usd_month.map_or("-".to_string(), usd)
+        );
+    }
+    let _ = writeln!(
+        out,
+        "\n'-' = not published in the sources the catalog cites; `diskmeter catalog show ID` gives them."
+    );
+    out
+}
+
+/// `diskmeter catalog show ID` for a disk tier.
+pub fn disk_entry(d: &DiskTier) -> String {
+    let mut out = String::new();
+    let _ = writeln!(out, "{} ({})", d.id, d.name);
+    let rows = [
+        ("cloud", d.cloud.clone()),
+        ("aliases", d.aliases.join(", ")),
+        ("premium", d.premium.to_string()),
+        ("size", opt(d.size_gib, " GiB")),
+        ("IOPS cap", opt(d.iops, "")),
+        ("bandwidth cap", opt(d.mibps, " MiB/s")),
+        (
+            "price",
+            d.price_usd_month
+                .map_or("-".to_string(), |p| format!("{} a month", usd(p))),
+        ),
+        ("source", d.source.clone()),
+        ("date", d.date.clone()),
+        ("notes", d.notes.clone().unwrap_or_default()),
+        ("file", d.file.clone()),
+    ];
+    entry_rows(&mut out, &rows);
+    out
+}
+
+/// `diskmeter catalog show ID` for a VM size.
+pub fn vm_entry(v: &VmSize) -> String {
+    let mut out = String::new();
+    let _ = writeln!(out, "{} (family {})", v.id, v.family);
+    let count = |c: Option<u32>| c.map_or("-".to_string(), |c| c.to_string());
+    let rows = [
+        ("cloud", v.cloud.clone()),
+        ("aliases", v.aliases.join(", ")),
+        ("premium storage", v.premium_storage.to_string()),
+        ("cores", count(v.cores)),
+        ("memory", opt(v.memory_gib, " GiB")),
+        ("local SSD", opt(v.local_ssd_gib, " GiB")),
+        ("max data disks", count(v.max_data_disks)),
+        ("widest stripe", count(v.max_stripe_disks)),
+        ("uncached IOPS cap", opt(v.uncached_iops, "")),
+        ("uncached bandwidth cap", opt(v.uncached_mibps, " MiB/s")),
+        ("cache-path IOPS cap", opt(v.cache_iops_total(), "")),
+        (
+            "cache-path bandwidth cap",
+            opt(v.cache_mibps_total(), " MiB/s"),
+        ),
+        ("cache size", opt(v.cache_size_gib, " GiB")),
+        (
+            "price",
+            v.price_usd_month
+                .map_or("-".to_string(), |p| format!("{} a month", usd(p))),
+        ),
+        ("source", v.source.clone()),
+        ("date", v.date.clone()),
+        ("notes", v.notes.clone().unwrap_or_default()),
+        ("file", v.file.clone()),
+    ];
+    entry_rows(&mut out, &rows);
+    out
+}
+
+fn entry_rows(out: &mut String, rows: &[(&str, String)]) {
+    for (name, value) in rows {
+        if !value.is_empty() {
+            let _ = writeln!(out, "  {name:<25} {value}");
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sizes_and_prices_read_as_people_write_them() {
+        assert_eq!(io_size(8192), "8 KiB");
+        assert_eq!(io_size(1 << 20), "1 MiB");
+        assert_eq!(io_size(1536), "1536 B");
+        assert_eq!(usd(1548.0), "$1,548.00");
+        assert_eq!(usd(136.085 * 4.0), "$544.34");
+        assert_eq!(usd(3208.98), "$3,208.98");
+    }
+}

@@ -1,0 +1,182 @@
+//! Issue 6 acceptance, as properties over the whole catalog and random demands: adding a disk
+//! never lowers predicted capacity, and no prediction exceeds any single cap on its path.
+
+use diskmeter_plan::planner::evaluate_alone;
+use diskmeter_plan::{CapKind, Catalog, Configuration, Demand, Evaluation, HostCache};
+use proptest::prelude::*;
+
+const CACHES: [HostCache; 3] = [HostCache::None, HostCache::ReadOnly, HostCache::ReadWrite];
+const SIZES: [u64; 6] = [512, 4 << 10, 8 << 10, 64 << 10, 256 << 10, 1 << 20];
+
+#[derive(Debug, Clone)]
+struct Case {
+    vm: Option<usize>,
+    disk: usize,
+    disks: u32,
+    cache: usize,
+    demand: Demand,
+}
+
+fn demand() -> impl Strategy<Value = Demand> {
+    (
+        prop::option::of(1.0f64..200_000.0),
+        prop::option::of(1.0f64..3_000.0),
+        prop::option::of((0..SIZES.len(), 0..SIZES.len())),
+        0.0f64..=1.0,
+        0.0f64..=1.0,
+        prop_oneof![Just(0.0), 0.0f64..=1.0],
+    )
+        .prop_map(|(iops, mibps, sizes, read, hit, local)| Demand {
+            iops,
+            mibps,
+            read_bs_bytes: sizes.map(|(r, _)| SIZES[r]),
+            write_bs_bytes: sizes.map(|(_, w)| SIZES[w]),
+            read_fraction: read,
+            cache_hit_fraction: hit,
+            local_fraction: local,
+            mix_given: true,
+            ..Demand::default()
+        })
+}
+
+fn case() -> impl Strategy<Value = Case> {
+    let c = Catalog::builtin();
+    (
+        prop::option::of(0..c.vms.len()),
+        0..c.disks.len(),
+        1u32..40,
+        0..CACHES.len(),
+        demand(),
+    )
+        .prop_map(|(vm, disk, disks, cache, demand)| Case {
+            vm,
+            disk,
+            disks,
+            cache,
+            demand,
+        })
+}
+
+/// Evaluates the case with `extra` more disks; `None` when the pair is not a valid plan
+/// (clouds differ, or local SSD IO without a VM).
+fn run(c: &Catalog, case: &Case, extra: u32) -> Option<Evaluation> {
+    let config = Configuration {
+        vm: case.vm.map(|i| &c.vms[i]),
+        disk: &c.disks[case.disk],
+        disk_count: case.disks + extra,
+        cache: CACHES[case.cache],
+    };
+    evaluate_alone(&config, &case.demand).ok()
+}
+
+fn cap(e: &Evaluation, kind: CapKind) -> Option<f64> {
+    e.caps.iter().find(|c| c.kind == kind).and_then(|c| c.value)
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(1000))]
+
+    #[test]
+    fn adding_a_disk_never_lowers_capacity(case in case()) {
+        let c = Catalog::builtin();
+        let (Some(before), Some(after)) = (run(&c, &case, 0), run(&c, &case, 1)) else {
+            return Ok(());
+        };
+        for (p, q) in before.points.iter().zip(&after.points) {
+            if let (Some(x), Some(y)) = (p.capacity_iops, q.capacity_iops) {
+                prop_assert!(y >= x * (1.0 - 1e-12), "IOPS {x} -> {y}");
+            }
+            if let (Some(x), Some(y)) = (p.capacity_mibps, q.capacity_mibps) {
+                prop_assert!(y >= x * (1.0 - 1e-12), "MiB/s {x} -> {y}");
+            }
+            if let (Some(_), None) = (p.limit.as_ref(), q.limit.as_ref()) {
+                prop_assert!(false, "a disk removed every bound");
+            }
+        }
+    }
+
+    #[test]
+    fn predictions_never_exceed_a_cap_on_their_path(case in case()) {
+        let c = Catalog::builtin();
+        let Some(e) = run(&c, &case, 0) else { return Ok(()) };
+        let tolerance = 1.0 + 1e-9;
+        for p in &e.points {
+            let sum = |names: &[&str], iops: bool| -> Option<f64> {
+                let mut total = 0.0;
+                for load in p.paths.iter().filter(|l| names.contains(&l.path.as_str())) {
+                    total += if iops { load.iops? } else { load.mibps? };
+                }
+                Some(total)
+            };
+            let mut cache_paths = vec!["cache hits", "local SSD"];
+            if e.cache == HostCache::ReadWrite {
+                cache_paths.push("disk writes");
+            }
+            let disk_paths = ["disk reads", "disk writes"];
+            let checks = [
+                (CapKind::VmCacheIops, sum(&cache_paths, true)),
+                (CapKind::VmCacheMibps, sum(&cache_paths, false)),
+                (CapKind::VmUncachedIops, sum(&disk_paths, true)),
+                (CapKind::VmUncachedMibps, sum(&disk_paths, false)),
+                (CapKind::DiskIops, sum(&disk_paths, true)),
+                (CapKind::DiskMibps, sum(&disk_paths, false)),
+            ];
+            for (kind, load) in checks {
+                // Caps not checked for lack of an IO size are reported as such, not broken.
+                if p.unchecked_caps.contains(&kind) {
+                    continue;
+                }
+                if let (Some(limit), Some(load)) = (cap(&e, kind), load) {
+                    prop_assert!(load <= limit * tolerance, "{kind:?}: {load} > {limit}");
+                }
+            }
+            // Per-disk figures are the disk path split evenly, so within one disk's cap.
+            if let (Some(per), Some(disk_iops)) = (p.per_disk_iops, c.disks[case.disk].iops) {
+                prop_assert!(per <= disk_iops * tolerance);
+            }
+            if let (Some(per), Some(disk_mibps)) = (p.per_disk_mibps, c.disks[case.disk].mibps) {
+                prop_assert!(per <= disk_mibps * tolerance);
+            }
+            // No path carries more than the whole rate, so the capacity is at least the value
+            // of the IOPS cap that binds it.
+            if let (Some(limit), Some(iops)) = (p.limit.as_ref(), p.capacity_iops) {
+                if limit.kind.is_iops() {
+                    prop_assert!(iops >= limit.value * (1.0 - 1e-9));
+                }
+            }
+        }
+    }
+}
+
+#[test]
+fn every_catalog_pair_evaluates_without_error_or_panic() {
+    let c = Catalog::builtin();
+    let demands = [
+        "iops=16000,bs=8k,read=70%,cache-hit=0.8",
+        "mibps=250",
+        "iops=4000",
+        "bs=64k",
+        "capacity=10t,iops=1000",
+        "iops=1,latency=1ms,qd=1",
+    ];
+    for text in demands {
+        let d = Demand::parse(text).unwrap();
+        for disk in &c.disks {
+            for vm in c.vms.iter().map(Some).chain([None]) {
+                let config = Configuration {
+                    vm,
+                    disk,
+                    disk_count: 3,
+                    cache: HostCache::ReadOnly,
+                };
+                match evaluate_alone(&config, &d) {
+                    Ok(e) => assert!(!e.points.is_empty()),
+                    Err(err) => assert!(
+                        err.to_string().contains("pick both from one cloud"),
+                        "{err}"
+                    ),
+                }
+            }
+        }
+    }
+}
