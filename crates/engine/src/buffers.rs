@@ -2,10 +2,18 @@
 //!
 //! O_DIRECT needs buffers aligned to the device's logical block size, and io_uring's fixed
 //! buffers want one stable memory region to register, so all slots live in a single
-//! allocation made with `std::alloc` and freed in `Drop`. Each slot starts on an
-//! `align`-byte boundary (the slot stride is the slot length rounded up to the alignment).
+//! anonymous mapping, unmapped in `Drop`. Each slot starts on an `align`-byte boundary (the
+//! slot stride is the slot length rounded up to the alignment).
+//!
+//! Slots larger than a page are placed in transparent huge pages (`MADV_HUGEPAGE`, honoured
+//! when THP is `always` or `madvise`), so each slot is physically contiguous. Why it matters:
+//! the block layer maps every physically contiguous run of a buffer to one segment, and a
+//! virtio disk without indirect descriptors spends one ring descriptor per segment. A 64 KiB
+//! read into scattered 4 KiB pages takes 18 descriptors, so a 256-entry ring holds only ~14
+//! such requests and iodepth=32 never reaches the device (measured on our virtio guest:
+//! 13 requests in flight and 16.5k IOPS, against 25 in flight and 24k IOPS for fio, whose
+//! buffers happened to be contiguous). With huge pages a slot is one segment.
 
-use std::alloc::{self, Layout};
 use std::ptr::NonNull;
 
 use crate::EngineError;
@@ -21,11 +29,22 @@ pub enum BufferFill {
     Zero,
 }
 
-/// `count` slots of `slot_len` bytes in one allocation aligned to `align`.
+/// A transparent huge page on x86-64 and arm64 (with 4 KiB base pages).
+const HUGE_PAGE: usize = 2 << 20;
+/// The base page size assumed for deciding whether a slot spans pages.
+const PAGE: usize = 4096;
+
+/// `count` slots of `slot_len` bytes in one mapping, each aligned to `align`.
 #[derive(Debug)]
 pub struct AlignedBuffers {
+    /// Start of the first slot (aligned).
     ptr: NonNull<u8>,
-    layout: Layout,
+    /// Bytes from `ptr` that the slots use.
+    len: usize,
+    /// The whole mapping, for `munmap`.
+    map_base: NonNull<u8>,
+    map_len: usize,
+    align: usize,
     slot_len: usize,
     stride: usize,
     count: usize,
@@ -60,13 +79,45 @@ impl AlignedBuffers {
             .checked_next_multiple_of(align)
             .ok_or_else(fail)?;
         let total = stride.checked_mul(count.max(1)).ok_or_else(fail)?;
-        let layout = Layout::from_size_align(total, align).map_err(|_| fail())?;
-        // SAFETY: `layout` has a non-zero size (stride >= 1, count >= 1 above).
-        let raw = unsafe { alloc::alloc_zeroed(layout) };
-        let ptr = NonNull::new(raw).ok_or_else(fail)?;
+        let huge = slot_len > PAGE;
+        // Align the start to the huge page when slots span pages (so no slot crosses a huge
+        // page boundary when strides are powers of two), else to `align` (mmap gives pages).
+        let start_align = if huge { align.max(HUGE_PAGE) } else { align };
+        let slack = start_align.saturating_sub(PAGE);
+        let map_len = total
+            .checked_next_multiple_of(if huge { HUGE_PAGE } else { PAGE })
+            .and_then(|n| n.checked_add(slack))
+            .ok_or_else(fail)?;
+        // SAFETY: a fresh private anonymous mapping; no existing memory is touched.
+        let raw = unsafe {
+            libc::mmap(
+                std::ptr::null_mut(),
+                map_len,
+                libc::PROT_READ | libc::PROT_WRITE,
+                libc::MAP_PRIVATE | libc::MAP_ANONYMOUS,
+                -1,
+                0,
+            )
+        };
+        if raw == libc::MAP_FAILED {
+            return Err(fail());
+        }
+        let map_base = NonNull::new(raw.cast::<u8>()).ok_or_else(fail)?;
+        let offset = (raw as usize).next_multiple_of(start_align) - raw as usize;
+        // SAFETY: `offset <= slack`, so the slots' `total` bytes lie inside the mapping.
+        let ptr = unsafe { map_base.add(offset) };
+        if huge {
+            let advised = total.next_multiple_of(HUGE_PAGE).min(map_len - offset);
+            // SAFETY: the range is inside our own mapping. Best effort: without THP the
+            // buffers still work, only with more segments per IO.
+            unsafe { libc::madvise(ptr.as_ptr().cast(), advised, libc::MADV_HUGEPAGE) };
+        }
         let mut buffers = AlignedBuffers {
             ptr,
-            layout,
+            len: total,
+            map_base,
+            map_len,
+            align,
             slot_len,
             stride,
             count,
@@ -87,14 +138,14 @@ impl AlignedBuffers {
 
     /// The alignment every slot starts on.
     pub fn align(&self) -> usize {
-        self.layout.align()
+        self.align
     }
 
     /// The bytes of slot `i`. Panics if `i >= slot_count()`.
     pub fn slot(&self, i: usize) -> &[u8] {
         let p = self.slot_ptr(i);
         // SAFETY: `slot_ptr` checked `i`; the slot's `slot_len` bytes are inside the live,
-        // initialised (zeroed at allocation) region and `&self` forbids concurrent `&mut`.
+        // initialised (anonymous memory is zeroed) mapping and `&self` forbids concurrent `&mut`.
         unsafe { std::slice::from_raw_parts(p, self.slot_len) }
     }
 
@@ -133,7 +184,7 @@ impl AlignedBuffers {
     pub fn fill(&mut self, fill: BufferFill, seed: u64) {
         // SAFETY: the whole allocation is initialised and exclusively borrowed through
         // `&mut self`.
-        let all = unsafe { std::slice::from_raw_parts_mut(self.ptr.as_ptr(), self.layout.size()) };
+        let all = unsafe { std::slice::from_raw_parts_mut(self.ptr.as_ptr(), self.len) };
         match fill {
             BufferFill::Zero => all.fill(0),
             BufferFill::Random => fill_random(all, seed),
@@ -143,8 +194,8 @@ impl AlignedBuffers {
 
 impl Drop for AlignedBuffers {
     fn drop(&mut self) {
-        // SAFETY: `ptr` came from `alloc_zeroed(self.layout)` and is freed exactly once.
-        unsafe { alloc::dealloc(self.ptr.as_ptr(), self.layout) }
+        // SAFETY: `map_base`/`map_len` are the mapping made in `new`, unmapped exactly once.
+        unsafe { libc::munmap(self.map_base.as_ptr().cast(), self.map_len) };
     }
 }
 
@@ -192,6 +243,18 @@ mod tests {
         assert_eq!(iov.len(), 5);
         assert_eq!(iov[3].iov_base as usize, b.slot_ptr(3) as usize);
         assert_eq!(iov[3].iov_len, 5000);
+    }
+
+    #[test]
+    fn multi_page_slots_start_on_a_huge_page_and_stay_inside_the_mapping() {
+        let mut b = AlignedBuffers::new(32, 64 << 10, 4096, BufferFill::Random, 1).unwrap();
+        assert_eq!(b.slot_ptr(0) as usize % HUGE_PAGE, 0);
+        b.slot_mut(31).fill(9);
+        assert!(b.slot(31).iter().all(|&x| x == 9));
+        // A large alignment is honoured too.
+        let b = AlignedBuffers::new(3, 8192, 1 << 22, BufferFill::Zero, 0).unwrap();
+        assert_eq!(b.slot_ptr(0) as usize % (1 << 22), 0);
+        assert_eq!(b.align(), 1 << 22);
     }
 
     #[test]
