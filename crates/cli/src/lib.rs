@@ -22,13 +22,16 @@ pub const EXIT_USAGE: i32 = 2;
 pub fn command() -> Command {
     Command::new("diskmeter")
         .version(env!("CARGO_PKG_VERSION"))
-        .about("Storage benchmarking: an fio-compatible load generator with truthful statistics")
+        .about("Storage benchmarking and planning: an fio-compatible load generator with truthful statistics")
         .long_about(
             "diskmeter measures what storage can really do: IOPS, bandwidth and latency \
              (HDR histograms, 0.1 % precision) with CPU cost, using io_uring, libaio, psync \
              or a null engine. `diskmeter run` takes fio's option names.\n\n\
              With no options `diskmeter run` runs 4 KiB random reads at queue depth 32 on a \
-             1 GiB file in the current folder for 10 seconds (direct IO), then removes the file.",
+             1 GiB file in the current folder for 10 seconds (direct IO), then removes the file.\n\n\
+             `diskmeter plan` predicts what a VM + disks configuration delivers from published \
+             limits and prices, names the binding limit and finds the cheapest configuration \
+             that meets a requirement; `diskmeter catalog` shows the figures it uses.",
         )
         .subcommand_required(true)
         .arg_required_else_help(true)

@@ -10,6 +10,9 @@ use crate::model::{
 use crate::PlanError;
 use serde::Serialize;
 
+/// Bytes in a GiB (catalog sizes are GiB).
+const GIB: f64 = 1024.0 * 1024.0 * 1024.0;
+
 /// Outstanding IOs per disk at which applications usually reach a disk's peak (the guide:
 /// "8-16+ outstanding IOs per disk").
 pub const PEAK_QD_PER_DISK: (u32, u32) = (8, 16);
@@ -189,23 +192,24 @@ pub fn evaluate_alone(config: &Configuration, demand: &Demand) -> Result<Evaluat
         .disk
         .size_gib
         .map(|g| g * f64::from(config.disk_count));
-    let capacity_ok = demand
-        .capacity_bytes
-        .map(|need| capacity_gib.map(|have| have * 1024.0 * 1024.0 * 1024.0 >= need as f64));
-    let rate_required = demand.iops.is_some() || demand.mibps.is_some();
-    let mut meets = if rate_required {
-        points
-            .iter()
-            .try_fold(true, |all, p| p.meets.map(|m| all && m))
-    } else {
-        None
-    };
-    match capacity_ok {
-        Some(Some(false)) => meets = Some(false),
-        Some(Some(true)) if !rate_required => meets = Some(true),
-        Some(None) => meets = None,
-        _ => {}
+    // Each requirement is met, not met, or cannot be judged (a missing figure); one "not
+    // met" decides, else one "cannot be judged" does.
+    let mut verdicts: Vec<Option<bool>> = Vec::new();
+    if demand.iops.is_some() || demand.mibps.is_some() {
+        verdicts.extend(points.iter().map(|p| p.meets));
     }
+    if let Some(need) = demand.capacity_bytes {
+        verdicts.push(capacity_gib.map(|have| have * GIB >= need as f64));
+    }
+    let meets = if verdicts.is_empty() {
+        None
+    } else if verdicts.contains(&Some(false)) {
+        Some(false)
+    } else if verdicts.contains(&None) {
+        None
+    } else {
+        Some(true)
+    };
     let mut evaluation = Evaluation {
         configuration: config.describe(),
         vm: config.vm.map(|v| v.id.clone()),
@@ -363,10 +367,10 @@ fn warnings(config: &Configuration, demand: &Demand, evaluation: &Evaluation) ->
     }
     if let Some(need) = demand.capacity_bytes {
         match evaluation.capacity_gib {
-            Some(have) if have * 1024.0 * 1024.0 * 1024.0 < need as f64 => w.push(format!(
+            Some(have) if have * GIB < need as f64 => w.push(format!(
                 "capacity {} GiB is less than the {} GiB required",
                 group(have),
-                group(need as f64 / 1024.0 / 1024.0 / 1024.0)
+                group(need as f64 / GIB)
             )),
             None => w.push(format!(
                 "{} has no size in the catalog: capacity is not checked",

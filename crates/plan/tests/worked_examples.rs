@@ -245,3 +245,58 @@ fn evaluate_example_from_the_issue() {
     assert_eq!(e.stripe.as_ref().unwrap().stripe_kib, 64);
     assert_eq!(e.queue_depth.for_peak, (32, 64));
 }
+
+/// Little's law (reference section 1): a 1 ms latency target at 5,000 IOPS needs QD 5; a
+/// 4-disk stripe needs 8-16 outstanding IOs per disk for its peak.
+#[test]
+fn queue_depth_for_a_latency_target_and_a_stripe() {
+    let c = Catalog::builtin();
+    let cfg = config(&c, None, "4xP30", HostCache::None);
+    let e = evaluate(
+        &c,
+        &cfg,
+        &Demand::parse("iops=5000,latency=1ms,qd=2").unwrap(),
+    )
+    .unwrap();
+    assert_eq!(e.queue_depth.for_latency_target, Some(5));
+    assert_eq!(e.queue_depth.for_peak, (32, 64));
+    assert_eq!(e.queue_depth.app_qd_per_disk, Some(0.5));
+    assert!(e
+        .warnings
+        .iter()
+        .any(|w| w.contains("QD 2 on a 4-disk stripe leaves 2 disks idle")));
+    let big = evaluate(&c, &cfg, &Demand::parse("mibps=500,bs=1m").unwrap()).unwrap();
+    assert_eq!(big.stripe.as_ref().unwrap().stripe_kib, 256);
+}
+
+/// Space is a requirement like the rates: not met decides, an unknown size leaves it open.
+#[test]
+fn capacity_requirements() {
+    let c = Catalog::builtin();
+    let two = config(&c, Some("Standard_DS13"), "2xP30", HostCache::ReadOnly);
+    let fits = evaluate(&c, &two, &Demand::parse("capacity=2t").unwrap()).unwrap();
+    assert_eq!(fits.meets, Some(true));
+    let short = evaluate(&c, &two, &Demand::parse("capacity=3t,iops=100").unwrap()).unwrap();
+    assert_eq!(
+        short.meets,
+        Some(false),
+        "the IOPS are met but the space is not"
+    );
+    let volume = config(&c, None, "1xdo-volume", HostCache::None);
+    let unknown = evaluate(&c, &volume, &Demand::parse("capacity=1t,iops=100").unwrap()).unwrap();
+    assert_eq!(
+        unknown.meets, None,
+        "the volume's size is not in the catalog"
+    );
+    let o = optimise(
+        &c,
+        &Demand::parse("capacity=10t").unwrap(),
+        &SearchSpace::default(),
+    )
+    .unwrap();
+    assert_eq!(
+        o.priced[0].configuration,
+        "Standard_DS13 + 10 x Standard-1TB (cache ReadOnly)"
+    );
+    assert_eq!(o.priced[0].total_usd, Some(1515.66));
+}
