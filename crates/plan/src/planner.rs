@@ -516,10 +516,10 @@ pub fn optimise(
     let vms: Vec<&VmSize> = catalog
         .vms
         .iter()
-        .filter(|vm| only_vm.is_none_or_eq(vm))
+        .filter(|vm| allowed(only_vm, vm))
         .filter(|vm| families.is_empty() || families.contains(&vm.family.to_ascii_lowercase()))
         .collect();
-    for disk in catalog.disks.iter().filter(|d| only_disk.is_none_or_eq(d)) {
+    for disk in catalog.disks.iter().filter(|d| allowed(only_disk, d)) {
         let clouds_vms: Vec<&VmSize> = vms
             .iter()
             .copied()
@@ -618,18 +618,9 @@ fn family_list(catalog: &Catalog) -> String {
     families.join(", ")
 }
 
-/// `Option<&T>` as a filter: no restriction, or the same entry.
-trait SameEntry<T> {
-    fn is_none_or_eq(&self, other: &T) -> bool;
-}
-
-impl<T: PartialEq> SameEntry<T> for Option<&T> {
-    fn is_none_or_eq(&self, other: &T) -> bool {
-        match self {
-            None => true,
-            Some(x) => *x == other,
-        }
-    }
+/// A search restriction: none, or exactly this entry.
+fn allowed<T: PartialEq>(only: Option<&T>, entry: &T) -> bool {
+    only.is_none() || only == Some(entry)
 }
 
 /// Up to this many fixes of each kind.
