@@ -5,6 +5,7 @@
 #![forbid(unsafe_code)]
 
 mod catalog;
+mod jobfile;
 mod options;
 mod plan;
 mod progress;

@@ -1,9 +1,11 @@
 //! `diskmeter run`: fio's options on the command line -> jobs -> plan -> run -> report.
 
+use crate::jobfile;
 use crate::options;
 use crate::progress::{LiveProgress, ProgressGoal};
 use crate::{write_output, EXIT_FAILURE, EXIT_USAGE};
 use clap::{Arg, ArgAction, ArgMatches, Command};
+use diskmeter_jobfile::fio::Unsupported;
 use diskmeter_report::{JobInput, RunInput, RunMeta, RunResult, TargetInfo};
 use diskmeter_runner::plan::RunPlan;
 use diskmeter_runner::{ExecuteOptions, LiveCounters, PlanOptions, RunError};
@@ -64,6 +66,18 @@ pub fn command() -> Command {
                 .long("dry-run")
                 .action(ArgAction::SetTrue)
                 .help("Print the resolved jobs and plan, then stop without doing IO"),
+        )
+        .arg(
+            Arg::new("ignore-unsupported")
+                .long("ignore-unsupported")
+                .action(ArgAction::SetTrue)
+                .help("In job files, skip fio options diskmeter does not support with a warning (default: refuse them)"),
+        )
+        .arg(
+            Arg::new("jobfiles")
+                .value_name("JOBFILE")
+                .num_args(0..)
+                .help("fio job files to run; options before them are defaults that the files' [global] sections override"),
         );
     options::add_job_options(command)
 }
@@ -72,7 +86,41 @@ pub fn command() -> Command {
 pub fn main(matches: &ArgMatches) -> i32 {
     let quiet = matches.get_flag("quiet");
     let given = options::ordered_job_options(matches);
-    let jobs = if given.is_empty() {
+    let files: Vec<String> = matches
+        .get_many::<String>("jobfiles")
+        .map(|v| v.cloned().collect())
+        .unwrap_or_default();
+    let jobs = if !files.is_empty() {
+        if given.iter().any(|(name, _)| name == "name") {
+            eprintln!(
+                "diskmeter: --name with job files: give the jobs in the files or on the command line, not both"
+            );
+            return EXIT_USAGE;
+        }
+        let defaults = match diskmeter_workload::jobs_from_options(&given) {
+            Ok(jobs) => jobs.into_iter().next().unwrap_or_default(),
+            Err(errors) => {
+                for error in errors {
+                    eprintln!("diskmeter: {error}");
+                }
+                return EXIT_USAGE;
+            }
+        };
+        let unsupported = if matches.get_flag("ignore-unsupported") {
+            Unsupported::Warn
+        } else {
+            Unsupported::Refuse
+        };
+        match jobfile::jobs_from_files(&files, &defaults, unsupported, quiet) {
+            Ok(jobs) => jobs,
+            Err(errors) => {
+                for error in errors {
+                    eprintln!("diskmeter: {error}");
+                }
+                return EXIT_USAGE;
+            }
+        }
+    } else if given.is_empty() {
         vec![JobSpec::newcomer_default()]
     } else {
         match diskmeter_workload::jobs_from_options(&given) {

@@ -1,0 +1,95 @@
+//! `diskmeter run FILE.fio ...`: reads fio job files (and their includes and variables) from
+//! the file system and the environment for diskmeter-jobfile, which does the parsing.
+
+use diskmeter_jobfile::fio::{self, Sources, Unsupported};
+use diskmeter_workload::JobSpec;
+use std::path::Path;
+
+/// Files from disk, `include` relative to the including file's folder, variables from the
+/// process environment, and fio's built-ins from this machine.
+struct FileSystem;
+
+impl Sources for FileSystem {
+    fn include(&self, from: &str, path: &str) -> Result<(String, String), String> {
+        let resolved = match Path::new(from).parent() {
+            Some(dir) if Path::new(path).is_relative() => dir.join(path),
+            _ => Path::new(path).to_path_buf(),
+        };
+        let name = resolved.display().to_string();
+        std::fs::read_to_string(&resolved)
+            .map(|text| (name.clone(), text))
+            .map_err(|e| format!("cannot read {name}: {e}"))
+    }
+
+    fn var(&self, name: &str) -> Option<String> {
+        std::env::var(name).ok()
+    }
+
+    fn builtin(&self, name: &str) -> Option<u64> {
+        match name {
+            "ncpus" => std::thread::available_parallelism()
+                .ok()
+                .map(|n| n.get() as u64),
+            "pagesize" => Some(4096),
+            "mb_memory" => std::fs::read_to_string("/proc/meminfo").ok().and_then(|m| {
+                let kib: u64 = m
+                    .lines()
+                    .find(|l| l.starts_with("MemTotal:"))?
+                    .split_whitespace()
+                    .nth(1)?
+                    .parse()
+                    .ok()?;
+                Some(kib / 1024)
+            }),
+            _ => None,
+        }
+    }
+}
+
+/// The jobs of `files`, each file starting from `defaults` (fio: a file's `[global]` does not
+/// reach the next file; command-line options reach all). Warnings are printed unless `quiet`;
+/// errors come back as lines to print.
+pub fn jobs_from_files(
+    files: &[String],
+    defaults: &JobSpec,
+    unsupported: Unsupported,
+    quiet: bool,
+) -> Result<Vec<JobSpec>, Vec<String>> {
+    let mut jobs = Vec::new();
+    let mut errors = Vec::new();
+    for file in files {
+        let text = match std::fs::read_to_string(file) {
+            Ok(text) => text,
+            Err(e) => {
+                errors.push(format!("cannot read job file {file}: {e}"));
+                continue;
+            }
+        };
+        let sections = match fio::parse(file, &text, &FileSystem) {
+            Ok(sections) => sections,
+            Err(e) => {
+                errors.extend(e.iter().map(ToString::to_string));
+                continue;
+            }
+        };
+        match fio::resolve(&sections, defaults, unsupported) {
+            Ok((found, warnings)) => {
+                if !quiet {
+                    for w in warnings {
+                        eprintln!("diskmeter: warning: {w}");
+                    }
+                }
+                if found.is_empty() {
+                    errors.push(format!("{file}: no jobs (only [global] sections)"));
+                }
+                jobs.extend(found);
+            }
+            Err(e) => errors.extend(e.iter().map(ToString::to_string)),
+        }
+    }
+    if errors.is_empty() {
+        Ok(jobs)
+    } else {
+        Err(errors)
+    }
+}

@@ -1,0 +1,280 @@
+//! fio job files through the real binary (issue 3, first part): every file in tests/jobs/
+//! resolves, agrees with fio's own reading of it when fio is installed, and the guides'
+//! files run unchanged at test scale.
+
+mod common;
+
+use assert_cmd::Command;
+use common::TestDir;
+use predicates::prelude::*;
+use std::path::{Path, PathBuf};
+
+fn jobs_dir() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/jobs")
+}
+
+fn job_files() -> Vec<PathBuf> {
+    let mut files: Vec<PathBuf> = std::fs::read_dir(jobs_dir())
+        .expect("tests/jobs")
+        .map(|e| e.expect("entry").path())
+        .filter(|p| p.extension().is_some_and(|e| e == "fio"))
+        .collect();
+    files.sort();
+    files
+}
+
+/// A command with the job files' variables set for a small, quick run in `dir`.
+fn with_env(mut cmd: Command, dir: &Path) -> Command {
+    cmd.env("DM_DIR", dir)
+        .env("DM_SIZE", "8m")
+        .env("DM_RUNTIME", "1")
+        .current_dir(dir);
+    cmd
+}
+
+fn diskmeter(dir: &Path) -> Command {
+    with_env(Command::cargo_bin("diskmeter").expect("binary"), dir)
+}
+
+fn dry_run(dir: &Path, args: &[String]) -> String {
+    let out = diskmeter(dir)
+        .arg("run")
+        .arg("--dry-run")
+        .args(args)
+        .output()
+        .expect("run diskmeter");
+    assert!(
+        out.status.success(),
+        "diskmeter run --dry-run {args:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8(out.stdout).expect("utf-8")
+}
+
+fn fio_installed() -> bool {
+    std::process::Command::new("fio")
+        .arg("--version")
+        .output()
+        .is_ok_and(|o| o.status.success())
+}
+
+#[test]
+fn every_job_file_resolves_with_its_sections_as_jobs() {
+    let dir = TestDir::new();
+    let files = job_files();
+    assert!(files.len() >= 13, "tests/jobs has {} files", files.len());
+    for file in files {
+        let text = std::fs::read_to_string(&file).unwrap();
+        let plan = dry_run(dir.path(), &[file.display().to_string()]);
+        for line in text.lines().map(str::trim) {
+            if let Some(name) = line.strip_prefix('[').and_then(|l| l.strip_suffix(']')) {
+                if name != "global" {
+                    assert!(
+                        plan.contains(&format!("[{name}]")),
+                        "{}: no job {name}\n{plan}",
+                        file.display()
+                    );
+                }
+            }
+        }
+    }
+}
+
+/// fio's `--showcmd` prints a job file as the command line fio reads it as; diskmeter must
+/// resolve the file and that command line to the same jobs. (showcmd repeats every [global]
+/// before each job, so files with a second [global] are compared by running them instead,
+/// in `later_globals_match_fios_run`.)
+#[test]
+fn job_files_resolve_as_fio_reads_them() {
+    if !fio_installed() {
+        eprintln!("SKIP: fio is not installed (scripts/test installs it as root)");
+        return;
+    }
+    let dir = TestDir::new();
+    let mut compared = 0;
+    for file in job_files() {
+        let text = std::fs::read_to_string(&file).unwrap();
+        if text.matches("[global]").count() > 1 {
+            continue;
+        }
+        let out = with_env(Command::new("fio"), dir.path())
+            .arg("--showcmd")
+            .arg(&file)
+            .output()
+            .expect("fio --showcmd");
+        assert!(out.status.success(), "fio --showcmd {}", file.display());
+        let line = String::from_utf8(out.stdout).unwrap();
+        let args: Vec<String> = line
+            .split_whitespace()
+            .skip(1)
+            .map(str::to_string)
+            .collect();
+        let from_file = dry_run(dir.path(), &[file.display().to_string()]);
+        let from_fio = dry_run(dir.path(), &args);
+        assert_eq!(
+            from_file,
+            from_fio,
+            "{}: fio read it as {line}",
+            file.display()
+        );
+        compared += 1;
+    }
+    assert!(compared >= 12, "compared {compared} files");
+}
+
+#[test]
+fn later_globals_match_fios_run() {
+    if !fio_installed() {
+        eprintln!("SKIP: fio is not installed (scripts/test installs it as root)");
+        return;
+    }
+    let dir = TestDir::new();
+    let file = jobs_dir().join("semantics-globals.fio");
+    let out = with_env(Command::new("fio"), dir.path())
+        .arg("--output-format=json")
+        .arg(&file)
+        .output()
+        .expect("fio");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let text = String::from_utf8(out.stdout).unwrap();
+    let fio: serde_json::Value = serde_json::from_str(&text[text.find('{').unwrap()..]).unwrap();
+    let fio_jobs: Vec<(String, u64)> = fio["jobs"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|j| {
+            let r = &j["read"];
+            let bs = r["io_bytes"].as_u64().unwrap() / r["total_ios"].as_u64().unwrap().max(1);
+            (j["jobname"].as_str().unwrap().to_string(), bs)
+        })
+        .collect();
+    let out = diskmeter(dir.path())
+        .args(["run", "--quiet", "--output-format=json"])
+        .arg(&file)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let dm: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let dm_jobs: Vec<(String, u64)> = dm["jobs"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|j| {
+            let r = &j["read"];
+            let bs = r["bytes"].as_u64().unwrap() / r["ios"].as_u64().unwrap().max(1);
+            (j["name"].as_str().unwrap().to_string(), bs)
+        })
+        .collect();
+    assert_eq!(dm_jobs, fio_jobs);
+    assert_eq!(
+        fio_jobs.len(),
+        4,
+        "a, b, and b with numjobs=2: {fio_jobs:?}"
+    );
+}
+
+#[test]
+fn the_guides_files_run_unchanged_at_test_scale() {
+    let dir = TestDir::new();
+    for (name, readers, writers) in [
+        ("azure-ds14-max-write-iops.fio", 0, 4),
+        ("azure-d8ds-v4-max-read-iops.fio", 4, 0),
+        ("do-bandwidth.fio", 0, 1),
+        ("do-read-latency.fio", 1, 0),
+    ] {
+        let out = diskmeter(dir.path())
+            .args(["run", "--quiet", "--output-format=json"])
+            .arg(jobs_dir().join(name))
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "{name}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+        let count = |dir: &str| {
+            v["jobs"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|j| {
+                    j["workers"].as_u64().unwrap_or(1)
+                        * u64::from(j[dir]["ios"].as_u64().unwrap_or(0) > 0)
+                })
+                .sum::<u64>()
+        };
+        assert_eq!(
+            (count("read"), count("write")),
+            (readers, writers),
+            "{name}"
+        );
+        assert!(
+            dir.files().is_empty(),
+            "{name} left files: {:?}",
+            dir.files()
+        );
+    }
+}
+
+#[test]
+fn job_file_errors_name_file_line_and_option() {
+    let dir = TestDir::new();
+    let bad = dir.path().join("bad.fio");
+    std::fs::write(
+        &bad,
+        "[a]\nioengine=null\nsize=1m\niodpeth=4\nstonewall\nbs=4q\n",
+    )
+    .unwrap();
+    diskmeter(dir.path())
+        .args(["run", "bad.fio"])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains(
+            "bad.fio:4: iodpeth: unknown option 'iodpeth' (did you mean 'iodepth'?)",
+        ))
+        .stderr(predicate::str::contains(
+            "bad.fio:5: stonewall: fio option 'stonewall' is not supported",
+        ))
+        .stderr(predicate::str::contains("bad.fio:6: bs: bs=4q:"))
+        .stderr(predicate::str::contains("panicked").not());
+    diskmeter(dir.path())
+        .args(["run", "missing.fio"])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("cannot read job file missing.fio"));
+    diskmeter(dir.path())
+        .args(["run", "--name=x", "bad.fio"])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("not both"));
+    std::fs::write(&bad, "[a]\nioengine=null\nsize=1m\nstonewall\n").unwrap();
+    diskmeter(dir.path())
+        .args(["run", "--quiet", "--ignore-unsupported", "bad.fio"])
+        .assert()
+        .success();
+}
+
+#[test]
+fn command_line_options_are_defaults_the_files_global_overrides() {
+    let dir = TestDir::new();
+    std::fs::write(
+        dir.path().join("j.fio"),
+        "[global]\nbs=4k\n[a]\nioengine=null\nsize=1m\n",
+    )
+    .unwrap();
+    let plan = dry_run(
+        dir.path(),
+        &["--bs=8k".into(), "--iodepth=2".into(), "j.fio".into()],
+    );
+    assert!(plan.contains("bs=4k"), "{plan}");
+    assert!(plan.contains("iodepth=2"), "{plan}");
+}
