@@ -107,6 +107,7 @@ pub struct OffsetGenerator {
     grid_bytes: u64,
     next_file: usize,
     rng: Xoshiro256PlusPlus,
+    random_percent: u8,
 }
 
 impl OffsetGenerator {
@@ -134,7 +135,15 @@ impl OffsetGenerator {
             grid_bytes,
             next_file: 0,
             rng: Xoshiro256PlusPlus::seed_from_u64(seed ^ 0x5851_f42d_4c95_7f2d),
+            random_percent: 100,
         }
+    }
+
+    /// Makes only `percent` % of a random pattern's IOs random; the others continue from the
+    /// end of the previous IO in the same file (fio `percentage_random`, DiskSpd `-rs`).
+    pub fn with_random_percent(mut self, percent: u8) -> Self {
+        self.random_percent = percent.min(100);
+        self
     }
 
     /// The file and byte offset of the next IO of `len_bytes` (files taken round-robin).
@@ -146,7 +155,12 @@ impl OffsetGenerator {
             self.next_file + 1
         };
         let grid = self.grid_bytes;
-        let pattern = self.pattern;
+        let pattern = match self.pattern {
+            OffsetPattern::Sequential => OffsetPattern::Sequential,
+            _ if self.random_percent == 100 => self.pattern,
+            _ if bounded(self.rng.next_u64(), 100) < u64::from(self.random_percent) => self.pattern,
+            _ => OffsetPattern::Sequential,
+        };
         let cursor = &mut self.files[file_index];
         let region = cursor.region;
         let relative = match pattern {
@@ -160,12 +174,16 @@ impl OffsetGenerator {
             }
             OffsetPattern::RandomMap => {
                 let block = cursor.permutation.as_mut().map_or(0, |p| p.next_block());
-                fit(block * grid, len_bytes, region.len_bytes)
+                let at = fit(block * grid, len_bytes, region.len_bytes);
+                cursor.next_sequential = at + len_bytes;
+                at
             }
             OffsetPattern::Uniform => {
                 let blocks = (region.len_bytes / grid).max(1);
                 let block = bounded(self.rng.next_u64(), blocks);
-                fit(block * grid, len_bytes, region.len_bytes)
+                let at = fit(block * grid, len_bytes, region.len_bytes);
+                cursor.next_sequential = at + len_bytes;
+                at
             }
         };
         (file_index as u32, region.start_bytes + relative)
@@ -278,6 +296,32 @@ mod tests {
                 assert_eq!((off - 8192) % 65536, 0);
                 assert!(off + 65536 <= 8192 + (1 << 20));
             }
+        }
+    }
+
+    #[test]
+    fn percentage_random_mixes_random_jumps_with_sequential_runs() {
+        let regions = [FileRegion {
+            start_bytes: 0,
+            len_bytes: 1 << 30,
+        }];
+        for percent in [0u8, 60, 100] {
+            let mut g = OffsetGenerator::new(&regions, OffsetPattern::RandomMap, 4096, 9)
+                .with_random_percent(percent);
+            let mut end = g.next(4096).1 + 4096;
+            let mut jumps = 0;
+            for _ in 0..20_000 {
+                let (_, off) = g.next(4096);
+                if off != end {
+                    jumps += 1;
+                }
+                end = off + 4096;
+            }
+            let share = f64::from(jumps) / 20_000.0 * 100.0;
+            assert!(
+                (share - f64::from(percent)).abs() < 1.5,
+                "{percent}%: {share}% random"
+            );
         }
     }
 

@@ -150,7 +150,8 @@ fn io_loop(
         (true, false) => job.bs_bytes.read,
         _ => job.bs_bytes.write,
     };
-    let mut offsets = OffsetGenerator::new(&regions, pattern, grid, plan.seed);
+    let mut offsets = OffsetGenerator::new(&regions, pattern, grid, plan.seed)
+        .with_random_percent(job.percentage_random);
     let mut mix = MixChooser::new(
         if job.rw.is_mixed() {
             job.rwmixread

@@ -231,6 +231,9 @@ pub struct JobSpec {
     pub randseed: u64,
     /// Pick random offsets uniformly with repeats instead of covering every block once per pass (fio `norandommap`).
     pub norandommap: bool,
+    /// Share of a random job's IOs that go to a random offset, 0-100; the others continue
+    /// sequentially from the previous IO (fio `percentage_random`, DiskSpd `-rs`).
+    pub percentage_random: u8,
     /// Remove the test files diskmeter created when the job ends (fio `unlink=`; diskmeter defaults to 1).
     pub unlink: bool,
     /// Register the IO buffers with the kernel (io_uring `fixedbufs`).
@@ -284,6 +287,7 @@ impl Default for JobSpec {
             group_reporting: false,
             randseed: 0x0123_4567_89ab_cdef,
             norandommap: false,
+            percentage_random: 100,
             unlink: true,
             fixedbufs: false,
             registerfiles: false,

@@ -64,6 +64,7 @@ fn expressible_job() -> impl Strategy<Value = JobSpec> {
         any::<u32>(),
         any::<u32>(),
         any::<u32>(),
+        0u8..=100,
     );
     let timing = (
         option::of(1u64..),
@@ -90,7 +91,15 @@ fn expressible_job() -> impl Strategy<Value = JobSpec> {
         |(
             (name, filenames, directory, nrfiles, kb_base),
             (size_bytes, io_size_bytes, offset_bytes, bs_bytes),
-            (rw, rwmixread, iodepth, iodepth_batch_submit, iodepth_batch_complete_min, numjobs),
+            (
+                rw,
+                rwmixread,
+                iodepth,
+                iodepth_batch_submit,
+                iodepth_batch_complete_min,
+                numjobs,
+                percentage_random,
+            ),
             (runtime_ns, time_based, ramp_time_ns, loops, rate_iops, rate_bytes_per_sec),
             (direct, ioengine, switches, randseed, cpus, percentile_list),
         )| JobSpec {
@@ -119,6 +128,7 @@ fn expressible_job() -> impl Strategy<Value = JobSpec> {
             group_reporting: switches[0],
             randseed,
             norandommap: switches[1],
+            percentage_random,
             unlink: switches[2],
             fixedbufs: switches[3],
             registerfiles: switches[4],

@@ -225,6 +225,15 @@ pub(crate) fn set_rwmixwrite(spec: &mut JobSpec, value: Value) -> Result<(), Str
     Ok(())
 }
 
+pub(crate) fn set_percentage_random(spec: &mut JobSpec, value: Value) -> Result<(), String> {
+    spec.percentage_random = whole_percent(value)?;
+    Ok(())
+}
+
+pub(crate) fn show_percentage_random(spec: &JobSpec) -> Option<String> {
+    Some(spec.percentage_random.to_string())
+}
+
 pub(crate) fn show_rwmixread(spec: &JobSpec) -> Option<String> {
     Some(spec.rwmixread.to_string())
 }

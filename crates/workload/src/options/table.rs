@@ -319,6 +319,17 @@ pub static OPTIONS: &[OptionDef] = &[
         show: Some(show_norandommap),
     },
     OptionDef {
+        name: "percentage_random",
+        aliases: &[],
+        kind: OptionKind::Percent,
+        default: "100",
+        unit: "%",
+        help: "Share of a random job's IOs at random offsets, 0 to 100; the rest continue \
+               sequentially from the previous IO (0 = sequential)",
+        set: set_percentage_random,
+        show: Some(show_percentage_random),
+    },
+    OptionDef {
         name: "unlink",
         aliases: &[],
         kind: OptionKind::Flag,
