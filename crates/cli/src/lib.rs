@@ -5,6 +5,7 @@
 #![forbid(unsafe_code)]
 
 mod catalog;
+mod diskspd;
 mod jobfile;
 mod options;
 mod plan;
@@ -37,6 +38,7 @@ pub fn command() -> Command {
         .subcommand_required(true)
         .arg_required_else_help(true)
         .subcommand(run::command())
+        .subcommand(diskspd::command())
         .subcommand(plan::command())
         .subcommand(catalog::command())
 }
@@ -59,6 +61,7 @@ pub fn main() -> i32 {
 fn dispatch(matches: &ArgMatches) -> i32 {
     match matches.subcommand() {
         Some(("run", sub)) => run::main(sub),
+        Some(("diskspd", sub)) => diskspd::main(sub),
         Some(("plan", sub)) => plan::main(sub),
         Some(("catalog", sub)) => catalog::main(sub),
         _ => EXIT_USAGE,

@@ -133,89 +133,22 @@ pub fn main(matches: &ArgMatches) -> i32 {
             }
         }
     };
-    let problems: Vec<String> = jobs
-        .iter()
-        .flat_map(|job| {
-            diskmeter_workload::validate(job)
-                .into_iter()
-                .map(|e| e.to_string())
-        })
-        .collect();
-    if !problems.is_empty() {
-        for problem in problems {
-            eprintln!("diskmeter: {problem}");
-        }
-        return EXIT_USAGE;
-    }
-    let plan = match diskmeter_runner::resolve(&jobs, &PlanOptions::default()) {
-        Ok(plan) => plan,
-        Err(error) => {
-            eprintln!("diskmeter: {error}");
-            return match error {
-                RunError::Job { .. } => EXIT_USAGE,
-                _ => EXIT_FAILURE,
-            };
-        }
+    let flags = RunFlags {
+        dry_run: matches.get_flag("dry-run"),
+        allow_destroy: matches.get_flag("allow-destroy"),
+        keep: matches.get_flag("keep"),
+        quiet,
     };
-    if matches.get_flag("dry-run") {
-        print!("{}", describe_plan(&plan));
-        return 0;
-    }
-    if let Err(error) = diskmeter_runner::check_safety(&plan, matches.get_flag("allow-destroy")) {
-        eprintln!("diskmeter: {error}");
-        return EXIT_FAILURE;
-    }
-    if !quiet {
-        for note in &plan.notes {
-            eprintln!("diskmeter: note: {note}");
-        }
-    }
-    let stop = Arc::new(AtomicBool::new(false));
-    if let Err(error) = install_signal_handlers(&stop) {
-        eprintln!("diskmeter: cannot install signal handlers: {error}");
-        return EXIT_FAILURE;
-    }
-    let live = Arc::new(LiveCounters::default());
-    let options = ExecuteOptions {
-        keep_files: matches.get_flag("keep"),
-        stop: stop.clone(),
-        live: live.clone(),
+    let executed = match execute_jobs(&jobs, &flags) {
+        Ok(Some(executed)) => executed,
+        Ok(None) => return 0,
+        Err(code) => return code,
     };
-    let started = SystemTime::now();
-    let outcome = {
-        let mut announced = std::collections::HashSet::new();
-        let layout_note = |path: &std::path::Path, _done: u64, total: u64| {
-            if !quiet && announced.insert(path.to_path_buf()) {
-                eprintln!(
-                    "diskmeter: laying out {} ({})",
-                    path.display(),
-                    diskmeter_units::format_bytes_binary(total)
-                );
-            }
-        };
-        let _progress = LiveProgress::start(live, progress_goal(&plan), quiet);
-        diskmeter_runner::execute(&plan, &options, layout_note)
-    };
-    let outcome = match outcome {
-        Ok(outcome) => outcome,
-        Err(RunError::Interrupted) => {
-            eprintln!("diskmeter: interrupted before the workers started; nothing was measured");
-            return EXIT_FAILURE;
-        }
-        Err(error) => {
-            eprintln!("diskmeter: {error}");
-            return EXIT_FAILURE;
-        }
-    };
-    let finished = SystemTime::now();
-    let failed = outcome.workers.iter().any(|w| w.error.is_some());
-    for worker in &outcome.workers {
-        if let Some(error) = &worker.error {
-            eprintln!("diskmeter: {error}");
-        }
-    }
-    let input = report_input(&plan, outcome, started, finished);
-    let partial = input.meta.partial;
+    let Executed {
+        input,
+        failed,
+        partial,
+    } = executed;
     let result = RunResult::build(input);
     let text = match matches
         .get_one::<String>("output-format")
@@ -238,6 +171,121 @@ pub fn main(matches: &ArgMatches) -> i32 {
     } else {
         0
     }
+}
+
+/// How `execute_jobs` runs.
+pub(crate) struct RunFlags {
+    /// Print the plan and stop.
+    pub dry_run: bool,
+    /// `--allow-destroy`.
+    pub allow_destroy: bool,
+    /// `--keep`.
+    pub keep: bool,
+    /// No progress and no notes.
+    pub quiet: bool,
+}
+
+/// What a run gave.
+pub(crate) struct Executed {
+    /// Per-worker results.
+    pub input: RunInput,
+    /// A worker failed.
+    pub failed: bool,
+    /// Interrupted.
+    pub partial: bool,
+}
+
+/// Validates, plans, checks safety, runs the jobs and collects the workers' results (shared by
+/// `run` and the front-ends). `Ok(None)` after a dry run; `Err(exit code)` after printing why.
+pub(crate) fn execute_jobs(jobs: &[JobSpec], flags: &RunFlags) -> Result<Option<Executed>, i32> {
+    let problems: Vec<String> = jobs
+        .iter()
+        .flat_map(|job| {
+            diskmeter_workload::validate(job)
+                .into_iter()
+                .map(|e| e.to_string())
+        })
+        .collect();
+    if !problems.is_empty() {
+        for problem in problems {
+            eprintln!("diskmeter: {problem}");
+        }
+        return Err(EXIT_USAGE);
+    }
+    let plan = match diskmeter_runner::resolve(jobs, &PlanOptions::default()) {
+        Ok(plan) => plan,
+        Err(error) => {
+            eprintln!("diskmeter: {error}");
+            return Err(match error {
+                RunError::Job { .. } => EXIT_USAGE,
+                _ => EXIT_FAILURE,
+            });
+        }
+    };
+    if flags.dry_run {
+        print!("{}", describe_plan(&plan));
+        return Ok(None);
+    }
+    if let Err(error) = diskmeter_runner::check_safety(&plan, flags.allow_destroy) {
+        eprintln!("diskmeter: {error}");
+        return Err(EXIT_FAILURE);
+    }
+    if !flags.quiet {
+        for note in &plan.notes {
+            eprintln!("diskmeter: note: {note}");
+        }
+    }
+    let stop = Arc::new(AtomicBool::new(false));
+    if let Err(error) = install_signal_handlers(&stop) {
+        eprintln!("diskmeter: cannot install signal handlers: {error}");
+        return Err(EXIT_FAILURE);
+    }
+    let live = Arc::new(LiveCounters::default());
+    let options = ExecuteOptions {
+        keep_files: flags.keep,
+        stop: stop.clone(),
+        live: live.clone(),
+    };
+    let started = SystemTime::now();
+    let outcome = {
+        let mut announced = std::collections::HashSet::new();
+        let layout_note = |path: &std::path::Path, _done: u64, total: u64| {
+            if !flags.quiet && announced.insert(path.to_path_buf()) {
+                eprintln!(
+                    "diskmeter: laying out {} ({})",
+                    path.display(),
+                    diskmeter_units::format_bytes_binary(total)
+                );
+            }
+        };
+        let _progress = LiveProgress::start(live, progress_goal(&plan), flags.quiet);
+        diskmeter_runner::execute(&plan, &options, layout_note)
+    };
+    let outcome = match outcome {
+        Ok(outcome) => outcome,
+        Err(RunError::Interrupted) => {
+            eprintln!("diskmeter: interrupted before the workers started; nothing was measured");
+            return Err(EXIT_FAILURE);
+        }
+        Err(error) => {
+            eprintln!("diskmeter: {error}");
+            return Err(EXIT_FAILURE);
+        }
+    };
+    let finished = SystemTime::now();
+    let failed = outcome.workers.iter().any(|w| w.error.is_some());
+    for worker in &outcome.workers {
+        if let Some(error) = &worker.error {
+            eprintln!("diskmeter: {error}");
+        }
+    }
+    let input = report_input(&plan, outcome, started, finished);
+    let partial = input.meta.partial;
+    Ok(Some(Executed {
+        input,
+        failed,
+        partial,
+    }))
 }
 
 fn install_signal_handlers(stop: &Arc<AtomicBool>) -> std::io::Result<()> {

@@ -1,10 +1,11 @@
-//! Front-ends that turn the files users already have into diskmeter jobs: fio job files
-//! (DiskSpd command lines and Iometer access specifications are to follow, issue 3).
+//! Front-ends that turn what users already have into diskmeter jobs: fio job files and
+//! DiskSpd command lines (Iometer access specifications are to follow, issue 3).
 //!
 //! Every error names the file, the line and the option. Nothing here does IO: files and
 //! environment variables arrive through [`fio::Sources`].
 #![forbid(unsafe_code)]
 
+pub mod diskspd;
 pub mod fio;
 
 use thiserror::Error;

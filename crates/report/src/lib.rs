@@ -8,6 +8,7 @@
 #![warn(missing_docs)]
 
 mod build;
+mod diskspd;
 mod fio_json;
 pub mod format;
 mod input;
@@ -15,6 +16,7 @@ mod schema;
 mod terminal;
 
 pub use build::LAT_BUCKET_EDGES_NS;
+pub use diskspd::{render_diskspd_text, render_diskspd_xml, DiskSpdHeader};
 pub use fio_json::to_fio_json;
 pub use input::{JobInput, RunInput, RunMeta, TargetInfo};
 pub use schema::{

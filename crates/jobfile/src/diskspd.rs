@@ -1,0 +1,543 @@
+//! DiskSpd command lines (`diskspd -b8K -d30 -o128 -t4 -r -w30 -Sh -L -c1G file`) as
+//! diskmeter jobs.
+//!
+//! Switches follow DiskSpd's documentation (Microsoft, "DiskSpd command line parameters"):
+//! a switch and its value are one argument (`-b8K`, `-o32`); sizes take K, M, G, T (powers of
+//! 1024) or `b` (blocks of the `-b` size); times are seconds. Defaults are DiskSpd's: `-b64K`,
+//! `-o2`, `-t1`, `-d10`, `-W5`, `-w0`, sequential, software caching on.
+//!
+//! | DiskSpd | diskmeter job |
+//! |---|---|
+//! | `-t<n>` threads per target | one job per target, `numjobs=n`, `iodepth=o` |
+//! | `-F<n>` threads in all, each on every target | one job over all targets (`a:b`), `numjobs=n`, `iodepth=o x targets` |
+//! | `-o<n>` IOs per thread per target | `iodepth` |
+//! | `-r[align]` / `-s[stride]` / `-rs<pct>` | random / sequential / `percentage_random` |
+//! | `-w<pct>` | `rw=randrw`/`rw` with `rwmixwrite`; `-w0` reads, `-w100` writes |
+//! | `-S`, `-Su` | `direct=1` (`O_DIRECT`); `-Sh` = `-Suw`: also write-through (see below) |
+//! | `-d` / `-W` | `runtime` + `time_based` / `ramp_time` |
+//! | `-c<size>` | the file is created at that size (`size`) |
+//! | `-g<bytes/ms>` / `-g<n>i` | `rate` per thread (x1000 bytes/s) / `rate_iops` |
+//! | `-B<offset>` / `-f<size>` | `offset` / region `size` |
+//! | `-Z` / `-Zr` / `-Z<size>` | zero buffers / random buffers (diskmeter's default) |
+//! | `-z[seed]` | `randseed` |
+//! | `-L` / `-D` / `-R text|xml` | latency percentiles / per-second series / output form |
+//!
+//! Write-through (`-Sw`, part of `-Sh`) asks the drive not to cache writes (`FILE_FLAG_WRITE_THROUGH`).
+//! diskmeter has no write-through mode yet, so `-Sw` alone is refused; within `-Sh` it runs
+//! with `O_DIRECT` and says that writes are not forced through the drive's cache.
+//! Switches that only make sense on Windows (`-e` ETW, `-x` completion routines, `-ag`
+//! processor groups, `-n` NUMA/affinity groups, `#N` disk numbers, `-X` XML profiles) are
+//! refused with the reason.
+
+use diskmeter_workload::{apply_option, JobSpec, OptionError};
+use thiserror::Error;
+
+/// A problem with a DiskSpd command line.
+#[derive(Debug, Clone, PartialEq, Eq, Error)]
+#[error("diskspd {switch}: {message}")]
+pub struct DiskSpdError {
+    /// The argument as given.
+    pub switch: String,
+    /// What is wrong.
+    pub message: String,
+}
+
+/// DiskSpd's output forms.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum OutputForm {
+    /// The text report.
+    #[default]
+    Text,
+    /// The XML document (`-Rxml`).
+    Xml,
+}
+
+/// How IO moves through a target.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Access {
+    /// `-s`: sequential.
+    Sequential,
+    /// `-r`: random, aligned to the block size.
+    Random,
+    /// `-rs<pct>`: this share random, the rest sequential.
+    Mixed(u8),
+}
+
+/// A parsed DiskSpd command line: the jobs to run and what the report prints.
+#[derive(Debug, Clone, PartialEq)]
+pub struct DiskSpdProfile {
+    /// The arguments as given (for the report's "Command Line").
+    pub command_line: String,
+    /// The targets (files or block devices).
+    pub targets: Vec<String>,
+    /// `-b` block size, bytes.
+    pub block_size_bytes: u64,
+    /// `-o` IOs in flight per thread per target.
+    pub outstanding: u32,
+    /// `-t` threads per target, or `-F` threads in all.
+    pub threads: u32,
+    /// True for `-F` (every thread on every target).
+    pub fixed_threads: bool,
+    /// `-d` seconds measured.
+    pub duration_s: u64,
+    /// `-W` warm-up seconds.
+    pub warmup_s: u64,
+    /// `-w` write percentage.
+    pub write_percent: u8,
+    /// `-r`/`-s`/`-rs`.
+    pub access: Access,
+    /// `-S`/`-Su`/`-Sh`: O_DIRECT.
+    pub software_cache_disabled: bool,
+    /// `-Sh`/`-Sw` asked for write-through (not honoured: see the module docs).
+    pub write_through_requested: bool,
+    /// `-c` size to create, bytes.
+    pub create_size_bytes: Option<u64>,
+    /// `-L`.
+    pub latency: bool,
+    /// `-R`.
+    pub output: OutputForm,
+    /// `-g` cap per thread: (value, true for IOPS / false for bytes per ms).
+    pub throttle: Option<(u64, bool)>,
+    /// `-z` seed.
+    pub seed: Option<u64>,
+    /// `-Z`: write zeros.
+    pub zero_buffers: bool,
+    /// The jobs that run the profile.
+    pub jobs: Vec<JobSpec>,
+}
+
+/// Parses DiskSpd's arguments (without the program name).
+pub fn parse(args: &[String]) -> Result<DiskSpdProfile, DiskSpdError> {
+    let mut p = DiskSpdProfile {
+        command_line: args.join(" "),
+        targets: Vec::new(),
+        block_size_bytes: 64 << 10,
+        outstanding: 2,
+        threads: 1,
+        fixed_threads: false,
+        duration_s: 10,
+        warmup_s: 5,
+        write_percent: 0,
+        access: Access::Sequential,
+        software_cache_disabled: false,
+        write_through_requested: false,
+        create_size_bytes: None,
+        latency: false,
+        output: OutputForm::Text,
+        throttle: None,
+        seed: None,
+        zero_buffers: false,
+        jobs: Vec::new(),
+    };
+    // Sizes in `b` (blocks) need the final -b, so sized switches are read after the rest.
+    let mut sized: Vec<(&str, char, &str)> = Vec::new();
+    let mut i = 0;
+    while i < args.len() {
+        let arg = args[i].as_str();
+        i += 1;
+        let bad = |message: &str| DiskSpdError {
+            switch: arg.to_string(),
+            message: message.to_string(),
+        };
+        if arg.starts_with('#') {
+            return Err(bad(
+                "physical disk numbers are Windows-only: give a block device path such as /dev/sdb",
+            ));
+        }
+        // Only `-` starts a switch: DiskSpd's `/b8K` form would be a path here.
+        let Some(body) = arg.strip_prefix('-').filter(|b| !b.is_empty()) else {
+            p.targets.push(arg.to_string());
+            continue;
+        };
+        let (switch, value) = body.split_at(body.chars().next().map_or(0, char::len_utf8));
+        match switch {
+            "b" | "c" | "B" | "f" | "T" => {
+                sized.push((arg, switch.chars().next().unwrap_or('b'), value))
+            }
+            "o" => p.outstanding = number(value, arg, 1)? as u32,
+            "t" => {
+                p.threads = number(value, arg, 1)? as u32;
+                p.fixed_threads = false;
+            }
+            "F" => {
+                p.threads = number(value, arg, 1)? as u32;
+                p.fixed_threads = true;
+            }
+            "d" => p.duration_s = number(value, arg, 1)?,
+            "W" => p.warmup_s = number(value, arg, 0)?,
+            "C" => {
+                if number(value, arg, 0)? > 0 {
+                    return Err(bad("a cool-down period is not supported yet (use -C0)"));
+                }
+            }
+            "w" => {
+                let pct = number(value, arg, 0)?;
+                if pct > 100 {
+                    return Err(bad("the write percentage is 0 to 100"));
+                }
+                p.write_percent = pct as u8;
+            }
+            "r" => {
+                if let Some(pct) = value.strip_prefix('s') {
+                    let pct = number(pct, arg, 0)?;
+                    if pct > 100 {
+                        return Err(bad("the random percentage is 0 to 100"));
+                    }
+                    p.access = Access::Mixed(pct as u8);
+                } else {
+                    if !value.is_empty() {
+                        sized.push((arg, 'r', value));
+                    }
+                    p.access = Access::Random;
+                }
+            }
+            "s" => {
+                if value.starts_with('i') {
+                    return Err(bad(
+                        "interlocked sequential IO shared by threads (-si) is not supported",
+                    ));
+                }
+                if !value.is_empty() {
+                    sized.push((arg, 's', value));
+                }
+                p.access = Access::Sequential;
+            }
+            "S" | "h" => {
+                let flags = if switch == "h" { "h" } else { value };
+                for flag in if flags.is_empty() {
+                    "u".chars()
+                } else {
+                    flags.chars()
+                } {
+                    match flag {
+                        'u' => p.software_cache_disabled = true,
+                        'w' => p.write_through_requested = true,
+                        'h' => {
+                            p.software_cache_disabled = true;
+                            p.write_through_requested = true;
+                        }
+                        'b' => p.software_cache_disabled = false,
+                        'r' => return Err(bad("remote caching (-Sr) is Windows-only")),
+                        'm' => return Err(bad("memory-mapped IO (-Sm) is not supported")),
+                        _ => return Err(bad("caching modes are b, h, m, r, u, w")),
+                    }
+                }
+                if p.write_through_requested && !p.software_cache_disabled {
+                    return Err(bad(
+                        "write-through without O_DIRECT (-Sw alone) is not supported yet; use -Sh",
+                    ));
+                }
+            }
+            "L" => p.latency = true,
+            "D" => {
+                if !value.is_empty() && number(value, arg, 1)? != 1000 {
+                    return Err(bad("diskmeter samples IOPS per second: use -D or -D1000"));
+                }
+            }
+            "R" => {
+                let form = value.strip_prefix('p').unwrap_or(value);
+                let form = if form.is_empty() {
+                    let next = args.get(i).map(String::as_str).unwrap_or("");
+                    i += 1;
+                    next
+                } else {
+                    form
+                };
+                p.output = match form.to_ascii_lowercase().as_str() {
+                    "text" => OutputForm::Text,
+                    "xml" => OutputForm::Xml,
+                    _ => return Err(bad("the output forms are text and xml")),
+                };
+            }
+            "g" => {
+                let (digits, iops) = match value.strip_suffix('i') {
+                    Some(d) => (d, true),
+                    None => (value, false),
+                };
+                p.throttle = Some((number(digits, arg, 1)?, iops));
+            }
+            "Z" => match value {
+                "" => p.zero_buffers = true,
+                // Per-IO random content and a random source buffer are what diskmeter
+                // writes anyway (every write is scrambled).
+                "r" => p.zero_buffers = false,
+                size => sized.push((arg, 'Z', size)),
+            },
+            "z" => {
+                p.seed = Some(if value.is_empty() {
+                    0
+                } else {
+                    number(value, arg, 0)?
+                })
+            }
+            "l" | "P" | "v" => {}
+            "a" => {
+                return Err(bad(
+                    "affinity is set with --cpus_allowed in diskmeter run; -a is not supported",
+                ))
+            }
+            "n" => {
+                return Err(bad(
+                    "NUMA/processor-group affinity control (-n) is Windows-only",
+                ))
+            }
+            "e" => return Err(bad("ETW tracing (-e) is Windows-only")),
+            "x" => return Err(bad("I/O completion routines (-x) are Windows-only")),
+            "X" => {
+                return Err(bad(
+                    "XML profiles (-X) are not supported: give the switches",
+                ))
+            }
+            "p" | "i" | "j" | "I" | "N" | "y" | "O" => {
+                return Err(bad("not supported by diskmeter"))
+            }
+            _ => return Err(bad("unknown switch")),
+        }
+    }
+    // Block size first, so `b` sizes of the others use it.
+    if let Some(&(arg, _, value)) = sized.iter().rev().find(|(_, s, _)| *s == 'b') {
+        p.block_size_bytes = size(value, arg, None)?;
+        if p.block_size_bytes == 0 {
+            return Err(DiskSpdError {
+                switch: arg.to_string(),
+                message: "the block size must be more than 0".to_string(),
+            });
+        }
+    }
+    let mut base_offset = None;
+    let mut max_size = None;
+    for &(arg, switch, value) in &sized {
+        let bytes = size(value, arg, Some(p.block_size_bytes))?;
+        let refuse = |message: &str| DiskSpdError {
+            switch: arg.to_string(),
+            message: message.to_string(),
+        };
+        match switch {
+            'c' => p.create_size_bytes = Some(bytes),
+            'B' => base_offset = Some(bytes),
+            'f' => max_size = Some(bytes),
+            'r' if bytes != p.block_size_bytes => {
+                return Err(refuse(
+                    "random alignment other than the block size is not supported yet",
+                ))
+            }
+            's' if bytes != p.block_size_bytes => {
+                return Err(refuse(
+                    "a sequential stride other than the block size is not supported yet",
+                ))
+            }
+            'T' if bytes != 0 => return Err(refuse("thread stride (-T) is not supported yet")),
+            _ => {}
+        }
+    }
+    if p.targets.is_empty() {
+        return Err(DiskSpdError {
+            switch: "TARGET".to_string(),
+            message: "give at least one target file or block device".to_string(),
+        });
+    }
+    p.jobs = jobs_of(&p, base_offset, max_size)?;
+    Ok(p)
+}
+
+fn jobs_of(
+    p: &DiskSpdProfile,
+    base_offset: Option<u64>,
+    max_size: Option<u64>,
+) -> Result<Vec<JobSpec>, DiskSpdError> {
+    let groups: Vec<Vec<String>> = if p.fixed_threads {
+        vec![p.targets.clone()]
+    } else {
+        p.targets.iter().map(|t| vec![t.clone()]).collect()
+    };
+    let random = !matches!(p.access, Access::Sequential);
+    let rw = match (random, p.write_percent) {
+        (false, 0) => "read",
+        (false, 100) => "write",
+        (false, _) => "rw",
+        (true, 0) => "randread",
+        (true, 100) => "randwrite",
+        (true, _) => "randrw",
+    };
+    let mut jobs = Vec::new();
+    for (index, targets) in groups.iter().enumerate() {
+        let mut job = JobSpec::default();
+        let depth = u64::from(p.outstanding) * targets.len() as u64;
+        let mut options: Vec<(&str, String)> = vec![
+            ("name", format!("diskspd-{index}")),
+            (
+                "filename",
+                targets
+                    .iter()
+                    .map(|t| t.replace(':', "\\:"))
+                    .collect::<Vec<_>>()
+                    .join(":"),
+            ),
+            ("rw", rw.to_string()),
+            ("bs", p.block_size_bytes.to_string()),
+            ("iodepth", depth.to_string()),
+            ("numjobs", p.threads.to_string()),
+            ("runtime", format!("{}s", p.duration_s)),
+            ("ramp_time", format!("{}s", p.warmup_s)),
+            ("direct", u8::from(p.software_cache_disabled).to_string()),
+            ("ioengine", "io_uring".to_string()),
+        ];
+        if !matches!(p.write_percent, 0 | 100) {
+            options.push(("rwmixwrite", p.write_percent.to_string()));
+        }
+        if let Access::Mixed(pct) = p.access {
+            options.push(("percentage_random", pct.to_string()));
+        }
+        if let Some(size) = max_size.or(p.create_size_bytes) {
+            options.push(("size", size.to_string()));
+        }
+        if let Some(offset) = base_offset {
+            options.push(("offset", offset.to_string()));
+        }
+        match p.throttle {
+            // Per thread per target: -o... IOs of every target count, so the cap scales by
+            // targets for -F.
+            Some((n, true)) => options.push(("rate_iops", (n * targets.len() as u64).to_string())),
+            Some((n, false)) => {
+                options.push(("rate", (n * 1000 * targets.len() as u64).to_string()))
+            }
+            None => {}
+        }
+        if p.zero_buffers {
+            options.push(("zero_buffers", "1".to_string()));
+        }
+        if let Some(seed) = p.seed {
+            options.push(("randseed", seed.to_string()));
+        }
+        options.push(("time_based", "1".to_string()));
+        for (name, value) in options {
+            apply_option(&mut job, name, Some(&value)).map_err(|e: OptionError| DiskSpdError {
+                switch: name.to_string(),
+                message: e.to_string(),
+            })?;
+        }
+        jobs.push(job);
+    }
+    Ok(jobs)
+}
+
+/// A whole number for `arg`, at least `min`.
+fn number(text: &str, arg: &str, min: u64) -> Result<u64, DiskSpdError> {
+    match text.parse::<u64>() {
+        Ok(n) if n >= min => Ok(n),
+        _ => Err(DiskSpdError {
+            switch: arg.to_string(),
+            message: format!("'{text}' is not a whole number of at least {min}"),
+        }),
+    }
+}
+
+/// DiskSpd's size: `4096`, `8K`, `1G`, `2T`, or `16b` (blocks of `block`).
+fn size(text: &str, arg: &str, block: Option<u64>) -> Result<u64, DiskSpdError> {
+    let bad = || DiskSpdError {
+        switch: arg.to_string(),
+        message: format!("'{text}' is not a size: a number with K, M, G, T (x1024) or b (blocks)"),
+    };
+    let t = text.trim();
+    let (digits, scale) = match t.chars().last() {
+        Some('K' | 'k') => (&t[..t.len() - 1], 1u64 << 10),
+        Some('M' | 'm') => (&t[..t.len() - 1], 1 << 20),
+        Some('G' | 'g') => (&t[..t.len() - 1], 1 << 30),
+        Some('T' | 't') => (&t[..t.len() - 1], 1 << 40),
+        Some('b') => (&t[..t.len() - 1], block.ok_or_else(bad)?),
+        _ => (t, 1),
+    };
+    digits
+        .parse::<u64>()
+        .ok()
+        .and_then(|n| n.checked_mul(scale))
+        .ok_or_else(bad)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use diskmeter_workload::RwMode;
+
+    fn args(line: &str) -> Vec<String> {
+        line.split_whitespace().map(str::to_string).collect()
+    }
+
+    #[test]
+    fn the_guides_write_test_maps_to_one_job_of_four_threads() {
+        let p = parse(&args(
+            "-c200G -w100 -b8K -F4 -r -o128 -W30 -d30 -Sh -L testfile.dat",
+        ))
+        .unwrap();
+        assert_eq!(p.jobs.len(), 1);
+        let j = &p.jobs[0];
+        assert_eq!(j.rw, RwMode::RandWrite);
+        assert_eq!((j.bs_bytes.read, j.bs_bytes.write), (8192, 8192));
+        assert_eq!((j.numjobs, j.iodepth), (4, 128));
+        assert!(j.direct && j.time_based);
+        assert_eq!(j.runtime_ns, Some(30_000_000_000));
+        assert_eq!(j.ramp_time_ns, 30_000_000_000);
+        assert_eq!(j.size_bytes, Some(200 << 30));
+        assert_eq!(j.filenames, vec!["testfile.dat".to_string()]);
+        assert!(p.latency && p.write_through_requested);
+    }
+
+    #[test]
+    fn threads_per_target_give_a_job_per_target_and_mixes_map() {
+        let p = parse(&args("-t2 -o8 -w30 -rs60 -b4K -d5 -W0 a.dat b.dat")).unwrap();
+        assert_eq!(p.jobs.len(), 2);
+        for j in &p.jobs {
+            assert_eq!(j.rw, RwMode::RandRw);
+            assert_eq!(j.rwmixread, 70);
+            assert_eq!(j.percentage_random, 60);
+            assert_eq!((j.numjobs, j.iodepth), (2, 8));
+            assert!(!j.direct, "DiskSpd caches by default");
+        }
+        let f = parse(&args("-F3 -o8 -s a.dat b.dat")).unwrap();
+        assert_eq!(f.jobs.len(), 1);
+        assert_eq!((f.jobs[0].numjobs, f.jobs[0].iodepth), (3, 16));
+        assert_eq!(f.jobs[0].rw, RwMode::Read);
+    }
+
+    #[test]
+    fn sizes_in_blocks_throttles_and_defaults() {
+        let p = parse(&args("-b16K -c100b -g50i -B2b t")).unwrap();
+        let j = &p.jobs[0];
+        assert_eq!(j.size_bytes, Some(100 * 16384));
+        assert_eq!(j.offset_bytes, 2 * 16384);
+        assert_eq!(j.rate_iops.read, Some(50));
+        let p = parse(&args("-g1024 t")).unwrap();
+        assert_eq!(p.jobs[0].rate_bytes_per_sec.read, Some(1_024_000));
+        let d = parse(&args("t")).unwrap();
+        assert_eq!(
+            (d.block_size_bytes, d.outstanding, d.duration_s, d.warmup_s),
+            (65536, 2, 10, 5)
+        );
+        assert_eq!(d.jobs[0].rw, RwMode::Read);
+        assert_eq!(parse(&args("-Rxml t")).unwrap().output, OutputForm::Xml);
+        assert_eq!(parse(&args("-R xml t")).unwrap().output, OutputForm::Xml);
+    }
+
+    #[test]
+    fn windows_only_and_unsupported_switches_say_why() {
+        for (line, needle) in [
+            ("-e t", "Windows-only"),
+            ("-n t", "Windows-only"),
+            ("-x t", "Windows-only"),
+            ("#1", "disk numbers"),
+            ("-Sw t", "-Sh"),
+            ("-si t", "not supported"),
+            ("-C5 t", "cool-down"),
+            ("-r8K -b4K t", "alignment"),
+            ("-w120 t", "0 to 100"),
+            ("-b0 t", "more than 0"),
+            ("-bX t", "not a size"),
+            ("-q t", "unknown switch"),
+            ("-b4K", "at least one target"),
+            ("-D500 t", "-D1000"),
+        ] {
+            let e = parse(&args(line)).unwrap_err().to_string();
+            assert!(e.contains(needle), "{line}: {e}");
+        }
+    }
+}

@@ -1,0 +1,394 @@
+//! DiskSpd's report layouts for `diskmeter diskspd`: the text summary (per thread and total
+//! bytes, I/Os, MiB/s, I/O per s, average latency and its standard deviation; with `-L` the
+//! latency percentile table) and the XML document with DiskSpd's element names for the
+//! fields diskmeter measures.
+//!
+//! One difference is stated in both forms: DiskSpd's CPU table is system-wide per processor;
+//! diskmeter reports the CPU time of its own worker threads (getrusage per thread), as a share
+//! of all processors over the measured time.
+
+use crate::input::RunInput;
+use diskmeter_stats::{DirectionStats, LatencyHistogram};
+use std::fmt::Write;
+
+/// What the report prints about the profile (the CLI fills it from the parsed command line).
+#[derive(Debug, Clone, PartialEq)]
+pub struct DiskSpdHeader {
+    /// The arguments as typed.
+    pub command_line: String,
+    /// Measured seconds asked for (`-d`).
+    pub duration_s: u64,
+    /// Warm-up seconds (`-W`).
+    pub warmup_s: u64,
+    /// Whether `-L` asked for latency statistics.
+    pub latency: bool,
+    /// Block size, bytes.
+    pub block_size_bytes: u64,
+    /// IOs in flight per thread per target.
+    pub outstanding: u32,
+    /// Threads per target (`-t`) or in all (`-F`).
+    pub threads: u32,
+    /// `-F` rather than `-t`.
+    pub fixed_threads: bool,
+    /// Write percentage.
+    pub write_percent: u8,
+    /// "random", "sequential" or "60% random".
+    pub access: String,
+    /// O_DIRECT in use.
+    pub software_cache_disabled: bool,
+    /// `-Sh`/`-Sw` was asked for (diskmeter cannot force write-through).
+    pub write_through_requested: bool,
+    /// Processors on the machine.
+    pub proc_count: usize,
+}
+
+/// DiskSpd's percentile rows: label and percentile.
+const PERCENTILES: [(&str, f64); 13] = [
+    ("25th", 25.0),
+    ("50th", 50.0),
+    ("75th", 75.0),
+    ("90th", 90.0),
+    ("95th", 95.0),
+    ("99th", 99.0),
+    ("3-nines", 99.9),
+    ("4-nines", 99.99),
+    ("5-nines", 99.999),
+    ("6-nines", 99.9999),
+    ("7-nines", 99.99999),
+    ("8-nines", 99.999999),
+    ("9-nines", 99.9999999),
+];
+
+const MIB: f64 = 1024.0 * 1024.0;
+
+/// One thread's figures (a worker), or the total.
+struct Row {
+    thread: Option<usize>,
+    path: String,
+    file_size_bytes: u64,
+    stats: DirectionStats,
+    reads: DirectionStats,
+    writes: DirectionStats,
+    seconds: f64,
+}
+
+fn rows(input: &RunInput) -> (Vec<Row>, Row) {
+    let mut rows = Vec::new();
+    let mut total = Row {
+        thread: None,
+        path: String::new(),
+        file_size_bytes: 0,
+        stats: DirectionStats::new(),
+        reads: DirectionStats::new(),
+        writes: DirectionStats::new(),
+        seconds: 0.0,
+    };
+    for (i, job) in input.jobs.iter().enumerate() {
+        let mut both = job.stats.read.clone();
+        both.merge(&job.stats.write);
+        let seconds = job.stats.runtime_ns as f64 / 1e9;
+        total.stats.merge(&both);
+        total.reads.merge(&job.stats.read);
+        total.writes.merge(&job.stats.write);
+        total.seconds = total.seconds.max(seconds);
+        rows.push(Row {
+            thread: Some(i),
+            path: job
+                .targets
+                .iter()
+                .map(|t| t.path.clone())
+                .collect::<Vec<_>>()
+                .join(", "),
+            file_size_bytes: job.targets.iter().map(|t| t.size_bytes).sum(),
+            stats: both,
+            reads: job.stats.read.clone(),
+            writes: job.stats.write.clone(),
+            seconds,
+        });
+    }
+    (rows, total)
+}
+
+fn ms(ns: f64) -> f64 {
+    ns / 1e6
+}
+
+fn rate(count: f64, seconds: f64) -> f64 {
+    if seconds > 0.0 {
+        count / seconds
+    } else {
+        0.0
+    }
+}
+
+fn table(
+    out: &mut String,
+    title: &str,
+    rows: &[Row],
+    total: &Row,
+    pick: fn(&Row) -> &DirectionStats,
+    latency: bool,
+) {
+    let _ = writeln!(out, "{title}");
+    let lat_head = if latency {
+        "|  AvgLat  | LatStdDev "
+    } else {
+        ""
+    };
+    let _ = writeln!(
+        out,
+        "thread |       bytes     |     I/Os     |    MiB/s   |  I/O per s {lat_head}|  file"
+    );
+    let rule = "-".repeat(if latency { 106 } else { 84 });
+    let _ = writeln!(out, "{rule}");
+    let line = |out: &mut String, label: &str, row: &Row, file: String| {
+        let s = pick(row);
+        let lat = if latency {
+            let h = &s.lat;
+            if h.is_empty() {
+                "|      N/A |       N/A ".to_string()
+            } else {
+                format!("| {:>8.3} | {:>9.3} ", ms(h.mean()), ms(h.stddev()))
+            }
+        } else {
+            String::new()
+        };
+        let _ = writeln!(
+            out,
+            "{label} {:>15} | {:>12} | {:>10.2} | {:>10.2} {lat}| {file}",
+            s.bytes,
+            s.ios,
+            rate(s.bytes as f64, row.seconds) / MIB,
+            rate(s.ios as f64, row.seconds),
+        );
+    };
+    for row in rows {
+        let file = format!("{} ({}MiB)", row.path, row.file_size_bytes >> 20);
+        line(out, &format!("{:>6} |", row.thread.unwrap_or(0)), row, file);
+    }
+    let _ = writeln!(out, "{rule}");
+    line(out, "total: ", total, String::new());
+    let _ = writeln!(out);
+}
+
+fn percentile_cell(h: &LatencyHistogram, p: Option<f64>) -> String {
+    if h.is_empty() {
+        return "N/A".to_string();
+    }
+    let ns = match p {
+        Some(p) => h.value_at_percentile(p),
+        None => h.max(),
+    };
+    format!("{:.3}", ms(ns as f64))
+}
+
+fn cpu_shares(input: &RunInput, header: &DiskSpdHeader, seconds: f64) -> (f64, f64) {
+    let (user, sys) = input.jobs.iter().fold((0u64, 0u64), |(u, s), j| {
+        (u + j.stats.cpu.user_ns, s + j.stats.cpu.sys_ns)
+    });
+    let capacity = seconds * 1e9 * header.proc_count.max(1) as f64;
+    if capacity > 0.0 {
+        (
+            user as f64 / capacity * 100.0,
+            sys as f64 / capacity * 100.0,
+        )
+    } else {
+        (0.0, 0.0)
+    }
+}
+
+/// DiskSpd's text report.
+pub fn render_diskspd_text(header: &DiskSpdHeader, input: &RunInput) -> String {
+    let (rows, total) = rows(input);
+    let mut out = String::new();
+    let _ = writeln!(
+        out,
+        "\nCommand Line: diskmeter diskspd {}\n",
+        header.command_line
+    );
+    let _ = writeln!(out, "Input parameters:\n");
+    let _ = writeln!(out, "\ttimespan:   1\n\t-------------");
+    let _ = writeln!(out, "\tduration: {}s", header.duration_s);
+    let _ = writeln!(out, "\twarm up time: {}s", header.warmup_s);
+    let _ = writeln!(out, "\tcool down time: 0s");
+    if header.latency {
+        let _ = writeln!(out, "\tmeasuring latency");
+    }
+    let _ = writeln!(
+        out,
+        "\t{}",
+        if header.software_cache_disabled {
+            "software cache disabled (O_DIRECT)"
+        } else {
+            "using software cache"
+        }
+    );
+    if header.write_through_requested {
+        let _ = writeln!(
+            out,
+            "\thardware write cache: write-through requested, NOT enforced by diskmeter (O_DIRECT only)"
+        );
+    }
+    let mix = match header.write_percent {
+        0 => "performing read test".to_string(),
+        100 => "performing write test".to_string(),
+        w => format!("performing mix test (read/write ratio: {}/{w})", 100 - w),
+    };
+    let _ = writeln!(out, "\t{mix}");
+    let _ = writeln!(out, "\tblock size: {}", header.block_size_bytes);
+    let _ = writeln!(out, "\tusing {}", header.access);
+    let _ = writeln!(
+        out,
+        "\tnumber of outstanding I/O operations per thread per target: {}",
+        header.outstanding
+    );
+    let _ = writeln!(
+        out,
+        "\t{}: {}\n",
+        if header.fixed_threads {
+            "total threads"
+        } else {
+            "threads per file"
+        },
+        header.threads
+    );
+    let _ = writeln!(out, "System information:\n");
+    let _ = writeln!(out, "\tcomputer name: {}", input.meta.hostname);
+    let _ = writeln!(
+        out,
+        "\tstart time (ms since the Unix epoch): {}\n",
+        input.meta.started_unix_ms
+    );
+    let _ = writeln!(out, "Results for timespan 1:");
+    let _ = writeln!(out, "{}\n", "*".repeat(79));
+    if input.meta.partial {
+        let _ = writeln!(
+            out,
+            "INTERRUPTED: the figures below cover only the time run\n"
+        );
+    }
+    let _ = writeln!(out, "actual test time:\t{:.2}s", total.seconds);
+    let _ = writeln!(out, "thread count:\t\t{}", rows.len());
+    let _ = writeln!(out, "proc count:\t\t{}\n", header.proc_count);
+    let (user, kernel) = cpu_shares(input, header, total.seconds);
+    let _ = writeln!(out, "CPU |  Usage |  User  |  Kernel |  (diskmeter's worker threads, share of all {} processors)", header.proc_count);
+    let _ = writeln!(out, "-------------------------------------------");
+    let _ = writeln!(
+        out,
+        "avg.| {:>5.2}% | {:>5.2}% | {:>6.2}% |\n",
+        user + kernel,
+        user,
+        kernel
+    );
+    table(
+        &mut out,
+        "Total IO",
+        &rows,
+        &total,
+        |r| &r.stats,
+        header.latency,
+    );
+    table(
+        &mut out,
+        "Read IO",
+        &rows,
+        &total,
+        |r| &r.reads,
+        header.latency,
+    );
+    table(
+        &mut out,
+        "Write IO",
+        &rows,
+        &total,
+        |r| &r.writes,
+        header.latency,
+    );
+    if header.latency {
+        let _ = writeln!(out, "\n  %-ile |  Read (ms) | Write (ms) | Total (ms)");
+        let _ = writeln!(out, "----------------------------------------------");
+        let row = |out: &mut String, label: &str, p: Option<f64>, min: bool| {
+            let cell = |h: &LatencyHistogram| {
+                if min && !h.is_empty() {
+                    format!("{:.3}", ms(h.min() as f64))
+                } else {
+                    percentile_cell(h, p)
+                }
+            };
+            let _ = writeln!(
+                out,
+                "{label:>7} | {:>10} | {:>10} | {:>10}",
+                cell(&total.reads.lat),
+                cell(&total.writes.lat),
+                cell(&total.stats.lat)
+            );
+        };
+        row(&mut out, "min", None, true);
+        for (label, p) in PERCENTILES {
+            row(&mut out, label, Some(p), false);
+        }
+        row(&mut out, "max", None, false);
+        let _ = writeln!(
+            out,
+            "\nLatency is total latency (issue to completion) from HDR histograms, 3 significant digits (error <= 0.1 %)."
+        );
+    }
+    out
+}
+
+fn xml_escape(text: &str) -> String {
+    text.replace('&', "&amp;")
+        .replace('<', "&lt;")
+        .replace('>', "&gt;")
+        .replace('"', "&quot;")
+}
+
+/// DiskSpd's XML report (`-Rxml`), with DiskSpd's element names for what diskmeter measures.
+pub fn render_diskspd_xml(header: &DiskSpdHeader, input: &RunInput) -> String {
+    let (rows, total) = rows(input);
+    let mut x = String::from("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<Results>\n");
+    let _ = writeln!(x, "  <System>\n    <ComputerName>{}</ComputerName>\n    <Tool>\n      <Version>diskmeter {}</Version>\n    </Tool>\n    <RunTime>\n      <StartTime>{}</StartTime>\n    </RunTime>\n    <ProcessorTopology>\n      <ProcCount>{}</ProcCount>\n    </ProcessorTopology>\n  </System>",
+        xml_escape(&input.meta.hostname), xml_escape(&input.meta.diskmeter_version), input.meta.started_unix_ms, header.proc_count);
+    let _ = writeln!(x, "  <Profile>\n    <CommandLine>{}</CommandLine>\n    <TimeSpans>\n      <TimeSpan>\n        <Duration>{}</Duration>\n        <Warmup>{}</Warmup>\n        <Cooldown>0</Cooldown>\n        <MeasureLatency>{}</MeasureLatency>\n        <ThreadCount>{}</ThreadCount>\n        <BlockSize>{}</BlockSize>\n        <RequestCount>{}</RequestCount>\n        <WriteRatio>{}</WriteRatio>\n        <DisableOSCache>{}</DisableOSCache>\n        <WriteThrough>false</WriteThrough>\n      </TimeSpan>\n    </TimeSpans>\n  </Profile>",
+        xml_escape(&header.command_line), header.duration_s, header.warmup_s, header.latency, header.threads, header.block_size_bytes, header.outstanding, header.write_percent, header.software_cache_disabled);
+    let (user, kernel) = cpu_shares(input, header, total.seconds);
+    let _ = writeln!(x, "  <TimeSpan>\n    <TestTimeSeconds>{:.2}</TestTimeSeconds>\n    <ThreadCount>{}</ThreadCount>\n    <ProcCount>{}</ProcCount>\n    <Partial>{}</Partial>",
+        total.seconds, rows.len(), header.proc_count, input.meta.partial);
+    let _ = writeln!(x, "    <!-- diskmeter: CPU time of its worker threads only, as a share of all processors -->\n    <CpuUtilization>\n      <Average>\n        <UsagePercent>{:.2}</UsagePercent>\n        <UserPercent>{:.2}</UserPercent>\n        <KernelPercent>{:.2}</KernelPercent>\n      </Average>\n    </CpuUtilization>", user + kernel, user, kernel);
+    if header.latency {
+        let _ = writeln!(x, "    <Latency>");
+        let bucket = |x: &mut String, p: f64, value: &dyn Fn(&LatencyHistogram) -> String| {
+            let _ = writeln!(x, "      <Bucket>\n        <Percentile>{p}</Percentile>\n        <ReadMilliseconds>{}</ReadMilliseconds>\n        <WriteMilliseconds>{}</WriteMilliseconds>\n        <TotalMilliseconds>{}</TotalMilliseconds>\n      </Bucket>",
+                value(&total.reads.lat), value(&total.writes.lat), value(&total.stats.lat));
+        };
+        bucket(&mut x, 0.0, &|h| {
+            if h.is_empty() {
+                "N/A".into()
+            } else {
+                format!("{:.3}", ms(h.min() as f64))
+            }
+        });
+        for (_, p) in PERCENTILES {
+            bucket(&mut x, p, &|h| percentile_cell(h, Some(p)));
+        }
+        bucket(&mut x, 100.0, &|h| percentile_cell(h, None));
+        let _ = writeln!(x, "    </Latency>");
+    }
+    let _ = writeln!(
+        x,
+        "    <Iops>\n      <Total>{:.2}</Total>\n    </Iops>",
+        rate(total.stats.ios as f64, total.seconds)
+    );
+    for row in &rows {
+        let s = &row.stats;
+        let lat = if header.latency && !s.lat.is_empty() {
+            format!("\n        <AverageLatencyMilliseconds>{:.3}</AverageLatencyMilliseconds>\n        <LatencyStdev>{:.3}</LatencyStdev>", ms(s.lat.mean()), ms(s.lat.stddev()))
+        } else {
+            String::new()
+        };
+        let _ = writeln!(x, "    <Thread>\n      <Id>{}</Id>\n      <Target>\n        <Path>{}</Path>\n        <BytesCount>{}</BytesCount>\n        <FileSize>{}</FileSize>\n        <IOCount>{}</IOCount>\n        <ReadBytes>{}</ReadBytes>\n        <ReadCount>{}</ReadCount>\n        <WriteBytes>{}</WriteBytes>\n        <WriteCount>{}</WriteCount>{lat}\n      </Target>\n    </Thread>",
+            row.thread.unwrap_or(0), xml_escape(&row.path), s.bytes, row.file_size_bytes, s.ios, row.reads.bytes, row.reads.ios, row.writes.bytes, row.writes.ios);
+    }
+    x.push_str("  </TimeSpan>\n</Results>\n");
+    x
+}

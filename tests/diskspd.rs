@@ -1,0 +1,124 @@
+//! `diskmeter diskspd` through the real binary (issue 3, DiskSpd part): the guides' command
+//! lines at test scale, the write mix, throttles in both forms, and well-formed XML.
+
+mod common;
+
+use assert_cmd::Command;
+use common::TestDir;
+use predicates::prelude::*;
+
+fn diskspd(dir: &TestDir, line: &str) -> Command {
+    let mut cmd = Command::cargo_bin("diskmeter").expect("binary");
+    cmd.current_dir(dir.path())
+        .arg("diskspd")
+        .arg("--quiet")
+        .args(line.split_whitespace());
+    cmd
+}
+
+/// Runs with -Rxml and returns the document's text, checked to be well-formed.
+fn xml(dir: &TestDir, line: &str) -> String {
+    let out = diskspd(dir, &format!("-Rxml {line}"))
+        .output()
+        .expect("run");
+    assert!(
+        out.status.success(),
+        "{line}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let text = String::from_utf8(out.stdout).expect("utf-8");
+    roxmltree::Document::parse(&text).unwrap_or_else(|e| panic!("{line}: not XML: {e}\n{text}"));
+    text
+}
+
+/// The sum of every `<tag>` number in the document (one per thread).
+fn sum(text: &str, tag: &str) -> u64 {
+    let doc = roxmltree::Document::parse(text).unwrap();
+    doc.descendants()
+        .filter(|n| n.has_tag_name(tag))
+        .filter_map(|n| n.text()?.trim().parse::<u64>().ok())
+        .sum()
+}
+
+#[test]
+fn the_guides_command_lines_run_at_test_scale() {
+    let dir = TestDir::new();
+    // D8ds_v4, 8K random writes: -c200G -W30 -d30 in the guide.
+    diskspd(
+        &dir,
+        "-c32M -w100 -b8K -F4 -r -o128 -W1 -d2 -Sh -L testfile.dat",
+    )
+    .assert()
+    .success()
+    .stdout(predicate::str::contains("thread count:\t\t4"))
+    .stdout(predicate::str::contains("performing write test"))
+    .stdout(predicate::str::contains(
+        "using random I/O (alignment: 8192)",
+    ))
+    .stdout(predicate::str::contains(
+        "  %-ile |  Read (ms) | Write (ms) | Total (ms)",
+    ))
+    .stdout(predicate::str::contains("9-nines"));
+    // D8ds_v4, 4K random reads: -c200G -W7200 -d30 in the guide.
+    let doc = xml(
+        &dir,
+        "-c32M -w0 -b4K -F4 -r -o128 -W1 -d2 -Sh -L testfile.dat",
+    );
+    assert!(sum(&doc, "ReadCount") > 0);
+    assert_eq!(sum(&doc, "WriteCount"), 0);
+    assert_eq!(doc.matches("<Thread>").count(), 4);
+    assert!(dir.files().is_empty(), "left files: {:?}", dir.files());
+}
+
+#[test]
+fn write_percentage_holds_within_one_point() {
+    let dir = TestDir::new();
+    let doc = xml(&dir, "-c16M -w30 -b4K -t1 -r -o8 -W0 -d1 -Sh t.dat");
+    let (reads, writes) = (sum(&doc, "ReadCount"), sum(&doc, "WriteCount"));
+    let share = writes as f64 / (reads + writes) as f64 * 100.0;
+    assert!((share - 30.0).abs() <= 1.0, "{share}% writes");
+}
+
+#[test]
+fn throttles_hold_in_both_forms() {
+    let dir = TestDir::new();
+    // -g<n>i: IOPS per thread.
+    let doc = xml(&dir, "-c16M -b4K -t1 -o1 -r -W0 -d2 -Sh -g100i t.dat");
+    let ios = sum(&doc, "IOCount") as f64;
+    assert!((ios / 2.0 - 100.0).abs() <= 2.0, "{} IOPS", ios / 2.0);
+    // -g<bytes per ms>: 400 bytes/ms = 400,000 bytes/s per thread.
+    let doc = xml(&dir, "-c16M -b4K -t1 -o1 -r -W0 -d2 -Sh -g400 t.dat");
+    let bytes = sum(&doc, "BytesCount") as f64;
+    assert!(
+        (bytes / 2.0 - 400_000.0).abs() <= 8_000.0,
+        "{} B/s",
+        bytes / 2.0
+    );
+}
+
+#[test]
+fn random_share_and_threads_reach_the_jobs() {
+    let dir = TestDir::new();
+    diskspd(&dir, "--dry-run -c16M -rs60 -t3 -o4 a.dat b.dat")
+        .assert()
+        .success()
+        .stdout(predicate::str::contains("percentage_random=60"))
+        .stdout(predicate::str::contains("[diskspd-0]"))
+        .stdout(predicate::str::contains("[diskspd-1]"))
+        .stdout(predicate::str::contains("numjobs=3"));
+}
+
+#[test]
+fn windows_only_switches_are_clear_errors() {
+    let dir = TestDir::new();
+    diskspd(&dir, "-e t.dat")
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains(
+            "diskspd -e: ETW tracing (-e) is Windows-only",
+        ));
+    diskspd(&dir, "-b4K")
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("at least one target"));
+}
