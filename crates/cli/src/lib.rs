@@ -6,6 +6,7 @@
 
 mod catalog;
 mod diskspd;
+mod iometer;
 mod jobfile;
 mod options;
 mod plan;
@@ -39,6 +40,7 @@ pub fn command() -> Command {
         .arg_required_else_help(true)
         .subcommand(run::command())
         .subcommand(diskspd::command())
+        .subcommand(iometer::command())
         .subcommand(plan::command())
         .subcommand(catalog::command())
 }
@@ -62,6 +64,7 @@ fn dispatch(matches: &ArgMatches) -> i32 {
     match matches.subcommand() {
         Some(("run", sub)) => run::main(sub),
         Some(("diskspd", sub)) => diskspd::main(sub),
+        Some(("iometer", sub)) => iometer::main(sub),
         Some(("plan", sub)) => plan::main(sub),
         Some(("catalog", sub)) => catalog::main(sub),
         _ => EXIT_USAGE,

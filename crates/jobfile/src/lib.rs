@@ -1,5 +1,5 @@
-//! Front-ends that turn what users already have into diskmeter jobs: fio job files and
-//! DiskSpd command lines (Iometer access specifications are to follow, issue 3).
+//! Front-ends that turn what users already have into diskmeter jobs: fio job files, DiskSpd
+//! command lines and Iometer access specifications with the guides' scenario tables.
 //!
 //! Every error names the file, the line and the option. Nothing here does IO: files and
 //! environment variables arrive through [`fio::Sources`].
@@ -7,6 +7,7 @@
 
 pub mod diskspd;
 pub mod fio;
+pub mod iometer;
 
 use thiserror::Error;
 

@@ -1,0 +1,261 @@
+//! `diskmeter iometer`: Iometer access specifications, one after another, on a target (or a
+//! scenario table of them), each reported as a diskmeter run, then a summary table.
+
+use crate::run::{execute_jobs, Executed, RunFlags};
+use crate::{write_output, EXIT_FAILURE, EXIT_USAGE};
+use clap::{Arg, ArgAction, ArgMatches, Command};
+use diskmeter_jobfile::iometer::{self, Scenario, DEFAULT_FILE_SIZE};
+use diskmeter_report::RunResult;
+use diskmeter_units::{parse_size, parse_time_ns, KbBase, TimeUnit};
+use std::fmt::Write;
+
+/// The `iometer` subcommand's definition.
+pub fn command() -> Command {
+    Command::new("iometer")
+        .about("Run Iometer access specifications (NAME:SIZE,RANDOM%,READ%) or a scenario table")
+        .long_about(
+            "Runs Iometer access specifications one after another: each becomes a job with that \
+             request size, read share and random share, --workers workers with --qd IOs each, \
+             direct IO, for --time. The guides' names resolve (RandomWrites_8K, RandomReads_8K, \
+             RandomWrites_64K, RandomReads_64K, RandomWrites_1MB, RandomReads_1MB). A folder \
+             target gets Iometer's test file iobw.tst (--size, default 1 GiB; the guides use \
+             200 GB). --table FILE runs a TOML scenario table instead (format in \
+             docs/GUIDE.md).\n\nExit codes: 0 ok; 1 a run failed or was interrupted; 2 usage error.",
+        )
+        .arg(
+            Arg::new("spec")
+                .long("spec")
+                .value_name("SPEC")
+                .action(ArgAction::Append)
+                .help("NAME:SIZE,RANDOM%,READ% (e.g. OLTP:8k,100,70) or a built-in name (repeatable; run in order)"),
+        )
+        .arg(
+            Arg::new("workers")
+                .long("workers")
+                .value_name("N")
+                .value_parser(clap::value_parser!(u32).range(1..))
+                .default_value("3")
+                .help("Workers on the target (the guides: 3 or more)"),
+        )
+        .arg(
+            Arg::new("qd")
+                .long("qd")
+                .value_name("N")
+                .value_parser(clap::value_parser!(u32).range(1..))
+                .default_value("128")
+                .help("Outstanding IOs per worker (the guides: 128)"),
+        )
+        .arg(
+            Arg::new("time")
+                .long("time")
+                .value_name("TIME")
+                .default_value("30s")
+                .help("Measured time per specification (fio time syntax; bare numbers are seconds)"),
+        )
+        .arg(
+            Arg::new("ramp")
+                .long("ramp")
+                .value_name("TIME")
+                .default_value("0")
+                .help("Ramp-up time per specification, not measured"),
+        )
+        .arg(
+            Arg::new("size")
+                .long("size")
+                .value_name("SIZE")
+                .help("Size of iobw.tst when the target is a folder [default: 1g]"),
+        )
+        .arg(
+            Arg::new("table")
+                .long("table")
+                .value_name("FILE")
+                .conflicts_with("spec")
+                .help("A TOML scenario table: [[scenario]] rows of target, spec, duration (and ramp, workers, qd, size)"),
+        )
+        .arg(Arg::new("target").value_name("TARGET").help("Folder (gets iobw.tst), file or block device"))
+        .arg(Arg::new("allow-destroy").long("allow-destroy").action(ArgAction::SetTrue).help("Allow writing to existing files diskmeter did not create and to devices holding data (DESTROYS their contents)"))
+        .arg(Arg::new("keep").long("keep").action(ArgAction::SetTrue).help("Keep iobw.tst (default: remove it)"))
+        .arg(Arg::new("quiet").long("quiet").short('q').action(ArgAction::SetTrue).help("No progress and no notes on stderr"))
+        .arg(Arg::new("dry-run").long("dry-run").action(ArgAction::SetTrue).help("Print the jobs, then stop"))
+        .arg(
+            Arg::new("output-format")
+                .long("output-format")
+                .value_parser(["normal", "json"])
+                .default_value("normal")
+                .help("normal (each run's report and a summary) or json (a list of diskmeter results)"),
+        )
+        .arg(Arg::new("output").long("output").value_name("FILE").help("Write the results to FILE instead of stdout"))
+}
+
+fn scenarios(matches: &ArgMatches) -> Result<Vec<Scenario>, String> {
+    if let Some(path) = matches.get_one::<String>("table") {
+        let text = std::fs::read_to_string(path).map_err(|e| format!("cannot read {path}: {e}"))?;
+        return iometer::parse_table(path, &text).map_err(|e| e.to_string());
+    }
+    let target = matches
+        .get_one::<String>("target")
+        .ok_or("give a TARGET (folder, file or device), or --table FILE")?;
+    let specs: Vec<&String> = matches
+        .get_many::<String>("spec")
+        .into_iter()
+        .flatten()
+        .collect();
+    if specs.is_empty() {
+        return Err("give at least one --spec (e.g. --spec RandomReads_8K)".to_string());
+    }
+    let time = |name: &str| -> Result<u64, String> {
+        let text = matches
+            .get_one::<String>(name)
+            .map(String::as_str)
+            .unwrap_or("0");
+        parse_time_ns(text, TimeUnit::Seconds).map_err(|e| format!("--{name}: {e}"))
+    };
+    let file_size_bytes = match matches.get_one::<String>("size") {
+        Some(text) => parse_size(text, KbBase::Binary).map_err(|e| format!("--size: {e}"))?,
+        None => DEFAULT_FILE_SIZE,
+    };
+    let known = iometer::builtin_specs();
+    specs
+        .into_iter()
+        .map(|text| {
+            Ok(Scenario {
+                target: target.clone(),
+                spec: iometer::parse_spec(text, &known).map_err(|e| format!("--spec {e}"))?,
+                duration_ns: time("time")?,
+                ramp_ns: time("ramp")?,
+                workers: *matches.get_one::<u32>("workers").unwrap_or(&3),
+                queue_depth: *matches.get_one::<u32>("qd").unwrap_or(&128),
+                file_size_bytes,
+            })
+        })
+        .collect()
+}
+
+/// Runs `diskmeter iometer`; returns the exit code.
+pub fn main(matches: &ArgMatches) -> i32 {
+    let rows = match scenarios(matches) {
+        Ok(rows) => rows,
+        Err(message) => {
+            eprintln!("diskmeter: {message}");
+            return EXIT_USAGE;
+        }
+    };
+    let flags = RunFlags {
+        dry_run: matches.get_flag("dry-run"),
+        allow_destroy: matches.get_flag("allow-destroy"),
+        keep: matches.get_flag("keep"),
+        quiet: matches.get_flag("quiet"),
+    };
+    let json = matches
+        .get_one::<String>("output-format")
+        .map(String::as_str)
+        == Some("json");
+    let mut results: Vec<RunResult> = Vec::new();
+    let mut text = String::new();
+    let mut failed = false;
+    for (i, row) in rows.iter().enumerate() {
+        let is_dir = std::path::Path::new(&row.target).is_dir();
+        let job = match row.job(i, is_dir) {
+            Ok(job) => job,
+            Err(e) => {
+                eprintln!("diskmeter: {e}");
+                return EXIT_USAGE;
+            }
+        };
+        if !flags.quiet {
+            eprintln!(
+                "diskmeter: iometer {}/{}: {} on {}",
+                i + 1,
+                rows.len(),
+                row.spec.name,
+                row.target
+            );
+        }
+        match execute_jobs(&[job], &flags) {
+            Ok(Some(Executed {
+                input,
+                failed: worker_failed,
+                partial,
+            })) => {
+                let result = RunResult::build(input);
+                if !json {
+                    text.push_str(&diskmeter_report::render_terminal(&result));
+                    text.push('\n');
+                }
+                results.push(result);
+                if worker_failed || partial {
+                    failed = true;
+                    break;
+                }
+            }
+            Ok(None) => {}
+            Err(code) => return code,
+        }
+    }
+    if flags.dry_run {
+        return 0;
+    }
+    let out = if json {
+        serde_json::to_string_pretty(&results).unwrap_or_default() + "\n"
+    } else {
+        text + &summary(&rows, &results)
+    };
+    if let Err(error) = write_output(matches.get_one::<String>("output"), &out) {
+        eprintln!("diskmeter: {error}");
+        return EXIT_FAILURE;
+    }
+    if failed {
+        EXIT_FAILURE
+    } else {
+        0
+    }
+}
+
+/// The guides' results table: one line per specification.
+fn summary(rows: &[Scenario], results: &[RunResult]) -> String {
+    let mut out = String::from("Iometer summary (all workers of a specification together)\n");
+    let _ = writeln!(
+        out,
+        "{:>3}  {:<20} {:<24} {:>11} {:>10} {:>12} {:>12}",
+        "#", "specification", "target", "IOPS", "MiB/s", "mean lat ms", "p99 lat ms"
+    );
+    for (i, (row, result)) in rows.iter().zip(results).enumerate() {
+        let Some(job) = result.jobs.first() else {
+            continue;
+        };
+        let (iops, bw) = (
+            job.read.iops + job.write.iops,
+            job.read.bw_bytes_per_sec + job.write.bw_bytes_per_sec,
+        );
+        let ios = (job.read.lat.count + job.write.lat.count).max(1) as f64;
+        let mean = (job.read.lat.mean_ns * job.read.lat.count as f64
+            + job.write.lat.mean_ns * job.write.lat.count as f64)
+            / ios;
+        let p99 = [&job.read.lat, &job.write.lat]
+            .iter()
+            .filter(|l| l.count > 0)
+            .filter_map(|l| {
+                l.percentiles
+                    .iter()
+                    .find(|p| (p.percent - 99.0).abs() < 1e-9)
+            })
+            .map(|p| p.value_ns)
+            .max();
+        let _ = writeln!(
+            out,
+            "{:>3}  {:<20} {:<24} {:>11.0} {:>10.2} {:>12.3} {:>12}",
+            i + 1,
+            row.spec.name,
+            row.target,
+            iops,
+            bw / (1024.0 * 1024.0),
+            mean / 1e6,
+            p99.map_or("-".to_string(), |ns| format!("{:.3}", ns as f64 / 1e6))
+        );
+    }
+    let _ = writeln!(
+        out,
+        "p99 is the larger of the read and write p99 (mixed specifications)."
+    );
+    out
+}
