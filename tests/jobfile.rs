@@ -9,6 +9,14 @@ use common::TestDir;
 use predicates::prelude::*;
 use std::path::{Path, PathBuf};
 
+/// The tests that do real IO take turns, so a rate cap is measured without a neighbour
+/// competing for the disk.
+static REAL_IO: std::sync::Mutex<()> = std::sync::Mutex::new(());
+
+fn real_io() -> std::sync::MutexGuard<'static, ()> {
+    REAL_IO.lock().unwrap_or_else(|e| e.into_inner())
+}
+
 fn jobs_dir() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/jobs")
 }
@@ -183,6 +191,7 @@ fn later_globals_match_fios_run() {
 
 #[test]
 fn the_guides_files_run_unchanged_at_test_scale() {
+    let _turn = real_io();
     let dir = TestDir::new();
     for (name, readers, writers) in [
         ("azure-ds14-max-write-iops.fio", 0, 4),
@@ -277,4 +286,105 @@ fn command_line_options_are_defaults_the_files_global_overrides() {
     );
     assert!(plan.contains("bs=4k"), "{plan}");
     assert!(plan.contains("iodepth=2"), "{plan}");
+}
+
+fn run_json(dir: &Path, file: &str) -> serde_json::Value {
+    let out = diskmeter(dir)
+        .args(["run", "--quiet", "--output-format=json"])
+        .arg(jobs_dir().join(file))
+        .env("DM_SIZE", "16m")
+        .env("DM_RUNTIME", "2")
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{file}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    serde_json::from_slice(&out.stdout).unwrap()
+}
+
+/// D8ds_v4 mixed: 4 readers flat out and 4 writers at 3,200 IOPS each (12,800 together).
+#[test]
+fn the_d8ds_mixed_file_holds_its_write_cap_within_2_percent() {
+    let _turn = real_io();
+    let dir = TestDir::new();
+    let v = run_json(dir.path(), "azure-d8ds-v4-max-mixed-iops.fio");
+    let jobs = v["jobs"].as_array().unwrap();
+    assert_eq!(jobs.len(), 1, "group_reporting: one report for the group");
+    assert_eq!(jobs[0]["workers"], 8);
+    let writes = jobs[0]["write"]["iops"].as_f64().unwrap();
+    assert!(
+        (writes - 12_800.0).abs() <= 0.02 * 12_800.0,
+        "{writes} write IOPS"
+    );
+    assert!(jobs[0]["read"]["ios"].as_u64().unwrap() > 0);
+}
+
+/// DS14 mixed: 4 readers and 4 writers, each writer capped at 12,500 IOPS (a cap the test
+/// disk may not reach, so only the cap is checked).
+#[test]
+fn the_ds14_mixed_file_has_four_readers_and_four_capped_writers() {
+    let _turn = real_io();
+    let dir = TestDir::new();
+    let v = run_json(dir.path(), "azure-ds14-max-mixed-iops.fio");
+    let jobs = v["jobs"].as_array().unwrap();
+    let names: Vec<&str> = jobs.iter().map(|j| j["name"].as_str().unwrap()).collect();
+    assert_eq!(
+        names,
+        ["reader1", "reader2", "reader3", "reader4", "writer1", "writer2", "writer3", "writer4"]
+    );
+    for j in &jobs[4..] {
+        assert_eq!(j["read"]["ios"], 0);
+        assert!(j["write"]["iops"].as_f64().unwrap() <= 12_500.0 * 1.02);
+    }
+}
+
+/// DigitalOcean's five command lines, as the guide types them (runtime and size scaled down).
+#[test]
+fn the_digitalocean_command_lines_run() {
+    let _turn = real_io();
+    let dir = TestDir::new();
+    for (name, rw, bs, qd) in [
+        ("bandwidth", "randwrite", "1m", "32"),
+        ("randread", "randread", "4k", "128"),
+        ("randwrite", "randwrite", "4k", "128"),
+        ("read-latency", "randread", "4k", "1"),
+        ("write-latency", "randwrite", "4k", "1"),
+    ] {
+        let out = diskmeter(dir.path())
+            .args(["run", "--quiet", "--output-format=json"])
+            .arg(format!("--name={name}"))
+            .args([
+                "--ioengine=libaio",
+                "--direct=1",
+                "--time_based",
+                "--group_reporting",
+            ])
+            .arg(format!("--rw={rw}"))
+            .arg(format!("--bs={bs}"))
+            .arg(format!("--iodepth={qd}"))
+            .args(["--runtime=1", "--size=16m", "--numjobs=1"])
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "{name}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+        let job = &v["jobs"][0];
+        let dir_key = if rw.ends_with("read") {
+            "read"
+        } else {
+            "write"
+        };
+        assert!(job[dir_key]["ios"].as_u64().unwrap() > 0, "{name}");
+        assert_eq!(
+            job["spec"]["iodepth"].as_u64().unwrap().to_string(),
+            qd,
+            "{name}"
+        );
+    }
+    assert!(dir.files().is_empty());
 }
