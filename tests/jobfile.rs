@@ -240,7 +240,7 @@ fn job_file_errors_name_file_line_and_option() {
     let bad = dir.path().join("bad.fio");
     std::fs::write(
         &bad,
-        "[a]\nioengine=null\nsize=1m\niodpeth=4\nstonewall\nbs=4q\n",
+        "[a]\nioengine=null\nsize=1m\niodpeth=4\nbssplit=4k/50:64k/50\nbs=4q\n",
     )
     .unwrap();
     diskmeter(dir.path())
@@ -251,7 +251,7 @@ fn job_file_errors_name_file_line_and_option() {
             "bad.fio:4: iodpeth: unknown option 'iodpeth' (did you mean 'iodepth'?)",
         ))
         .stderr(predicate::str::contains(
-            "bad.fio:5: stonewall: fio option 'stonewall' is not supported",
+            "bad.fio:5: bssplit: fio option 'bssplit' is not supported",
         ))
         .stderr(predicate::str::contains("bad.fio:6: bs: bs=4q:"))
         .stderr(predicate::str::contains("panicked").not());
@@ -265,7 +265,7 @@ fn job_file_errors_name_file_line_and_option() {
         .assert()
         .code(2)
         .stderr(predicate::str::contains("not both"));
-    std::fs::write(&bad, "[a]\nioengine=null\nsize=1m\nstonewall\n").unwrap();
+    std::fs::write(&bad, "[a]\nioengine=null\nsize=1m\nbssplit=4k/50:64k/50\n").unwrap();
     diskmeter(dir.path())
         .args(["run", "--quiet", "--ignore-unsupported", "bad.fio"])
         .assert()
@@ -387,4 +387,65 @@ fn the_digitalocean_command_lines_run() {
         );
     }
     assert!(dir.files().is_empty());
+}
+
+/// (jobname, groupid) of every job in fio-3.x JSON.
+fn structure(json: &str) -> Vec<(String, u64)> {
+    let v: serde_json::Value =
+        serde_json::from_str(&json[json.find('{').expect("JSON")..]).unwrap();
+    v["jobs"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|j| {
+            (
+                j["jobname"].as_str().unwrap().to_string(),
+                j["groupid"].as_u64().unwrap(),
+            )
+        })
+        .collect()
+}
+
+/// Short null-engine runs of the semantics files give the same jobs and reporting groups
+/// (stonewall, new_group) in fio and in diskmeter's fio-compatible JSON.
+#[test]
+fn job_and_group_structure_matches_fio() {
+    if !fio_installed() {
+        eprintln!("SKIP: fio is not installed (scripts/test installs it as root)");
+        return;
+    }
+    let dir = TestDir::new();
+    let mut compared = 0;
+    for file in job_files() {
+        let text = std::fs::read_to_string(&file).unwrap();
+        if !text.contains("ioengine=null") {
+            continue;
+        }
+        let fio = with_env(Command::new("fio"), dir.path())
+            .arg("--output-format=json")
+            .arg(&file)
+            .output()
+            .expect("fio");
+        assert!(fio.status.success(), "fio {}", file.display());
+        let dm = diskmeter(dir.path())
+            .args(["run", "--quiet", "--output-format=fio-json"])
+            .arg(&file)
+            .output()
+            .unwrap();
+        assert!(
+            dm.status.success(),
+            "{}: {}",
+            file.display(),
+            String::from_utf8_lossy(&dm.stderr)
+        );
+        let expected = structure(&String::from_utf8_lossy(&fio.stdout));
+        assert_eq!(
+            structure(&String::from_utf8_lossy(&dm.stdout)),
+            expected,
+            "{}",
+            file.display()
+        );
+        compared += 1;
+    }
+    assert!(compared >= 4, "compared {compared} files");
 }

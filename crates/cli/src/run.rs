@@ -299,20 +299,26 @@ fn install_signal_handlers(stop: &Arc<AtomicBool>) -> std::io::Result<()> {
 }
 
 fn progress_goal(plan: &RunPlan) -> ProgressGoal {
-    let longest = plan
-        .workers
-        .iter()
-        .filter_map(|w| {
-            w.runtime_ns
-                .map(|r| r + plan.jobs[w.job_index].ramp_time_ns)
-        })
-        .max();
+    // Stonewall phases run one after another: the run lasts the sum of each phase's longest.
+    let last_phase = plan.workers.iter().map(|w| w.phase).max().unwrap_or(0);
+    let mut total_ns = 0;
+    for phase in 0..=last_phase {
+        total_ns += plan
+            .workers
+            .iter()
+            .filter(|w| w.phase == phase)
+            .filter_map(|w| {
+                w.runtime_ns
+                    .map(|r| r + plan.jobs[w.job_index].ramp_time_ns)
+            })
+            .max()
+            .unwrap_or(0);
+    }
     let time_only = plan.workers.iter().all(|w| w.io_limit_bytes.is_none());
-    match longest {
-        Some(ns) if time_only || plan.workers.iter().all(|w| w.runtime_ns.is_some()) => {
-            ProgressGoal::Time(Duration::from_nanos(ns))
-        }
-        _ => ProgressGoal::Bytes(plan.workers.iter().filter_map(|w| w.io_limit_bytes).sum()),
+    if total_ns > 0 && (time_only || plan.workers.iter().all(|w| w.runtime_ns.is_some())) {
+        ProgressGoal::Time(Duration::from_nanos(total_ns))
+    } else {
+        ProgressGoal::Bytes(plan.workers.iter().filter_map(|w| w.io_limit_bytes).sum())
     }
 }
 

@@ -469,7 +469,12 @@ mod tests {
             e[0]
         );
 
-        let sections = parse("t.fio", "[a]\niodpeth=4\nstonewall\nblah=1\nbs=4q\n", &m).unwrap();
+        let sections = parse(
+            "t.fio",
+            "[a]\niodpeth=4\nbssplit=4k/50:64k/50\nblah=1\nbs=4q\n",
+            &m,
+        )
+        .unwrap();
         let e = resolve(&sections, &JobSpec::default(), Unsupported::Refuse).unwrap_err();
         let text: Vec<String> = e.iter().map(ToString::to_string).collect();
         assert_eq!(text.len(), 4, "{text:?}");
@@ -480,7 +485,7 @@ mod tests {
             "{text:?}"
         );
         assert!(
-            text[1].starts_with("t.fio:3: stonewall: fio option 'stonewall' is not supported"),
+            text[1].starts_with("t.fio:3: bssplit: fio option 'bssplit' is not supported"),
             "{text:?}"
         );
         assert!(text[2].contains("unknown option 'blah'"), "{text:?}");
@@ -490,14 +495,19 @@ mod tests {
     #[test]
     fn ignore_unsupported_turns_only_unsupported_options_into_warnings() {
         let m = Memory::default();
-        let sections = parse("t.fio", "[a]\nstonewall\nnew_group\nbs=8k\n", &m).unwrap();
+        let sections = parse(
+            "t.fio",
+            "[a]\nbssplit=4k/50:64k/50\nzonemode=zbd\nbs=8k\n",
+            &m,
+        )
+        .unwrap();
         let (j, warnings) = resolve(&sections, &JobSpec::default(), Unsupported::Warn).unwrap();
         assert_eq!(j[0].bs_bytes.read, 8192);
         assert_eq!(warnings.len(), 2);
-        let sections = parse("t.fio", "[a]\nstonewal\n", &m).unwrap();
+        let sections = parse("t.fio", "[a]\nbssplt=4k/100\n", &m).unwrap();
         let e = resolve(&sections, &JobSpec::default(), Unsupported::Warn).unwrap_err();
         assert!(
-            e[0].to_string().contains("did you mean 'stonewall'"),
+            e[0].to_string().contains("did you mean 'bssplit'"),
             "{}",
             e[0]
         );

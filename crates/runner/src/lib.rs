@@ -213,11 +213,54 @@ fn execute_inner(
         }
         worker_files.push(files);
     }
-    let barrier = Barrier::new(plan.workers.len());
     let abort = AtomicBool::new(false);
-    let outcomes: Vec<worker::WorkerOutcome> = std::thread::scope(|scope| {
-        let mut handles = Vec::with_capacity(plan.workers.len());
-        for (worker_plan, files) in plan.workers.iter().zip(&worker_files) {
+    let last_phase = plan.workers.iter().map(|w| w.phase).max().unwrap_or(0);
+    let mut outcomes: Vec<Option<worker::WorkerOutcome>> =
+        (0..plan.workers.len()).map(|_| None).collect();
+    for phase in 0..=last_phase {
+        // A stop (or a failed worker) between phases leaves the later jobs unstarted.
+        if phase > 0 && (options.stop.load(Ordering::Relaxed) || abort.load(Ordering::Relaxed)) {
+            break;
+        }
+        let members: Vec<usize> = (0..plan.workers.len())
+            .filter(|&i| plan.workers[i].phase == phase)
+            .collect();
+        for (i, outcome) in run_phase(plan, options, &members, &worker_files, &abort) {
+            outcomes[i] = Some(outcome);
+        }
+    }
+    drop(worker_files);
+    let partial = options.stop.load(Ordering::Relaxed);
+    let results = plan
+        .workers
+        .iter()
+        .zip(outcomes)
+        .filter_map(|(w, outcome)| outcome.map(|outcome| (w, outcome)))
+        .map(|(w, outcome)| WorkerResult {
+            job_index: w.job_index,
+            clone_index: w.clone_index,
+            group_id: w.group_id,
+            stats: outcome.stats,
+            error: outcome.error,
+            targets: w.targets.clone(),
+        })
+        .collect();
+    Ok((results, partial))
+}
+
+/// Starts the workers `members` (one stonewall phase) together and waits for all of them.
+fn run_phase(
+    plan: &RunPlan,
+    options: &ExecuteOptions,
+    members: &[usize],
+    worker_files: &[Vec<std::fs::File>],
+    abort: &AtomicBool,
+) -> Vec<(usize, worker::WorkerOutcome)> {
+    let barrier = Barrier::new(members.len());
+    std::thread::scope(|scope| {
+        let mut handles = Vec::with_capacity(members.len());
+        for &index in members {
+            let (worker_plan, files) = (&plan.workers[index], &worker_files[index]);
             let job = &plan.jobs[worker_plan.job_index];
             let kinds: Vec<TargetKind> = worker_plan
                 .targets
@@ -243,7 +286,7 @@ fn execute_inner(
                 job,
                 targets,
                 stop: &options.stop,
-                abort: &abort,
+                abort,
                 live: &options.live,
                 start: &barrier,
                 buffer_align_bytes: buffer_alignment(files, &kinds),
@@ -253,7 +296,7 @@ fn execute_inner(
                 .name(name.chars().take(15).collect())
                 .spawn_scoped(scope, move || worker::run_worker(context));
             match spawned {
-                Ok(handle) => handles.push(handle),
+                Ok(handle) => handles.push((index, handle)),
                 Err(e) => {
                     // The barrier counts every worker; without this thread the others would
                     // wait forever, so the failure is fatal and loud.
@@ -264,28 +307,13 @@ fn execute_inner(
         }
         handles
             .into_iter()
-            .map(|h| {
-                h.join().unwrap_or_else(|_| worker::WorkerOutcome {
+            .map(|(index, h)| {
+                let outcome = h.join().unwrap_or_else(|_| worker::WorkerOutcome {
                     stats: WorkerStats::new(),
                     error: Some("worker thread panicked".to_string()),
-                })
+                });
+                (index, outcome)
             })
             .collect()
-    });
-    drop(worker_files);
-    let partial = options.stop.load(Ordering::Relaxed);
-    let results = plan
-        .workers
-        .iter()
-        .zip(outcomes)
-        .map(|(w, outcome)| WorkerResult {
-            job_index: w.job_index,
-            clone_index: w.clone_index,
-            group_id: w.group_id,
-            stats: outcome.stats,
-            error: outcome.error,
-            targets: w.targets.clone(),
-        })
-        .collect();
-    Ok((results, partial))
+    })
 }

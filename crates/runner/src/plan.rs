@@ -48,8 +48,11 @@ pub struct WorkerPlan {
     pub job_index: usize,
     /// Clone number within the job, 0..numjobs.
     pub clone_index: u32,
-    /// Reporting group.
+    /// Reporting group (fio's `groupid`: `stonewall` and `new_group` start a new one).
     pub group_id: u32,
+    /// Start order: workers of phase `n` start when every worker of earlier phases has
+    /// finished (`stonewall`).
+    pub phase: u32,
     /// Targets of this worker (indices into the run's target list).
     pub targets: Vec<usize>,
     /// IOs in flight after clamping to the engine's limit.
@@ -100,7 +103,16 @@ pub fn resolve(jobs: &[JobSpec], options: &PlanOptions) -> Result<RunPlan, RunEr
         workers: Vec::new(),
         notes: Vec::new(),
     };
+    let (mut group_id, mut phase) = (0u32, 0u32);
     for (job_index, job) in jobs.iter().enumerate() {
+        // fio: stonewall and new_group start a new group unless this is the first job;
+        // stonewall also waits for every job before it.
+        if job_index > 0 && (job.stonewall || job.new_group) {
+            group_id += 1;
+        }
+        if job_index > 0 && job.stonewall {
+            phase += 1;
+        }
         let caps = diskmeter_engine::capabilities_of(engine_choice(job.ioengine));
         let iodepth = match caps.max_iodepth {
             Some(max) if job.iodepth > max => {
@@ -171,7 +183,8 @@ pub fn resolve(jobs: &[JobSpec], options: &PlanOptions) -> Result<RunPlan, RunEr
             plan.workers.push(WorkerPlan {
                 job_index,
                 clone_index,
-                group_id: 0,
+                group_id,
+                phase,
                 targets,
                 iodepth,
                 submit_batch,

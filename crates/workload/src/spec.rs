@@ -227,6 +227,11 @@ pub struct JobSpec {
     pub rate_bytes_per_sec: PerDirection<Option<u64>>,
     /// Report all workers of a group as one (fio `group_reporting`).
     pub group_reporting: bool,
+    /// Start only when every job before it has finished; starts a new reporting group
+    /// (fio `stonewall`, `wait_for_previous`).
+    pub stonewall: bool,
+    /// Start a new reporting group without waiting (fio `new_group`).
+    pub new_group: bool,
     /// Seed of the offset and mix generators (fio `randseed=`).
     pub randseed: u64,
     /// Pick random offsets uniformly with repeats instead of covering every block once per pass (fio `norandommap`).
@@ -285,6 +290,8 @@ impl Default for JobSpec {
             rate_iops: PerDirection::both(None),
             rate_bytes_per_sec: PerDirection::both(None),
             group_reporting: false,
+            stonewall: false,
+            new_group: false,
             randseed: 0x0123_4567_89ab_cdef,
             norandommap: false,
             percentage_random: 100,

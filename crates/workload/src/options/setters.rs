@@ -406,6 +406,24 @@ pub(crate) fn show_randseed(spec: &JobSpec) -> Option<String> {
     Some(spec.randseed.to_string())
 }
 
+pub(crate) fn set_stonewall(spec: &mut JobSpec, value: Value) -> Result<(), String> {
+    spec.stonewall = flag(value)?;
+    Ok(())
+}
+
+pub(crate) fn show_stonewall(spec: &JobSpec) -> Option<String> {
+    Some(show_flag(spec.stonewall))
+}
+
+pub(crate) fn set_new_group(spec: &mut JobSpec, value: Value) -> Result<(), String> {
+    spec.new_group = flag(value)?;
+    Ok(())
+}
+
+pub(crate) fn show_new_group(spec: &JobSpec) -> Option<String> {
+    Some(show_flag(spec.new_group))
+}
+
 pub(crate) fn set_norandommap(spec: &mut JobSpec, value: Value) -> Result<(), String> {
     spec.norandommap = flag(value)?;
     Ok(())

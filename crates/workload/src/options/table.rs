@@ -298,6 +298,27 @@ pub static OPTIONS: &[OptionDef] = &[
         show: Some(show_group_reporting),
     },
     OptionDef {
+        name: "stonewall",
+        aliases: &["wait_for_previous"],
+        kind: OptionKind::Flag,
+        default: "0",
+        unit: "",
+        help: "Start this job only when every job before it has finished; it also starts a new \
+               reporting group",
+        set: set_stonewall,
+        show: Some(show_stonewall),
+    },
+    OptionDef {
+        name: "new_group",
+        aliases: &[],
+        kind: OptionKind::Flag,
+        default: "0",
+        unit: "",
+        help: "Start a new reporting group with this job (it still runs alongside the others)",
+        set: set_new_group,
+        show: Some(show_new_group),
+    },
+    OptionDef {
         name: "randseed",
         aliases: &[],
         kind: OptionKind::Int,
