@@ -16,8 +16,7 @@ pub fn command() -> Command {
              XML). DiskSpd's switches are single-dash (-b8K -o32 ...); diskmeter's own options \
              (--allow-destroy, --keep, --quiet, --output, --dry-run) go before them. \
              docs/GUIDE.md lists the switches, how each maps to a job, and what differs from \
-             DiskSpd (CPU is diskmeter's worker threads, write-through is not enforced, \
-             Windows-only switches are refused).\n\n\
+             DiskSpd (CPU is diskmeter's worker threads, Windows-only switches are refused).\n\n\
              Exit codes: 0 ok; 1 the run failed or was interrupted; 2 usage error.",
         )
         .disable_help_flag(true)
@@ -82,11 +81,6 @@ pub fn main(matches: &ArgMatches) -> i32 {
         }
     };
     let quiet = matches.get_flag("quiet");
-    if profile.write_through_requested && !quiet {
-        eprintln!(
-            "diskmeter: note: -Sh asks for write-through; diskmeter opens with O_DIRECT but does not force writes through the drive's cache"
-        );
-    }
     let flags = RunFlags {
         dry_run: matches.get_flag("dry-run"),
         allow_destroy: matches.get_flag("allow-destroy"),
@@ -118,7 +112,7 @@ pub fn main(matches: &ArgMatches) -> i32 {
             Access::Mixed(p) => format!("mixed I/O: {p}% random, {}% sequential", 100 - p),
         },
         software_cache_disabled: profile.software_cache_disabled,
-        write_through_requested: profile.write_through_requested,
+        write_through: profile.write_through,
         proc_count: std::thread::available_parallelism().map_or(1, |n| n.get()),
     };
     let text = match profile.output {

@@ -13,7 +13,7 @@
 //! | `-o<n>` IOs per thread per target | `iodepth` |
 //! | `-r[align]` / `-s[stride]` / `-rs<pct>` | random / sequential / `percentage_random` |
 //! | `-w<pct>` | `rw=randrw`/`rw` with `rwmixwrite`; `-w0` reads, `-w100` writes |
-//! | `-S`, `-Su` | `direct=1` (`O_DIRECT`); `-Sh` = `-Suw`: also write-through (see below) |
+//! | `-S`, `-Su` / `-Sw` / `-Sh` = `-Suw` | `direct=1` (`O_DIRECT`) / `sync=dsync` (`O_DSYNC`) / both |
 //! | `-d` / `-W` | `runtime` + `time_based` / `ramp_time` |
 //! | `-c<size>` | the file is created at that size (`size`) |
 //! | `-g<bytes/ms>` / `-g<n>i` | `rate` per thread (x1000 bytes/s) / `rate_iops` |
@@ -22,9 +22,9 @@
 //! | `-z[seed]` | `randseed` |
 //! | `-L` / `-D` / `-R text|xml` | latency percentiles / per-second series / output form |
 //!
-//! Write-through (`-Sw`, part of `-Sh`) asks the drive not to cache writes (`FILE_FLAG_WRITE_THROUGH`).
-//! diskmeter has no write-through mode yet, so `-Sw` alone is refused; within `-Sh` it runs
-//! with `O_DIRECT` and says that writes are not forced through the drive's cache.
+//! Write-through (`-Sw`, part of `-Sh`) is DiskSpd's `FILE_FLAG_WRITE_THROUGH`: a write
+//! completes only once it is on stable media. Its Linux counterpart is `O_DSYNC`, which makes
+//! the kernel flush the drive's volatile cache (FUA or a cache flush) for every write.
 //! Switches that only make sense on Windows (`-e` ETW, `-x` completion routines, `-ag`
 //! processor groups, `-n` NUMA/affinity groups, `#N` disk numbers, `-X` XML profiles) are
 //! refused with the reason.
@@ -88,8 +88,8 @@ pub struct DiskSpdProfile {
     pub access: Access,
     /// `-S`/`-Su`/`-Sh`: O_DIRECT.
     pub software_cache_disabled: bool,
-    /// `-Sh`/`-Sw` asked for write-through (not honoured: see the module docs).
-    pub write_through_requested: bool,
+    /// `-Sh`/`-Sw`: write-through (`O_DSYNC`).
+    pub write_through: bool,
     /// `-c` size to create, bytes.
     pub create_size_bytes: Option<u64>,
     /// `-L`.
@@ -120,7 +120,7 @@ pub fn parse(args: &[String]) -> Result<DiskSpdProfile, DiskSpdError> {
         write_percent: 0,
         access: Access::Sequential,
         software_cache_disabled: false,
-        write_through_requested: false,
+        write_through: false,
         create_size_bytes: None,
         latency: false,
         output: OutputForm::Text,
@@ -211,21 +211,16 @@ pub fn parse(args: &[String]) -> Result<DiskSpdProfile, DiskSpdError> {
                 } {
                     match flag {
                         'u' => p.software_cache_disabled = true,
-                        'w' => p.write_through_requested = true,
+                        'w' => p.write_through = true,
                         'h' => {
                             p.software_cache_disabled = true;
-                            p.write_through_requested = true;
+                            p.write_through = true;
                         }
                         'b' => p.software_cache_disabled = false,
                         'r' => return Err(bad("remote caching (-Sr) is Windows-only")),
                         'm' => return Err(bad("memory-mapped IO (-Sm) is not supported")),
                         _ => return Err(bad("caching modes are b, h, m, r, u, w")),
                     }
-                }
-                if p.write_through_requested && !p.software_cache_disabled {
-                    return Err(bad(
-                        "write-through without O_DIRECT (-Sw alone) is not supported yet; use -Sh",
-                    ));
                 }
             }
             "L" => p.latency = true,
@@ -380,6 +375,10 @@ fn jobs_of(
             ("runtime", format!("{}s", p.duration_s)),
             ("ramp_time", format!("{}s", p.warmup_s)),
             ("direct", u8::from(p.software_cache_disabled).to_string()),
+            (
+                "sync",
+                if p.write_through { "dsync" } else { "none" }.to_string(),
+            ),
             ("ioengine", "io_uring".to_string()),
         ];
         if !matches!(p.write_percent, 0 | 100) {
@@ -479,7 +478,11 @@ mod tests {
         assert_eq!(j.ramp_time_ns, 30_000_000_000);
         assert_eq!(j.size_bytes, Some(200 << 30));
         assert_eq!(j.filenames, vec!["testfile.dat".to_string()]);
-        assert!(p.latency && p.write_through_requested);
+        assert!(p.latency && p.write_through);
+        assert_eq!(j.sync, diskmeter_workload::SyncMode::Dsync);
+        let w = parse(&args("-Sw t")).unwrap();
+        assert!(!w.jobs[0].direct);
+        assert_eq!(w.jobs[0].sync, diskmeter_workload::SyncMode::Dsync);
     }
 
     #[test]
@@ -525,7 +528,6 @@ mod tests {
             ("-n t", "Windows-only"),
             ("-x t", "Windows-only"),
             ("#1", "disk numbers"),
-            ("-Sw t", "-Sh"),
             ("-si t", "not supported"),
             ("-C5 t", "cool-down"),
             ("-r8K -b4K t", "alignment"),

@@ -36,8 +36,8 @@ pub struct DiskSpdHeader {
     pub access: String,
     /// O_DIRECT in use.
     pub software_cache_disabled: bool,
-    /// `-Sh`/`-Sw` was asked for (diskmeter cannot force write-through).
-    pub write_through_requested: bool,
+    /// `-Sh`/`-Sw`: writes opened with `O_DSYNC`.
+    pub write_through: bool,
     /// Processors on the machine.
     pub proc_count: usize,
 }
@@ -223,10 +223,10 @@ pub fn render_diskspd_text(header: &DiskSpdHeader, input: &RunInput) -> String {
             "using software cache"
         }
     );
-    if header.write_through_requested {
+    if header.write_through {
         let _ = writeln!(
             out,
-            "\thardware write cache: write-through requested, NOT enforced by diskmeter (O_DIRECT only)"
+            "\thardware write cache disabled, writethrough on (O_DSYNC)"
         );
     }
     let mix = match header.write_percent {
@@ -349,8 +349,8 @@ pub fn render_diskspd_xml(header: &DiskSpdHeader, input: &RunInput) -> String {
     let mut x = String::from("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<Results>\n");
     let _ = writeln!(x, "  <System>\n    <ComputerName>{}</ComputerName>\n    <Tool>\n      <Version>diskmeter {}</Version>\n    </Tool>\n    <RunTime>\n      <StartTime>{}</StartTime>\n    </RunTime>\n    <ProcessorTopology>\n      <ProcCount>{}</ProcCount>\n    </ProcessorTopology>\n  </System>",
         xml_escape(&input.meta.hostname), xml_escape(&input.meta.diskmeter_version), input.meta.started_unix_ms, header.proc_count);
-    let _ = writeln!(x, "  <Profile>\n    <CommandLine>{}</CommandLine>\n    <TimeSpans>\n      <TimeSpan>\n        <Duration>{}</Duration>\n        <Warmup>{}</Warmup>\n        <Cooldown>0</Cooldown>\n        <MeasureLatency>{}</MeasureLatency>\n        <ThreadCount>{}</ThreadCount>\n        <BlockSize>{}</BlockSize>\n        <RequestCount>{}</RequestCount>\n        <WriteRatio>{}</WriteRatio>\n        <DisableOSCache>{}</DisableOSCache>\n        <WriteThrough>false</WriteThrough>\n      </TimeSpan>\n    </TimeSpans>\n  </Profile>",
-        xml_escape(&header.command_line), header.duration_s, header.warmup_s, header.latency, header.threads, header.block_size_bytes, header.outstanding, header.write_percent, header.software_cache_disabled);
+    let _ = writeln!(x, "  <Profile>\n    <CommandLine>{}</CommandLine>\n    <TimeSpans>\n      <TimeSpan>\n        <Duration>{}</Duration>\n        <Warmup>{}</Warmup>\n        <Cooldown>0</Cooldown>\n        <MeasureLatency>{}</MeasureLatency>\n        <ThreadCount>{}</ThreadCount>\n        <BlockSize>{}</BlockSize>\n        <RequestCount>{}</RequestCount>\n        <WriteRatio>{}</WriteRatio>\n        <DisableOSCache>{}</DisableOSCache>\n        <WriteThrough>{}</WriteThrough>\n      </TimeSpan>\n    </TimeSpans>\n  </Profile>",
+        xml_escape(&header.command_line), header.duration_s, header.warmup_s, header.latency, header.threads, header.block_size_bytes, header.outstanding, header.write_percent, header.software_cache_disabled, header.write_through);
     let (user, kernel) = cpu_shares(input, header, total.seconds);
     let _ = writeln!(x, "  <TimeSpan>\n    <TestTimeSeconds>{:.2}</TestTimeSeconds>\n    <ThreadCount>{}</ThreadCount>\n    <ProcCount>{}</ProcCount>\n    <Partial>{}</Partial>",
         total.seconds, rows.len(), header.proc_count, input.meta.partial);

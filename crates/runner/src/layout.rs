@@ -10,6 +10,7 @@
 use crate::plan::{Preparation, RunPlan, TargetPlan};
 use crate::safety::{carries_owner_mark, describe_io_error, OWNER_XATTR, OWNER_XATTR_VALUE};
 use crate::RunError;
+use diskmeter_workload::{JobSpec, SyncMode};
 use rand_xoshiro::rand_core::{RngCore, SeedableRng};
 use rand_xoshiro::Xoshiro256PlusPlus;
 use std::fs::{File, OpenOptions};
@@ -164,12 +165,24 @@ pub fn drop_cache(file: &File) {
     let _ = rustix::fs::fadvise(file, 0, None, rustix::fs::Advice::DontNeed);
 }
 
-/// Opens a target for a worker: read-only for read-only jobs, O_DIRECT when asked.
-pub fn open_target(target: &TargetPlan, write: bool, direct: bool) -> Result<File, RunError> {
+/// Opens a target for a worker: read-only for read-only jobs, O_DIRECT, O_SYNC or O_DSYNC
+/// when the job asks, and (buffered, `invalidate`) with the file's cached pages dropped.
+pub fn open_target(target: &TargetPlan, job: &JobSpec) -> Result<File, RunError> {
+    let (write, direct) = (job.rw.writes(), job.direct);
     let mut options = OpenOptions::new();
     options.read(true).write(write);
+    let mut flags = rustix::fs::OFlags::empty();
     if direct {
-        options.custom_flags(rustix::fs::OFlags::DIRECT.bits() as i32);
+        flags |= rustix::fs::OFlags::DIRECT;
+    }
+    match job.sync {
+        SyncMode::None => {}
+        SyncMode::Sync => flags |= rustix::fs::OFlags::SYNC,
+        // rustix spells DSYNC as O_SYNC on Linux; the kernel's own O_DSYNC is meant here.
+        SyncMode::Dsync => flags |= rustix::fs::OFlags::from_bits_retain(libc::O_DSYNC as u32),
+    }
+    if !flags.is_empty() {
+        options.custom_flags(flags.bits() as i32);
     }
     let file = options.open(&target.path).map_err(|e| {
         let message = if direct && e.raw_os_error() == Some(22) {
@@ -182,8 +195,58 @@ pub fn open_target(target: &TargetPlan, write: bool, direct: bool) -> Result<Fil
             message,
         }
     })?;
-    if !direct {
+    if !direct && job.invalidate {
         drop_cache(&file);
     }
     Ok(file)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::plan::Preparation;
+    use crate::safety::TargetKind;
+    use std::os::fd::AsRawFd;
+
+    /// The open flags the kernel holds for `file` (the `flags:` line of /proc/self/fdinfo).
+    fn kernel_flags(file: &File) -> u32 {
+        let info = std::fs::read_to_string(format!("/proc/self/fdinfo/{}", file.as_raw_fd()))
+            .expect("fdinfo");
+        let octal = info
+            .lines()
+            .find_map(|l| l.strip_prefix("flags:"))
+            .expect("flags line")
+            .trim();
+        u32::from_str_radix(octal, 8).expect("octal flags")
+    }
+
+    #[test]
+    fn sync_modes_reach_the_kernel_as_o_sync_and_o_dsync() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("f");
+        std::fs::write(&path, vec![0u8; 4096]).unwrap();
+        let target = TargetPlan {
+            path,
+            kind: TargetKind::File,
+            region_start_bytes: 0,
+            region_len_bytes: 4096,
+            file_size_bytes: 4096,
+            preparation: Preparation::UseExisting,
+            created_by_diskmeter: false,
+        };
+        let (o_sync, o_dsync) = (libc::O_SYNC as u32, libc::O_DSYNC as u32);
+        for (mode, want) in [
+            (SyncMode::None, 0),
+            (SyncMode::Dsync, o_dsync),
+            (SyncMode::Sync, o_sync),
+        ] {
+            let job = JobSpec {
+                rw: diskmeter_workload::RwMode::Write,
+                sync: mode,
+                ..JobSpec::default()
+            };
+            let file = open_target(&target, &job).unwrap();
+            assert_eq!(kernel_flags(&file) & o_sync, want, "{mode:?}");
+        }
+    }
 }

@@ -209,7 +209,7 @@ fn execute_inner(
             if target.kind == TargetKind::Virtual {
                 continue;
             }
-            files.push(layout::open_target(target, job.rw.writes(), job.direct)?);
+            files.push(layout::open_target(target, job)?);
         }
         worker_files.push(files);
     }

@@ -190,13 +190,25 @@ pub fn resolve(jobs: &[JobSpec], options: &PlanOptions) -> Result<RunPlan, RunEr
                 submit_batch,
                 io_limit_bytes,
                 runtime_ns: job.runtime_ns,
-                seed: job.randseed
+                seed: job_seed(job)
                     ^ (0x9e37_79b9_7f4a_7c15u64.wrapping_mul(clone_index as u64 + 1)),
                 rate_period_ns,
             });
         }
     }
     Ok(plan)
+}
+
+/// The job's seed: `randseed`, or with `randrepeat=0` mixed with the clock so every run
+/// draws a new sequence.
+fn job_seed(job: &JobSpec) -> u64 {
+    if job.randrepeat {
+        return job.randseed;
+    }
+    let now = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_nanos() as u64);
+    job.randseed ^ now.wrapping_mul(0xd605_bbb5_8c8a_bbf7)
 }
 
 fn rate_period(job: &JobSpec, direction: diskmeter_workload::Direction) -> Option<u64> {

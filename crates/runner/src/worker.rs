@@ -183,6 +183,13 @@ fn io_loop(
     let mut writes_issued = 0u64;
     let io_limit = plan.io_limit_bytes.unwrap_or(u64::MAX);
 
+    if job.startdelay_ns > 0 {
+        // In short slices, so Ctrl-C is seen during a long delay.
+        let until = sys::monotonic_ns().saturating_add(job.startdelay_ns);
+        while !ctx.stop.load(Ordering::Relaxed) && sys::monotonic_ns() < until {
+            sleep_until(until.min(sys::monotonic_ns() + MAX_SLEEP_NS));
+        }
+    }
     let t0 = sys::monotonic_ns();
     let measure_start = t0 + job.ramp_time_ns;
     let deadline = plan.runtime_ns.map(|r| measure_start.saturating_add(r));

@@ -23,5 +23,7 @@ pub use describe::{describe, ALWAYS_DESCRIBED};
 pub use diskmeter_units::KbBase;
 pub use jobs::jobs_from_options;
 pub use options::{find_option, suggest_option, OptionDef, OptionKind, OPTIONS};
-pub use spec::{Direction, EngineKind, JobSpec, PerDirection, RwMode, DEFAULT_PERCENTILES};
+pub use spec::{
+    Direction, EngineKind, JobSpec, PerDirection, RwMode, SyncMode, DEFAULT_PERCENTILES,
+};
 pub use validate::{validate, ValidationError, DIRECT_ALIGNMENT, MAX_IODEPTH, MAX_PERCENTILES};

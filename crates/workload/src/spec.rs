@@ -178,6 +178,40 @@ impl EngineKind {
     }
 }
 
+/// fio's `sync=`: how writes reach stable storage before they complete.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum SyncMode {
+    /// Plain writes (`sync=0`, `none`).
+    #[default]
+    None,
+    /// `O_SYNC`: data and metadata (`sync=1`, `sync`).
+    Sync,
+    /// `O_DSYNC`: data, and the metadata needed to read it (`sync=dsync`).
+    Dsync,
+}
+
+impl SyncMode {
+    /// fio's spellings.
+    pub fn parse(text: &str) -> Option<SyncMode> {
+        match text {
+            "0" | "none" => Some(SyncMode::None),
+            "1" | "sync" => Some(SyncMode::Sync),
+            "dsync" => Some(SyncMode::Dsync),
+            _ => None,
+        }
+    }
+
+    /// The spelling `describe` prints.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            SyncMode::None => "none",
+            SyncMode::Sync => "sync",
+            SyncMode::Dsync => "dsync",
+        }
+    }
+}
+
 /// One job as the user described it (before `numjobs` cloning and target resolution).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct JobSpec {
@@ -232,6 +266,15 @@ pub struct JobSpec {
     pub stonewall: bool,
     /// Start a new reporting group without waiting (fio `new_group`).
     pub new_group: bool,
+    /// Wait this long after the run starts before this job starts, ns (fio `startdelay`).
+    pub startdelay_ns: u64,
+    /// The same random sequence every run (fio `randrepeat`, default on); off mixes the
+    /// start time into the seed.
+    pub randrepeat: bool,
+    /// Drop the file's pages from the page cache before a buffered job (fio `invalidate`).
+    pub invalidate: bool,
+    /// Open for synchronous writes: `O_SYNC` or `O_DSYNC` (fio `sync`).
+    pub sync: SyncMode,
     /// Seed of the offset and mix generators (fio `randseed=`).
     pub randseed: u64,
     /// Pick random offsets uniformly with repeats instead of covering every block once per pass (fio `norandommap`).
@@ -292,6 +335,10 @@ impl Default for JobSpec {
             group_reporting: false,
             stonewall: false,
             new_group: false,
+            startdelay_ns: 0,
+            randrepeat: true,
+            invalidate: true,
+            sync: SyncMode::None,
             randseed: 0x0123_4567_89ab_cdef,
             norandommap: false,
             percentage_random: 100,

@@ -6,7 +6,7 @@
 //! same job, which `describe` relies on.
 
 use super::value::{Pair, Value};
-use crate::{EngineKind, JobSpec, PerDirection, RwMode};
+use crate::{EngineKind, JobSpec, PerDirection, RwMode, SyncMode};
 use diskmeter_units::{format_cpu_list, format_size_suffix, format_time_suffix, KbBase};
 use std::path::PathBuf;
 
@@ -404,6 +404,49 @@ pub(crate) fn set_randseed(spec: &mut JobSpec, value: Value) -> Result<(), Strin
 
 pub(crate) fn show_randseed(spec: &JobSpec) -> Option<String> {
     Some(spec.randseed.to_string())
+}
+
+pub(crate) fn set_startdelay(spec: &mut JobSpec, value: Value) -> Result<(), String> {
+    spec.startdelay_ns = nanos(value)?;
+    Ok(())
+}
+
+pub(crate) fn show_startdelay(spec: &JobSpec) -> Option<String> {
+    Some(format_time_suffix(spec.startdelay_ns))
+}
+
+pub(crate) fn set_randrepeat(spec: &mut JobSpec, value: Value) -> Result<(), String> {
+    spec.randrepeat = flag(value)?;
+    Ok(())
+}
+
+pub(crate) fn show_randrepeat(spec: &JobSpec) -> Option<String> {
+    Some(show_flag(spec.randrepeat))
+}
+
+pub(crate) fn set_invalidate(spec: &mut JobSpec, value: Value) -> Result<(), String> {
+    spec.invalidate = flag(value)?;
+    Ok(())
+}
+
+pub(crate) fn show_invalidate(spec: &JobSpec) -> Option<String> {
+    Some(show_flag(spec.invalidate))
+}
+
+pub(crate) fn set_sync(spec: &mut JobSpec, value: Value) -> Result<(), String> {
+    let choice = choice(value)?;
+    spec.sync = SyncMode::parse(choice).ok_or_else(|| mismatch(&Value::Choice(choice)))?;
+    Ok(())
+}
+
+pub(crate) fn show_sync(spec: &JobSpec) -> Option<String> {
+    Some(spec.sync.as_str().to_string())
+}
+
+/// Options that state what diskmeter always does (`thread`: workers are threads;
+/// `refill_buffers`: every write is made unique anyway): the value is checked, nothing changes.
+pub(crate) fn set_always_so(_spec: &mut JobSpec, value: Value) -> Result<(), String> {
+    flag(value).map(|_| ())
 }
 
 pub(crate) fn set_stonewall(spec: &mut JobSpec, value: Value) -> Result<(), String> {

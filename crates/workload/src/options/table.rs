@@ -21,6 +21,9 @@ const RW_CHOICES: &[&str] = &[
 /// `ioengine=` names diskmeter implements (`sync` and `pvsync` run as psync).
 const ENGINE_CHOICES: &[&str] = &["io_uring", "libaio", "psync", "pvsync", "sync", "null"];
 
+/// `sync=` values.
+const SYNC_CHOICES: &[&str] = &["0", "1", "none", "sync", "dsync"];
+
 /// `kb_base=` values.
 const KB_BASE_CHOICES: &[&str] = &["1024", "1000"];
 
@@ -317,6 +320,67 @@ pub static OPTIONS: &[OptionDef] = &[
         help: "Start a new reporting group with this job (it still runs alongside the others)",
         set: set_new_group,
         show: Some(show_new_group),
+    },
+    OptionDef {
+        name: "startdelay",
+        aliases: &[],
+        kind: OptionKind::Time,
+        default: "0",
+        unit: "s",
+        help: "Wait this long after the run (or the job's stonewall phase) starts before starting the job",
+        set: set_startdelay,
+        show: Some(show_startdelay),
+    },
+    OptionDef {
+        name: "randrepeat",
+        aliases: &[],
+        kind: OptionKind::Flag,
+        default: "1",
+        unit: "",
+        help: "Repeat the same random sequence every run (0: mix the start time into the seed)",
+        set: set_randrepeat,
+        show: Some(show_randrepeat),
+    },
+    OptionDef {
+        name: "invalidate",
+        aliases: &[],
+        kind: OptionKind::Flag,
+        default: "1",
+        unit: "",
+        help: "Drop the files' pages from the page cache before a buffered job, so reads reach the device",
+        set: set_invalidate,
+        show: Some(show_invalidate),
+    },
+    OptionDef {
+        name: "sync",
+        aliases: &[],
+        kind: OptionKind::Choice(SYNC_CHOICES),
+        default: "none",
+        unit: "",
+        help: "Synchronous writes: 1/sync opens with O_SYNC, dsync with O_DSYNC, 0/none plain",
+        set: set_sync,
+        show: Some(show_sync),
+    },
+    OptionDef {
+        name: "thread",
+        aliases: &[],
+        kind: OptionKind::Flag,
+        default: "1",
+        unit: "",
+        help: "Accepted for fio job files: diskmeter always runs workers as threads",
+        set: set_always_so,
+        show: None,
+    },
+    OptionDef {
+        name: "refill_buffers",
+        aliases: &[],
+        kind: OptionKind::Flag,
+        default: "1",
+        unit: "",
+        help: "Accepted for fio job files: diskmeter always makes every written buffer unique \
+               (random data, stamped per write), so deduplication and compression gain nothing",
+        set: set_always_so,
+        show: None,
     },
     OptionDef {
         name: "randseed",

@@ -465,3 +465,48 @@ fn percentile_list() {
     let many = vec!["1"; 21].join(":");
     assert!(refused("percentile_list", Some(&many)).contains("at most 20"));
 }
+
+#[test]
+fn percentage_random() {
+    assert_eq!(
+        with(&[("percentage_random", Some("60"))]).percentage_random,
+        60
+    );
+    assert!(refused("percentage_random", Some("60.5")).contains("whole percentage"));
+}
+
+#[test]
+fn stonewall_and_new_group() {
+    assert!(with(&[("stonewall", None)]).stonewall);
+    assert!(with(&[("wait_for_previous", None)]).stonewall);
+    assert!(with(&[("new_group", Some("1"))]).new_group);
+}
+
+#[test]
+fn startdelay_randrepeat_invalidate() {
+    assert_eq!(
+        with(&[("startdelay", Some("2"))]).startdelay_ns,
+        2_000_000_000
+    );
+    assert!(!with(&[("randrepeat", Some("0"))]).randrepeat);
+    assert!(!with(&[("invalidate", Some("0"))]).invalidate);
+}
+
+#[test]
+fn sync() {
+    use crate::SyncMode;
+    assert_eq!(with(&[("sync", Some("1"))]).sync, SyncMode::Sync);
+    assert_eq!(with(&[("sync", Some("sync"))]).sync, SyncMode::Sync);
+    assert_eq!(with(&[("sync", Some("dsync"))]).sync, SyncMode::Dsync);
+    assert_eq!(with(&[("sync", Some("0"))]).sync, SyncMode::None);
+    assert!(refused("sync", Some("osync")).contains("osync"));
+}
+
+#[test]
+fn thread_and_refill_buffers_are_what_diskmeter_always_does() {
+    assert_eq!(
+        with(&[("thread", None), ("refill_buffers", Some("1"))]),
+        JobSpec::default()
+    );
+    assert!(refused("thread", Some("yes")).contains("use 1 or 0"));
+}
