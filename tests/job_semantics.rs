@@ -139,3 +139,29 @@ fn jobs_on_one_file_keep_their_own_regions() {
         "laid out to the largest end"
     );
 }
+
+/// rate_process=poisson: the same mean rate, with exponential gaps between intended issue
+/// times, so the per-second counts vary as independent arrivals do.
+#[test]
+fn poisson_rate_keeps_the_mean_rate() {
+    let t = TestDir::new();
+    let v = t.run_json(&[
+        "--name=p",
+        "--rw=randread",
+        "--bs=4k",
+        "--size=4m",
+        "--ioengine=null",
+        "--runtime=2",
+        "--time_based",
+        "--rate_iops=5000",
+        "--rate_process=poisson",
+    ]);
+    let iops = v["jobs"][0]["read"]["iops"].as_f64().unwrap();
+    assert!((iops - 5000.0).abs() <= 0.02 * 5000.0, "{iops} IOPS");
+    assert_eq!(v["jobs"][0]["spec"]["rate_poisson"], true);
+    let lat = &v["jobs"][0]["read"]["lat_intended"];
+    assert!(
+        lat["count"].as_u64().unwrap() > 0,
+        "latency from the intended time is recorded"
+    );
+}

@@ -275,6 +275,9 @@ pub struct JobSpec {
     pub invalidate: bool,
     /// Open for synchronous writes: `O_SYNC` or `O_DSYNC` (fio `sync`).
     pub sync: SyncMode,
+    /// Rate-limited IOs arrive as a Poisson process (exponential gaps with the rate's mean)
+    /// instead of at fixed intervals (fio `rate_process=poisson`).
+    pub rate_poisson: bool,
     /// Seed of the offset and mix generators (fio `randseed=`).
     pub randseed: u64,
     /// Pick random offsets uniformly with repeats instead of covering every block once per pass (fio `norandommap`).
@@ -339,6 +342,7 @@ impl Default for JobSpec {
             randrepeat: true,
             invalidate: true,
             sync: SyncMode::None,
+            rate_poisson: false,
             randseed: 0x0123_4567_89ab_cdef,
             norandommap: false,
             percentage_random: 100,

@@ -449,6 +449,22 @@ pub(crate) fn set_always_so(_spec: &mut JobSpec, value: Value) -> Result<(), Str
     flag(value).map(|_| ())
 }
 
+pub(crate) fn set_rate_process(spec: &mut JobSpec, value: Value) -> Result<(), String> {
+    spec.rate_poisson = choice(value)? == "poisson";
+    Ok(())
+}
+
+pub(crate) fn show_rate_process(spec: &JobSpec) -> Option<String> {
+    Some(
+        if spec.rate_poisson {
+            "poisson"
+        } else {
+            "linear"
+        }
+        .to_string(),
+    )
+}
+
 pub(crate) fn set_stonewall(spec: &mut JobSpec, value: Value) -> Result<(), String> {
     spec.stonewall = flag(value)?;
     Ok(())

@@ -21,6 +21,9 @@ const RW_CHOICES: &[&str] = &[
 /// `ioengine=` names diskmeter implements (`sync` and `pvsync` run as psync).
 const ENGINE_CHOICES: &[&str] = &["io_uring", "libaio", "psync", "pvsync", "sync", "null"];
 
+/// `rate_process=` values.
+const RATE_PROCESS_CHOICES: &[&str] = &["linear", "poisson"];
+
 /// `sync=` values.
 const SYNC_CHOICES: &[&str] = &["0", "1", "none", "sync", "dsync"];
 
@@ -289,6 +292,17 @@ pub static OPTIONS: &[OptionDef] = &[
                unset = no cap; not together with rate for the same direction",
         set: set_rate_iops,
         show: Some(show_rate_iops),
+    },
+    OptionDef {
+        name: "rate_process",
+        aliases: &[],
+        kind: OptionKind::Choice(RATE_PROCESS_CHOICES),
+        default: "linear",
+        unit: "",
+        help: "How rate-limited IOs are spaced: linear (fixed intervals) or poisson (random \
+               exponential gaps with the same mean, like independent requests arriving)",
+        set: set_rate_process,
+        show: Some(show_rate_process),
     },
     OptionDef {
         name: "group_reporting",
