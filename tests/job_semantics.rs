@@ -165,3 +165,40 @@ fn poisson_rate_keeps_the_mean_rate() {
         "latency from the intended time is recorded"
     );
 }
+
+/// clat_percentiles / lat_percentiles decide where fio-json lists percentiles, as in fio.
+#[test]
+fn latency_percentile_options_place_percentiles_as_fio_does() {
+    let t = TestDir::new();
+    for (options, lat, clat) in [
+        (vec![], false, true),
+        (vec!["--lat_percentiles=1"], true, true),
+        (vec!["--clat_percentiles=0"], false, false),
+        (
+            vec!["--lat_percentiles=1", "--clat_percentiles=0"],
+            true,
+            false,
+        ),
+    ] {
+        let mut cmd = assert_cmd::Command::cargo_bin("diskmeter").unwrap();
+        let out = cmd
+            .current_dir(t.path())
+            .args(["run", "--quiet", "--name=t", "--ioengine=null", "--size=1m"])
+            .args(&options)
+            .arg("--output-format=fio-json")
+            .output()
+            .unwrap();
+        let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+        let read = &v["jobs"][0]["read"];
+        assert_eq!(
+            read["lat_ns"].get("percentile").is_some(),
+            lat,
+            "{options:?}"
+        );
+        assert_eq!(
+            read["clat_ns"].get("percentile").is_some(),
+            clat,
+            "{options:?}"
+        );
+    }
+}

@@ -13,6 +13,7 @@ use crate::input::RunMeta;
 use crate::schema::{
     DirectionResult, JobResult, LabeledPercent, LatencySummary, RunResult, SampleStats,
 };
+use diskmeter_workload::JobSpec;
 
 /// The fio 3.x JSON document for `result`.
 pub fn to_fio_json(result: &RunResult) -> Value {
@@ -45,9 +46,9 @@ fn fio_job(job: &JobResult, meta: &RunMeta) -> Value {
         "eta": 0,
         "elapsed": wall_ms.div_ceil(1000),
         "job options": job_options(job),
-        "read": fio_direction(&job.read),
-        "write": fio_direction(&job.write),
-        "trim": fio_direction(&idle_direction()),
+        "read": fio_direction(&job.read, &job.spec),
+        "write": fio_direction(&job.write, &job.spec),
+        "trim": fio_direction(&idle_direction(), &job.spec),
         "sync": { "total_ios": 0, "lat_ns": lat_object(&idle_summary(), false) },
         "job_runtime": job.workers_runtime_ns / 1_000_000,
         "usr_cpu": job.cpu.usr_percent,
@@ -132,8 +133,10 @@ fn job_options(job: &JobResult) -> Value {
     Value::Object(o)
 }
 
-/// fio's per-direction object.
-fn fio_direction(d: &DirectionResult) -> Value {
+/// fio's per-direction object. Percentiles go where fio puts them: under `clat_ns` unless
+/// `clat_percentiles=0`, under `lat_ns` with `lat_percentiles=1` (and, as diskmeter's own
+/// rule, under `lat_ns` when there is no completion latency to list them under).
+fn fio_direction(d: &DirectionResult, spec: &JobSpec) -> Value {
     let bw_bytes = d.bw_bytes_per_sec.round() as u64;
     let bw: &SampleStats = &d.bw_samples_bytes_per_sec;
     let io: &SampleStats = &d.iops_samples;
@@ -148,10 +151,8 @@ fn fio_direction(d: &DirectionResult) -> Value {
         "short_ios": d.short_ios,
         "drop_ios": 0,
         "slat_ns": lat_object(&d.slat, false),
-        "clat_ns": lat_object(&d.clat, true),
-        // fio lists total-latency percentiles only when asked to; diskmeter lists them here
-        // when it has no completion latency to list them under.
-        "lat_ns": lat_object(&d.lat, d.clat.count == 0),
+        "clat_ns": lat_object(&d.clat, spec.clat_percentiles),
+        "lat_ns": lat_object(&d.lat, spec.lat_percentiles || d.clat.count == 0),
         "bw_min": (bw.min / 1024.0).round() as u64,
         "bw_max": (bw.max / 1024.0).round() as u64,
         "bw_agg": d.bw_percent_of_group,

@@ -275,6 +275,11 @@ pub struct JobSpec {
     pub invalidate: bool,
     /// Open for synchronous writes: `O_SYNC` or `O_DSYNC` (fio `sync`).
     pub sync: SyncMode,
+    /// Report completion-latency percentiles (fio `clat_percentiles`, default on).
+    pub clat_percentiles: bool,
+    /// Report total-latency percentiles in fio's JSON too (fio `lat_percentiles`, default off;
+    /// diskmeter's own output always has them).
+    pub lat_percentiles: bool,
     /// Rate-limited IOs arrive as a Poisson process (exponential gaps with the rate's mean)
     /// instead of at fixed intervals (fio `rate_process=poisson`).
     pub rate_poisson: bool,
@@ -343,6 +348,8 @@ impl Default for JobSpec {
             invalidate: true,
             sync: SyncMode::None,
             rate_poisson: false,
+            clat_percentiles: true,
+            lat_percentiles: false,
             randseed: 0x0123_4567_89ab_cdef,
             norandommap: false,
             percentage_random: 100,

@@ -465,6 +465,24 @@ pub(crate) fn show_rate_process(spec: &JobSpec) -> Option<String> {
     )
 }
 
+pub(crate) fn set_clat_percentiles(spec: &mut JobSpec, value: Value) -> Result<(), String> {
+    spec.clat_percentiles = flag(value)?;
+    Ok(())
+}
+
+pub(crate) fn show_clat_percentiles(spec: &JobSpec) -> Option<String> {
+    Some(show_flag(spec.clat_percentiles))
+}
+
+pub(crate) fn set_lat_percentiles(spec: &mut JobSpec, value: Value) -> Result<(), String> {
+    spec.lat_percentiles = flag(value)?;
+    Ok(())
+}
+
+pub(crate) fn show_lat_percentiles(spec: &JobSpec) -> Option<String> {
+    Some(show_flag(spec.lat_percentiles))
+}
+
 pub(crate) fn set_stonewall(spec: &mut JobSpec, value: Value) -> Result<(), String> {
     spec.stonewall = flag(value)?;
     Ok(())

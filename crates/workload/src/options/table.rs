@@ -480,6 +480,27 @@ pub static OPTIONS: &[OptionDef] = &[
         show: Some(show_zero_buffers),
     },
     OptionDef {
+        name: "clat_percentiles",
+        aliases: &[],
+        kind: OptionKind::Flag,
+        default: "1",
+        unit: "",
+        help: "List completion-latency percentiles in fio-json (clat_ns.percentile)",
+        set: set_clat_percentiles,
+        show: Some(show_clat_percentiles),
+    },
+    OptionDef {
+        name: "lat_percentiles",
+        aliases: &[],
+        kind: OptionKind::Flag,
+        default: "0",
+        unit: "",
+        help: "Also list total-latency percentiles in fio-json (lat_ns.percentile); diskmeter's \
+               own output always has them",
+        set: set_lat_percentiles,
+        show: Some(show_lat_percentiles),
+    },
+    OptionDef {
         name: "percentile_list",
         aliases: &[],
         kind: OptionKind::FloatList,
