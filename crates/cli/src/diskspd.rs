@@ -1,7 +1,8 @@
 //! `diskmeter diskspd [options] SWITCHES... TARGET...`: DiskSpd command lines, run by
 //! diskmeter's engine and reported in DiskSpd's text or XML layout.
 
-use crate::run::{execute_jobs, Executed, RunFlags};
+use crate::args;
+use crate::run::{execute_jobs, Executed};
 use crate::{write_output, EXIT_FAILURE, EXIT_USAGE};
 use clap::{Arg, ArgAction, ArgMatches, Command};
 use diskmeter_jobfile::diskspd::{self, Access, OutputForm};
@@ -9,7 +10,7 @@ use diskmeter_report::{render_diskspd_text, render_diskspd_xml, DiskSpdHeader};
 
 /// The `diskspd` subcommand's definition.
 pub fn command() -> Command {
-    Command::new("diskspd")
+    let command = Command::new("diskspd")
         .about("Run a DiskSpd command line (diskspd -b8K -d30 -o32 -t4 -r -w30 -Sh -L FILE)")
         .long_about(
             "Runs a DiskSpd command line unchanged and prints DiskSpd's report (-Rxml for its \
@@ -27,36 +28,6 @@ pub fn command() -> Command {
                 .help("Print help"),
         )
         .arg(
-            Arg::new("allow-destroy")
-                .long("allow-destroy")
-                .action(ArgAction::SetTrue)
-                .help("Allow writing to existing files diskmeter did not create and to devices holding data (DESTROYS their contents)"),
-        )
-        .arg(
-            Arg::new("keep")
-                .long("keep")
-                .action(ArgAction::SetTrue)
-                .help("Keep the files diskmeter creates (-c); default: remove them"),
-        )
-        .arg(
-            Arg::new("quiet")
-                .long("quiet")
-                .action(ArgAction::SetTrue)
-                .help("No progress and no notes on stderr"),
-        )
-        .arg(
-            Arg::new("dry-run")
-                .long("dry-run")
-                .action(ArgAction::SetTrue)
-                .help("Print the jobs the command line becomes, then stop"),
-        )
-        .arg(
-            Arg::new("output")
-                .long("output")
-                .value_name("FILE")
-                .help("Write the report to FILE instead of stdout"),
-        )
-        .arg(
             Arg::new("switches")
                 .value_name("SWITCHES_AND_TARGETS")
                 .num_args(1..)
@@ -64,7 +35,8 @@ pub fn command() -> Command {
                 .allow_hyphen_values(true)
                 .trailing_var_arg(true)
                 .help("DiskSpd's switches and targets, as for diskspd"),
-        )
+        );
+    args::add_run_flags(command)
 }
 
 /// Runs `diskmeter diskspd`; returns the exit code.
@@ -80,13 +52,7 @@ pub fn main(matches: &ArgMatches) -> i32 {
             return EXIT_USAGE;
         }
     };
-    let quiet = matches.get_flag("quiet");
-    let flags = RunFlags {
-        dry_run: matches.get_flag("dry-run"),
-        allow_destroy: matches.get_flag("allow-destroy"),
-        keep: matches.get_flag("keep"),
-        quiet,
-    };
+    let flags = args::run_flags(matches);
     let Executed {
         input,
         failed,

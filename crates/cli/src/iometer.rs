@@ -1,7 +1,8 @@
 //! `diskmeter iometer`: Iometer access specifications, one after another, on a target (or a
 //! scenario table of them), each reported as a diskmeter run, then a summary table.
 
-use crate::run::{execute_jobs, Executed, RunFlags};
+use crate::args;
+use crate::run::{execute_jobs, Executed};
 use crate::{write_output, EXIT_FAILURE, EXIT_USAGE};
 use clap::{Arg, ArgAction, ArgMatches, Command};
 use diskmeter_jobfile::iometer::{self, Scenario, DEFAULT_FILE_SIZE};
@@ -11,7 +12,7 @@ use std::fmt::Write;
 
 /// The `iometer` subcommand's definition.
 pub fn command() -> Command {
-    Command::new("iometer")
+    let command = Command::new("iometer")
         .about("Run Iometer access specifications (NAME:SIZE,RANDOM%,READ%) or a scenario table")
         .long_about(
             "Runs Iometer access specifications one after another: each becomes a job with that \
@@ -73,10 +74,6 @@ pub fn command() -> Command {
                 .help("A TOML scenario table: [[scenario]] rows of target, spec, duration (and ramp, workers, qd, size)"),
         )
         .arg(Arg::new("target").value_name("TARGET").help("Folder (gets iobw.tst), file or block device"))
-        .arg(Arg::new("allow-destroy").long("allow-destroy").action(ArgAction::SetTrue).help("Allow writing to existing files diskmeter did not create and to devices holding data (DESTROYS their contents)"))
-        .arg(Arg::new("keep").long("keep").action(ArgAction::SetTrue).help("Keep iobw.tst (default: remove it)"))
-        .arg(Arg::new("quiet").long("quiet").short('q').action(ArgAction::SetTrue).help("No progress and no notes on stderr"))
-        .arg(Arg::new("dry-run").long("dry-run").action(ArgAction::SetTrue).help("Print the jobs, then stop"))
         .arg(
             Arg::new("output-format")
                 .long("output-format")
@@ -84,7 +81,8 @@ pub fn command() -> Command {
                 .default_value("normal")
                 .help("normal (each run's report and a summary) or json (a list of diskmeter results)"),
         )
-        .arg(Arg::new("output").long("output").value_name("FILE").help("Write the results to FILE instead of stdout"))
+;
+    args::add_run_flags(command)
 }
 
 fn scenarios(matches: &ArgMatches) -> Result<Vec<Scenario>, String> {
@@ -140,12 +138,7 @@ pub fn main(matches: &ArgMatches) -> i32 {
             return EXIT_USAGE;
         }
     };
-    let flags = RunFlags {
-        dry_run: matches.get_flag("dry-run"),
-        allow_destroy: matches.get_flag("allow-destroy"),
-        keep: matches.get_flag("keep"),
-        quiet: matches.get_flag("quiet"),
-    };
+    let flags = args::run_flags(matches);
     let json = matches
         .get_one::<String>("output-format")
         .map(String::as_str)

@@ -4,6 +4,7 @@
 
 #![forbid(unsafe_code)]
 
+mod args;
 mod catalog;
 mod diskspd;
 mod iometer;

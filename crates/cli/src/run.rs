@@ -1,5 +1,6 @@
 //! `diskmeter run`: fio's options on the command line -> jobs -> plan -> run -> report.
 
+use crate::args;
 use crate::jobfile;
 use crate::options;
 use crate::progress::{LiveProgress, ProgressGoal};
@@ -37,37 +38,6 @@ pub fn command() -> Command {
                 .help("normal (human summary), json (diskmeter's schema) or fio-json (fio 3.x JSON keys and units)"),
         )
         .arg(
-            Arg::new("output")
-                .long("output")
-                .value_name("FILE")
-                .help("Write the results to FILE instead of stdout"),
-        )
-        .arg(
-            Arg::new("quiet")
-                .long("quiet")
-                .short('q')
-                .action(ArgAction::SetTrue)
-                .help("No live progress and no notes on stderr"),
-        )
-        .arg(
-            Arg::new("keep")
-                .long("keep")
-                .action(ArgAction::SetTrue)
-                .help("Keep the test files diskmeter creates (default: remove them at the end)"),
-        )
-        .arg(
-            Arg::new("allow-destroy")
-                .long("allow-destroy")
-                .action(ArgAction::SetTrue)
-                .help("Allow writing to existing files diskmeter did not create and to devices holding data (DESTROYS their contents)"),
-        )
-        .arg(
-            Arg::new("dry-run")
-                .long("dry-run")
-                .action(ArgAction::SetTrue)
-                .help("Print the resolved jobs and plan, then stop without doing IO"),
-        )
-        .arg(
             Arg::new("ignore-unsupported")
                 .long("ignore-unsupported")
                 .action(ArgAction::SetTrue)
@@ -79,7 +49,7 @@ pub fn command() -> Command {
                 .num_args(0..)
                 .help("fio job files to run; options before them are defaults that the files' [global] sections override"),
         );
-    options::add_job_options(command)
+    options::add_job_options(args::add_run_flags(command))
 }
 
 /// Runs `diskmeter run`; returns the exit code.
@@ -133,12 +103,7 @@ pub fn main(matches: &ArgMatches) -> i32 {
             }
         }
     };
-    let flags = RunFlags {
-        dry_run: matches.get_flag("dry-run"),
-        allow_destroy: matches.get_flag("allow-destroy"),
-        keep: matches.get_flag("keep"),
-        quiet,
-    };
+    let flags = args::run_flags(matches);
     let executed = match execute_jobs(&jobs, &flags) {
         Ok(Some(executed)) => executed,
         Ok(None) => return 0,

@@ -12,6 +12,7 @@ pub mod catalog;
 pub mod demand;
 mod error;
 pub mod model;
+pub mod optimise;
 pub mod planner;
 pub mod text;
 
@@ -19,7 +20,5 @@ pub use catalog::{Catalog, DiskTier, VmSize};
 pub use demand::Demand;
 pub use error::PlanError;
 pub use model::{CapKind, Configuration, HostCache, Limit, PointPrediction};
-pub use planner::{
-    evaluate, io_size_table, optimise, parse_disks, Candidate, Evaluation, IoSizeRow, Optimisation,
-    SearchSpace, DEFAULT_IO_SIZES,
-};
+pub use optimise::{optimise, Candidate, Optimisation, SearchSpace};
+pub use planner::{evaluate, io_size_table, parse_disks, Evaluation, IoSizeRow, DEFAULT_IO_SIZES};

@@ -4,7 +4,8 @@
 use crate::catalog::{Catalog, DiskTier, VmSize};
 use crate::demand::Demand;
 use crate::model::{group, Basis, PointPrediction};
-use crate::planner::{Candidate, Evaluation, IoSizeRow, Optimisation};
+use crate::optimise::{Candidate, Optimisation};
+use crate::planner::{Evaluation, IoSizeRow};
 use std::fmt::Write;
 
 /// `8 KiB`, `1 MiB`, `1536 B`: IO sizes as people write them.
