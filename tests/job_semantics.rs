@@ -202,3 +202,49 @@ fn latency_percentile_options_place_percentiles_as_fio_does() {
         );
     }
 }
+
+/// offset_increment: clone k of a job works on offset + k x increment, so clones split one file.
+#[test]
+fn offset_increment_gives_each_clone_its_own_region() {
+    let t = TestDir::new();
+    let mut cmd = assert_cmd::Command::cargo_bin("diskmeter").unwrap();
+    let out = cmd
+        .current_dir(t.path())
+        .args([
+            "run",
+            "--dry-run",
+            "--name=t",
+            "--filename=split.dat",
+            "--size=4m",
+        ])
+        .args([
+            "--numjobs=3",
+            "--offset=1m",
+            "--offset_increment=4m",
+            "--rw=randwrite",
+        ])
+        .output()
+        .unwrap();
+    let plan = String::from_utf8(out.stdout).unwrap();
+    for (start, end) in [(1, 5), (5, 9), (9, 13)] {
+        let region = format!("bytes {}..{}", start << 20, end << 20);
+        assert!(plan.contains(&region), "{region} missing:\n{plan}");
+    }
+    let v = t.run_json(&[
+        "--name=t",
+        "--filename=split.dat",
+        "--size=4m",
+        "--numjobs=3",
+        "--offset_increment=4m",
+        "--rw=write",
+        "--bs=1m",
+        "--direct=1",
+    ]);
+    for job in v["jobs"].as_array().unwrap() {
+        assert_eq!(
+            job["write"]["bytes"],
+            4 << 20,
+            "each clone writes its own 4 MiB"
+        );
+    }
+}

@@ -142,7 +142,21 @@ pub fn resolve(jobs: &[JobSpec], options: &PlanOptions) -> Result<RunPlan, RunEr
         let shared_paths = !job.filenames.is_empty();
         let mut shared_targets: Option<Vec<usize>> = None;
         for clone_index in 0..job.numjobs {
-            let targets = if shared_paths {
+            // fio's offset_increment: each clone's region starts further in.
+            let clone_job;
+            let job = if job.offset_increment_bytes > 0 {
+                clone_job = JobSpec {
+                    offset_bytes: job.offset_bytes.saturating_add(
+                        job.offset_increment_bytes
+                            .saturating_mul(u64::from(clone_index)),
+                    ),
+                    ..job.clone()
+                };
+                &clone_job
+            } else {
+                job
+            };
+            let targets = if shared_paths && job.offset_increment_bytes == 0 {
                 // fio: clones of a job with an explicit filename share the file.
                 if shared_targets.is_none() {
                     shared_targets = Some(resolve_targets(
@@ -153,6 +167,8 @@ pub fn resolve(jobs: &[JobSpec], options: &PlanOptions) -> Result<RunPlan, RunEr
                     )?);
                 }
                 shared_targets.clone().unwrap_or_default()
+            } else if shared_paths {
+                resolve_targets(&mut plan.targets, job, &job.filenames, options)?
             } else {
                 let dir = job
                     .directory

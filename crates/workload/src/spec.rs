@@ -280,6 +280,9 @@ pub struct JobSpec {
     /// Report total-latency percentiles in fio's JSON too (fio `lat_percentiles`, default off;
     /// diskmeter's own output always has them).
     pub lat_percentiles: bool,
+    /// Each clone's region starts this much after the previous clone's (fio
+    /// `offset_increment`: clone `k` starts at `offset + k x offset_increment`).
+    pub offset_increment_bytes: u64,
     /// Rate-limited IOs arrive as a Poisson process (exponential gaps with the rate's mean)
     /// instead of at fixed intervals (fio `rate_process=poisson`).
     pub rate_poisson: bool,
@@ -348,6 +351,7 @@ impl Default for JobSpec {
             invalidate: true,
             sync: SyncMode::None,
             rate_poisson: false,
+            offset_increment_bytes: 0,
             clat_percentiles: true,
             lat_percentiles: false,
             randseed: 0x0123_4567_89ab_cdef,

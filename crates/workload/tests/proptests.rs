@@ -132,6 +132,7 @@ fn expressible_job() -> impl Strategy<Value = JobSpec> {
             invalidate: switches[8],
             sync: diskmeter_workload::SyncMode::None,
             rate_poisson: switches[9],
+            offset_increment_bytes: randseed % 3 * 4096,
             clat_percentiles: !switches[2],
             lat_percentiles: switches[3],
             new_group: switches[7],

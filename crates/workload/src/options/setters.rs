@@ -205,6 +205,18 @@ pub(crate) fn show_offset(spec: &JobSpec) -> Option<String> {
     Some(format_size_suffix(spec.offset_bytes, spec.kb_base))
 }
 
+pub(crate) fn set_offset_increment(spec: &mut JobSpec, value: Value) -> Result<(), String> {
+    spec.offset_increment_bytes = number(value)?;
+    Ok(())
+}
+
+pub(crate) fn show_offset_increment(spec: &JobSpec) -> Option<String> {
+    Some(format_size_suffix(
+        spec.offset_increment_bytes,
+        spec.kb_base,
+    ))
+}
+
 pub(crate) fn set_rw(spec: &mut JobSpec, value: Value) -> Result<(), String> {
     let choice = choice(value)?;
     spec.rw = RwMode::parse(choice).ok_or_else(|| mismatch(&Value::Choice(choice)))?;

@@ -119,6 +119,17 @@ pub static OPTIONS: &[OptionDef] = &[
         show: Some(show_offset),
     },
     OptionDef {
+        name: "offset_increment",
+        aliases: &[],
+        kind: OptionKind::Size,
+        default: "0",
+        unit: "bytes",
+        help: "Clone k of a job (numjobs) starts its region at offset + k x offset_increment, \
+               so clones split a file or device",
+        set: set_offset_increment,
+        show: Some(show_offset_increment),
+    },
+    OptionDef {
         name: "rw",
         aliases: &["readwrite"],
         kind: OptionKind::Choice(RW_CHOICES),
