@@ -30,7 +30,9 @@ pub fn command() -> Command {
         .long_about(
             "diskmeter measures what storage can really do: IOPS, bandwidth and latency \
              (HDR histograms, 0.1 % precision) with CPU cost, using io_uring, libaio, psync \
-             or a null engine. `diskmeter run` takes fio's option names.\n\n\
+             or a null engine. `diskmeter run` takes fio's option names and fio job files; \
+             `diskmeter diskspd` and `diskmeter iometer` run DiskSpd command lines and Iometer \
+             access specifications as they are.\n\n\
              With no options `diskmeter run` runs 4 KiB random reads at queue depth 32 on a \
              1 GiB file in the current folder for 10 seconds (direct IO), then removes the file.\n\n\
              `diskmeter plan` predicts what a VM + disks configuration delivers from published \
