@@ -54,6 +54,7 @@ pub fn add_job_options(mut command: Command) -> Command {
 fn value_name(def: &OptionDef) -> &'static str {
     match def.kind {
         OptionKind::Size | OptionKind::SizePair => "SIZE",
+        OptionKind::SizeOrPercent => "SIZE|PCT%",
         OptionKind::Time => "TIME",
         OptionKind::Int => "N",
         OptionKind::Percent => "PCT",

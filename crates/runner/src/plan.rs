@@ -250,6 +250,16 @@ fn resolve_targets(
     let per_file_size = job.size_bytes.map(|s| s / paths.len().max(1) as u64);
     let mut indices = Vec::with_capacity(paths.len());
     for path in paths {
+        if job.ioengine == EngineKind::Null
+            && (job.size_percent.is_some() || job.offset_percent.is_some())
+        {
+            return Err(RunError::Job {
+                job: job.name.clone(),
+                message: "size or offset as a percentage needs a file or device to take it from; \
+                          the null engine has none"
+                    .to_string(),
+            });
+        }
         if job.ioengine == EngineKind::Null {
             // fio's null engine is diskless: nothing is opened, created or checked.
             let Some(len) = per_file_size else {
@@ -320,11 +330,28 @@ fn plan_target(
     probe: safety::TargetProbe,
     per_file_size: Option<u64>,
 ) -> Result<TargetPlan, RunError> {
-    let start = job.offset_bytes;
     let bs = job.max_bs_bytes().max(1);
     let target_err = |message: String| RunError::Target {
         path: probe.path.clone(),
         message,
+    };
+    // fio's size=N% and offset=N%: shares of the existing file or device, on block bounds.
+    let by_share = job.size_percent.is_some() || job.offset_percent.is_some();
+    let (start, per_file_size) = if by_share {
+        let Some(existing) = probe.existing_size_bytes.filter(|&n| n > 0) else {
+            return Err(target_err(
+                "size or offset as a percentage needs an existing file or device".to_string(),
+            ));
+        };
+        let share = |p: f64| ((existing as f64 * p / 100.0) as u64) / bs * bs;
+        let start = job.offset_bytes + job.offset_percent.map_or(0, share);
+        let size = match job.size_percent {
+            Some(p) => Some(share(p).min(existing.saturating_sub(start))),
+            None => per_file_size,
+        };
+        (start, size)
+    } else {
+        (job.offset_bytes, per_file_size)
     };
     let (region_len, file_size, preparation) = match (probe.kind, probe.existing_size_bytes) {
         (TargetKind::BlockDevice, Some(device_size)) => {
@@ -353,7 +380,8 @@ fn plan_target(
             };
             let needed = start + len;
             let preparation = if probe.created_by_diskmeter {
-                if existing == needed {
+                // A region given as shares of the file never resizes it.
+                if existing == needed || (by_share && needed <= existing) {
                     Preparation::UseExisting
                 } else {
                     Preparation::Recreate
@@ -365,7 +393,7 @@ fn plan_target(
             } else {
                 Preparation::UseExisting
             };
-            let file_size = if probe.created_by_diskmeter {
+            let file_size = if probe.created_by_diskmeter && !by_share {
                 needed
             } else {
                 existing

@@ -280,6 +280,12 @@ pub struct JobSpec {
     /// Report total-latency percentiles in fio's JSON too (fio `lat_percentiles`, default off;
     /// diskmeter's own output always has them).
     pub lat_percentiles: bool,
+    /// `size=N%`: the region is this share of each existing file or device (then
+    /// `size_bytes` is unset).
+    pub size_percent: Option<f64>,
+    /// `offset=N%`: the region starts at this share of each existing file or device, added
+    /// to `offset_bytes`.
+    pub offset_percent: Option<f64>,
     /// Each clone's region starts this much after the previous clone's (fio
     /// `offset_increment`: clone `k` starts at `offset + k x offset_increment`).
     pub offset_increment_bytes: u64,
@@ -352,6 +358,8 @@ impl Default for JobSpec {
             sync: SyncMode::None,
             rate_poisson: false,
             offset_increment_bytes: 0,
+            size_percent: None,
+            offset_percent: None,
             clat_percentiles: true,
             lat_percentiles: false,
             randseed: 0x0123_4567_89ab_cdef,

@@ -133,6 +133,8 @@ fn expressible_job() -> impl Strategy<Value = JobSpec> {
             sync: diskmeter_workload::SyncMode::None,
             rate_poisson: switches[9],
             offset_increment_bytes: randseed % 3 * 4096,
+            size_percent: None,
+            offset_percent: None,
             clat_percentiles: !switches[2],
             lat_percentiles: switches[3],
             new_group: switches[7],

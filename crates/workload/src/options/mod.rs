@@ -51,6 +51,8 @@ pub enum OptionKind {
     Flag,
     /// A byte size with fio's suffixes (`4k`, `30g`), read under the job's `kb_base`.
     Size,
+    /// A byte size, or a percentage of the target's size (`50%`), as fio's `size` and `offset`.
+    SizeOrPercent,
     /// A byte size per direction: `4k` (both), `4k,64k` (read, write) or `,64k` (write only).
     SizePair,
     /// A count per direction, same shapes as [`OptionKind::SizePair`] (`rate_iops=3200,500`).
@@ -77,6 +79,7 @@ impl OptionKind {
         match self {
             OptionKind::Flag => "1",
             OptionKind::Size => "1g",
+            OptionKind::SizeOrPercent => "1g or 25%",
             OptionKind::SizePair => "4k or 4k,64k",
             OptionKind::IntPair => "3200 or 3200,500",
             OptionKind::Time => "60 or 500ms",

@@ -176,14 +176,35 @@ pub(crate) fn show_nrfiles(spec: &JobSpec) -> Option<String> {
     Some(spec.nrfiles.to_string())
 }
 
+/// fio accepts 1 to 100 % for `size` and 0 to 100 % for `offset`.
+fn share(value: f64, min: f64) -> Result<f64, String> {
+    if value < min {
+        return Err(format!("a percentage here must be from {min} to 100"));
+    }
+    Ok(value)
+}
+
 pub(crate) fn set_size(spec: &mut JobSpec, value: Value) -> Result<(), String> {
-    spec.size_bytes = Some(number(value)?);
+    match value {
+        Value::Percent(p) => {
+            spec.size_percent = Some(share(p, 1.0)?);
+            spec.size_bytes = None;
+        }
+        other => {
+            spec.size_bytes = Some(number(other)?);
+            spec.size_percent = None;
+        }
+    }
     Ok(())
 }
 
 pub(crate) fn show_size(spec: &JobSpec) -> Option<String> {
-    spec.size_bytes
-        .map(|bytes| format_size_suffix(bytes, spec.kb_base))
+    match spec.size_percent {
+        Some(p) => Some(format!("{p}%")),
+        None => spec
+            .size_bytes
+            .map(|bytes| format_size_suffix(bytes, spec.kb_base)),
+    }
 }
 
 pub(crate) fn set_io_size(spec: &mut JobSpec, value: Value) -> Result<(), String> {
@@ -197,12 +218,24 @@ pub(crate) fn show_io_size(spec: &JobSpec) -> Option<String> {
 }
 
 pub(crate) fn set_offset(spec: &mut JobSpec, value: Value) -> Result<(), String> {
-    spec.offset_bytes = number(value)?;
+    match value {
+        Value::Percent(p) => {
+            spec.offset_percent = Some(share(p, 0.0)?);
+            spec.offset_bytes = 0;
+        }
+        other => {
+            spec.offset_bytes = number(other)?;
+            spec.offset_percent = None;
+        }
+    }
     Ok(())
 }
 
 pub(crate) fn show_offset(spec: &JobSpec) -> Option<String> {
-    Some(format_size_suffix(spec.offset_bytes, spec.kb_base))
+    Some(match spec.offset_percent {
+        Some(p) => format!("{p}%"),
+        None => format_size_suffix(spec.offset_bytes, spec.kb_base),
+    })
 }
 
 pub(crate) fn set_offset_increment(spec: &mut JobSpec, value: Value) -> Result<(), String> {

@@ -89,11 +89,12 @@ pub static OPTIONS: &[OptionDef] = &[
     OptionDef {
         name: "size",
         aliases: &[],
-        kind: OptionKind::Size,
+        kind: OptionKind::SizeOrPercent,
         default: "",
         unit: "bytes",
-        help: "Bytes of the region each job works on, split over its files (e.g. 1g); unset = \
-               the size of the given files or devices",
+        help: "Bytes of the region each job works on, split over its files (e.g. 1g), or a \
+               percentage of each existing file or device (25%); unset = the size of the given \
+               files or devices",
         set: set_size,
         show: Some(show_size),
     },
@@ -111,10 +112,11 @@ pub static OPTIONS: &[OptionDef] = &[
     OptionDef {
         name: "offset",
         aliases: &[],
-        kind: OptionKind::Size,
+        kind: OptionKind::SizeOrPercent,
         default: "0",
         unit: "bytes",
-        help: "Start of the region inside each file or device",
+        help: "Start of the region inside each file or device, in bytes or as a percentage of \
+               an existing file or device (aligned down to the block size)",
         set: set_offset,
         show: Some(show_offset),
     },

@@ -510,3 +510,14 @@ fn thread_and_refill_buffers_are_what_diskmeter_always_does() {
     );
     assert!(refused("thread", Some("yes")).contains("use 1 or 0"));
 }
+
+#[test]
+fn size_and_offset_as_percentages() {
+    let spec = with(&[("size", Some("25%")), ("offset", Some("50%"))]);
+    assert_eq!((spec.size_percent, spec.size_bytes), (Some(25.0), None));
+    assert_eq!((spec.offset_percent, spec.offset_bytes), (Some(50.0), 0));
+    let spec = with(&[("size", Some("25%")), ("size", Some("1m"))]);
+    assert_eq!((spec.size_percent, spec.size_bytes), (None, Some(1 << 20)));
+    assert!(refused("size", Some("0%")).contains("from 1 to 100"));
+    assert!(refused("offset", Some("150%")).contains("between 0 and 100"));
+}

@@ -73,6 +73,10 @@ pub(crate) fn parse_value(
     Ok(match kind {
         OptionKind::Flag => Value::Flag(parse_bool(text)?),
         OptionKind::Size => Value::Number(parse_size(text, kb_base)?),
+        OptionKind::SizeOrPercent => match parse_size(text, kb_base) {
+            Err(UnitError::Percent { .. }) => Value::Percent(parse_percent(text)?),
+            other => Value::Number(other?),
+        },
         OptionKind::Int => Value::Number(parse_int(text, kb_base)?),
         OptionKind::SizePair => Value::Pair(parse_pair(text, kb_base, parse_size)?),
         OptionKind::IntPair => Value::Pair(parse_pair(text, kb_base, parse_int)?),
