@@ -79,7 +79,7 @@ const SIZE_SUFFIXES: &str = "k, m, g, t, p, optionally followed by i and/or b: 4
 /// * fio ignores anything after a known suffix (`4kfoo` = 4 KiB) and reads `1.5m` as 1 byte;
 ///   diskmeter rejects both with a message.
 /// * `50%` (fio: a share of the target's size, for `size` and `offset` only) is reported as
-///   [`UnitError::Percent`] so the caller can say it is not supported.
+///   [`UnitError::Percent`], so the caller can read it as fio's share of a file (`size`, `offset`) or refuse it.
 ///
 /// ```
 /// use diskmeter_units::{parse_size, KbBase};
