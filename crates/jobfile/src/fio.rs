@@ -18,7 +18,9 @@
 //! Parsing is pure: files and variables come through [`Sources`], so no IO happens here.
 
 use crate::JobFileError;
-use diskmeter_workload::{apply_option, find_option, suggest_option, JobSpec, OptionError};
+use diskmeter_workload::{
+    apply_option, find_option, nearest, suggest_option, JobSpec, OptionError,
+};
 
 /// fio's option names (see the file), for telling "not supported" from "unknown".
 const FIO_OPTION_NAMES: &str = include_str!("fio_option_names.txt");
@@ -306,7 +308,8 @@ fn locate(option: &OptionLine, error: &OptionError, policy: Unsupported) -> JobF
             true,
         ),
         OptionError::Unknown { name, .. } => {
-            let suggestion = suggest_option(name).or_else(|| nearest_fio_option(name));
+            let suggestion =
+                suggest_option(name).or_else(|| nearest(name, fio_option_names()));
             (
                 format!(
                     "unknown option '{name}'{}",
@@ -338,36 +341,6 @@ fn fio_option_names() -> impl Iterator<Item = &'static str> {
 /// Whether fio knows `name` (and diskmeter does not, or it would have been applied).
 pub fn is_fio_option(name: &str) -> bool {
     find_option(name).is_none() && fio_option_names().any(|n| n == name)
-}
-
-/// The nearest fio option name when `name` looks like a typo of one (fio's distance rule:
-/// at most half the length of `name`).
-fn nearest_fio_option(name: &str) -> Option<&'static str> {
-    let limit = name.chars().count().div_ceil(2);
-    fio_option_names()
-        .map(|n| (edit_distance(name, n), n))
-        .filter(|(d, _)| *d <= limit)
-        .min_by_key(|(d, _)| *d)
-        .map(|(_, n)| n)
-}
-
-fn edit_distance(a: &str, b: &str) -> usize {
-    let b: Vec<char> = b.chars().collect();
-    let mut row: Vec<usize> = (0..=b.len()).collect();
-    for (i, ca) in a.chars().enumerate() {
-        let mut prev = row[0];
-        row[0] = i + 1;
-        for (j, cb) in b.iter().enumerate() {
-            let cur = row[j + 1];
-            row[j + 1] = if ca == *cb {
-                prev
-            } else {
-                1 + prev.min(cur).min(row[j])
-            };
-            prev = cur;
-        }
-    }
-    row[b.len()]
 }
 
 #[cfg(test)]
@@ -524,12 +497,5 @@ mod tests {
         let sections = parse("t.fio", "[global]\nbs=4k\n[a]\n", &m).unwrap();
         let (j, _) = resolve(&sections, &defaults, Unsupported::Refuse).unwrap();
         assert_eq!((j[0].bs_bytes.read, j[0].iodepth), (4096, 2));
-    }
-
-    #[test]
-    fn edit_distance_is_levenshtein() {
-        assert_eq!(edit_distance("kitten", "sitting"), 3);
-        assert_eq!(edit_distance("", "abc"), 3);
-        assert_eq!(edit_distance("same", "same"), 0);
     }
 }

@@ -362,6 +362,18 @@ pub struct PointPrediction {
     pub headroom_percent: Option<f64>,
 }
 
+impl PointPrediction {
+    /// "20,000 IOPS / 156 MiB/s", "200 MiB/s", or that no cap in the catalog bounds it.
+    pub fn capacity_text(&self) -> String {
+        match (self.capacity_iops, self.capacity_mibps) {
+            (Some(i), Some(m)) => format!("{} IOPS / {} MiB/s", group(i), group(m)),
+            (Some(i), None) => format!("{} IOPS", group(i)),
+            (None, Some(m)) => format!("{} MiB/s", group(m)),
+            (None, None) => "not bounded by any cap in the catalog".to_string(),
+        }
+    }
+}
+
 /// Evaluates one point: `required` is in the basis unit (IOPS, or MiB/s).
 pub fn predict_point(
     config: &Configuration,
@@ -546,21 +558,16 @@ pub fn group(value: f64) -> String {
         s.trim_end_matches('0').trim_end_matches('.').to_string()
     };
     let (sign, digits) = match rounded.strip_prefix('-') {
-        Some(rest) => ("-", rest.to_string()),
-        None => ("", rounded),
+        Some(rest) => ("-", rest),
+        None => ("", rounded.as_str()),
     };
-    let (int, frac) = match digits.split_once('.') {
-        Some((i, f)) => (i.to_string(), format!(".{f}")),
-        None => (digits, String::new()),
-    };
-    let mut out = String::new();
-    for (i, c) in int.chars().enumerate() {
-        if i > 0 && (int.len() - i) % 3 == 0 {
-            out.push(',');
-        }
-        out.push(c);
-    }
-    format!("{sign}{out}{frac}")
+    let (int, frac) = digits.split_once('.').unwrap_or((digits, ""));
+    let point = if frac.is_empty() { "" } else { "." };
+    // `int` is the digits of a finite rounded number, so it parses.
+    let grouped = int
+        .parse::<u64>()
+        .map_or_else(|_| int.to_string(), diskmeter_units::format_thousands);
+    format!("{sign}{grouped}{point}{frac}")
 }
 
 #[cfg(test)]

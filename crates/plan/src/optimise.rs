@@ -4,7 +4,7 @@
 
 use crate::catalog::{Catalog, VmSize};
 use crate::demand::Demand;
-use crate::model::{group, Configuration, HostCache};
+use crate::model::{Configuration, HostCache};
 use crate::planner::{evaluate_alone, Evaluation};
 use crate::PlanError;
 use serde::Serialize;
@@ -34,12 +34,7 @@ impl Candidate {
             .points
             .iter()
             .map(|p| {
-                let rate = match (p.capacity_iops, p.capacity_mibps) {
-                    (Some(i), Some(m)) => format!("{} IOPS / {} MiB/s", group(i), group(m)),
-                    (Some(i), None) => format!("{} IOPS", group(i)),
-                    (None, Some(m)) => format!("{} MiB/s", group(m)),
-                    (None, None) => "unbounded by the catalog".to_string(),
-                };
+                let rate = p.capacity_text();
                 match &p.limit {
                     Some(limit) => format!("{rate}, limited by the {limit}"),
                     None => rate,

@@ -125,12 +125,7 @@ pub fn evaluation(e: &Evaluation) -> String {
     }
     for p in &e.points {
         let _ = writeln!(out, "\n{}", point_title(p));
-        let capacity = match (p.capacity_iops, p.capacity_mibps) {
-            (Some(i), Some(m)) => format!("{} IOPS / {} MiB/s", group(i), group(m)),
-            (Some(i), None) => format!("{} IOPS", group(i)),
-            (None, Some(m)) => format!("{} MiB/s", group(m)),
-            (None, None) => "not bounded by any cap in the catalog".to_string(),
-        };
+        let capacity = p.capacity_text();
         match &p.limit {
             Some(limit) => {
                 let _ = writeln!(out, "  capacity {capacity}, limited by the {limit}");

@@ -50,17 +50,7 @@ pub fn rate_both(bytes_per_sec: f64) -> String {
 
 /// An integer with thousands separators: 1,234,567.
 pub fn count(value: u64) -> String {
-    let digits = value.to_string();
-    let mut out = String::with_capacity(digits.len() + digits.len() / 3);
-    // A separator goes before every digit whose distance from the end is a multiple of 3.
-    let phase = digits.len() % 3;
-    for (i, ch) in digits.chars().enumerate() {
-        if i > 0 && i % 3 == phase {
-            out.push(',');
-        }
-        out.push(ch);
-    }
-    out
+    diskmeter_units::format_thousands(value)
 }
 
 /// IOPS: whole numbers with separators from 1,000 up, one decimal below.

@@ -43,6 +43,21 @@ pub fn format_count(n: f64) -> String {
     scaled(n, 1000.0, &COUNTS, "")
 }
 
+/// An integer with thousands separators: `1,234,567`.
+pub fn format_thousands(value: u64) -> String {
+    let digits = value.to_string();
+    let mut out = String::with_capacity(digits.len() + digits.len() / 3);
+    // A separator goes before every digit whose distance from the end is a multiple of 3.
+    let phase = digits.len() % 3;
+    for (i, ch) in digits.chars().enumerate() {
+        if i > 0 && i % 3 == phase {
+            out.push(',');
+        }
+        out.push(ch);
+    }
+    out
+}
+
 /// Divides `value` by `base` until it fits its unit and prints it by the module's precision rule.
 fn scaled(value: f64, base: f64, units: &[&str], separator: &str) -> String {
     let first = units.first().copied().unwrap_or("");
@@ -82,6 +97,14 @@ fn round_to(value: f64, places: usize) -> f64 {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn thousands() {
+        assert_eq!(format_thousands(0), "0");
+        assert_eq!(format_thousands(999), "999");
+        assert_eq!(format_thousands(1000), "1,000");
+        assert_eq!(format_thousands(1_234_567), "1,234,567");
+    }
 
     #[test]
     fn bytes() {

@@ -22,6 +22,7 @@ pub use cpu::{format_cpu_list, parse_cpu_list, MAX_CPU};
 pub use error::UnitError;
 pub use format::{
     format_bytes_binary, format_count, format_duration_ns, format_rate_binary, format_rate_decimal,
+    format_thousands,
 };
 pub use scalar::{parse_bool, parse_float_list, parse_percent};
 pub use size::{format_size_suffix, parse_int, parse_size, KbBase};

@@ -22,7 +22,7 @@ pub use apply::{apply_option, OptionError};
 pub use describe::{describe, ALWAYS_DESCRIBED};
 pub use diskmeter_units::KbBase;
 pub use jobs::jobs_from_options;
-pub use options::{find_option, suggest_option, OptionDef, OptionKind, OPTIONS};
+pub use options::{find_option, nearest, suggest_option, OptionDef, OptionKind, OPTIONS};
 pub use spec::{
     Direction, EngineKind, JobSpec, PerDirection, RwMode, SyncMode, DEFAULT_PERCENTILES,
 };

@@ -111,11 +111,9 @@ pub fn suggest_option(name: &str) -> Option<&'static str> {
     nearest(name, names)
 }
 
-/// The candidate nearest to `word` by edit distance, if within fio's typo limit.
-pub(crate) fn nearest<'a>(
-    word: &str,
-    candidates: impl IntoIterator<Item = &'a str>,
-) -> Option<&'a str> {
+/// The candidate nearest to `word` by edit distance, if within fio's typo limit (the rule of
+/// [`suggest_option`]). Front-ends use it for names outside the table (fio's own options).
+pub fn nearest<'a>(word: &str, candidates: impl IntoIterator<Item = &'a str>) -> Option<&'a str> {
     let limit = word.chars().count().div_ceil(2);
     candidates
         .into_iter()
