@@ -4,7 +4,7 @@
 mod common;
 
 use assert_cmd::Command;
-use common::TestDir;
+use common::{real_io, TestDir};
 use predicates::prelude::*;
 
 fn diskspd(dir: &TestDir, line: &str) -> Command {
@@ -42,6 +42,7 @@ fn sum(text: &str, tag: &str) -> u64 {
 
 #[test]
 fn the_guides_command_lines_run_at_test_scale() {
+    let _turn = real_io();
     let dir = TestDir::new();
     // D8ds_v4, 8K random writes: -c200G -W30 -d30 in the guide.
     diskspd(
@@ -72,6 +73,7 @@ fn the_guides_command_lines_run_at_test_scale() {
 
 #[test]
 fn write_percentage_holds_within_one_point() {
+    let _turn = real_io();
     let dir = TestDir::new();
     let doc = xml(&dir, "-c16M -w30 -b4K -t1 -r -o8 -W0 -d1 -Sh t.dat");
     let (reads, writes) = (sum(&doc, "ReadCount"), sum(&doc, "WriteCount"));
@@ -81,6 +83,7 @@ fn write_percentage_holds_within_one_point() {
 
 #[test]
 fn throttles_hold_in_both_forms() {
+    let _turn = real_io();
     let dir = TestDir::new();
     // -g<n>i: IOPS per thread.
     let doc = xml(&dir, "-c16M -b4K -t1 -o1 -r -W0 -d2 -Sh -g100i t.dat");

@@ -5,17 +5,9 @@
 mod common;
 
 use assert_cmd::Command;
-use common::TestDir;
+use common::{real_io, TestDir};
 use predicates::prelude::*;
 use std::path::{Path, PathBuf};
-
-/// The tests that do real IO take turns, so a rate cap is measured without a neighbour
-/// competing for the disk.
-static REAL_IO: std::sync::Mutex<()> = std::sync::Mutex::new(());
-
-fn real_io() -> std::sync::MutexGuard<'static, ()> {
-    REAL_IO.lock().unwrap_or_else(|e| e.into_inner())
-}
 
 fn jobs_dir() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/jobs")
@@ -59,11 +51,16 @@ fn dry_run(dir: &Path, args: &[String]) -> String {
     String::from_utf8(out.stdout).expect("utf-8")
 }
 
+/// Whether fio is here to compare with; says SKIP when it is not.
 fn fio_installed() -> bool {
-    std::process::Command::new("fio")
+    let found = std::process::Command::new("fio")
         .arg("--version")
         .output()
-        .is_ok_and(|o| o.status.success())
+        .is_ok_and(|o| o.status.success());
+    if !found {
+        eprintln!("SKIP: fio is not installed (scripts/test installs it as root)");
+    }
+    found
 }
 
 #[test]
@@ -95,7 +92,6 @@ fn every_job_file_resolves_with_its_sections_as_jobs() {
 #[test]
 fn job_files_resolve_as_fio_reads_them() {
     if !fio_installed() {
-        eprintln!("SKIP: fio is not installed (scripts/test installs it as root)");
         return;
     }
     let dir = TestDir::new();
@@ -133,7 +129,6 @@ fn job_files_resolve_as_fio_reads_them() {
 #[test]
 fn later_globals_match_fios_run() {
     if !fio_installed() {
-        eprintln!("SKIP: fio is not installed (scripts/test installs it as root)");
         return;
     }
     let dir = TestDir::new();
@@ -436,7 +431,6 @@ fn structure(json: &str) -> Vec<(String, u64)> {
 #[test]
 fn job_and_group_structure_matches_fio() {
     if !fio_installed() {
-        eprintln!("SKIP: fio is not installed (scripts/test installs it as root)");
         return;
     }
     let dir = TestDir::new();

@@ -155,3 +155,12 @@ impl Drop for LoopDevice {
         let _ = std::fs::remove_file(&self.backing);
     }
 }
+
+/// Tests of one binary that do heavy real IO take turns, so a rate cap or a throttle is
+/// measured without a neighbour test competing for the disk.
+static REAL_IO: std::sync::Mutex<()> = std::sync::Mutex::new(());
+
+/// Waits for this test's turn at the disk; the turn ends when the guard is dropped.
+pub fn real_io() -> std::sync::MutexGuard<'static, ()> {
+    REAL_IO.lock().unwrap_or_else(|e| e.into_inner())
+}
