@@ -27,6 +27,22 @@ pub enum BufferFill {
     Random,
     /// All zero bytes (fio `zero_buffers`).
     Zero,
+    /// Compressible by about `zero_percent` %: each chunk of a slot (the whole slot when
+    /// `chunk_bytes` is 0) is random bytes followed by that share of zeros (fio
+    /// `buffer_compress_percentage` and `buffer_compress_chunk`).
+    Compressible {
+        /// Share of each chunk that is zeros, 0-100.
+        zero_percent: u8,
+        /// Chunk length in bytes; 0 = the whole slot.
+        chunk_bytes: u32,
+    },
+}
+
+impl BufferFill {
+    /// Bytes of random data at the start of each chunk of `chunk_bytes`, for `Compressible`.
+    pub fn random_prefix_bytes(zero_percent: u8, chunk_bytes: usize) -> usize {
+        chunk_bytes - chunk_bytes * usize::from(zero_percent.min(100)) / 100
+    }
 }
 
 /// A transparent huge page on x86-64 and arm64 (with 4 KiB base pages).
@@ -188,6 +204,28 @@ impl AlignedBuffers {
         match fill {
             BufferFill::Zero => all.fill(0),
             BufferFill::Random => fill_random(all, seed),
+            BufferFill::Compressible {
+                zero_percent,
+                chunk_bytes,
+            } => {
+                fill_random(all, seed);
+                let slot_len = self.slot_len;
+                let chunk = match chunk_bytes as usize {
+                    0 => slot_len,
+                    n => n.min(slot_len),
+                };
+                let random = BufferFill::random_prefix_bytes(zero_percent, chunk);
+                for i in 0..self.count {
+                    // SAFETY: slot `i` is `slot_len` initialised bytes inside the allocation,
+                    // exclusively borrowed through `&mut self`.
+                    let slot =
+                        unsafe { std::slice::from_raw_parts_mut(self.slot_ptr(i), slot_len) };
+                    for piece in slot.chunks_mut(chunk) {
+                        let keep = random.min(piece.len());
+                        piece[keep..].fill(0);
+                    }
+                }
+            }
         }
     }
 }
@@ -220,6 +258,27 @@ fn splitmix64(state: &mut u64) -> u64 {
     z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
     z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
     z ^ (z >> 31)
+}
+
+#[cfg(test)]
+mod compress_tests {
+    use super::*;
+
+    #[test]
+    fn compressible_slots_are_random_then_zero_per_chunk() {
+        let fill = BufferFill::Compressible {
+            zero_percent: 75,
+            chunk_bytes: 512,
+        };
+        let b = AlignedBuffers::new(2, 4096, 4096, fill, 3).unwrap();
+        let slot = unsafe { std::slice::from_raw_parts(b.slot_ptr(1), 4096) };
+        let zeros = slot.iter().filter(|&&x| x == 0).count();
+        // 3/4 zeros, plus the few random bytes that happen to be zero.
+        assert!((3072..3072 + 16).contains(&zeros), "{zeros}");
+        for chunk in slot.chunks(512) {
+            assert!(chunk[128..].iter().all(|&x| x == 0));
+        }
+    }
 }
 
 #[cfg(test)]

@@ -41,6 +41,10 @@ pub enum IoOp {
     Read,
     /// Write `len` bytes from the slot's buffer at `offset`.
     Write,
+    /// fsync(2) the file: data and metadata reach stable storage (`len` and `offset` unused).
+    Fsync,
+    /// fdatasync(2) the file: data, and the metadata needed to read it back.
+    Fdatasync,
 }
 
 /// One IO to perform. `slot` names both the buffer and the in-flight tag (0..iodepth):

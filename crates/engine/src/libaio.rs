@@ -24,6 +24,8 @@ pub(crate) const CAPABILITIES: Capabilities = Capabilities {
 
 const IOCB_CMD_PREAD: u16 = 0;
 const IOCB_CMD_PWRITE: u16 = 1;
+const IOCB_CMD_FSYNC: u16 = 2;
+const IOCB_CMD_FDSYNC: u16 = 3;
 
 /// `struct iocb` of linux/aio_abi.h (64 bytes).
 #[repr(C)]
@@ -263,17 +265,21 @@ impl IoEngine for AioEngine {
             });
             return Ok(());
         };
+        let sync = matches!(unit.op, IoOp::Fsync | IoOp::Fdatasync);
         self.iocbs[unit.slot as usize] = Iocb {
             aio_data: u64::from(unit.slot),
             aio_lio_opcode: match unit.op {
                 IoOp::Read => IOCB_CMD_PREAD,
                 IoOp::Write => IOCB_CMD_PWRITE,
+                IoOp::Fsync => IOCB_CMD_FSYNC,
+                IoOp::Fdatasync => IOCB_CMD_FDSYNC,
             },
             // A negative fd (closed or placeholder) becomes a huge one: EBADF either way.
             aio_fildes: self.fds[unit.file as usize] as u32,
-            aio_buf: buf as u64,
-            aio_nbytes: u64::from(unit.len_bytes),
-            aio_offset: offset,
+            // The kernel refuses a sync that names a buffer or a range (EINVAL).
+            aio_buf: if sync { 0 } else { buf as u64 },
+            aio_nbytes: if sync { 0 } else { u64::from(unit.len_bytes) },
+            aio_offset: if sync { 0 } else { offset },
             ..Iocb::default()
         };
         self.pending.push(unit.slot);

@@ -64,6 +64,10 @@ impl PsyncEngine {
                 IoOp::Read => unsafe { libc::pread(fd, buf.cast(), len, offset) },
                 // SAFETY: as above; the kernel only reads the buffer.
                 IoOp::Write => unsafe { libc::pwrite(fd, buf.cast(), len, offset) },
+                // SAFETY: plain system calls on a descriptor; a bad one fails with EBADF.
+                IoOp::Fsync => unsafe { libc::fsync(fd) as isize },
+                // SAFETY: as above.
+                IoOp::Fdatasync => unsafe { libc::fdatasync(fd) as isize },
             };
             if n >= 0 {
                 return n as i64;

@@ -242,6 +242,10 @@ macro_rules! rw_entry {
             (IoOp::Write, true) => opcode::WriteFixed::new($fd, $buf, len, idx)
                 .offset(off)
                 .build(),
+            (IoOp::Fsync, _) => opcode::Fsync::new($fd).build(),
+            (IoOp::Fdatasync, _) => opcode::Fsync::new($fd)
+                .flags(types::FsyncFlags::DATASYNC)
+                .build(),
         }
     }};
 }

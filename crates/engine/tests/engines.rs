@@ -419,3 +419,37 @@ fn getevents_zero_never_blocks_and_eventually_sees_everything() {
         assert!(out.iter().all(|c| c.result == BS as i64));
     }
 }
+
+#[test]
+fn every_engine_syncs_a_file() {
+    let (_tmp, file) = direct_file(BLOCKS * BS as u64);
+    for choice in REAL.into_iter().chain([EngineChoice::Null]) {
+        for op in [IoOp::Fsync, IoOp::Fdatasync] {
+            let cfg = config(choice, 2, vec![file.as_raw_fd()]);
+            let unit = IoUnit {
+                op,
+                file: 0,
+                offset_bytes: 0,
+                len_bytes: 0,
+                slot: 1,
+            };
+            if let Some(res) = one_unit(cfg, unit) {
+                assert_eq!(res, 0, "{choice:?} {op:?}");
+            }
+        }
+        // A sync of a descriptor that is not open fails per unit, like any IO.
+        if choice != EngineChoice::Null {
+            let cfg = config(choice, 2, vec![1_000_000]);
+            let unit = IoUnit {
+                op: IoOp::Fsync,
+                file: 0,
+                offset_bytes: 0,
+                len_bytes: 0,
+                slot: 0,
+            };
+            if let Some(res) = one_unit(cfg, unit) {
+                assert_eq!(res, -i64::from(libc::EBADF), "{choice:?}");
+            }
+        }
+    }
+}

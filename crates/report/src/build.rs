@@ -175,6 +175,7 @@ fn job_result(p: Pending) -> JobResult {
         cpu: cpu_result(stats, p.workers_runtime_ns),
         depth: depth_result(&stats.depth),
         series: stats.series.clone(),
+        sync: (stats.sync.count() > 0).then(|| summarize(&stats.sync, percentiles)),
         error: error_text(&p.errors, p.workers),
         spec: p.spec,
     }

@@ -49,7 +49,10 @@ fn fio_job(job: &JobResult, meta: &RunMeta) -> Value {
         "read": fio_direction(&job.read, &job.spec),
         "write": fio_direction(&job.write, &job.spec),
         "trim": fio_direction(&idle_direction(), &job.spec),
-        "sync": { "total_ios": 0, "lat_ns": lat_object(&idle_summary(), false) },
+        "sync": match &job.sync {
+            Some(sync) => json!({ "total_ios": sync.count, "lat_ns": lat_object(sync, true) }),
+            None => json!({ "total_ios": 0, "lat_ns": lat_object(&idle_summary(), false) }),
+        },
         "job_runtime": job.workers_runtime_ns / 1_000_000,
         "usr_cpu": job.cpu.usr_percent,
         "sys_cpu": job.cpu.sys_percent,

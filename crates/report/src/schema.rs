@@ -57,6 +57,10 @@ pub struct JobResult {
     pub depth: DepthResult,
     /// Per-interval series (per second by default), summed over workers.
     pub series: Vec<IntervalSample>,
+    /// File syncs (fio `fsync`, `fdatasync`, `end_fsync`): count and latency; absent when
+    /// the job issued none.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sync: Option<LatencySummary>,
     /// Why the job (or a merged worker, prefixed "clone N:") stopped early; `None` if it did not.
     pub error: Option<String>,
 }

@@ -3,7 +3,8 @@
 
 use std::fmt::Write as _;
 
-use diskmeter_workload::Direction;
+use diskmeter_workload::patterns::show_spread;
+use diskmeter_workload::{BlockSizeSpread, Direction};
 
 use crate::format::{bytes_both, count, iops, latency_unit, rate_both, seconds, utc_timestamp};
 use crate::schema::{
@@ -60,12 +61,16 @@ fn render_job(out: &mut String, job: &JobResult) {
         "{}: (groupid={}, jobs={}{clone}): {error}",
         job.name, job.group_id, job.workers
     );
+    let bs = |direction: Direction| match spec.bs_spread.get_ref(direction) {
+        BlockSizeSpread::Fixed => format!("{} B", spec.bs_bytes.get(direction)),
+        spread => show_spread(spread, spec.kb_base),
+    };
     let _ = writeln!(
         out,
-        "  rw={}, bs=(R) {} B, (W) {} B, ioengine={}, iodepth={}",
+        "  rw={}, bs=(R) {}, (W) {}, ioengine={}, iodepth={}",
         spec.rw.as_str(),
-        spec.bs_bytes.read,
-        spec.bs_bytes.write,
+        bs(Direction::Read),
+        bs(Direction::Write),
         spec.ioengine.as_str(),
         spec.iodepth
     );
@@ -74,6 +79,14 @@ fn render_job(out: &mut String, job: &JobResult) {
         if d.ios > 0 {
             render_direction(out, direction.as_str(), d);
         }
+    }
+    if let Some(sync) = &job.sync {
+        let _ = writeln!(
+            out,
+            "  sync: {} file syncs (fsync/fdatasync)",
+            count(sync.count)
+        );
+        latency_line(out, "    sync lat", sync);
     }
     render_lat_buckets(out, job);
     let cpu = &job.cpu;

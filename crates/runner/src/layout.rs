@@ -7,7 +7,7 @@
 //! file. Files are marked with the `user.diskmeter` extended attribute so a later run can
 //! re-use them (same size) or rewrite them (other size) without treating them as user data.
 
-use crate::plan::{Preparation, RunPlan, TargetPlan};
+use crate::plan::{FileContents, Preparation, RunPlan, TargetPlan};
 use crate::safety::{carries_owner_mark, describe_io_error, OWNER_XATTR, OWNER_XATTR_VALUE};
 use crate::RunError;
 use diskmeter_workload::{JobSpec, SyncMode};
@@ -124,6 +124,16 @@ fn lay_out(
         rustix::fs::XattrFlags::empty(),
     );
     let size = target.file_size_bytes;
+    match target.contents {
+        FileContents::Written => {}
+        FileContents::Sparse => {
+            return file
+                .set_len(size)
+                .map_err(|e| fail("cannot size the test file", e));
+        }
+        // fill_device: the job's writes grow the file until ENOSPC.
+        FileContents::Empty => return Ok(()),
+    }
     match rustix::fs::fallocate(&file, rustix::fs::FallocateFlags::empty(), 0, size) {
         Ok(()) => {}
         Err(rustix::io::Errno::OPNOTSUPP) | Err(rustix::io::Errno::NOSYS) => {}
@@ -232,6 +242,7 @@ mod tests {
             region_len_bytes: 4096,
             file_size_bytes: 4096,
             preparation: Preparation::UseExisting,
+            contents: crate::plan::FileContents::Written,
             created_by_diskmeter: false,
         };
         let (o_sync, o_dsync) = (libc::O_SYNC as u32, libc::O_DSYNC as u32);

@@ -12,6 +12,8 @@ pub mod layout;
 pub mod offsets;
 pub mod plan;
 pub mod safety;
+mod sizes;
+mod skew;
 mod worker;
 
 use diskmeter_stats::WorkerStats;
@@ -140,6 +142,12 @@ pub fn check_safety(plan: &RunPlan, allow_destroy: bool) -> Result<(), RunError>
             continue;
         }
         let user_file = target.kind == TargetKind::File && !target.created_by_diskmeter;
+        // fio's allow_mounted_write: every job writing here must ask for it.
+        let allow_mounted = plan
+            .workers
+            .iter()
+            .filter(|w| w.targets.contains(&index) && plan.jobs[w.job_index].rw.writes())
+            .all(|w| plan.jobs[w.job_index].allow_mounted_write);
         let via_symlink = std::fs::symlink_metadata(&target.path)
             .map(|m| m.file_type().is_symlink())
             .unwrap_or(false);
@@ -149,6 +157,7 @@ pub fn check_safety(plan: &RunPlan, allow_destroy: bool) -> Result<(), RunError>
             user_file,
             via_symlink,
             allow_destroy,
+            allow_mounted,
         )
         .map_err(|message| RunError::Target {
             path: target.path.clone(),
@@ -257,6 +266,16 @@ fn run_phase(
     abort: &AtomicBool,
 ) -> Vec<(usize, worker::WorkerOutcome)> {
     let barrier = Barrier::new(members.len());
+    // DiskSpd -si: the workers of a job share one sequential position per file.
+    let shared: std::collections::HashMap<usize, Arc<[AtomicU64]>> = members
+        .iter()
+        .map(|&index| &plan.workers[index])
+        .filter(|w| plan.jobs[w.job_index].shared_sequential)
+        .map(|w| {
+            let positions: Arc<[AtomicU64]> = w.targets.iter().map(|_| AtomicU64::new(0)).collect();
+            (w.job_index, positions)
+        })
+        .collect();
     std::thread::scope(|scope| {
         let mut handles = Vec::with_capacity(members.len());
         for &index in members {
@@ -290,6 +309,7 @@ fn run_phase(
                 live: &options.live,
                 start: &barrier,
                 buffer_align_bytes: buffer_alignment(files, &kinds),
+                shared_positions: shared.get(&worker_plan.job_index).cloned(),
             };
             let name = format!("dm-{}-{}", job.name, worker_plan.clone_index);
             let spawned = std::thread::Builder::new()

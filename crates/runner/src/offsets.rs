@@ -1,14 +1,20 @@
-//! Where the next IO goes: sequential positions, a full-period random permutation of the
-//! blocks (fio's default random map: every block once per pass), or plain uniform offsets
-//! (`norandommap`). Also the read/write choice of mixed jobs.
+//! Where the next IO goes: sequential positions (with fio's `rw=write:N` holes, or one
+//! position shared by all workers for DiskSpd's `-si`), a full-period random permutation of
+//! the blocks (fio's default random map: every block once per pass), plain uniform offsets
+//! (`norandommap`) or skewed ones (`random_distribution`, in `skew.rs`). Also the read/write
+//! choice of mixed jobs.
 //!
 //! The permutation is counter-based: pass `p` maps the counter `i` through a keyed bijection
 //! on `k` bits (xorshift and odd multiplies are both invertible modulo 2^k) and skips values
 //! at or beyond the block count ("cycle walking"). Each block comes up exactly once per pass,
 //! with no memory per block, at well under 2 bijections per IO on average.
 
+use crate::skew::SkewSampler;
+use diskmeter_workload::RandomDistribution;
 use rand_xoshiro::rand_core::{RngCore, SeedableRng};
 use rand_xoshiro::Xoshiro256PlusPlus;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Arc;
 
 /// The byte range of one file that a worker does IO in.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -84,7 +90,7 @@ impl BlockPermutation {
 }
 
 /// How offsets are chosen.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq)]
 pub enum OffsetPattern {
     /// Each file is walked from its region start, wrapping at the end.
     Sequential,
@@ -92,12 +98,16 @@ pub enum OffsetPattern {
     RandomMap,
     /// Uniform random blocks with repeats (fio `norandommap`).
     Uniform,
+    /// Blocks drawn from a skewed distribution, with repeats (fio `random_distribution`;
+    /// fio too turns the random map off for these).
+    Skewed(RandomDistribution),
 }
 
 struct FileCursor {
     region: FileRegion,
     next_sequential: u64,
     permutation: Option<BlockPermutation>,
+    skew: Option<SkewSampler>,
 }
 
 /// Generates (file index, offset) pairs for one worker.
@@ -108,6 +118,13 @@ pub struct OffsetGenerator {
     next_file: usize,
     rng: Xoshiro256PlusPlus,
     random_percent: u8,
+    /// fio `rw=randread:N`: a new random offset every N IOs (0 or 1 = every IO).
+    random_every: u64,
+    ios: u64,
+    /// fio `rw=write:N`: bytes skipped after each sequential IO.
+    skip_bytes: u64,
+    /// DiskSpd `-si`: one sequential position per file, shared by every worker of the job.
+    shared: Option<Arc<[AtomicU64]>>,
 }
 
 impl OffsetGenerator {
@@ -127,6 +144,14 @@ impl OffsetGenerator {
                         seed ^ (i as u64).wrapping_mul(0xa076_1d64_78bd_642f),
                     )
                 }),
+                skew: match pattern {
+                    OffsetPattern::Skewed(distribution) => Some(SkewSampler::new(
+                        distribution,
+                        (region.len_bytes / grid_bytes).max(1),
+                        seed ^ (i as u64).wrapping_mul(0xe703_7ed1_a0b4_28db),
+                    )),
+                    _ => None,
+                },
             })
             .collect();
         OffsetGenerator {
@@ -136,7 +161,30 @@ impl OffsetGenerator {
             next_file: 0,
             rng: Xoshiro256PlusPlus::seed_from_u64(seed ^ 0x5851_f42d_4c95_7f2d),
             random_percent: 100,
+            random_every: 1,
+            ios: 0,
+            skip_bytes: 0,
+            shared: None,
         }
+    }
+
+    /// Applies fio's `rw=...:N` suffix: for a random pattern a new random offset every `n`
+    /// IOs (sequential in between), for a sequential one `n` bytes skipped after each IO.
+    pub fn with_offset_modifier(mut self, n: u64) -> Self {
+        if self.pattern == OffsetPattern::Sequential {
+            self.skip_bytes = n;
+        } else {
+            self.random_every = n.max(1);
+        }
+        self
+    }
+
+    /// Shares sequential positions with other generators (DiskSpd `-si`): one counter per file.
+    pub fn with_shared_positions(mut self, shared: Arc<[AtomicU64]>) -> Self {
+        if shared.len() >= self.files.len() {
+            self.shared = Some(shared);
+        }
+        self
     }
 
     /// Makes only `percent` % of a random pattern's IOs random; the others continue from the
@@ -146,8 +194,9 @@ impl OffsetGenerator {
         self
     }
 
-    /// The file and byte offset of the next IO of `len_bytes` (files taken round-robin).
-    pub fn next(&mut self, len_bytes: u64) -> (u32, u64) {
+    /// The file and byte offset of the next IO of `len_bytes`, random offsets on multiples of
+    /// `align_bytes` (files taken round-robin).
+    pub fn next(&mut self, len_bytes: u64, align_bytes: u64) -> (u32, u64) {
         let file_index = self.next_file;
         self.next_file = if self.next_file + 1 == self.files.len() {
             0
@@ -155,8 +204,14 @@ impl OffsetGenerator {
             self.next_file + 1
         };
         let grid = self.grid_bytes;
+        let align = align_bytes.max(1);
+        let io_number = self.ios;
+        self.ios += 1;
         let pattern = match self.pattern {
             OffsetPattern::Sequential => OffsetPattern::Sequential,
+            _ if self.random_every > 1 && io_number % self.random_every != 0 => {
+                OffsetPattern::Sequential
+            }
             _ if self.random_percent == 100 => self.pattern,
             _ if bounded(self.rng.next_u64(), 100) < u64::from(self.random_percent) => self.pattern,
             _ => OffsetPattern::Sequential,
@@ -164,24 +219,43 @@ impl OffsetGenerator {
         let cursor = &mut self.files[file_index];
         let region = cursor.region;
         let relative = match pattern {
-            OffsetPattern::Sequential => {
-                if cursor.next_sequential + len_bytes > region.len_bytes {
-                    cursor.next_sequential = 0;
+            OffsetPattern::Sequential => match &self.shared {
+                Some(shared) => {
+                    let step = len_bytes + self.skip_bytes;
+                    let at = shared[file_index].fetch_add(step, Ordering::Relaxed);
+                    let span = region.len_bytes.max(1);
+                    let at = at % span;
+                    if at + len_bytes > region.len_bytes {
+                        0
+                    } else {
+                        at
+                    }
                 }
-                let at = cursor.next_sequential;
-                cursor.next_sequential += len_bytes;
-                at
-            }
+                None => {
+                    if cursor.next_sequential + len_bytes > region.len_bytes {
+                        cursor.next_sequential = 0;
+                    }
+                    let at = cursor.next_sequential;
+                    cursor.next_sequential += len_bytes + self.skip_bytes;
+                    at
+                }
+            },
             OffsetPattern::RandomMap => {
                 let block = cursor.permutation.as_mut().map_or(0, |p| p.next_block());
-                let at = fit(block * grid, len_bytes, region.len_bytes);
+                let at = fit(block * grid, len_bytes, align, region.len_bytes);
                 cursor.next_sequential = at + len_bytes;
                 at
             }
             OffsetPattern::Uniform => {
                 let blocks = (region.len_bytes / grid).max(1);
                 let block = bounded(self.rng.next_u64(), blocks);
-                let at = fit(block * grid, len_bytes, region.len_bytes);
+                let at = fit(block * grid, len_bytes, align, region.len_bytes);
+                cursor.next_sequential = at + len_bytes;
+                at
+            }
+            OffsetPattern::Skewed(_) => {
+                let block = cursor.skew.as_mut().map_or(0, |s| s.next_block());
+                let at = fit(block * grid, len_bytes, align, region.len_bytes);
                 cursor.next_sequential = at + len_bytes;
                 at
             }
@@ -190,22 +264,14 @@ impl OffsetGenerator {
     }
 }
 
-/// Aligns `offset` down to `len` and keeps `offset + len` inside the region.
-fn fit(offset: u64, len: u64, region_len: u64) -> u64 {
-    let aligned = if len > 0 {
-        offset - offset % len
-    } else {
-        offset
-    };
+/// Aligns `offset` down to `align` and keeps `offset + len` inside the region.
+fn fit(offset: u64, len: u64, align: u64, region_len: u64) -> u64 {
+    let aligned = offset - offset % align;
     if aligned + len <= region_len {
         aligned
     } else {
         let last = region_len.saturating_sub(len);
-        if len > 0 {
-            last - last % len
-        } else {
-            last
-        }
+        last - last % align
     }
 }
 
@@ -291,7 +357,7 @@ mod tests {
         for pattern in [OffsetPattern::RandomMap, OffsetPattern::Uniform] {
             let mut g = OffsetGenerator::new(&regions, pattern, 4096, 1);
             for _ in 0..10_000 {
-                let (file, off) = g.next(65536);
+                let (file, off) = g.next(65536, 65536);
                 assert_eq!(file, 0);
                 assert_eq!((off - 8192) % 65536, 0);
                 assert!(off + 65536 <= 8192 + (1 << 20));
@@ -308,10 +374,10 @@ mod tests {
         for percent in [0u8, 60, 100] {
             let mut g = OffsetGenerator::new(&regions, OffsetPattern::RandomMap, 4096, 9)
                 .with_random_percent(percent);
-            let mut end = g.next(4096).1 + 4096;
+            let mut end = g.next(4096, 4096).1 + 4096;
             let mut jumps = 0;
             for _ in 0..20_000 {
-                let (_, off) = g.next(4096);
+                let (_, off) = g.next(4096, 4096);
                 if off != end {
                     jumps += 1;
                 }
@@ -338,11 +404,61 @@ mod tests {
             },
         ];
         let mut g = OffsetGenerator::new(&regions, OffsetPattern::Sequential, 4096, 1);
-        let got: Vec<(u32, u64)> = (0..6).map(|_| g.next(4096)).collect();
+        let got: Vec<(u32, u64)> = (0..6).map(|_| g.next(4096, 4096)).collect();
         assert_eq!(
             got,
             vec![(0, 0), (1, 0), (0, 4096), (1, 4096), (0, 0), (1, 0)]
         );
+    }
+
+    #[test]
+    fn offset_modifier_gives_runs_and_holes() {
+        let regions = [FileRegion {
+            start_bytes: 0,
+            len_bytes: 1 << 30,
+        }];
+        // rw=randread:8: a jump every 8th IO, sequential in between.
+        let mut g = OffsetGenerator::new(&regions, OffsetPattern::RandomMap, 4096, 4)
+            .with_offset_modifier(8);
+        let got: Vec<u64> = (0..64).map(|_| g.next(4096, 4096).1).collect();
+        for (i, pair) in got.windows(2).enumerate() {
+            let sequential = pair[1] == pair[0] + 4096;
+            assert_eq!(sequential, (i + 1) % 8 != 0, "IO {}", i + 1);
+        }
+        // rw=write:4k: every IO skips 4 KiB after itself.
+        let mut g = OffsetGenerator::new(&regions, OffsetPattern::Sequential, 4096, 4)
+            .with_offset_modifier(4096);
+        let got: Vec<u64> = (0..4).map(|_| g.next(4096, 4096).1).collect();
+        assert_eq!(got, vec![0, 8192, 16384, 24576]);
+    }
+
+    #[test]
+    fn random_offsets_follow_blockalign_not_the_block_size() {
+        let regions = [FileRegion {
+            start_bytes: 0,
+            len_bytes: 1 << 24,
+        }];
+        let mut g = OffsetGenerator::new(&regions, OffsetPattern::Uniform, 512, 6);
+        let offsets: Vec<u64> = (0..10_000).map(|_| g.next(8192, 512).1).collect();
+        assert!(offsets.iter().all(|o| o % 512 == 0 && o + 8192 <= 1 << 24));
+        assert!(offsets.iter().any(|o| o % 8192 != 0), "not on 8 KiB blocks");
+    }
+
+    #[test]
+    fn shared_positions_interleave_workers_on_one_sequence() {
+        let regions = [FileRegion {
+            start_bytes: 0,
+            len_bytes: 1 << 20,
+        }];
+        let shared: Arc<[AtomicU64]> = vec![AtomicU64::new(0)].into();
+        let mut a = OffsetGenerator::new(&regions, OffsetPattern::Sequential, 4096, 1)
+            .with_shared_positions(Arc::clone(&shared));
+        let mut b = OffsetGenerator::new(&regions, OffsetPattern::Sequential, 4096, 2)
+            .with_shared_positions(shared);
+        let got: Vec<u64> = (0..3)
+            .flat_map(|_| [a.next(4096, 4096).1, b.next(4096, 4096).1])
+            .collect();
+        assert_eq!(got, vec![0, 4096, 8192, 12288, 16384, 20480]);
     }
 
     #[test]

@@ -27,6 +27,21 @@ pub struct TargetPlan {
     pub preparation: Preparation,
     /// diskmeter created the file (now or in an earlier run): it may rewrite and remove it.
     pub created_by_diskmeter: bool,
+    /// What a file diskmeter lays out holds before the run.
+    pub contents: FileContents,
+}
+
+/// What a file diskmeter creates holds before the job's IO starts.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum FileContents {
+    /// Written fully with random data, so reads read real data (the default, like fio).
+    #[default]
+    Written,
+    /// Sized but not written (fio `create_on_open`: the job's own writes fill it).
+    Sparse,
+    /// Empty: the job's writes extend it until the filesystem is full (fio `fill_device`).
+    Empty,
 }
 
 /// What the runner does with a target before the run.
@@ -187,9 +202,10 @@ pub fn resolve(jobs: &[JobSpec], options: &PlanOptions) -> Result<RunPlan, RunEr
             let io_limit_bytes = if job.time_based {
                 None
             } else {
+                // With filesize, size only says how much IO to do (fio's rule).
+                let io_size = job.io_size_bytes.or(job.filesize_bytes.and(job.size_bytes));
                 Some(
-                    job.io_size_bytes
-                        .unwrap_or_else(|| region_total.saturating_mul(job.loops.max(1) as u64)),
+                    io_size.unwrap_or_else(|| region_total.saturating_mul(job.loops.max(1) as u64)),
                 )
             };
             let rate_period_ns = PerDirection {
@@ -247,9 +263,10 @@ fn resolve_targets(
     paths: &[PathBuf],
     _options: &PlanOptions,
 ) -> Result<Vec<usize>, RunError> {
-    let per_file_size = job.size_bytes.map(|s| s / paths.len().max(1) as u64);
+    let even_share = job.size_bytes.map(|s| s / paths.len().max(1) as u64);
     let mut indices = Vec::with_capacity(paths.len());
-    for path in paths {
+    for (file_index, path) in paths.iter().enumerate() {
+        let per_file_size = file_size(job, paths.len(), file_index, path)?.or(even_share);
         if job.ioengine == EngineKind::Null
             && (job.size_percent.is_some() || job.offset_percent.is_some())
         {
@@ -277,6 +294,7 @@ fn resolve_targets(
                 file_size_bytes: job.offset_bytes + len,
                 preparation: Preparation::UseExisting,
                 created_by_diskmeter: false,
+                contents: FileContents::Written,
             });
             indices.push(targets.len() - 1);
             continue;
@@ -325,6 +343,51 @@ fn resolve_targets(
     Ok(indices)
 }
 
+/// A file's size from `filesize` (drawn from its range, seeded by the job and the file) or,
+/// for `fill_device`, its share of the free space of the folder's filesystem; `None` when
+/// neither applies.
+fn file_size(
+    job: &JobSpec,
+    files: usize,
+    file_index: usize,
+    path: &std::path::Path,
+) -> Result<Option<u64>, RunError> {
+    let bs = job.max_bs_bytes().max(1);
+    if let Some((low, high)) = job.filesize_bytes {
+        let span = high - low;
+        let size = if span == 0 {
+            low
+        } else {
+            let mut state = job_seed(job) ^ (file_index as u64 + 1).wrapping_mul(0x9e37_79b9);
+            state ^= state >> 31;
+            state = state.wrapping_mul(0xbf58_476d_1ce4_e5b9);
+            state ^= state >> 29;
+            low + ((state as u128 * (span as u128 + 1)) >> 64) as u64
+        };
+        return Ok(Some((size / bs * bs).max(bs.min(low))));
+    }
+    if !job.fill_device || job.ioengine == EngineKind::Null {
+        return Ok(None);
+    }
+    if safety::probe_target(path).is_ok_and(|p| p.kind == TargetKind::BlockDevice) {
+        // A device is filled by writing all of it; its size is known.
+        return Ok(None);
+    }
+    let folder = path
+        .parent()
+        .filter(|p| !p.as_os_str().is_empty())
+        .unwrap_or(std::path::Path::new("."));
+    let stat = rustix::fs::statvfs(folder).map_err(|e| RunError::Target {
+        path: path.to_path_buf(),
+        message: format!(
+            "fill_device: cannot read the free space of {}: {e}",
+            folder.display()
+        ),
+    })?;
+    let free = stat.f_bavail.saturating_mul(stat.f_frsize);
+    Ok(Some((free / files.max(1) as u64 / bs * bs).max(bs)))
+}
+
 fn plan_target(
     job: &JobSpec,
     probe: safety::TargetProbe,
@@ -353,6 +416,7 @@ fn plan_target(
     } else {
         (job.offset_bytes, per_file_size)
     };
+    let fresh = job.fill_device || job.create_on_open;
     let (region_len, file_size, preparation) = match (probe.kind, probe.existing_size_bytes) {
         (TargetKind::BlockDevice, Some(device_size)) => {
             if start >= device_size {
@@ -380,8 +444,11 @@ fn plan_target(
             };
             let needed = start + len;
             let preparation = if probe.created_by_diskmeter {
-                // A region given as shares of the file never resizes it.
-                if existing == needed || (by_share && needed <= existing) {
+                // A region given as shares of the file never resizes it; files that start
+                // sparse or empty start so every time.
+                if fresh {
+                    Preparation::Recreate
+                } else if existing == needed || (by_share && needed <= existing) {
                     Preparation::UseExisting
                 } else {
                     Preparation::Recreate
@@ -427,6 +494,13 @@ fn plan_target(
         region_len_bytes: region_len,
         file_size_bytes: file_size,
         preparation,
+        contents: if job.fill_device {
+            FileContents::Empty
+        } else if job.create_on_open {
+            FileContents::Sparse
+        } else {
+            FileContents::Written
+        },
     })
 }
 

@@ -116,6 +116,8 @@ pub fn carries_owner_mark(file: &File) -> bool {
 }
 
 /// Refuses a write to `path` (already probed as `kind`) unless it is safe or `allow_destroy`.
+/// `allow_mounted` (fio's `allow_mounted_write`) lifts only the "mounted" reason: a mounted
+/// device still holds a filesystem signature, which takes `--allow-destroy`.
 /// The message says why and how to override.
 pub fn check_write_allowed(
     path: &Path,
@@ -123,6 +125,7 @@ pub fn check_write_allowed(
     existing_user_file: bool,
     via_symlink: bool,
     allow_destroy: bool,
+    allow_mounted: bool,
 ) -> Result<(), String> {
     if allow_destroy {
         return Ok(());
@@ -140,7 +143,10 @@ pub fn check_write_allowed(
             )]
         }
         TargetKind::File => Vec::new(),
-        TargetKind::BlockDevice => device_in_use_reasons(path),
+        TargetKind::BlockDevice => device_in_use_reasons(path)
+            .into_iter()
+            .filter(|reason| !(allow_mounted && reason.starts_with(MOUNTED_REASON)))
+            .collect(),
     };
     if reasons.is_empty() {
         return Ok(());
@@ -150,6 +156,9 @@ pub fn check_write_allowed(
         reasons.join("; ")
     ))
 }
+
+/// How the "mounted" reason starts, so `allow_mounted_write` can lift exactly that one.
+const MOUNTED_REASON: &str = "it is mounted";
 
 /// Every reason the block device at `path` looks like it holds data or is in use.
 pub fn device_in_use_reasons(path: &Path) -> Vec<String> {
@@ -174,7 +183,7 @@ pub fn device_in_use_reasons(path: &Path) -> Vec<String> {
         reasons.push(format!("it has {} partition(s)", devices.len() - 1));
     }
     if let Some(mount) = mounted_devices(&devices) {
-        reasons.push(format!("it is mounted ({mount})"));
+        reasons.push(format!("{MOUNTED_REASON} ({mount})"));
     }
     if let Ok(entries) = std::fs::read_dir(sys_dir.join("holders")) {
         let holders: Vec<String> = entries

@@ -11,13 +11,19 @@
 use crate::offsets::{FileRegion, MixChooser, OffsetGenerator, OffsetPattern};
 use crate::plan::{engine_choice, TargetPlan, WorkerPlan};
 use crate::safety::describe_io_error;
+use crate::sizes::SizeChooser;
 use crate::{LiveCounters, RunError};
 use diskmeter_engine::{sys, BufferFill, EngineConfig, IoCompletion, IoOp, IoUnit};
 use diskmeter_stats::{CpuUsage, DepthDistribution, DirectionStats, IntervalRecorder, WorkerStats};
-use diskmeter_workload::{Direction, JobSpec};
+use diskmeter_workload::{Direction, JobSpec, RandomDistribution};
 use std::os::fd::RawFd;
-use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::Barrier;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::{Arc, Barrier};
+
+/// `SlotState::direction` of a file sync (0 and 1 are read and write).
+const SYNC: u8 = 2;
+/// `SlotState::direction` of an `end_fsync` sync: like fio, not counted in the sync stats.
+const END_SYNC: u8 = 3;
 
 /// Per-second samples of the series.
 const INTERVAL_NS: u64 = 1_000_000_000;
@@ -57,6 +63,8 @@ pub struct WorkerContext<'a> {
     pub start: &'a Barrier,
     /// Buffer alignment (the devices' logical block size, at least 4 KiB).
     pub buffer_align_bytes: usize,
+    /// Sequential positions shared by every worker of the job (DiskSpd `-si`), one per file.
+    pub shared_positions: Option<Arc<[AtomicU64]>>,
 }
 
 /// What a worker hands back: its statistics and the error that ended it early, if any.
@@ -108,10 +116,13 @@ fn build_engine(ctx: &WorkerContext<'_>) -> Result<Box<dyn diskmeter_engine::IoE
         fds: ctx.targets.iter().map(|(fd, _)| *fd).collect(),
         fixed_buffers: ctx.job.fixedbufs,
         register_files: ctx.job.registerfiles,
-        fill: if ctx.job.zero_buffers {
-            BufferFill::Zero
-        } else {
-            BufferFill::Random
+        fill: match (ctx.job.zero_buffers, ctx.job.buffer_compress_percentage) {
+            (true, _) => BufferFill::Zero,
+            (false, Some(zero_percent)) => BufferFill::Compressible {
+                zero_percent,
+                chunk_bytes: u32::try_from(ctx.job.buffer_compress_chunk_bytes).unwrap_or(u32::MAX),
+            },
+            (false, None) => BufferFill::Random,
         },
         seed: ctx.plan.seed,
     };
@@ -140,18 +151,35 @@ fn io_loop(
             len_bytes: t.region_len_bytes,
         })
         .collect();
-    let pattern = match (job.rw.is_random(), job.norandommap) {
-        (false, _) => OffsetPattern::Sequential,
-        (true, false) => OffsetPattern::RandomMap,
-        (true, true) => OffsetPattern::Uniform,
-    };
-    let grid = match (job.rw.reads(), job.rw.writes()) {
-        (true, true) => job.bs_bytes.read.min(job.bs_bytes.write),
-        (true, false) => job.bs_bytes.read,
-        _ => job.bs_bytes.write,
+    let issues = [job.rw.reads(), job.rw.writes()];
+    // Random offsets fall on `blockalign`, by default the direction's smallest block size.
+    let align = Direction::BOTH.map(|d| {
+        job.blockalign_bytes
+            .get(d)
+            .unwrap_or(job.bs_bounds(d).0)
+            .max(1)
+    });
+    let grid = (0..2)
+        .filter(|&d| issues[d])
+        .map(|d| align[d])
+        .min()
+        .unwrap_or(4096);
+    let no_map = job.norandommap
+        || job.blockalign_bytes.read.is_some()
+        || job.blockalign_bytes.write.is_some();
+    let pattern = match (job.rw.is_random(), job.random_distribution, no_map) {
+        (false, _, _) => OffsetPattern::Sequential,
+        (true, RandomDistribution::Uniform, false) => OffsetPattern::RandomMap,
+        (true, RandomDistribution::Uniform, true) => OffsetPattern::Uniform,
+        (true, skewed, _) => OffsetPattern::Skewed(skewed),
     };
     let mut offsets = OffsetGenerator::new(&regions, pattern, grid, plan.seed)
-        .with_random_percent(job.percentage_random);
+        .with_random_percent(job.percentage_random)
+        .with_offset_modifier(job.rw_offset_modifier);
+    if let Some(shared) = &ctx.shared_positions {
+        offsets = offsets.with_shared_positions(Arc::clone(shared));
+    }
+    let mut sizes = SizeChooser::new(job, plan.seed);
     let mut mix = MixChooser::new(
         if job.rw.is_mixed() {
             job.rwmixread
@@ -163,7 +191,16 @@ fn io_loop(
         plan.seed,
     );
     let rate_period = [plan.rate_period_ns.read, plan.rate_period_ns.write];
-    let issues = [job.rw.reads(), job.rw.writes()];
+    // A bandwidth cap paces each IO by its own size (sizes vary with bsrange/bssplit).
+    let rate_bytes = Direction::BOTH.map(|d| {
+        job.rate_bytes_per_sec
+            .get(d)
+            .filter(|&r| r > 0 && job.rate_iops.get(d).is_none())
+    });
+    let gap_for = |d: usize, len: u64| match rate_bytes[d] {
+        Some(rate) => ((u128::from(len) * 1_000_000_000) / u128::from(rate)).max(1) as u64,
+        None => rate_period[d].unwrap_or(0),
+    };
     let rate_limited = (0..2).any(|d| issues[d] && rate_period[d].is_some());
     // The direction a rate-limited mixed job issues between its limited IOs, if any.
     let free_running = (0..2).find(|&d| issues[d] && rate_period[d].is_none());
@@ -171,7 +208,20 @@ fn io_loop(
         // Best effort: without it sleeps overshoot by the default 50 us slack.
         let _ = sys::set_timer_slack_ns(1);
     }
-    let bs = [job.bs_bytes.read, job.bs_bytes.write];
+    let sync_every = [
+        (job.fsync_every, diskmeter_engine::IoOp::Fsync),
+        (job.fdatasync_every, diskmeter_engine::IoOp::Fdatasync),
+    ];
+    let mut writes_since_sync = [0u32; 2];
+    let mut pending_sync: Option<(diskmeter_engine::IoOp, u32)> = None;
+    let mut end_sync_done = !(job.end_fsync && job.rw.writes());
+    let mut end_sync_next = 0u32;
+    let rate_min = Direction::BOTH.map(|d| {
+        job.rate_min_bytes_per_sec
+            .get(d)
+            .filter(|_| issues[d.index()])
+    });
+    let mut rate_window_bytes = [0u64; 2];
 
     let mut slots = vec![SlotState::default(); depth];
     let mut free: Vec<u32> = (0..depth as u32).rev().collect();
@@ -179,7 +229,22 @@ fn io_loop(
     let mut just_queued: Vec<u32> = Vec::with_capacity(batch);
     let mut in_flight = 0usize;
     let mut issued_bytes = 0u64;
-    let scramble = !job.zero_buffers;
+    let scramble = !job.zero_buffers && job.buffer_compress_percentage != Some(100);
+    // Stamp each sector; in a compressible buffer only the random head of each chunk, so
+    // the stamps do not eat into the zeros.
+    let (stamp_every, stamp_len) = match job.buffer_compress_percentage {
+        Some(percent) => {
+            let chunk = match job.buffer_compress_chunk_bytes {
+                0 => job.max_bs_bytes(),
+                n => n,
+            } as usize;
+            (
+                chunk.max(1),
+                BufferFill::random_prefix_bytes(percent, chunk).min(8),
+            )
+        }
+        None => (512, 8),
+    };
     let mut writes_issued = 0u64;
     let io_limit = plan.io_limit_bytes.unwrap_or(u64::MAX);
 
@@ -192,7 +257,15 @@ fn io_loop(
     }
     let t0 = sys::monotonic_ns();
     let measure_start = t0 + job.ramp_time_ns;
-    let deadline = plan.runtime_ns.map(|r| measure_start.saturating_add(r));
+    // The measured period ends at `measure_end`; DiskSpd's cool-down keeps the load on after
+    // it, uncounted, until `deadline`.
+    let measure_end = plan
+        .runtime_ns
+        .map_or(u64::MAX, |r| measure_start.saturating_add(r));
+    let deadline = plan
+        .runtime_ns
+        .map(|_| measure_end.saturating_add(job.cooldown_ns));
+    let mut rate_window_start = measure_start;
     let mut next_intended = [t0; 2];
     let mut arrivals = PoissonGaps::new(plan.seed);
     let mut measuring = job.ramp_time_ns == 0;
@@ -210,6 +283,31 @@ fn io_loop(
         if !measuring && now >= measure_start {
             measuring = true;
             cpu_start = sys::thread_cpu_usage();
+            rate_window_start = now;
+        }
+        if measuring && failure.is_none() && now >= rate_window_start + job.rate_cycle_ns {
+            let window_ns = now - rate_window_start;
+            for d in 0..2 {
+                if let Some(min) = rate_min[d] {
+                    let got = rate_window_bytes[d] as u128 * 1_000_000_000 / window_ns as u128;
+                    if got < u128::from(min) && now < measure_end {
+                        failure = Some(RunError::Job {
+                            job: job.name.clone(),
+                            message: format!(
+                                "rate_min not met: {} {} over the last {} ms, below the minimum {} \
+                                 (fio ends such a job too)",
+                                if d == 0 { "reads moved" } else { "writes moved" },
+                                diskmeter_units::format_rate_binary(got as f64),
+                                window_ns / 1_000_000,
+                                diskmeter_units::format_rate_binary(min as f64),
+                            ),
+                        });
+                        stopping = true;
+                    }
+                }
+            }
+            rate_window_bytes = [0; 2];
+            rate_window_start = now;
         }
         if !stopping
             && (ctx.stop.load(Ordering::Relaxed)
@@ -223,8 +321,22 @@ fn io_loop(
         just_queued.clear();
         if !stopping {
             while just_queued.len() < batch && !free.is_empty() && issued_bytes < io_limit {
-                let (direction, intended) = if !rate_limited {
-                    (if mix.next_is_read() { 0 } else { 1 }, now)
+                if let Some((op, file)) = pending_sync {
+                    // A sync covers the writes before it: wait until they have completed,
+                    // then issue it alone.
+                    if in_flight + just_queued.len() > 0 {
+                        break;
+                    }
+                    let slot = free.pop().unwrap_or_default();
+                    queue_sync(engine, &mut slots, (slot, SYNC), op, file, now)
+                        .map_err(|e| engine_error(job, e))?;
+                    just_queued.push(slot);
+                    pending_sync = None;
+                    break;
+                }
+                let (direction, intended, len) = if !rate_limited {
+                    let direction = if mix.next_is_read() { 0 } else { 1 };
+                    (direction, now, sizes.next(direction))
                 } else {
                     // Each limited direction keeps its own schedule (so rates, not rwmixread,
                     // set the mix); an unlimited direction fills the time between.
@@ -234,16 +346,17 @@ fn io_loop(
                     match (earliest, free_running) {
                         (Some(d), _) if next_intended[d] <= now => {
                             let due = next_intended[d];
-                            let period = rate_period[d].unwrap_or(0);
+                            let len = sizes.next(d);
+                            let period = gap_for(d, len);
                             next_intended[d] = due
                                 + if job.rate_poisson {
                                     arrivals.exponential_gap(period)
                                 } else {
                                     period
                                 };
-                            (d, due)
+                            (d, due, len)
                         }
-                        (_, Some(d)) => (d, now),
+                        (_, Some(d)) => (d, now, sizes.next(d)),
                         (Some(d), None) => {
                             wake_at = Some(next_intended[d]);
                             break;
@@ -253,18 +366,29 @@ fn io_loop(
                 };
                 // Like fio, the last IO is whole even if it passes the limit: a cut IO could
                 // break O_DIRECT alignment.
-                let len = bs[direction];
-                let (file, offset) = offsets.next(len);
+                let (file, offset) = offsets.next(len, align[direction]);
                 let slot = free.pop().unwrap_or_default();
                 if direction == 1 && scramble {
-                    // Like fio's scramble_buffers: every written 512-byte sector is unique, so
-                    // deduplicating storage cannot make writes look cheaper than they are.
+                    // Like fio's scramble_buffers: every written 512-byte sector (every chunk
+                    // of a compressible buffer) is unique, so deduplicating storage cannot
+                    // make writes look cheaper than they are.
                     let stamp = (writes_issued ^ plan.seed).to_le_bytes();
                     writes_issued += 1;
                     let buffer = engine.buffer_mut(slot);
-                    for sector in buffer[..len as usize].chunks_mut(512) {
-                        let n = sector.len().min(8);
+                    for sector in buffer[..len as usize].chunks_mut(stamp_every) {
+                        let n = sector.len().min(stamp_len);
                         sector[..n].copy_from_slice(&stamp[..n]);
+                    }
+                }
+                if direction == 1 {
+                    for (k, &(every, op)) in sync_every.iter().enumerate() {
+                        if every > 0 {
+                            writes_since_sync[k] += 1;
+                            if writes_since_sync[k] >= every {
+                                writes_since_sync[k] = 0;
+                                pending_sync = Some((op, file));
+                            }
+                        }
                     }
                 }
                 slots[slot as usize] = SlotState {
@@ -310,6 +434,22 @@ fn io_loop(
         }
         let pending = if stopping { 0 } else { just_queued.len() };
         if in_flight + pending == 0 {
+            let interrupted = ctx.stop.load(Ordering::Relaxed) || ctx.abort.load(Ordering::Relaxed);
+            if stopping && failure.is_none() && !end_sync_done && !interrupted {
+                // fio's end_fsync: each file once the job's writes have all completed.
+                let file = end_sync_next;
+                end_sync_next += 1;
+                end_sync_done = end_sync_next as usize >= ctx.targets.len();
+                let slot = free.pop().unwrap_or_default();
+                let op = diskmeter_engine::IoOp::Fsync;
+                let now = sys::monotonic_ns();
+                queue_sync(engine, &mut slots, (slot, END_SYNC), op, file, now)
+                    .map_err(|e| engine_error(job, e))?;
+                engine.commit().map_err(|e| engine_error(job, e))?;
+                mark_submitted(&mut slots, &[slot], sys::monotonic_ns());
+                in_flight += 1;
+                continue;
+            }
             if stopping || failure.is_some() {
                 break;
             }
@@ -352,6 +492,24 @@ fn io_loop(
             let slot = slots[completion.slot as usize];
             free.push(completion.slot);
             in_flight -= 1;
+            if slot.direction >= SYNC {
+                if completion.result < 0 {
+                    if failure.is_none() {
+                        failure = Some(io_failure(ctx, &slot, completion.result));
+                    }
+                    stopping = true;
+                } else if slot.direction == SYNC && slot.issue_ns >= measure_start {
+                    stats.sync.record(done.saturating_sub(slot.issue_ns));
+                }
+                continue;
+            }
+            let full = -completion.result == i64::from(libc::ENOSPC)
+                || -completion.result == i64::from(libc::EDQUOT);
+            if completion.result < 0 && job.fill_device && full {
+                // fill_device ends here: the filesystem is full, as asked.
+                stopping = true;
+                continue;
+            }
             if completion.result < 0 {
                 if slot.issue_ns >= measure_start {
                     let stats = if slot.direction == 0 {
@@ -367,11 +525,12 @@ fn io_loop(
                 stopping = true;
                 continue;
             }
-            if slot.issue_ns < measure_start {
+            if slot.issue_ns < measure_start || slot.issue_ns >= measure_end {
                 continue;
             }
             let bytes = completion.result as u64;
             let direction = slot.direction as usize;
+            rate_window_bytes[direction] += bytes;
             let stats = if direction == 0 {
                 &mut read_stats
             } else {
@@ -410,7 +569,7 @@ fn io_loop(
     }
     let end = sys::monotonic_ns();
     let cpu_end = sys::thread_cpu_usage();
-    let runtime_ns = end.saturating_sub(measure_start.min(end));
+    let runtime_ns = end.min(measure_end).saturating_sub(measure_start.min(end));
     stats.read = read_stats;
     stats.write = write_stats;
     stats.series = series.finish(runtime_ns);
@@ -430,6 +589,33 @@ fn io_loop(
         Some(error) => Err(error),
         None => Ok(()),
     }
+}
+
+/// Queues a file sync (fsync or fdatasync) of `file` in `slot`.
+fn queue_sync(
+    engine: &mut dyn diskmeter_engine::IoEngine,
+    slots: &mut [SlotState],
+    (slot, kind): (u32, u8),
+    op: IoOp,
+    file: u32,
+    now: u64,
+) -> Result<(), diskmeter_engine::EngineError> {
+    slots[slot as usize] = SlotState {
+        direction: kind,
+        len_bytes: 0,
+        offset_bytes: 0,
+        file,
+        intended_ns: now,
+        issue_ns: now,
+        submit_ns: now,
+    };
+    engine.queue(IoUnit {
+        op,
+        file,
+        offset_bytes: 0,
+        len_bytes: 0,
+        slot,
+    })
 }
 
 fn mark_submitted(slots: &mut [SlotState], queued: &[u32], submitted_ns: u64) {
@@ -453,17 +639,22 @@ fn engine_error(job: &JobSpec, error: diskmeter_engine::EngineError) -> RunError
 }
 
 fn io_failure(ctx: &WorkerContext<'_>, slot: &SlotState, result: i64) -> RunError {
-    let direction = if slot.direction == 0 {
-        Direction::Read
-    } else {
-        Direction::Write
-    };
     let path = ctx
         .targets
         .get(slot.file as usize)
         .map(|(_, t)| t.path.display().to_string())
         .unwrap_or_default();
     let error = std::io::Error::from_raw_os_error((-result) as i32);
+    let direction = match slot.direction {
+        0 => Direction::Read,
+        1 => Direction::Write,
+        _ => {
+            return RunError::Job {
+                job: ctx.job.name.clone(),
+                message: format!("syncing {path} failed: {}", describe_io_error(&error)),
+            }
+        }
+    };
     RunError::Job {
         job: ctx.job.name.clone(),
         message: format!(

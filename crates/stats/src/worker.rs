@@ -101,6 +101,9 @@ pub struct WorkerStats {
     pub cpu: CpuUsage,
     /// Measured time, ns, ramp excluded; the longest worker's for merged stats.
     pub runtime_ns: u64,
+    /// Latency of the file syncs (fio `fsync`, `fdatasync`, `end_fsync`); its count is the
+    /// number of syncs.
+    pub sync: LatencyHistogram,
 }
 
 impl WorkerStats {
@@ -137,6 +140,7 @@ impl WorkerStats {
         self.depth.merge(&other.depth);
         self.cpu.add(&other.cpu);
         self.runtime_ns = self.runtime_ns.max(other.runtime_ns);
+        self.sync.merge(&other.sync);
     }
 }
 

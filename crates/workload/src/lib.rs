@@ -15,6 +15,7 @@ mod apply;
 mod describe;
 mod jobs;
 pub mod options;
+pub mod patterns;
 pub mod spec;
 mod validate;
 
@@ -23,6 +24,7 @@ pub use describe::{describe, ALWAYS_DESCRIBED};
 pub use diskmeter_units::KbBase;
 pub use jobs::jobs_from_options;
 pub use options::{find_option, nearest, suggest_option, OptionDef, OptionKind, OPTIONS};
+pub use patterns::{BlockSizeShare, BlockSizeSpread, RandomDistribution};
 pub use spec::{
     Direction, EngineKind, JobSpec, PerDirection, RwMode, SyncMode, DEFAULT_PERCENTILES,
 };

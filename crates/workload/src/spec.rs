@@ -4,6 +4,7 @@
 //! job files later), checked by [`crate::validate`], and resolved by the runner into a plan.
 //! Field names follow fio's option names so a user can map one onto the other.
 
+use crate::patterns::{BlockSizeSpread, RandomDistribution};
 use diskmeter_units::KbBase;
 use serde::{Deserialize, Serialize};
 use std::path::PathBuf;
@@ -67,6 +68,14 @@ impl<T: Copy> PerDirection<T> {
 }
 
 impl<T> PerDirection<T> {
+    /// Borrows the value for `direction` (for values that are not `Copy`).
+    pub fn get_ref(&self, direction: Direction) -> &T {
+        match direction {
+            Direction::Read => &self.read,
+            Direction::Write => &self.write,
+        }
+    }
+
     /// Mutable access to the value for `direction`.
     pub fn get_mut(&mut self, direction: Direction) -> &mut T {
         match direction {
@@ -311,6 +320,67 @@ pub struct JobSpec {
     pub zero_buffers: bool,
     /// Percentiles to report, in percent (fio `percentile_list=`).
     pub percentile_list: Vec<f64>,
+    /// How IO sizes vary per direction (fio `bsrange`, `bssplit`); `Fixed` = `bs_bytes`.
+    #[serde(default)]
+    pub bs_spread: PerDirection<BlockSizeSpread>,
+    /// Sizes from a range need not be multiples of its minimum (fio `blocksize_unaligned`).
+    #[serde(default)]
+    pub blocksize_unaligned: bool,
+    /// Random offsets fall on multiples of this, per direction (fio `blockalign`); `None` =
+    /// the direction's smallest block size.
+    #[serde(default)]
+    pub blockalign_bytes: PerDirection<Option<u64>>,
+    /// fio's `rw=...:N` suffix: a random job takes a new random offset every N IOs
+    /// (sequential in between); a sequential job skips N bytes after each IO. 0 = none.
+    #[serde(default)]
+    pub rw_offset_modifier: u64,
+    /// How random offsets are spread (fio `random_distribution`).
+    #[serde(default)]
+    pub random_distribution: RandomDistribution,
+    /// fsync(2) the file after every N writes (fio `fsync`); 0 = never.
+    #[serde(default)]
+    pub fsync_every: u32,
+    /// fdatasync(2) the file after every N writes (fio `fdatasync`); 0 = never.
+    #[serde(default)]
+    pub fdatasync_every: u32,
+    /// fsync(2) every file when a writing job ends (fio `end_fsync`).
+    #[serde(default)]
+    pub end_fsync: bool,
+    /// The job fails if a direction's bandwidth over a `rate_cycle` falls below this, bytes
+    /// per second (fio `rate_min`).
+    #[serde(default)]
+    pub rate_min_bytes_per_sec: PerDirection<Option<u64>>,
+    /// The window `rate_min` is checked over, ns (fio `rate_cycle`, 1000 ms).
+    #[serde(default = "default_rate_cycle_ns")]
+    pub rate_cycle_ns: u64,
+    /// Size of each file diskmeter creates, or a range to draw each file's size from
+    /// (fio `filesize`); then `size` only bounds the IO done.
+    #[serde(default)]
+    pub filesize_bytes: Option<(u64, u64)>,
+    /// Create the job's files when it starts instead of before the run (fio `create_on_open`).
+    #[serde(default)]
+    pub create_on_open: bool,
+    /// Write buffers compress to about this share: each chunk is random data then zeros
+    /// (fio `buffer_compress_percentage`).
+    #[serde(default)]
+    pub buffer_compress_percentage: Option<u8>,
+    /// The chunk `buffer_compress_percentage` repeats over, bytes (fio `buffer_compress_chunk`,
+    /// 512; 0 = the whole block).
+    #[serde(default = "default_compress_chunk")]
+    pub buffer_compress_chunk_bytes: u64,
+    /// Write until the filesystem is full; ENOSPC ends the job normally (fio `fill_device`).
+    #[serde(default)]
+    pub fill_device: bool,
+    /// Allow writes to a mounted device (fio `allow_mounted_write`); diskmeter still asks for
+    /// `--allow-destroy` before overwriting a filesystem signature.
+    #[serde(default)]
+    pub allow_mounted_write: bool,
+    /// Keep the load running this long after the measured period, not counted (DiskSpd `-C`).
+    #[serde(default)]
+    pub cooldown_ns: u64,
+    /// All clones of the job share one sequential position (DiskSpd `-si`).
+    #[serde(default)]
+    pub shared_sequential: bool,
     /// How unit prefixes in this job's later size and count options are read (fio `kb_base=`):
     /// `k` = 1024 by default, 1000 with `kb_base=1000`. Kept so job copies parse alike.
     #[serde(default)]
@@ -372,6 +442,24 @@ impl Default for JobSpec {
             zero_buffers: false,
             percentile_list: DEFAULT_PERCENTILES.to_vec(),
             kb_base: KbBase::Binary,
+            bs_spread: PerDirection::default(),
+            blocksize_unaligned: false,
+            blockalign_bytes: PerDirection::default(),
+            rw_offset_modifier: 0,
+            random_distribution: RandomDistribution::Uniform,
+            fsync_every: 0,
+            fdatasync_every: 0,
+            end_fsync: false,
+            rate_min_bytes_per_sec: PerDirection::default(),
+            rate_cycle_ns: default_rate_cycle_ns(),
+            filesize_bytes: None,
+            create_on_open: false,
+            buffer_compress_percentage: None,
+            buffer_compress_chunk_bytes: default_compress_chunk(),
+            fill_device: false,
+            allow_mounted_write: false,
+            cooldown_ns: 0,
+            shared_sequential: false,
         }
     }
 }
@@ -392,15 +480,35 @@ impl JobSpec {
         }
     }
 
+    /// The smallest and largest block size of `direction` (from `bs`, `bsrange` or `bssplit`).
+    pub fn bs_bounds(&self, direction: Direction) -> (u64, u64) {
+        self.bs_spread
+            .get_ref(direction)
+            .bounds(self.bs_bytes.get(direction))
+    }
+
     /// The largest block size the job uses in any direction it issues.
     pub fn max_bs_bytes(&self) -> u64 {
         let mut max = 0;
         if self.rw.reads() {
-            max = max.max(self.bs_bytes.read);
+            max = max.max(self.bs_bounds(Direction::Read).1);
         }
         if self.rw.writes() {
-            max = max.max(self.bs_bytes.write);
+            max = max.max(self.bs_bounds(Direction::Write).1);
         }
         max
     }
+
+    /// Whether the job issues syncs (fsync, fdatasync or end_fsync) that the stats count.
+    pub fn syncs(&self) -> bool {
+        self.rw.writes() && (self.fsync_every > 0 || self.fdatasync_every > 0 || self.end_fsync)
+    }
+}
+
+fn default_rate_cycle_ns() -> u64 {
+    1_000_000_000
+}
+
+fn default_compress_chunk() -> u64 {
+    512
 }

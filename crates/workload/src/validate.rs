@@ -5,7 +5,7 @@
 //! job files or from other tools' command lines all get them.
 
 use crate::options::find_option;
-use crate::{Direction, EngineKind, JobSpec};
+use crate::{BlockSizeSpread, Direction, EngineKind, JobSpec};
 use diskmeter_units::{format_size_suffix, MAX_CPU};
 use thiserror::Error;
 
@@ -103,6 +103,7 @@ pub fn validate(spec: &JobSpec) -> Vec<ValidationError> {
             );
         }
     }
+    validate_pattern(spec, &mut fail);
     if spec.iodepth == 0 || spec.iodepth > MAX_IODEPTH {
         fail("iodepth", format!("must be between 1 and {MAX_IODEPTH}"));
     }
@@ -186,6 +187,68 @@ pub fn validate(spec: &JobSpec) -> Vec<ValidationError> {
         );
     }
     errors
+}
+
+/// The rules of the pattern options (sizes from bsrange/bssplit, alignment, fill_device).
+fn validate_pattern(spec: &JobSpec, fail: &mut impl FnMut(&'static str, String)) {
+    for direction in issued(spec) {
+        let name = direction.as_str();
+        let spread = spec.bs_spread.get_ref(direction);
+        let option = match spread {
+            BlockSizeSpread::Fixed => "bs",
+            BlockSizeSpread::Range { .. } => "bsrange",
+            BlockSizeSpread::Split(_) => "bssplit",
+        };
+        let sizes: Vec<u64> = match spread {
+            BlockSizeSpread::Fixed => Vec::new(),
+            BlockSizeSpread::Range {
+                min_bytes,
+                max_bytes,
+            } => vec![*min_bytes, *max_bytes],
+            BlockSizeSpread::Split(shares) => shares.iter().map(|s| s.bytes).collect(),
+        };
+        if sizes.contains(&0) {
+            fail(option, format!("a {name} block size of 0 bytes"));
+        }
+        if spec.direct && sizes.iter().any(|bytes| bytes % DIRECT_ALIGNMENT != 0) {
+            fail(
+                option,
+                format!(
+                    "every {name} block size must be a multiple of {DIRECT_ALIGNMENT} with direct=1"
+                ),
+            );
+        }
+        if let Some(align) = spec.blockalign_bytes.get(direction) {
+            if spec.direct && align % DIRECT_ALIGNMENT != 0 {
+                fail(
+                    "blockalign",
+                    format!("direct=1 needs {name} offsets on multiples of {DIRECT_ALIGNMENT}"),
+                );
+            }
+        }
+    }
+    if spec.blocksize_unaligned && spec.direct {
+        fail(
+            "blocksize_unaligned",
+            "sizes of any byte count cannot be read or written with direct=1 (O_DIRECT needs \
+             sector multiples); drop one of them"
+                .to_string(),
+        );
+    }
+    if spec.fill_device && spec.rw.reads() {
+        fail(
+            "fill_device",
+            "diskmeter fills a filesystem with writes only; use rw=write (then read the \
+             files in a later job)"
+                .to_string(),
+        );
+    }
+    if spec.fill_device && spec.time_based {
+        fail(
+            "fill_device",
+            "a job that fills the filesystem ends at ENOSPC; drop time_based".to_string(),
+        );
+    }
 }
 
 /// The directions the job issues IO in.

@@ -6,7 +6,7 @@
 //! same job, which `describe` relies on.
 
 use super::value::{Pair, Value};
-use crate::{EngineKind, JobSpec, PerDirection, RwMode, SyncMode};
+use crate::{BlockSizeSpread, EngineKind, JobSpec, PerDirection, SyncMode};
 use diskmeter_units::{format_cpu_list, format_size_suffix, format_time_suffix, KbBase};
 use std::path::PathBuf;
 
@@ -17,25 +17,25 @@ pub(crate) const MAX_PERCENTILES: usize = 20;
 
 /// The reason returned when the table pairs an option with a setter of another kind; the
 /// per-option tests make sure no row does.
-fn mismatch(value: &Value) -> String {
+pub(super) fn mismatch(value: &Value) -> String {
     format!("internal error: unexpected value {value:?} for this option")
 }
 
-fn flag(value: Value) -> Result<bool, String> {
+pub(super) fn flag(value: Value) -> Result<bool, String> {
     match value {
         Value::Flag(flag) => Ok(flag),
         other => Err(mismatch(&other)),
     }
 }
 
-fn number(value: Value) -> Result<u64, String> {
+pub(super) fn number(value: Value) -> Result<u64, String> {
     match value {
         Value::Number(number) => Ok(number),
         other => Err(mismatch(&other)),
     }
 }
 
-fn count(value: Value) -> Result<u32, String> {
+pub(super) fn count(value: Value) -> Result<u32, String> {
     let number = number(value)?;
     u32::try_from(number).map_err(|_| format!("must be at most {}", u32::MAX))
 }
@@ -47,7 +47,7 @@ fn nanos(value: Value) -> Result<u64, String> {
     }
 }
 
-fn text(value: Value) -> Result<String, String> {
+pub(super) fn text(value: Value) -> Result<String, String> {
     match value {
         Value::Text(text) => Ok(text),
         other => Err(mismatch(&other)),
@@ -61,14 +61,14 @@ fn choice(value: Value) -> Result<&'static str, String> {
     }
 }
 
-fn pair(value: Value) -> Result<Pair, String> {
+pub(super) fn pair(value: Value) -> Result<Pair, String> {
     match value {
         Value::Pair(pair) => Ok(pair),
         other => Err(mismatch(&other)),
     }
 }
 
-fn whole_percent(value: Value) -> Result<u8, String> {
+pub(super) fn whole_percent(value: Value) -> Result<u8, String> {
     match value {
         Value::Percent(percent) if percent.fract() == 0.0 && (0.0..=100.0).contains(&percent) => {
             Ok(percent as u8)
@@ -250,16 +250,6 @@ pub(crate) fn show_offset_increment(spec: &JobSpec) -> Option<String> {
     ))
 }
 
-pub(crate) fn set_rw(spec: &mut JobSpec, value: Value) -> Result<(), String> {
-    let choice = choice(value)?;
-    spec.rw = RwMode::parse(choice).ok_or_else(|| mismatch(&Value::Choice(choice)))?;
-    Ok(())
-}
-
-pub(crate) fn show_rw(spec: &JobSpec) -> Option<String> {
-    Some(spec.rw.as_str().to_string())
-}
-
 pub(crate) fn set_rwmixread(spec: &mut JobSpec, value: Value) -> Result<(), String> {
     spec.rwmixread = whole_percent(value)?;
     Ok(())
@@ -285,11 +275,14 @@ pub(crate) fn show_rwmixread(spec: &JobSpec) -> Option<String> {
 
 pub(crate) fn set_bs(spec: &mut JobSpec, value: Value) -> Result<(), String> {
     let pair = pair(value)?;
+    // Like fio, a later bs replaces an earlier bsrange or bssplit for that direction.
     if let Some(read) = pair.read {
         spec.bs_bytes.read = read;
+        spec.bs_spread.read = BlockSizeSpread::Fixed;
     }
     if let Some(write) = pair.write {
         spec.bs_bytes.write = write;
+        spec.bs_spread.write = BlockSizeSpread::Fixed;
     }
     Ok(())
 }
@@ -405,7 +398,7 @@ pub(crate) fn show_ioengine(spec: &JobSpec) -> Option<String> {
 }
 
 /// Stores a rate pair; fio reads 0 as "no cap".
-fn set_cap(target: &mut PerDirection<Option<u64>>, pair: Pair) {
+pub(super) fn set_cap(target: &mut PerDirection<Option<u64>>, pair: Pair) {
     if let Some(read) = pair.read {
         target.read = (read > 0).then_some(read);
     }
@@ -632,12 +625,12 @@ pub(crate) fn show_percentile_list(spec: &JobSpec) -> Option<String> {
 
 // ---- printing helpers ----------------------------------------------------------------------
 
-fn show_flag(flag: bool) -> String {
+pub(super) fn show_flag(flag: bool) -> String {
     if flag { "1" } else { "0" }.to_string()
 }
 
 /// `v` when both directions agree, else `r,w`; a missing side prints as `0`.
-fn show_pair(pair: PerDirection<Option<u64>>, format: impl Fn(u64) -> String) -> String {
+pub(super) fn show_pair(pair: PerDirection<Option<u64>>, format: impl Fn(u64) -> String) -> String {
     let side = |value: Option<u64>| value.map_or_else(|| "0".to_string(), &format);
     if pair.read == pair.write {
         side(pair.read)
@@ -647,7 +640,10 @@ fn show_pair(pair: PerDirection<Option<u64>>, format: impl Fn(u64) -> String) ->
 }
 
 /// A cap pair, or `None` when neither direction is capped.
-fn show_cap(cap: PerDirection<Option<u64>>, format: impl Fn(u64) -> String) -> Option<String> {
+pub(super) fn show_cap(
+    cap: PerDirection<Option<u64>>,
+    format: impl Fn(u64) -> String,
+) -> Option<String> {
     if cap.read.is_none() && cap.write.is_none() {
         return None;
     }

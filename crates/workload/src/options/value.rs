@@ -103,8 +103,8 @@ fn parse_pair(
     // its author meant fio's bsrange; refuse instead of guessing.
     if body.contains(':') || body.char_indices().any(|(i, c)| c == '-' && i > 0) {
         return Err(ValueError::Invalid(
-            "separate the read and write values with ',' (e.g. 4k,64k); ranges such as \
-             fio's bsrange=4k-64k are not supported"
+            "separate the read and write values with ',' (e.g. 4k,64k); for a range of sizes \
+             use bsrange=4k-64k"
                 .to_string(),
         ));
     }
@@ -146,7 +146,10 @@ fn parse_pair(
 }
 
 /// `text` when it is one of `choices`, else a reason listing them and the nearest one.
-fn parse_choice(text: &str, choices: &'static [&'static str]) -> Result<&'static str, ValueError> {
+pub(super) fn parse_choice(
+    text: &str,
+    choices: &'static [&'static str],
+) -> Result<&'static str, ValueError> {
     if let Some(choice) = choices.iter().find(|choice| **choice == text) {
         return Ok(choice);
     }

@@ -1,0 +1,266 @@
+//! Skewed random block choice for fio's `random_distribution`: Zipf, Pareto and normal.
+//!
+//! The methods are the ones fio's HOWTO and its `t/genzipf` tool describe:
+//! - Zipf: Gray et al., "Quickly generating billion-record synthetic databases" (SIGMOD 1994):
+//!   a rank from one uniform draw, after computing the generalised harmonic number
+//!   zeta(n, theta) once (over at most 10 million ranks, as fio caps it).
+//! - Pareto: rank = (n - 1) x u^(ln h / ln(1 - h)), so that h = 0.2 sends ~80 % of the IOs to
+//!   the hottest 20 % of the blocks.
+//! - Normal: Box-Muller around `center` with a standard deviation of `deviation %` of the
+//!   blocks, wrapped into the region.
+//!
+//! Zipf and Pareto ranks are hot-first; without a center they are scattered over the region
+//! by a keyed bijection (fio hashes them too), with one the hottest block sits at that share
+//! of the region and the next ones follow it.
+
+use diskmeter_workload::RandomDistribution;
+use rand_xoshiro::rand_core::{RngCore, SeedableRng};
+use rand_xoshiro::Xoshiro256PlusPlus;
+
+/// fio's `ZIPF_MAX_GEN`: zeta(n) is summed over at most this many ranks.
+const ZIPF_MAX_GEN: u64 = 10_000_000;
+
+/// Draws block numbers in `0..n` from a skewed distribution.
+#[derive(Debug, Clone)]
+pub struct SkewSampler {
+    n: u64,
+    kind: Kind,
+    /// `Some(first block)` when a center was given; `None` scatters ranks.
+    center_block: Option<u64>,
+    scatter_key: u64,
+    rng: Xoshiro256PlusPlus,
+}
+
+#[derive(Debug, Clone)]
+enum Kind {
+    Uniform,
+    Zipf {
+        theta: f64,
+        alpha: f64,
+        zetan: f64,
+        eta: f64,
+    },
+    Pareto {
+        power: f64,
+    },
+    Normal {
+        mean: f64,
+        deviation: f64,
+    },
+}
+
+impl SkewSampler {
+    /// A sampler over `n` blocks.
+    pub fn new(distribution: RandomDistribution, n: u64, seed: u64) -> Self {
+        let n = n.max(1);
+        let (kind, center) = match distribution {
+            RandomDistribution::Uniform => (Kind::Uniform, None),
+            RandomDistribution::Zipf { theta, center } => {
+                let zetan = zeta(n.min(ZIPF_MAX_GEN), theta);
+                let zeta2 = zeta(2, theta);
+                let eta = (1.0 - (2.0 / n as f64).powf(1.0 - theta)) / (1.0 - zeta2 / zetan);
+                (
+                    Kind::Zipf {
+                        theta,
+                        alpha: 1.0 / (1.0 - theta),
+                        zetan,
+                        eta,
+                    },
+                    center,
+                )
+            }
+            RandomDistribution::Pareto { h, center } => (
+                Kind::Pareto {
+                    power: h.ln() / (1.0 - h).ln(),
+                },
+                center,
+            ),
+            RandomDistribution::Normal {
+                deviation_percent,
+                center,
+            } => (
+                Kind::Normal {
+                    mean: center * n as f64,
+                    deviation: deviation_percent / 100.0 * n as f64,
+                },
+                None,
+            ),
+        };
+        let mut rng = Xoshiro256PlusPlus::seed_from_u64(seed ^ 0x6a09_e667_f3bc_c909);
+        SkewSampler {
+            n,
+            kind,
+            center_block: center.map(|c| ((c * n as f64) as u64).min(n - 1)),
+            scatter_key: rng.next_u64(),
+            rng,
+        }
+    }
+
+    /// A uniform draw in (0, 1].
+    fn unit(&mut self) -> f64 {
+        ((self.rng.next_u64() >> 11) + 1) as f64 / (1u64 << 53) as f64
+    }
+
+    /// The next block.
+    pub fn next_block(&mut self) -> u64 {
+        let n = self.n;
+        let rank = match self.kind.clone() {
+            Kind::Uniform => return ((self.rng.next_u64() as u128 * n as u128) >> 64) as u64,
+            Kind::Normal { mean, deviation } => {
+                let (u1, u2) = (self.unit(), self.unit());
+                let z = (-2.0 * u1.ln()).sqrt() * (std::f64::consts::TAU * u2).cos();
+                let x = (mean + z * deviation).floor() as i64;
+                return x.rem_euclid(n as i64) as u64;
+            }
+            Kind::Zipf {
+                theta,
+                alpha,
+                zetan,
+                eta,
+            } => {
+                let u = self.unit();
+                let uz = u * zetan;
+                let rank = if uz < 1.0 {
+                    0
+                } else if uz < 1.0 + 0.5f64.powf(theta) {
+                    1
+                } else {
+                    (n as f64 * (eta * u - eta + 1.0).powf(alpha)) as u64
+                };
+                rank.min(n - 1)
+            }
+            Kind::Pareto { power } => {
+                let u = self.unit();
+                (((n - 1) as f64) * u.powf(power)) as u64
+            }
+        };
+        match self.center_block {
+            Some(first) => (first + rank) % n,
+            None => scatter(rank, n, self.scatter_key),
+        }
+    }
+}
+
+/// zeta(n, theta) = sum over i = 1..=n of 1 / i^theta.
+fn zeta(n: u64, theta: f64) -> f64 {
+    (1..=n).map(|i| (i as f64).powf(-theta)).sum()
+}
+
+/// Spreads ranks over `0..n` one-to-one: a keyed bijection on the next power of two, walked
+/// until it lands inside `0..n` (cycle walking), so no two ranks share a block.
+fn scatter(rank: u64, n: u64, key: u64) -> u64 {
+    let bits = (64 - (n.max(2) - 1).leading_zeros()).max(2);
+    let mask = if bits >= 64 {
+        u64::MAX
+    } else {
+        (1u64 << bits) - 1
+    };
+    let half = bits / 2;
+    let mut x = rank;
+    loop {
+        x = (x ^ key) & mask;
+        x ^= x >> half;
+        x = x.wrapping_mul(key | 1) & mask;
+        x ^= x >> half;
+        if x < n {
+            return x;
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Share of all draws that land on the hottest `top` share of the blocks.
+    fn hot_share(distribution: RandomDistribution, n: u64, top: f64) -> f64 {
+        let mut sampler = SkewSampler::new(distribution, n, 11);
+        let mut hits = vec![0u64; n as usize];
+        let draws = 400_000;
+        for _ in 0..draws {
+            hits[sampler.next_block() as usize] += 1;
+        }
+        hits.sort_unstable_by(|a, b| b.cmp(a));
+        let k = (n as f64 * top) as usize;
+        hits[..k].iter().sum::<u64>() as f64 / draws as f64
+    }
+
+    #[test]
+    fn pareto_0_2_is_the_80_20_rule() {
+        let share = hot_share(
+            RandomDistribution::Pareto {
+                h: 0.2,
+                center: None,
+            },
+            10_000,
+            0.2,
+        );
+        assert!((share - 0.8).abs() < 0.02, "{share}");
+    }
+
+    #[test]
+    fn zipf_matches_its_probability_law() {
+        // P(rank <= k) = zeta(k) / zeta(n): the share of the hottest 1% of 10,000 blocks.
+        let theta = 1.2;
+        let expected = zeta(100, theta) / zeta(10_000, theta);
+        let share = hot_share(
+            RandomDistribution::Zipf {
+                theta,
+                center: None,
+            },
+            10_000,
+            0.01,
+        );
+        assert!((share - expected).abs() < 0.03, "{share} vs {expected}");
+        let uniform = hot_share(RandomDistribution::Uniform, 10_000, 0.01);
+        assert!(uniform < 0.02, "{uniform}");
+    }
+
+    #[test]
+    fn normal_keeps_68_percent_within_one_deviation_of_its_center() {
+        let n = 10_000u64;
+        let mut sampler = SkewSampler::new(
+            RandomDistribution::Normal {
+                deviation_percent: 5.0,
+                center: 0.25,
+            },
+            n,
+            3,
+        );
+        let inside = (0..100_000)
+            .filter(|_| (2000..3000).contains(&sampler.next_block()))
+            .count();
+        assert!((inside as f64 / 100_000.0 - 0.683).abs() < 0.01, "{inside}");
+    }
+
+    #[test]
+    fn a_center_puts_the_hottest_block_there() {
+        let n = 1000;
+        let mut sampler = SkewSampler::new(
+            RandomDistribution::Zipf {
+                theta: 1.2,
+                center: Some(0.25),
+            },
+            n,
+            5,
+        );
+        let mut hits = vec![0u64; n as usize];
+        for _ in 0..50_000 {
+            hits[sampler.next_block() as usize] += 1;
+        }
+        let hottest = (0..n as usize).max_by_key(|&i| hits[i]).unwrap();
+        assert_eq!(hottest, 250);
+    }
+
+    #[test]
+    fn scatter_is_one_to_one() {
+        for n in [1u64, 2, 7, 1000, 4097] {
+            let mut seen = vec![false; n as usize];
+            for rank in 0..n {
+                let b = scatter(rank, n, 0x1234_5678_9abc_def1) as usize;
+                assert!(!seen[b]);
+                seen[b] = true;
+            }
+        }
+    }
+}

@@ -1,0 +1,322 @@
+//! Setters and printers for the options that shape the access pattern beyond the basics
+//! (`rw=...:N`, `bsrange`, `bssplit`, `blockalign`, `random_distribution`), the sync options,
+//! `rate_min`, the file-creation options and buffer contents. Split from `setters.rs` to keep
+//! each file readable; the conventions are the same.
+
+use super::setters::{count, flag, mismatch, number, pair, set_cap, show_cap, show_flag, text};
+use super::table::RW_CHOICES;
+use super::value::{parse_choice, Value, ValueError};
+use crate::patterns::{parse_bsrange, parse_bssplit, show_spread};
+use crate::{BlockSizeSpread, JobSpec, RandomDistribution, RwMode};
+use diskmeter_units::{format_size_suffix, parse_int, parse_size};
+
+pub(crate) fn set_rw(spec: &mut JobSpec, value: Value) -> Result<(), String> {
+    let text = text(value)?;
+    let (word, suffix) = match text.split_once(':') {
+        Some((word, suffix)) => (word, Some(suffix)),
+        None => (text.as_str(), None),
+    };
+    let word = parse_choice(word.trim(), RW_CHOICES).map_err(|e| match e {
+        ValueError::Invalid(reason) => reason,
+        other => format!("{other:?}"),
+    })?;
+    let rw = RwMode::parse(word).ok_or_else(|| mismatch(&Value::Choice(word)))?;
+    // fio reads the suffix as a number with size suffixes (`write:4k`, `randread:8`).
+    spec.rw_offset_modifier = match suffix {
+        Some(n) => parse_int(n.trim(), spec.kb_base).map_err(|e| format!("after ':': {e}"))?,
+        None => 0,
+    };
+    spec.rw = rw;
+    Ok(())
+}
+
+pub(crate) fn show_rw(spec: &JobSpec) -> Option<String> {
+    let name = spec.rw.as_str();
+    Some(match spec.rw_offset_modifier {
+        0 => name.to_string(),
+        n if spec.rw.is_random() => format!("{name}:{n}"),
+        n => format!("{name}:{}", format_size_suffix(n, spec.kb_base)),
+    })
+}
+
+/// fio's per-direction text: `v` for both, `r,w`, `,w` (write only), `r,` (both: fio drops a
+/// trailing comma); a third part (trims) is ignored.
+fn directions(text: &str) -> (Option<&str>, Option<&str>) {
+    let body = text.trim();
+    let body = body.strip_suffix(',').unwrap_or(body);
+    let mut parts = body.split(',');
+    let read = parts.next().unwrap_or("");
+    match parts.next() {
+        None => (Some(read), Some(read)),
+        Some(write) => (non_empty(read), non_empty(write)),
+    }
+}
+
+fn non_empty(text: &str) -> Option<&str> {
+    (!text.trim().is_empty()).then_some(text)
+}
+
+fn set_spread(
+    spec: &mut JobSpec,
+    value: Value,
+    parse: fn(&str, diskmeter_units::KbBase) -> Result<BlockSizeSpread, String>,
+) -> Result<(), String> {
+    let text = text(value)?;
+    let (read, write) = directions(&text);
+    if read.is_none() && write.is_none() {
+        return Err("give a value for reads, writes or both".to_string());
+    }
+    let kb_base = spec.kb_base;
+    // Both sides parse before either is stored: a refused value changes nothing.
+    let read = read.map(|part| parse(part, kb_base)).transpose()?;
+    let write = write.map(|part| parse(part, kb_base)).transpose()?;
+    for (spread, direction) in [
+        (read, crate::Direction::Read),
+        (write, crate::Direction::Write),
+    ] {
+        if let Some(spread) = spread {
+            // `bs` keeps the smallest size: the base that rate_iops and planning use. A
+            // spread of one size is just that size.
+            let (min, max) = spread.bounds(0);
+            *spec.bs_bytes.get_mut(direction) = min;
+            *spec.bs_spread.get_mut(direction) = if min == max {
+                BlockSizeSpread::Fixed
+            } else {
+                spread
+            };
+        }
+    }
+    Ok(())
+}
+
+/// Prints the directions whose spread `wanted` picks. A fixed direction prints as its one
+/// size (which reads back as fixed), so it is not overwritten; a direction with the other
+/// kind of spread is left to that option, which comes later in the table (read bssplit with
+/// write bsrange is the one mix that does not print back exactly).
+fn show_spreads(
+    spec: &JobSpec,
+    wanted: fn(&BlockSizeSpread) -> bool,
+    fixed: fn(String) -> String,
+) -> Option<String> {
+    let side = |direction: crate::Direction| {
+        let spread = spec.bs_spread.get_ref(direction);
+        if wanted(spread) {
+            Some(show_spread(spread, spec.kb_base))
+        } else if *spread == BlockSizeSpread::Fixed {
+            Some(fixed(format_size_suffix(
+                spec.bs_bytes.get(direction),
+                spec.kb_base,
+            )))
+        } else {
+            None
+        }
+    };
+    if !wanted(&spec.bs_spread.read) && !wanted(&spec.bs_spread.write) {
+        return None;
+    }
+    Some(
+        match (side(crate::Direction::Read), side(crate::Direction::Write)) {
+            (Some(read), Some(write)) if read == write => read,
+            (Some(read), Some(write)) => format!("{read},{write}"),
+            (Some(read), None) => read,
+            (None, Some(write)) => format!(",{write}"),
+            (None, None) => return None,
+        },
+    )
+}
+
+pub(crate) fn set_bsrange(spec: &mut JobSpec, value: Value) -> Result<(), String> {
+    set_spread(spec, value, parse_bsrange)
+}
+
+pub(crate) fn show_bsrange(spec: &JobSpec) -> Option<String> {
+    show_spreads(
+        spec,
+        |s| matches!(s, BlockSizeSpread::Range { .. }),
+        |size| size,
+    )
+}
+
+pub(crate) fn set_bssplit(spec: &mut JobSpec, value: Value) -> Result<(), String> {
+    set_spread(spec, value, parse_bssplit)
+}
+
+pub(crate) fn show_bssplit(spec: &JobSpec) -> Option<String> {
+    show_spreads(
+        spec,
+        |s| matches!(s, BlockSizeSpread::Split(_)),
+        |size| format!("{size}/100"),
+    )
+}
+
+pub(crate) fn set_blocksize_unaligned(spec: &mut JobSpec, value: Value) -> Result<(), String> {
+    spec.blocksize_unaligned = flag(value)?;
+    Ok(())
+}
+
+pub(crate) fn show_blocksize_unaligned(spec: &JobSpec) -> Option<String> {
+    Some(show_flag(spec.blocksize_unaligned))
+}
+
+pub(crate) fn set_blockalign(spec: &mut JobSpec, value: Value) -> Result<(), String> {
+    set_cap(&mut spec.blockalign_bytes, pair(value)?);
+    Ok(())
+}
+
+pub(crate) fn show_blockalign(spec: &JobSpec) -> Option<String> {
+    show_cap(spec.blockalign_bytes, |b| {
+        format_size_suffix(b, spec.kb_base)
+    })
+}
+
+pub(crate) fn set_random_distribution(spec: &mut JobSpec, value: Value) -> Result<(), String> {
+    spec.random_distribution = RandomDistribution::parse(&text(value)?)?;
+    Ok(())
+}
+
+pub(crate) fn show_random_distribution(spec: &JobSpec) -> Option<String> {
+    Some(spec.random_distribution.show())
+}
+
+pub(crate) fn set_fsync(spec: &mut JobSpec, value: Value) -> Result<(), String> {
+    spec.fsync_every = count(value)?;
+    Ok(())
+}
+
+pub(crate) fn show_fsync(spec: &JobSpec) -> Option<String> {
+    Some(spec.fsync_every.to_string())
+}
+
+pub(crate) fn set_fdatasync(spec: &mut JobSpec, value: Value) -> Result<(), String> {
+    spec.fdatasync_every = count(value)?;
+    Ok(())
+}
+
+pub(crate) fn show_fdatasync(spec: &JobSpec) -> Option<String> {
+    Some(spec.fdatasync_every.to_string())
+}
+
+pub(crate) fn set_end_fsync(spec: &mut JobSpec, value: Value) -> Result<(), String> {
+    spec.end_fsync = flag(value)?;
+    Ok(())
+}
+
+pub(crate) fn show_end_fsync(spec: &JobSpec) -> Option<String> {
+    Some(show_flag(spec.end_fsync))
+}
+
+pub(crate) fn set_rate_min(spec: &mut JobSpec, value: Value) -> Result<(), String> {
+    set_cap(&mut spec.rate_min_bytes_per_sec, pair(value)?);
+    Ok(())
+}
+
+pub(crate) fn show_rate_min(spec: &JobSpec) -> Option<String> {
+    show_cap(spec.rate_min_bytes_per_sec, |b| {
+        format_size_suffix(b, spec.kb_base)
+    })
+}
+
+pub(crate) fn set_rate_cycle(spec: &mut JobSpec, value: Value) -> Result<(), String> {
+    let ms = number(value)?;
+    if ms == 0 {
+        return Err("must be at least 1 (milliseconds)".to_string());
+    }
+    spec.rate_cycle_ns = ms.saturating_mul(1_000_000);
+    Ok(())
+}
+
+pub(crate) fn show_rate_cycle(spec: &JobSpec) -> Option<String> {
+    Some((spec.rate_cycle_ns / 1_000_000).to_string())
+}
+
+pub(crate) fn set_filesize(spec: &mut JobSpec, value: Value) -> Result<(), String> {
+    let text = text(value)?;
+    let (low, high) = text.split_once(['-', ':']).unwrap_or((&text, &text));
+    let parse = |t: &str| parse_size(t.trim(), spec.kb_base).map_err(|e| e.to_string());
+    let (low, high) = (parse(low)?, parse(high)?);
+    if low == 0 {
+        return Err("file sizes must be at least 1 byte".to_string());
+    }
+    spec.filesize_bytes = Some((low.min(high), low.max(high)));
+    Ok(())
+}
+
+pub(crate) fn show_filesize(spec: &JobSpec) -> Option<String> {
+    let size = |b| format_size_suffix(b, spec.kb_base);
+    spec.filesize_bytes.map(|(low, high)| {
+        if low == high {
+            size(low)
+        } else {
+            format!("{}-{}", size(low), size(high))
+        }
+    })
+}
+
+pub(crate) fn set_create_on_open(spec: &mut JobSpec, value: Value) -> Result<(), String> {
+    spec.create_on_open = flag(value)?;
+    Ok(())
+}
+
+pub(crate) fn show_create_on_open(spec: &JobSpec) -> Option<String> {
+    Some(show_flag(spec.create_on_open))
+}
+
+pub(crate) fn set_buffer_compress_percentage(
+    spec: &mut JobSpec,
+    value: Value,
+) -> Result<(), String> {
+    let percent = number(value)?;
+    if percent > 100 {
+        return Err("must be 0 to 100".to_string());
+    }
+    spec.buffer_compress_percentage = Some(percent as u8);
+    Ok(())
+}
+
+pub(crate) fn show_buffer_compress_percentage(spec: &JobSpec) -> Option<String> {
+    spec.buffer_compress_percentage.map(|p| p.to_string())
+}
+
+pub(crate) fn set_buffer_compress_chunk(spec: &mut JobSpec, value: Value) -> Result<(), String> {
+    spec.buffer_compress_chunk_bytes = number(value)?;
+    Ok(())
+}
+
+pub(crate) fn show_buffer_compress_chunk(spec: &JobSpec) -> Option<String> {
+    Some(format_size_suffix(
+        spec.buffer_compress_chunk_bytes,
+        spec.kb_base,
+    ))
+}
+
+pub(crate) fn set_fill_device(spec: &mut JobSpec, value: Value) -> Result<(), String> {
+    spec.fill_device = flag(value)?;
+    Ok(())
+}
+
+pub(crate) fn show_fill_device(spec: &JobSpec) -> Option<String> {
+    Some(show_flag(spec.fill_device))
+}
+
+pub(crate) fn set_allow_mounted_write(spec: &mut JobSpec, value: Value) -> Result<(), String> {
+    spec.allow_mounted_write = flag(value)?;
+    Ok(())
+}
+
+pub(crate) fn show_allow_mounted_write(spec: &JobSpec) -> Option<String> {
+    Some(show_flag(spec.allow_mounted_write))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::directions;
+
+    #[test]
+    fn direction_shapes_follow_fio() {
+        assert_eq!(directions("4k/50"), (Some("4k/50"), Some("4k/50")));
+        assert_eq!(directions("a,b"), (Some("a"), Some("b")));
+        assert_eq!(directions(",b"), (None, Some("b")));
+        assert_eq!(directions("a,"), (Some("a"), Some("a")));
+        assert_eq!(directions("a,b,c"), (Some("a"), Some("b")));
+    }
+}

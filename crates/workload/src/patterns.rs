@@ -1,0 +1,354 @@
+//! The shapes of an access pattern beyond a fixed block size and uniform offsets: block sizes
+//! drawn from a range or a weighted list (fio `bsrange`, `bssplit`) and skewed random offsets
+//! (fio `random_distribution`). Parsing follows fio 3.x's HOWTO; the drawing itself is the
+//! runner's business.
+
+use diskmeter_units::{format_size_suffix, parse_size, KbBase};
+use serde::{Deserialize, Serialize};
+
+/// One entry of a `bssplit` list: a block size and the share of IOs that use it.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct BlockSizeShare {
+    /// The block size, bytes.
+    pub bytes: u64,
+    /// Share of the direction's IOs, percent (the list sums to 100).
+    pub percent: f64,
+}
+
+/// How one direction's IO sizes vary.
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum BlockSizeSpread {
+    /// Every IO has the job's `bs`.
+    #[default]
+    Fixed,
+    /// Sizes drawn uniformly from a range (fio `bsrange=min-max`); multiples of `min_bytes`
+    /// unless `blocksize_unaligned` is set.
+    Range {
+        /// Smallest size, bytes.
+        min_bytes: u64,
+        /// Largest size, bytes.
+        max_bytes: u64,
+    },
+    /// Sizes drawn from a weighted list (fio `bssplit=4k/10:64k/90`).
+    Split(Vec<BlockSizeShare>),
+}
+
+impl BlockSizeSpread {
+    /// Smallest and largest size this spread issues, given the fixed size `bs_bytes`.
+    pub fn bounds(&self, bs_bytes: u64) -> (u64, u64) {
+        match self {
+            BlockSizeSpread::Fixed => (bs_bytes, bs_bytes),
+            BlockSizeSpread::Range {
+                min_bytes,
+                max_bytes,
+            } => (*min_bytes, *max_bytes),
+            BlockSizeSpread::Split(shares) => {
+                let min = shares.iter().map(|s| s.bytes).min().unwrap_or(bs_bytes);
+                let max = shares.iter().map(|s| s.bytes).max().unwrap_or(bs_bytes);
+                (min, max)
+            }
+        }
+    }
+}
+
+/// Parses one direction's `bsrange` text (`1k-4k`; a single size means a fixed range).
+pub fn parse_bsrange(text: &str, kb_base: KbBase) -> Result<BlockSizeSpread, String> {
+    let (low, high) = text.split_once(['-', ':']).unwrap_or((text, text));
+    let min_bytes = parse_size(low.trim(), kb_base).map_err(|e| e.to_string())?;
+    let max_bytes = parse_size(high.trim(), kb_base).map_err(|e| e.to_string())?;
+    if min_bytes == 0 {
+        return Err("block sizes must be at least 1 byte".to_string());
+    }
+    // fio swaps a reversed range rather than refusing it.
+    let (min_bytes, max_bytes) = (min_bytes.min(max_bytes), min_bytes.max(max_bytes));
+    Ok(BlockSizeSpread::Range {
+        min_bytes,
+        max_bytes,
+    })
+}
+
+/// The most entries a `bssplit` list may have (fio's `BSSPLIT_MAX`).
+pub const MAX_BSSPLIT: usize = 64;
+
+/// Parses one direction's `bssplit` list: `size/percent` entries joined by ':'; entries with
+/// no percentage share what the others leave, evenly (fio's rule). Like fio, shares past 100
+/// in total are cut and a list short of 100 gives the rest to its last entry.
+pub fn parse_bssplit(text: &str, kb_base: KbBase) -> Result<BlockSizeSpread, String> {
+    let mut shares = Vec::new();
+    let mut blank = Vec::new();
+    for entry in text.split(':').filter(|e| !e.trim().is_empty()) {
+        let (size, percent) = entry.split_once('/').unwrap_or((entry, ""));
+        let bytes = parse_size(size.trim(), kb_base).map_err(|e| e.to_string())?;
+        if bytes == 0 {
+            return Err(format!("block size '{size}' must be at least 1 byte"));
+        }
+        let percent = percent.trim().trim_end_matches('%');
+        if percent.is_empty() {
+            blank.push(shares.len());
+            shares.push(BlockSizeShare {
+                bytes,
+                percent: 0.0,
+            });
+            continue;
+        }
+        let percent: f64 = percent
+            .parse()
+            .ok()
+            .filter(|p: &f64| (0.0..=100.0).contains(p))
+            .ok_or_else(|| format!("'{entry}': the share after '/' must be 0 to 100"))?;
+        shares.push(BlockSizeShare { bytes, percent });
+    }
+    if shares.is_empty() {
+        return Err("needs at least one size/percentage entry, e.g. 4k/50:64k/50".to_string());
+    }
+    if shares.len() > MAX_BSSPLIT {
+        return Err(format!(
+            "at most {MAX_BSSPLIT} entries per direction (fio's limit)"
+        ));
+    }
+    let given: f64 = shares.iter().map(|s| s.percent).sum();
+    if given > 100.0 + 1e-9 && blank.len() > 1 {
+        return Err(format!("the shares add up to {given}%, more than 100%"));
+    }
+    for &i in &blank {
+        shares[i].percent = ((100.0 - given) / blank.len() as f64).max(0.0);
+    }
+    // fio walks the list adding shares until a uniform draw from 1-100 falls inside: shares
+    // past 100 in total are cut, and what a short list leaves goes to its last entry.
+    let mut total = 0.0;
+    for share in shares.iter_mut() {
+        share.percent = share.percent.min(100.0 - total).max(0.0);
+        total += share.percent;
+    }
+    if let Some(last) = shares.last_mut() {
+        last.percent += 100.0 - total;
+    }
+    Ok(BlockSizeSpread::Split(shares))
+}
+
+/// Prints a spread so that parsing it again gives the same spread.
+pub fn show_spread(spread: &BlockSizeSpread, kb_base: KbBase) -> String {
+    let size = |bytes| format_size_suffix(bytes, kb_base);
+    match spread {
+        BlockSizeSpread::Fixed => String::new(),
+        BlockSizeSpread::Range {
+            min_bytes,
+            max_bytes,
+        } => format!("{}-{}", size(*min_bytes), size(*max_bytes)),
+        BlockSizeSpread::Split(shares) => shares
+            .iter()
+            .map(|s| format!("{}/{}", size(s.bytes), s.percent))
+            .collect::<Vec<_>>()
+            .join(":"),
+    }
+}
+
+/// How random offsets are spread over the region (fio `random_distribution`).
+#[derive(Debug, Clone, Copy, PartialEq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case", tag = "kind")]
+pub enum RandomDistribution {
+    /// Every block equally likely (fio `random`, the default).
+    #[default]
+    Uniform,
+    /// Zipf with exponent `theta` (!= 1): a few blocks take most IOs.
+    Zipf {
+        /// The Zipf theta.
+        theta: f64,
+        /// Where the hottest block sits, 0..1 of the region; `None` = scattered (fio's hash).
+        center: Option<f64>,
+    },
+    /// Pareto with power `h` (0 < h < 1; fio's 0.2 gives the 80/20 rule's skew).
+    Pareto {
+        /// The Pareto power.
+        h: f64,
+        /// As for Zipf.
+        center: Option<f64>,
+    },
+    /// Normal (Gaussian) around `center` with a deviation of `deviation_percent` % of the region.
+    Normal {
+        /// Standard deviation, percent of the region (0-100).
+        deviation_percent: f64,
+        /// Mean, 0..1 of the region (fio's default 0.5).
+        center: f64,
+    },
+}
+
+/// fio's defaults when the parameter is left out (`FIO_DEF_ZIPF`, `FIO_DEF_PARETO`).
+const DEFAULT_ZIPF_THETA: f64 = 1.1;
+const DEFAULT_PARETO_H: f64 = 0.2;
+
+impl RandomDistribution {
+    /// Parses fio's `random`, `zipf[:theta[:center]]`, `pareto[:h[:center]]`,
+    /// `normal[:dev[:center]]` (`gauss` too).
+    pub fn parse(text: &str) -> Result<RandomDistribution, String> {
+        let mut parts = text.split(':');
+        let kind = parts.next().unwrap_or("").trim();
+        let mut number = |what: &str| -> Result<Option<f64>, String> {
+            match parts.next() {
+                None => Ok(None),
+                Some(p) => p
+                    .trim()
+                    .parse::<f64>()
+                    .map(Some)
+                    .map_err(|_| format!("'{p}' is not a number ({what})")),
+            }
+        };
+        let distribution = match kind {
+            "random" => RandomDistribution::Uniform,
+            "zipf" => {
+                let theta = number("the Zipf theta")?.unwrap_or(DEFAULT_ZIPF_THETA);
+                let center = number("the center, 0 to 1")?;
+                if theta == 1.0 || theta <= 0.0 {
+                    return Err("the Zipf theta must be above 0 and not 1.0 (fio's rule)".into());
+                }
+                RandomDistribution::Zipf { theta, center }
+            }
+            "pareto" => {
+                let h = number("the Pareto power")?.unwrap_or(DEFAULT_PARETO_H);
+                let center = number("the center, 0 to 1")?;
+                if !(h > 0.0 && h < 1.0) {
+                    return Err("the Pareto power must be between 0 and 1 (exclusive)".into());
+                }
+                RandomDistribution::Pareto { h, center }
+            }
+            "normal" | "gauss" => {
+                let deviation_percent = number("the deviation, 0 to 100")?.unwrap_or(0.0);
+                let center = number("the center, 0 to 1")?.unwrap_or(0.5);
+                if !(0.0..=100.0).contains(&deviation_percent) {
+                    return Err("the normal deviation must be 0 to 100 (percent)".into());
+                }
+                RandomDistribution::Normal {
+                    deviation_percent,
+                    center,
+                }
+            }
+            "zoned" | "zoned_abs" => {
+                return Err(format!(
+                    "{kind} distributions are not supported by diskmeter (random, zipf, pareto \
+                     and normal are)"
+                ))
+            }
+            other => {
+                return Err(format!(
+                    "'{other}' is not a distribution; use random, zipf:THETA, pareto:H or \
+                     normal:DEV (each with an optional :CENTER)"
+                ))
+            }
+        };
+        if parts.next().is_some() {
+            return Err("too many ':' parts; the form is NAME:VALUE[:CENTER]".to_string());
+        }
+        if let RandomDistribution::Zipf {
+            center: Some(c), ..
+        }
+        | RandomDistribution::Pareto {
+            center: Some(c), ..
+        }
+        | RandomDistribution::Normal { center: c, .. } = distribution
+        {
+            if !(0.0..=1.0).contains(&c) {
+                return Err(format!("the center {c} must be between 0 and 1"));
+            }
+        }
+        Ok(distribution)
+    }
+
+    /// fio's spelling, parseable again.
+    pub fn show(&self) -> String {
+        let with_center = |name: &str, value: f64, center: Option<f64>| match center {
+            Some(c) => format!("{name}:{value}:{c}"),
+            None => format!("{name}:{value}"),
+        };
+        match *self {
+            RandomDistribution::Uniform => "random".to_string(),
+            RandomDistribution::Zipf { theta, center } => with_center("zipf", theta, center),
+            RandomDistribution::Pareto { h, center } => with_center("pareto", h, center),
+            RandomDistribution::Normal {
+                deviation_percent,
+                center,
+            } => with_center("normal", deviation_percent, Some(center)),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn bssplit_fills_blank_shares_evenly() {
+        let spread = parse_bssplit("4k/50:1k/:32k/", KbBase::Binary).unwrap();
+        assert_eq!(
+            spread,
+            BlockSizeSpread::Split(vec![
+                BlockSizeShare {
+                    bytes: 4096,
+                    percent: 50.0
+                },
+                BlockSizeShare {
+                    bytes: 1024,
+                    percent: 25.0
+                },
+                BlockSizeShare {
+                    bytes: 32768,
+                    percent: 25.0
+                },
+            ])
+        );
+        assert_eq!(spread.bounds(4096), (1024, 32768));
+        let cut = parse_bssplit("4k/60:8k/50", KbBase::Binary).unwrap();
+        let short = parse_bssplit("4k/50:8k/30", KbBase::Binary).unwrap();
+        let percents = |s: &BlockSizeSpread| match s {
+            BlockSizeSpread::Split(v) => v.iter().map(|x| x.percent).collect::<Vec<_>>(),
+            _ => vec![],
+        };
+        assert_eq!(percents(&cut), vec![60.0, 40.0]);
+        assert_eq!(percents(&short), vec![50.0, 50.0]);
+        assert!(parse_bssplit("4k/90:8k/:16k/", KbBase::Binary).is_ok());
+        assert!(parse_bssplit("4k/90:8k/20:16k/:1k/", KbBase::Binary).is_err());
+        assert!(parse_bssplit("", KbBase::Binary).is_err());
+    }
+
+    #[test]
+    fn spreads_print_back_to_themselves() {
+        for text in ["4k/10:64k/50:32k/40", "512/100"] {
+            let spread = parse_bssplit(text, KbBase::Binary).unwrap();
+            let again = parse_bssplit(&show_spread(&spread, KbBase::Binary), KbBase::Binary);
+            assert_eq!(again.unwrap(), spread);
+        }
+        let range = parse_bsrange("8k-1k", KbBase::Binary).unwrap();
+        assert_eq!(show_spread(&range, KbBase::Binary), "1k-8k");
+    }
+
+    #[test]
+    fn distributions_parse_with_fios_defaults_and_limits() {
+        assert_eq!(
+            RandomDistribution::parse("zipf").unwrap(),
+            RandomDistribution::Zipf {
+                theta: 1.1,
+                center: None
+            }
+        );
+        assert_eq!(
+            RandomDistribution::parse("zipf:1.2:0.25").unwrap().show(),
+            "zipf:1.2:0.25"
+        );
+        assert_eq!(
+            RandomDistribution::parse("normal:10").unwrap(),
+            RandomDistribution::Normal {
+                deviation_percent: 10.0,
+                center: 0.5
+            }
+        );
+        for bad in [
+            "zipf:1",
+            "pareto:1.5",
+            "normal:150",
+            "zipf:1.2:2",
+            "zoned:60/10:40/90",
+        ] {
+            assert!(RandomDistribution::parse(bad).is_err(), "{bad}");
+        }
+    }
+}
