@@ -13,6 +13,7 @@ use crate::plan::{engine_choice, TargetPlan, WorkerPlan};
 use crate::safety::describe_io_error;
 use crate::{LiveCounters, RunError};
 use diskmeter_engine::{sys, BufferFill, EngineConfig, IoCompletion, IoOp, IoUnit};
+use diskmeter_stats::{CompletedIo, IoLogRecorder};
 use diskmeter_stats::{CpuUsage, DepthDistribution, DirectionStats, IntervalRecorder, WorkerStats};
 use diskmeter_workload::{Direction, JobSpec};
 use std::os::fd::RawFd;
@@ -57,6 +58,8 @@ pub struct WorkerContext<'a> {
     pub start: &'a Barrier,
     /// Buffer alignment (the devices' logical block size, at least 4 KiB).
     pub buffer_align_bytes: usize,
+    /// fio's log files (`write_bw_log` and the like), if the job asks for any.
+    pub iolog: Option<&'a mut IoLogRecorder>,
 }
 
 /// What a worker hands back: its statistics and the error that ended it early, if any.
@@ -69,8 +72,9 @@ pub struct WorkerOutcome {
 
 /// Runs one worker to completion. Setup errors are returned after the start barrier has
 /// been passed, so siblings are never left waiting.
-pub fn run_worker(ctx: WorkerContext<'_>) -> WorkerOutcome {
+pub fn run_worker(mut ctx: WorkerContext<'_>) -> WorkerOutcome {
     let mut stats = empty_stats();
+    let iolog = ctx.iolog.take();
     let engine = build_engine(&ctx);
     ctx.start.wait();
     let mut engine = match engine {
@@ -83,7 +87,7 @@ pub fn run_worker(ctx: WorkerContext<'_>) -> WorkerOutcome {
             };
         }
     };
-    let error = io_loop(&ctx, engine.as_mut(), &mut stats)
+    let error = io_loop(&ctx, engine.as_mut(), &mut stats, iolog)
         .err()
         .map(|e| e.to_string());
     WorkerOutcome { stats, error }
@@ -125,6 +129,7 @@ fn io_loop(
     ctx: &WorkerContext<'_>,
     engine: &mut dyn diskmeter_engine::IoEngine,
     stats: &mut WorkerStats,
+    mut iolog: Option<&mut IoLogRecorder>,
 ) -> Result<(), RunError> {
     let job = ctx.job;
     let plan = ctx.plan;
@@ -398,6 +403,21 @@ fn io_loop(
                     .record(done.saturating_sub(slot.intended_ns));
             }
             series.record(direction, bytes, lat, done - measure_start);
+            if let Some(log) = iolog.as_deref_mut() {
+                log.record(&CompletedIo {
+                    since_start_ns: done - measure_start,
+                    direction,
+                    bytes,
+                    offset_bytes: slot.offset_bytes,
+                    lat_ns: lat,
+                    clat_ns: if synchronous {
+                        lat
+                    } else {
+                        done.saturating_sub(slot.submit_ns)
+                    },
+                    slat_ns: (!synchronous).then(|| slot.submit_ns.saturating_sub(slot.issue_ns)),
+                });
+            }
             live_pending[direction * 2] += 1;
             live_pending[direction * 2 + 1] += bytes;
         }
