@@ -44,6 +44,13 @@ pub fn add_job_options(mut command: Command) -> Command {
                 .require_equals(true)
                 .default_missing_value("1")
                 .value_name("0|1"),
+            // fio's `--write_bw_log` alone takes the job's name: no value reads as empty.
+            // Unlike other options a following `--option` is not taken as the value.
+            OptionKind::OptionalStr => arg
+                .num_args(0..=1)
+                .default_missing_value("")
+                .allow_hyphen_values(false)
+                .value_name("PREFIX"),
             _ => arg.num_args(1).value_name(value_name(def)),
         };
         command = command.arg(arg);

@@ -238,11 +238,15 @@ pub(crate) fn execute_jobs(jobs: &[JobSpec], flags: &RunFlags) -> Result<Option<
         }
     };
     let finished = SystemTime::now();
-    let failed = outcome.workers.iter().any(|w| w.error.is_some());
+    let failed =
+        outcome.workers.iter().any(|w| w.error.is_some()) || !outcome.log_errors.is_empty();
     for worker in &outcome.workers {
         if let Some(error) = &worker.error {
             eprintln!("diskmeter: {error}");
         }
+    }
+    for error in &outcome.log_errors {
+        eprintln!("diskmeter: {error}");
     }
     let input = report_input(&plan, outcome, started, finished);
     let partial = input.meta.partial;
@@ -384,6 +388,14 @@ fn describe_plan(plan: &RunPlan) -> String {
                     target.region_start_bytes,
                     target.region_start_bytes + target.region_len_bytes
                 ));
+            }
+            if !worker.logs.is_empty() {
+                let paths: Vec<String> = worker
+                    .logs
+                    .iter()
+                    .map(|log| log.path.display().to_string())
+                    .collect();
+                out.push_str(&format!("  #   logs: {}\n", paths.join(", ")));
             }
         }
     }

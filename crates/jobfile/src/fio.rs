@@ -444,7 +444,7 @@ mod tests {
 
         let sections = parse(
             "t.fio",
-            "[a]\niodpeth=4\nbssplit=4k/50:64k/50\nblah=1\nbs=4q\n",
+            "[a]\niodpeth=4\nverify=md5\nblah=1\nbs=4q\n",
             &m,
         )
         .unwrap();
@@ -458,7 +458,7 @@ mod tests {
             "{text:?}"
         );
         assert!(
-            text[1].starts_with("t.fio:3: bssplit: fio option 'bssplit' is not supported"),
+            text[1].starts_with("t.fio:3: verify: fio option 'verify' is not supported"),
             "{text:?}"
         );
         assert!(text[2].contains("unknown option 'blah'"), "{text:?}");
@@ -470,7 +470,7 @@ mod tests {
         let m = Memory::default();
         let sections = parse(
             "t.fio",
-            "[a]\nbssplit=4k/50:64k/50\nzonemode=zbd\nbs=8k\n",
+            "[a]\nverify=md5\nzonemode=zbd\nbs=8k\n",
             &m,
         )
         .unwrap();

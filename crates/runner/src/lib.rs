@@ -9,6 +9,7 @@
 #![forbid(unsafe_code)]
 
 pub mod layout;
+pub mod logs;
 pub mod offsets;
 pub mod plan;
 pub mod safety;
@@ -16,7 +17,7 @@ mod sizes;
 mod skew;
 mod worker;
 
-use diskmeter_stats::WorkerStats;
+use diskmeter_stats::{IoLogRecorder, WorkerStats};
 use plan::RunPlan;
 use safety::TargetKind;
 use std::path::{Path, PathBuf};
@@ -119,6 +120,9 @@ pub struct RunOutcome {
     pub partial: bool,
     /// Files removed at the end.
     pub removed_files: Vec<PathBuf>,
+    /// Log files (`write_bw_log` and the like) that could not be written, one line each;
+    /// the measurements are unaffected.
+    pub log_errors: Vec<String>,
 }
 
 /// How to execute a plan.
@@ -191,10 +195,11 @@ pub fn execute(
     let mut created = layout::CreatedFiles::default();
     let result = execute_inner(plan, options, &mut created, layout_progress);
     let removed = created.remove(options.keep_files);
-    result.map(|(workers, partial)| RunOutcome {
+    result.map(|(workers, partial, log_errors)| RunOutcome {
         workers,
         partial,
         removed_files: removed,
+        log_errors,
     })
 }
 
@@ -203,7 +208,7 @@ fn execute_inner(
     options: &ExecuteOptions,
     created: &mut layout::CreatedFiles,
     layout_progress: impl FnMut(&Path, u64, u64),
-) -> Result<(Vec<WorkerResult>, bool), RunError> {
+) -> Result<(Vec<WorkerResult>, bool, Vec<String>), RunError> {
     layout::prepare_files(plan, created, &options.stop, layout_progress)?;
     if options.stop.load(Ordering::Relaxed) {
         return Err(RunError::Interrupted);
@@ -222,6 +227,12 @@ fn execute_inner(
         }
         worker_files.push(files);
     }
+    let mut recorders: Vec<Option<IoLogRecorder>> = plan
+        .workers
+        .iter()
+        .map(|w| logs::open_recorder(&plan.jobs[w.job_index], &w.logs))
+        .collect::<Result<_, _>>()?;
+    let mut log_errors = Vec::new();
     let abort = AtomicBool::new(false);
     let last_phase = plan.workers.iter().map(|w| w.phase).max().unwrap_or(0);
     let mut outcomes: Vec<Option<worker::WorkerOutcome>> =
@@ -234,7 +245,22 @@ fn execute_inner(
         let members: Vec<usize> = (0..plan.workers.len())
             .filter(|&i| plan.workers[i].phase == phase)
             .collect();
-        for (i, outcome) in run_phase(plan, options, &members, &worker_files, &abort) {
+        let phase_outcomes = run_phase(
+            plan,
+            options,
+            &members,
+            &worker_files,
+            &abort,
+            &mut recorders,
+        );
+        for (i, outcome) in phase_outcomes {
+            // Written after the phase, so no worker of it is measured while logs are written.
+            if let Some(recorder) = recorders[i].take() {
+                if let Err(error) = recorder.finish(outcome.stats.runtime_ns) {
+                    let job = &plan.jobs[plan.workers[i].job_index].name;
+                    log_errors.push(format!("job {job}: {error}"));
+                }
+            }
             outcomes[i] = Some(outcome);
         }
     }
@@ -254,7 +280,7 @@ fn execute_inner(
             targets: w.targets.clone(),
         })
         .collect();
-    Ok((results, partial))
+    Ok((results, partial, log_errors))
 }
 
 /// Starts the workers `members` (one stonewall phase) together and waits for all of them.
@@ -264,6 +290,7 @@ fn run_phase(
     members: &[usize],
     worker_files: &[Vec<std::fs::File>],
     abort: &AtomicBool,
+    recorders: &mut [Option<IoLogRecorder>],
 ) -> Vec<(usize, worker::WorkerOutcome)> {
     let barrier = Barrier::new(members.len());
     // DiskSpd -si: the workers of a job share one sequential position per file.
@@ -276,6 +303,9 @@ fn run_phase(
             (w.job_index, positions)
         })
         .collect();
+    // Each member gets its own recorder, borrowed for the phase.
+    let mut iologs: Vec<Option<&mut IoLogRecorder>> =
+        recorders.iter_mut().map(Option::as_mut).collect();
     std::thread::scope(|scope| {
         let mut handles = Vec::with_capacity(members.len());
         for &index in members {
@@ -310,6 +340,7 @@ fn run_phase(
                 start: &barrier,
                 buffer_align_bytes: buffer_alignment(files, &kinds),
                 shared_positions: shared.get(&worker_plan.job_index).cloned(),
+                iolog: iologs[index].take(),
             };
             let name = format!("dm-{}-{}", job.name, worker_plan.clone_index);
             let spawned = std::thread::Builder::new()

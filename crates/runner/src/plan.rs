@@ -82,6 +82,8 @@ pub struct WorkerPlan {
     pub seed: u64,
     /// Minimum interval between IOs per direction, nanoseconds (from rate or rate_iops).
     pub rate_period_ns: PerDirection<Option<u64>>,
+    /// fio's log files this worker writes (`write_bw_log` and the like).
+    pub logs: Vec<crate::logs::LogFile>,
 }
 
 /// Everything the runner will do, resolved.
@@ -212,6 +214,8 @@ pub fn resolve(jobs: &[JobSpec], options: &PlanOptions) -> Result<RunPlan, RunEr
                 read: rate_period(job, diskmeter_workload::Direction::Read),
                 write: rate_period(job, diskmeter_workload::Direction::Write),
             };
+            // fio numbers log files by thread over the whole run, from 1.
+            let logs = crate::logs::log_files(job, plan.workers.len() + 1);
             plan.workers.push(WorkerPlan {
                 job_index,
                 clone_index,
@@ -225,6 +229,7 @@ pub fn resolve(jobs: &[JobSpec], options: &PlanOptions) -> Result<RunPlan, RunEr
                 seed: job_seed(job)
                     ^ (0x9e37_79b9_7f4a_7c15u64.wrapping_mul(clone_index as u64 + 1)),
                 rate_period_ns,
+                logs,
             });
         }
     }

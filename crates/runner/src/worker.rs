@@ -14,6 +14,7 @@ use crate::safety::describe_io_error;
 use crate::sizes::SizeChooser;
 use crate::{LiveCounters, RunError};
 use diskmeter_engine::{sys, BufferFill, EngineConfig, IoCompletion, IoOp, IoUnit};
+use diskmeter_stats::{CompletedIo, IoLogRecorder};
 use diskmeter_stats::{CpuUsage, DepthDistribution, DirectionStats, IntervalRecorder, WorkerStats};
 use diskmeter_workload::{Direction, JobSpec, RandomDistribution};
 use std::os::fd::RawFd;
@@ -65,6 +66,8 @@ pub struct WorkerContext<'a> {
     pub buffer_align_bytes: usize,
     /// Sequential positions shared by every worker of the job (DiskSpd `-si`), one per file.
     pub shared_positions: Option<Arc<[AtomicU64]>>,
+    /// fio's log files (`write_bw_log` and the like), if the job asks for any.
+    pub iolog: Option<&'a mut IoLogRecorder>,
 }
 
 /// What a worker hands back: its statistics and the error that ended it early, if any.
@@ -77,8 +80,9 @@ pub struct WorkerOutcome {
 
 /// Runs one worker to completion. Setup errors are returned after the start barrier has
 /// been passed, so siblings are never left waiting.
-pub fn run_worker(ctx: WorkerContext<'_>) -> WorkerOutcome {
+pub fn run_worker(mut ctx: WorkerContext<'_>) -> WorkerOutcome {
     let mut stats = empty_stats();
+    let iolog = ctx.iolog.take();
     let engine = build_engine(&ctx);
     ctx.start.wait();
     let mut engine = match engine {
@@ -91,7 +95,7 @@ pub fn run_worker(ctx: WorkerContext<'_>) -> WorkerOutcome {
             };
         }
     };
-    let error = io_loop(&ctx, engine.as_mut(), &mut stats)
+    let error = io_loop(&ctx, engine.as_mut(), &mut stats, iolog)
         .err()
         .map(|e| e.to_string());
     WorkerOutcome { stats, error }
@@ -136,6 +140,7 @@ fn io_loop(
     ctx: &WorkerContext<'_>,
     engine: &mut dyn diskmeter_engine::IoEngine,
     stats: &mut WorkerStats,
+    mut iolog: Option<&mut IoLogRecorder>,
 ) -> Result<(), RunError> {
     let job = ctx.job;
     let plan = ctx.plan;
@@ -248,6 +253,11 @@ fn io_loop(
     let mut writes_issued = 0u64;
     let io_limit = plan.io_limit_bytes.unwrap_or(u64::MAX);
 
+    // Allocated before the clock starts: setup is not measured time.
+    let mut series = IntervalRecorder::new(INTERVAL_NS);
+    let mut depth_dist = DepthDistribution::new();
+    let mut read_stats = DirectionStats::new();
+    let mut write_stats = DirectionStats::new();
     if job.startdelay_ns > 0 {
         // In short slices, so Ctrl-C is seen during a long delay.
         let until = sys::monotonic_ns().saturating_add(job.startdelay_ns);
@@ -270,10 +280,6 @@ fn io_loop(
     let mut arrivals = PoissonGaps::new(plan.seed);
     let mut measuring = job.ramp_time_ns == 0;
     let mut cpu_start = sys::thread_cpu_usage();
-    let mut series = IntervalRecorder::new(INTERVAL_NS);
-    let mut depth_dist = DepthDistribution::new();
-    let mut read_stats = DirectionStats::new();
-    let mut write_stats = DirectionStats::new();
     let mut live_pending = [0u64; 4];
     let mut stopping = false;
     let mut failure: Option<RunError> = None;
@@ -557,6 +563,21 @@ fn io_loop(
                     .record(done.saturating_sub(slot.intended_ns));
             }
             series.record(direction, bytes, lat, done - measure_start);
+            if let Some(log) = iolog.as_deref_mut() {
+                log.record(&CompletedIo {
+                    since_start_ns: done - measure_start,
+                    direction,
+                    bytes,
+                    offset_bytes: slot.offset_bytes,
+                    lat_ns: lat,
+                    clat_ns: if synchronous {
+                        lat
+                    } else {
+                        done.saturating_sub(slot.submit_ns)
+                    },
+                    slat_ns: (!synchronous).then(|| slot.submit_ns.saturating_sub(slot.issue_ns)),
+                });
+            }
             live_pending[direction * 2] += 1;
             live_pending[direction * 2 + 1] += bytes;
         }

@@ -385,6 +385,34 @@ pub struct JobSpec {
     /// `k` = 1024 by default, 1000 with `kb_base=1000`. Kept so job copies parse alike.
     #[serde(default)]
     pub kb_base: KbBase,
+    /// Write fio's bandwidth log to `PREFIX_bw.N.log` (fio `write_bw_log=PREFIX`); an empty
+    /// prefix (the option without a value) means the job's name. `None` = no log.
+    #[serde(default)]
+    pub write_bw_log: Option<String>,
+    /// Write fio's IOPS log to `PREFIX_iops.N.log` (fio `write_iops_log`); prefix as for
+    /// `write_bw_log`.
+    #[serde(default)]
+    pub write_iops_log: Option<String>,
+    /// Write fio's latency logs to `PREFIX_lat.N.log`, `PREFIX_clat.N.log` and
+    /// `PREFIX_slat.N.log` (fio `write_lat_log`); prefix as for `write_bw_log`.
+    #[serde(default)]
+    pub write_lat_log: Option<String>,
+    /// Log windows, ms: 0 = one line per IO, N = one line per N ms and direction with the
+    /// window's average (fio `log_avg_msec`).
+    #[serde(default)]
+    pub log_avg_msec: u32,
+    /// Add each IO's offset as a column of the logs (fio `log_offset`).
+    #[serde(default)]
+    pub log_offset: bool,
+    /// Number the log files by worker (`PREFIX_bw.N.log`); off, every worker of every job
+    /// with the same prefix appends to `PREFIX_bw.log` (fio `per_job_logs`, default on).
+    #[serde(default = "enabled")]
+    pub per_job_logs: bool,
+}
+
+/// serde's default for options that default to on.
+fn enabled() -> bool {
+    true
 }
 
 /// fio's default percentile list (`percentile_list`).
@@ -460,6 +488,12 @@ impl Default for JobSpec {
             allow_mounted_write: false,
             cooldown_ns: 0,
             shared_sequential: false,
+            write_bw_log: None,
+            write_iops_log: None,
+            write_lat_log: None,
+            log_avg_msec: 0,
+            log_offset: false,
+            per_job_logs: true,
         }
     }
 }

@@ -209,7 +209,14 @@ fn basic_job() -> impl Strategy<Value = JobSpec> {
         option::of(btree_set(0usize..=diskmeter_units::MAX_CPU, 1..8)),
         vec(0.0f64..=100.0, 1..=20),
     );
-    (identity, region, pattern, timing, flags).prop_map(
+    let logs = (
+        option::of("[a-zA-Z0-9/._-]{0,10}"),
+        option::of("[a-zA-Z0-9/._-]{0,10}"),
+        option::of("[a-zA-Z0-9/._-]{0,10}"),
+        any::<u32>(),
+        any::<[bool; 2]>(),
+    );
+    (identity, region, pattern, timing, flags, logs).prop_map(
         |(
             (name, filenames, directory, nrfiles, kb_base),
             (size_bytes, io_size_bytes, offset_bytes, bs_bytes),
@@ -224,6 +231,7 @@ fn basic_job() -> impl Strategy<Value = JobSpec> {
             ),
             (runtime_ns, time_based, ramp_time_ns, loops, rate_iops, rate_bytes_per_sec),
             (direct, ioengine, switches, randseed, cpus, percentile_list),
+            (write_bw_log, write_iops_log, write_lat_log, log_avg_msec, log_switches),
         )| JobSpec {
             name,
             filenames,
@@ -270,6 +278,12 @@ fn basic_job() -> impl Strategy<Value = JobSpec> {
             zero_buffers: switches[5],
             percentile_list,
             kb_base,
+            write_bw_log,
+            write_iops_log,
+            write_lat_log,
+            log_avg_msec,
+            log_offset: log_switches[0],
+            per_job_logs: log_switches[1],
             ..JobSpec::default()
         },
     )

@@ -64,6 +64,9 @@ pub enum OptionKind {
     Int,
     /// Free text (names, paths).
     Str,
+    /// Free text, or no value at all (fio's `write_bw_log` alone: the job's name is the
+    /// prefix); no value is read as empty text.
+    OptionalStr,
     /// One of a fixed list of words.
     Choice(&'static [&'static str]),
     /// A percentage, 0 to 100 (`70` or `70%`).
@@ -85,7 +88,7 @@ impl OptionKind {
             OptionKind::IntPair => "3200 or 3200,500",
             OptionKind::Time => "60 or 500ms",
             OptionKind::Int => "4",
-            OptionKind::Str => "text",
+            OptionKind::Str | OptionKind::OptionalStr => "text",
             OptionKind::Choice(choices) => choices.first().copied().unwrap_or(""),
             OptionKind::Percent => "70",
             OptionKind::CpuList => "0-3,6",

@@ -75,7 +75,10 @@ fn options_without_a_default_are_unset_in_the_default_job() {
             "cpus_allowed",
             "rate_min",
             "filesize",
-            "buffer_compress_percentage"
+            "buffer_compress_percentage",
+            "write_bw_log",
+            "write_iops_log",
+            "write_lat_log"
         ]
     );
     let defaults = JobSpec::default();
@@ -681,4 +684,34 @@ fn describe_value(job: &JobSpec, name: &str) -> String {
         .find(|(n, _)| n == name)
         .map(|(_, v)| v)
         .unwrap_or_default()
+}
+
+#[test]
+fn write_bw_iops_and_lat_log() {
+    let spec = with(&[
+        ("write_bw_log", Some("results/bw")),
+        ("write_iops_log", None),
+        ("write_lat_log", Some("lat")),
+    ]);
+    assert_eq!(spec.write_bw_log.as_deref(), Some("results/bw"));
+    // Without a value fio takes the job's name, which is only known when the job runs.
+    assert_eq!(spec.write_iops_log.as_deref(), Some(""));
+    assert_eq!(spec.write_lat_log.as_deref(), Some("lat"));
+    assert_eq!(JobSpec::default().write_lat_log, None);
+}
+
+#[test]
+fn log_avg_msec() {
+    assert_eq!(with(&[("log_avg_msec", Some("100"))]).log_avg_msec, 100);
+    assert_eq!(with(&[("log_avg_msec", Some("1k"))]).log_avg_msec, 1024);
+    assert!(refused("log_avg_msec", Some("100ms")).starts_with("log_avg_msec=100ms:"));
+    assert!(refused("log_avg_msec", None).starts_with("log_avg_msec needs a value"));
+}
+
+#[test]
+fn log_offset_and_per_job_logs() {
+    assert!(with(&[("log_offset", None)]).log_offset);
+    assert!(!with(&[("per_job_logs", Some("0"))]).per_job_logs);
+    assert!(JobSpec::default().per_job_logs);
+    assert!(refused("per_job_logs", Some("no")).contains("use 1 or 0"));
 }

@@ -20,7 +20,7 @@ pub(crate) enum Value {
     Pair(Pair),
     /// From [`OptionKind::Time`], in nanoseconds.
     Nanos(u64),
-    /// From [`OptionKind::Str`].
+    /// From [`OptionKind::Str`] and [`OptionKind::OptionalStr`] (empty when no value was given).
     Text(String),
     /// From [`OptionKind::Choice`]: the choice as listed in the table.
     Choice(&'static str),
@@ -67,6 +67,7 @@ pub(crate) fn parse_value(
     let text = match (kind, text) {
         // fio's `time_based` with no value means "on"; diskmeter extends that to every flag.
         (OptionKind::Flag, None) => return Ok(Value::Flag(true)),
+        (OptionKind::OptionalStr, None) => return Ok(Value::Text(String::new())),
         (_, None) => return Err(ValueError::Missing),
         (_, Some(text)) => text,
     };
@@ -81,7 +82,7 @@ pub(crate) fn parse_value(
         OptionKind::SizePair => Value::Pair(parse_pair(text, kb_base, parse_size)?),
         OptionKind::IntPair => Value::Pair(parse_pair(text, kb_base, parse_int)?),
         OptionKind::Time => Value::Nanos(parse_time_ns(text, TimeUnit::Seconds)?),
-        OptionKind::Str => Value::Text(text.to_string()),
+        OptionKind::Str | OptionKind::OptionalStr => Value::Text(text.to_string()),
         OptionKind::Choice(choices) => Value::Choice(parse_choice(text, choices)?),
         OptionKind::Percent => Value::Percent(parse_percent(text)?),
         OptionKind::CpuList => Value::Cpus(parse_cpu_list(text)?),
@@ -229,6 +230,10 @@ mod tests {
         assert_eq!(
             parse_value(OptionKind::Size, None, KbBase::Binary),
             Err(ValueError::Missing)
+        );
+        assert_eq!(
+            parse_value(OptionKind::OptionalStr, None, KbBase::Binary),
+            Ok(Value::Text(String::new()))
         );
     }
 
