@@ -125,3 +125,41 @@ fn windows_only_switches_are_clear_errors() {
         .code(2)
         .stderr(predicate::str::contains("at least one target"));
 }
+
+#[test]
+fn cool_down_runs_after_the_measured_period_and_is_not_counted() {
+    let _turn = real_io();
+    let dir = TestDir::new();
+    let started = std::time::Instant::now();
+    let text = xml(&dir, "-c8M -b4K -o4 -r -d1 -W0 -C1 cool.dat");
+    assert!(
+        started.elapsed() >= std::time::Duration::from_secs(2),
+        "the load ran on for the cool-down"
+    );
+    assert!(text.contains("<Cooldown>1</Cooldown>"), "{text}");
+    let doc = roxmltree::Document::parse(&text).unwrap();
+    let seconds: f64 = doc
+        .descendants()
+        .find(|n| n.has_tag_name("TestTimeSeconds"))
+        .and_then(|n| n.text()?.trim().parse().ok())
+        .unwrap();
+    assert!((0.9..1.2).contains(&seconds), "measured {seconds} s");
+}
+
+#[test]
+fn alignment_stride_thread_stride_and_interlocked_sequential_run() {
+    let _turn = real_io();
+    let dir = TestDir::new();
+    diskspd(&dir, "-c8M -b4K -r512 -o2 -d1 -W0 a.dat")
+        .assert()
+        .success()
+        .stdout(predicate::str::contains("random I/O (alignment: 512)"));
+    diskspd(&dir, "-c8M -b4K -s16K -t2 -T4K -o2 -d1 -W0 b.dat")
+        .assert()
+        .success()
+        .stdout(predicate::str::contains("sequential I/O (stride: 16384)"));
+    // -si: two threads on one sequential position; together they read the 8 MiB file as
+    // one pass, so their bytes add up like a single reader's would.
+    let text = xml(&dir, "-c8M -b64K -si -t2 -o1 -d1 -W0 c.dat");
+    assert!(sum(&text, "ReadCount") > 0);
+}

@@ -364,3 +364,62 @@ fn allow_mounted_write_lifts_only_the_mounted_refusal() {
         .stderr(predicate::str::contains("--allow-destroy"));
     assert_eq!(device.fingerprint(), before, "nothing was written");
 }
+
+/// Share of the IOs in a per-IO fio-format log (with `log_offset=1`) that went to the
+/// hottest `top` share of the `blocks` blocks.
+fn hot_share(log: &std::path::Path, blocks: usize, top: f64) -> f64 {
+    let text = std::fs::read_to_string(log).unwrap_or_else(|e| panic!("{}: {e}", log.display()));
+    let mut hits = vec![0u64; blocks];
+    let mut total = 0u64;
+    for line in text.lines() {
+        let offset: u64 = line.split(',').nth(4).unwrap().trim().parse().unwrap();
+        hits[(offset / 4096) as usize] += 1;
+        total += 1;
+    }
+    hits.sort_unstable_by(|a, b| b.cmp(a));
+    let k = (blocks as f64 * top) as usize;
+    hits[..k].iter().sum::<u64>() as f64 / total as f64
+}
+
+#[test]
+fn skewed_distributions_concentrate_like_fios() {
+    let t = TestDir::new();
+    let blocks = 4096; // 16 MiB of 4 KiB blocks
+    for (distribution, top, expected) in [
+        // P(rank <= k) = zeta(k) / zeta(n) for Zipf; the 80/20 rule for Pareto 0.2.
+        ("zipf:1.2", 0.01, zipf_share(41, blocks as u64, 1.2)),
+        ("pareto:0.2", 0.2, 0.8),
+    ] {
+        let args = [
+            "--name=skew",
+            "--ioengine=null",
+            "--size=16m",
+            "--io_size=400m",
+            "--rw=randread",
+            "--bs=4k",
+            &format!("--random_distribution={distribution}"),
+            "--write_lat_log=dm",
+            "--log_offset=1",
+        ];
+        t.run_json(&args);
+        let dm = hot_share(&t.path().join("dm_lat.1.log"), blocks, top);
+        assert!(
+            (dm - expected).abs() < 0.03,
+            "{distribution}: diskmeter {dm}, expected {expected}"
+        );
+        let mut fio_args = args.to_vec();
+        fio_args[7] = "--write_lat_log=fio";
+        if fio_json(t.path(), &fio_args).is_some() {
+            let fio = hot_share(&t.path().join("fio_lat.1.log"), blocks, top);
+            assert!(
+                (dm - fio).abs() < 0.04,
+                "{distribution}: diskmeter {dm}, fio {fio}"
+            );
+        }
+    }
+}
+
+fn zipf_share(k: u64, n: u64, theta: f64) -> f64 {
+    let zeta = |n: u64| (1..=n).map(|i| (i as f64).powf(-theta)).sum::<f64>();
+    zeta(k) / zeta(n)
+}

@@ -66,6 +66,7 @@ pub fn main(matches: &ArgMatches) -> i32 {
         command_line: profile.command_line.clone(),
         duration_s: profile.duration_s,
         warmup_s: profile.warmup_s,
+        cooldown_s: profile.cooldown_s,
         latency: profile.latency,
         block_size_bytes: profile.block_size_bytes,
         outstanding: profile.outstanding,
@@ -73,8 +74,23 @@ pub fn main(matches: &ArgMatches) -> i32 {
         fixed_threads: profile.fixed_threads,
         write_percent: profile.write_percent,
         access: match profile.access {
-            Access::Sequential => "sequential I/O".to_string(),
-            Access::Random => format!("random I/O (alignment: {})", profile.block_size_bytes),
+            Access::Sequential => {
+                let stride = profile
+                    .sequential_stride_bytes
+                    .map_or(String::new(), |s| format!(" (stride: {s})"));
+                let shared = if profile.interlocked {
+                    ", interlocked: the threads of a target share one position"
+                } else {
+                    ""
+                };
+                format!("sequential I/O{stride}{shared}")
+            }
+            Access::Random => format!(
+                "random I/O (alignment: {})",
+                profile
+                    .random_align_bytes
+                    .unwrap_or(profile.block_size_bytes)
+            ),
             Access::Mixed(p) => format!("mixed I/O: {p}% random, {}% sequential", 100 - p),
         },
         software_cache_disabled: profile.software_cache_disabled,

@@ -11,7 +11,10 @@
 //! | `-t<n>` threads per target | one job per target, `numjobs=n`, `iodepth=o` |
 //! | `-F<n>` threads in all, each on every target | one job over all targets (`a:b`), `numjobs=n`, `iodepth=o x targets` |
 //! | `-o<n>` IOs per thread per target | `iodepth` |
-//! | `-r[align]` / `-s[stride]` / `-rs<pct>` | random / sequential / `percentage_random` |
+//! | `-r[align]` / `-s[stride]` / `-rs<pct>` | random (`blockalign`) / sequential (`rw=read:gap`) / `percentage_random` |
+//! | `-si[stride]` | sequential, the threads of a target sharing one position |
+//! | `-T<offset>` | thread `n` starts `n x offset` in (`offset_increment`) |
+//! | `-C<s>` | the load runs `s` more seconds after `-d`, not measured |
 //! | `-w<pct>` | `rw=randrw`/`rw` with `rwmixwrite`; `-w0` reads, `-w100` writes |
 //! | `-S`, `-Su` / `-Sw` / `-Sh` = `-Suw` | `direct=1` (`O_DIRECT`) / `sync=dsync` (`O_DSYNC`) / both |
 //! | `-d` / `-W` | `runtime` + `time_based` / `ramp_time` |
@@ -102,6 +105,16 @@ pub struct DiskSpdProfile {
     pub seed: Option<u64>,
     /// `-Z`: write zeros.
     pub zero_buffers: bool,
+    /// `-C` cool-down seconds: the load keeps running, unmeasured, after `-d`.
+    pub cooldown_s: u64,
+    /// `-r<align>`: random offsets on multiples of this (default: the block size).
+    pub random_align_bytes: Option<u64>,
+    /// `-s<stride>`: each sequential IO starts this far after the previous one.
+    pub sequential_stride_bytes: Option<u64>,
+    /// `-si`: the threads of a target share one sequential position.
+    pub interlocked: bool,
+    /// `-T<offset>`: thread `n` of a target starts `n x offset` into it.
+    pub thread_stride_bytes: u64,
     /// The jobs that run the profile.
     pub jobs: Vec<JobSpec>,
 }
@@ -127,6 +140,11 @@ pub fn parse(args: &[String]) -> Result<DiskSpdProfile, DiskSpdError> {
         throttle: None,
         seed: None,
         zero_buffers: false,
+        cooldown_s: 0,
+        random_align_bytes: None,
+        sequential_stride_bytes: None,
+        interlocked: false,
+        thread_stride_bytes: 0,
         jobs: Vec::new(),
     };
     // Sizes in `b` (blocks) need the final -b, so sized switches are read after the rest.
@@ -165,11 +183,7 @@ pub fn parse(args: &[String]) -> Result<DiskSpdProfile, DiskSpdError> {
             }
             "d" => p.duration_s = number(value, arg, 1)?,
             "W" => p.warmup_s = number(value, arg, 0)?,
-            "C" => {
-                if number(value, arg, 0)? > 0 {
-                    return Err(bad("a cool-down period is not supported yet (use -C0)"));
-                }
-            }
+            "C" => p.cooldown_s = number(value, arg, 0)?,
             "w" => {
                 let pct = number(value, arg, 0)?;
                 if pct > 100 {
@@ -192,11 +206,13 @@ pub fn parse(args: &[String]) -> Result<DiskSpdProfile, DiskSpdError> {
                 }
             }
             "s" => {
-                if value.starts_with('i') {
-                    return Err(bad(
-                        "interlocked sequential IO shared by threads (-si) is not supported",
-                    ));
-                }
+                let value = match value.strip_prefix('i') {
+                    Some(rest) => {
+                        p.interlocked = true;
+                        rest
+                    }
+                    None => value,
+                };
                 if !value.is_empty() {
                     sized.push((arg, 's', value));
                 }
@@ -311,17 +327,16 @@ pub fn parse(args: &[String]) -> Result<DiskSpdProfile, DiskSpdError> {
             'c' => p.create_size_bytes = Some(bytes),
             'B' => base_offset = Some(bytes),
             'f' => max_size = Some(bytes),
-            'r' if bytes != p.block_size_bytes => {
+            'r' if bytes == 0 => return Err(refuse("the random alignment must be more than 0")),
+            'r' => p.random_align_bytes = Some(bytes),
+            's' if bytes < p.block_size_bytes => {
                 return Err(refuse(
-                    "random alignment other than the block size is not supported yet",
+                    "a sequential stride shorter than the block size (overlapping IOs) is not \
+                     supported; use at least -b",
                 ))
             }
-            's' if bytes != p.block_size_bytes => {
-                return Err(refuse(
-                    "a sequential stride other than the block size is not supported yet",
-                ))
-            }
-            'T' if bytes != 0 => return Err(refuse("thread stride (-T) is not supported yet")),
+            's' => p.sequential_stride_bytes = Some(bytes),
+            'T' => p.thread_stride_bytes = bytes,
             _ => {}
         }
     }
@@ -408,6 +423,21 @@ fn jobs_of(
         if let Some(seed) = p.seed {
             options.push(("randseed", seed.to_string()));
         }
+        if let Some(align) = p.random_align_bytes.filter(|_| random) {
+            options.push(("blockalign", align.to_string()));
+        }
+        if let Some(stride) = p.sequential_stride_bytes {
+            // fio's rw=read:N adds N bytes after each sequential IO: the stride's gap.
+            let gap = stride - p.block_size_bytes;
+            if let Some(entry) = options.iter_mut().find(|(name, _)| *name == "rw") {
+                if gap > 0 {
+                    entry.1 = format!("{rw}:{gap}");
+                }
+            }
+        }
+        if p.thread_stride_bytes > 0 {
+            options.push(("offset_increment", p.thread_stride_bytes.to_string()));
+        }
         options.push(("time_based", "1".to_string()));
         for (name, value) in options {
             apply_option(&mut job, name, Some(&value)).map_err(|e: OptionError| DiskSpdError {
@@ -415,6 +445,8 @@ fn jobs_of(
                 message: e.to_string(),
             })?;
         }
+        job.cooldown_ns = p.cooldown_s.saturating_mul(1_000_000_000);
+        job.shared_sequential = p.interlocked;
         jobs.push(job);
     }
     Ok(jobs)
@@ -503,6 +535,22 @@ mod tests {
     }
 
     #[test]
+    fn alignment_strides_cool_down_and_interlocked_sequential_map() {
+        let p = parse(&args("-b4K -r512 -C3 -d5 t")).unwrap();
+        let j = &p.jobs[0];
+        assert_eq!(j.blockalign_bytes.read, Some(512));
+        assert_eq!(j.cooldown_ns, 3_000_000_000);
+        let p = parse(&args("-b4K -si16K -t4 -T4K t")).unwrap();
+        let j = &p.jobs[0];
+        assert!(j.shared_sequential);
+        assert_eq!((j.rw, j.rw_offset_modifier), (RwMode::Read, 12 << 10));
+        assert_eq!(j.offset_increment_bytes, 4096);
+        let plain = parse(&args("-b4K -s4K t")).unwrap();
+        assert_eq!(plain.jobs[0].rw_offset_modifier, 0);
+        assert!(!plain.jobs[0].shared_sequential);
+    }
+
+    #[test]
     fn sizes_in_blocks_throttles_and_defaults() {
         let p = parse(&args("-b16K -c100b -g50i -B2b t")).unwrap();
         let j = &p.jobs[0];
@@ -528,9 +576,8 @@ mod tests {
             ("-n t", "Windows-only"),
             ("-x t", "Windows-only"),
             ("#1", "disk numbers"),
-            ("-si t", "not supported"),
-            ("-C5 t", "cool-down"),
-            ("-r8K -b4K t", "alignment"),
+            ("-s2K -b4K t", "overlapping"),
+            ("-r0 t", "more than 0"),
             ("-w120 t", "0 to 100"),
             ("-b0 t", "more than 0"),
             ("-bX t", "not a size"),

@@ -38,6 +38,22 @@ const GOOD: &[(&str, &[&str])] = &[
     ("kb_base", &["1000", "1024"]),
     ("group_reporting", &[""]),
     ("norandommap", &[""]),
+    ("rw", &["write:4k", "randread:8", "randrw:16"]),
+    ("bsrange", &["4k-64k", "1k-4k,8k-16k"]),
+    ("bssplit", &["4k/10:64k/90", "4k/50:8k/,64k/", "2k/:4k/"]),
+    ("blockalign", &["512", "4k,8k"]),
+    (
+        "random_distribution",
+        &["zipf:1.2", "pareto:0.2:0.5", "normal:5", "random"],
+    ),
+    ("fsync", &["0", "32"]),
+    ("fdatasync", &["8"]),
+    ("end_fsync", &["1"]),
+    ("rate_min", &["1m", "1m,2m"]),
+    ("filesize", &["1m", "1m-4m"]),
+    ("buffer_compress_percentage", &["50"]),
+    ("write_lat_log", &["lat", ""]),
+    ("log_avg_msec", &["100"]),
 ];
 
 fn option() -> impl Strategy<Value = String> {

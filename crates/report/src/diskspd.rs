@@ -20,6 +20,8 @@ pub struct DiskSpdHeader {
     pub duration_s: u64,
     /// Warm-up seconds (`-W`).
     pub warmup_s: u64,
+    /// Cool-down seconds (`-C`): run after the measured period, not counted.
+    pub cooldown_s: u64,
     /// Whether `-L` asked for latency statistics.
     pub latency: bool,
     /// Block size, bytes.
@@ -210,7 +212,7 @@ pub fn render_diskspd_text(header: &DiskSpdHeader, input: &RunInput) -> String {
     let _ = writeln!(out, "\ttimespan:   1\n\t-------------");
     let _ = writeln!(out, "\tduration: {}s", header.duration_s);
     let _ = writeln!(out, "\twarm up time: {}s", header.warmup_s);
-    let _ = writeln!(out, "\tcool down time: 0s");
+    let _ = writeln!(out, "\tcool down time: {}s", header.cooldown_s);
     if header.latency {
         let _ = writeln!(out, "\tmeasuring latency");
     }
@@ -349,8 +351,8 @@ pub fn render_diskspd_xml(header: &DiskSpdHeader, input: &RunInput) -> String {
     let mut x = String::from("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<Results>\n");
     let _ = writeln!(x, "  <System>\n    <ComputerName>{}</ComputerName>\n    <Tool>\n      <Version>diskmeter {}</Version>\n    </Tool>\n    <RunTime>\n      <StartTime>{}</StartTime>\n    </RunTime>\n    <ProcessorTopology>\n      <ProcCount>{}</ProcCount>\n    </ProcessorTopology>\n  </System>",
         xml_escape(&input.meta.hostname), xml_escape(&input.meta.diskmeter_version), input.meta.started_unix_ms, header.proc_count);
-    let _ = writeln!(x, "  <Profile>\n    <CommandLine>{}</CommandLine>\n    <TimeSpans>\n      <TimeSpan>\n        <Duration>{}</Duration>\n        <Warmup>{}</Warmup>\n        <Cooldown>0</Cooldown>\n        <MeasureLatency>{}</MeasureLatency>\n        <ThreadCount>{}</ThreadCount>\n        <BlockSize>{}</BlockSize>\n        <RequestCount>{}</RequestCount>\n        <WriteRatio>{}</WriteRatio>\n        <DisableOSCache>{}</DisableOSCache>\n        <WriteThrough>{}</WriteThrough>\n      </TimeSpan>\n    </TimeSpans>\n  </Profile>",
-        xml_escape(&header.command_line), header.duration_s, header.warmup_s, header.latency, header.threads, header.block_size_bytes, header.outstanding, header.write_percent, header.software_cache_disabled, header.write_through);
+    let _ = writeln!(x, "  <Profile>\n    <CommandLine>{}</CommandLine>\n    <TimeSpans>\n      <TimeSpan>\n        <Duration>{}</Duration>\n        <Warmup>{}</Warmup>\n        <Cooldown>{}</Cooldown>\n        <MeasureLatency>{}</MeasureLatency>\n        <ThreadCount>{}</ThreadCount>\n        <BlockSize>{}</BlockSize>\n        <RequestCount>{}</RequestCount>\n        <WriteRatio>{}</WriteRatio>\n        <DisableOSCache>{}</DisableOSCache>\n        <WriteThrough>{}</WriteThrough>\n      </TimeSpan>\n    </TimeSpans>\n  </Profile>",
+        xml_escape(&header.command_line), header.duration_s, header.warmup_s, header.cooldown_s, header.latency, header.threads, header.block_size_bytes, header.outstanding, header.write_percent, header.software_cache_disabled, header.write_through);
     let (user, kernel) = cpu_shares(input, header, total.seconds);
     let _ = writeln!(x, "  <TimeSpan>\n    <TestTimeSeconds>{:.2}</TestTimeSeconds>\n    <ThreadCount>{}</ThreadCount>\n    <ProcCount>{}</ProcCount>\n    <Partial>{}</Partial>",
         total.seconds, rows.len(), header.proc_count, input.meta.partial);
