@@ -8,6 +8,7 @@
 
 #![forbid(unsafe_code)]
 
+mod arrivals;
 pub mod layout;
 pub mod logs;
 pub mod offsets;

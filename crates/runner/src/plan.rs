@@ -501,7 +501,8 @@ fn plan_target(
         preparation,
         contents: if job.fill_device {
             FileContents::Empty
-        } else if job.create_on_open {
+        } else if job.create_on_open && !job.rw.reads() {
+            // A job that reads needs data to read: reading holes would measure nothing.
             FileContents::Sparse
         } else {
             FileContents::Written

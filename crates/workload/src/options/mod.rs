@@ -6,6 +6,9 @@
 //! The row also holds the two functions that store a parsed value in a [`JobSpec`] and print
 //! it back, so adding an option is adding a row (in `table.rs`) and its test.
 
+mod log_setters;
+#[cfg(test)]
+mod more_tests;
 mod pattern_setters;
 mod setters;
 mod table;

@@ -4,6 +4,7 @@
 //! says "diskmeter": `ioengine` defaults to io_uring, `unlink` to 1, and `randseed` to
 //! diskmeter's own seed.
 
+use super::log_setters::*;
 use super::pattern_setters::*;
 use super::setters::*;
 use super::{OptionDef, OptionKind};

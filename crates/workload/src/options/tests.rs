@@ -4,14 +4,11 @@
 //! refuse, with the message a user would read.
 
 use super::*;
-use crate::{
-    apply_option, BlockSizeShare, BlockSizeSpread, Direction, EngineKind, JobSpec, KbBase,
-    PerDirection, RandomDistribution, RwMode,
-};
+use crate::{apply_option, EngineKind, JobSpec, KbBase, PerDirection, RwMode};
 use std::path::PathBuf;
 
 /// The default job with `options` applied in order; panics on the first error.
-fn with(options: &[(&str, Option<&str>)]) -> JobSpec {
+pub(super) fn with(options: &[(&str, Option<&str>)]) -> JobSpec {
     let mut spec = JobSpec::default();
     for (name, value) in options {
         if let Err(error) = apply_option(&mut spec, name, *value) {
@@ -22,7 +19,7 @@ fn with(options: &[(&str, Option<&str>)]) -> JobSpec {
 }
 
 /// The message for applying `name=value` to the default job.
-fn refused(name: &str, value: Option<&str>) -> String {
+pub(super) fn refused(name: &str, value: Option<&str>) -> String {
     match apply_option(&mut JobSpec::default(), name, value) {
         Ok(()) => panic!("{name}={value:?} was accepted"),
         Err(error) => error.to_string(),
@@ -530,188 +527,4 @@ fn size_and_offset_as_percentages() {
     assert_eq!((spec.size_percent, spec.size_bytes), (None, Some(1 << 20)));
     assert!(refused("size", Some("0%")).contains("from 1 to 100"));
     assert!(refused("offset", Some("150%")).contains("between 0 and 100"));
-}
-
-// ---- pattern, sync, rate_min, files and buffers -----------------------------------------
-
-#[test]
-fn rw_offset_modifier() {
-    let random = with(&[("rw", Some("randread:8"))]);
-    assert_eq!(
-        (random.rw, random.rw_offset_modifier),
-        (RwMode::RandRead, 8)
-    );
-    let holes = with(&[("rw", Some("write:4k"))]);
-    assert_eq!((holes.rw, holes.rw_offset_modifier), (RwMode::Write, 4096));
-    assert_eq!(describe_value(&holes, "rw"), "write:4k");
-    assert_eq!(describe_value(&random, "rw"), "randread:8");
-    assert!(refused("rw", Some("randread:x")).contains("after ':'"));
-    assert!(refused("rw", Some("radnread")).contains("did you mean 'randread'"));
-}
-
-#[test]
-fn bsrange() {
-    let job = with(&[("bsrange", Some("1k-4k,2k-8k"))]);
-    assert_eq!(
-        job.bs_spread.read,
-        BlockSizeSpread::Range {
-            min_bytes: 1024,
-            max_bytes: 4096
-        }
-    );
-    assert_eq!(job.bs_bounds(Direction::Write), (2048, 8192));
-    assert_eq!(
-        job.bs_bytes,
-        PerDirection {
-            read: 1024,
-            write: 2048
-        }
-    );
-    // A later bs replaces the range, as in fio.
-    let fixed = with(&[("blocksize_range", Some("1k-4k")), ("bs", Some("8k"))]);
-    assert_eq!(fixed.bs_spread.read, BlockSizeSpread::Fixed);
-    assert!(refused("bsrange", Some("0-4k")).contains("at least 1 byte"));
-}
-
-#[test]
-fn bssplit() {
-    let job = with(&[("bssplit", Some("2k/50:4k/50,4k/90:8k/10"))]);
-    assert_eq!(
-        job.bs_spread.write,
-        BlockSizeSpread::Split(vec![
-            BlockSizeShare {
-                bytes: 4096,
-                percent: 90.0
-            },
-            BlockSizeShare {
-                bytes: 8192,
-                percent: 10.0
-            },
-        ])
-    );
-    assert_eq!(job.max_bs_bytes(), 4096); // rw=read: only the read sizes matter
-    assert_eq!(describe_value(&job, "bssplit"), "2k/50:4k/50,4k/90:8k/10");
-    assert!(refused("bssplit", Some("4k/x")).contains("0 to 100"));
-}
-
-#[test]
-fn blocksize_unaligned_and_blockalign() {
-    assert!(with(&[("bs_unaligned", None)]).blocksize_unaligned);
-    let job = with(&[("ba", Some("512,4k"))]);
-    assert_eq!(
-        job.blockalign_bytes,
-        PerDirection {
-            read: Some(512),
-            write: Some(4096)
-        }
-    );
-}
-
-#[test]
-fn random_distribution() {
-    assert_eq!(
-        with(&[("random_distribution", Some("pareto:0.2"))]).random_distribution,
-        RandomDistribution::Pareto {
-            h: 0.2,
-            center: None
-        }
-    );
-    assert!(refused("random_distribution", Some("zipf:1.0")).contains("not 1.0"));
-    assert!(refused("random_distribution", Some("zoned:60/10:40/90")).contains("not supported"));
-}
-
-#[test]
-fn fsync_fdatasync_end_fsync() {
-    let job = with(&[
-        ("fsync", Some("32")),
-        ("fdatasync", Some("8")),
-        ("end_fsync", Some("1")),
-        ("rw", Some("write")),
-    ]);
-    assert_eq!(
-        (job.fsync_every, job.fdatasync_every, job.end_fsync),
-        (32, 8, true)
-    );
-    assert!(job.syncs());
-    assert!(!with(&[("end_fsync", None)]).syncs()); // a read job writes nothing to sync
-}
-
-#[test]
-fn rate_min_and_rate_cycle() {
-    let job = with(&[("rate_min", Some("10m")), ("rate_cycle", Some("500"))]);
-    assert_eq!(job.rate_min_bytes_per_sec.read, Some(10 << 20));
-    assert_eq!(job.rate_cycle_ns, 500_000_000);
-    assert!(refused("rate_cycle", Some("0")).contains("at least 1"));
-}
-
-#[test]
-fn filesize() {
-    assert_eq!(
-        with(&[("filesize", Some("1m"))]).filesize_bytes,
-        Some((1 << 20, 1 << 20))
-    );
-    assert_eq!(
-        with(&[("filesize", Some("4m-1m"))]).filesize_bytes,
-        Some((1 << 20, 4 << 20))
-    );
-    assert!(refused("filesize", Some("0")).contains("at least 1 byte"));
-}
-
-#[test]
-fn file_creation_and_safety_flags() {
-    let job = with(&[
-        ("create_on_open", None),
-        ("fill_fs", None),
-        ("allow_mounted_write", Some("1")),
-    ]);
-    assert!(job.create_on_open && job.fill_device && job.allow_mounted_write);
-}
-
-#[test]
-fn buffer_compress_percentage_and_chunk() {
-    let job = with(&[
-        ("buffer_compress_percentage", Some("50")),
-        ("buffer_compress_chunk", Some("4k")),
-    ]);
-    assert_eq!(job.buffer_compress_percentage, Some(50));
-    assert_eq!(job.buffer_compress_chunk_bytes, 4096);
-    assert!(refused("buffer_compress_percentage", Some("101")).contains("0 to 100"));
-}
-
-fn describe_value(job: &JobSpec, name: &str) -> String {
-    crate::describe(job)
-        .into_iter()
-        .find(|(n, _)| n == name)
-        .map(|(_, v)| v)
-        .unwrap_or_default()
-}
-
-#[test]
-fn write_bw_iops_and_lat_log() {
-    let spec = with(&[
-        ("write_bw_log", Some("results/bw")),
-        ("write_iops_log", None),
-        ("write_lat_log", Some("lat")),
-    ]);
-    assert_eq!(spec.write_bw_log.as_deref(), Some("results/bw"));
-    // Without a value fio takes the job's name, which is only known when the job runs.
-    assert_eq!(spec.write_iops_log.as_deref(), Some(""));
-    assert_eq!(spec.write_lat_log.as_deref(), Some("lat"));
-    assert_eq!(JobSpec::default().write_lat_log, None);
-}
-
-#[test]
-fn log_avg_msec() {
-    assert_eq!(with(&[("log_avg_msec", Some("100"))]).log_avg_msec, 100);
-    assert_eq!(with(&[("log_avg_msec", Some("1k"))]).log_avg_msec, 1024);
-    assert!(refused("log_avg_msec", Some("100ms")).starts_with("log_avg_msec=100ms:"));
-    assert!(refused("log_avg_msec", None).starts_with("log_avg_msec needs a value"));
-}
-
-#[test]
-fn log_offset_and_per_job_logs() {
-    assert!(with(&[("log_offset", None)]).log_offset);
-    assert!(!with(&[("per_job_logs", Some("0"))]).per_job_logs);
-    assert!(JobSpec::default().per_job_logs);
-    assert!(refused("per_job_logs", Some("no")).contains("use 1 or 0"));
 }
