@@ -10,12 +10,14 @@
 #![forbid(unsafe_code)]
 #![warn(missing_docs)]
 
+pub mod confidence;
 mod depth;
 mod histogram;
 mod interval;
 mod iolog;
 mod worker;
 
+pub use confidence::{batch_means, compare_means, MeanEstimate, Verdict};
 pub use depth::{DepthDistribution, DEPTH_LABELS, SUBMIT_LABELS};
 pub use histogram::{HistogramError, LatencyHistogram, MAX_LATENCY_NS, SIGNIFICANT_DIGITS};
 pub use interval::{merge_series, IntervalDirection, IntervalRecorder, IntervalSample};
