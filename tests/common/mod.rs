@@ -128,6 +128,26 @@ impl LoopDevice {
         }
     }
 
+    /// Like [`LoopDevice::new`], with the loop driver doing direct IO on the backing file
+    /// (no page cache between the device and the disk). The backing file is written out, so
+    /// writes to the device do not pay for the filesystem allocating blocks under it.
+    pub fn new_direct(dir: &Path, name: &str, mib: u64) -> LoopDevice {
+        let backing = dir.join(name);
+        sh(&format!(
+            "dd if=/dev/zero of={} bs=1M count={mib} oflag=direct status=none",
+            backing.display()
+        ));
+        let dev = sh(&format!(
+            "losetup -f --show --direct-io=on {}",
+            backing.display()
+        ));
+        LoopDevice {
+            dev,
+            backing,
+            mount: None,
+        }
+    }
+
     /// Mounts the device's filesystem at `at`.
     pub fn mount(&mut self, at: &Path) {
         std::fs::create_dir_all(at).expect("create mount point");
@@ -163,4 +183,59 @@ static REAL_IO: std::sync::Mutex<()> = std::sync::Mutex::new(());
 /// Waits for this test's turn at the disk; the turn ends when the guard is dropped.
 pub fn real_io() -> std::sync::MutexGuard<'static, ()> {
     REAL_IO.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+/// A blkio cgroup (v1) that throttles one block device to `iops` and `bytes_per_sec` in each
+/// direction, like a cloud volume's tier; removed on drop. Commands run inside it through
+/// [`BlkioThrottle::wrap`].
+pub struct BlkioThrottle {
+    dir: PathBuf,
+}
+
+impl BlkioThrottle {
+    /// A new cgroup throttling `device` (a path such as /dev/loop3); `None` (with a printed
+    /// reason) where cgroup v1 blkio is not mounted.
+    pub fn new(name: &str, device: &str, iops: u64, bytes_per_sec: u64) -> Option<BlkioThrottle> {
+        let root = Path::new("/sys/fs/cgroup/blkio");
+        if !root.join("blkio.throttle.read_iops_device").exists() {
+            eprintln!("skipped: cgroup v1 blkio throttling is not available here");
+            return None;
+        }
+        let dir = root.join(format!("{name}-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).expect("create the cgroup");
+        let dev = sh(&format!("stat -L -c '%t:%T' {device}"));
+        let (major, minor) = dev.split_once(':').expect("major:minor");
+        let id = format!(
+            "{}:{}",
+            u64::from_str_radix(major, 16).unwrap(),
+            u64::from_str_radix(minor, 16).unwrap()
+        );
+        for (file, value) in [
+            ("read_iops_device", iops),
+            ("write_iops_device", iops),
+            ("read_bps_device", bytes_per_sec),
+            ("write_bps_device", bytes_per_sec),
+        ] {
+            std::fs::write(
+                dir.join(format!("blkio.throttle.{file}")),
+                format!("{id} {value}"),
+            )
+            .expect("set the throttle");
+        }
+        Some(BlkioThrottle { dir })
+    }
+
+    /// A `sh -c` command line that moves the shell into the cgroup, then runs `command`.
+    pub fn wrap(&self, command: &str) -> String {
+        format!(
+            "echo $$ > {}/cgroup.procs && exec {command}",
+            self.dir.display()
+        )
+    }
+}
+
+impl Drop for BlkioThrottle {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir(&self.dir);
+    }
 }

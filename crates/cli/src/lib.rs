@@ -13,6 +13,7 @@ mod options;
 mod plan;
 mod progress;
 mod run;
+mod suite;
 
 use clap::{ArgMatches, Command};
 use std::io::Write;
@@ -42,6 +43,7 @@ pub fn command() -> Command {
         .subcommand_required(true)
         .arg_required_else_help(true)
         .subcommand(run::command())
+        .subcommand(suite::command())
         .subcommand(diskspd::command())
         .subcommand(iometer::command())
         .subcommand(plan::command())
@@ -66,6 +68,7 @@ pub fn main() -> i32 {
 fn dispatch(matches: &ArgMatches) -> i32 {
     match matches.subcommand() {
         Some(("run", sub)) => run::main(sub),
+        Some(("suite", sub)) => suite::main(sub),
         Some(("diskspd", sub)) => diskspd::main(sub),
         Some(("iometer", sub)) => iometer::main(sub),
         Some(("plan", sub)) => plan::main(sub),

@@ -1,0 +1,338 @@
+//! `diskmeter suite NAME [TARGET]`: runs a named suite's steps one after another on a
+//! target (a test file diskmeter creates, a folder for it, or a block device) and prints the
+//! suite's table.
+
+use crate::args;
+use crate::run::{execute_jobs, Executed, RunFlags};
+use crate::{write_output, EXIT_FAILURE, EXIT_USAGE};
+use clap::{Arg, ArgAction, ArgMatches, Command};
+use diskmeter_report::{RunInput, RunResult};
+use diskmeter_suites::{expect, table, SuiteOptions, SUITES};
+use diskmeter_units::{format_bytes_binary, parse_size, KbBase};
+use std::fmt::Write;
+use std::path::{Path, PathBuf};
+
+/// The test file a suite creates in a folder.
+const SUITE_FILE: &str = "diskmeter-suite.dat";
+/// The default test file size: CrystalDiskMark's default, small enough for any machine, and
+/// with direct IO (every suite's default) no page cache can serve it.
+const DEFAULT_SIZE_BYTES: u64 = 1 << 30;
+
+/// The `suite` subcommand's definition.
+pub fn command() -> Command {
+    let command = Command::new("suite")
+        .about("Run a named suite of the guides (quick, cloud, matrix, max-write-iops, ...)")
+        .long_about(
+            "Runs a named suite: each step is an ordinary diskmeter run (direct IO, io_uring), \
+             and the results come as one table. TARGET is a file (created, laid out once for \
+             every step and removed at the end unless --keep), a folder (the file \
+             diskmeter-suite.dat in it) or a block device (the safety rules of `diskmeter run` \
+             apply); by default the file diskmeter-suite.dat in the current folder, 1 GiB \
+             (--size), or a quarter of the free space when that is less. --list shows every \
+             suite with its steps; --dry-run prints each step's jobs.\n\n\
+             Exit codes: 0 ok; 1 a step failed or the run was interrupted; 2 usage error.",
+        )
+        .arg(Arg::new("name").value_name("NAME").help("The suite (see --list)"))
+        .arg(
+            Arg::new("target")
+                .value_name("TARGET")
+                .help("File, folder or block device (default: ./diskmeter-suite.dat)"),
+        )
+        .arg(
+            Arg::new("list")
+                .long("list")
+                .action(ArgAction::SetTrue)
+                .help("List the suites and their steps"),
+        )
+        .arg(
+            Arg::new("size")
+                .long("size")
+                .value_name("SIZE")
+                .help("Test file size, or the region of a device (default 1g for files, the whole device)"),
+        )
+        .arg(
+            Arg::new("read-target")
+                .long("read-target")
+                .value_name("PATH")
+                .help("Reads go to this file or device (the guides read from a cached volume)"),
+        )
+        .arg(
+            Arg::new("write-target")
+                .long("write-target")
+                .value_name("PATH")
+                .help("Writes go to this file or device (the guides write to an uncached stripe)"),
+        )
+        .arg(
+            Arg::new("write-cap")
+                .long("write-cap")
+                .value_name("IOPS")
+                .value_parser(clap::value_parser!(u64).range(1..))
+                .help("Total write IOPS cap, split evenly over the writers (the guides: 4 x 12,500 = 50,000)"),
+        )
+        .arg(
+            Arg::new("expect")
+                .long("expect")
+                .value_name("SET")
+                .value_parser(expect::EXPECTATION_SETS)
+                .help("Print a guide's expected figures beside the measured ones (cloud suite)"),
+        )
+        .arg(
+            Arg::new("output-format")
+                .long("output-format")
+                .value_name("FORMAT")
+                .value_parser(["normal", "json"])
+                .default_value("normal")
+                .help("normal: the suite's table; json: every step's full result"),
+        );
+    let command = ["runtime", "iodepth", "numjobs", "bs", "ioengine"]
+        .into_iter()
+        .fold(command, |command, name| {
+            command.arg(Arg::new(name).long(name).value_name("VALUE").help(format!(
+                "Sets fio's {name} for every job of every step (as `diskmeter run --{name}`)"
+            )))
+        });
+    args::add_run_flags(command)
+}
+
+/// Runs the `suite` subcommand.
+pub fn main(matches: &ArgMatches) -> i32 {
+    if matches.get_flag("list") {
+        print!("{}", list());
+        return 0;
+    }
+    let Some(name) = matches.get_one::<String>("name") else {
+        eprintln!("diskmeter: give a suite name (diskmeter suite --list shows them)");
+        return EXIT_USAGE;
+    };
+    let flags = args::run_flags(matches);
+    let options = match suite_options(matches) {
+        Ok(options) => options,
+        Err(message) => {
+            eprintln!("diskmeter: {message}");
+            return EXIT_USAGE;
+        }
+    };
+    let suite = match diskmeter_suites::build(name, &options) {
+        Ok(suite) => suite,
+        Err(error) => {
+            eprintln!("diskmeter: {error}");
+            return EXIT_USAGE;
+        }
+    };
+    let expectations = matches
+        .get_one::<String>("expect")
+        .and_then(|set| expect::expectations(set))
+        .unwrap_or_default();
+    // Files the suite creates are removed at the end; files that were there stay.
+    let targets: Vec<PathBuf> = [
+        Some(options.target.clone()),
+        options.read_target.clone(),
+        options.write_target.clone(),
+    ]
+    .into_iter()
+    .flatten()
+    .collect();
+    let created: Vec<PathBuf> = targets.iter().filter(|t| !t.exists()).cloned().collect();
+
+    let mut inputs: Vec<(String, RunInput)> = Vec::new();
+    let mut failed = false;
+    let mut partial = false;
+    for (index, step) in suite.steps.iter().enumerate() {
+        if flags.dry_run {
+            println!("## step {}/{}: {}", index + 1, suite.steps.len(), step.name);
+        } else if !flags.quiet {
+            eprintln!(
+                "diskmeter: suite {}: step {}/{}: {}",
+                suite.name,
+                index + 1,
+                suite.steps.len(),
+                step.name
+            );
+        }
+        match execute_jobs(&step.jobs, &flags) {
+            Ok(Some(Executed {
+                input,
+                failed: step_failed,
+                partial: step_partial,
+            })) => {
+                inputs.push((step.name.clone(), input));
+                failed |= step_failed;
+                partial |= step_partial;
+                if step_failed || step_partial {
+                    break;
+                }
+            }
+            Ok(None) => {}
+            Err(code) => {
+                cleanup(&created, &flags);
+                return code;
+            }
+        }
+    }
+    if flags.dry_run {
+        return 0;
+    }
+    cleanup(&created, &flags);
+    let results: Vec<RunResult> = inputs
+        .iter()
+        .map(|(_, input)| RunResult::build(input.clone()))
+        .collect();
+    let text = match matches
+        .get_one::<String>("output-format")
+        .map(String::as_str)
+    {
+        Some("json") => json(&suite.name, &inputs, &results),
+        _ => {
+            let mut text = header(&suite, &options);
+            text.push_str(&table::render(&suite, &results, &expectations));
+            if results.len() < suite.steps.len() {
+                let _ = writeln!(
+                    text,
+                    "(stopped after {} of {} steps)",
+                    results.len(),
+                    suite.steps.len()
+                );
+            }
+            text
+        }
+    };
+    if let Err(error) = write_output(matches.get_one::<String>("output"), &text) {
+        eprintln!("diskmeter: {error}");
+        return EXIT_FAILURE;
+    }
+    save(&suite.name, &inputs, &flags);
+    if partial {
+        eprintln!("diskmeter: interrupted: the results above are partial");
+    }
+    if failed || partial {
+        EXIT_FAILURE
+    } else {
+        0
+    }
+}
+
+/// Saves the suite's steps to the results history (a no-op until the history lands).
+fn save(_name: &str, _inputs: &[(String, RunInput)], _flags: &RunFlags) {}
+
+fn cleanup(created: &[PathBuf], flags: &RunFlags) {
+    if flags.keep || flags.dry_run {
+        return;
+    }
+    for path in created {
+        if path.is_file() {
+            if let Err(error) = std::fs::remove_file(path) {
+                eprintln!(
+                    "diskmeter: could not remove the suite's file {}: {error}",
+                    path.display()
+                );
+            }
+        }
+    }
+}
+
+fn header(suite: &diskmeter_suites::Suite, options: &SuiteOptions) -> String {
+    let size = options
+        .size_bytes
+        .map_or_else(|| "the whole device".to_string(), format_bytes_binary);
+    let mut text = format!(
+        "suite {} on {} ({size}, {})\n",
+        suite.name,
+        options.target.display(),
+        if options.ioengine == "null" {
+            "null engine: no IO".to_string()
+        } else {
+            format!("direct IO, {}", options.ioengine)
+        }
+    );
+    for (what, path) in [
+        ("reads", &options.read_target),
+        ("writes", &options.write_target),
+    ] {
+        if let Some(path) = path {
+            let _ = writeln!(text, "{what} on {}", path.display());
+        }
+    }
+    text.push('\n');
+    text
+}
+
+fn json(name: &str, inputs: &[(String, RunInput)], results: &[RunResult]) -> String {
+    let steps: Vec<serde_json::Value> = inputs
+        .iter()
+        .zip(results)
+        .map(|((step, _), result)| {
+            serde_json::json!({
+                "step": step,
+                "result": serde_json::from_str::<serde_json::Value>(&diskmeter_report::to_json(result))
+                    .unwrap_or_default(),
+            })
+        })
+        .collect();
+    let doc = serde_json::json!({ "suite": name, "steps": steps });
+    serde_json::to_string_pretty(&doc).unwrap_or_default() + "\n"
+}
+
+fn list() -> String {
+    let mut text = String::new();
+    for suite in SUITES {
+        let _ = writeln!(text, "{}: {}", suite.name, suite.description);
+        for line in suite.step_lines() {
+            let _ = writeln!(text, "    {line}");
+        }
+    }
+    text
+}
+
+/// The user's target and choices, with the test file's default size.
+fn suite_options(matches: &ArgMatches) -> Result<SuiteOptions, String> {
+    let resolve = |given: Option<&String>| -> PathBuf {
+        match given {
+            None => PathBuf::from(SUITE_FILE),
+            Some(path) if Path::new(path).is_dir() => Path::new(path).join(SUITE_FILE),
+            Some(path) => PathBuf::from(path),
+        }
+    };
+    let target = resolve(matches.get_one::<String>("target"));
+    let mut options = SuiteOptions::new(&target);
+    options.read_target = matches
+        .get_one::<String>("read-target")
+        .map(|p| resolve(Some(p)));
+    options.write_target = matches
+        .get_one::<String>("write-target")
+        .map(|p| resolve(Some(p)));
+    options.write_cap_iops = matches.get_one::<u64>("write-cap").copied();
+    options.size_bytes = match matches.get_one::<String>("size") {
+        Some(text) => Some(parse_size(text, KbBase::Binary).map_err(|e| format!("--size: {e}"))?),
+        None if is_block_device(&target) => None,
+        None => Some(default_size(&target)),
+    };
+    for name in ["runtime", "iodepth", "numjobs", "bs", "ioengine"] {
+        if let Some(value) = matches.get_one::<String>(name) {
+            if name == "ioengine" {
+                options.ioengine = value.clone();
+            } else {
+                options.overrides.push((name.to_string(), value.clone()));
+            }
+        }
+    }
+    Ok(options)
+}
+
+fn is_block_device(path: &Path) -> bool {
+    use std::os::unix::fs::FileTypeExt;
+    std::fs::metadata(path).is_ok_and(|m| m.file_type().is_block_device())
+}
+
+/// 1 GiB, or a quarter of the free space of the file's folder when that is less (at least
+/// 64 MiB), in whole MiB.
+fn default_size(file: &Path) -> u64 {
+    let folder = file
+        .parent()
+        .filter(|p| !p.as_os_str().is_empty())
+        .unwrap_or(Path::new("."));
+    let free = rustix::fs::statvfs(folder)
+        .map(|s| s.f_bavail.saturating_mul(s.f_frsize))
+        .unwrap_or(u64::MAX);
+    let quarter = (free / 4) >> 20 << 20;
+    DEFAULT_SIZE_BYTES.min(quarter.max(64 << 20))
+}

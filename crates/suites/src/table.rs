@@ -1,0 +1,259 @@
+//! A suite's results as one glanceable table: CrystalDiskMark's read/write rows, the guides'
+//! size x pattern matrix, or one row per step. Figures are the measured ones from each
+//! step's result; nothing is estimated.
+
+use crate::expect::Expectation;
+use crate::Suite;
+use comfy_table::{presets, CellAlignment, Table};
+use diskmeter_report::RunResult;
+use diskmeter_units::format_thousands;
+
+/// How a suite's table is laid out.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Layout {
+    /// One row per test, read and write side by side (CrystalDiskMark).
+    ReadWriteRows,
+    /// IO size rows x pattern columns, "MiB/s / IOPS" per cell (the DiskSpd study).
+    Matrix,
+    /// One row per step, reads and writes in their own columns.
+    Steps,
+}
+
+/// The headline figures of one step, summed over its jobs.
+#[derive(Debug, Clone, Copy, PartialEq, Default)]
+pub struct StepFigures {
+    /// Read IOPS.
+    pub read_iops: f64,
+    /// Read bandwidth, bytes/s.
+    pub read_bytes_per_sec: f64,
+    /// Mean read latency (issue to completion), ns; 0 without reads.
+    pub read_lat_mean_ns: f64,
+    /// Write IOPS.
+    pub write_iops: f64,
+    /// Write bandwidth, bytes/s.
+    pub write_bytes_per_sec: f64,
+    /// Mean write latency, ns; 0 without writes.
+    pub write_lat_mean_ns: f64,
+}
+
+impl StepFigures {
+    /// Sums the jobs of `result` (latency means weighted by IO count).
+    pub fn of(result: &RunResult) -> StepFigures {
+        let mut f = StepFigures::default();
+        let (mut read_ios, mut write_ios) = (0u64, 0u64);
+        for job in &result.jobs {
+            f.read_iops += job.read.iops;
+            f.read_bytes_per_sec += job.read.bw_bytes_per_sec;
+            f.read_lat_mean_ns += job.read.lat.mean_ns * job.read.ios as f64;
+            read_ios += job.read.ios;
+            f.write_iops += job.write.iops;
+            f.write_bytes_per_sec += job.write.bw_bytes_per_sec;
+            f.write_lat_mean_ns += job.write.lat.mean_ns * job.write.ios as f64;
+            write_ios += job.write.ios;
+        }
+        f.read_lat_mean_ns = if read_ios > 0 {
+            f.read_lat_mean_ns / read_ios as f64
+        } else {
+            0.0
+        };
+        f.write_lat_mean_ns = if write_ios > 0 {
+            f.write_lat_mean_ns / write_ios as f64
+        } else {
+            0.0
+        };
+        f
+    }
+}
+
+fn mib(bytes_per_sec: f64) -> String {
+    format!("{:.2}", bytes_per_sec / (1u64 << 20) as f64)
+}
+
+fn iops(value: f64) -> String {
+    if value >= 100.0 {
+        format_thousands(value.round() as u64)
+    } else {
+        format!("{value:.2}")
+    }
+}
+
+fn latency(ns: f64) -> String {
+    match ns {
+        ns if ns <= 0.0 => "-".to_string(),
+        ns if ns < 1e6 => format!("{:.1} us", ns / 1e3),
+        ns => format!("{:.2} ms", ns / 1e6),
+    }
+}
+
+fn new_table(header: Vec<&str>) -> Table {
+    let mut table = Table::new();
+    table
+        .load_preset(presets::ASCII_MARKDOWN)
+        .set_header(header);
+    table
+}
+
+fn align_numbers(table: &mut Table, columns: usize) {
+    for i in 1..columns {
+        if let Some(column) = table.column_mut(i) {
+            column.set_cell_alignment(CellAlignment::Right);
+        }
+    }
+}
+
+/// The suite's table from each step's result (`results[i]` belongs to `suite.steps[i]`;
+/// missing results, e.g. after Ctrl-C, leave their cells empty), with `expectations`
+/// beside the steps they name.
+pub fn render(suite: &Suite, results: &[RunResult], expectations: &[Expectation]) -> String {
+    let figures: Vec<Option<StepFigures>> = (0..suite.steps.len())
+        .map(|i| results.get(i).map(StepFigures::of))
+        .collect();
+    let table = match suite.layout {
+        Layout::ReadWriteRows => read_write_rows(suite, &figures),
+        Layout::Matrix => matrix(suite, &figures),
+        Layout::Steps => steps(suite, &figures, expectations),
+    };
+    format!("{}\n", table)
+}
+
+fn read_write_rows(suite: &Suite, figures: &[Option<StepFigures>]) -> Table {
+    let mut table = new_table(vec![
+        "test",
+        "read MiB/s",
+        "read IOPS",
+        "read lat",
+        "write MiB/s",
+        "write IOPS",
+        "write lat",
+    ]);
+    let mut rows: Vec<&str> = Vec::new();
+    for step in &suite.steps {
+        if !rows.contains(&step.row.as_str()) {
+            rows.push(&step.row);
+        }
+    }
+    for row in rows {
+        let mut cells = vec![row.to_string()];
+        for column in ["read", "write"] {
+            let found = suite
+                .steps
+                .iter()
+                .zip(figures)
+                .find(|(s, _)| s.row == row && s.column == column)
+                .and_then(|(_, f)| *f);
+            match found {
+                Some(f) if column == "read" => cells.extend([
+                    mib(f.read_bytes_per_sec),
+                    iops(f.read_iops),
+                    latency(f.read_lat_mean_ns),
+                ]),
+                Some(f) => cells.extend([
+                    mib(f.write_bytes_per_sec),
+                    iops(f.write_iops),
+                    latency(f.write_lat_mean_ns),
+                ]),
+                None => cells.extend(["".to_string(), "".to_string(), "".to_string()]),
+            }
+        }
+        table.add_row(cells);
+    }
+    align_numbers(&mut table, 7);
+    table
+}
+
+fn matrix(suite: &Suite, figures: &[Option<StepFigures>]) -> Table {
+    let columns = ["seq read", "seq write", "random read", "random write"];
+    let mut header = vec!["IO size"];
+    header.extend(columns);
+    let mut table = new_table(header);
+    let mut rows: Vec<&str> = Vec::new();
+    for step in &suite.steps {
+        if !rows.contains(&step.row.as_str()) {
+            rows.push(&step.row);
+        }
+    }
+    for row in rows {
+        let mut cells = vec![row.to_string()];
+        for column in columns {
+            let cell = suite
+                .steps
+                .iter()
+                .zip(figures)
+                .find(|(s, _)| s.row == row && s.column == column)
+                .and_then(|(_, f)| *f)
+                .map(|f| {
+                    let (bw, io) = if column.ends_with("read") {
+                        (f.read_bytes_per_sec, f.read_iops)
+                    } else {
+                        (f.write_bytes_per_sec, f.write_iops)
+                    };
+                    format!("{} MiB/s, {} IOPS", mib(bw), iops(io))
+                })
+                .unwrap_or_default();
+            cells.push(cell);
+        }
+        table.add_row(cells);
+    }
+    align_numbers(&mut table, 5);
+    table
+}
+
+fn steps(suite: &Suite, figures: &[Option<StepFigures>], expectations: &[Expectation]) -> Table {
+    let mut header = vec![
+        "step",
+        "read IOPS",
+        "read MiB/s",
+        "read lat",
+        "write IOPS",
+        "write MiB/s",
+        "write lat",
+    ];
+    if !expectations.is_empty() {
+        header.push("guide expects");
+        header.push("measured / expected");
+    }
+    let columns = header.len();
+    let mut table = new_table(header);
+    for (step, f) in suite.steps.iter().zip(figures) {
+        let mut cells = vec![step.name.clone()];
+        match f {
+            Some(f) => cells.extend([
+                if f.read_iops > 0.0 {
+                    iops(f.read_iops)
+                } else {
+                    "-".into()
+                },
+                if f.read_iops > 0.0 {
+                    mib(f.read_bytes_per_sec)
+                } else {
+                    "-".into()
+                },
+                latency(f.read_lat_mean_ns),
+                if f.write_iops > 0.0 {
+                    iops(f.write_iops)
+                } else {
+                    "-".into()
+                },
+                if f.write_iops > 0.0 {
+                    mib(f.write_bytes_per_sec)
+                } else {
+                    "-".into()
+                },
+                latency(f.write_lat_mean_ns),
+            ]),
+            None => cells.extend(vec![String::new(); 6]),
+        }
+        if !expectations.is_empty() {
+            match expectations.iter().find(|e| e.step == step.name) {
+                Some(e) => {
+                    cells.push(e.text.to_string());
+                    cells.push(f.map(|f| e.judge(&f)).unwrap_or_default());
+                }
+                None => cells.extend([String::new(), String::new()]),
+            }
+        }
+        table.add_row(cells);
+    }
+    align_numbers(&mut table, columns);
+    table
+}

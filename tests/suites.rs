@@ -1,0 +1,189 @@
+//! `diskmeter suite` through the real binary (issue 4, suites): the list, every suite's
+//! steps, the tables, the file a suite creates and removes, and the matrix on a loop device
+//! throttled like a 5,000 IOPS / 200 MiB/s cloud volume.
+
+mod common;
+
+use assert_cmd::Command;
+use common::{real_io, require_root, sh, BlkioThrottle, LoopDevice, TestDir};
+use predicates::prelude::*;
+
+fn suite(dir: &TestDir) -> Command {
+    let mut cmd = Command::cargo_bin("diskmeter").expect("binary");
+    cmd.current_dir(dir.path()).arg("suite").arg("--quiet");
+    cmd
+}
+
+#[test]
+fn the_list_names_every_suite_with_its_steps() {
+    let dir = TestDir::new();
+    let assert = suite(&dir).arg("--list").assert().success();
+    let out = String::from_utf8(assert.get_output().stdout.clone()).unwrap();
+    for name in [
+        "quick",
+        "nvme",
+        "peak",
+        "realworld",
+        "cloud",
+        "max-write-iops",
+        "max-read-iops",
+        "max-mixed-iops",
+        "max-throughput",
+        "max-mixed-throughput",
+        "warmup",
+        "matrix",
+    ] {
+        assert!(out.contains(&format!("{name}: ")), "{name} missing:\n{out}");
+    }
+    assert!(out.contains("RND4K Q32T1 read: randread 4k QD32 x1"));
+}
+
+#[test]
+fn quick_prints_crystaldiskmarks_table() {
+    let dir = TestDir::new();
+    suite(&dir)
+        .args(["quick", "--ioengine=null", "--runtime=1"])
+        .assert()
+        .success()
+        .stdout(predicate::str::contains("| SEQ1M Q8T1"))
+        .stdout(predicate::str::contains("| RND4K Q1T1"))
+        .stdout(predicate::str::contains("read MiB/s"));
+}
+
+#[test]
+fn steps_show_their_jobs_and_take_overrides() {
+    let dir = TestDir::new();
+    suite(&dir)
+        .args([
+            "max-mixed-iops",
+            "--dry-run",
+            "--write-cap=50000",
+            "--read-target=r.dat",
+            "--write-target=w.dat",
+            "--iodepth=16",
+        ])
+        .assert()
+        .success()
+        .stdout(predicate::str::contains("## step 1/1: max mixed IOPS"))
+        .stdout(predicate::str::contains("rate_iops=0,12500"))
+        .stdout(predicate::str::contains("filename=r.dat"))
+        .stdout(predicate::str::contains("filename=w.dat"))
+        .stdout(predicate::str::contains("iodepth=16"));
+    assert!(dir.files().is_empty(), "a dry run creates nothing");
+    suite(&dir)
+        .args(["matrix", "--dry-run"])
+        .assert()
+        .success()
+        .stdout(predicate::str::contains("## step 16/16: 256K random write"));
+    suite(&dir)
+        .arg("quik")
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("did you mean 'quick'"));
+    suite(&dir)
+        .args(["quick", "--bs=4q"])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("bs=4q"));
+}
+
+#[test]
+fn the_cloud_suite_prints_the_guides_expectations() {
+    let dir = TestDir::new();
+    suite(&dir)
+        .args([
+            "cloud",
+            "--ioengine=null",
+            "--runtime=1",
+            "--expect=do-standard",
+        ])
+        .assert()
+        .success()
+        .stdout(predicate::str::contains("~200 MiB/s"))
+        .stdout(predicate::str::contains("< 5 ms"))
+        .stdout(predicate::str::contains("ms: within"));
+}
+
+#[test]
+fn a_suite_on_real_files_removes_what_it_created() {
+    let _turn = real_io();
+    let dir = TestDir::new();
+    suite(&dir)
+        .args(["realworld", "--runtime=1", "--size=16m"])
+        .assert()
+        .success()
+        .stdout(predicate::str::contains("| SEQ1M Q1T1"));
+    assert!(dir.files().is_empty(), "left {:?}", dir.files());
+    std::fs::create_dir(dir.path().join("sub")).unwrap();
+    suite(&dir)
+        .args(["realworld", "sub", "--runtime=1", "--size=16m", "--keep"])
+        .assert()
+        .success();
+    assert!(dir.path().join("sub/diskmeter-suite.dat").exists());
+}
+
+/// Cells of the matrix table: (row, column) -> (MiB/s, IOPS).
+fn matrix_cells(table: &str) -> Vec<(String, usize, f64, f64)> {
+    let mut cells = Vec::new();
+    for line in table
+        .lines()
+        .filter(|l| l.starts_with("| ") && l.contains("IOPS"))
+    {
+        let parts: Vec<&str> = line.split('|').map(str::trim).collect();
+        let row = parts[1].to_string();
+        for (column, cell) in parts[2..6].iter().enumerate() {
+            let numbers: Vec<f64> = cell
+                .split([' ', ','])
+                .filter_map(|t| t.replace(',', "").parse().ok())
+                .collect();
+            // "254.64 MiB/s, 65,187 IOPS" splits into 254.64, 65, 187: rejoin the IOPS.
+            let iops_text = cell
+                .split("MiB/s,")
+                .nth(1)
+                .unwrap_or("")
+                .replace([',', ' '], "");
+            let iops: f64 = iops_text
+                .trim_end_matches("IOPS")
+                .parse()
+                .unwrap_or(f64::NAN);
+            cells.push((row.clone(), column, numbers[0], iops));
+        }
+    }
+    cells
+}
+
+#[test]
+fn the_matrix_on_a_throttled_volume_shows_the_iops_and_bandwidth_caps() {
+    let _turn = real_io();
+    if !require_root("suite matrix on a throttled loop device") {
+        return;
+    }
+    let dir = TestDir::new();
+    let device = LoopDevice::new_direct(dir.path(), "volume", 256);
+    let Some(throttle) = BlkioThrottle::new("dm-matrix", &device.dev, 5000, 200 << 20) else {
+        return;
+    };
+    let binary = assert_cmd::cargo::cargo_bin("diskmeter");
+    let table = sh(&throttle.wrap(&format!(
+        "{} suite matrix {} --runtime=3 --size=256m --quiet",
+        binary.display(),
+        device.dev
+    )));
+    println!("{table}");
+    let cells = matrix_cells(&table);
+    assert_eq!(cells.len(), 16, "{table}");
+    // The guides' pattern: the IOPS cap binds below 40 KiB, the bandwidth cap above.
+    let expected = |row: &str| match row {
+        "4K" => (5000.0 * 4096.0 / (1u64 << 20) as f64, 5000.0),
+        "8K" => (5000.0 * 8192.0 / (1u64 << 20) as f64, 5000.0),
+        "64K" => (200.0, 3200.0),
+        _ => (200.0, 800.0),
+    };
+    for (row, column, mib, iops) in &cells {
+        let (want_mib, want_iops) = expected(row);
+        assert!(
+            (iops / want_iops - 1.0).abs() < 0.05 && (mib / want_mib - 1.0).abs() < 0.05,
+            "{row} column {column}: {mib} MiB/s, {iops} IOPS; expected {want_mib:.2}, {want_iops}\n{table}"
+        );
+    }
+}
