@@ -1,0 +1,209 @@
+//! What a sweep over queue depth and block size says about a device, as numbers: the IOPS
+//! and bandwidth ceilings (with their range), the crossover block size, what limits each
+//! block size, the queue-depth knee, Little's law at every point, the throttling signature
+//! and the nearest published tiers. Pure functions over [`SweepPoint`]s; no IO.
+//!
+//! The rules follow the guides (shared/reference/workloads.md section 1): small IOs flatten
+//! at the IOPS cap, large IOs at the bandwidth cap, crossover = bandwidth cap / IOPS cap,
+//! and QD = IOPS x latency. A ceiling is only called when the curve has flattened (two or
+//! more queue depths within [`PLATEAU_TOLERANCE`] of the block size's best) *and* two or
+//! more block sizes agree on it; otherwise the analysis says it found none below the top of
+//! the grid rather than inventing one.
+
+mod findings;
+mod matching;
+mod summary;
+
+pub use findings::{BlockSizeFinding, Limit, LittleCheck};
+pub use matching::{nearest_tiers, TierMatch};
+pub use summary::summary_lines;
+
+use serde::{Deserialize, Serialize};
+
+/// Points within this share of the best are "on the plateau".
+pub const PLATEAU_TOLERANCE: f64 = 0.05;
+/// A block size is limited by a ceiling when it reaches this share of it.
+pub const LIMIT_SHARE: f64 = 0.9;
+/// The knee: the smallest queue depth reaching this share of the block size's best IOPS.
+pub const KNEE_SHARE: f64 = 0.9;
+
+/// One measured point of a sweep.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct SweepPoint {
+    /// Block size, bytes.
+    pub bs_bytes: u64,
+    /// IOs kept in flight in all (iodepth x numjobs).
+    pub qd: u32,
+    /// IOs per second (reads and writes together).
+    pub iops: f64,
+    /// Bytes per second.
+    pub bytes_per_sec: f64,
+    /// Mean latency, issue to completion, ns.
+    pub lat_mean_ns: f64,
+    /// 99th percentile latency, ns.
+    pub lat_p99_ns: f64,
+}
+
+/// A ceiling the device showed, with the range of the points on its plateau.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Ceiling {
+    /// The ceiling: the median of the agreeing block sizes' best values.
+    pub value: f64,
+    /// Lowest point on the plateau.
+    pub low: f64,
+    /// Highest point on the plateau.
+    pub high: f64,
+    /// The block sizes that agree on it, bytes.
+    pub block_sizes: Vec<u64>,
+}
+
+/// A ceiling found, or why none was.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case", tag = "status")]
+pub enum CeilingFinding {
+    /// The curve flattened and the block sizes agree.
+    Found(Ceiling),
+    /// No plateau below the top of the grid.
+    NotFound {
+        /// The highest value seen.
+        highest: f64,
+        /// Why it is not a ceiling, in words.
+        reason: String,
+    },
+}
+
+impl CeilingFinding {
+    /// The ceiling's value when found.
+    pub fn value(&self) -> Option<f64> {
+        match self {
+            CeilingFinding::Found(c) => Some(c.value),
+            CeilingFinding::NotFound { .. } => None,
+        }
+    }
+}
+
+/// Everything the analysis concludes.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Analysis {
+    /// The IOPS ceiling.
+    pub iops_ceiling: CeilingFinding,
+    /// The bandwidth ceiling, bytes/s.
+    pub bandwidth_ceiling: CeilingFinding,
+    /// Bandwidth ceiling / IOPS ceiling, bytes: below it IOs hit the IOPS cap first.
+    pub crossover_bytes: Option<f64>,
+    /// Per block size: best figures, limit, knee, QD1 latency, throttling.
+    pub block_sizes: Vec<BlockSizeFinding>,
+    /// Points where Little's law does not hold.
+    pub little_failures: Vec<LittleCheck>,
+    /// The nearest published tiers, nearest first.
+    pub tiers: Vec<TierMatch>,
+}
+
+/// Analyses the points of one sweep (one read/write pattern).
+pub fn analyse(points: &[SweepPoint], tiers: &[diskmeter_plan::DiskTier]) -> Analysis {
+    let block_sizes = findings::per_block_size(points);
+    let iops_ceiling = ceiling(&block_sizes, true);
+    let bandwidth_ceiling = ceiling(&block_sizes, false);
+    let crossover_bytes = match (&iops_ceiling, &bandwidth_ceiling) {
+        (CeilingFinding::Found(i), CeilingFinding::Found(b)) if i.value > 0.0 => {
+            Some(b.value / i.value)
+        }
+        _ => None,
+    };
+    let block_sizes =
+        findings::classify(block_sizes, iops_ceiling.value(), bandwidth_ceiling.value());
+    let little_failures = findings::little_failures(points);
+    let tiers = nearest_tiers(
+        iops_ceiling.value(),
+        bandwidth_ceiling.value().map(|b| b / (1u64 << 20) as f64),
+        tiers,
+    );
+    Analysis {
+        iops_ceiling,
+        bandwidth_ceiling,
+        crossover_bytes,
+        block_sizes,
+        little_failures,
+        tiers,
+    }
+}
+
+/// The IOPS ceiling (`iops`) from the smallest block sizes, or the bandwidth ceiling from the
+/// largest: the flattened block sizes, from that end of the grid, that agree within the
+/// plateau tolerance with the first of them.
+fn ceiling(block_sizes: &[BlockSizeFinding], iops: bool) -> CeilingFinding {
+    let value_of = |f: &BlockSizeFinding| {
+        if iops {
+            f.best_iops
+        } else {
+            f.best_bytes_per_sec
+        }
+    };
+    let ordered: Vec<&BlockSizeFinding> = if iops {
+        block_sizes.iter().collect()
+    } else {
+        block_sizes.iter().rev().collect()
+    };
+    let what = if iops { "IOPS" } else { "bandwidth" };
+    let highest = ordered.iter().map(|f| value_of(f)).fold(0.0, f64::max);
+    let Some(first) = ordered.first() else {
+        return CeilingFinding::NotFound {
+            highest,
+            reason: "no points".to_string(),
+        };
+    };
+    if !first.flattened {
+        return CeilingFinding::NotFound {
+            highest,
+            reason: format!(
+                "{what} still rising at the highest queue depth ({}) for {} IOs",
+                first.max_qd,
+                diskmeter_units::format_size_suffix(
+                    first.bs_bytes,
+                    diskmeter_units::KbBase::Binary
+                )
+            ),
+        };
+    }
+    let reference = value_of(first);
+    let agreeing: Vec<&BlockSizeFinding> = ordered
+        .iter()
+        .copied()
+        .take_while(|f| f.flattened && (value_of(f) / reference - 1.0).abs() <= PLATEAU_TOLERANCE)
+        .collect();
+    if agreeing.len() < 2 {
+        return CeilingFinding::NotFound {
+            highest,
+            reason: format!(
+                "the block sizes do not agree on a common {what} plateau (each size reaches \
+                 its own best), so no {what} cap shows below the top of the grid"
+            ),
+        };
+    }
+    let mut values: Vec<f64> = agreeing.iter().map(|f| value_of(f)).collect();
+    values.sort_by(f64::total_cmp);
+    let median = if values.len() % 2 == 1 {
+        values[values.len() / 2]
+    } else {
+        (values[values.len() / 2 - 1] + values[values.len() / 2]) / 2.0
+    };
+    let plateau: Vec<f64> = agreeing
+        .iter()
+        .flat_map(|f| {
+            if iops {
+                f.plateau_iops.clone()
+            } else {
+                f.plateau_bytes_per_sec.clone()
+            }
+        })
+        .collect();
+    CeilingFinding::Found(Ceiling {
+        value: median,
+        low: plateau.iter().copied().fold(f64::INFINITY, f64::min),
+        high: plateau.iter().copied().fold(0.0, f64::max),
+        block_sizes: agreeing.iter().map(|f| f.bs_bytes).collect(),
+    })
+}
+
+#[cfg(test)]
+mod tests;
