@@ -7,6 +7,7 @@
 mod args;
 mod catalog;
 mod diskspd;
+mod emulate;
 mod iometer;
 mod jobfile;
 mod options;
@@ -48,6 +49,7 @@ pub fn command() -> Command {
         .subcommand(iometer::command())
         .subcommand(plan::command())
         .subcommand(catalog::command())
+        .subcommand(emulate::command())
 }
 
 /// Runs the command line of this process and returns the exit code.
@@ -73,6 +75,7 @@ fn dispatch(matches: &ArgMatches) -> i32 {
         Some(("iometer", sub)) => iometer::main(sub),
         Some(("plan", sub)) => plan::main(sub),
         Some(("catalog", sub)) => catalog::main(sub),
+        Some(("emulate", sub)) => emulate::main(sub),
         _ => EXIT_USAGE,
     }
 }

@@ -44,6 +44,20 @@ pub fn command() -> Command {
                 .help("In job files, skip fio options diskmeter does not support with a warning (default: refuse them)"),
         )
         .arg(
+            Arg::new("emulate")
+                .long("emulate")
+                .value_name("PROFILE")
+                .help("Run on an emulated disk of this profile (e.g. azure-p30; root): a throttled loop device made for the run, every job's target, removed at the end"),
+        )
+        .arg(
+            Arg::new("emulate-size")
+                .long("emulate-size")
+                .value_name("SIZE")
+                .default_value("1g")
+                .requires("emulate")
+                .help("Size of the --emulate disk"),
+        )
+        .arg(
             Arg::new("jobfiles")
                 .value_name("JOBFILE")
                 .num_args(0..)
@@ -104,6 +118,26 @@ pub fn main(matches: &ArgMatches) -> i32 {
         }
     };
     let flags = args::run_flags(matches);
+    let mut jobs = jobs;
+    // Held to the end of the run: dropping it removes the emulated disk, also after an
+    // error or Ctrl-C.
+    let _emulation = match matches.get_one::<String>("emulate") {
+        Some(profile) if !flags.dry_run => {
+            let size = matches
+                .get_one::<String>("emulate-size")
+                .map_or("1g", String::as_str);
+            match crate::emulate::start_ephemeral(profile, size) {
+                Ok(guard) => {
+                    for job in &mut jobs {
+                        job.filenames = vec![guard.0.device.clone()];
+                    }
+                    Some(guard)
+                }
+                Err(code) => return code,
+            }
+        }
+        _ => None,
+    };
     let executed = match execute_jobs(&jobs, &flags) {
         Ok(Some(executed)) => executed,
         Ok(None) => return 0,

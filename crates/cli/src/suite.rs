@@ -77,6 +77,20 @@ pub fn command() -> Command {
                 .help("Print a guide's expected figures beside the measured ones (cloud suite)"),
         )
         .arg(
+            Arg::new("emulate")
+                .long("emulate")
+                .value_name("PROFILE")
+                .help("Run on an emulated disk of this profile (e.g. azure-p30; root), made for the suite and removed at the end"),
+        )
+        .arg(
+            Arg::new("emulate-size")
+                .long("emulate-size")
+                .value_name("SIZE")
+                .default_value("1g")
+                .requires("emulate")
+                .help("Size of the --emulate disk"),
+        )
+        .arg(
             Arg::new("output-format")
                 .long("output-format")
                 .value_name("FORMAT")
@@ -105,12 +119,31 @@ pub fn main(matches: &ArgMatches) -> i32 {
         return EXIT_USAGE;
     };
     let flags = args::run_flags(matches);
-    let options = match suite_options(matches) {
+    let mut options = match suite_options(matches) {
         Ok(options) => options,
         Err(message) => {
             eprintln!("diskmeter: {message}");
             return EXIT_USAGE;
         }
+    };
+    // Held to the end: dropping it removes the emulated disk, also after an error or Ctrl-C.
+    let _emulation = match matches.get_one::<String>("emulate") {
+        Some(profile) if !flags.dry_run => {
+            let size = matches
+                .get_one::<String>("emulate-size")
+                .map_or("1g", String::as_str);
+            match crate::emulate::start_ephemeral(profile, size) {
+                Ok(guard) => {
+                    options.target = guard.0.device.clone();
+                    if matches.get_one::<String>("size").is_none() {
+                        options.size_bytes = None;
+                    }
+                    Some(guard)
+                }
+                Err(code) => return code,
+            }
+        }
+        _ => None,
     };
     let suite = match diskmeter_suites::build(name, &options) {
         Ok(suite) => suite,

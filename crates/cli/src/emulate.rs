@@ -1,0 +1,206 @@
+//! `diskmeter emulate create|destroy|list|profiles`, and the ephemeral emulation behind
+//! `diskmeter run|suite --emulate PROFILE`.
+
+use crate::{EXIT_FAILURE, EXIT_USAGE};
+use clap::{Arg, ArgMatches, Command};
+use diskmeter_emulate::{EmulationSpec, EphemeralEmulation};
+use diskmeter_plan::Catalog;
+use diskmeter_units::{format_bytes_binary, parse_size, KbBase};
+use std::path::PathBuf;
+
+/// The emulated disk's size when none is given.
+const DEFAULT_SIZE: &str = "1g";
+
+/// The `emulate` subcommand's definition.
+pub fn command() -> Command {
+    let caps = |command: Command| {
+        [
+            ("iops", "IOPS cap, both directions"),
+            (
+                "bw",
+                "Bandwidth cap, both directions (e.g. 200m = 200 MiB/s)",
+            ),
+            ("read-iops", "Read IOPS cap"),
+            ("write-iops", "Write IOPS cap"),
+            ("read-bw", "Read bandwidth cap"),
+            ("write-bw", "Write bandwidth cap"),
+        ]
+        .into_iter()
+        .fold(command, |c, (name, help)| {
+            c.arg(Arg::new(name).long(name).value_name("N").help(help))
+        })
+    };
+    Command::new("emulate")
+        .about("Emulate a cloud disk tier: a loop device under a cgroup IO throttle (root)")
+        .long_about(
+            "Emulates a throttled cloud disk on this machine: a loop device doing direct IO on a \
+             backing file, under a cgroup (v1 blkio or v2 io.max) that caps its IOPS and \
+             bandwidth, from a profile of the catalog (azure-p30 = 5,000 IOPS / 200 MiB/s, \
+             azure-p10, do-volume, ...) or given caps. Processes in the cgroup see a throttled \
+             volume; `diskmeter run|suite --emulate PROFILE` makes one for the run and puts its \
+             workers in it. Needs root.\n\nExit codes: 0 ok; 1 a system step failed; 2 usage error.",
+        )
+        .subcommand_required(true)
+        .subcommand(caps(
+            Command::new("create")
+                .about("Create an emulated disk and print its device")
+                .arg(Arg::new("name").long("name").value_name("NAME").help("Its name (default: the profile)"))
+                .arg(Arg::new("profile").long("profile").value_name("PROFILE").help("A catalog tier, e.g. azure-p30"))
+                .arg(Arg::new("size").long("size").value_name("SIZE").default_value(DEFAULT_SIZE).help("Size of the emulated disk"))
+                .arg(Arg::new("dir").long("dir").value_name("DIR").default_value(".").help("Folder of the backing file (not tmpfs: it needs direct IO)")),
+        ))
+        .subcommand(
+            Command::new("destroy")
+                .about("Remove an emulated disk: cgroup, loop device, backing file")
+                .arg(Arg::new("name").value_name("NAME").required(true)),
+        )
+        .subcommand(Command::new("list").about("List the emulated disks"))
+        .subcommand(Command::new("profiles").about("List the profiles (the catalog's disk tiers)"))
+}
+
+/// Runs the `emulate` subcommand.
+pub fn main(matches: &ArgMatches) -> i32 {
+    match matches.subcommand() {
+        Some(("create", sub)) => create(sub),
+        Some(("destroy", sub)) => {
+            let name = sub.get_one::<String>("name").cloned().unwrap_or_default();
+            match diskmeter_emulate::find(&name).and_then(|e| diskmeter_emulate::destroy(&e)) {
+                Ok(()) => 0,
+                Err(error) => {
+                    eprintln!("diskmeter: {error}");
+                    EXIT_FAILURE
+                }
+            }
+        }
+        Some(("list", _)) => {
+            for e in diskmeter_emulate::list() {
+                println!(
+                    "{}\t{}\t{}\t{} IOPS r / {} IOPS w, {} r / {} w\t{}",
+                    e.spec.name,
+                    e.device.display(),
+                    format_bytes_binary(e.spec.size_bytes),
+                    cap(e.spec.caps.read_iops),
+                    cap(e.spec.caps.write_iops),
+                    rate(e.spec.caps.read_bytes_per_sec),
+                    rate(e.spec.caps.write_bytes_per_sec),
+                    e.backing.display()
+                );
+            }
+            0
+        }
+        Some(("profiles", _)) => {
+            for (id, name, iops, mibps) in diskmeter_emulate::profiles(&Catalog::builtin()) {
+                println!(
+                    "{id}\t{name}\t{} IOPS\t{} MiB/s",
+                    iops.map_or("-".into(), |v| v.to_string()),
+                    mibps.map_or("-".into(), |v| v.to_string())
+                );
+            }
+            0
+        }
+        _ => EXIT_USAGE,
+    }
+}
+
+fn cap(value: Option<u64>) -> String {
+    value.map_or("uncapped".to_string(), |v| v.to_string())
+}
+
+fn rate(value: Option<u64>) -> String {
+    value.map_or("uncapped".to_string(), |v| {
+        format!("{}/s", format_bytes_binary(v))
+    })
+}
+
+fn create(matches: &ArgMatches) -> i32 {
+    let spec = match spec_of(matches) {
+        Ok(spec) => spec,
+        Err(message) => {
+            eprintln!("diskmeter: {message}");
+            return EXIT_USAGE;
+        }
+    };
+    match diskmeter_emulate::create(&spec) {
+        Ok(emulation) => {
+            println!("{}", emulation.device.display());
+            0
+        }
+        Err(error) => {
+            eprintln!("diskmeter: {error}");
+            EXIT_FAILURE
+        }
+    }
+}
+
+fn spec_of(matches: &ArgMatches) -> Result<EmulationSpec, String> {
+    let profile = matches.get_one::<String>("profile");
+    let mut caps = match profile {
+        Some(p) => {
+            diskmeter_emulate::profile_caps(p, &Catalog::builtin())
+                .map_err(|e| e.to_string())?
+                .1
+        }
+        None => diskmeter_emulate::Caps::default(),
+    };
+    let number = |name: &str| -> Result<Option<u64>, String> {
+        matches
+            .get_one::<String>(name)
+            .map(|v| parse_size(v, KbBase::Binary).map_err(|e| format!("--{name}: {e}")))
+            .transpose()
+    };
+    if let Some(v) = number("iops")? {
+        caps.read_iops = Some(v);
+        caps.write_iops = Some(v);
+    }
+    if let Some(v) = number("bw")? {
+        caps.read_bytes_per_sec = Some(v);
+        caps.write_bytes_per_sec = Some(v);
+    }
+    caps.read_iops = number("read-iops")?.or(caps.read_iops);
+    caps.write_iops = number("write-iops")?.or(caps.write_iops);
+    caps.read_bytes_per_sec = number("read-bw")?.or(caps.read_bytes_per_sec);
+    caps.write_bytes_per_sec = number("write-bw")?.or(caps.write_bytes_per_sec);
+    if caps == diskmeter_emulate::Caps::default() {
+        return Err("give --profile or at least one cap (--iops, --bw, ...)".to_string());
+    }
+    let name = matches
+        .get_one::<String>("name")
+        .cloned()
+        .or_else(|| profile.map(|p| p.to_ascii_lowercase()))
+        .unwrap_or_else(|| "custom".to_string());
+    let size = matches
+        .get_one::<String>("size")
+        .map_or(DEFAULT_SIZE, String::as_str);
+    Ok(EmulationSpec {
+        name,
+        size_bytes: parse_size(size, KbBase::Binary).map_err(|e| format!("--size: {e}"))?,
+        caps,
+        dir: PathBuf::from(matches.get_one::<String>("dir").map_or(".", String::as_str)),
+        owner_pid: None,
+    })
+}
+
+/// Creates an emulation of `profile` for this process only (`--emulate`), moves the process
+/// into its cgroup and returns the guard that removes it all when dropped.
+pub(crate) fn start_ephemeral(profile: &str, size: &str) -> Result<EphemeralEmulation, i32> {
+    let fail = |message: String, code: i32| {
+        eprintln!("diskmeter: --emulate {profile}: {message}");
+        code
+    };
+    let (_, caps) = diskmeter_emulate::profile_caps(profile, &Catalog::builtin())
+        .map_err(|e| fail(e.to_string(), EXIT_USAGE))?;
+    let size_bytes = parse_size(size, KbBase::Binary)
+        .map_err(|e| fail(format!("--emulate-size: {e}"), EXIT_USAGE))?;
+    let spec = EmulationSpec {
+        name: format!("run-{}", std::process::id()),
+        size_bytes,
+        caps,
+        dir: PathBuf::from("."),
+        owner_pid: Some(std::process::id()),
+    };
+    let emulation =
+        diskmeter_emulate::create(&spec).map_err(|e| fail(e.to_string(), EXIT_FAILURE))?;
+    let guard = EphemeralEmulation(emulation);
+    diskmeter_emulate::enter(&guard.0).map_err(|e| fail(e.to_string(), EXIT_FAILURE))?;
+    Ok(guard)
+}

@@ -1,0 +1,297 @@
+//! Emulated cloud disk tiers on any Linux box: a loop device doing direct IO on a backing
+//! file, under a cgroup that caps its IOPS and bandwidth per direction (cgroup v1
+//! `blkio.throttle.*`, or v2 `io.max`, whichever the host has). Processes that join the
+//! cgroup see the device as a throttled volume: 5,000 IOPS / 200 MiB/s for an Azure P30.
+//!
+//! Every emulation is recorded in a state folder (`/run/diskmeter/emulate`), so `list` and
+//! `destroy` find it again, and ephemeral ones (`diskmeter run --emulate ...`) whose process
+//! died are swept away by the next create. Needs root; without it the error says so.
+
+mod cgroup;
+mod profile;
+
+pub use cgroup::CgroupKind;
+pub use profile::{profile_caps, profiles, Caps};
+
+use serde::{Deserialize, Serialize};
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use thiserror::Error;
+
+/// Where emulations are recorded.
+pub const STATE_DIR: &str = "/run/diskmeter/emulate";
+
+/// Why an emulation could not be made, found or removed.
+#[derive(Debug, Error)]
+pub enum EmulateError {
+    /// Not root.
+    #[error(
+        "emulating a disk needs root (loop devices and cgroups); without it, pace the job \
+         itself with --rate_iops / --rate"
+    )]
+    NotRoot,
+    /// A profile name the catalog does not know.
+    #[error("unknown profile '{0}' (diskmeter emulate profiles lists them)")]
+    UnknownProfile(String),
+    /// No cgroup IO controller to throttle with.
+    #[error("no cgroup IO throttle here: neither cgroup v1 blkio nor v2 io is available")]
+    NoCgroup,
+    /// A system step failed.
+    #[error("{what}: {detail}")]
+    System {
+        /// What was being done.
+        what: String,
+        /// Why it failed.
+        detail: String,
+    },
+    /// An emulation of that name exists already, or none does.
+    #[error("{0}")]
+    Name(String),
+}
+
+fn system(what: impl Into<String>, detail: impl ToString) -> EmulateError {
+    EmulateError::System {
+        what: what.into(),
+        detail: detail.to_string(),
+    }
+}
+
+/// What to emulate.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct EmulationSpec {
+    /// Name of the emulation (`p30`); also names its cgroup and backing file.
+    pub name: String,
+    /// Size of the emulated disk, bytes.
+    pub size_bytes: u64,
+    /// The caps.
+    pub caps: Caps,
+    /// Folder of the backing file (a filesystem with direct IO: not tmpfs).
+    pub dir: PathBuf,
+    /// The process whose exit ends it (`run --emulate`); `None` = until `destroy`.
+    pub owner_pid: Option<u32>,
+}
+
+/// A live emulation.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Emulation {
+    /// What was asked for.
+    pub spec: EmulationSpec,
+    /// The loop device, e.g. /dev/loop3.
+    pub device: PathBuf,
+    /// The backing file.
+    pub backing: PathBuf,
+    /// The cgroup folder.
+    pub cgroup: PathBuf,
+    /// Which cgroup interface throttles it.
+    pub kind: CgroupKind,
+}
+
+fn is_root() -> bool {
+    // The effective uid, read without unsafe code.
+    std::fs::read_to_string("/proc/self/status")
+        .ok()
+        .and_then(|s| {
+            s.lines()
+                .find(|l| l.starts_with("Uid:"))
+                .and_then(|l| l.split_whitespace().nth(2).map(|u| u == "0"))
+        })
+        .unwrap_or(false)
+}
+
+fn state_file(name: &str) -> PathBuf {
+    Path::new(STATE_DIR).join(format!("{name}.json"))
+}
+
+/// Creates the emulation: backing file (written out, so writes do not pay for block
+/// allocation), loop device with direct IO, cgroup with the caps; records it.
+pub fn create(spec: &EmulationSpec) -> Result<Emulation, EmulateError> {
+    if !is_root() {
+        return Err(EmulateError::NotRoot);
+    }
+    sweep_orphans();
+    if !spec
+        .name
+        .chars()
+        .all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_')
+        || spec.name.is_empty()
+    {
+        return Err(EmulateError::Name(format!(
+            "'{}': use letters, digits, '-' and '_'",
+            spec.name
+        )));
+    }
+    if state_file(&spec.name).exists() {
+        return Err(EmulateError::Name(format!(
+            "an emulation named '{}' exists (diskmeter emulate destroy {} removes it)",
+            spec.name, spec.name
+        )));
+    }
+    let kind = cgroup::available().ok_or(EmulateError::NoCgroup)?;
+    let backing = spec
+        .dir
+        .join(format!(".diskmeter-emulate-{}.img", spec.name));
+    write_backing(&backing, spec.size_bytes)?;
+    let device = match losetup(&backing) {
+        Ok(device) => device,
+        Err(e) => {
+            let _ = std::fs::remove_file(&backing);
+            return Err(e);
+        }
+    };
+    let emulation = Emulation {
+        spec: spec.clone(),
+        cgroup: cgroup::path(kind, &spec.name),
+        device,
+        backing,
+        kind,
+    };
+    // Recorded before the cgroup is made, so a failure below is still cleaned up by destroy.
+    let recorded = record(&emulation);
+    let made = recorded.and_then(|_| cgroup::create(&emulation));
+    if let Err(error) = made {
+        let _ = destroy(&emulation);
+        return Err(error);
+    }
+    Ok(emulation)
+}
+
+fn write_backing(path: &Path, size_bytes: u64) -> Result<(), EmulateError> {
+    use std::io::Write;
+    let mut file = std::fs::OpenOptions::new()
+        .write(true)
+        .create_new(true)
+        .open(path)
+        .map_err(|e| system(format!("cannot create {}", path.display()), e))?;
+    let chunk = vec![0u8; 1 << 20];
+    let mut left = size_bytes;
+    while left > 0 {
+        let n = left.min(chunk.len() as u64) as usize;
+        if let Err(e) = file.write_all(&chunk[..n]) {
+            let _ = std::fs::remove_file(path);
+            return Err(system(format!("cannot write {}", path.display()), e));
+        }
+        left -= n as u64;
+    }
+    file.sync_all()
+        .map_err(|e| system(format!("cannot flush {}", path.display()), e))
+}
+
+fn losetup(backing: &Path) -> Result<PathBuf, EmulateError> {
+    let out = Command::new("losetup")
+        .args(["--find", "--show", "--direct-io=on"])
+        .arg(backing)
+        .output()
+        .map_err(|e| system("cannot run losetup (util-linux)", e))?;
+    if !out.status.success() {
+        return Err(system(
+            "losetup refused",
+            String::from_utf8_lossy(&out.stderr).trim(),
+        ));
+    }
+    Ok(PathBuf::from(String::from_utf8_lossy(&out.stdout).trim()))
+}
+
+fn record(emulation: &Emulation) -> Result<(), EmulateError> {
+    std::fs::create_dir_all(STATE_DIR)
+        .map_err(|e| system(format!("cannot create {STATE_DIR}"), e))?;
+    let text = serde_json::to_string_pretty(emulation).map_err(|e| system("cannot record", e))?;
+    std::fs::write(state_file(&emulation.spec.name), text)
+        .map_err(|e| system("cannot record the emulation", e))
+}
+
+/// Removes everything the emulation made: cgroup (its processes moved out first), loop
+/// device, backing file, record. Goes on past failures and reports the first.
+pub fn destroy(emulation: &Emulation) -> Result<(), EmulateError> {
+    let mut first: Option<EmulateError> = None;
+    let mut note = |r: Result<(), EmulateError>| {
+        if let Err(e) = r {
+            first.get_or_insert(e);
+        }
+    };
+    note(cgroup::remove(emulation));
+    if emulation.device.exists() && loop_backs(&emulation.device, &emulation.backing) {
+        let out = Command::new("losetup")
+            .arg("-d")
+            .arg(&emulation.device)
+            .output();
+        note(match out {
+            Ok(o) if o.status.success() => Ok(()),
+            Ok(o) => Err(system(
+                format!("cannot detach {}", emulation.device.display()),
+                String::from_utf8_lossy(&o.stderr).trim(),
+            )),
+            Err(e) => Err(system("cannot run losetup", e)),
+        });
+    }
+    if emulation.backing.exists() {
+        note(
+            std::fs::remove_file(&emulation.backing)
+                .map_err(|e| system(format!("cannot remove {}", emulation.backing.display()), e)),
+        );
+    }
+    let _ = std::fs::remove_file(state_file(&emulation.spec.name));
+    match first {
+        Some(e) => Err(e),
+        None => Ok(()),
+    }
+}
+
+/// True when loop device `device` is attached to `backing` (so destroy never detaches a
+/// loop device that was reused for something else).
+fn loop_backs(device: &Path, backing: &Path) -> bool {
+    let name = device.file_name().map(|n| n.to_string_lossy().into_owned());
+    let Some(name) = name else { return false };
+    std::fs::read_to_string(format!("/sys/block/{name}/loop/backing_file"))
+        .map(|b| Path::new(b.trim()) == backing.canonicalize().unwrap_or(backing.to_path_buf()))
+        .unwrap_or(false)
+}
+
+/// Every recorded emulation.
+pub fn list() -> Vec<Emulation> {
+    let Ok(entries) = std::fs::read_dir(STATE_DIR) else {
+        return Vec::new();
+    };
+    let mut all: Vec<Emulation> = entries
+        .filter_map(|e| e.ok())
+        .filter_map(|e| std::fs::read_to_string(e.path()).ok())
+        .filter_map(|text| serde_json::from_str(&text).ok())
+        .collect();
+    all.sort_by(|a, b| a.spec.name.cmp(&b.spec.name));
+    all
+}
+
+/// The recorded emulation `name`.
+pub fn find(name: &str) -> Result<Emulation, EmulateError> {
+    list()
+        .into_iter()
+        .find(|e| e.spec.name == name)
+        .ok_or_else(|| EmulateError::Name(format!("no emulation named '{name}'")))
+}
+
+/// Removes ephemeral emulations whose owner process is gone (a run killed before it could
+/// clean up).
+fn sweep_orphans() {
+    for emulation in list() {
+        if let Some(pid) = emulation.spec.owner_pid {
+            if !Path::new(&format!("/proc/{pid}")).exists() {
+                let _ = destroy(&emulation);
+            }
+        }
+    }
+}
+
+/// Moves this process (all its threads) into the emulation's cgroup, so its IO is throttled.
+pub fn enter(emulation: &Emulation) -> Result<(), EmulateError> {
+    cgroup::enter(emulation, std::process::id())
+}
+
+/// An emulation that lives as long as this value: destroyed on drop (the end of a run,
+/// an error, Ctrl-C).
+pub struct EphemeralEmulation(pub Emulation);
+
+impl Drop for EphemeralEmulation {
+    fn drop(&mut self) {
+        let _ = cgroup::leave(&self.0, std::process::id());
+        let _ = destroy(&self.0);
+    }
+}

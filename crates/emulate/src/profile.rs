@@ -1,0 +1,87 @@
+//! The caps of a named profile, from the planner's catalog of published tiers: `azure-p30`
+//! (or `P30`) gives 5,000 IOPS and 200 MiB/s in each direction, `do-volume` the
+//! DigitalOcean volume's.
+
+use crate::EmulateError;
+use diskmeter_plan::Catalog;
+use serde::{Deserialize, Serialize};
+
+/// The throttle of an emulated disk, per direction; `None` = uncapped.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+pub struct Caps {
+    /// Read IOPS cap.
+    pub read_iops: Option<u64>,
+    /// Write IOPS cap.
+    pub write_iops: Option<u64>,
+    /// Read bandwidth cap, bytes/s.
+    pub read_bytes_per_sec: Option<u64>,
+    /// Write bandwidth cap, bytes/s.
+    pub write_bytes_per_sec: Option<u64>,
+}
+
+/// The caps of profile `name`: a catalog disk id or alias (`P30`, `do-volume`), optionally
+/// prefixed by its cloud (`azure-p30`), any case.
+pub fn profile_caps(name: &str, catalog: &Catalog) -> Result<(String, Caps), EmulateError> {
+    let lower = name.to_ascii_lowercase();
+    let tier = catalog
+        .disks
+        .iter()
+        .find(|d| {
+            let ids = std::iter::once(&d.id).chain(d.aliases.iter());
+            ids.clone().any(|id| id.to_ascii_lowercase() == lower)
+                || ids
+                    .map(|id| format!("{}-{}", d.cloud, id).to_ascii_lowercase())
+                    .any(|id| id == lower)
+        })
+        .ok_or_else(|| EmulateError::UnknownProfile(name.to_string()))?;
+    let iops = tier.iops.map(|v| v.round() as u64);
+    let bytes = tier.mibps.map(|v| (v * (1u64 << 20) as f64).round() as u64);
+    Ok((
+        tier.name.clone(),
+        Caps {
+            read_iops: iops,
+            write_iops: iops,
+            read_bytes_per_sec: bytes,
+            write_bytes_per_sec: bytes,
+        },
+    ))
+}
+
+/// Every profile name `profile_caps` accepts, with its caps, for `emulate profiles`.
+pub fn profiles(catalog: &Catalog) -> Vec<(String, String, Option<f64>, Option<f64>)> {
+    catalog
+        .disks
+        .iter()
+        .map(|d| {
+            (
+                format!("{}-{}", d.cloud, d.id).to_ascii_lowercase(),
+                d.name.clone(),
+                d.iops,
+                d.mibps,
+            )
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn profiles_resolve_by_id_alias_and_cloud_prefix() {
+        let catalog = Catalog::builtin();
+        let (name, caps) = profile_caps("azure-p30", &catalog).unwrap();
+        assert_eq!(name, "Azure Premium SSD P30");
+        assert_eq!(caps.read_iops, Some(5000));
+        assert_eq!(caps.write_bytes_per_sec, Some(200 << 20));
+        assert_eq!(
+            profile_caps("P10", &catalog).unwrap().1.read_iops,
+            Some(500)
+        );
+        assert_eq!(
+            profile_caps("do-volume", &catalog).unwrap().1.write_iops,
+            Some(5000)
+        );
+        assert!(profile_caps("azure-p99", &catalog).is_err());
+    }
+}
