@@ -4,7 +4,12 @@ use crate::{Analysis, CeilingFinding, Limit};
 use diskmeter_units::{format_size_suffix, format_thousands, KbBase};
 
 fn size(bytes: f64) -> String {
-    format_size_suffix(bytes.round() as u64, KbBase::Binary).to_uppercase()
+    let whole = bytes.round() as u64;
+    if whole % 1024 == 0 {
+        format_size_suffix(whole, KbBase::Binary).to_uppercase()
+    } else {
+        format!("{:.1} KiB", bytes / 1024.0)
+    }
 }
 
 fn mib(bytes_per_sec: f64) -> String {

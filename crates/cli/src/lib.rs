@@ -15,6 +15,7 @@ mod plan;
 mod progress;
 mod run;
 mod suite;
+mod sweep;
 
 use clap::{ArgMatches, Command};
 use std::io::Write;
@@ -45,6 +46,7 @@ pub fn command() -> Command {
         .arg_required_else_help(true)
         .subcommand(run::command())
         .subcommand(suite::command())
+        .subcommand(sweep::command())
         .subcommand(diskspd::command())
         .subcommand(iometer::command())
         .subcommand(plan::command())
@@ -71,6 +73,7 @@ fn dispatch(matches: &ArgMatches) -> i32 {
     match matches.subcommand() {
         Some(("run", sub)) => run::main(sub),
         Some(("suite", sub)) => suite::main(sub),
+        Some(("sweep", sub)) => sweep::main(sub),
         Some(("diskspd", sub)) => diskspd::main(sub),
         Some(("iometer", sub)) => iometer::main(sub),
         Some(("plan", sub)) => plan::main(sub),

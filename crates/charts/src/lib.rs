@@ -1,0 +1,281 @@
+//! Charts of a sweep, as the guides teach users to read them: IOPS vs queue depth per block
+//! size (flattening at the IOPS cap), MiB/s vs block size per queue depth (flattening at
+//! the bandwidth cap) and mean latency vs queue depth (growing linearly once throttled).
+//!
+//! Each chart is drawn as SVG and as PNG with plotters. Text uses DejaVu Sans embedded in
+//! the binary (fonts/, Bitstream Vera licence), so no system font is needed.
+
+use diskmeter_analysis::SweepPoint;
+use plotters::prelude::*;
+use plotters::style::{register_font, FontStyle};
+use std::path::{Path, PathBuf};
+use std::sync::Once;
+use thiserror::Error;
+
+/// Width and height of every chart, pixels.
+pub const CHART_SIZE: (u32, u32) = (960, 600);
+
+static FONT: &[u8] = include_bytes!("../fonts/DejaVuSans.ttf");
+static REGISTER: Once = Once::new();
+
+/// A chart could not be drawn or written.
+#[derive(Debug, Error)]
+#[error("chart {path}: {message}")]
+pub struct ChartError {
+    /// The file being written.
+    pub path: String,
+    /// What went wrong.
+    pub message: String,
+}
+
+/// Which chart.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ChartKind {
+    /// IOPS vs queue depth, one line per block size.
+    IopsVsQd,
+    /// MiB/s vs block size, one line per queue depth.
+    BandwidthVsBs,
+    /// Mean latency (ms) vs queue depth, one line per block size.
+    LatencyVsQd,
+}
+
+impl ChartKind {
+    /// All charts, in the order they are written.
+    pub const ALL: [ChartKind; 3] = [
+        ChartKind::IopsVsQd,
+        ChartKind::BandwidthVsBs,
+        ChartKind::LatencyVsQd,
+    ];
+
+    /// The file stem (`iops-vs-qd`).
+    pub fn stem(self) -> &'static str {
+        match self {
+            ChartKind::IopsVsQd => "iops-vs-qd",
+            ChartKind::BandwidthVsBs => "mibps-vs-bs",
+            ChartKind::LatencyVsQd => "latency-vs-qd",
+        }
+    }
+}
+
+fn register() {
+    REGISTER.call_once(|| {
+        // The embedded font is tested to load; failing here would only lose the text.
+        let _ = register_font("sans-serif", FontStyle::Normal, FONT);
+    });
+}
+
+fn size_label(bytes: u64) -> String {
+    diskmeter_units::format_size_suffix(bytes, diskmeter_units::KbBase::Binary).to_uppercase()
+}
+
+/// The series of one chart: (label, points (x, y)) with x on a log2 axis.
+fn series(kind: ChartKind, points: &[SweepPoint]) -> Vec<(String, Vec<(f64, f64)>)> {
+    let mut keys: Vec<u64> = points
+        .iter()
+        .map(|p| match kind {
+            ChartKind::BandwidthVsBs => u64::from(p.qd),
+            _ => p.bs_bytes,
+        })
+        .collect();
+    keys.sort_unstable();
+    keys.dedup();
+    keys.into_iter()
+        .map(|key| {
+            let mut line: Vec<(f64, f64)> = points
+                .iter()
+                .filter(|p| match kind {
+                    ChartKind::BandwidthVsBs => u64::from(p.qd) == key,
+                    _ => p.bs_bytes == key,
+                })
+                .map(|p| match kind {
+                    ChartKind::IopsVsQd => (f64::from(p.qd), p.iops),
+                    ChartKind::BandwidthVsBs => (
+                        p.bs_bytes as f64 / 1024.0,
+                        p.bytes_per_sec / (1u64 << 20) as f64,
+                    ),
+                    ChartKind::LatencyVsQd => (f64::from(p.qd), p.lat_mean_ns / 1e6),
+                })
+                .collect();
+            line.sort_by(|a, b| a.0.total_cmp(&b.0));
+            let label = match kind {
+                ChartKind::BandwidthVsBs => format!("QD {key}"),
+                _ => size_label(key),
+            };
+            (label, line)
+        })
+        .collect()
+}
+
+fn draw<DB: DrawingBackend>(
+    root: DrawingArea<DB, plotters::coord::Shift>,
+    kind: ChartKind,
+    title: &str,
+    points: &[SweepPoint],
+) -> Result<(), String>
+where
+    DB::ErrorType: 'static,
+{
+    root.fill(&WHITE).map_err(|e| e.to_string())?;
+    let lines = series(kind, points);
+    let all: Vec<(f64, f64)> = lines.iter().flat_map(|(_, l)| l.iter().copied()).collect();
+    let x_max = all.iter().map(|p| p.0).fold(1.0, f64::max) * 1.2;
+    let x_min = all
+        .iter()
+        .map(|p| p.0)
+        .fold(f64::INFINITY, f64::min)
+        .min(x_max)
+        / 1.2;
+    let y_max = all.iter().map(|p| p.1).fold(0.0, f64::max).max(1e-9) * 1.1;
+    let (x_label, y_label) = match kind {
+        ChartKind::IopsVsQd => ("queue depth (IOs in flight)", "IOPS"),
+        ChartKind::BandwidthVsBs => ("block size (KiB)", "MiB/s"),
+        ChartKind::LatencyVsQd => ("queue depth (IOs in flight)", "mean latency (ms)"),
+    };
+    let mut chart = ChartBuilder::on(&root)
+        .caption(title, ("sans-serif", 26))
+        .margin(16)
+        .x_label_area_size(48)
+        .y_label_area_size(80)
+        .build_cartesian_2d((x_min.max(1e-3)..x_max).log_scale(), 0.0..y_max)
+        .map_err(|e| e.to_string())?;
+    chart
+        .configure_mesh()
+        .x_desc(x_label)
+        .y_desc(y_label)
+        .label_style(("sans-serif", 16))
+        .x_label_formatter(&|x| format!("{x:.0}"))
+        .y_label_formatter(&|y| {
+            if *y >= 100.0 {
+                format!("{y:.0}")
+            } else {
+                format!("{y:.2}")
+            }
+        })
+        .draw()
+        .map_err(|e| e.to_string())?;
+    for (index, (label, line)) in lines.iter().enumerate() {
+        let color = Palette99::pick(index).to_rgba();
+        chart
+            .draw_series(LineSeries::new(line.iter().copied(), color.stroke_width(2)))
+            .map_err(|e| e.to_string())?
+            .label(label.clone())
+            .legend(move |(x, y)| {
+                PathElement::new(vec![(x, y), (x + 20, y)], color.stroke_width(2))
+            });
+        chart
+            .draw_series(line.iter().map(|&p| Circle::new(p, 3, color.filled())))
+            .map_err(|e| e.to_string())?;
+    }
+    chart
+        .configure_series_labels()
+        .background_style(WHITE.mix(0.85))
+        .border_style(BLACK)
+        .label_font(("sans-serif", 16))
+        .position(SeriesLabelPosition::UpperLeft)
+        .draw()
+        .map_err(|e| e.to_string())?;
+    root.present().map_err(|e| e.to_string())
+}
+
+/// Writes every chart of `points` into `dir` as SVG and PNG, titled with `title`; returns
+/// the files written.
+pub fn write_charts(
+    dir: &Path,
+    title: &str,
+    points: &[SweepPoint],
+) -> Result<Vec<PathBuf>, ChartError> {
+    register();
+    let mut written = Vec::new();
+    for kind in ChartKind::ALL {
+        let chart_title = match kind {
+            ChartKind::IopsVsQd => format!("{title}: IOPS vs queue depth"),
+            ChartKind::BandwidthVsBs => format!("{title}: MiB/s vs block size"),
+            ChartKind::LatencyVsQd => format!("{title}: mean latency vs queue depth"),
+        };
+        let svg = dir.join(format!("{}.svg", kind.stem()));
+        let fail = |path: &Path, message: String| ChartError {
+            path: path.display().to_string(),
+            message,
+        };
+        draw(
+            SVGBackend::new(&svg, CHART_SIZE).into_drawing_area(),
+            kind,
+            &chart_title,
+            points,
+        )
+        .map_err(|m| fail(&svg, m))?;
+        written.push(svg);
+        let png = dir.join(format!("{}.png", kind.stem()));
+        draw(
+            BitMapBackend::new(&png, CHART_SIZE).into_drawing_area(),
+            kind,
+            &chart_title,
+            points,
+        )
+        .map_err(|m| fail(&png, m))?;
+        written.push(png);
+    }
+    Ok(written)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn points() -> Vec<SweepPoint> {
+        let mut v = Vec::new();
+        for bs in [4096u64, 65536, 1 << 20] {
+            for qd in [1u32, 4, 16, 64] {
+                let iops = (f64::from(qd) / 0.0005)
+                    .min(5000.0)
+                    .min((200u64 << 20) as f64 / bs as f64);
+                v.push(SweepPoint {
+                    bs_bytes: bs,
+                    qd,
+                    iops,
+                    bytes_per_sec: iops * bs as f64,
+                    lat_mean_ns: f64::from(qd) / iops * 1e9,
+                    lat_p99_ns: 0.0,
+                });
+            }
+        }
+        v
+    }
+
+    #[test]
+    fn charts_are_written_with_their_size_and_text() {
+        let dir = std::env::temp_dir().join(format!("dm-charts-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let files = write_charts(&dir, "P30 sweep", &points()).unwrap();
+        assert_eq!(files.len(), 6);
+        for file in &files {
+            let bytes = std::fs::read(file).unwrap();
+            assert!(
+                bytes.len() > 2000,
+                "{} is {} bytes",
+                file.display(),
+                bytes.len()
+            );
+            if file.extension().is_some_and(|e| e == "png") {
+                assert_eq!(&bytes[1..4], b"PNG");
+                // IHDR: width and height, big-endian, at bytes 16..24.
+                let width = u32::from_be_bytes(bytes[16..20].try_into().unwrap());
+                let height = u32::from_be_bytes(bytes[20..24].try_into().unwrap());
+                assert_eq!((width, height), CHART_SIZE);
+            } else {
+                let text = String::from_utf8(bytes).unwrap();
+                assert!(text.contains("width=\"960\""), "{text:.300}");
+                let name = file.display().to_string();
+                let (axis, legend) = if name.contains("mibps") {
+                    ("MiB/s", "QD 16")
+                } else if name.contains("latency") {
+                    ("mean latency (ms)", "64K")
+                } else {
+                    ("IOPS", "4K")
+                };
+                assert!(text.contains(axis) && text.contains(legend), "{name}");
+            }
+        }
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+}
