@@ -20,8 +20,11 @@ pub use summary::summary_lines;
 
 use serde::{Deserialize, Serialize};
 
-/// Points within this share of the best are "on the plateau".
-pub const PLATEAU_TOLERANCE: f64 = 0.05;
+/// Points within this share of the best are "on the plateau", and block sizes whose plateau
+/// levels are this close agree on a ceiling. 8 %: wide enough for the second-to-second noise
+/// of a shared cloud disk or a busy host, narrow enough that a curve still climbing (each
+/// doubling of queue depth adds more) is not mistaken for a flat one.
+pub const PLATEAU_TOLERANCE: f64 = 0.08;
 /// A block size is limited by a ceiling when it reaches this share of it.
 pub const LIMIT_SHARE: f64 = 0.9;
 /// The knee: the smallest queue depth reaching this share of the block size's best IOPS.
@@ -47,7 +50,8 @@ pub struct SweepPoint {
 /// A ceiling the device showed, with the range of the points on its plateau.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Ceiling {
-    /// The ceiling: the median of the agreeing block sizes' best values.
+    /// The ceiling: the median of the agreeing block sizes' plateau levels (each the median
+    /// of its points on the plateau).
     pub value: f64,
     /// Lowest point on the plateau.
     pub low: f64,
@@ -132,12 +136,13 @@ pub fn analyse(points: &[SweepPoint], tiers: &[diskmeter_plan::DiskTier]) -> Ana
 /// largest: the flattened block sizes, from that end of the grid, that agree within the
 /// plateau tolerance with the first of them.
 fn ceiling(block_sizes: &[BlockSizeFinding], iops: bool) -> CeilingFinding {
+    // The plateau's median, not its best point: one lucky second must not set a ceiling.
     let value_of = |f: &BlockSizeFinding| {
-        if iops {
-            f.best_iops
+        median(if iops {
+            &f.plateau_iops
         } else {
-            f.best_bytes_per_sec
-        }
+            &f.plateau_bytes_per_sec
+        })
     };
     let ordered: Vec<&BlockSizeFinding> = if iops {
         block_sizes.iter().collect()
@@ -180,13 +185,8 @@ fn ceiling(block_sizes: &[BlockSizeFinding], iops: bool) -> CeilingFinding {
             ),
         };
     }
-    let mut values: Vec<f64> = agreeing.iter().map(|f| value_of(f)).collect();
-    values.sort_by(f64::total_cmp);
-    let median = if values.len() % 2 == 1 {
-        values[values.len() / 2]
-    } else {
-        (values[values.len() / 2 - 1] + values[values.len() / 2]) / 2.0
-    };
+    let values: Vec<f64> = agreeing.iter().map(|f| value_of(f)).collect();
+    let median = median(&values);
     let plateau: Vec<f64> = agreeing
         .iter()
         .flat_map(|f| {
@@ -203,6 +203,17 @@ fn ceiling(block_sizes: &[BlockSizeFinding], iops: bool) -> CeilingFinding {
         high: plateau.iter().copied().fold(0.0, f64::max),
         block_sizes: agreeing.iter().map(|f| f.bs_bytes).collect(),
     })
+}
+
+/// The median of `values` (0 for none).
+fn median(values: &[f64]) -> f64 {
+    let mut sorted = values.to_vec();
+    sorted.sort_by(f64::total_cmp);
+    match sorted.len() {
+        0 => 0.0,
+        n if n % 2 == 1 => sorted[n / 2],
+        n => (sorted[n / 2 - 1] + sorted[n / 2]) / 2.0,
+    }
 }
 
 #[cfg(test)]
