@@ -93,8 +93,9 @@ pub struct SteadyStateResult {
     /// When it held, ns since the job's measurement start (ramp_time excluded); `None` when
     /// it never did (the job ran its whole runtime or size).
     pub attained_at_ns: Option<u64>,
-    /// The figure last compared with the limit, in the limit's unit (for `iops_bw` the
-    /// larger of the two); `None` when the window never filled or the mean was 0.
+    /// The figure last compared with the limit, in the limit's unit (a slope with its sign,
+    /// compared by its size; for `iops_bw` the larger of the two); `None` when the window
+    /// never filled or the mean was 0.
     pub criterion_value: Option<f64>,
     /// Largest distance of a judged sample from the window's mean, IOPS or bytes/s (0 for
     /// the slope criteria, as fio).

@@ -22,8 +22,9 @@ pub struct Judgement {
     /// Whether the criterion holds: the job is in steady state.
     pub holds: bool,
     /// The figure compared with the limit, in the limit's unit (percent for a percentage
-    /// limit); `None` when undefined (a percentage of a zero mean). For `iops_bw`, the larger
-    /// of the IOPS and bandwidth figures.
+    /// limit); `None` when undefined (a percentage of a zero mean). A slope keeps its sign,
+    /// as fio prints it, and is compared by its size. For `iops_bw`, the larger of the IOPS
+    /// and bandwidth figures.
     pub value: Option<f64>,
     /// The largest distance of a judged sample from the window's mean, in the samples' unit
     /// (IOPS, bytes/s); 0 for the slope criteria (as fio reports it).
@@ -70,7 +71,7 @@ pub fn slope(samples: &[f64]) -> f64 {
 pub fn judge_series(samples: &[f64], use_slope: bool, limit: SteadyLimit) -> Judgement {
     let (raw, max_deviation, slope) = if use_slope {
         let s = slope(samples);
-        (s.abs(), 0.0, s)
+        (s, 0.0, s)
     } else {
         let d = max_deviation(samples);
         (d, d, 0.0)
@@ -79,11 +80,11 @@ pub fn judge_series(samples: &[f64], use_slope: bool, limit: SteadyLimit) -> Jud
         SteadyLimit::Absolute(_) => Some(raw),
         SteadyLimit::Percent(_) => {
             let mean = mean(samples);
-            (mean != 0.0).then(|| 100.0 * raw / mean.abs())
+            (mean != 0.0).then(|| 100.0 * raw / mean)
         }
     };
     // NaN (a slope of one sample) compares false: it never holds.
-    let holds = value.is_some_and(|v| v < limit.value());
+    let holds = value.is_some_and(|v| v.abs() < limit.value());
     Judgement {
         holds,
         value: value.filter(|v| v.is_finite()),
@@ -226,7 +227,7 @@ mod tests {
         // A falling series is judged by the size of its slope.
         let falling: Vec<f64> = drift.iter().rev().copied().collect();
         let j = judge_window(&limit(0.1), &falling, &falling);
-        assert!(j.slope < 0.0 && j.holds);
+        assert!(j.slope < 0.0 && j.value.unwrap() < 0.0 && j.holds);
     }
 
     #[test]
