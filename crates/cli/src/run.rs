@@ -7,7 +7,7 @@ use crate::progress::{LiveProgress, ProgressGoal};
 use crate::{write_output, EXIT_FAILURE, EXIT_USAGE};
 use clap::{Arg, ArgAction, ArgMatches, Command};
 use diskmeter_jobfile::fio::Unsupported;
-use diskmeter_report::{JobInput, RunInput, RunMeta, RunResult, TargetInfo};
+use diskmeter_report::{JobInput, RunInput, RunMeta, RunResult, SteadyStateInput, TargetInfo};
 use diskmeter_runner::plan::RunPlan;
 use diskmeter_runner::{ExecuteOptions, LiveCounters, PlanOptions, RunError};
 use diskmeter_workload::JobSpec;
@@ -362,6 +362,7 @@ fn report_input(
                     }
                 })
                 .collect(),
+            steady_state: w.steady_state.map(steady_state_input),
         })
         .collect();
     RunInput {
@@ -374,6 +375,18 @@ fn report_input(
             notes: plan.notes.clone(),
         },
         jobs,
+    }
+}
+
+/// The runner's steady-state outcome as the report takes it.
+fn steady_state_input(outcome: diskmeter_runner::SteadyStateOutcome) -> SteadyStateInput {
+    SteadyStateInput {
+        attained_at_ns: outcome.attained_at_ns,
+        window_iops: outcome.window_iops,
+        window_bw_bytes_per_sec: outcome.window_bw_bytes_per_sec,
+        criterion_value: outcome.last.and_then(|j| j.value),
+        max_deviation: outcome.last.map_or(0.0, |j| j.max_deviation),
+        slope: outcome.last.map_or(0.0, |j| j.slope),
     }
 }
 

@@ -12,7 +12,7 @@ use diskmeter_stats::{
 };
 use diskmeter_workload::JobSpec;
 
-use crate::input::{JobInput, RunInput, TargetInfo};
+use crate::input::{JobInput, RunInput, SteadyStateInput, TargetInfo};
 use crate::schema::{
     CpuResult, DepthResult, DirectionResult, GroupDirection, GroupResult, JobResult,
     LabeledPercent, LatencyBucket, LatencySummary, Percentile, RunResult, SampleStats,
@@ -67,6 +67,8 @@ struct Pending {
     targets: Vec<TargetInfo>,
     /// (clone index, message) of every member that failed.
     errors: Vec<(u32, String)>,
+    /// The steady-state outcome (shared by a group's members: the first one given).
+    steady_state: Option<SteadyStateInput>,
 }
 
 impl Pending {
@@ -81,6 +83,7 @@ impl Pending {
             stats: job.stats,
             targets: job.targets,
             errors: errors.unwrap_or_default(),
+            steady_state: job.steady_state,
         }
     }
 
@@ -95,6 +98,9 @@ impl Pending {
         }
         if let Some(error) = job.error {
             self.errors.push((job.clone_index, error));
+        }
+        if self.steady_state.is_none() {
+            self.steady_state = job.steady_state;
         }
     }
 }
@@ -177,6 +183,8 @@ fn job_result(p: Pending) -> JobResult {
         series: stats.series.clone(),
         sync: (stats.sync.count() > 0).then(|| summarize(&stats.sync, percentiles)),
         error: error_text(&p.errors, p.workers),
+        steady_state: crate::steady::steady_state_result(&p.spec, p.steady_state.as_ref()),
+        iops_mean_ci: crate::steady::iops_confidence(&stats.series),
         spec: p.spec,
     }
 }

@@ -37,7 +37,7 @@ fn fio_job(job: &JobResult, meta: &RunMeta) -> Value {
     let b = &job.lat_buckets;
     let mut latency_ms = buckets(&b[20..31], 1_000_000);
     latency_ms[">=2000"] = json!(b[31].percent);
-    json!({
+    let mut job_json = json!({
         "jobname": job.name,
         "groupid": job.group_id,
         // fio gives an errno here; diskmeter's errors are messages (in its own JSON), so 1 = failed.
@@ -69,7 +69,12 @@ fn fio_job(job: &JobResult, meta: &RunMeta) -> Value {
         "latency_target": 0,
         "latency_percentile": 100.0,
         "latency_window": 0,
-    })
+    });
+    // fio adds the object only for jobs that asked for steady state.
+    if let Some(steady) = crate::steady::fio_steadystate(job) {
+        job_json["steadystate"] = steady;
+    }
+    job_json
 }
 
 /// The options that describe the job, spelled as fio job-file options with string values.
@@ -133,6 +138,7 @@ fn job_options(job: &JobResult) -> Value {
     if spec.group_reporting {
         put("group_reporting", "1".into());
     }
+    crate::steady::fio_job_options(spec, &mut o);
     Value::Object(o)
 }
 

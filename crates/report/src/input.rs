@@ -45,6 +45,28 @@ pub struct JobInput {
     pub error: Option<String>,
     /// The files or devices the worker used.
     pub targets: Vec<TargetInfo>,
+    /// How steady-state detection ended for the worker's job (the same for every member of
+    /// a `group_reporting` group); `None` when the job did not ask for it.
+    pub steady_state: Option<SteadyStateInput>,
+}
+
+/// How steady-state detection ended, as the runner saw it; the settings are the job's
+/// (`JobSpec::steadystate`).
+#[derive(Debug, Clone, PartialEq)]
+pub struct SteadyStateInput {
+    /// When the criterion held, ns since the job's measurement start; `None` if it never did.
+    pub attained_at_ns: Option<u64>,
+    /// The last window's per-second IOPS, oldest first.
+    pub window_iops: Vec<f64>,
+    /// The last window's per-second bandwidth, bytes per second, oldest first.
+    pub window_bw_bytes_per_sec: Vec<f64>,
+    /// The figure last compared with the limit (percent for a percentage limit); `None` when
+    /// the window never filled or the figure was undefined.
+    pub criterion_value: Option<f64>,
+    /// The largest distance of a sample from the window's mean (deviation criteria).
+    pub max_deviation: f64,
+    /// The least-squares slope of the window, per second (slope criteria).
+    pub slope: f64,
 }
 
 /// A file or block device a job used.

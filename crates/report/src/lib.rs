@@ -13,12 +13,14 @@ mod fio_json;
 pub mod format;
 mod input;
 mod schema;
+mod steady;
 mod terminal;
 
 pub use build::LAT_BUCKET_EDGES_NS;
 pub use diskspd::{render_diskspd_text, render_diskspd_xml, DiskSpdHeader};
 pub use fio_json::to_fio_json;
-pub use input::{JobInput, RunInput, RunMeta, TargetInfo};
+pub use input::{JobInput, RunInput, RunMeta, SteadyStateInput, TargetInfo};
+pub use schema::{ConfidenceInterval, SteadyStateResult};
 pub use schema::{
     CpuResult, DepthResult, DirectionResult, GroupDirection, GroupResult, JobResult,
     LabeledPercent, LatencyBucket, LatencySummary, Percentile, RunResult, SampleStats,

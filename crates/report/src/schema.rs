@@ -4,7 +4,7 @@
 //! [`RunResult`], so they cannot disagree. `docs/output-fields.md` explains every field.
 
 use diskmeter_stats::IntervalSample;
-use diskmeter_workload::{Direction, JobSpec};
+use diskmeter_workload::{Direction, JobSpec, SteadyCriterion};
 use serde::{Deserialize, Serialize};
 
 use crate::input::{RunMeta, TargetInfo};
@@ -63,6 +63,71 @@ pub struct JobResult {
     pub sync: Option<LatencySummary>,
     /// Why the job (or a merged worker, prefixed "clone N:") stopped early; `None` if it did not.
     pub error: Option<String>,
+    /// Steady-state detection (fio `steadystate`, `ss_dur`, `ss_ramp`); absent when the job
+    /// did not ask for it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub steady_state: Option<SteadyStateResult>,
+    /// 95 % confidence interval of the mean IOPS (reads and writes together) over the
+    /// full per-second samples of `series`, by batch means.
+    #[serde(default)]
+    pub iops_mean_ci: ConfidenceInterval,
+}
+
+/// How steady-state detection went for a reported job.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct SteadyStateResult {
+    /// What was judged: `iops`, `iops_slope`, `bw`, `bw_slope` (fio's) or `iops_bw`
+    /// (diskmeter's: `iops` and `bw` both).
+    pub criterion: SteadyCriterion,
+    /// The limit: percent of the window's mean when `limit_is_percent`, else in the
+    /// criterion's unit (IOPS, bytes/s, or those per second for a slope).
+    pub limit: f64,
+    /// Whether `limit` is a percentage of the window's mean.
+    pub limit_is_percent: bool,
+    /// The rolling window, ns (whole seconds: one sample per second).
+    pub window_ns: u64,
+    /// Time after measurement start before samples were collected, ns (fio `ss_ramp`).
+    pub ramp_ns: u64,
+    /// The criterion held and ended the job early.
+    pub attained: bool,
+    /// When it held, ns since the job's measurement start (ramp_time excluded); `None` when
+    /// it never did (the job ran its whole runtime or size).
+    pub attained_at_ns: Option<u64>,
+    /// The figure last compared with the limit, in the limit's unit (a slope with its sign,
+    /// compared by its size; for `iops_bw` the larger of the two); `None` when the window
+    /// never filled or the mean was 0.
+    pub criterion_value: Option<f64>,
+    /// Largest distance of a judged sample from the window's mean, IOPS or bytes/s (0 for
+    /// the slope criteria, as fio).
+    pub max_deviation: f64,
+    /// Least-squares slope of the judged samples per second (0 for the deviation criteria,
+    /// as fio).
+    pub slope: f64,
+    /// Mean of the window's per-second IOPS.
+    pub window_iops_mean: f64,
+    /// Mean of the window's per-second bandwidth, bytes per second.
+    pub window_bw_mean_bytes_per_sec: f64,
+    /// The window's per-second IOPS, oldest first (fewer than the window holds when the job
+    /// ended before filling it).
+    pub window_iops: Vec<f64>,
+    /// The window's per-second bandwidth, bytes per second, oldest first.
+    pub window_bw_bytes_per_sec: Vec<f64>,
+}
+
+/// A mean with its 95 % confidence interval from the method of batch means (Law & Kelton,
+/// "Simulation Modeling and Analysis", ch. 9), which allows for per-second samples that are
+/// correlated with their neighbours.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, Deserialize)]
+pub struct ConfidenceInterval {
+    /// Mean of the samples.
+    pub mean: f64,
+    /// Half-width: the interval is `mean +- half_width`; `None` with fewer than 4 samples
+    /// (too few for two batches of two).
+    pub half_width: Option<f64>,
+    /// Number of batches the spread came from (0 with too few samples).
+    pub batches: u32,
+    /// Number of per-second samples.
+    pub samples: u64,
 }
 
 /// One direction of one reported job.

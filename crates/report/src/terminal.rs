@@ -99,6 +99,7 @@ fn render_job(out: &mut String, job: &JobResult) {
         count(cpu.voluntary_ctx),
         count(cpu.involuntary_ctx)
     );
+    crate::steady::render_lines(out, job);
     let _ = writeln!(out, "  IO depths    : {}", percents(&job.depth.iodepth));
     if job.depth.submit.iter().any(|b| b.percent > 0.0) {
         let _ = writeln!(out, "     submit    : {}", percents(&job.depth.submit));

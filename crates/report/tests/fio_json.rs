@@ -3,13 +3,16 @@
 //! `tests/data/fio-3.33-null-randread.json` is the output of
 //! `fio --name=t --ioengine=null --size=16m --rw=randread --output-format=json` (fio 3.33); the
 //! live test runs the same command when fio is installed and compares with it too.
+//! `tests/data/fio-3.33-null-steadystate.json` is the same job rate-limited and with steady
+//! state: `--rate_iops=5000 --runtime=10 --time_based --ss=iops:2% --ss_dur=2`; fio adds a
+//! `steadystate` object to such jobs only.
 
 mod common;
 
 use std::collections::BTreeMap;
 use std::process::Command;
 
-use diskmeter_report::{to_fio_json, RunResult};
+use diskmeter_report::{to_fio_json, RunInput, RunResult};
 use serde_json::Value;
 
 /// Top-level keys fio writes only in some runs ("global options" with a [global] section,
@@ -70,7 +73,12 @@ fn differences(path: &str, ours: &Value, fio: &Value, out: &mut Vec<String>) {
 /// Compares diskmeter's document for the fixed run (its first job is a random-read job, like
 /// fio's sample) with a real fio document.
 fn assert_same_tree(fio_doc: &Value) {
-    let result = RunResult::build(common::sample_input(false));
+    assert_same_tree_of(common::sample_input(false), fio_doc);
+}
+
+/// Compares diskmeter's document for `input` with a real fio document.
+fn assert_same_tree_of(input: RunInput, fio_doc: &Value) {
+    let result = RunResult::build(input);
     let mut ours = to_fio_json(&result);
     let mut fio = fio_doc.clone();
     for doc in [&mut ours, &mut fio] {
@@ -173,4 +181,58 @@ fn fio_json_has_every_key_of_a_grouped_mixed_fio_run() {
         "key tree differs from fio's:\n{}",
         diffs.join("\n")
     );
+}
+
+#[test]
+fn fio_json_steadystate_has_fios_keys() {
+    let text = include_str!("data/fio-3.33-null-steadystate.json");
+    assert_same_tree_of(
+        common::steady_input(),
+        &serde_json::from_str(text).expect("sample parses"),
+    );
+    let doc = to_fio_json(&RunResult::build(common::steady_input()));
+    let ss = &doc["jobs"][0]["steadystate"];
+    assert_eq!(ss["ss"], "iops:2.000000%");
+    assert_eq!(ss["duration"], 2);
+    assert_eq!(ss["attained"], 1);
+    assert_eq!(ss["criterion"], "0.012500%");
+    assert_eq!(ss["data"]["iops"], serde_json::json!([2000, 2001]));
+    assert_eq!(ss["data"]["bw_mean"], 8_193_024);
+    assert_eq!(doc["jobs"][0]["job options"]["steadystate"], "iops:2%");
+    // Jobs that did not ask have no object, as in fio.
+    assert!(doc["jobs"][1].get("steadystate").is_none());
+}
+
+#[test]
+fn fio_json_steadystate_has_live_fios_keys() {
+    let output = Command::new("fio")
+        .args([
+            "--name=t",
+            "--ioengine=null",
+            "--size=16m",
+            "--rw=randread",
+            "--rate_iops=5000",
+            "--runtime=10",
+            "--time_based",
+            "--ss=iops:2%",
+            "--ss_dur=2",
+            "--output-format=json",
+        ])
+        .output();
+    let output = match output {
+        Ok(out) if out.status.success() => out,
+        Ok(out) => {
+            eprintln!("skipped: fio failed ({})", out.status);
+            return;
+        }
+        Err(e) => {
+            eprintln!("skipped: fio is not installed ({e})");
+            return;
+        }
+    };
+    let text = String::from_utf8_lossy(&output.stdout);
+    let start = text.find('{').expect("fio printed JSON");
+    let fio: Value = serde_json::from_str(&text[start..]).expect("fio JSON parses");
+    assert!(fio["jobs"][0].get("steadystate").is_some(), "{text}");
+    assert_same_tree_of(common::steady_input(), &fio);
 }

@@ -75,3 +75,16 @@ fn units_are_named() {
         assert!(text.contains(unit), "missing {unit:?} in\n{text}");
     }
 }
+
+#[test]
+fn steady_state_and_the_iops_interval_get_a_line_each() {
+    let text = render_terminal(&RunResult::build(common::steady_input()));
+    assert!(
+        text.contains(
+            "  steady state : iops:2% over 2 s: attained at 2.000 s (window mean 2,000 IOPS, \
+             7.81 MiB/s (8.19 MB/s); criterion 0.0125%)"
+        ),
+        "{text}"
+    );
+    assert!(text.contains("  IOPS mean    : 2,000 (no 95% CI: 3 per-second samples"));
+}

@@ -4,18 +4,21 @@
 //! Order of work: [`plan::resolve`] (reads metadata only) -> [`check_safety`] (refuses
 //! destructive writes) -> [`execute`] (lays out files, runs workers, cleans up). A stop flag
 //! shared with the signal handlers ends a run early; the results gathered so far are
-//! returned and marked partial.
+//! returned and marked partial. Jobs that ask for steady state are watched by a monitor
+//! thread per phase ([`monitor`], criteria in [`steady`]) that ends each once it is steady.
 
 #![forbid(unsafe_code)]
 
 mod arrivals;
 pub mod layout;
 pub mod logs;
+mod monitor;
 pub mod offsets;
 pub mod plan;
 pub mod safety;
 mod sizes;
 mod skew;
+pub mod steady;
 mod worker;
 
 use diskmeter_stats::{IoLogRecorder, WorkerStats};
@@ -25,6 +28,7 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Barrier};
 
+pub use monitor::SteadyStateOutcome;
 pub use plan::{resolve, PlanOptions};
 
 /// Why a run could not start or could not finish.
@@ -110,6 +114,9 @@ pub struct WorkerResult {
     pub error: Option<String>,
     /// Paths of the worker's targets.
     pub targets: Vec<usize>,
+    /// How steady-state detection ended for the worker's job (the same for every member of
+    /// a `group_reporting` group); `None` when the job did not ask for it.
+    pub steady_state: Option<SteadyStateOutcome>,
 }
 
 /// The results of a run.
@@ -238,6 +245,7 @@ fn execute_inner(
     let last_phase = plan.workers.iter().map(|w| w.phase).max().unwrap_or(0);
     let mut outcomes: Vec<Option<worker::WorkerOutcome>> =
         (0..plan.workers.len()).map(|_| None).collect();
+    let mut steady: Vec<Option<SteadyStateOutcome>> = vec![None; plan.workers.len()];
     for phase in 0..=last_phase {
         // A stop (or a failed worker) between phases leaves the later jobs unstarted.
         if phase > 0 && (options.stop.load(Ordering::Relaxed) || abort.load(Ordering::Relaxed)) {
@@ -254,7 +262,8 @@ fn execute_inner(
             &abort,
             &mut recorders,
         );
-        for (i, outcome) in phase_outcomes {
+        for (i, outcome, steady_state) in phase_outcomes {
+            steady[i] = steady_state;
             // Written after the phase, so no worker of it is measured while logs are written.
             if let Some(recorder) = recorders[i].take() {
                 if let Err(error) = recorder.finish(outcome.stats.runtime_ns) {
@@ -270,21 +279,23 @@ fn execute_inner(
     let results = plan
         .workers
         .iter()
-        .zip(outcomes)
-        .filter_map(|(w, outcome)| outcome.map(|outcome| (w, outcome)))
-        .map(|(w, outcome)| WorkerResult {
+        .zip(outcomes.into_iter().zip(steady))
+        .filter_map(|(w, (outcome, steady))| outcome.map(|outcome| (w, outcome, steady)))
+        .map(|(w, outcome, steady_state)| WorkerResult {
             job_index: w.job_index,
             clone_index: w.clone_index,
             group_id: w.group_id,
             stats: outcome.stats,
             error: outcome.error,
             targets: w.targets.clone(),
+            steady_state,
         })
         .collect();
     Ok((results, partial, log_errors))
 }
 
-/// Starts the workers `members` (one stonewall phase) together and waits for all of them.
+/// Starts the workers `members` (one stonewall phase) together and waits for all of them;
+/// each comes back with its job's steady-state outcome when the job asked for one.
 fn run_phase(
     plan: &RunPlan,
     options: &ExecuteOptions,
@@ -292,8 +303,10 @@ fn run_phase(
     worker_files: &[Vec<std::fs::File>],
     abort: &AtomicBool,
     recorders: &mut [Option<IoLogRecorder>],
-) -> Vec<(usize, worker::WorkerOutcome)> {
-    let barrier = Barrier::new(members.len());
+) -> Vec<(usize, worker::WorkerOutcome, Option<SteadyStateOutcome>)> {
+    let watch = monitor::PhaseWatch::for_phase(plan, members);
+    // The monitor passes the start barrier with the workers, so its clock starts with theirs.
+    let barrier = Barrier::new(members.len() + usize::from(watch.is_some()));
     // DiskSpd -si: the workers of a job share one sequential position per file.
     let shared: std::collections::HashMap<usize, Arc<[AtomicU64]>> = members
         .iter()
@@ -308,6 +321,18 @@ fn run_phase(
     let mut iologs: Vec<Option<&mut IoLogRecorder>> =
         recorders.iter_mut().map(Option::as_mut).collect();
     std::thread::scope(|scope| {
+        let (phase_over, phase_over_rx) = std::sync::mpsc::channel::<()>();
+        let monitor = watch.as_ref().map(|watch| {
+            let (barrier, rx) = (&barrier, phase_over_rx);
+            std::thread::Builder::new()
+                .name("dm-steady".to_string())
+                .spawn_scoped(scope, move || watch.run(barrier, &rx))
+                .unwrap_or_else(|e| {
+                    // Like a worker: the barrier counts the monitor, so it must run.
+                    eprintln!("diskmeter: cannot start the steady-state monitor: {e}");
+                    std::process::exit(1);
+                })
+        });
         let mut handles = Vec::with_capacity(members.len());
         for &index in members {
             let (worker_plan, files) = (&plan.workers[index], &worker_files[index]);
@@ -342,11 +367,19 @@ fn run_phase(
                 buffer_align_bytes: buffer_alignment(files, &kinds),
                 shared_positions: shared.get(&worker_plan.job_index).cloned(),
                 iolog: iologs[index].take(),
+                steady: watch.as_ref().and_then(|w| w.hooks(index)),
             };
             let name = format!("dm-{}-{}", job.name, worker_plan.clone_index);
+            let watch = watch.as_ref();
             let spawned = std::thread::Builder::new()
                 .name(name.chars().take(15).collect())
-                .spawn_scoped(scope, move || worker::run_worker(context));
+                .spawn_scoped(scope, move || {
+                    let outcome = worker::run_worker(context);
+                    if let Some(watch) = watch {
+                        watch.finished(index);
+                    }
+                    outcome
+                });
             match spawned {
                 Ok(handle) => handles.push((index, handle)),
                 Err(e) => {
@@ -357,7 +390,7 @@ fn run_phase(
                 }
             }
         }
-        handles
+        let outcomes: Vec<(usize, worker::WorkerOutcome)> = handles
             .into_iter()
             .map(|(index, h)| {
                 let outcome = h.join().unwrap_or_else(|_| worker::WorkerOutcome {
@@ -365,6 +398,16 @@ fn run_phase(
                     error: Some("worker thread panicked".to_string()),
                 });
                 (index, outcome)
+            })
+            .collect();
+        // Every worker has ended: the monitor stops waiting for its next tick.
+        drop(phase_over);
+        let steady = monitor.and_then(|m| m.join().ok()).unwrap_or_default();
+        outcomes
+            .into_iter()
+            .map(|(index, outcome)| {
+                let steady = watch.as_ref().and_then(|w| w.outcome_for(&steady, index));
+                (index, outcome, steady)
             })
             .collect()
     })

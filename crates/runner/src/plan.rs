@@ -233,6 +233,7 @@ pub fn resolve(jobs: &[JobSpec], options: &PlanOptions) -> Result<RunPlan, RunEr
             });
         }
     }
+    crate::monitor::check_groups(&plan)?;
     Ok(plan)
 }
 

@@ -69,6 +69,9 @@ pub struct WorkerContext<'a> {
     pub shared_positions: Option<Arc<[AtomicU64]>>,
     /// fio's log files (`write_bw_log` and the like), if the job asks for any.
     pub iolog: Option<&'a mut IoLogRecorder>,
+    /// Steady-state detection, if the job asks for it: counters the monitor samples, and
+    /// its flag to end the job once it is steady.
+    pub steady: Option<crate::monitor::SteadyHooks<'a>>,
 }
 
 /// What a worker hands back: its statistics and the error that ended it early, if any.
@@ -320,6 +323,7 @@ fn io_loop(
             && (ctx.stop.load(Ordering::Relaxed)
                 || ctx.abort.load(Ordering::Relaxed)
                 || deadline.is_some_and(|d| now >= d)
+                || ctx.steady.is_some_and(|s| s.stop.load(Ordering::Relaxed))
                 || issued_bytes >= io_limit)
         {
             stopping = true;
@@ -586,6 +590,9 @@ fn io_loop(
             if let Some(due) = wake_at {
                 sleep_until(due.min(sys::monotonic_ns() + RATE_POLL_NS));
             }
+        }
+        if let Some(steady) = ctx.steady {
+            steady.counters.add(&live_pending);
         }
         ctx.live.add(&mut live_pending);
     }

@@ -6,6 +6,7 @@
 //! * [`apply_option`] and [`jobs_from_options`]: fio option text into jobs, with fio's
 //!   command-line rules for `name=` and every error collected.
 //! * [`validate`]: whether a job makes sense as a whole; [`describe`]: a job back as options.
+//! * [`steady`]: steady-state detection settings and [`JobSpec::with_auto_stop`].
 //!
 //! Nothing here does IO: parsing and validation are pure functions of their input (STYLE
 //! rule 2, "spec, then plan, then run").
@@ -17,6 +18,7 @@ mod jobs;
 pub mod options;
 pub mod patterns;
 pub mod spec;
+pub mod steady;
 mod validate;
 
 pub use apply::{apply_option, OptionError};
@@ -27,5 +29,9 @@ pub use options::{find_option, nearest, suggest_option, OptionDef, OptionKind, O
 pub use patterns::{BlockSizeShare, BlockSizeSpread, RandomDistribution};
 pub use spec::{
     Direction, EngineKind, JobSpec, PerDirection, RwMode, SyncMode, DEFAULT_PERCENTILES,
+};
+pub use steady::{
+    parse_steadystate, SteadyCriterion, SteadyLimit, SteadyState, AUTO_STOP_TOLERANCE_PERCENT,
+    AUTO_STOP_WINDOW_NS, STEADY_SAMPLE_NS,
 };
 pub use validate::{validate, ValidationError, DIRECT_ALIGNMENT, MAX_IODEPTH, MAX_PERCENTILES};

@@ -408,6 +408,10 @@ pub struct JobSpec {
     /// with the same prefix appends to `PREFIX_bw.log` (fio `per_job_logs`, default on).
     #[serde(default = "enabled")]
     pub per_job_logs: bool,
+    /// Steady-state detection: end the job once its per-second IOPS or bandwidth settle
+    /// (fio `steadystate`, `steadystate_duration`, `steadystate_ramp_time`); off by default.
+    #[serde(default)]
+    pub steadystate: crate::steady::SteadyState,
 }
 
 /// serde's default for options that default to on.
@@ -494,6 +498,7 @@ impl Default for JobSpec {
             log_avg_msec: 0,
             log_offset: false,
             per_job_logs: true,
+            steadystate: crate::steady::SteadyState::default(),
         }
     }
 }

@@ -186,6 +186,7 @@ pub fn validate(spec: &JobSpec) -> Vec<ValidationError> {
             "every percentile must be between 0 and 100".to_string(),
         );
     }
+    crate::steady::validate_steady(spec, &mut fail);
     errors
 }
 

@@ -87,6 +87,34 @@ fn distribution() -> impl Strategy<Value = RandomDistribution> {
     ]
 }
 
+/// Steady-state settings the options print and read back unchanged (byte-rate limits whole,
+/// `iops_bw` with a percentage only).
+fn steady_state() -> impl Strategy<Value = SteadyState> {
+    let criterion = proptest::sample::select(diskmeter_workload::steady::STEADY_CRITERIA.to_vec());
+    (
+        criterion,
+        any::<bool>(),
+        0.0f64..1e9,
+        0u64..1 << 50,
+        any::<u64>(),
+        any::<u64>(),
+    )
+        .prop_map(
+            |(criterion, percent, value, bytes, duration_ns, ramp_ns)| SteadyState {
+                criterion,
+                limit: if percent || criterion == SteadyCriterion::IopsBw {
+                    SteadyLimit::Percent(value)
+                } else if criterion.judges_bw() {
+                    SteadyLimit::Absolute(bytes as f64)
+                } else {
+                    SteadyLimit::Absolute(value)
+                },
+                duration_ns,
+                ramp_ns,
+            },
+        )
+}
+
 /// Jobs whose every field is something the options can express, the pattern options too.
 fn expressible_job() -> impl Strategy<Value = JobSpec> {
     let extra = (
@@ -102,7 +130,7 @@ fn expressible_job() -> impl Strategy<Value = JobSpec> {
         0u64..1 << 20,
         per_direction(option::of(1u64..1 << 30)),
     );
-    (basic_job(), extra).prop_map(
+    (basic_job(), extra, steady_state()).prop_map(
         |(
             mut job,
             (
@@ -118,6 +146,7 @@ fn expressible_job() -> impl Strategy<Value = JobSpec> {
                 chunk,
                 blockalign,
             ),
+            steadystate,
         )| {
             let mut spread = spread;
             if matches!(spread.read, BlockSizeSpread::Split(_))
@@ -152,6 +181,7 @@ fn expressible_job() -> impl Strategy<Value = JobSpec> {
             job.buffer_compress_percentage = compress;
             job.buffer_compress_chunk_bytes = chunk;
             job.blockalign_bytes = blockalign;
+            job.steadystate = steadystate;
             job
         },
     )

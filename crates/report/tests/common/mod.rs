@@ -2,7 +2,7 @@
 //! random-read job in group 0, and two separately reported clones of a rate-limited random-write
 //! job in group 1, one of which failed.
 
-use diskmeter_report::{JobInput, RunInput, RunMeta, TargetInfo};
+use diskmeter_report::{JobInput, RunInput, RunMeta, SteadyStateInput, TargetInfo};
 use diskmeter_stats::{CpuUsage, IntervalRecorder, WorkerStats, READ, WRITE};
 use diskmeter_workload::{JobSpec, PerDirection, RwMode};
 
@@ -100,6 +100,7 @@ pub fn sample_input(partial: bool) -> RunInput {
             ),
             error: None,
             targets: vec![target("/data/randread-4k.0.0")],
+            steady_state: None,
         });
     }
     for clone in 0..2u32 {
@@ -118,6 +119,7 @@ pub fn sample_input(partial: bool) -> RunInput {
             error: (clone == 1)
                 .then(|| "write /data/w.1.0: Input/output error (os error 5)".to_string()),
             targets: vec![target(&format!("/data/randwrite-limited.{clone}.0"))],
+            steady_state: None,
         });
     }
     RunInput {
@@ -131,4 +133,25 @@ pub fn sample_input(partial: bool) -> RunInput {
         },
         jobs,
     }
+}
+
+/// The fixed run with steady state (`ss=iops:2%`, `ss_dur=2`) asked for and attained after
+/// 2 s in its first, grouped job.
+#[allow(dead_code)] // not every test crate uses it
+pub fn steady_input() -> RunInput {
+    let mut input = sample_input(false);
+    for job in input.jobs.iter_mut().filter(|j| j.group_id == 0) {
+        job.spec.steadystate.criterion = diskmeter_workload::SteadyCriterion::Iops;
+        job.spec.steadystate.limit = diskmeter_workload::SteadyLimit::Percent(2.0);
+        job.spec.steadystate.duration_ns = 2 * SEC;
+        job.steady_state = Some(SteadyStateInput {
+            attained_at_ns: Some(2 * SEC),
+            window_iops: vec![2000.0, 2000.5],
+            window_bw_bytes_per_sec: vec![8_192_000.0, 8_194_048.0],
+            criterion_value: Some(0.0125),
+            max_deviation: 0.25,
+            slope: 0.0,
+        });
+    }
+    input
 }

@@ -11,6 +11,7 @@ mod log_setters;
 mod more_tests;
 mod pattern_setters;
 mod setters;
+mod steady_setters;
 mod table;
 #[cfg(test)]
 mod tests;

@@ -189,3 +189,44 @@ fn log_offset_and_per_job_logs() {
     assert!(JobSpec::default().per_job_logs);
     assert!(refused("per_job_logs", Some("no")).contains("use 1 or 0"));
 }
+
+// ---- steady state -----------------------------------------------------------------------
+
+#[test]
+fn steadystate() {
+    use crate::{SteadyCriterion, SteadyLimit};
+    let job = with(&[("ss", Some("iops:2%"))]);
+    assert_eq!(job.steadystate.criterion, SteadyCriterion::Iops);
+    assert_eq!(job.steadystate.limit, SteadyLimit::Percent(2.0));
+    let job = with(&[("steadystate", Some("bw_slope:1m"))]);
+    assert_eq!(job.steadystate.limit, SteadyLimit::Absolute(1_048_576.0));
+    assert_eq!(describe_value(&job, "steadystate"), "bw_slope:1m");
+    // Without a window the setting is kept but nothing is watched (fio's rule).
+    assert!(!job.steadystate.enabled());
+    assert!(refused("ss", Some("iops")).starts_with("ss=iops: give a criterion and a limit"));
+    assert!(refused("ss", Some("IOPS:2%")).contains("did you mean 'iops'"));
+}
+
+#[test]
+fn steadystate_duration() {
+    let job = with(&[("ss_dur", Some("5"))]);
+    assert_eq!(job.steadystate.duration_ns, 5_000_000_000);
+    assert!(job.steadystate.enabled());
+    assert_eq!(describe_value(&job, "steadystate_duration"), "5s");
+    let job = with(&[("steadystate_duration", Some("1m"))]);
+    assert_eq!(job.steadystate.window_samples(), 60);
+    assert!(refused("ss_dur", Some("x")).starts_with("ss_dur=x:"));
+}
+
+#[test]
+fn steadystate_ramp_time() {
+    let job = with(&[("ss_ramp", Some("10"))]);
+    assert_eq!(job.steadystate.ramp_ns, 10_000_000_000);
+    assert_eq!(
+        with(&[("steadystate_ramp_time", Some("500ms"))])
+            .steadystate
+            .ramp_ns,
+        500_000_000
+    );
+    assert!(refused("ss_ramp", None).starts_with("ss_ramp needs a value"));
+}

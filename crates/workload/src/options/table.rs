@@ -7,6 +7,7 @@
 use super::log_setters::*;
 use super::pattern_setters::*;
 use super::setters::*;
+use super::steady_setters::*;
 use super::{OptionDef, OptionKind};
 
 /// `rw=` spellings, as fio accepts them (trim modes are not supported).
@@ -750,5 +751,40 @@ pub static OPTIONS: &[OptionDef] = &[
                prefix append to PREFIX_bw.log, across runs too (as fio)",
         set: set_per_job_logs,
         show: Some(show_per_job_logs),
+    },
+    OptionDef {
+        name: "steadystate",
+        aliases: &["ss"],
+        kind: OptionKind::Str,
+        default: "iops_slope:0.01%",
+        unit: "",
+        help: "Steady-state criterion:limit, judged once per second over the last \
+               steadystate_duration: iops or bw (every sample within the limit of the mean), \
+               iops_slope or bw_slope (least-squares slope within the limit), or diskmeter's \
+               iops_bw (iops and bw both); the limit is N% of the mean, IOPS, or bytes/s (10m)",
+        set: set_steadystate,
+        show: Some(show_steadystate),
+    },
+    OptionDef {
+        name: "steadystate_duration",
+        aliases: &["ss_dur"],
+        kind: OptionKind::Time,
+        default: "0",
+        unit: "s",
+        help: "Window of steady-state detection (whole seconds, at least 1); the job stops \
+               when its criterion holds over it; 0 = no detection",
+        set: set_steadystate_duration,
+        show: Some(show_steadystate_duration),
+    },
+    OptionDef {
+        name: "steadystate_ramp_time",
+        aliases: &["ss_ramp"],
+        kind: OptionKind::Time,
+        default: "0",
+        unit: "s",
+        help: "Time after measurement starts (after ramp_time) before steady-state samples \
+               are collected",
+        set: set_steadystate_ramp_time,
+        show: Some(show_steadystate_ramp_time),
     },
 ];

@@ -1,0 +1,44 @@
+//! Setters and printers of the steady-state options (`steadystate`, `steadystate_duration`,
+//! `steadystate_ramp_time`); same conventions as `setters.rs`.
+
+use super::setters::{mismatch, text};
+use super::value::Value;
+use crate::steady::parse_steadystate;
+use crate::JobSpec;
+use diskmeter_units::format_time_suffix;
+
+pub(crate) fn set_steadystate(spec: &mut JobSpec, value: Value) -> Result<(), String> {
+    let (criterion, limit) = parse_steadystate(&text(value)?, spec.kb_base)?;
+    spec.steadystate.criterion = criterion;
+    spec.steadystate.limit = limit;
+    Ok(())
+}
+
+pub(crate) fn show_steadystate(spec: &JobSpec) -> Option<String> {
+    Some(spec.steadystate.setting_text(spec.kb_base))
+}
+
+fn nanos(value: Value) -> Result<u64, String> {
+    match value {
+        Value::Nanos(ns) => Ok(ns),
+        other => Err(mismatch(&other)),
+    }
+}
+
+pub(crate) fn set_steadystate_duration(spec: &mut JobSpec, value: Value) -> Result<(), String> {
+    spec.steadystate.duration_ns = nanos(value)?;
+    Ok(())
+}
+
+pub(crate) fn show_steadystate_duration(spec: &JobSpec) -> Option<String> {
+    Some(format_time_suffix(spec.steadystate.duration_ns))
+}
+
+pub(crate) fn set_steadystate_ramp_time(spec: &mut JobSpec, value: Value) -> Result<(), String> {
+    spec.steadystate.ramp_ns = nanos(value)?;
+    Ok(())
+}
+
+pub(crate) fn show_steadystate_ramp_time(spec: &JobSpec) -> Option<String> {
+    Some(format_time_suffix(spec.steadystate.ramp_ns))
+}
