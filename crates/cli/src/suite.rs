@@ -77,6 +77,12 @@ pub fn command() -> Command {
                 .help("Print a guide's expected figures beside the measured ones (cloud suite)"),
         )
         .arg(
+            Arg::new("no-auto-stop")
+                .long("no-auto-stop")
+                .action(ArgAction::SetTrue)
+                .help("Run every step for its full runtime instead of ending it once IOPS and bandwidth are steady (within 2 % of their mean over 5 s)"),
+        )
+        .arg(
             Arg::new("emulate")
                 .long("emulate")
                 .value_name("PROFILE")
@@ -218,6 +224,8 @@ pub fn main(matches: &ArgMatches) -> i32 {
         _ => {
             let mut text = header(&suite, &options);
             text.push_str(&table::render(&suite, &results, &expectations));
+            text.push('\n');
+            text.push_str(&table::step_notes(&suite, &results));
             if results.len() < suite.steps.len() {
                 let _ = writeln!(
                     text,
@@ -327,6 +335,7 @@ fn suite_options(matches: &ArgMatches) -> Result<SuiteOptions, String> {
     };
     let target = resolve(matches.get_one::<String>("target"));
     let mut options = SuiteOptions::new(&target);
+    options.auto_stop = !matches.get_flag("no-auto-stop");
     options.read_target = matches
         .get_one::<String>("read-target")
         .map(|p| resolve(Some(p)));

@@ -17,6 +17,8 @@ pub struct SuiteInfo {
     pub description: &'static str,
     /// How its results are laid out.
     pub layout: Layout,
+    /// Whether `--auto-stop` applies (not to suites that run for a time, like `warmup`).
+    pub auto_stop: bool,
     pub(crate) steps: fn() -> Vec<StepSpec>,
 }
 
@@ -61,72 +63,84 @@ pub static SUITES: &[SuiteInfo] = &[
         name: "quick",
         description: "CrystalDiskMark's default set: SEQ1M Q8T1, SEQ1M Q1T1, RND4K Q32T1, RND4K Q1T1, read and write each",
         layout: Layout::ReadWriteRows,
+        auto_stop: true,
         steps: quick,
     },
     SuiteInfo {
         name: "nvme",
         description: "CrystalDiskMark's NVMe SSD set: SEQ1M Q8T1, SEQ128K Q32T1, RND4K Q32T16, RND4K Q1T1",
         layout: Layout::ReadWriteRows,
+        auto_stop: true,
         steps: nvme,
     },
     SuiteInfo {
         name: "peak",
         description: "CrystalDiskMark's Peak Performance profile: SEQ1M Q8T1, RND4K Q32T16",
         layout: Layout::ReadWriteRows,
+        auto_stop: true,
         steps: peak,
     },
     SuiteInfo {
         name: "realworld",
         description: "CrystalDiskMark's Real World Performance profile: SEQ1M Q1T1, RND4K Q1T1",
         layout: Layout::ReadWriteRows,
+        auto_stop: true,
         steps: realworld,
     },
     SuiteInfo {
         name: "cloud",
         description: "The DigitalOcean volume guide's five tests (bandwidth, random read and write, read and write latency); --expect do-standard prints its figures beside",
         layout: Layout::Steps,
+        auto_stop: true,
         steps: cloud,
     },
     SuiteInfo {
         name: "max-write-iops",
         description: "Azure: random 8K writes, 4 jobs at QD 256 (DS14: 50,000 IOPS on a 10-disk uncached stripe)",
         layout: Layout::Steps,
+        auto_stop: true,
         steps: max_write_iops,
     },
     SuiteInfo {
         name: "max-read-iops",
         description: "Azure: random 8K reads, 4 jobs at QD 256 (DS14: 64,000+ IOPS from a ReadOnly-cached disk)",
         layout: Layout::Steps,
+        auto_stop: true,
         steps: max_read_iops,
     },
     SuiteInfo {
         name: "max-mixed-iops",
         description: "Azure: 4 random 4K readers + 4 random 4K writers at QD 128; --write-cap splits a write IOPS cap over the writers (4 x 12,500)",
         layout: Layout::Steps,
+        auto_stop: true,
         steps: max_mixed_iops,
     },
     SuiteInfo {
         name: "max-throughput",
         description: "Azure: 64K reads, then 64K writes, 4 jobs at QD 128 each",
         layout: Layout::Steps,
+        auto_stop: true,
         steps: max_throughput,
     },
     SuiteInfo {
         name: "max-mixed-throughput",
         description: "Azure: 4 64K readers + 4 64K writers at QD 128 together (DS14: 1,000 MiB/s combined)",
         layout: Layout::Steps,
+        auto_stop: true,
         steps: max_mixed_throughput,
     },
     SuiteInfo {
         name: "warmup",
         description: "Azure cache warm-up: 1M random writes (cache init) then 1M random reads, 3 workers at QD 128, 2 hours each by default (--runtime)",
         layout: Layout::Steps,
+        auto_stop: false,
         steps: warmup,
     },
     SuiteInfo {
         name: "matrix",
         description: "The DiskSpd study's matrix: 4K, 8K, 64K, 256K x sequential read, sequential write, random read, random write (MiB/s and IOPS per cell)",
         layout: Layout::Matrix,
+        auto_stop: true,
         steps: matrix,
     },
 ];

@@ -11,7 +11,9 @@ pub mod table;
 
 pub use catalog::{suite_names, SuiteInfo, SUITES};
 
-use diskmeter_workload::{apply_option, Direction, JobSpec};
+use diskmeter_workload::{
+    apply_option, Direction, JobSpec, AUTO_STOP_TOLERANCE_PERCENT, AUTO_STOP_WINDOW_NS,
+};
 use std::path::PathBuf;
 use thiserror::Error;
 
@@ -49,6 +51,10 @@ pub struct SuiteOptions {
     pub overrides: Vec<(String, String)>,
     /// The IO engine (io_uring unless the user chose another; `null` for tests).
     pub ioengine: String,
+    /// End each step once its per-second IOPS and bandwidth are steady (within 2 % of their
+    /// mean over 5 s), its runtime being the maximum; suites that exist to run for a time
+    /// (`warmup`) ignore it.
+    pub auto_stop: bool,
 }
 
 impl SuiteOptions {
@@ -62,6 +68,7 @@ impl SuiteOptions {
             write_cap_iops: None,
             overrides: Vec::new(),
             ioengine: "io_uring".to_string(),
+            auto_stop: true,
         }
     }
 
@@ -157,7 +164,13 @@ pub fn build(name: &str, options: &SuiteOptions) -> Result<Suite, SuiteError> {
             .sum();
         let mut jobs = Vec::new();
         for (index, shape) in spec.jobs.iter().enumerate() {
-            jobs.push(job_of(info.name, &spec, index, shape, writers, options)?);
+            let job = job_of(info.name, &spec, index, shape, writers, options)?;
+            jobs.push(if options.auto_stop && info.auto_stop {
+                let max = job.runtime_ns.unwrap_or(spec.runtime_s * 1_000_000_000);
+                job.with_auto_stop(AUTO_STOP_WINDOW_NS, AUTO_STOP_TOLERANCE_PERCENT, max)
+            } else {
+                job
+            });
         }
         steps.push(Step {
             name: spec.name.clone(),
@@ -284,6 +297,17 @@ mod tests {
             (RwMode::RandRead, 4096, 32, 1)
         );
         assert!(rnd.direct && rnd.time_based);
+        assert_eq!(rnd.steadystate.duration_ns, AUTO_STOP_WINDOW_NS);
+        assert_eq!(rnd.runtime_ns, Some(30_000_000_000), "the step's maximum");
+        let mut fixed = SuiteOptions::new("t.dat");
+        fixed.auto_stop = false;
+        let suite = build("quick", &fixed).unwrap();
+        assert_eq!(suite.steps[4].jobs[0].steadystate.duration_ns, 0);
+        let warmup = build("warmup", &SuiteOptions::new("t.dat")).unwrap();
+        assert_eq!(
+            warmup.steps[0].jobs[0].steadystate.duration_ns, 0,
+            "warm-up runs for its time"
+        );
     }
 
     #[test]

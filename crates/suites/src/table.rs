@@ -257,3 +257,37 @@ fn steps(suite: &Suite, figures: &[Option<StepFigures>], expectations: &[Expecta
     align_numbers(&mut table, columns);
     table
 }
+
+/// One line per step on how it ended: steady after N s (auto-stop) or not within its
+/// runtime, and the 95 % interval of its mean IOPS from the per-second samples.
+pub fn step_notes(suite: &Suite, results: &[RunResult]) -> String {
+    let mut text = String::new();
+    for (step, result) in suite.steps.iter().zip(results) {
+        let mut parts = Vec::new();
+        for job in &result.jobs {
+            if let Some(ss) = &job.steady_state {
+                parts.push(match ss.attained_at_ns {
+                    Some(ns) if ss.attained => format!("steady after {:.0} s", ns as f64 / 1e9),
+                    _ => format!("not steady within {:.0} s", job.runtime_ns as f64 / 1e9),
+                });
+            }
+            let ci = &job.iops_mean_ci;
+            parts.push(match ci.half_width {
+                Some(h) if ci.mean > 0.0 => format!(
+                    "IOPS {} +- {:.1} % (95 %, {} s)",
+                    iops(ci.mean),
+                    h / ci.mean * 100.0,
+                    ci.samples
+                ),
+                _ => format!(
+                    "IOPS {} ({} s: too few seconds for an interval)",
+                    iops(ci.mean),
+                    ci.samples
+                ),
+            });
+        }
+        parts.dedup();
+        text.push_str(&format!("  {}: {}\n", step.name, parts.join("; ")));
+    }
+    text
+}
