@@ -13,6 +13,7 @@ mod cpu;
 mod error;
 mod format;
 mod number;
+mod rate;
 mod scalar;
 mod size;
 mod time;
@@ -24,6 +25,7 @@ pub use format::{
     format_bytes_binary, format_count, format_duration_ns, format_rate_binary, format_rate_decimal,
     format_thousands,
 };
+pub use rate::parse_rate;
 pub use scalar::{parse_bool, parse_float_list, parse_percent};
 pub use size::{format_size_suffix, parse_int, parse_size, KbBase};
 pub use time::{format_time_suffix, parse_time_ns, TimeUnit};
