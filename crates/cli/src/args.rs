@@ -4,8 +4,11 @@
 use crate::run::RunFlags;
 use clap::{Arg, ArgAction, ArgMatches, Command};
 
-/// Adds `--output`, `--quiet`, `--keep`, `--allow-destroy` and `--dry-run` to `command`.
+/// Adds `--output`, `--quiet`, `--keep`, `--allow-destroy` and `--dry-run` to `command`,
+/// and the in-engine throttle's flags.
 pub fn add_run_flags(command: Command) -> Command {
+    // The throttle's flags live in their own module (crate::throttle).
+    let command = crate::throttle::add_throttle_flags(command);
     command
         .arg(
             Arg::new("output")
@@ -47,5 +50,6 @@ pub fn run_flags(matches: &ArgMatches) -> RunFlags {
         allow_destroy: matches.get_flag("allow-destroy"),
         keep: matches.get_flag("keep"),
         quiet: matches.get_flag("quiet"),
+        throttle: crate::throttle::throttle_limits(matches),
     }
 }

@@ -16,6 +16,7 @@ mod progress;
 mod run;
 mod suite;
 mod sweep;
+mod throttle;
 
 use clap::{ArgMatches, Command};
 use std::io::Write;

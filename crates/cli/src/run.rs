@@ -182,6 +182,8 @@ pub(crate) struct RunFlags {
     pub keep: bool,
     /// No progress and no notes.
     pub quiet: bool,
+    /// The in-engine throttle's caps (`--throttle-iops`, `--throttle-bw`, ...).
+    pub throttle: diskmeter_runner::ThrottleLimits,
 }
 
 /// What a run gave.
@@ -211,7 +213,11 @@ pub(crate) fn execute_jobs(jobs: &[JobSpec], flags: &RunFlags) -> Result<Option<
         }
         return Err(EXIT_USAGE);
     }
-    let plan = match diskmeter_runner::resolve(jobs, &PlanOptions::default()) {
+    let plan_options = PlanOptions {
+        throttle: flags.throttle,
+        ..PlanOptions::default()
+    };
+    let plan = match diskmeter_runner::resolve(jobs, &plan_options) {
         Ok(plan) => plan,
         Err(error) => {
             eprintln!("diskmeter: {error}");

@@ -6,6 +6,8 @@
 //! shared with the signal handlers ends a run early; the results gathered so far are
 //! returned and marked partial. Jobs that ask for steady state are watched by a monitor
 //! thread per phase ([`monitor`], criteria in [`steady`]) that ends each once it is steady.
+//! A plan with caps ([`throttle`]) runs every worker of the run against one shared set of
+//! token buckets, as a cloud VM or volume throttles everything behind it.
 
 #![forbid(unsafe_code)]
 
@@ -19,6 +21,7 @@ pub mod safety;
 mod sizes;
 mod skew;
 pub mod steady;
+pub mod throttle;
 mod worker;
 
 use diskmeter_stats::{IoLogRecorder, WorkerStats};
@@ -30,6 +33,7 @@ use std::sync::{Arc, Barrier};
 
 pub use monitor::SteadyStateOutcome;
 pub use plan::{resolve, PlanOptions};
+pub use throttle::ThrottleLimits;
 
 /// Why a run could not start or could not finish.
 #[derive(Debug, thiserror::Error)]
@@ -53,6 +57,9 @@ pub enum RunError {
     /// The user stopped the run before the workers started.
     #[error("interrupted")]
     Interrupted,
+    /// The in-engine throttle cannot work as asked.
+    #[error("throttle: {0}")]
+    Throttle(String),
     /// A worker thread could not be started.
     #[error("cannot start a worker thread: {0}")]
     Spawn(std::io::Error),
@@ -246,6 +253,9 @@ fn execute_inner(
     let mut outcomes: Vec<Option<worker::WorkerOutcome>> =
         (0..plan.workers.len()).map(|_| None).collect();
     let mut steady: Vec<Option<SteadyStateOutcome>> = vec![None; plan.workers.len()];
+    // One set of buckets for the whole run: the cap is the device's (or the VM's), not a
+    // job's, so every worker of every phase draws from it.
+    let throttle = throttle::Throttle::new(&plan.throttle);
     for phase in 0..=last_phase {
         // A stop (or a failed worker) between phases leaves the later jobs unstarted.
         if phase > 0 && (options.stop.load(Ordering::Relaxed) || abort.load(Ordering::Relaxed)) {
@@ -261,6 +271,7 @@ fn execute_inner(
             &worker_files,
             &abort,
             &mut recorders,
+            throttle.as_ref(),
         );
         for (i, outcome, steady_state) in phase_outcomes {
             steady[i] = steady_state;
@@ -303,6 +314,7 @@ fn run_phase(
     worker_files: &[Vec<std::fs::File>],
     abort: &AtomicBool,
     recorders: &mut [Option<IoLogRecorder>],
+    throttle: Option<&throttle::Throttle>,
 ) -> Vec<(usize, worker::WorkerOutcome, Option<SteadyStateOutcome>)> {
     let watch = monitor::PhaseWatch::for_phase(plan, members);
     // The monitor passes the start barrier with the workers, so its clock starts with theirs.
@@ -368,6 +380,7 @@ fn run_phase(
                 shared_positions: shared.get(&worker_plan.job_index).cloned(),
                 iolog: iologs[index].take(),
                 steady: watch.as_ref().and_then(|w| w.hooks(index)),
+                throttle,
             };
             let name = format!("dm-{}-{}", job.name, worker_plan.clone_index);
             let watch = watch.as_ref();

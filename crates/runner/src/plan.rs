@@ -97,6 +97,8 @@ pub struct RunPlan {
     pub workers: Vec<WorkerPlan>,
     /// Remarks the user should see (clamped depths and the like).
     pub notes: Vec<String>,
+    /// Caps every worker of the run shares (the in-engine throttle); unlimited by default.
+    pub throttle: crate::ThrottleLimits,
 }
 
 /// Choices from the command line that shape the plan.
@@ -104,6 +106,8 @@ pub struct RunPlan {
 pub struct PlanOptions {
     /// Folder for files diskmeter names itself when a job has no `directory`.
     pub default_directory: Option<PathBuf>,
+    /// Caps shared by every worker of the run (`--throttle-iops`, `--throttle-bw`).
+    pub throttle: crate::ThrottleLimits,
 }
 
 /// IOs per submit call when the job leaves `iodepth_batch_submit` unset (fio: 1). The queue
@@ -119,7 +123,20 @@ pub fn resolve(jobs: &[JobSpec], options: &PlanOptions) -> Result<RunPlan, RunEr
         targets: Vec::new(),
         workers: Vec::new(),
         notes: Vec::new(),
+        throttle: options.throttle,
     };
+    if let Some(cap) = options.throttle.zero_cap() {
+        return Err(RunError::Throttle(format!(
+            "a {cap} cap of 0 would stop all IO"
+        )));
+    }
+    if !options.throttle.is_unlimited() {
+        plan.notes.push(format!(
+            "in-engine throttle: {} shared by all workers; each IO's latency counts from when \
+             its worker wanted to issue it, so it includes the wait for its turn",
+            options.throttle.describe()
+        ));
+    }
     let (mut group_id, mut phase) = (0u32, 0u32);
     for (job_index, job) in jobs.iter().enumerate() {
         // fio: stonewall and new_group start a new group unless this is the first job;

@@ -7,6 +7,10 @@
 //! lat = completed - issue. For rate-limited directions each IO also has an intended issue
 //! time on a fixed schedule; `lat_intended` = completed - intended, so a stall that delays
 //! issuing shows up in the latency instead of being hidden (no coordinated omission).
+//!
+//! Under the run's shared throttle ([`crate::throttle`]) an IO reserves its turn when a slot
+//! is free and waits in the slot until then; its issue time is when it was wanted, so the
+//! wait is in slat (clat for synchronous engines) and lat, as a throttled device's queue is.
 
 use crate::arrivals::PoissonGaps;
 use crate::offsets::{FileRegion, MixChooser, OffsetGenerator, OffsetPattern};
@@ -47,6 +51,20 @@ struct SlotState {
     submit_ns: u64,
 }
 
+/// An IO waiting for its turn at the shared throttle: chosen, its tokens reserved, not yet
+/// submitted.
+#[derive(Debug, Clone, Copy)]
+struct HeldIo {
+    slot: u32,
+    direction: usize,
+    intended_ns: u64,
+    len_bytes: u64,
+    /// When the worker wanted to issue it: its latency counts from here.
+    wanted_ns: u64,
+    /// When the throttle lets it go.
+    turn_ns: u64,
+}
+
 /// Everything a worker needs, borrowed from the executor.
 pub struct WorkerContext<'a> {
     /// The worker's plan.
@@ -72,6 +90,8 @@ pub struct WorkerContext<'a> {
     /// Steady-state detection, if the job asks for it: counters the monitor samples, and
     /// its flag to end the job once it is steady.
     pub steady: Option<crate::monitor::SteadyHooks<'a>>,
+    /// The run's shared throttle, if it has caps.
+    pub throttle: Option<&'a crate::throttle::Throttle>,
 }
 
 /// What a worker hands back: its statistics and the error that ended it early, if any.
@@ -213,7 +233,7 @@ fn io_loop(
     let rate_limited = (0..2).any(|d| issues[d] && rate_period[d].is_some());
     // The direction a rate-limited mixed job issues between its limited IOs, if any.
     let free_running = (0..2).find(|&d| issues[d] && rate_period[d].is_none());
-    if rate_limited {
+    if rate_limited || ctx.throttle.is_some() {
         // Best effort: without it sleeps overshoot by the default 50 us slack.
         let _ = sys::set_timer_slack_ns(1);
     }
@@ -233,6 +253,8 @@ fn io_loop(
     let mut rate_window_bytes = [0u64; 2];
 
     let mut slots = vec![SlotState::default(); depth];
+    // IOs that have reserved their turn at the throttle and wait for it, each in its slot.
+    let mut held: Vec<HeldIo> = Vec::with_capacity(if ctx.throttle.is_some() { depth } else { 0 });
     let mut free: Vec<u32> = (0..depth as u32).rev().collect();
     let mut completions: Vec<IoCompletion> = Vec::with_capacity(depth);
     let mut just_queued: Vec<u32> = Vec::with_capacity(batch);
@@ -328,57 +350,107 @@ fn io_loop(
         {
             stopping = true;
         }
+        if stopping && !held.is_empty() {
+            // At the end of the time (or once steady), IOs already waiting for their turn
+            // were wanted inside the measured period: they go at their turn and count, or the
+            // rate would be short by the queue's length. Interrupts, failures and a met size
+            // limit end at once, and IOs wanted in a cool-down are never measured.
+            let at_once = ctx.stop.load(Ordering::Relaxed)
+                || ctx.abort.load(Ordering::Relaxed)
+                || failure.is_some()
+                || issued_bytes >= io_limit;
+            let mut k = 0;
+            while k < held.len() {
+                if at_once || held[k].wanted_ns >= measure_end {
+                    free.push(held.swap_remove(k).slot);
+                } else {
+                    k += 1;
+                }
+            }
+        }
         let mut wake_at: Option<u64> = None;
         just_queued.clear();
-        if !stopping {
-            while just_queued.len() < batch && !free.is_empty() && issued_bytes < io_limit {
-                if let Some((op, file)) = pending_sync {
-                    // A sync covers the writes before it: wait until they have completed,
-                    // then issue it alone.
-                    if in_flight + just_queued.len() > 0 {
+        if !stopping || !held.is_empty() {
+            while just_queued.len() < batch && issued_bytes < io_limit {
+                // A throttled IO whose turn has come goes first, the earliest turn first.
+                let due = held
+                    .iter()
+                    .enumerate()
+                    .filter(|(_, h)| h.turn_ns <= now)
+                    .min_by_key(|(_, h)| h.turn_ns)
+                    .map(|(i, _)| i);
+                let (slot, direction, intended, len, wanted) = if let Some(i) = due {
+                    let h = held.swap_remove(i);
+                    (h.slot, h.direction, h.intended_ns, h.len_bytes, h.wanted_ns)
+                } else {
+                    if stopping || free.is_empty() {
                         break;
                     }
-                    let slot = free.pop().unwrap_or_default();
-                    queue_sync(engine, &mut slots, (slot, SYNC), op, file, now)
-                        .map_err(|e| engine_error(job, e))?;
-                    just_queued.push(slot);
-                    pending_sync = None;
-                    break;
-                }
-                let (direction, intended, len) = if !rate_limited {
-                    let direction = if mix.next_is_read() { 0 } else { 1 };
-                    (direction, now, sizes.next(direction))
-                } else {
-                    // Each limited direction keeps its own schedule (so rates, not rwmixread,
-                    // set the mix); an unlimited direction fills the time between.
-                    let earliest = (0..2)
-                        .filter(|&d| issues[d] && rate_period[d].is_some())
-                        .min_by_key(|&d| next_intended[d]);
-                    match (earliest, free_running) {
-                        (Some(d), _) if next_intended[d] <= now => {
-                            let due = next_intended[d];
-                            let len = sizes.next(d);
-                            let period = gap_for(d, len);
-                            next_intended[d] = due
-                                + if job.rate_poisson {
-                                    arrivals.exponential_gap(period)
-                                } else {
-                                    period
-                                };
-                            (d, due, len)
-                        }
-                        (_, Some(d)) => (d, now, sizes.next(d)),
-                        (Some(d), None) => {
-                            wake_at = Some(next_intended[d]);
+                    if let Some((op, file)) = pending_sync {
+                        // A sync covers the writes before it: wait until they have completed,
+                        // then issue it alone.
+                        if in_flight + just_queued.len() > 0 {
                             break;
                         }
-                        (None, None) => break,
+                        let slot = free.pop().unwrap_or_default();
+                        queue_sync(engine, &mut slots, (slot, SYNC), op, file, now)
+                            .map_err(|e| engine_error(job, e))?;
+                        just_queued.push(slot);
+                        pending_sync = None;
+                        break;
                     }
+                    let (direction, intended, len) = if !rate_limited {
+                        let direction = if mix.next_is_read() { 0 } else { 1 };
+                        (direction, now, sizes.next(direction))
+                    } else {
+                        // Each limited direction keeps its own schedule (so rates, not rwmixread,
+                        // set the mix); an unlimited direction fills the time between.
+                        let earliest = (0..2)
+                            .filter(|&d| issues[d] && rate_period[d].is_some())
+                            .min_by_key(|&d| next_intended[d]);
+                        match (earliest, free_running) {
+                            (Some(d), _) if next_intended[d] <= now => {
+                                let due = next_intended[d];
+                                let len = sizes.next(d);
+                                let period = gap_for(d, len);
+                                next_intended[d] = due
+                                    + if job.rate_poisson {
+                                        arrivals.exponential_gap(period)
+                                    } else {
+                                        period
+                                    };
+                                (d, due, len)
+                            }
+                            (_, Some(d)) => (d, now, sizes.next(d)),
+                            (Some(d), None) => {
+                                wake_at = Some(next_intended[d]);
+                                break;
+                            }
+                            (None, None) => break,
+                        }
+                    };
+                    let slot = free.pop().unwrap_or_default();
+                    if let Some(throttle) = ctx.throttle {
+                        // The IO takes its place in the shared queue now; if its turn is later
+                        // it waits in its slot, its clock already running from `now`.
+                        let turn_ns = throttle.reserve(direction, len, now);
+                        if turn_ns > now {
+                            held.push(HeldIo {
+                                slot,
+                                direction,
+                                intended_ns: intended,
+                                len_bytes: len,
+                                wanted_ns: now,
+                                turn_ns,
+                            });
+                            continue;
+                        }
+                    }
+                    (slot, direction, intended, len, now)
                 };
                 // Like fio, the last IO is whole even if it passes the limit: a cut IO could
                 // break O_DIRECT alignment.
                 let (file, offset) = offsets.next(len, align[direction]);
-                let slot = free.pop().unwrap_or_default();
                 if direction == 1 && scramble {
                     // Like fio's scramble_buffers: every written 512-byte sector (every chunk
                     // of a compressible buffer) is unique, so deduplicating storage cannot
@@ -408,7 +480,7 @@ fn io_loop(
                     offset_bytes: offset,
                     file,
                     intended_ns: intended,
-                    issue_ns: now,
+                    issue_ns: wanted,
                     submit_ns: now,
                 };
                 engine
@@ -431,6 +503,9 @@ fn io_loop(
                     issued_bytes += len;
                 }
             }
+            if let Some(turn) = held.iter().map(|h| h.turn_ns).min() {
+                wake_at = Some(wake_at.map_or(turn, |w| w.min(turn)));
+            }
             let more_now =
                 !free.is_empty() && wake_at.is_none() && issued_bytes < io_limit && !synchronous;
             if !just_queued.is_empty() && more_now {
@@ -443,10 +518,11 @@ fn io_loop(
                 continue;
             }
         }
-        let pending = if stopping { 0 } else { just_queued.len() };
+        let pending = just_queued.len();
         if in_flight + pending == 0 {
             let interrupted = ctx.stop.load(Ordering::Relaxed) || ctx.abort.load(Ordering::Relaxed);
-            if stopping && failure.is_none() && !end_sync_done && !interrupted {
+            let drained = held.is_empty();
+            if stopping && drained && failure.is_none() && !end_sync_done && !interrupted {
                 // fio's end_fsync: each file once the job's writes have all completed.
                 let file = end_sync_next;
                 end_sync_next += 1;
@@ -461,17 +537,22 @@ fn io_loop(
                 in_flight += 1;
                 continue;
             }
-            if stopping || failure.is_some() {
+            if (stopping && drained) || failure.is_some() {
                 break;
             }
             if let Some(due) = wake_at {
                 // Short slices, so Ctrl-C and the deadline are seen during long waits.
-                let until = deadline.map_or(due, |d| due.min(d));
+                // Past the deadline only held IOs are waited for.
+                let until = match deadline {
+                    Some(d) if !stopping => due.min(d),
+                    _ => due,
+                };
                 sleep_until(until.min(sys::monotonic_ns() + MAX_SLEEP_NS));
             }
             continue;
         }
-        let min = if wake_at.is_some() && !free.is_empty() {
+        // Held IOs must go at their turn, so completions are polled, not waited for.
+        let min = if wake_at.is_some() && (!free.is_empty() || !held.is_empty()) {
             0
         } else {
             complete_min.min(in_flight + pending)

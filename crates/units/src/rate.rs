@@ -27,14 +27,7 @@ pub fn parse_rate(text: &str) -> Result<u64, UnitError> {
     let lower = size.to_ascii_lowercase();
     let iec = lower.trim_end_matches('b').ends_with('i');
     // Under kb_base=1000 the `i` forms are powers of 1024; under 1024 the plain forms are.
-    parse_size(
-        size,
-        if iec {
-            KbBase::Decimal
-        } else {
-            KbBase::Binary
-        },
-    )
+    parse_size(size, if iec { KbBase::Decimal } else { KbBase::Binary })
 }
 
 #[cfg(test)]
@@ -43,7 +36,9 @@ mod tests {
 
     #[test]
     fn every_prefix_is_a_power_of_1024() {
-        for text in ["200m", "200M", "200mb", "200MB", "200MiB", "200mi", "200MiB/s", "200m/s"] {
+        for text in [
+            "200m", "200M", "200mb", "200MB", "200MiB", "200mi", "200MiB/s", "200m/s",
+        ] {
             assert_eq!(parse_rate(text), Ok(200 << 20), "{text}");
         }
         assert_eq!(parse_rate("64KiB/s"), Ok(64 << 10));
