@@ -1,5 +1,5 @@
-//! `diskmeter emulate create|destroy|list|profiles`, and the ephemeral emulation behind
-//! `diskmeter run|suite --emulate PROFILE`.
+//! `diskmeter emulate create|destroy|list|profiles|exec`, and the ephemeral emulation behind
+//! `diskmeter run|suite|sweep --emulate PROFILE`.
 
 use crate::{EXIT_FAILURE, EXIT_USAGE};
 use clap::{Arg, ArgMatches, Command};
@@ -37,8 +37,14 @@ pub fn command() -> Command {
              backing file, under a cgroup (v1 blkio or v2 io.max) that caps its IOPS and \
              bandwidth, from a profile of the catalog (azure-p30 = 5,000 IOPS / 200 MiB/s, \
              azure-p10, do-volume, ...) or given caps. Processes in the cgroup see a throttled \
-             volume; `diskmeter run|suite --emulate PROFILE` makes one for the run and puts its \
-             workers in it. Needs root.\n\nExit codes: 0 ok; 1 a system step failed; 2 usage error.",
+             volume; `diskmeter run|suite|sweep --emulate PROFILE` makes one for the run and puts \
+             its workers in it, and `diskmeter emulate exec NAME -- COMMAND` runs any command \
+             (diskmeter, fio) in an existing one's cgroup. `create --disks N` makes N disks, each \
+             capped on its own (a VM's stripe); cgroup rules are per device, so a VM-level cap \
+             across the disks is the in-engine throttle's: add --throttle-iops / --throttle-bw \
+             to the run. Needs root; without it, --throttle-iops and --throttle-bw on run, \
+             suite or sweep cap a run on any file instead.\n\n\
+             Exit codes: 0 ok; 1 a system step failed; 2 usage error.",
         )
         .subcommand_required(true)
         .subcommand(caps(
@@ -47,6 +53,14 @@ pub fn command() -> Command {
                 .arg(Arg::new("name").long("name").value_name("NAME").help("Its name (default: the profile)"))
                 .arg(Arg::new("profile").long("profile").value_name("PROFILE").help("A catalog tier, e.g. azure-p30"))
                 .arg(Arg::new("size").long("size").value_name("SIZE").default_value(DEFAULT_SIZE).help("Size of the emulated disk"))
+                .arg(
+                    Arg::new("disks")
+                        .long("disks")
+                        .value_name("N")
+                        .default_value("1")
+                        .value_parser(clap::value_parser!(u32).range(1..=i64::from(diskmeter_emulate::MAX_DISKS)))
+                        .help("Make N disks of these caps and size, each capped on its own (a VM's stripe); prints one device per line"),
+                )
                 .arg(Arg::new("dir").long("dir").value_name("DIR").default_value(".").help("Folder of the backing file (not tmpfs: it needs direct IO)")),
         ))
         .subcommand(
@@ -55,6 +69,20 @@ pub fn command() -> Command {
                 .arg(Arg::new("name").value_name("NAME").required(true)),
         )
         .subcommand(Command::new("list").about("List the emulated disks"))
+        .subcommand(
+            Command::new("exec")
+                .about("Run a command inside an emulation's cgroup, so its IO to the emulated disks is throttled")
+                .arg(Arg::new("name").value_name("NAME").required(true))
+                .arg(
+                    Arg::new("command")
+                        .value_name("COMMAND")
+                        .required(true)
+                        .num_args(1..)
+                        .trailing_var_arg(true)
+                        .allow_hyphen_values(true)
+                        .help("The command and its arguments, after --"),
+                ),
+        )
         .subcommand(Command::new("profiles").about("List the profiles (the catalog's disk tiers)"))
 }
 
@@ -74,20 +102,30 @@ pub fn main(matches: &ArgMatches) -> i32 {
         }
         Some(("list", _)) => {
             for e in diskmeter_emulate::list() {
+                let disks = e.disks();
+                let join = |path: fn(&diskmeter_emulate::EmulatedDisk) -> &std::path::Path| {
+                    disks
+                        .iter()
+                        .map(|d| path(d).display().to_string())
+                        .collect::<Vec<_>>()
+                        .join(",")
+                };
                 println!(
-                    "{}\t{}\t{}\t{} IOPS r / {} IOPS w, {} r / {} w\t{}",
+                    "{}\t{}\t{}\t{} IOPS r / {} IOPS w, {} r / {} w{}\t{}",
                     e.spec.name,
-                    e.device.display(),
+                    join(|d| &d.device),
                     format_bytes_binary(e.spec.size_bytes),
                     cap(e.spec.caps.read_iops),
                     cap(e.spec.caps.write_iops),
                     rate(e.spec.caps.read_bytes_per_sec),
                     rate(e.spec.caps.write_bytes_per_sec),
-                    e.backing.display()
+                    if disks.len() > 1 { " per disk" } else { "" },
+                    join(|d| &d.backing)
                 );
             }
             0
         }
+        Some(("exec", sub)) => exec(sub),
         Some(("profiles", _)) => {
             for (id, name, iops, mibps) in diskmeter_emulate::profiles(&Catalog::builtin()) {
                 println!(
@@ -122,14 +160,86 @@ fn create(matches: &ArgMatches) -> i32 {
     };
     match diskmeter_emulate::create(&spec) {
         Ok(emulation) => {
-            println!("{}", emulation.device.display());
+            for disk in emulation.disks() {
+                println!("{}", disk.device.display());
+            }
             0
         }
         Err(error) => {
-            eprintln!("diskmeter: {error}");
+            eprintln!("diskmeter: {error}{}", fallback_hint(&error, &spec.caps));
             EXIT_FAILURE
         }
     }
+}
+
+/// Moves this process into emulation `name`'s cgroup and replaces it with the command, so
+/// the command (and every thread and child it starts) is throttled. Returns only on failure.
+fn exec(matches: &ArgMatches) -> i32 {
+    let name = matches
+        .get_one::<String>("name")
+        .cloned()
+        .unwrap_or_default();
+    let command: Vec<&String> = matches
+        .get_many::<String>("command")
+        .map(|v| v.collect())
+        .unwrap_or_default();
+    let Some((program, args)) = command.split_first() else {
+        return EXIT_USAGE;
+    };
+    let entered = diskmeter_emulate::find(&name).and_then(|e| diskmeter_emulate::enter(&e));
+    if let Err(error) = entered {
+        eprintln!("diskmeter: {error}");
+        return EXIT_FAILURE;
+    }
+    let error = std::os::unix::process::CommandExt::exec(
+        std::process::Command::new(program.as_str()).args(args.iter().map(|a| a.as_str())),
+    );
+    eprintln!("diskmeter: cannot run {program}: {error}");
+    EXIT_FAILURE
+}
+
+/// For the missing-root error: the in-engine throttle flags that give the same caps.
+fn fallback_hint(
+    error: &diskmeter_emulate::EmulateError,
+    caps: &diskmeter_emulate::Caps,
+) -> String {
+    if !matches!(error, diskmeter_emulate::EmulateError::NotRoot) {
+        return String::new();
+    }
+    // Whole numbers only: the flag takes no fractions.
+    let rate_flag = |bytes: u64| match bytes {
+        b if b % (1 << 20) == 0 => format!("{}MiB/s", b >> 20),
+        b if b % (1 << 10) == 0 => format!("{}KiB/s", b >> 10),
+        b => b.to_string(),
+    };
+    let mut flags = Vec::new();
+    let pairs = [
+        ("iops", caps.read_iops, caps.write_iops, false),
+        (
+            "bw",
+            caps.read_bytes_per_sec,
+            caps.write_bytes_per_sec,
+            true,
+        ),
+    ];
+    for (name, read, write, is_rate) in pairs {
+        let show = |v: u64| if is_rate { rate_flag(v) } else { v.to_string() };
+        match (read, write) {
+            (Some(r), Some(w)) if r == w => flags.push(format!("--throttle-{name} {}", show(r))),
+            (r, w) => {
+                if let Some(r) = r {
+                    flags.push(format!("--throttle-read-{name} {}", show(r)));
+                }
+                if let Some(w) = w {
+                    flags.push(format!("--throttle-write-{name} {}", show(w)));
+                }
+            }
+        }
+    }
+    if flags.is_empty() {
+        return String::new();
+    }
+    format!(" (for these caps: {})", flags.join(" "))
 }
 
 fn spec_of(matches: &ArgMatches) -> Result<EmulationSpec, String> {
@@ -177,6 +287,7 @@ fn spec_of(matches: &ArgMatches) -> Result<EmulationSpec, String> {
         caps,
         dir: PathBuf::from(matches.get_one::<String>("dir").map_or(".", String::as_str)),
         owner_pid: None,
+        disks: matches.get_one::<u32>("disks").copied().unwrap_or(1),
     })
 }
 
@@ -197,9 +308,10 @@ pub(crate) fn start_ephemeral(profile: &str, size: &str) -> Result<EphemeralEmul
         caps,
         dir: PathBuf::from("."),
         owner_pid: Some(std::process::id()),
+        disks: 1,
     };
-    let emulation =
-        diskmeter_emulate::create(&spec).map_err(|e| fail(e.to_string(), EXIT_FAILURE))?;
+    let emulation = diskmeter_emulate::create(&spec)
+        .map_err(|e| fail(format!("{e}{}", fallback_hint(&e, &caps)), EXIT_FAILURE))?;
     let guard = EphemeralEmulation(emulation);
     diskmeter_emulate::enter(&guard.0).map_err(|e| fail(e.to_string(), EXIT_FAILURE))?;
     Ok(guard)

@@ -21,7 +21,11 @@ const FLAGS: [(&str, bool, &str); 6] = [
          KiB, MiB, GiB are all powers of 1024); an IO's bytes are its cost",
     ),
     ("throttle-read-iops", true, "Cap the run's reads at N IOPS"),
-    ("throttle-write-iops", true, "Cap the run's writes at N IOPS"),
+    (
+        "throttle-write-iops",
+        true,
+        "Cap the run's writes at N IOPS",
+    ),
     (
         "throttle-read-bw",
         false,

@@ -1,5 +1,7 @@
 //! The cgroup that throttles an emulated disk: v1 `blkio.throttle.{read,write}_{iops,bps}_device`
-//! or v2 `io.max` (`riops`, `wiops`, `rbps`, `wbps`), per device `MAJ:MIN`.
+//! or v2 `io.max` (`riops`, `wiops`, `rbps`, `wbps`), per device `MAJ:MIN`: one rule per
+//! disk of the emulation, each disk capped on its own (neither interface has a rule that
+//! spans devices).
 
 use crate::{system, EmulateError, Emulation};
 use serde::{Deserialize, Serialize};
@@ -72,7 +74,16 @@ pub(crate) fn create(emulation: &Emulation) -> Result<(), EmulateError> {
     let dir = &emulation.cgroup;
     std::fs::create_dir_all(dir)
         .map_err(|e| system(format!("cannot create cgroup {}", dir.display()), e))?;
-    let id = device_id(&emulation.device)?;
+    for disk in emulation.disks() {
+        limit_device(emulation, &device_id(&disk.device)?)?;
+    }
+    Ok(())
+}
+
+/// Writes the caps of one device into the emulation's cgroup (each write adds or replaces
+/// that device's rule and leaves the others).
+fn limit_device(emulation: &Emulation, id: &str) -> Result<(), EmulateError> {
+    let dir = &emulation.cgroup;
     let caps = &emulation.spec.caps;
     match emulation.kind {
         CgroupKind::V1Blkio => {

@@ -2,6 +2,9 @@
 //! file, under a cgroup that caps its IOPS and bandwidth per direction (cgroup v1
 //! `blkio.throttle.*`, or v2 `io.max`, whichever the host has). Processes that join the
 //! cgroup see the device as a throttled volume: 5,000 IOPS / 200 MiB/s for an Azure P30.
+//! An emulation can hold several such disks (a VM's stripe), each capped on its own by the
+//! one cgroup: cgroup rules are per device, so a VM-level cap *across* the disks is the
+//! in-engine throttle's job (`--throttle-iops`), not the cgroup's.
 //!
 //! Every emulation is recorded in a state folder (`/run/diskmeter/emulate`), so `list` and
 //! `destroy` find it again, and ephemeral ones (`diskmeter run --emulate ...`) whose process
@@ -26,8 +29,9 @@ pub const STATE_DIR: &str = "/run/diskmeter/emulate";
 pub enum EmulateError {
     /// Not root.
     #[error(
-        "emulating a disk needs root (loop devices and cgroups); without it, pace the job \
-         itself with --rate_iops / --rate"
+        "emulating a disk needs root (loop devices and cgroups); without root, the in-engine \
+         throttle caps a run on any file or device instead: --throttle-iops N and \
+         --throttle-bw RATE on run, suite or sweep"
     )]
     NotRoot,
     /// A profile name the catalog does not know.
@@ -69,6 +73,25 @@ pub struct EmulationSpec {
     pub dir: PathBuf,
     /// The process whose exit ends it (`run --emulate`); `None` = until `destroy`.
     pub owner_pid: Option<u32>,
+    /// How many disks of these caps and this size (each capped on its own).
+    #[serde(default = "one_disk")]
+    pub disks: u32,
+}
+
+fn one_disk() -> u32 {
+    1
+}
+
+/// The most disks one emulation makes.
+pub const MAX_DISKS: u32 = 64;
+
+/// One emulated disk: a loop device and the file behind it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct EmulatedDisk {
+    /// The loop device, e.g. /dev/loop4.
+    pub device: PathBuf,
+    /// The backing file.
+    pub backing: PathBuf,
 }
 
 /// A live emulation.
@@ -84,6 +107,22 @@ pub struct Emulation {
     pub cgroup: PathBuf,
     /// Which cgroup interface throttles it.
     pub kind: CgroupKind,
+    /// The disks after the first of a multi-disk emulation (`emulate create --disks N`).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub more_disks: Vec<EmulatedDisk>,
+}
+
+impl Emulation {
+    /// Every disk, the first one first.
+    pub fn disks(&self) -> Vec<EmulatedDisk> {
+        let first = EmulatedDisk {
+            device: self.device.clone(),
+            backing: self.backing.clone(),
+        };
+        std::iter::once(first)
+            .chain(self.more_disks.iter().cloned())
+            .collect()
+    }
 }
 
 fn is_root() -> bool {
@@ -102,8 +141,9 @@ fn state_file(name: &str) -> PathBuf {
     Path::new(STATE_DIR).join(format!("{name}.json"))
 }
 
-/// Creates the emulation: backing file (written out, so writes do not pay for block
-/// allocation), loop device with direct IO, cgroup with the caps; records it.
+/// Creates the emulation: per disk a backing file (written out, so writes do not pay for
+/// block allocation) and a loop device with direct IO; one cgroup with every disk's caps;
+/// records it. A failure part-way removes what was made.
 pub fn create(spec: &EmulationSpec) -> Result<Emulation, EmulateError> {
     if !is_root() {
         return Err(EmulateError::NotRoot);
@@ -126,25 +166,47 @@ pub fn create(spec: &EmulationSpec) -> Result<Emulation, EmulateError> {
             spec.name, spec.name
         )));
     }
+    if !(1..=MAX_DISKS).contains(&spec.disks) {
+        return Err(EmulateError::Name(format!(
+            "{} disks: an emulation makes 1 to {MAX_DISKS}",
+            spec.disks
+        )));
+    }
     let kind = cgroup::available().ok_or(EmulateError::NoCgroup)?;
-    let backing = spec
-        .dir
-        .join(format!(".diskmeter-emulate-{}.img", spec.name));
-    write_backing(&backing, spec.size_bytes)?;
-    let device = match losetup(&backing) {
-        Ok(device) => device,
-        Err(e) => {
-            let _ = std::fs::remove_file(&backing);
-            return Err(e);
-        }
-    };
-    let emulation = Emulation {
+    let mut emulation = Emulation {
         spec: spec.clone(),
         cgroup: cgroup::path(kind, &spec.name),
-        device,
-        backing,
+        device: PathBuf::new(),
+        backing: PathBuf::new(),
         kind,
+        more_disks: Vec::new(),
     };
+    // Absolute, so `destroy` finds the files from any folder.
+    let dir = spec.dir.canonicalize().unwrap_or_else(|_| spec.dir.clone());
+    for disk in 0..spec.disks {
+        // The first disk keeps the single-disk name, so older records still match.
+        let backing = dir.join(match disk {
+            0 => format!(".diskmeter-emulate-{}.img", spec.name),
+            n => format!(".diskmeter-emulate-{}-{}.img", spec.name, n + 1),
+        });
+        let made = write_backing(&backing, spec.size_bytes).and_then(|_| {
+            losetup(&backing).inspect_err(|_| {
+                let _ = std::fs::remove_file(&backing);
+            })
+        });
+        let device = match made {
+            Ok(device) => device,
+            Err(e) => {
+                let _ = destroy(&emulation);
+                return Err(e);
+            }
+        };
+        if disk == 0 {
+            (emulation.device, emulation.backing) = (device, backing);
+        } else {
+            emulation.more_disks.push(EmulatedDisk { device, backing });
+        }
+    }
     // Recorded before the cgroup is made, so a failure below is still cleaned up by destroy.
     let recorded = record(&emulation);
     let made = recorded.and_then(|_| cgroup::create(&emulation));
@@ -209,25 +271,28 @@ pub fn destroy(emulation: &Emulation) -> Result<(), EmulateError> {
         }
     };
     note(cgroup::remove(emulation));
-    if emulation.device.exists() && loop_backs(&emulation.device, &emulation.backing) {
-        let out = Command::new("losetup")
-            .arg("-d")
-            .arg(&emulation.device)
-            .output();
-        note(match out {
-            Ok(o) if o.status.success() => Ok(()),
-            Ok(o) => Err(system(
-                format!("cannot detach {}", emulation.device.display()),
-                String::from_utf8_lossy(&o.stderr).trim(),
-            )),
-            Err(e) => Err(system("cannot run losetup", e)),
-        });
-    }
-    if emulation.backing.exists() {
-        note(
-            std::fs::remove_file(&emulation.backing)
-                .map_err(|e| system(format!("cannot remove {}", emulation.backing.display()), e)),
-        );
+    for disk in emulation.disks() {
+        // An emulation that failed part-way has an empty path where a disk never came.
+        if disk.device.as_os_str().is_empty() {
+            continue;
+        }
+        if disk.device.exists() && loop_backs(&disk.device, &disk.backing) {
+            let out = Command::new("losetup").arg("-d").arg(&disk.device).output();
+            note(match out {
+                Ok(o) if o.status.success() => Ok(()),
+                Ok(o) => Err(system(
+                    format!("cannot detach {}", disk.device.display()),
+                    String::from_utf8_lossy(&o.stderr).trim(),
+                )),
+                Err(e) => Err(system("cannot run losetup", e)),
+            });
+        }
+        if disk.backing.exists() {
+            note(
+                std::fs::remove_file(&disk.backing)
+                    .map_err(|e| system(format!("cannot remove {}", disk.backing.display()), e)),
+            );
+        }
     }
     let _ = std::fs::remove_file(state_file(&emulation.spec.name));
     match first {
