@@ -167,3 +167,71 @@ fn a_failed_run_and_ctrl_c_leave_nothing_behind() {
     assert_eq!(status.code(), Some(1), "interrupted runs exit 1");
     assert_eq!(leftovers(&dir), Vec::<String>::new());
 }
+
+#[test]
+fn several_disks_are_made_capped_and_removed_together() {
+    let _turn = real_io();
+    if !require_root("emulate create --disks") {
+        return;
+    }
+    let dir = TestDir::new();
+    let out = diskmeter(&dir)
+        .args([
+            "emulate",
+            "create",
+            "--name",
+            "t-vm",
+            "--profile",
+            "azure-p10",
+            "--size",
+            "16m",
+            "--disks",
+            "3",
+        ])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let devices: Vec<String> = String::from_utf8(out.stdout)
+        .unwrap()
+        .lines()
+        .map(str::to_string)
+        .collect();
+    assert_eq!(devices.len(), 3, "{devices:?}");
+    assert!(devices.iter().all(|d| d.starts_with("/dev/loop")));
+    diskmeter(&dir)
+        .args(["emulate", "list"])
+        .assert()
+        .success()
+        .stdout(
+            predicate::str::contains(devices.join(",")).and(predicate::str::contains("per disk")),
+        );
+    // One cgroup holds a rule for each disk.
+    let rules = [
+        "/sys/fs/cgroup/blkio/diskmeter-emulate-t-vm/blkio.throttle.read_iops_device",
+        "/sys/fs/cgroup/diskmeter-emulate-t-vm/io.max",
+    ]
+    .iter()
+    .find_map(|p| std::fs::read_to_string(p).ok())
+    .unwrap_or_default();
+    assert_eq!(rules.lines().count(), 3, "{rules}");
+    // exec runs the command inside the cgroup.
+    diskmeter(&dir)
+        .args(["emulate", "exec", "t-vm", "--", "cat", "/proc/self/cgroup"])
+        .assert()
+        .success()
+        .stdout(predicate::str::contains("diskmeter-emulate-t-vm"));
+    diskmeter(&dir)
+        .args(["emulate", "destroy", "t-vm"])
+        .assert()
+        .success();
+    assert_eq!(leftovers(&dir), Vec::<String>::new());
+    diskmeter(&dir)
+        .args(["emulate", "exec", "t-vm", "--", "true"])
+        .assert()
+        .code(1)
+        .stderr(predicate::str::contains("no emulation named 't-vm'"));
+}
