@@ -68,11 +68,7 @@ fn a_run_is_saved_in_the_data_folder_listed_shown_and_exported() {
         ],
     );
     ok(out.clone());
-    assert!(
-        stderr(&out).contains("saved as run 1"),
-        "{}",
-        stderr(&out)
-    );
+    assert!(stderr(&out).contains("saved as run 1"), "{}", stderr(&out));
     assert!(data.join("diskmeter/history.db").is_file());
 
     let runs = history_json(&dir, &data);
@@ -94,9 +90,12 @@ fn a_run_is_saved_in_the_data_folder_listed_shown_and_exported() {
     assert!(full.contains("## hist"), "{full}");
 
     // The stored run has the host facts, the full result and its per-second series.
-    let stored: Value =
-        serde_json::from_str(&ok(diskmeter(&dir, &data, &["export", "1", "--format=json"])))
-            .unwrap();
+    let stored: Value = serde_json::from_str(&ok(diskmeter(
+        &dir,
+        &data,
+        &["export", "1", "--format=json"],
+    )))
+    .unwrap();
     assert!(stored["host"]["cpu_count"].as_u64().unwrap() >= 1);
     assert!(stored["host"]["filesystem"]["fs_type"].is_string());
     let job = &stored["steps"][0]["result"]["jobs"][0];
@@ -115,7 +114,10 @@ fn a_run_is_saved_in_the_data_folder_listed_shown_and_exported() {
 
     let csv = ok(diskmeter(&dir, &data, &["export", "1", "--format=csv"]));
     let lines: Vec<&str> = csv.lines().collect();
-    assert!(lines[0].starts_with("run_id,step,job,direction,ios"), "{csv}");
+    assert!(
+        lines[0].starts_with("run_id,step,job,direction,ios"),
+        "{csv}"
+    );
     assert_eq!(lines.len(), 3, "a read and a write row: {csv}");
     assert!(lines[1].starts_with("1,hist,hist,read,"), "{csv}");
 
@@ -130,7 +132,13 @@ fn a_run_is_saved_in_the_data_folder_listed_shown_and_exported() {
     ok(diskmeter(
         &dir,
         &data,
-        &["run", "--quiet", "--size=4m", "--db", other.to_str().unwrap()],
+        &[
+            "run",
+            "--quiet",
+            "--size=4m",
+            "--db",
+            other.to_str().unwrap(),
+        ],
     ));
     assert!(other.is_file());
     assert_eq!(history_json(&dir, &data).len(), 1);
@@ -169,9 +177,21 @@ fn a_suite_is_saved_with_its_steps_and_filters_find_it() {
     let today = ok(diskmeter(
         &dir,
         &data,
-        &["history", "--kind=run", "--since=2000-01-01", "--format=json"],
+        &[
+            "history",
+            "--kind=run",
+            "--since=2000-01-01",
+            "--format=json",
+        ],
     ));
-    assert_eq!(serde_json::from_str::<Value>(&today).unwrap().as_array().unwrap().len(), 1);
+    assert_eq!(
+        serde_json::from_str::<Value>(&today)
+            .unwrap()
+            .as_array()
+            .unwrap()
+            .len(),
+        1
+    );
     let none = ok(diskmeter(&dir, &data, &["history", "--until=2000-01-01"]));
     assert_eq!(none, "no runs match\n");
     let shown = ok(diskmeter(&dir, &data, &["show", "1"]));
@@ -187,13 +207,21 @@ fn reading_commands_fail_clearly() {
     let out = diskmeter(&dir, &data, &["history"]);
     assert_eq!(out.status.code(), Some(1));
     assert!(stderr(&out).contains("no history at"), "{}", stderr(&out));
-    ok(diskmeter(&dir, &data, &["run", "--quiet", "--ioengine=null", "--size=1m"]));
+    ok(diskmeter(
+        &dir,
+        &data,
+        &["run", "--quiet", "--ioengine=null", "--size=1m"],
+    ));
     let out = diskmeter(&dir, &data, &["show", "7"]);
     assert_eq!(out.status.code(), Some(1));
     assert!(stderr(&out).contains("no run 7"), "{}", stderr(&out));
     let out = diskmeter(&dir, &data, &["compare", "1", "seven"]);
     assert_eq!(out.status.code(), Some(2));
-    assert!(stderr(&out).contains("'seven' is not a run id"), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("'seven' is not a run id"),
+        "{}",
+        stderr(&out)
+    );
     let out = diskmeter(&dir, &data, &["analyze", "1"]);
     assert_eq!(out.status.code(), Some(2));
     assert!(stderr(&out).contains("not a sweep"), "{}", stderr(&out));
@@ -235,7 +263,12 @@ fn a_saved_sweep_is_analysed_again_with_charts() {
         .unwrap()
         .map(|e| e.unwrap().path())
         .collect();
-    assert!(files.iter().any(|f| f.extension().is_some_and(|e| e == "png")), "{files:?}");
+    assert!(
+        files
+            .iter()
+            .any(|f| f.extension().is_some_and(|e| e == "png")),
+        "{files:?}"
+    );
     let json: Value = serde_json::from_str(&ok(diskmeter(
         &dir,
         &data,

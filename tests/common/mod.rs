@@ -13,17 +13,13 @@ use std::path::{Path, PathBuf};
 pub fn isolate_history() -> PathBuf {
     static HOME: std::sync::OnceLock<PathBuf> = std::sync::OnceLock::new();
     HOME.get_or_init(|| {
-        let home = std::env::temp_dir().join(format!(
-            "diskmeter-test-history-{}",
-            std::process::id()
-        ));
+        let home =
+            std::env::temp_dir().join(format!("diskmeter-test-history-{}", std::process::id()));
         std::fs::create_dir_all(&home).expect("create the test history folder");
         std::env::set_var("XDG_DATA_HOME", &home);
         extern "C" fn remove_history() {
-            let home = std::env::temp_dir().join(format!(
-                "diskmeter-test-history-{}",
-                std::process::id()
-            ));
+            let home =
+                std::env::temp_dir().join(format!("diskmeter-test-history-{}", std::process::id()));
             let _ = std::fs::remove_dir_all(home);
         }
         // SAFETY: registers a plain function with no captured state to run at exit.

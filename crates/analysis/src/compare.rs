@@ -326,7 +326,12 @@ mod tests {
             let iops = iops_at(second);
             for i in 0..iops {
                 stats.read.record_io(4096, 1_000, lat_ns);
-                recorder.record(0, 4096, lat_ns, second * 1_000_000_000 + i * 1_000_000_000 / iops);
+                recorder.record(
+                    0,
+                    4096,
+                    lat_ns,
+                    second * 1_000_000_000 + i * 1_000_000_000 / iops,
+                );
             }
         }
         stats.runtime_ns = seconds * 1_000_000_000;
@@ -353,7 +358,11 @@ mod tests {
     }
 
     fn outcome(c: &Comparison, metric: &str) -> Outcome {
-        c.metrics.iter().find(|m| m.metric == metric).unwrap().outcome
+        c.metrics
+            .iter()
+            .find(|m| m.metric == metric)
+            .unwrap()
+            .outcome
     }
 
     #[test]
@@ -369,7 +378,11 @@ mod tests {
         assert_eq!(outcome(&c, "read mean latency"), Outcome::Slower);
         assert_eq!(outcome(&c, "read p99 latency"), Outcome::Slower);
         let iops = c.metrics.iter().find(|m| m.metric == "read IOPS").unwrap();
-        assert!((iops.change_percent + 74.8).abs() < 1.0, "{}", iops.change_percent);
+        assert!(
+            (iops.change_percent + 74.8).abs() < 1.0,
+            "{}",
+            iops.change_percent
+        );
         assert!(c.regressions() >= 3);
         // and the other way round it is faster, with no regression
         let back = compare_runs(
@@ -385,8 +398,15 @@ mod tests {
     fn the_same_workload_twice_is_within_noise() {
         let a = run(8, 50_000, |s| 5000 + (s % 3) * 60);
         let b = run(8, 50_500, |s| 5030 + (s % 2) * 50);
-        let c = compare_runs(&[("x".into(), &a)], &[("x".into(), &b)], CompareOptions::default());
-        assert!(c.metrics.iter().all(|m| m.outcome == Outcome::WithinNoise), "{c:#?}");
+        let c = compare_runs(
+            &[("x".into(), &a)],
+            &[("x".into(), &b)],
+            CompareOptions::default(),
+        );
+        assert!(
+            c.metrics.iter().all(|m| m.outcome == Outcome::WithinNoise),
+            "{c:#?}"
+        );
         assert_eq!(c.regressions(), 0);
     }
 
@@ -394,7 +414,11 @@ mod tests {
     fn a_small_but_clear_change_is_below_the_noise_floor_until_the_floor_is_lowered() {
         let a = run(16, 50_000, |_| 5000);
         let b = run(16, 50_000, |_| 4850);
-        let default = compare_runs(&[("x".into(), &a)], &[("x".into(), &b)], CompareOptions::default());
+        let default = compare_runs(
+            &[("x".into(), &a)],
+            &[("x".into(), &b)],
+            CompareOptions::default(),
+        );
         assert_eq!(outcome(&default, "read IOPS"), Outcome::WithinNoise);
         let strict = CompareOptions {
             noise_floor_percent: 1.0,
@@ -412,11 +436,19 @@ mod tests {
         let bursty = [12_000u64, 1_500, 9_000, 2_000];
         let base = run(4, 50_000, |s| bursty[s as usize]);
         let slow = run(4, 2_000_000, |_| 100);
-        let c = compare_runs(&[("x".into(), &base)], &[("x".into(), &slow)], CompareOptions::default());
+        let c = compare_runs(
+            &[("x".into(), &base)],
+            &[("x".into(), &slow)],
+            CompareOptions::default(),
+        );
         assert_eq!(outcome(&c, "read IOPS"), Outcome::Slower);
         // but the same bursts twice are within noise
         let again = run(4, 50_000, |s| bursty[(s as usize + 1) % 4]);
-        let c = compare_runs(&[("x".into(), &base)], &[("x".into(), &again)], CompareOptions::default());
+        let c = compare_runs(
+            &[("x".into(), &base)],
+            &[("x".into(), &again)],
+            CompareOptions::default(),
+        );
         assert_eq!(outcome(&c, "read IOPS"), Outcome::WithinNoise);
     }
 

@@ -36,23 +36,76 @@ pub fn history_command() -> Command {
              combine. Dates are UTC, YYYY-MM-DD or YYYY-MM-DDTHH:MM.",
         )
         .arg(db_arg())
-        .arg(Arg::new("kind").long("kind").value_name("KIND").value_parser(["run", "suite", "sweep", "diskspd", "iometer"]).help("Only runs of this command"))
-        .arg(Arg::new("suite").long("suite").value_name("NAME").help("Only runs of this suite (or with this name)"))
-        .arg(Arg::new("target").long("target").value_name("TEXT").help("Only runs whose target contains TEXT"))
-        .arg(Arg::new("since").long("since").value_name("DATE").help("Only runs started at or after DATE"))
-        .arg(Arg::new("until").long("until").value_name("DATE").help("Only runs started before DATE"))
-        .arg(Arg::new("limit").long("limit").value_name("N").value_parser(clap::value_parser!(u32)).default_value("50").help("At most N runs"))
-        .arg(Arg::new("format").long("format").value_parser(["table", "json"]).default_value("table").help("table or json"))
+        .arg(
+            Arg::new("kind")
+                .long("kind")
+                .value_name("KIND")
+                .value_parser(["run", "suite", "sweep", "diskspd", "iometer"])
+                .help("Only runs of this command"),
+        )
+        .arg(
+            Arg::new("suite")
+                .long("suite")
+                .value_name("NAME")
+                .help("Only runs of this suite (or with this name)"),
+        )
+        .arg(
+            Arg::new("target")
+                .long("target")
+                .value_name("TEXT")
+                .help("Only runs whose target contains TEXT"),
+        )
+        .arg(
+            Arg::new("since")
+                .long("since")
+                .value_name("DATE")
+                .help("Only runs started at or after DATE"),
+        )
+        .arg(
+            Arg::new("until")
+                .long("until")
+                .value_name("DATE")
+                .help("Only runs started before DATE"),
+        )
+        .arg(
+            Arg::new("limit")
+                .long("limit")
+                .value_name("N")
+                .value_parser(clap::value_parser!(u32))
+                .default_value("50")
+                .help("At most N runs"),
+        )
+        .arg(
+            Arg::new("format")
+                .long("format")
+                .value_parser(["table", "json"])
+                .default_value("table")
+                .help("table or json"),
+        )
 }
 
 /// The `show` subcommand.
 pub fn show_command() -> Command {
     Command::new("show")
         .about("Show a saved run: its host, command line and a table of its steps")
-        .arg(run_id_arg("id", "The run's id (diskmeter history), or 'last'"))
+        .arg(run_id_arg(
+            "id",
+            "The run's id (diskmeter history), or 'last'",
+        ))
         .arg(db_arg())
-        .arg(Arg::new("full").long("full").action(ArgAction::SetTrue).help("Also print every step's full report"))
-        .arg(Arg::new("format").long("format").value_parser(["normal", "json"]).default_value("normal").help("normal or json (the whole stored run)"))
+        .arg(
+            Arg::new("full")
+                .long("full")
+                .action(ArgAction::SetTrue)
+                .help("Also print every step's full report"),
+        )
+        .arg(
+            Arg::new("format")
+                .long("format")
+                .value_parser(["normal", "json"])
+                .default_value("normal")
+                .help("normal or json (the whole stored run)"),
+        )
 }
 
 /// The `export` subcommand.
@@ -67,7 +120,13 @@ pub fn export_command() -> Command {
         )
         .arg(run_id_arg("id", "The run's id, or 'last'"))
         .arg(db_arg())
-        .arg(Arg::new("format").long("format").value_parser(["json", "fio-json", "csv"]).default_value("json").help("json, fio-json or csv"))
+        .arg(
+            Arg::new("format")
+                .long("format")
+                .value_parser(["json", "fio-json", "csv"])
+                .default_value("json")
+                .help("json, fio-json or csv"),
+        )
         .arg(output_arg())
 }
 
@@ -90,9 +149,29 @@ pub fn compare_command() -> Command {
         .arg(run_id_arg("baseline", "Run A, the baseline"))
         .arg(run_id_arg("candidate", "Run B, compared with A"))
         .arg(db_arg())
-        .arg(Arg::new("threshold").long("threshold").value_name("PERCENT").value_parser(clap::value_parser!(f64)).default_value("10").help("A slower change at least this large is a regression (exit code 1)"))
-        .arg(Arg::new("noise-floor").long("noise-floor").value_name("PERCENT").value_parser(clap::value_parser!(f64)).default_value("5").help("Changes smaller than this are within noise"))
-        .arg(Arg::new("format").long("format").value_parser(["normal", "json"]).default_value("normal").help("normal or json"))
+        .arg(
+            Arg::new("threshold")
+                .long("threshold")
+                .value_name("PERCENT")
+                .value_parser(clap::value_parser!(f64))
+                .default_value("10")
+                .help("A slower change at least this large is a regression (exit code 1)"),
+        )
+        .arg(
+            Arg::new("noise-floor")
+                .long("noise-floor")
+                .value_name("PERCENT")
+                .value_parser(clap::value_parser!(f64))
+                .default_value("5")
+                .help("Changes smaller than this are within noise"),
+        )
+        .arg(
+            Arg::new("format")
+                .long("format")
+                .value_parser(["normal", "json"])
+                .default_value("normal")
+                .help("normal or json"),
+        )
         .arg(output_arg())
 }
 
@@ -100,10 +179,21 @@ pub fn compare_command() -> Command {
 pub fn analyze_command() -> Command {
     Command::new("analyze")
         .about("Analyse a saved sweep again: ceilings, crossover, knees, tiers and charts")
-        .arg(run_id_arg("id", "The sweep's id, or 'last' (the newest sweep)"))
+        .arg(run_id_arg(
+            "id",
+            "The sweep's id, or 'last' (the newest sweep)",
+        ))
         .arg(db_arg())
-        .arg(Arg::new("charts").long("charts").value_name("DIR").help("Folder for the charts (default: diskmeter-sweep-<time> here); 'none' for no charts"))
-        .arg(Arg::new("output-format").long("output-format").value_parser(["normal", "json"]).default_value("normal").help("normal: table and summary; json: points and analysis"))
+        .arg(Arg::new("charts").long("charts").value_name("DIR").help(
+            "Folder for the charts (default: diskmeter-sweep-<time> here); 'none' for no charts",
+        ))
+        .arg(
+            Arg::new("output-format")
+                .long("output-format")
+                .value_parser(["normal", "json"])
+                .default_value("normal")
+                .help("normal: table and summary; json: points and analysis"),
+        )
         .arg(output_arg())
 }
 
@@ -132,7 +222,9 @@ fn resolve_id(store: &HistoryStore, text: &str, kind: Option<&str>) -> Result<i6
         };
     }
     text.parse::<i64>().map_err(|_| {
-        eprintln!("diskmeter: '{text}' is not a run id (a number from diskmeter history, or 'last')");
+        eprintln!(
+            "diskmeter: '{text}' is not a run id (a number from diskmeter history, or 'last')"
+        );
         EXIT_USAGE
     })
 }
@@ -145,10 +237,7 @@ fn load(store: &HistoryStore, id: i64) -> Result<StoredRun, i32> {
 }
 
 fn finish(matches: &ArgMatches, text: &str) -> i32 {
-    match write_output(
-        matches.try_get_one::<String>("output").ok().flatten(),
-        text,
-    ) {
+    match write_output(matches.try_get_one::<String>("output").ok().flatten(), text) {
         Ok(()) => 0,
         Err(error) => {
             eprintln!("diskmeter: {error}");
@@ -231,7 +320,11 @@ pub fn show_main(matches: &ArgMatches) -> i32 {
         Ok(store) => store,
         Err(code) => return code,
     };
-    let id = match resolve_id(&store, &matches.get_one::<String>("id").cloned().unwrap_or_default(), None) {
+    let id = match resolve_id(
+        &store,
+        &matches.get_one::<String>("id").cloned().unwrap_or_default(),
+        None,
+    ) {
         Ok(id) => id,
         Err(code) => return code,
     };
@@ -253,7 +346,11 @@ pub fn show_main(matches: &ArgMatches) -> i32 {
         "started {}, took {:.1} s{}; diskmeter {} on {}",
         utc_timestamp(s.started_unix_ms),
         s.finished_unix_ms.saturating_sub(s.started_unix_ms) as f64 / 1000.0,
-        if s.partial { ", interrupted (partial)" } else { "" },
+        if s.partial {
+            ", interrupted (partial)"
+        } else {
+            ""
+        },
         s.diskmeter_version,
         s.hostname
     );
@@ -278,14 +375,19 @@ fn steps_table(run: &StoredRun) -> String {
     table
         .load_preset(comfy_table::presets::ASCII_MARKDOWN)
         .set_header(vec![
-            "step", "read IOPS", "read MiB/s", "write IOPS", "write MiB/s", "mean lat", "p99 lat",
+            "step",
+            "read IOPS",
+            "read MiB/s",
+            "write IOPS",
+            "write MiB/s",
+            "mean lat",
+            "p99 lat",
             "steady",
         ]);
     for step in &run.steps {
         let r = &step.result;
-        let sum = |f: &dyn Fn(&diskmeter_report::JobResult) -> f64| -> f64 {
-            r.jobs.iter().map(f).sum()
-        };
+        let sum =
+            |f: &dyn Fn(&diskmeter_report::JobResult) -> f64| -> f64 { r.jobs.iter().map(f).sum() };
         let ios = sum(&|j| (j.read.lat.count + j.write.lat.count) as f64);
         let mean_ns = if ios > 0.0 {
             sum(&|j| {
@@ -300,7 +402,11 @@ fn steps_table(run: &StoredRun) -> String {
             .iter()
             .flat_map(|j| [&j.read.clat, &j.write.clat])
             .filter(|l| l.count > 0)
-            .filter_map(|l| l.percentiles.iter().find(|p| (p.percent - 99.0).abs() < 1e-9))
+            .filter_map(|l| {
+                l.percentiles
+                    .iter()
+                    .find(|p| (p.percent - 99.0).abs() < 1e-9)
+            })
             .map(|p| p.value_ns)
             .max();
         let steady = r
@@ -320,7 +426,9 @@ fn steps_table(run: &StoredRun) -> String {
             format_thousands(sum(&|j| j.write.iops).round() as u64),
             format!("{:.1}", sum(&|j| j.write.bw_bytes_per_sec) / MIB),
             format!("{:.1} us", mean_ns / 1000.0),
-            p99.map_or("-".to_string(), |ns| format!("{:.1} us", ns as f64 / 1000.0)),
+            p99.map_or("-".to_string(), |ns| {
+                format!("{:.1} us", ns as f64 / 1000.0)
+            }),
             steady,
         ]);
     }
@@ -333,7 +441,11 @@ pub fn export_main(matches: &ArgMatches) -> i32 {
         Ok(store) => store,
         Err(code) => return code,
     };
-    let id = match resolve_id(&store, &matches.get_one::<String>("id").cloned().unwrap_or_default(), None) {
+    let id = match resolve_id(
+        &store,
+        &matches.get_one::<String>("id").cloned().unwrap_or_default(),
+        None,
+    ) {
         Ok(id) => id,
         Err(code) => return code,
     };
@@ -433,7 +545,10 @@ pub fn compare_main(matches: &ArgMatches) -> i32 {
     }
     let options = CompareOptions {
         threshold_percent: matches.get_one::<f64>("threshold").copied().unwrap_or(10.0),
-        noise_floor_percent: matches.get_one::<f64>("noise-floor").copied().unwrap_or(5.0),
+        noise_floor_percent: matches
+            .get_one::<f64>("noise-floor")
+            .copied()
+            .unwrap_or(5.0),
     };
     let (a, b) = (step_refs(&runs[0]), step_refs(&runs[1]));
     let comparison = compare_runs(&a, &b, options);
@@ -557,7 +672,10 @@ pub fn analyze_main(matches: &ArgMatches) -> i32 {
         }
     };
     let charts = crate::sweep::charts_folder(matches.get_one::<String>("charts"));
-    let json = matches.get_one::<String>("output-format").map(String::as_str) == Some("json");
+    let json = matches
+        .get_one::<String>("output-format")
+        .map(String::as_str)
+        == Some("json");
     let text = crate::sweep::analyse_and_render(&groups, &run.summary.target, charts, json);
     finish(matches, &text)
 }

@@ -333,7 +333,10 @@ pub fn main(matches: &ArgMatches) -> i32 {
         })
         .collect();
     let charts_dir = charts_folder(matches.get_one::<String>("charts"));
-    let json = matches.get_one::<String>("output-format").map(String::as_str) == Some("json");
+    let json = matches
+        .get_one::<String>("output-format")
+        .map(String::as_str)
+        == Some("json");
     let text = analyse_and_render(&groups, &target.display().to_string(), charts_dir, json);
     if let Err(error) = write_output(matches.get_one::<String>("output"), &text) {
         eprintln!("diskmeter: {error}");

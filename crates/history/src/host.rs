@@ -100,11 +100,18 @@ impl HostFacts {
                 device.logical_block_bytes,
                 device.physical_block_bytes,
                 device.scheduler,
-                if device.rotational { "rotational" } else { "non-rotational" }
+                if device.rotational {
+                    "rotational"
+                } else {
+                    "non-rotational"
+                }
             ));
         }
         if let Some(fs) = &self.filesystem {
-            parts.push(format!("{} on {} ({})", fs.fs_type, fs.mount_point, fs.options));
+            parts.push(format!(
+                "{} on {} ({})",
+                fs.fs_type, fs.mount_point, fs.options
+            ));
         }
         parts.join(" | ")
     }
@@ -116,7 +123,10 @@ fn existing_ancestor(target: &Path) -> Option<PathBuf> {
     } else {
         std::env::current_dir().ok()?.join(target)
     };
-    absolute.ancestors().find(|p| p.exists()).map(Path::to_path_buf)
+    absolute
+        .ancestors()
+        .find(|p| p.exists())
+        .map(Path::to_path_buf)
 }
 
 fn read_trimmed(path: impl AsRef<Path>) -> String {

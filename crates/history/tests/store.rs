@@ -77,10 +77,7 @@ fn a_saved_run_loads_back_whole_and_lists_newest_first() {
     let new = store.save(&run).unwrap();
 
     let all = store.list(&RunFilter::default()).unwrap();
-    assert_eq!(
-        all.iter().map(|r| r.id).collect::<Vec<_>>(),
-        vec![new, old]
-    );
+    assert_eq!(all.iter().map(|r| r.id).collect::<Vec<_>>(), vec![new, old]);
     assert_eq!(all[0].steps, 3);
     assert!(all[0].summary.contains("3 steps"), "{}", all[0].summary);
 
@@ -256,7 +253,12 @@ fn sigkill_in_the_middle_of_saves_leaves_a_readable_database_without_half_runs()
     let exe = std::env::current_exe().unwrap();
     for round in 0..4u64 {
         let mut child = std::process::Command::new(&exe)
-            .args(["--exact", "kill_writer_child", "--nocapture", "--test-threads=1"])
+            .args([
+                "--exact",
+                "kill_writer_child",
+                "--nocapture",
+                "--test-threads=1",
+            ])
             .env("DISKMETER_HISTORY_KILL_TEST_DB", &path)
             .stdout(std::process::Stdio::null())
             .stderr(std::process::Stdio::null())
