@@ -335,3 +335,31 @@ fn compare_calls_a_throttled_device_slower_and_a_rerun_within_noise() {
     assert_eq!(json["regressions"], 0, "{json:#}");
     assert_eq!(out.status.code(), Some(0));
 }
+
+#[test]
+fn the_readme_main_command_saves_into_the_home_data_folder() {
+    let _turn = real_io();
+    let dir = TestDir::new();
+    let home = dir.path().join("home");
+    std::fs::create_dir_all(&home).unwrap();
+    // `suite quick` as the README runs it, with short steps; no XDG_DATA_HOME, so the history
+    // goes to ~/.local/share/diskmeter.
+    let run = |args: &[&str]| {
+        Command::cargo_bin("diskmeter")
+            .unwrap()
+            .current_dir(dir.path())
+            .env_remove("XDG_DATA_HOME")
+            .env("HOME", &home)
+            .args(args)
+            .output()
+            .unwrap()
+    };
+    let out = run(&["suite", "quick", "--runtime=1", "--size=32m"]);
+    let table = ok(out.clone());
+    assert!(table.contains("| SEQ1M Q8T1 "), "{table}");
+    assert!(stderr(&out).contains("saved as run 1"), "{}", stderr(&out));
+    assert!(home.join(".local/share/diskmeter/history.db").is_file());
+    assert!(!dir.path().join("diskmeter-suite.dat").exists());
+    let listed = ok(run(&["history"]));
+    assert!(listed.contains("| suite | quick "), "{listed}");
+}
