@@ -313,6 +313,7 @@ fn a_sweep_under_the_throttle_finds_its_caps() {
 
 #[test]
 fn without_root_emulation_points_at_the_throttle() {
+    common::isolate_history();
     let binary = assert_cmd::cargo::cargo_bin("diskmeter");
     let root = std::fs::read_to_string("/proc/self/status")
         .unwrap_or_default()

@@ -7,14 +7,40 @@
 use assert_cmd::Command;
 use std::path::{Path, PathBuf};
 
+/// The results history every diskmeter this test process starts saves into: a folder of its
+/// own (XDG_DATA_HOME, inherited by the children), removed when the process exits, so tests
+/// never write into the user's history.
+pub fn isolate_history() -> PathBuf {
+    static HOME: std::sync::OnceLock<PathBuf> = std::sync::OnceLock::new();
+    HOME.get_or_init(|| {
+        let home =
+            std::env::temp_dir().join(format!("diskmeter-test-history-{}", std::process::id()));
+        std::fs::create_dir_all(&home).expect("create the test history folder");
+        std::env::set_var("XDG_DATA_HOME", &home);
+        extern "C" fn remove_history() {
+            let home =
+                std::env::temp_dir().join(format!("diskmeter-test-history-{}", std::process::id()));
+            let _ = std::fs::remove_dir_all(home);
+        }
+        // SAFETY: registers a plain function with no captured state to run at exit.
+        unsafe {
+            libc::atexit(remove_history);
+        }
+        home
+    })
+    .clone()
+}
+
 /// A temporary folder on the real disk (not tmpfs, so O_DIRECT works) that tests run in.
 pub struct TestDir {
     dir: tempfile::TempDir,
 }
 
 impl TestDir {
-    /// A new empty folder under the system temp folder.
+    /// A new empty folder under the system temp folder (and the test process's own results
+    /// history: see [`isolate_history`]).
     pub fn new() -> TestDir {
+        isolate_history();
         TestDir {
             dir: tempfile::Builder::new()
                 .prefix("diskmeter-test-")
@@ -93,6 +119,7 @@ pub fn require_tool(test: &str, tool: &str) -> bool {
 
 /// Runs a shell command and asserts it succeeded; returns its stdout.
 pub fn sh(command: &str) -> String {
+    isolate_history();
     let output = std::process::Command::new("sh")
         .arg("-c")
         .arg(command)

@@ -10,6 +10,7 @@
 //! more block sizes agree on it; otherwise the analysis says it found none below the top of
 //! the grid rather than inventing one.
 
+pub mod compare;
 mod findings;
 mod matching;
 mod summary;

@@ -105,6 +105,20 @@ pub fn main(matches: &ArgMatches) -> i32 {
         eprintln!("diskmeter: {error}");
         return EXIT_FAILURE;
     }
+    let step = crate::save::StepToSave {
+        name: profile.command_line.clone(),
+        result: diskmeter_report::RunResult::build(input.clone()),
+        input: &input,
+    };
+    if let Err(code) = crate::save::save_to_history(
+        "diskspd",
+        &profile.command_line,
+        &crate::save::run_target(&input),
+        vec![step],
+        &flags,
+    ) {
+        return code;
+    }
     if failed || partial {
         EXIT_FAILURE
     } else {

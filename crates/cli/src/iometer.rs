@@ -6,7 +6,7 @@ use crate::run::{execute_jobs, Executed};
 use crate::{write_output, EXIT_FAILURE, EXIT_USAGE};
 use clap::{Arg, ArgAction, ArgMatches, Command};
 use diskmeter_jobfile::iometer::{self, Scenario, DEFAULT_FILE_SIZE};
-use diskmeter_report::RunResult;
+use diskmeter_report::{RunInput, RunResult};
 use diskmeter_units::{parse_size, parse_time_ns, KbBase, TimeUnit};
 use std::fmt::Write;
 
@@ -144,6 +144,7 @@ pub fn main(matches: &ArgMatches) -> i32 {
         .map(String::as_str)
         == Some("json");
     let mut results: Vec<RunResult> = Vec::new();
+    let mut inputs: Vec<RunInput> = Vec::new();
     let mut text = String::new();
     let mut failed = false;
     for (i, row) in rows.iter().enumerate() {
@@ -170,7 +171,8 @@ pub fn main(matches: &ArgMatches) -> i32 {
                 failed: worker_failed,
                 partial,
             })) => {
-                let result = RunResult::build(input);
+                let result = RunResult::build(input.clone());
+                inputs.push(input);
                 if !json {
                     text.push_str(&diskmeter_report::render_terminal(&result));
                     text.push('\n');
@@ -196,6 +198,28 @@ pub fn main(matches: &ArgMatches) -> i32 {
     if let Err(error) = write_output(matches.get_one::<String>("output"), &out) {
         eprintln!("diskmeter: {error}");
         return EXIT_FAILURE;
+    }
+    let steps: Vec<crate::save::StepToSave> = rows
+        .iter()
+        .zip(results)
+        .zip(&inputs)
+        .map(|((row, result), input)| crate::save::StepToSave {
+            name: row.spec.name.clone(),
+            result,
+            input,
+        })
+        .collect();
+    let name = steps
+        .iter()
+        .map(|s| s.name.as_str())
+        .collect::<Vec<_>>()
+        .join(",");
+    let target = inputs
+        .first()
+        .map(crate::save::run_target)
+        .unwrap_or_default();
+    if let Err(code) = crate::save::save_to_history("iometer", &name, &target, steps, &flags) {
+        return code;
     }
     if failed {
         EXIT_FAILURE

@@ -8,12 +8,14 @@ mod args;
 mod catalog;
 mod diskspd;
 mod emulate;
+mod history;
 mod iometer;
 mod jobfile;
 mod options;
 mod plan;
 mod progress;
 mod run;
+mod save;
 mod suite;
 mod sweep;
 mod throttle;
@@ -53,6 +55,11 @@ pub fn command() -> Command {
         .subcommand(plan::command())
         .subcommand(catalog::command())
         .subcommand(emulate::command())
+        .subcommand(history::history_command())
+        .subcommand(history::show_command())
+        .subcommand(history::export_command())
+        .subcommand(history::compare_command())
+        .subcommand(history::analyze_command())
 }
 
 /// Runs the command line of this process and returns the exit code.
@@ -80,6 +87,11 @@ fn dispatch(matches: &ArgMatches) -> i32 {
         Some(("plan", sub)) => plan::main(sub),
         Some(("catalog", sub)) => catalog::main(sub),
         Some(("emulate", sub)) => emulate::main(sub),
+        Some(("history", sub)) => history::history_main(sub),
+        Some(("show", sub)) => history::show_main(sub),
+        Some(("export", sub)) => history::export_main(sub),
+        Some(("compare", sub)) => history::compare_main(sub),
+        Some(("analyze", sub)) => history::analyze_main(sub),
         _ => EXIT_USAGE,
     }
 }

@@ -4,6 +4,7 @@ use crate::args;
 use crate::jobfile;
 use crate::options;
 use crate::progress::{LiveProgress, ProgressGoal};
+use crate::save::{self, StepToSave};
 use crate::{write_output, EXIT_FAILURE, EXIT_USAGE};
 use clap::{Arg, ArgAction, ArgMatches, Command};
 use diskmeter_jobfile::fio::Unsupported;
@@ -148,7 +149,7 @@ pub fn main(matches: &ArgMatches) -> i32 {
         failed,
         partial,
     } = executed;
-    let result = RunResult::build(input);
+    let result = RunResult::build(input.clone());
     let text = match matches
         .get_one::<String>("output-format")
         .map(String::as_str)
@@ -161,6 +162,20 @@ pub fn main(matches: &ArgMatches) -> i32 {
     if let Err(error) = write_output(matches.get_one::<String>("output"), &text) {
         eprintln!("diskmeter: {error}");
         return EXIT_FAILURE;
+    }
+    let step = StepToSave {
+        name: save::job_names(&input),
+        result,
+        input: &input,
+    };
+    if let Err(code) = save::save_to_history(
+        "run",
+        &step.name.clone(),
+        &save::run_target(&input),
+        vec![step],
+        &flags,
+    ) {
+        return code;
     }
     if partial {
         eprintln!("diskmeter: interrupted: the results above are partial");
@@ -182,6 +197,10 @@ pub(crate) struct RunFlags {
     pub keep: bool,
     /// No progress and no notes.
     pub quiet: bool,
+    /// `--db`: the history database instead of the default.
+    pub db: Option<std::path::PathBuf>,
+    /// `--no-save`: leave the history alone.
+    pub no_save: bool,
     /// The in-engine throttle's caps (`--throttle-iops`, `--throttle-bw`, ...).
     pub throttle: diskmeter_runner::ThrottleLimits,
 }

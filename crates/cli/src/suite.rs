@@ -4,6 +4,7 @@
 
 use crate::args;
 use crate::run::{execute_jobs, Executed, RunFlags};
+use crate::save::{save_to_history, StepToSave};
 use crate::{write_output, EXIT_FAILURE, EXIT_USAGE};
 use clap::{Arg, ArgAction, ArgMatches, Command};
 use diskmeter_report::{RunInput, RunResult};
@@ -241,7 +242,18 @@ pub fn main(matches: &ArgMatches) -> i32 {
         eprintln!("diskmeter: {error}");
         return EXIT_FAILURE;
     }
-    save(&suite.name, &inputs, &flags);
+    let steps: Vec<StepToSave> = inputs
+        .iter()
+        .zip(results)
+        .map(|((name, input), result)| StepToSave {
+            name: name.clone(),
+            result,
+            input,
+        })
+        .collect();
+    if let Err(code) = save_to_history("suite", &suite.name, &options.target, steps, &flags) {
+        return code;
+    }
     if partial {
         eprintln!("diskmeter: interrupted: the results above are partial");
     }
@@ -251,9 +263,6 @@ pub fn main(matches: &ArgMatches) -> i32 {
         0
     }
 }
-
-/// Saves the suite's steps to the results history (a no-op until the history lands).
-fn save(_name: &str, _inputs: &[(String, RunInput)], _flags: &RunFlags) {}
 
 fn cleanup(created: &[PathBuf], flags: &RunFlags) {
     if flags.keep || flags.dry_run {

@@ -3,6 +3,7 @@
 
 use crate::args;
 use crate::run::{execute_jobs, Executed, RunFlags};
+use crate::save::{save_to_history, StepToSave};
 use crate::{write_output, EXIT_FAILURE, EXIT_USAGE};
 use clap::{Arg, ArgMatches, Command};
 use diskmeter_analysis::{analyse, summary_lines, Analysis, SweepPoint};
@@ -320,19 +321,53 @@ pub fn main(matches: &ArgMatches) -> i32 {
         bar.finish_and_clear();
     }
     remove_file(created, &target, &flags);
-    let catalog = diskmeter_plan::Catalog::builtin();
-    let mut text = String::new();
-    let mut analyses: Vec<(String, Vec<SweepPoint>, Analysis)> = Vec::new();
-    for rw in &patterns {
-        let points: Vec<SweepPoint> = results
-            .iter()
-            .filter(|(p, ..)| &p.rw == rw)
-            .map(|(p, bytes, _, r)| sweep_point(r, *bytes, p.qd * p.numjobs))
-            .collect();
-        let analysis = analyse(&points, &catalog.disks);
-        analyses.push((rw.clone(), points, analysis));
+    let groups: Vec<(String, Vec<SweepPoint>)> = patterns
+        .iter()
+        .map(|rw| {
+            let points = results
+                .iter()
+                .filter(|(p, ..)| &p.rw == rw)
+                .map(|(p, bytes, _, r)| sweep_point(r, *bytes, p.qd * p.numjobs))
+                .collect();
+            (rw.clone(), points)
+        })
+        .collect();
+    let charts_dir = charts_folder(matches.get_one::<String>("charts"));
+    let json = matches
+        .get_one::<String>("output-format")
+        .map(String::as_str)
+        == Some("json");
+    let text = analyse_and_render(&groups, &target.display().to_string(), charts_dir, json);
+    if let Err(error) = write_output(matches.get_one::<String>("output"), &text) {
+        eprintln!("diskmeter: {error}");
+        return EXIT_FAILURE;
     }
-    let charts_dir = match matches.get_one::<String>("charts").map(String::as_str) {
+    let steps: Vec<StepToSave> = results
+        .iter()
+        .map(|(point, _, input, result)| StepToSave {
+            name: step_name(point),
+            result: result.clone(),
+            input,
+        })
+        .collect();
+    let name = patterns.join(",");
+    if let Err(code) = save_to_history("sweep", &name, &target, steps, &flags) {
+        return code;
+    }
+    if partial {
+        eprintln!("diskmeter: interrupted: the results above are partial");
+    }
+    if failed || partial {
+        EXIT_FAILURE
+    } else {
+        0
+    }
+}
+
+/// `--charts DIR`: the folder for the charts, `None` for 'none'; by default a new
+/// diskmeter-sweep-<unix time> folder here.
+pub(crate) fn charts_folder(given: Option<&String>) -> Option<PathBuf> {
+    match given.map(String::as_str) {
         Some("none") => None,
         Some(dir) => Some(PathBuf::from(dir)),
         None => Some(PathBuf::from(format!(
@@ -341,7 +376,22 @@ pub fn main(matches: &ArgMatches) -> i32 {
                 .duration_since(std::time::UNIX_EPOCH)
                 .map_or(0, |d| d.as_secs())
         ))),
-    };
+    }
+}
+
+/// Analyses each pattern's points, writes the charts into `charts_dir` and renders the
+/// tables and summaries (or the JSON document): shared by `sweep` and `analyze`.
+pub(crate) fn analyse_and_render(
+    groups: &[(String, Vec<SweepPoint>)],
+    target: &str,
+    charts_dir: Option<PathBuf>,
+    json: bool,
+) -> String {
+    let catalog = diskmeter_plan::Catalog::builtin();
+    let analyses: Vec<(&String, &Vec<SweepPoint>, Analysis)> = groups
+        .iter()
+        .map(|(rw, points)| (rw, points, analyse(points, &catalog.disks)))
+        .collect();
     let mut chart_files = Vec::new();
     if let Some(dir) = &charts_dir {
         for (rw, points, _) in &analyses {
@@ -354,56 +404,72 @@ pub fn main(matches: &ArgMatches) -> i32 {
                 eprintln!("diskmeter: cannot create {}: {e}", folder.display());
                 continue;
             }
-            match diskmeter_charts::write_charts(
-                &folder,
-                &format!("{rw} on {}", target.display()),
-                points,
-            ) {
+            match diskmeter_charts::write_charts(&folder, &format!("{rw} on {target}"), points) {
                 Ok(files) => chart_files.extend(files),
                 Err(e) => eprintln!("diskmeter: {e}"),
             }
         }
     }
-    match matches
-        .get_one::<String>("output-format")
-        .map(String::as_str)
-    {
-        Some("json") => {
-            let doc = serde_json::json!({
-                "target": target.display().to_string(),
-                "sweeps": analyses.iter().map(|(rw, points, a)| serde_json::json!({
-                    "rw": rw, "points": points, "analysis": a, "summary": summary_lines(a),
-                })).collect::<Vec<_>>(),
-                "charts": chart_files.iter().map(|f| f.display().to_string()).collect::<Vec<_>>(),
-            });
-            text = serde_json::to_string_pretty(&doc).unwrap_or_default() + "\n";
-        }
-        _ => {
-            for (rw, points, analysis) in &analyses {
-                text.push_str(&render(rw, &target, points, analysis));
-            }
-            for file in &chart_files {
-                let _ = writeln!(text, "chart: {}", file.display());
-            }
-        }
+    if json {
+        let doc = serde_json::json!({
+            "target": target,
+            "sweeps": analyses.iter().map(|(rw, points, a)| serde_json::json!({
+                "rw": rw, "points": points, "analysis": a, "summary": summary_lines(a),
+            })).collect::<Vec<_>>(),
+            "charts": chart_files.iter().map(|f| f.display().to_string()).collect::<Vec<_>>(),
+        });
+        return serde_json::to_string_pretty(&doc).unwrap_or_default() + "\n";
     }
-    if let Err(error) = write_output(matches.get_one::<String>("output"), &text) {
-        eprintln!("diskmeter: {error}");
-        return EXIT_FAILURE;
+    let mut text = String::new();
+    for (rw, points, analysis) in &analyses {
+        text.push_str(&render(rw, target, points, analysis));
     }
-    save(&results, &flags);
-    if partial {
-        eprintln!("diskmeter: interrupted: the results above are partial");
+    for file in &chart_files {
+        let _ = writeln!(text, "chart: {}", file.display());
     }
-    if failed || partial {
-        EXIT_FAILURE
-    } else {
-        0
-    }
+    text
 }
 
-/// Saves the sweep to the results history (a no-op until the history lands).
-fn save(_results: &[(Point, u64, RunInput, RunResult)], _flags: &RunFlags) {}
+/// A sweep's points rebuilt from its steps in the history, grouped by pattern; the step
+/// names are [`step_name`]'s.
+pub(crate) fn points_from_steps(
+    steps: &[diskmeter_history::StoredStep],
+) -> Result<Vec<(String, Vec<SweepPoint>)>, String> {
+    let mut groups: Vec<(String, Vec<SweepPoint>)> = Vec::new();
+    for step in steps {
+        let parts: Vec<&str> = step.name.split(' ').collect();
+        let parsed = match parts.as_slice() {
+            [rw, bs, qd, jobs] => (|| {
+                let bs_bytes = parse_size(bs, KbBase::Binary).ok()?;
+                let qd: u32 = qd.strip_prefix("QD")?.parse().ok()?;
+                let jobs: u32 = jobs.strip_prefix('x')?.parse().ok()?;
+                Some((rw.to_string(), bs_bytes, qd * jobs))
+            })(),
+            _ => None,
+        };
+        let Some((rw, bs_bytes, qd)) = parsed else {
+            return Err(format!(
+                "step '{}' is not a sweep point (analyze takes runs saved by diskmeter sweep)",
+                step.name
+            ));
+        };
+        let point = sweep_point(&step.result, bs_bytes, qd);
+        match groups.iter_mut().find(|(r, _)| *r == rw) {
+            Some((_, points)) => points.push(point),
+            None => groups.push((rw, vec![point])),
+        }
+    }
+    Ok(groups)
+}
+
+/// A point's step name in the history: "randread 4k QD32 x1" (pattern first: `analyze`
+/// groups the steps by it).
+fn step_name(point: &Point) -> String {
+    format!(
+        "{} {} QD{} x{}",
+        point.rw, point.bs, point.qd, point.numjobs
+    )
+}
 
 fn remove_file(created: bool, target: &Path, flags: &RunFlags) {
     if created && !flags.keep && target.is_file() {
@@ -411,7 +477,7 @@ fn remove_file(created: bool, target: &Path, flags: &RunFlags) {
     }
 }
 
-fn render(rw: &str, target: &Path, points: &[SweepPoint], analysis: &Analysis) -> String {
+fn render(rw: &str, target: &str, points: &[SweepPoint], analysis: &Analysis) -> String {
     let mut table = comfy_table::Table::new();
     table
         .load_preset(comfy_table::presets::ASCII_MARKDOWN)
@@ -435,7 +501,7 @@ fn render(rw: &str, target: &Path, points: &[SweepPoint], analysis: &Analysis) -
             limit,
         ]);
     }
-    let mut text = format!("sweep {rw} on {}\n\n{table}\n\n", target.display());
+    let mut text = format!("sweep {rw} on {target}\n\n{table}\n\n");
     for line in summary_lines(analysis) {
         let _ = writeln!(text, "  {line}");
     }

@@ -17,7 +17,7 @@ mod interval;
 mod iolog;
 mod worker;
 
-pub use confidence::{batch_means, compare_means, MeanEstimate, Verdict};
+pub use confidence::{batch_means, compare_means, mann_whitney_p, MeanEstimate, Verdict};
 pub use depth::{DepthDistribution, DEPTH_LABELS, SUBMIT_LABELS};
 pub use histogram::{HistogramError, LatencyHistogram, MAX_LATENCY_NS, SIGNIFICANT_DIGITS};
 pub use interval::{merge_series, IntervalDirection, IntervalRecorder, IntervalSample};
