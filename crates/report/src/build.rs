@@ -183,13 +183,14 @@ fn job_result(p: Pending) -> JobResult {
         series: stats.series.clone(),
         sync: (stats.sync.count() > 0).then(|| summarize(&stats.sync, percentiles)),
         error: error_text(&p.errors, p.workers),
-        steady_state: crate::steady::steady_state_result(&p.spec, p.steady_state.as_ref())
-            .map(|mut ss| {
+        steady_state: crate::steady::steady_state_result(&p.spec, p.steady_state.as_ref()).map(
+            |mut ss| {
                 // The monitor's clock and the workers' start microseconds apart after the
                 // start barrier: a job cannot have become steady after it stopped.
                 ss.attained_at_ns = ss.attained_at_ns.map(|at| at.min(stats.runtime_ns));
                 ss
-            }),
+            },
+        ),
         iops_mean_ci: crate::steady::iops_confidence(&stats.series),
         spec: p.spec,
     }
