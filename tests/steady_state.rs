@@ -99,6 +99,41 @@ fn a_rate_capped_job_stops_once_steady() {
 }
 
 #[test]
+fn shorter_samples_and_a_precision_rule_stop_a_steady_job_sooner() {
+    // diskmeter's own ss_sample and ss_precision (what suites and sweeps use): 200 ms
+    // samples, a 1 s window, and the mean of every sample known to +-2 %.
+    let dir = TestDir::new();
+    let v = dir.run_json(&[
+        "--name=capped",
+        "--ioengine=null",
+        "--size=1g",
+        "--rw=randread",
+        "--rate_iops=5000",
+        "--ss=iops:5%",
+        "--ss_dur=1",
+        "--ss_sample=200ms",
+        "--ss_precision=2",
+        "--runtime=30",
+        "--time_based",
+    ]);
+    let job = &v["jobs"][0];
+    let ss = steady(job);
+    assert_eq!(ss["attained"], true, "{ss}");
+    assert_eq!(ss["sample_ns"].as_u64(), Some(200_000_000));
+    assert_eq!(ss["window_ns"].as_u64(), Some(1_000_000_000));
+    assert_eq!(ss["precision_limit_percent"].as_f64(), Some(2.0));
+    assert_eq!(ss["window_iops"].as_array().unwrap().len(), 5, "{ss}");
+    let precision = ss["precision_percent"].as_f64().unwrap();
+    assert!(precision <= 2.0, "{ss}");
+    // Five samples fill the window: 1 s at the earliest, and well before the 30 s runtime.
+    let at = ss["attained_at_ns"].as_f64().unwrap();
+    assert!((1.0 * SEC..30.0 * SEC).contains(&at), "attained at {at} ns");
+    assert!(job["runtime_ns"].as_f64().unwrap() < 30.0 * SEC);
+    let mean = ss["window_iops_mean"].as_f64().unwrap();
+    assert!((mean - 5000.0).abs() < 100.0, "window mean {mean}");
+}
+
+#[test]
 fn a_job_that_never_settles_runs_its_whole_runtime() {
     let dir = TestDir::new();
     let v = run_file(&dir, "steadystate-unsteady.fio", 5, "json");

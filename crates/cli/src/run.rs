@@ -412,6 +412,7 @@ fn steady_state_input(outcome: diskmeter_runner::SteadyStateOutcome) -> SteadySt
         criterion_value: outcome.last.and_then(|j| j.value),
         max_deviation: outcome.last.map_or(0.0, |j| j.max_deviation),
         slope: outcome.last.map_or(0.0, |j| j.slope),
+        precision_percent: outcome.last.and_then(|j| j.precision),
     }
 }
 

@@ -81,7 +81,7 @@ pub fn command() -> Command {
             Arg::new("no-auto-stop")
                 .long("no-auto-stop")
                 .action(ArgAction::SetTrue)
-                .help("Run every step for its full runtime instead of ending it once IOPS and bandwidth are steady (within 2 % of their mean over 5 s)"),
+                .help("Run every step for its full runtime instead of ending it once IOPS and bandwidth are steady (within 2 % of their mean over 5 s) and their means known to +-1.5 % (95 % interval)"),
         )
         .arg(
             Arg::new("emulate")

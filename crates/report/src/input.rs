@@ -56,9 +56,9 @@ pub struct JobInput {
 pub struct SteadyStateInput {
     /// When the criterion held, ns since the job's measurement start; `None` if it never did.
     pub attained_at_ns: Option<u64>,
-    /// The last window's per-second IOPS, oldest first.
+    /// The last window's IOPS samples, oldest first.
     pub window_iops: Vec<f64>,
-    /// The last window's per-second bandwidth, bytes per second, oldest first.
+    /// The last window's bandwidth samples, bytes per second, oldest first.
     pub window_bw_bytes_per_sec: Vec<f64>,
     /// The figure last compared with the limit (percent for a percentage limit); `None` when
     /// the window never filled or the figure was undefined.
@@ -67,6 +67,9 @@ pub struct SteadyStateInput {
     pub max_deviation: f64,
     /// The least-squares slope of the window, per second (slope criteria).
     pub slope: f64,
+    /// With a precision rule: the last half-width of the 95 % interval of the mean of every
+    /// sample, percent of the mean; `None` without the rule or while undefined.
+    pub precision_percent: Option<f64>,
 }
 
 /// A file or block device a job used.

@@ -63,8 +63,8 @@ pub struct JobResult {
     pub sync: Option<LatencySummary>,
     /// Why the job (or a merged worker, prefixed "clone N:") stopped early; `None` if it did not.
     pub error: Option<String>,
-    /// Steady-state detection (fio `steadystate`, `ss_dur`, `ss_ramp`); absent when the job
-    /// did not ask for it.
+    /// Steady-state detection (fio `steadystate`, `ss_dur`, `ss_ramp`; diskmeter's
+    /// `ss_sample`, `ss_precision`); absent when the job did not ask for it.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub steady_state: Option<SteadyStateResult>,
     /// 95 % confidence interval of the mean IOPS (reads and writes together) over the
@@ -84,10 +84,22 @@ pub struct SteadyStateResult {
     pub limit: f64,
     /// Whether `limit` is a percentage of the window's mean.
     pub limit_is_percent: bool,
-    /// The rolling window, ns (whole seconds: one sample per second).
+    /// The rolling window, ns (whole samples).
     pub window_ns: u64,
+    /// One sample per this many ns (a second, as fio, unless `ss_sample` said otherwise).
+    #[serde(default = "one_second_ns")]
+    pub sample_ns: u64,
     /// Time after measurement start before samples were collected, ns (fio `ss_ramp`).
     pub ramp_ns: u64,
+    /// The precision asked for (`ss_precision`): the 95 % interval of the mean of every
+    /// sample within this many percent of the mean; `None` when not judged.
+    #[serde(default)]
+    pub precision_limit_percent: Option<f64>,
+    /// With a precision rule: the last half-width of that interval, percent of the mean
+    /// (the larger of IOPS and bandwidth for `iops_bw`); `None` without the rule or while
+    /// undefined (fewer than 9 samples: 3 batches, the fewest the rule trusts).
+    #[serde(default)]
+    pub precision_percent: Option<f64>,
     /// The criterion held and ended the job early.
     pub attained: bool,
     /// When it held, ns since the job's measurement start (ramp_time excluded); `None` when
@@ -103,15 +115,19 @@ pub struct SteadyStateResult {
     /// Least-squares slope of the judged samples per second (0 for the deviation criteria,
     /// as fio).
     pub slope: f64,
-    /// Mean of the window's per-second IOPS.
+    /// Mean of the window's IOPS samples.
     pub window_iops_mean: f64,
-    /// Mean of the window's per-second bandwidth, bytes per second.
+    /// Mean of the window's bandwidth samples, bytes per second.
     pub window_bw_mean_bytes_per_sec: f64,
-    /// The window's per-second IOPS, oldest first (fewer than the window holds when the job
+    /// The window's IOPS samples, oldest first (fewer than the window holds when the job
     /// ended before filling it).
     pub window_iops: Vec<f64>,
-    /// The window's per-second bandwidth, bytes per second, oldest first.
+    /// The window's bandwidth samples, bytes per second, oldest first.
     pub window_bw_bytes_per_sec: Vec<f64>,
+}
+
+fn one_second_ns() -> u64 {
+    diskmeter_workload::STEADY_SAMPLE_NS
 }
 
 /// A mean with its 95 % confidence interval from the method of batch means (Law & Kelton,

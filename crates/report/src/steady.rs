@@ -36,8 +36,11 @@ pub(crate) fn steady_state_result(
         criterion: ss.criterion,
         limit: ss.limit.value(),
         limit_is_percent: ss.limit.is_percent(),
-        window_ns: ss.window_samples() as u64 * diskmeter_workload::STEADY_SAMPLE_NS,
+        window_ns: ss.window_ns(),
+        sample_ns: ss.sample_ns,
         ramp_ns: ss.ramp_ns,
+        precision_limit_percent: ss.precision_percent,
+        precision_percent: input.precision_percent,
         attained: input.attained_at_ns.is_some(),
         attained_at_ns: input.attained_at_ns,
         criterion_value: input.criterion_value,
@@ -102,12 +105,20 @@ pub(crate) fn render_lines(out: &mut String, job: &JobResult) {
     let Some(ss) = &job.steady_state else {
         return;
     };
-    let setting = format!(
-        "{}:{} over {} s",
+    // "5 s", "0.25 s": the settings as given, without the measured figures' decimals.
+    let span = |ns: u64| format!("{} s", ns as f64 / 1e9);
+    let mut setting = format!(
+        "{}:{} over {}",
         ss.criterion.as_str(),
         limit_text(ss),
-        ss.window_ns / diskmeter_workload::STEADY_SAMPLE_NS
+        span(ss.window_ns)
     );
+    if ss.sample_ns != diskmeter_workload::STEADY_SAMPLE_NS {
+        let _ = write!(setting, " of {} samples", span(ss.sample_ns));
+    }
+    if let Some(limit) = ss.precision_limit_percent {
+        let _ = write!(setting, ", mean known to +-{limit}%");
+    }
     let outcome = match ss.attained_at_ns {
         Some(at) => format!("attained at {}", seconds(at)),
         None => "not attained".to_string(),
@@ -117,8 +128,13 @@ pub(crate) fn render_lines(out: &mut String, job: &JobResult) {
         (value, false) => {
             let unit = if ss.limit_is_percent { "%" } else { "" };
             let value = value.map_or("undefined".to_string(), |v| format!("{v:.4}{unit}"));
+            let precision = match (ss.precision_limit_percent, ss.precision_percent) {
+                (None, _) => String::new(),
+                (Some(_), Some(p)) => format!("; mean +-{p:.2}%"),
+                (Some(_), None) => "; mean not yet known".to_string(),
+            };
             format!(
-                "window mean {} IOPS, {}; criterion {value}",
+                "window mean {} IOPS, {}; criterion {value}{precision}",
                 iops(ss.window_iops_mean),
                 rate_both(ss.window_bw_mean_bytes_per_sec)
             )
@@ -224,6 +240,7 @@ mod tests {
             criterion_value: None,
             max_deviation: 0.0,
             slope: 0.0,
+            precision_percent: None,
         };
         assert_eq!(steady_state_result(&JobSpec::default(), Some(&input)), None);
         let mut spec = JobSpec::default();

@@ -88,3 +88,35 @@ fn steady_state_and_the_iops_interval_get_a_line_each() {
     );
     assert!(text.contains("  IOPS mean    : 2,000 (no 95% CI: 3 per-second samples"));
 }
+
+#[test]
+fn the_steady_state_line_shows_short_samples_and_the_precision_rule() {
+    let mut input = common::steady_input();
+    for job in input.jobs.iter_mut().filter(|j| j.group_id == 0) {
+        job.spec.steadystate.sample_ns = 200_000_000;
+        job.spec.steadystate.duration_ns = 1_000_000_000;
+        job.spec.steadystate.precision_percent = Some(3.0);
+        if let Some(ss) = job.steady_state.as_mut() {
+            ss.precision_percent = Some(2.5);
+        }
+    }
+    let result = RunResult::build(input);
+    let text = render_terminal(&result);
+    assert!(
+        text.contains(
+            "  steady state : iops:2% over 1 s of 0.2 s samples, mean known to +-3%: attained \
+             at 2.000 s"
+        ),
+        "{text}"
+    );
+    assert!(text.contains("criterion 0.0125%; mean +-2.50%)"), "{text}");
+    let ss = result.jobs[0].steady_state.as_ref().unwrap();
+    assert_eq!(
+        (
+            ss.sample_ns,
+            ss.precision_limit_percent,
+            ss.precision_percent
+        ),
+        (200_000_000, Some(3.0), Some(2.5))
+    );
+}

@@ -1,13 +1,14 @@
 //! The steady-state monitor: one thread per stonewall phase that has watched jobs. Once per
-//! second it reads the IOs and bytes the watched workers published, turns them into that
-//! second's IOPS and bandwidth, and when the job's criterion holds over the last `ss_dur`
-//! seconds it raises the job's stop flag; the workers then drain and end normally.
+//! sample (a second unless `steadystate_sample` says otherwise) it reads the IOs and bytes
+//! the watched workers published, turns them into that sample's IOPS and bandwidth, and when
+//! the job's criterion holds over the last `ss_dur` (and its precision rule over every sample
+//! so far) it raises the job's stop flag; the workers then drain and end normally.
 //!
 //! What is judged together follows fio: a job's clones each on their own, or with
 //! `group_reporting` every worker of the reporting group summed (fio's `steadystate_check`).
-//! Samples are taken on a fixed one-second grid that starts at the job's measurement start
-//! (after `startdelay` and `ramp_time`) plus `ss_ramp`; a second in which a member of the
-//! judged set ended is not used, so a job's last, cut-short second never poses as a dip.
+//! Samples are taken on a fixed grid that starts at the job's measurement start (after
+//! `startdelay` and `ramp_time`) plus `ss_ramp`; a sample in which a member of the judged set
+//! ended is not used, so a job's last, cut-short sample never poses as a dip.
 //!
 //! Workers only add to two counters of their own per loop pass (as they already do for the
 //! live view), so watching costs the IO path nothing measurable; the judging is
@@ -17,7 +18,7 @@ use crate::plan::RunPlan;
 use crate::steady::{Judgement, SteadyWindow};
 use crate::RunError;
 use diskmeter_engine::sys;
-use diskmeter_workload::{SteadyState, STEADY_SAMPLE_NS};
+use diskmeter_workload::SteadyState;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::mpsc::{Receiver, RecvTimeoutError};
 use std::sync::Barrier;
@@ -33,10 +34,10 @@ pub struct SteadyStateOutcome {
     pub attained: bool,
     /// When it held, ns since the job's measurement start (after `ramp_time`).
     pub attained_at_ns: Option<u64>,
-    /// The last window's per-second IOPS, oldest first; fewer than the window's length when
-    /// the job ended before filling it.
+    /// The last window's IOPS samples, oldest first; fewer than the window's length when the
+    /// job ended before filling it.
     pub window_iops: Vec<f64>,
-    /// The last window's per-second bandwidth, bytes per second, oldest first.
+    /// The last window's bandwidth samples, bytes per second, oldest first.
     pub window_bw_bytes_per_sec: Vec<f64>,
     /// The verdict on the last full window; `None` when the window never filled.
     pub last: Option<Judgement>,
@@ -255,7 +256,8 @@ impl UnitState {
             .filter(|f| f.load(Ordering::Acquire))
             .count();
         // The grid stays fixed; a monitor that fell behind skips the missed ticks.
-        self.next_tick_ns = (self.next_tick_ns + STEADY_SAMPLE_NS).max(now + STEADY_SAMPLE_NS / 2);
+        let sample_ns = unit.settings.sample_ns;
+        self.next_tick_ns = (self.next_tick_ns + sample_ns).max(now + sample_ns / 2);
         if ended == unit.members.len() {
             self.over = true;
             return;
@@ -299,8 +301,16 @@ impl UnitState {
 /// rejects the job otherwise), so a group is judged one way.
 pub(crate) fn check_groups(plan: &RunPlan) -> Result<(), RunError> {
     let key = |ss: &SteadyState| {
-        ss.enabled()
-            .then(|| (ss.criterion, ss.limit, ss.window_samples(), ss.ramp_ns))
+        ss.enabled().then(|| {
+            (
+                ss.criterion,
+                ss.limit,
+                ss.window_samples(),
+                ss.ramp_ns,
+                ss.sample_ns,
+                ss.precision_percent,
+            )
+        })
     };
     for (i, worker) in plan.workers.iter().enumerate() {
         let first = plan.workers[..i]
@@ -312,9 +322,10 @@ pub(crate) fn check_groups(plan: &RunPlan) -> Result<(), RunError> {
             return Err(RunError::Job {
                 job: b.name.clone(),
                 message: format!(
-                    "its steady-state options (steadystate, ss_dur, ss_ramp) differ from job \
-                     {}'s in the same reporting group; fio refuses this too: give them the \
-                     same, or start a new group with new_group or stonewall",
+                    "its steady-state options (steadystate, ss_dur, ss_ramp, ss_sample, \
+                     ss_precision) differ from job {}'s in the same reporting group; fio \
+                     refuses this too: give them the same, or start a new group with \
+                     new_group or stonewall",
                     a.name
                 ),
             });

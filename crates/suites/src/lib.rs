@@ -11,9 +11,7 @@ pub mod table;
 
 pub use catalog::{suite_names, SuiteInfo, SUITES};
 
-use diskmeter_workload::{
-    apply_option, Direction, JobSpec, AUTO_STOP_TOLERANCE_PERCENT, AUTO_STOP_WINDOW_NS,
-};
+use diskmeter_workload::{apply_option, AutoStop, Direction, JobSpec};
 use std::path::PathBuf;
 use thiserror::Error;
 
@@ -52,8 +50,8 @@ pub struct SuiteOptions {
     /// The IO engine (io_uring unless the user chose another; `null` for tests).
     pub ioengine: String,
     /// End each step once its per-second IOPS and bandwidth are steady (within 2 % of their
-    /// mean over 5 s), its runtime being the maximum; suites that exist to run for a time
-    /// (`warmup`) ignore it.
+    /// mean over 5 s) and their means known to +-1.5 % ([`AutoStop::suite_step`]), its
+    /// runtime being the maximum; suites that exist to run for a time (`warmup`) ignore it.
     pub auto_stop: bool,
 }
 
@@ -167,7 +165,7 @@ pub fn build(name: &str, options: &SuiteOptions) -> Result<Suite, SuiteError> {
             let job = job_of(info.name, &spec, index, shape, writers, options)?;
             jobs.push(if options.auto_stop && info.auto_stop {
                 let max = job.runtime_ns.unwrap_or(spec.runtime_s * 1_000_000_000);
-                job.with_auto_stop(AUTO_STOP_WINDOW_NS, AUTO_STOP_TOLERANCE_PERCENT, max)
+                job.with_auto_stop(AutoStop::suite_step(max))
             } else {
                 job
             });
@@ -297,7 +295,8 @@ mod tests {
             (RwMode::RandRead, 4096, 32, 1)
         );
         assert!(rnd.direct && rnd.time_based);
-        assert_eq!(rnd.steadystate.duration_ns, AUTO_STOP_WINDOW_NS);
+        assert_eq!(rnd.steadystate.duration_ns, 5_000_000_000);
+        assert_eq!(rnd.steadystate.precision_percent, Some(1.5));
         assert_eq!(rnd.runtime_ns, Some(30_000_000_000), "the step's maximum");
         let mut fixed = SuiteOptions::new("t.dat");
         fixed.auto_stop = false;

@@ -31,7 +31,7 @@ pub use spec::{
     Direction, EngineKind, JobSpec, PerDirection, RwMode, SyncMode, DEFAULT_PERCENTILES,
 };
 pub use steady::{
-    parse_steadystate, SteadyCriterion, SteadyLimit, SteadyState, AUTO_STOP_TOLERANCE_PERCENT,
-    AUTO_STOP_WINDOW_NS, STEADY_SAMPLE_NS,
+    parse_steadystate, AutoStop, SteadyCriterion, SteadyLimit, SteadyState, MIN_STEADY_SAMPLE_NS,
+    STEADY_SAMPLE_NS,
 };
 pub use validate::{validate, ValidationError, DIRECT_ALIGNMENT, MAX_IODEPTH, MAX_PERCENTILES};

@@ -1,27 +1,79 @@
 //! Steady-state detection as a job asks for it: fio's `steadystate=` (`ss=`),
-//! `steadystate_duration=` (`ss_dur=`) and `steadystate_ramp_time=` (`ss_ramp=`), and the
-//! auto-stop helper ([`JobSpec::with_auto_stop`]) that suites use.
+//! `steadystate_duration=` (`ss_dur=`) and `steadystate_ramp_time=` (`ss_ramp=`), diskmeter's
+//! own `steadystate_precision=` and `steadystate_sample=`, and the auto-stop settings
+//! ([`AutoStop`], [`JobSpec::with_auto_stop`]) that suites and sweeps use.
 //!
-//! Only the description lives here; the runner samples the job once per second and ends it
-//! when the criterion holds over the last `ss_dur` seconds (see `docs/GUIDE.md`, "Steady
-//! state"). fio's semantics (fio 3.33 `steadystate.c`): the deviation criteria hold when every
-//! sample of the window is within the limit of the window's mean; the slope criteria when the
-//! least-squares slope of the window (per second) is within the limit, a percentage being of
-//! the window's mean. Both comparisons are strict, as fio's.
+//! Only the description lives here; the runner samples the job once per `steadystate_sample`
+//! (fio: once per second, fixed) and ends it when the criterion holds over the last `ss_dur`
+//! (see `docs/GUIDE.md`, "Steady state"). fio's semantics (fio 3.33 `steadystate.c`): the
+//! deviation criteria hold when every sample of the window is within the limit of the window's
+//! mean; the slope criteria when the least-squares slope of the window (per second) is within
+//! the limit, a percentage being of the window's mean. Both comparisons are strict, as fio's.
+//!
+//! A flat window alone can be a lull: a disk whose speed moves in phases of several seconds
+//! looks steady for 5 s in a slow phase while its 30 s mean is 10 % higher. The precision
+//! rule (diskmeter's, not fio's) therefore also asks that the mean itself be known: the 95 %
+//! confidence interval of the mean of every sample so far (batch means, as the report's
+//! interval) within +-N % of it.
 
 use crate::spec::JobSpec;
 use diskmeter_units::{format_size_suffix, parse_size, KbBase};
 use serde::{Deserialize, Serialize};
 
-/// One second: the sampling interval of steady-state detection (fio's, fixed in 3.33).
+/// One second: the default sampling interval of steady-state detection (fio's, fixed in
+/// 3.33; diskmeter's `steadystate_sample` changes it).
 pub const STEADY_SAMPLE_NS: u64 = 1_000_000_000;
 
-/// The window [`JobSpec::with_auto_stop`] is usually given: 5 seconds (issue 4's default).
-pub const AUTO_STOP_WINDOW_NS: u64 = 5 * STEADY_SAMPLE_NS;
+/// The shortest `steadystate_sample`: below it the monitor's wake-ups and the counters'
+/// publishing granularity would be a visible share of a sample.
+pub const MIN_STEADY_SAMPLE_NS: u64 = 100_000_000;
 
-/// The tolerance [`JobSpec::with_auto_stop`] is usually given: every sample within 2 % of the
-/// window's mean (issue 4's default).
-pub const AUTO_STOP_TOLERANCE_PERCENT: f64 = 2.0;
+/// When a job stops itself: the settings [`JobSpec::with_auto_stop`] applies.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct AutoStop {
+    /// One sample of IOPS and bandwidth per this many ns.
+    pub sample_ns: u64,
+    /// The rolling window, ns: every sample in it within `tolerance_percent` of its mean.
+    pub window_ns: u64,
+    /// How far a window's samples may stray from its mean, percent.
+    pub tolerance_percent: f64,
+    /// The 95 % interval of the mean of all samples so far must be within this many percent
+    /// of the mean; `None` leaves the mean's precision unjudged.
+    pub precision_percent: Option<f64>,
+    /// The job ends here at the latest, ns of measurement.
+    pub max_runtime_ns: u64,
+}
+
+impl AutoStop {
+    /// A suite step's rule (issue 4): per-second samples, the last 5 within 2 % of their mean
+    /// (IOPS and bandwidth), and the step's mean IOPS and bandwidth known to +-1.5 % (95 %);
+    /// at the latest after `max_runtime_ns`. The precision keeps a lull from ending a step:
+    /// see the module's text and `bench/RESULTS.md`.
+    pub fn suite_step(max_runtime_ns: u64) -> AutoStop {
+        AutoStop {
+            sample_ns: STEADY_SAMPLE_NS,
+            window_ns: 5 * STEADY_SAMPLE_NS,
+            tolerance_percent: 2.0,
+            precision_percent: Some(1.5),
+            max_runtime_ns,
+        }
+    }
+
+    /// A sweep point's rule (issue 5): a point is one of dozens, so samples are 200 ms and
+    /// the window 1 s (5 samples within 5 % of their mean), with the mean known to +-3 %
+    /// (the analysis' plateau tolerance is 8 %); at the latest after `max_runtime_ns`.
+    /// 200 ms, not 250: cgroup throttles (and the token buckets of cloud disks) release IO
+    /// in bursts about 100 ms apart, so a 250 ms sample holds 2 or 3 of them (+-20 %).
+    pub fn sweep_point(max_runtime_ns: u64) -> AutoStop {
+        AutoStop {
+            sample_ns: 200_000_000,
+            window_ns: 1_000_000_000,
+            tolerance_percent: 5.0,
+            precision_percent: Some(3.0),
+            max_runtime_ns,
+        }
+    }
+}
 
 /// What is watched and how (the part of `steadystate=` before the ':').
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -127,6 +179,18 @@ pub struct SteadyState {
     /// Time after the job's measurement starts before samples are collected, ns (fio
     /// `steadystate_ramp_time`).
     pub ramp_ns: u64,
+    /// One sample per this many ns (diskmeter's `steadystate_sample`; fio: 1 s, fixed).
+    #[serde(default = "default_sample_ns")]
+    pub sample_ns: u64,
+    /// Also require the 95 % interval of the mean of every sample so far within this many
+    /// percent of the mean, for each quantity the criterion judges (diskmeter's
+    /// `steadystate_precision`; fio has no such rule); `None` = not judged.
+    #[serde(default)]
+    pub precision_percent: Option<f64>,
+}
+
+fn default_sample_ns() -> u64 {
+    STEADY_SAMPLE_NS
 }
 
 impl Default for SteadyState {
@@ -137,19 +201,28 @@ impl Default for SteadyState {
             limit: SteadyLimit::Percent(0.01),
             duration_ns: 0,
             ramp_ns: 0,
+            sample_ns: STEADY_SAMPLE_NS,
+            precision_percent: None,
         }
     }
 }
 
 impl SteadyState {
-    /// Whether the job is watched for steady state (a window of at least one second).
+    /// Whether the job is watched for steady state (a window of at least one sample; fio:
+    /// one second).
     pub fn enabled(&self) -> bool {
         self.window_samples() > 0
     }
 
-    /// Per-second samples in the window: `ss_dur` in whole seconds (fio truncates too).
+    /// Samples in the window: `ss_dur` in whole samples (whole seconds by default; fio
+    /// truncates too).
     pub fn window_samples(&self) -> usize {
-        usize::try_from(self.duration_ns / STEADY_SAMPLE_NS).unwrap_or(usize::MAX)
+        usize::try_from(self.duration_ns / self.sample_ns.max(1)).unwrap_or(usize::MAX)
+    }
+
+    /// The window's length as judged: whole samples, ns.
+    pub fn window_ns(&self) -> u64 {
+        self.window_samples() as u64 * self.sample_ns
     }
 
     /// `CRITERION:LIMIT` as `steadystate=` takes it back (`iops:2%`, `bw:10m`, `iops:100`).
@@ -247,13 +320,27 @@ fn plain_number(text: &str, what: &str) -> Result<f64, String> {
 /// The whole-job rules of the steady-state options; `fail(option, message)` reports one.
 pub(crate) fn validate_steady(spec: &JobSpec, fail: &mut impl FnMut(&'static str, String)) {
     let ss = &spec.steadystate;
-    if ss.duration_ns > 0 && ss.duration_ns < STEADY_SAMPLE_NS {
+    if ss.sample_ns < MIN_STEADY_SAMPLE_NS {
         fail(
-            "steadystate_duration",
+            "steadystate_sample",
+            format!(
+                "samples shorter than {} would be mostly timer noise",
+                diskmeter_units::format_time_suffix(MIN_STEADY_SAMPLE_NS)
+            ),
+        );
+    } else if ss.duration_ns > 0 && ss.duration_ns < ss.sample_ns {
+        let message = if ss.sample_ns == STEADY_SAMPLE_NS {
             "steady state is judged on one sample per second, so the window must be at \
              least 1s (fio silently turns detection off instead); 0 turns it off"
-                .to_string(),
-        );
+                .to_string()
+        } else {
+            format!(
+                "the window must hold at least one sample of steadystate_sample={}; 0 turns \
+                 detection off",
+                diskmeter_units::format_time_suffix(ss.sample_ns)
+            )
+        };
+        fail("steadystate_duration", message);
     }
     if ss.criterion.is_slope() && ss.window_samples() == 1 {
         fail(
@@ -272,6 +359,15 @@ pub(crate) fn validate_steady(spec: &JobSpec, fail: &mut impl FnMut(&'static str
             "the limit must be a number of 0 or more".to_string(),
         );
     }
+    if ss
+        .precision_percent
+        .is_some_and(|p| !(p > 0.0 && p <= 100.0))
+    {
+        fail(
+            "steadystate_precision",
+            "give a percentage above 0 (e.g. 1.5%), or 0 to leave the mean unjudged".to_string(),
+        );
+    }
     if ss.criterion == SteadyCriterion::IopsBw && !ss.limit.is_percent() {
         fail(
             "steadystate",
@@ -281,25 +377,21 @@ pub(crate) fn validate_steady(spec: &JobSpec, fail: &mut impl FnMut(&'static str
 }
 
 impl JobSpec {
-    /// The job as a suite step that stops itself once its numbers are trustworthy: it ends
-    /// when over the last `window_ns` (whole seconds, at least 1) every per-second IOPS
-    /// sample and every per-second bandwidth sample is within `tolerance_percent` of the
-    /// window's mean (diskmeter's `iops_bw` criterion), and at the latest after
-    /// `max_runtime_ns` of measurement. Sets `steadystate=iops_bw:TOL%`,
-    /// `steadystate_duration=window_ns`, `runtime=max_runtime_ns` and `time_based` (so the
-    /// job does not stop early for having covered its size); `ss_ramp` and `ramp_time` are
-    /// left as they are. The issue's defaults are [`AUTO_STOP_WINDOW_NS`] and
-    /// [`AUTO_STOP_TOLERANCE_PERCENT`].
-    pub fn with_auto_stop(
-        mut self,
-        window_ns: u64,
-        tolerance_percent: f64,
-        max_runtime_ns: u64,
-    ) -> JobSpec {
+    /// The job as a step that stops itself once its numbers are trustworthy: it ends when
+    /// over the last `rule.window_ns` every IOPS sample and every bandwidth sample is within
+    /// `rule.tolerance_percent` of the window's mean (diskmeter's `iops_bw` criterion) and,
+    /// with a precision, the 95 % intervals of the mean IOPS and bandwidth so far are within
+    /// it; at the latest after `rule.max_runtime_ns` of measurement. Sets
+    /// `steadystate=iops_bw:TOL%`, `steadystate_duration`, `steadystate_sample`,
+    /// `steadystate_precision`, `runtime` and `time_based` (so the job does not stop early
+    /// for having covered its size); `ss_ramp` and `ramp_time` are left as they are.
+    pub fn with_auto_stop(mut self, rule: AutoStop) -> JobSpec {
         self.steadystate.criterion = SteadyCriterion::IopsBw;
-        self.steadystate.limit = SteadyLimit::Percent(tolerance_percent);
-        self.steadystate.duration_ns = window_ns;
-        self.runtime_ns = Some(max_runtime_ns);
+        self.steadystate.limit = SteadyLimit::Percent(rule.tolerance_percent);
+        self.steadystate.duration_ns = rule.window_ns;
+        self.steadystate.sample_ns = rule.sample_ns;
+        self.steadystate.precision_percent = rule.precision_percent;
+        self.runtime_ns = Some(rule.max_runtime_ns);
         self.time_based = true;
         self
     }
@@ -393,20 +485,48 @@ mod tests {
     }
 
     #[test]
-    fn auto_stop_sets_the_combined_criterion_window_and_limit() {
-        let job = JobSpec::default().with_auto_stop(
-            AUTO_STOP_WINDOW_NS,
-            AUTO_STOP_TOLERANCE_PERCENT,
-            60 * STEADY_SAMPLE_NS,
-        );
+    fn auto_stop_sets_the_combined_criterion_window_limit_and_precision() {
+        let job = JobSpec::default().with_auto_stop(AutoStop::suite_step(60 * STEADY_SAMPLE_NS));
         assert_eq!(job.steadystate.criterion, SteadyCriterion::IopsBw);
         assert_eq!(job.steadystate.limit, SteadyLimit::Percent(2.0));
         assert_eq!(job.steadystate.window_samples(), 5);
+        assert_eq!(job.steadystate.precision_percent, Some(1.5));
         assert_eq!(job.runtime_ns, Some(60_000_000_000));
         assert!(job.time_based);
         let described = crate::describe(&job);
-        assert!(described.contains(&("steadystate".to_string(), "iops_bw:2%".to_string())));
-        assert!(described.contains(&("steadystate_duration".to_string(), "5s".to_string())));
+        let has =
+            |name: &str, value: &str| described.contains(&(name.to_string(), value.to_string()));
+        assert!(has("steadystate", "iops_bw:2%"), "{described:?}");
+        assert!(has("steadystate_duration", "5s"), "{described:?}");
+        assert!(has("steadystate_precision", "1.5%"), "{described:?}");
         assert!(validate(&job).is_empty());
+
+        let point = JobSpec::default().with_auto_stop(AutoStop::sweep_point(3 * STEADY_SAMPLE_NS));
+        assert_eq!(point.steadystate.window_samples(), 5);
+        assert_eq!(point.steadystate.window_ns(), 1_000_000_000);
+        let described = crate::describe(&point);
+        assert!(
+            described.contains(&("steadystate_sample".to_string(), "200ms".to_string())),
+            "{described:?}"
+        );
+        assert!(validate(&point).is_empty());
+    }
+
+    #[test]
+    fn samples_and_precision_are_checked() {
+        let mut job = JobSpec::default();
+        job.steadystate.criterion = SteadyCriterion::Iops;
+        job.steadystate.duration_ns = 2 * STEADY_SAMPLE_NS;
+        job.steadystate.sample_ns = 10_000_000;
+        assert!(validate(&job)[0].message.contains("timer noise"));
+        job.steadystate.sample_ns = 3 * STEADY_SAMPLE_NS;
+        assert!(validate(&job)[0]
+            .message
+            .contains("at least one sample of steadystate_sample=3s"));
+        job.steadystate.sample_ns = 500_000_000;
+        assert_eq!(job.steadystate.window_samples(), 4);
+        assert!(validate(&job).is_empty());
+        job.steadystate.precision_percent = Some(0.0);
+        assert!(validate(&job)[0].message.contains("above 0"));
     }
 }

@@ -98,9 +98,20 @@ fn steady_state() -> impl Strategy<Value = SteadyState> {
         0u64..1 << 50,
         any::<u64>(),
         any::<u64>(),
+        any::<u64>(),
+        option::of(0.01f64..=100.0),
     )
         .prop_map(
-            |(criterion, percent, value, bytes, duration_ns, ramp_ns)| SteadyState {
+            |(
+                criterion,
+                percent,
+                value,
+                bytes,
+                duration_ns,
+                ramp_ns,
+                sample_ns,
+                precision_percent,
+            )| SteadyState {
                 criterion,
                 limit: if percent || criterion == SteadyCriterion::IopsBw {
                     SteadyLimit::Percent(value)
@@ -111,6 +122,8 @@ fn steady_state() -> impl Strategy<Value = SteadyState> {
                 },
                 duration_ns,
                 ramp_ns,
+                sample_ns,
+                precision_percent,
             },
         )
 }

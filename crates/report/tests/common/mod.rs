@@ -151,6 +151,7 @@ pub fn steady_input() -> RunInput {
             criterion_value: Some(0.0125),
             max_deviation: 0.25,
             slope: 0.0,
+            precision_percent: None,
         });
     }
     input

@@ -230,3 +230,23 @@ fn steadystate_ramp_time() {
     );
     assert!(refused("ss_ramp", None).starts_with("ss_ramp needs a value"));
 }
+
+#[test]
+fn steadystate_sample() {
+    let job = with(&[("ss_sample", Some("250ms")), ("ss_dur", Some("1"))]);
+    assert_eq!(job.steadystate.sample_ns, 250_000_000);
+    assert_eq!(job.steadystate.window_samples(), 4);
+    assert_eq!(describe_value(&job, "steadystate_sample"), "250ms");
+    assert_eq!(JobSpec::default().steadystate.sample_ns, 1_000_000_000);
+    assert!(refused("ss_sample", Some("fast")).starts_with("ss_sample=fast:"));
+}
+
+#[test]
+fn steadystate_precision() {
+    let job = with(&[("ss_precision", Some("1.5%"))]);
+    assert_eq!(job.steadystate.precision_percent, Some(1.5));
+    assert_eq!(describe_value(&job, "steadystate_precision"), "1.5%");
+    let off = with(&[("steadystate_precision", Some("0"))]);
+    assert_eq!(off.steadystate.precision_percent, None);
+    assert!(refused("ss_precision", Some("150")).contains("between 0 and 100"));
+}

@@ -1,5 +1,6 @@
 //! Setters and printers of the steady-state options (`steadystate`, `steadystate_duration`,
-//! `steadystate_ramp_time`); same conventions as `setters.rs`.
+//! `steadystate_ramp_time`, diskmeter's `steadystate_sample` and `steadystate_precision`);
+//! same conventions as `setters.rs`.
 
 use super::setters::{mismatch, text};
 use super::value::Value;
@@ -41,4 +42,29 @@ pub(crate) fn set_steadystate_ramp_time(spec: &mut JobSpec, value: Value) -> Res
 
 pub(crate) fn show_steadystate_ramp_time(spec: &JobSpec) -> Option<String> {
     Some(format_time_suffix(spec.steadystate.ramp_ns))
+}
+
+pub(crate) fn set_steadystate_sample(spec: &mut JobSpec, value: Value) -> Result<(), String> {
+    spec.steadystate.sample_ns = nanos(value)?;
+    Ok(())
+}
+
+pub(crate) fn show_steadystate_sample(spec: &JobSpec) -> Option<String> {
+    Some(format_time_suffix(spec.steadystate.sample_ns))
+}
+
+pub(crate) fn set_steadystate_precision(spec: &mut JobSpec, value: Value) -> Result<(), String> {
+    spec.steadystate.precision_percent = match value {
+        Value::Percent(0.0) => None,
+        Value::Percent(p) => Some(p),
+        other => return Err(mismatch(&other)),
+    };
+    Ok(())
+}
+
+pub(crate) fn show_steadystate_precision(spec: &JobSpec) -> Option<String> {
+    Some(match spec.steadystate.precision_percent {
+        Some(p) => format!("{p}%"),
+        None => "0".to_string(),
+    })
 }

@@ -787,4 +787,28 @@ pub static OPTIONS: &[OptionDef] = &[
         set: set_steadystate_ramp_time,
         show: Some(show_steadystate_ramp_time),
     },
+    OptionDef {
+        name: "steadystate_sample",
+        aliases: &["ss_sample"],
+        kind: OptionKind::Time,
+        default: "1s",
+        unit: "s",
+        help: "diskmeter's own (fio samples once per second): how often steady-state samples \
+               are taken, at least 100ms; steadystate_duration counts whole samples",
+        set: set_steadystate_sample,
+        show: Some(show_steadystate_sample),
+    },
+    OptionDef {
+        name: "steadystate_precision",
+        aliases: &["ss_precision"],
+        kind: OptionKind::Percent,
+        default: "0",
+        unit: "%",
+        help: "diskmeter's own (fio has none): steady state also needs the 95% confidence \
+               interval of the mean of every sample so far (batch means) within this many \
+               percent of the mean, for IOPS and/or bandwidth as the criterion judges; 0 = \
+               not judged",
+        set: set_steadystate_precision,
+        show: Some(show_steadystate_precision),
+    },
 ];
