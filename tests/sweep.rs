@@ -1,24 +1,25 @@
 //! `diskmeter sweep` on emulated cloud tiers whose truth is known (issue 5): the inferred
-//! caps within 3 %, the crossover within 10 %, the nearest tier named first; on a device
-//! whose curves have not flattened, no invented plateau; charts written.
+//! caps within 3 %, the crossover within 10 %, the nearest tier named first, with fixed
+//! points and with auto-stopped ones; on a device whose curves have not flattened, no
+//! invented plateau; charts written.
 
 mod common;
 
 use common::{real_io, require_root, TestDir};
 use serde_json::Value;
 
-/// Runs a sweep with `args` and returns its JSON.
+/// Runs a sweep with `args` (1 s points unless they say otherwise) and returns its JSON.
 fn sweep(dir: &TestDir, args: &[&str]) -> Value {
     let mut cmd = assert_cmd::Command::cargo_bin("diskmeter").unwrap();
+    let point_time = if args.iter().any(|a| a.starts_with("--point-time")) {
+        None
+    } else {
+        Some("--point-time=1s")
+    };
     let out = cmd
         .current_dir(dir.path())
-        .args([
-            "sweep",
-            "--quiet",
-            "--output-format=json",
-            "--point-time=1s",
-            "--ramp=300ms",
-        ])
+        .args(["sweep", "--quiet", "--output-format=json", "--ramp=300ms"])
+        .args(point_time)
         .args(args)
         .output()
         .unwrap();
@@ -30,10 +31,12 @@ fn sweep(dir: &TestDir, args: &[&str]) -> Value {
     serde_json::from_slice(&out.stdout).unwrap()
 }
 
-fn check_tier(profile: &str, iops: f64, mibps: f64, tier: &str) {
+/// Sweeps an emulated `profile` with points of `point_time` and checks what it infers
+/// against the profile's caps and `tier`; returns the sweep's JSON.
+fn check_tier(profile: &str, point_time: &str, iops: f64, mibps: f64, tier: &str) -> Value {
     let _turn = real_io();
     if !require_root("sweep on an emulated tier") {
-        return;
+        return Value::Null;
     }
     let dir = TestDir::new();
     let v = sweep(
@@ -44,6 +47,7 @@ fn check_tier(profile: &str, iops: f64, mibps: f64, tier: &str) {
             "--qd=1,4,16,64",
             "--bs=4k,16k,64k,256k,1m",
             "--charts=charts",
+            &format!("--point-time={point_time}"),
         ],
     );
     let analysis = &v["sweeps"][0]["analysis"];
@@ -79,21 +83,45 @@ fn check_tier(profile: &str, iops: f64, mibps: f64, tier: &str) {
             path.display()
         );
     }
+    v
 }
 
 #[test]
 fn an_emulated_p30_is_recognised() {
-    check_tier("azure-p30", 5000.0, 200.0, "P30");
+    let v = check_tier("azure-p30", "1s", 5000.0, 200.0, "P30");
+    assert!(
+        v.is_null() || v["auto_stop"].is_null(),
+        "fixed points: {}",
+        v["auto_stop"]
+    );
 }
 
 #[test]
-fn an_emulated_p10_is_recognised() {
-    check_tier("azure-p10", 500.0, 100.0, "P10");
+fn an_emulated_p10_is_recognised_with_auto_stopped_points() {
+    let v = check_tier("azure-p10", "auto", 500.0, 100.0, "P10");
+    if v.is_null() {
+        return;
+    }
+    // Every point watched; each measured at most --point-max (3 s) and at least the 1 s
+    // window (5 samples of 200 ms) plus the samples the precision rule needs.
+    let auto = &v["auto_stop"];
+    assert_eq!(auto["points"], 20, "{auto}");
+    let measured_s = auto["measured_ns"].as_f64().unwrap() / 1e9;
+    assert!(
+        (20.0..=20.0 * 3.05).contains(&measured_s),
+        "{measured_s} s measured: {auto}"
+    );
 }
 
 #[test]
 fn an_emulated_high_cpu_droplet_volume_is_recognised() {
-    check_tier("do-volume-high-cpu", 6000.0, 300.0, "do-volume-high-cpu");
+    check_tier(
+        "do-volume-high-cpu",
+        "1s",
+        6000.0,
+        300.0,
+        "do-volume-high-cpu",
+    );
 }
 
 #[test]

@@ -676,7 +676,7 @@ pub fn analyze_main(matches: &ArgMatches) -> i32 {
         .get_one::<String>("output-format")
         .map(String::as_str)
         == Some("json");
-    let text = crate::sweep::analyse_and_render(&groups, &run.summary.target, charts, json);
+    let text = crate::sweep::analyse_and_render(&groups, &run.summary.target, charts, json, None);
     finish(matches, &text)
 }
 
