@@ -62,8 +62,9 @@ impl AutoStop {
     /// A sweep point's rule (issue 5): a point is one of dozens, so samples are 200 ms and
     /// the window 1 s (5 samples within 5 % of their mean), with the mean known to +-3 %
     /// (the analysis' plateau tolerance is 8 %); at the latest after `max_runtime_ns`.
-    /// 200 ms, not 250: cgroup throttles (and the token buckets of cloud disks) release IO
-    /// in bursts about 100 ms apart, so a 250 ms sample holds 2 or 3 of them (+-20 %).
+    /// 200 ms, not 250: the blkio cgroup throttle of `diskmeter emulate` was seen to
+    /// release IO in bursts about 100 ms apart, so a 250 ms sample holds 2 or 3 of them
+    /// (+-20 %).
     pub fn sweep_point(max_runtime_ns: u64) -> AutoStop {
         AutoStop {
             sample_ns: 200_000_000,
