@@ -61,20 +61,26 @@ fn steady(job: &Value) -> &Value {
     &job["steady_state"]
 }
 
-#[test]
-fn a_rate_capped_job_stops_once_steady() {
-    let dir = TestDir::new();
-    let v = dir.run_json(&[
+/// A null-engine job capped at 5,000 IOPS for up to 30 s, with the steady-state options
+/// `steady_args`; its JSON.
+fn run_capped(dir: &TestDir, steady_args: &[&str]) -> Value {
+    let mut args = vec![
         "--name=capped",
         "--ioengine=null",
         "--size=1g",
         "--rw=randread",
         "--rate_iops=5000",
-        "--ss=iops:2%",
-        "--ss_dur=3",
         "--runtime=30",
         "--time_based",
-    ]);
+    ];
+    args.extend_from_slice(steady_args);
+    dir.run_json(&args)
+}
+
+#[test]
+fn a_rate_capped_job_stops_once_steady() {
+    let dir = TestDir::new();
+    let v = run_capped(&dir, &["--ss=iops:2%", "--ss_dur=3"]);
     let job = &v["jobs"][0];
     let ss = steady(job);
     assert_eq!(ss["attained"], true, "{ss}");
@@ -103,19 +109,15 @@ fn shorter_samples_and_a_precision_rule_stop_a_steady_job_sooner() {
     // diskmeter's own ss_sample and ss_precision (what suites and sweeps use): 200 ms
     // samples, a 1 s window, and the mean of every sample known to +-2 %.
     let dir = TestDir::new();
-    let v = dir.run_json(&[
-        "--name=capped",
-        "--ioengine=null",
-        "--size=1g",
-        "--rw=randread",
-        "--rate_iops=5000",
-        "--ss=iops:5%",
-        "--ss_dur=1",
-        "--ss_sample=200ms",
-        "--ss_precision=2",
-        "--runtime=30",
-        "--time_based",
-    ]);
+    let v = run_capped(
+        &dir,
+        &[
+            "--ss=iops:5%",
+            "--ss_dur=1",
+            "--ss_sample=200ms",
+            "--ss_precision=2",
+        ],
+    );
     let job = &v["jobs"][0];
     let ss = steady(job);
     assert_eq!(ss["attained"], true, "{ss}");
