@@ -99,7 +99,8 @@ pub fn summary_lines(a: &Analysis) -> Vec<String> {
     if a.block_sizes.iter().any(|f| f.throttled) {
         lines.push(
             "Throttling signature: IOPS flat past the knee while latency grows with queue \
-             depth, as a rate-limited cloud disk behaves."
+             depth: a rate limiter (a cloud disk's cap) or a saturated device; deeper queues \
+             only add latency."
                 .to_string(),
         );
     }
