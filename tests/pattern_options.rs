@@ -341,7 +341,7 @@ fn allow_mounted_write_lifts_only_the_mounted_refusal() {
     let t = TestDir::new();
     let mut device = LoopDevice::new(t.path(), "backing", 32);
     sh(&format!("mkfs.ext4 -q {}", device.dev));
-    device.mount(&t.path().join("mnt"));
+    device.mount_read_only(&t.path().join("mnt"));
     let before = device.fingerprint();
     let args = [
         "--name=m".to_string(),

@@ -177,8 +177,19 @@ impl LoopDevice {
 
     /// Mounts the device's filesystem at `at`.
     pub fn mount(&mut self, at: &Path) {
+        self.mount_with(at, "rw");
+    }
+
+    /// Mounts read-only: a read-write ext4 keeps writing its own device for a second or so
+    /// after mounting (journal, lazy inode-table init), so only a read-only mount leaves a
+    /// [`fingerprint`](Self::fingerprint) that nothing but the tool under test could change.
+    pub fn mount_read_only(&mut self, at: &Path) {
+        self.mount_with(at, "ro");
+    }
+
+    fn mount_with(&mut self, at: &Path, options: &str) {
         std::fs::create_dir_all(at).expect("create mount point");
-        sh(&format!("mount {} {}", self.dev, at.display()));
+        sh(&format!("mount -o {options} {} {}", self.dev, at.display()));
         self.mount = Some(at.to_path_buf());
     }
 
