@@ -273,7 +273,7 @@ mod tsc {
     /// the other is not enough: a thread preempted between the two reads pairs a tick count
     /// with a time milliseconds later, and on a busy host that happens at the end of a
     /// 20 ms spin more often than not (the spin's last turn is the one after the preemption).
-    /// The clock had then run 15-25 % fast: a "3 s" run lasted 2.5 s.
+    /// The clock had then run 15-50 % fast (runs: 3 s lasting 2.5 s; the test under CPU hogs: 50 %).
     pub(super) fn narrowest_pairing() -> Pairing {
         (0..PAIRING_TRIES)
             .map(|_| pairing())
@@ -356,7 +356,7 @@ mod tests {
     }
 
     /// A pairing whose reads were milliseconds apart (the thread preempted between them)
-    /// must not set the rate: it was the cause of a clock running 15-25 % fast.
+    /// must not set the rate: it was the cause of a clock running 15-50 % fast.
     #[cfg(target_arch = "x86_64")]
     #[test]
     fn a_preempted_pairing_does_not_set_the_tsc_rate() {
