@@ -1,9 +1,11 @@
 //! The options every command that runs IO shares (`run`, `suite`, `sweep`, `diskspd`,
-//! `iometer`), defined once
-//! so their names and help never drift apart, and read back into [`RunFlags`].
+//! `iometer`), defined once so their names and help never drift apart, and read back into
+//! the orchestrator's [`Settings`].
 
-use crate::run::RunFlags;
+use crate::UsageError;
 use clap::{Arg, ArgAction, ArgMatches, Command};
+use diskmeter_orchestrator::{EmulateRequest, HistoryChoice, Settings};
+use diskmeter_units::{parse_size, KbBase};
 
 /// Adds `--output`, `--quiet`, `--keep`, `--allow-destroy`, `--dry-run`, `--db` and
 /// `--no-save` to `command`, and the in-engine throttle's flags.
@@ -60,15 +62,64 @@ pub fn db_arg() -> Arg {
         .help("The results history database (default: $XDG_DATA_HOME/diskmeter/history.db, else ~/.local/share/diskmeter/history.db)")
 }
 
-/// The flags [`add_run_flags`] defined, as given.
-pub fn run_flags(matches: &ArgMatches) -> RunFlags {
-    RunFlags {
+/// Adds `--emulate PROFILE` and `--emulate-size SIZE` (`run`, `suite`, `sweep`); `what`
+/// says what the disk is made for.
+pub fn add_emulate_flags(command: Command, what: &str) -> Command {
+    command
+        .arg(
+            Arg::new("emulate")
+                .long("emulate")
+                .value_name("PROFILE")
+                .help(format!(
+                    "Run on an emulated disk of this profile (e.g. azure-p30; root): a throttled \
+                     loop device made for the {what} and removed at the end"
+                )),
+        )
+        .arg(
+            Arg::new("emulate-size")
+                .long("emulate-size")
+                .value_name("SIZE")
+                .default_value("1g")
+                .requires("emulate")
+                .help("Size of the --emulate disk"),
+        )
+}
+
+/// The session settings the flags of [`add_run_flags`] (and [`add_emulate_flags`], where the
+/// command has them) give.
+pub fn settings(matches: &ArgMatches) -> anyhow::Result<Settings> {
+    let emulate = match matches.try_get_one::<String>("emulate").ok().flatten() {
+        Some(profile) => {
+            let size = matches
+                .get_one::<String>("emulate-size")
+                .map_or("1g", String::as_str);
+            let size_bytes = parse_size(size, KbBase::Binary)
+                .map_err(|e| UsageError(format!("--emulate {profile}: --emulate-size: {e}")))?;
+            Some(EmulateRequest {
+                profile: profile.clone(),
+                size_bytes,
+            })
+        }
+        None => None,
+    };
+    Ok(Settings {
         dry_run: matches.get_flag("dry-run"),
         allow_destroy: matches.get_flag("allow-destroy"),
-        keep: matches.get_flag("keep"),
-        quiet: matches.get_flag("quiet"),
-        db: matches.get_one::<std::path::PathBuf>("db").cloned(),
-        no_save: matches.get_flag("no-save"),
+        keep_files: matches.get_flag("keep"),
         throttle: crate::throttle::throttle_limits(matches),
-    }
+        history: if matches.get_flag("no-save") {
+            HistoryChoice::Off
+        } else {
+            match matches.get_one::<std::path::PathBuf>("db") {
+                Some(path) => HistoryChoice::At(path.clone()),
+                None => HistoryChoice::Default,
+            }
+        },
+        emulate,
+    })
+}
+
+/// `--quiet`: no live progress and no notes on stderr.
+pub fn quiet(matches: &ArgMatches) -> bool {
+    matches.get_flag("quiet")
 }

@@ -1,11 +1,11 @@
 //! `diskmeter diskspd [options] SWITCHES... TARGET...`: DiskSpd command lines, run by
 //! diskmeter's engine and reported in DiskSpd's text or XML layout.
 
-use crate::args;
-use crate::run::{execute_jobs, Executed};
-use crate::{write_output, EXIT_FAILURE, EXIT_USAGE};
+use crate::session::{self, DryRunPlans, Notes, Progress};
+use crate::{args, write_output, Status, UsageError};
 use clap::{Arg, ArgAction, ArgMatches, Command};
 use diskmeter_jobfile::diskspd::{self, Access, OutputForm};
+use diskmeter_orchestrator::{Batch, CommandKind, Session, Step};
 use diskmeter_report::{render_diskspd_text, render_diskspd_xml, DiskSpdHeader};
 
 /// The `diskspd` subcommand's definition.
@@ -39,29 +39,49 @@ pub fn command() -> Command {
     args::add_run_flags(command)
 }
 
-/// Runs `diskmeter diskspd`; returns the exit code.
-pub fn main(matches: &ArgMatches) -> i32 {
+/// Runs `diskmeter diskspd`.
+pub fn main(matches: &ArgMatches) -> anyhow::Result<Status> {
     let args: Vec<String> = matches
         .get_many::<String>("switches")
         .map(|v| v.cloned().collect())
         .unwrap_or_default();
-    let profile = match diskspd::parse(&args) {
-        Ok(p) => p,
-        Err(e) => {
-            eprintln!("diskmeter: {e}");
-            return EXIT_USAGE;
-        }
+    let profile = diskspd::parse(&args).map_err(|e| UsageError(e.to_string()))?;
+    let quiet = args::quiet(matches);
+    let settings = args::settings(matches)?;
+    let dry_run = settings.dry_run;
+    let mut session = Session::open(settings)?;
+    let mut batch = Batch::new(
+        CommandKind::DiskSpd,
+        vec![Step {
+            name: profile.command_line.clone(),
+            jobs: profile.jobs.clone(),
+        }],
+    );
+    batch.name = Some(profile.command_line.clone());
+    let (mut notes, mut progress, mut plans) = (
+        Notes::new(quiet, None),
+        Progress::new(quiet),
+        DryRunPlans::new(None),
+    );
+    let outcome = if dry_run {
+        session.run(&batch, &mut [&mut plans])
+    } else {
+        session.run(&batch, &mut [&mut notes, &mut progress])
     };
-    let flags = args::run_flags(matches);
-    let Executed {
-        input,
-        failed,
-        partial,
-    } = match execute_jobs(&profile.jobs, &flags) {
-        Ok(Some(executed)) => executed,
-        Ok(None) => return 0,
-        Err(code) => return code,
+    let written = match outcome.steps.first() {
+        Some(step) => write_output(
+            matches.get_one::<String>("output"),
+            &render(&profile, &step.input),
+        ),
+        None => Ok(()),
     };
+    let status = session::conclude(outcome, quiet)?;
+    written?;
+    Ok(status)
+}
+
+/// DiskSpd's report of a run of `profile`: its text layout, or XML with `-Rxml`.
+fn render(profile: &diskspd::DiskSpdProfile, input: &diskmeter_report::RunInput) -> String {
     let header = DiskSpdHeader {
         command_line: profile.command_line.clone(),
         duration_s: profile.duration_s,
@@ -97,31 +117,8 @@ pub fn main(matches: &ArgMatches) -> i32 {
         write_through: profile.write_through,
         proc_count: std::thread::available_parallelism().map_or(1, |n| n.get()),
     };
-    let text = match profile.output {
-        OutputForm::Text => render_diskspd_text(&header, &input),
-        OutputForm::Xml => render_diskspd_xml(&header, &input),
-    };
-    if let Err(error) = write_output(matches.get_one::<String>("output"), &text) {
-        eprintln!("diskmeter: {error}");
-        return EXIT_FAILURE;
-    }
-    let step = crate::save::StepToSave {
-        name: profile.command_line.clone(),
-        result: diskmeter_report::RunResult::build(input.clone()),
-        input: &input,
-    };
-    if let Err(code) = crate::save::save_to_history(
-        "diskspd",
-        &profile.command_line,
-        &crate::save::run_target(&input),
-        vec![step],
-        &flags,
-    ) {
-        return code;
-    }
-    if failed || partial {
-        EXIT_FAILURE
-    } else {
-        0
+    match profile.output {
+        OutputForm::Text => render_diskspd_text(&header, input),
+        OutputForm::Xml => render_diskspd_xml(&header, input),
     }
 }

@@ -1,9 +1,9 @@
-//! `diskmeter emulate create|destroy|list|profiles|exec`, and the ephemeral emulation behind
-//! `diskmeter run|suite|sweep --emulate PROFILE`.
+//! `diskmeter emulate create|destroy|list|profiles|exec` (the ephemeral emulation behind
+//! `diskmeter run|suite|sweep --emulate PROFILE` is the orchestrator's).
 
 use crate::{EXIT_FAILURE, EXIT_USAGE};
 use clap::{Arg, ArgMatches, Command};
-use diskmeter_emulate::{EmulationSpec, EphemeralEmulation};
+use diskmeter_emulate::EmulationSpec;
 use diskmeter_plan::Catalog;
 use diskmeter_units::{format_bytes_binary, parse_size, KbBase};
 use std::path::PathBuf;
@@ -166,7 +166,10 @@ fn create(matches: &ArgMatches) -> i32 {
             0
         }
         Err(error) => {
-            eprintln!("diskmeter: {error}{}", fallback_hint(&error, &spec.caps));
+            eprintln!(
+                "diskmeter: {error}{}",
+                diskmeter_emulate::throttle_flags_hint(&error, &spec.caps)
+            );
             EXIT_FAILURE
         }
     }
@@ -196,50 +199,6 @@ fn exec(matches: &ArgMatches) -> i32 {
     );
     eprintln!("diskmeter: cannot run {program}: {error}");
     EXIT_FAILURE
-}
-
-/// For the missing-root error: the in-engine throttle flags that give the same caps.
-fn fallback_hint(
-    error: &diskmeter_emulate::EmulateError,
-    caps: &diskmeter_emulate::Caps,
-) -> String {
-    if !matches!(error, diskmeter_emulate::EmulateError::NotRoot) {
-        return String::new();
-    }
-    // Whole numbers only: the flag takes no fractions.
-    let rate_flag = |bytes: u64| match bytes {
-        b if b % (1 << 20) == 0 => format!("{}MiB/s", b >> 20),
-        b if b % (1 << 10) == 0 => format!("{}KiB/s", b >> 10),
-        b => b.to_string(),
-    };
-    let mut flags = Vec::new();
-    let pairs = [
-        ("iops", caps.read_iops, caps.write_iops, false),
-        (
-            "bw",
-            caps.read_bytes_per_sec,
-            caps.write_bytes_per_sec,
-            true,
-        ),
-    ];
-    for (name, read, write, is_rate) in pairs {
-        let show = |v: u64| if is_rate { rate_flag(v) } else { v.to_string() };
-        match (read, write) {
-            (Some(r), Some(w)) if r == w => flags.push(format!("--throttle-{name} {}", show(r))),
-            (r, w) => {
-                if let Some(r) = r {
-                    flags.push(format!("--throttle-read-{name} {}", show(r)));
-                }
-                if let Some(w) = w {
-                    flags.push(format!("--throttle-write-{name} {}", show(w)));
-                }
-            }
-        }
-    }
-    if flags.is_empty() {
-        return String::new();
-    }
-    format!(" (for these caps: {})", flags.join(" "))
 }
 
 fn spec_of(matches: &ArgMatches) -> Result<EmulationSpec, String> {
@@ -289,30 +248,4 @@ fn spec_of(matches: &ArgMatches) -> Result<EmulationSpec, String> {
         owner_pid: None,
         disks: matches.get_one::<u32>("disks").copied().unwrap_or(1),
     })
-}
-
-/// Creates an emulation of `profile` for this process only (`--emulate`), moves the process
-/// into its cgroup and returns the guard that removes it all when dropped.
-pub(crate) fn start_ephemeral(profile: &str, size: &str) -> Result<EphemeralEmulation, i32> {
-    let fail = |message: String, code: i32| {
-        eprintln!("diskmeter: --emulate {profile}: {message}");
-        code
-    };
-    let (_, caps) = diskmeter_emulate::profile_caps(profile, &Catalog::builtin())
-        .map_err(|e| fail(e.to_string(), EXIT_USAGE))?;
-    let size_bytes = parse_size(size, KbBase::Binary)
-        .map_err(|e| fail(format!("--emulate-size: {e}"), EXIT_USAGE))?;
-    let spec = EmulationSpec {
-        name: format!("run-{}", std::process::id()),
-        size_bytes,
-        caps,
-        dir: PathBuf::from("."),
-        owner_pid: Some(std::process::id()),
-        disks: 1,
-    };
-    let emulation = diskmeter_emulate::create(&spec)
-        .map_err(|e| fail(format!("{e}{}", fallback_hint(&e, &caps)), EXIT_FAILURE))?;
-    let guard = EphemeralEmulation(emulation);
-    diskmeter_emulate::enter(&guard.0).map_err(|e| fail(e.to_string(), EXIT_FAILURE))?;
-    Ok(guard)
 }

@@ -1,12 +1,12 @@
 //! `diskmeter iometer`: Iometer access specifications, one after another, on a target (or a
 //! scenario table of them), each reported as a diskmeter run, then a summary table.
 
-use crate::args;
-use crate::run::{execute_jobs, Executed};
-use crate::{write_output, EXIT_FAILURE, EXIT_USAGE};
+use crate::session::{self, DryRunPlans, Notes, Progress};
+use crate::{args, write_output, Status, UsageError};
 use clap::{Arg, ArgAction, ArgMatches, Command};
 use diskmeter_jobfile::iometer::{self, Scenario, DEFAULT_FILE_SIZE};
-use diskmeter_report::{RunInput, RunResult};
+use diskmeter_orchestrator::{Batch, CommandKind, Session, Step, StepContext};
+use diskmeter_report::RunResult;
 use diskmeter_units::{parse_size, parse_time_ns, KbBase, TimeUnit};
 use std::fmt::Write;
 
@@ -129,103 +129,72 @@ fn scenarios(matches: &ArgMatches) -> Result<Vec<Scenario>, String> {
         .collect()
 }
 
-/// Runs `diskmeter iometer`; returns the exit code.
-pub fn main(matches: &ArgMatches) -> i32 {
-    let rows = match scenarios(matches) {
-        Ok(rows) => rows,
-        Err(message) => {
-            eprintln!("diskmeter: {message}");
-            return EXIT_USAGE;
-        }
-    };
-    let flags = args::run_flags(matches);
+/// Runs `diskmeter iometer`.
+pub fn main(matches: &ArgMatches) -> anyhow::Result<Status> {
+    let rows = scenarios(matches).map_err(UsageError)?;
+    let quiet = args::quiet(matches);
+    let settings = args::settings(matches)?;
+    let dry_run = settings.dry_run;
     let json = matches
         .get_one::<String>("output-format")
         .map(String::as_str)
         == Some("json");
-    let mut results: Vec<RunResult> = Vec::new();
-    let mut inputs: Vec<RunInput> = Vec::new();
-    let mut text = String::new();
-    let mut failed = false;
+    let mut steps = Vec::with_capacity(rows.len());
     for (i, row) in rows.iter().enumerate() {
         let is_dir = std::path::Path::new(&row.target).is_dir();
-        let job = match row.job(i, is_dir) {
-            Ok(job) => job,
-            Err(e) => {
-                eprintln!("diskmeter: {e}");
-                return EXIT_USAGE;
-            }
-        };
-        if !flags.quiet {
-            eprintln!(
-                "diskmeter: iometer {}/{}: {} on {}",
-                i + 1,
-                rows.len(),
-                row.spec.name,
-                row.target
-            );
-        }
-        match execute_jobs(&[job], &flags) {
-            Ok(Some(Executed {
-                input,
-                failed: worker_failed,
-                partial,
-            })) => {
-                let result = RunResult::build(input.clone());
-                inputs.push(input);
-                if !json {
-                    text.push_str(&diskmeter_report::render_terminal(&result));
-                    text.push('\n');
-                }
-                results.push(result);
-                if worker_failed || partial {
-                    failed = true;
-                    break;
-                }
-            }
-            Ok(None) => {}
-            Err(code) => return code,
-        }
-    }
-    if flags.dry_run {
-        return 0;
-    }
-    let out = if json {
-        serde_json::to_string_pretty(&results).unwrap_or_default() + "\n"
-    } else {
-        text + &summary(&rows, &results)
-    };
-    if let Err(error) = write_output(matches.get_one::<String>("output"), &out) {
-        eprintln!("diskmeter: {error}");
-        return EXIT_FAILURE;
-    }
-    let steps: Vec<crate::save::StepToSave> = rows
-        .iter()
-        .zip(results)
-        .zip(&inputs)
-        .map(|((row, result), input)| crate::save::StepToSave {
+        let job = row.job(i, is_dir).map_err(|e| UsageError(e.to_string()))?;
+        steps.push(Step {
             name: row.spec.name.clone(),
-            result,
-            input,
-        })
-        .collect();
-    let name = steps
-        .iter()
-        .map(|s| s.name.as_str())
-        .collect::<Vec<_>>()
-        .join(",");
-    let target = inputs
-        .first()
-        .map(crate::save::run_target)
-        .unwrap_or_default();
-    if let Err(code) = crate::save::save_to_history("iometer", &name, &target, steps, &flags) {
-        return code;
+            jobs: vec![job],
+        });
     }
-    if failed {
-        EXIT_FAILURE
+    let mut session = Session::open(settings)?;
+    let mut batch = Batch::new(CommandKind::Iometer, steps);
+    batch.name = Some(
+        rows.iter()
+            .map(|row| row.spec.name.as_str())
+            .collect::<Vec<_>>()
+            .join(","),
+    );
+    let targets: Vec<String> = rows.iter().map(|row| row.target.clone()).collect();
+    let announce = move |step: StepContext<'_>| {
+        Some(format!(
+            "iometer {}/{}: {} on {}",
+            step.index + 1,
+            step.total(),
+            step.name(),
+            targets[step.index]
+        ))
+    };
+    let (mut notes, mut progress, mut plans) = (
+        Notes::new(quiet, Some(Box::new(announce))),
+        Progress::new(quiet),
+        DryRunPlans::new(None),
+    );
+    let outcome = if dry_run {
+        session.run(&batch, &mut [&mut plans])
     } else {
-        0
-    }
+        session.run(&batch, &mut [&mut notes, &mut progress])
+    };
+    let written = if dry_run {
+        Ok(())
+    } else {
+        let results: Vec<RunResult> = outcome.results().cloned().collect();
+        let out = if json {
+            serde_json::to_string_pretty(&results)? + "\n"
+        } else {
+            let mut text = String::new();
+            for result in &results {
+                text.push_str(&diskmeter_report::render_terminal(result));
+                text.push('\n');
+            }
+            text + &summary(&rows, &results)
+        };
+        write_output(matches.get_one::<String>("output"), &out)
+    };
+    let status = session::conclude(outcome, quiet)?;
+    written?;
+    Ok(status)
 }
 
 /// The guides' results table: one line per specification.

@@ -1,6 +1,10 @@
-//! The command line: clap definitions and one module per subcommand. Thin by design: it
-//! parses, calls the libraries, prints, and maps errors to exit codes (0 ok, 1 the run
-//! failed, 2 usage error).
+//! The command line: clap definitions and one module per subcommand. Thin by design: a
+//! command parses its input, builds the steps, hands them to the orchestrator
+//! (`diskmeter-orchestrator`) and renders what comes back.
+//!
+//! Errors travel as `anyhow` errors to [`main`], which alone prints them and picks the exit
+//! code (ripgrep's `main -> try_main`): 0 ok; 1 a run failed, was interrupted or a
+//! requirement was missed; 2 usage error.
 
 #![forbid(unsafe_code)]
 
@@ -16,17 +20,55 @@ mod plan;
 mod progress;
 mod run;
 mod save;
+mod session;
 mod suite;
 mod sweep;
 mod throttle;
 
 use clap::{ArgMatches, Command};
 use std::io::Write;
+use std::process::ExitCode;
 
-/// Exit code: the run failed (an IO error, a refused target).
+/// Exit code: the run failed (an IO error, a refused target), was interrupted, or a
+/// requirement was missed.
 pub const EXIT_FAILURE: i32 = 1;
 /// Exit code: the command line or a job is invalid.
 pub const EXIT_USAGE: i32 = 2;
+
+/// How a command that did its work ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Status {
+    /// Everything ran and every requirement was met: exit 0.
+    Success,
+    /// A run failed, was interrupted, or a requirement was missed; the reason was printed
+    /// (or the results say it): exit 1.
+    Failure,
+}
+
+impl Status {
+    /// The status of a subcommand that still reports an exit code itself.
+    fn from_code(code: i32) -> anyhow::Result<Status> {
+        match code {
+            0 => Ok(Status::Success),
+            EXIT_USAGE => Err(AlreadyReported { usage: true }.into()),
+            _ => Ok(Status::Failure),
+        }
+    }
+}
+
+/// The user's input is wrong: exit code 2.
+#[derive(Debug, thiserror::Error)]
+#[error("{0}")]
+pub(crate) struct UsageError(pub String);
+
+/// The error was printed where it happened (a subcommand that prints its own): exit with
+/// its code and print nothing more.
+#[derive(Debug, thiserror::Error)]
+#[error("(reported)")]
+pub(crate) struct AlreadyReported {
+    /// It was a usage error.
+    pub usage: bool,
+}
 
 /// The whole command tree.
 pub fn command() -> Command {
@@ -43,7 +85,9 @@ pub fn command() -> Command {
              1 GiB file in the current folder for 10 seconds (direct IO), then removes the file.\n\n\
              `diskmeter plan` predicts what a VM + disks configuration delivers from published \
              limits and prices, names the binding limit and finds the cheapest configuration \
-             that meets a requirement; `diskmeter catalog` shows the figures it uses.",
+             that meets a requirement; `diskmeter catalog` shows the figures it uses.\n\n\
+             Exit codes: 0 ok; 1 a run failed, was interrupted or a requirement was missed; \
+             2 usage error.",
         )
         .subcommand_required(true)
         .arg_required_else_help(true)
@@ -62,37 +106,67 @@ pub fn command() -> Command {
         .subcommand(history::analyze_command())
 }
 
-/// Runs the command line of this process and returns the exit code.
-pub fn main() -> i32 {
-    let matches = match command().try_get_matches() {
-        Ok(m) => m,
-        Err(e) => {
-            let _ = e.print();
-            return match e.kind() {
-                clap::error::ErrorKind::DisplayHelp | clap::error::ErrorKind::DisplayVersion => 0,
-                _ => EXIT_USAGE,
-            };
+/// Runs the command line of this process: the only place that prints an error and decides
+/// the exit code.
+pub fn main() -> ExitCode {
+    match try_main() {
+        Ok(Status::Success) => ExitCode::SUCCESS,
+        Ok(Status::Failure) => ExitCode::from(EXIT_FAILURE as u8),
+        Err(error) => {
+            if let Some(reported) = error.downcast_ref::<AlreadyReported>() {
+                return exit_code(reported.usage);
+            }
+            if let Some(clap_error) = error.downcast_ref::<clap::Error>() {
+                let _ = clap_error.print();
+                return match clap_error.kind() {
+                    clap::error::ErrorKind::DisplayHelp
+                    | clap::error::ErrorKind::DisplayVersion => ExitCode::SUCCESS,
+                    _ => exit_code(true),
+                };
+            }
+            for line in format!("{error:#}").lines() {
+                eprintln!("diskmeter: {line}");
+            }
+            exit_code(is_usage(&error))
         }
-    };
+    }
+}
+
+fn exit_code(usage: bool) -> ExitCode {
+    ExitCode::from(if usage { EXIT_USAGE } else { EXIT_FAILURE } as u8)
+}
+
+/// Whether an error is the user's input (exit 2) rather than a failed run (exit 1).
+fn is_usage(error: &anyhow::Error) -> bool {
+    error.chain().any(|cause| {
+        cause.is::<UsageError>()
+            || cause
+                .downcast_ref::<diskmeter_orchestrator::OrchestrateError>()
+                .is_some_and(diskmeter_orchestrator::OrchestrateError::is_usage)
+    })
+}
+
+fn try_main() -> anyhow::Result<Status> {
+    let matches = command().try_get_matches()?;
     dispatch(&matches)
 }
 
-fn dispatch(matches: &ArgMatches) -> i32 {
+fn dispatch(matches: &ArgMatches) -> anyhow::Result<Status> {
     match matches.subcommand() {
         Some(("run", sub)) => run::main(sub),
         Some(("suite", sub)) => suite::main(sub),
         Some(("sweep", sub)) => sweep::main(sub),
         Some(("diskspd", sub)) => diskspd::main(sub),
         Some(("iometer", sub)) => iometer::main(sub),
-        Some(("plan", sub)) => plan::main(sub),
-        Some(("catalog", sub)) => catalog::main(sub),
-        Some(("emulate", sub)) => emulate::main(sub),
-        Some(("history", sub)) => history::history_main(sub),
-        Some(("show", sub)) => history::show_main(sub),
-        Some(("export", sub)) => history::export_main(sub),
-        Some(("compare", sub)) => history::compare_main(sub),
-        Some(("analyze", sub)) => history::analyze_main(sub),
-        _ => EXIT_USAGE,
+        Some(("plan", sub)) => Status::from_code(plan::main(sub)),
+        Some(("catalog", sub)) => Status::from_code(catalog::main(sub)),
+        Some(("emulate", sub)) => Status::from_code(emulate::main(sub)),
+        Some(("history", sub)) => Status::from_code(history::history_main(sub)),
+        Some(("show", sub)) => Status::from_code(history::show_main(sub)),
+        Some(("export", sub)) => Status::from_code(history::export_main(sub)),
+        Some(("compare", sub)) => Status::from_code(history::compare_main(sub)),
+        Some(("analyze", sub)) => Status::from_code(history::analyze_main(sub)),
+        _ => Err(UsageError("give a subcommand (diskmeter --help lists them)".into()).into()),
     }
 }
 

@@ -1,21 +1,12 @@
 //! Live progress on stderr while a run goes: elapsed / ETA, percent, and the current read
 //! and write IOPS and MiB/s. Shown only when stderr is a terminal and `--quiet` is not set.
 
-use diskmeter_runner::LiveCounters;
+use diskmeter_orchestrator::{LiveCounters, ProgressGoal};
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use std::io::IsTerminal;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
-
-/// What the bar measures progress against.
-#[derive(Debug, Clone, Copy)]
-pub enum ProgressGoal {
-    /// The run ends after this long (ramp included).
-    Time(Duration),
-    /// The run ends after this many bytes.
-    Bytes(u64),
-}
 
 /// A running progress view; stops drawing when dropped.
 pub struct LiveProgress {

@@ -2,12 +2,11 @@
 //! target (a test file diskmeter creates, a folder for it, or a block device) and prints the
 //! suite's table.
 
-use crate::args;
-use crate::run::{execute_jobs, Executed, RunFlags};
-use crate::save::{save_to_history, StepToSave};
-use crate::{write_output, EXIT_FAILURE, EXIT_USAGE};
+use crate::session::{self, DryRunPlans, Notes, Progress};
+use crate::{args, write_output, Status, UsageError};
 use clap::{Arg, ArgAction, ArgMatches, Command};
-use diskmeter_report::{RunInput, RunResult};
+use diskmeter_orchestrator::{Batch, CommandKind, FinishedStep, Session, Step, StepContext};
+use diskmeter_report::RunResult;
 use diskmeter_suites::{expect, table, SuiteOptions, SUITES};
 use diskmeter_units::{format_bytes_binary, parse_size, KbBase};
 use std::fmt::Write;
@@ -84,20 +83,6 @@ pub fn command() -> Command {
                 .help("Run every step for its full runtime instead of ending it once IOPS and bandwidth are steady (within 2 % of their mean over 5 s) and their means known to +-1.5 % (95 % interval)"),
         )
         .arg(
-            Arg::new("emulate")
-                .long("emulate")
-                .value_name("PROFILE")
-                .help("Run on an emulated disk of this profile (e.g. azure-p30; root), made for the suite and removed at the end"),
-        )
-        .arg(
-            Arg::new("emulate-size")
-                .long("emulate-size")
-                .value_name("SIZE")
-                .default_value("1g")
-                .requires("emulate")
-                .help("Size of the --emulate disk"),
-        )
-        .arg(
             Arg::new("output-format")
                 .long("output-format")
                 .value_name("FORMAT")
@@ -112,59 +97,51 @@ pub fn command() -> Command {
                 "Sets fio's {name} for every job of every step (as `diskmeter run --{name}`)"
             )))
         });
-    args::add_run_flags(command)
+    args::add_run_flags(args::add_emulate_flags(command, "suite"))
 }
 
 /// Runs the `suite` subcommand.
-pub fn main(matches: &ArgMatches) -> i32 {
+pub fn main(matches: &ArgMatches) -> anyhow::Result<Status> {
     if matches.get_flag("list") {
         print!("{}", list());
-        return 0;
+        return Ok(Status::Success);
     }
     let Some(name) = matches.get_one::<String>("name") else {
-        eprintln!("diskmeter: give a suite name (diskmeter suite --list shows them)");
-        return EXIT_USAGE;
+        return Err(
+            UsageError("give a suite name (diskmeter suite --list shows them)".into()).into(),
+        );
     };
-    let flags = args::run_flags(matches);
-    let mut options = match suite_options(matches) {
-        Ok(options) => options,
-        Err(message) => {
-            eprintln!("diskmeter: {message}");
-            return EXIT_USAGE;
+    let quiet = args::quiet(matches);
+    let settings = args::settings(matches)?;
+    let dry_run = settings.dry_run;
+    let mut options = suite_options(matches)?;
+    let mut session = Session::open(settings)?;
+    if let Some(device) = session.emulated_device() {
+        options.target = device.to_path_buf();
+        if matches.get_one::<String>("size").is_none() {
+            options.size_bytes = None;
         }
-    };
-    // Held to the end: dropping it removes the emulated disk, also after an error or Ctrl-C.
-    let _emulation = match matches.get_one::<String>("emulate") {
-        Some(profile) if !flags.dry_run => {
-            let size = matches
-                .get_one::<String>("emulate-size")
-                .map_or("1g", String::as_str);
-            match crate::emulate::start_ephemeral(profile, size) {
-                Ok(guard) => {
-                    options.target = guard.0.device.clone();
-                    if matches.get_one::<String>("size").is_none() {
-                        options.size_bytes = None;
-                    }
-                    Some(guard)
-                }
-                Err(code) => return code,
-            }
-        }
-        _ => None,
-    };
-    let suite = match diskmeter_suites::build(name, &options) {
-        Ok(suite) => suite,
-        Err(error) => {
-            eprintln!("diskmeter: {error}");
-            return EXIT_USAGE;
-        }
-    };
+    }
+    let suite = diskmeter_suites::build(name, &options).map_err(|e| UsageError(e.to_string()))?;
     let expectations = matches
         .get_one::<String>("expect")
         .and_then(|set| expect::expectations(set))
         .unwrap_or_default();
-    // Files the suite creates are removed at the end; files that were there stay.
-    let targets: Vec<PathBuf> = [
+    let mut batch = Batch::new(
+        CommandKind::Suite,
+        suite
+            .steps
+            .iter()
+            .map(|step| Step {
+                name: step.name.clone(),
+                jobs: step.jobs.clone(),
+            })
+            .collect(),
+    );
+    batch.name = Some(suite.name.clone());
+    batch.target = Some(options.target.clone());
+    // The suite's files are removed at the end; files that were there stay.
+    batch.shared_files = [
         Some(options.target.clone()),
         options.read_target.clone(),
         options.write_target.clone(),
@@ -172,112 +149,63 @@ pub fn main(matches: &ArgMatches) -> i32 {
     .into_iter()
     .flatten()
     .collect();
-    let created: Vec<PathBuf> = targets.iter().filter(|t| !t.exists()).cloned().collect();
-
-    let mut inputs: Vec<(String, RunInput)> = Vec::new();
-    let mut failed = false;
-    let mut partial = false;
-    for (index, step) in suite.steps.iter().enumerate() {
-        if flags.dry_run {
-            println!("## step {}/{}: {}", index + 1, suite.steps.len(), step.name);
-        } else if !flags.quiet {
-            eprintln!(
-                "diskmeter: suite {}: step {}/{}: {}",
-                suite.name,
-                index + 1,
-                suite.steps.len(),
-                step.name
-            );
-        }
-        match execute_jobs(&step.jobs, &flags) {
-            Ok(Some(Executed {
-                input,
-                failed: step_failed,
-                partial: step_partial,
-            })) => {
-                inputs.push((step.name.clone(), input));
-                failed |= step_failed;
-                partial |= step_partial;
-                if step_failed || step_partial {
-                    break;
-                }
-            }
-            Ok(None) => {}
-            Err(code) => {
-                cleanup(&created, &flags);
-                return code;
-            }
-        }
-    }
-    if flags.dry_run {
-        return 0;
-    }
-    cleanup(&created, &flags);
-    let results: Vec<RunResult> = inputs
-        .iter()
-        .map(|(_, input)| RunResult::build(input.clone()))
-        .collect();
-    let text = match matches
-        .get_one::<String>("output-format")
-        .map(String::as_str)
-    {
-        Some("json") => json(&suite.name, &inputs, &results),
-        _ => {
-            let mut text = header(&suite, &options);
-            text.push_str(&table::render(&suite, &results, &expectations));
-            text.push('\n');
-            text.push_str(&table::step_notes(&suite, &results));
-            if results.len() < suite.steps.len() {
-                let _ = writeln!(
-                    text,
-                    "(stopped after {} of {} steps)",
-                    results.len(),
-                    suite.steps.len()
-                );
-            }
-            text
-        }
+    let announce = |step: StepContext<'_>| {
+        Some(format!(
+            "suite {}: step {}/{}: {}",
+            step.batch.name.as_deref().unwrap_or_default(),
+            step.index + 1,
+            step.total(),
+            step.name()
+        ))
     };
-    if let Err(error) = write_output(matches.get_one::<String>("output"), &text) {
-        eprintln!("diskmeter: {error}");
-        return EXIT_FAILURE;
-    }
-    let steps: Vec<StepToSave> = inputs
-        .iter()
-        .zip(results)
-        .map(|((name, input), result)| StepToSave {
-            name: name.clone(),
-            result,
-            input,
-        })
-        .collect();
-    if let Err(code) = save_to_history("suite", &suite.name, &options.target, steps, &flags) {
-        return code;
-    }
-    if partial {
-        eprintln!("diskmeter: interrupted: the results above are partial");
-    }
-    if failed || partial {
-        EXIT_FAILURE
+    let heading = |step: StepContext<'_>| {
+        Some(format!(
+            "## step {}/{}: {}",
+            step.index + 1,
+            step.total(),
+            step.name()
+        ))
+    };
+    let (mut notes, mut progress, mut plans) = (
+        Notes::new(quiet, Some(Box::new(announce))),
+        Progress::new(quiet),
+        DryRunPlans::new(Some(Box::new(heading))),
+    );
+    let outcome = if dry_run {
+        session.run(&batch, &mut [&mut plans])
     } else {
-        0
-    }
-}
-
-fn cleanup(created: &[PathBuf], flags: &RunFlags) {
-    if flags.keep || flags.dry_run {
-        return;
-    }
-    for path in created {
-        if path.is_file() {
-            if let Err(error) = std::fs::remove_file(path) {
-                eprintln!(
-                    "diskmeter: could not remove the suite's file {}: {error}",
-                    path.display()
-                );
+        session.run(&batch, &mut [&mut notes, &mut progress])
+    };
+    let written = if dry_run {
+        Ok(())
+    } else {
+        let results: Vec<RunResult> = outcome.results().cloned().collect();
+        let text = match matches
+            .get_one::<String>("output-format")
+            .map(String::as_str)
+        {
+            Some("json") => json(&suite.name, &outcome.steps),
+            _ => {
+                let mut text = header(&suite, &options);
+                text.push_str(&table::render(&suite, &results, &expectations));
+                text.push('\n');
+                text.push_str(&table::step_notes(&suite, &results));
+                if results.len() < suite.steps.len() {
+                    let _ = writeln!(
+                        text,
+                        "(stopped after {} of {} steps)",
+                        results.len(),
+                        suite.steps.len()
+                    );
+                }
+                text
             }
-        }
-    }
+        };
+        write_output(matches.get_one::<String>("output"), &text)
+    };
+    let status = session::conclude(outcome, quiet)?;
+    written?;
+    Ok(status)
 }
 
 fn header(suite: &diskmeter_suites::Suite, options: &SuiteOptions) -> String {
@@ -306,14 +234,13 @@ fn header(suite: &diskmeter_suites::Suite, options: &SuiteOptions) -> String {
     text
 }
 
-fn json(name: &str, inputs: &[(String, RunInput)], results: &[RunResult]) -> String {
-    let steps: Vec<serde_json::Value> = inputs
+fn json(name: &str, finished: &[FinishedStep]) -> String {
+    let steps: Vec<serde_json::Value> = finished
         .iter()
-        .zip(results)
-        .map(|((step, _), result)| {
+        .map(|step| {
             serde_json::json!({
-                "step": step,
-                "result": serde_json::from_str::<serde_json::Value>(&diskmeter_report::to_json(result))
+                "step": step.name,
+                "result": serde_json::from_str::<serde_json::Value>(&diskmeter_report::to_json(&step.result))
                     .unwrap_or_default(),
             })
         })
@@ -334,7 +261,7 @@ fn list() -> String {
 }
 
 /// The user's target and choices, with the test file's default size.
-fn suite_options(matches: &ArgMatches) -> Result<SuiteOptions, String> {
+fn suite_options(matches: &ArgMatches) -> Result<SuiteOptions, UsageError> {
     let resolve = |given: Option<&String>| -> PathBuf {
         match given {
             None => PathBuf::from(SUITE_FILE),
@@ -353,8 +280,10 @@ fn suite_options(matches: &ArgMatches) -> Result<SuiteOptions, String> {
         .map(|p| resolve(Some(p)));
     options.write_cap_iops = matches.get_one::<u64>("write-cap").copied();
     options.size_bytes = match matches.get_one::<String>("size") {
-        Some(text) => Some(parse_size(text, KbBase::Binary).map_err(|e| format!("--size: {e}"))?),
-        None if is_block_device(&target) => None,
+        Some(text) => {
+            Some(parse_size(text, KbBase::Binary).map_err(|e| UsageError(format!("--size: {e}")))?)
+        }
+        None if diskmeter_orchestrator::is_block_device(&target) => None,
         None => Some(default_size(&target)),
     };
     for name in ["runtime", "iodepth", "numjobs", "bs", "ioengine"] {
@@ -367,11 +296,6 @@ fn suite_options(matches: &ArgMatches) -> Result<SuiteOptions, String> {
         }
     }
     Ok(options)
-}
-
-fn is_block_device(path: &Path) -> bool {
-    use std::os::unix::fs::FileTypeExt;
-    std::fs::metadata(path).is_ok_and(|m| m.file_type().is_block_device())
 }
 
 /// 1 GiB, or a quarter of the free space of the file's folder when that is less (at least

@@ -3,7 +3,7 @@
 //! runner's [`ThrottleLimits`].
 
 use clap::{Arg, ArgMatches, Command};
-use diskmeter_runner::ThrottleLimits;
+use diskmeter_orchestrator::ThrottleLimits;
 
 /// The flags, as (id, is a bandwidth, help).
 const FLAGS: [(&str, bool, &str); 6] = [

@@ -11,9 +11,11 @@
 //! died are swept away by the next create. Needs root; without it the error says so.
 
 mod cgroup;
+mod hint;
 mod profile;
 
 pub use cgroup::CgroupKind;
+pub use hint::throttle_flags_hint;
 pub use profile::{profile_caps, profiles, Caps};
 
 use serde::{Deserialize, Serialize};

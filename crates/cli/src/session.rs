@@ -1,0 +1,208 @@
+//! What every IO-running command shares around the orchestrator: the sinks that show a
+//! session's events on the terminal (notes, live progress, dry-run plans) and [`conclude`],
+//! which turns an [`Outcome`] into the closing messages and the exit status.
+
+use crate::progress::LiveProgress;
+use crate::Status;
+use diskmeter_orchestrator::{FinishedStep, LiveCounters};
+use diskmeter_orchestrator::{
+    Note, Outcome, OutcomeStatus, ProgressGoal, RunPlan, Sink, SinkError, StepContext,
+};
+use std::sync::Arc;
+
+/// A line announcing a step ("suite quick: step 2/5: ..."), or none.
+pub(crate) type Announce = Box<dyn Fn(StepContext<'_>) -> Option<String>>;
+
+/// Notes on stderr: the planner's remarks, files being laid out and, for multi-step
+/// commands, which step is starting. Silent with `--quiet`.
+pub(crate) struct Notes {
+    quiet: bool,
+    announce: Option<Announce>,
+}
+
+impl Notes {
+    /// Notes unless `quiet`, announcing each step with `announce` if given.
+    pub(crate) fn new(quiet: bool, announce: Option<Announce>) -> Notes {
+        Notes { quiet, announce }
+    }
+}
+
+impl Sink for Notes {
+    fn step_planned(&mut self, step: StepContext<'_>, _plan: &RunPlan) {
+        if self.quiet {
+            return;
+        }
+        if let Some(line) = self.announce.as_ref().and_then(|announce| announce(step)) {
+            eprintln!("diskmeter: {line}");
+        }
+    }
+
+    fn note(&mut self, _step: StepContext<'_>, note: &Note<'_>) {
+        if self.quiet {
+            return;
+        }
+        match note {
+            Note::Plan(text) => eprintln!("diskmeter: note: {text}"),
+            Note::LayingOut { path, bytes } => eprintln!(
+                "diskmeter: laying out {} ({})",
+                path.display(),
+                diskmeter_units::format_bytes_binary(*bytes)
+            ),
+        }
+    }
+}
+
+/// The live progress bar of each step (a terminal only, not with `--quiet`).
+pub(crate) struct Progress {
+    quiet: bool,
+    current: Option<LiveProgress>,
+}
+
+impl Progress {
+    /// Progress unless `quiet`.
+    pub(crate) fn new(quiet: bool) -> Progress {
+        Progress {
+            quiet,
+            current: None,
+        }
+    }
+}
+
+impl Sink for Progress {
+    fn step_started(
+        &mut self,
+        _step: StepContext<'_>,
+        live: &Arc<LiveCounters>,
+        goal: ProgressGoal,
+    ) {
+        self.current = Some(LiveProgress::start(live.clone(), goal, self.quiet));
+    }
+
+    fn step_finished(&mut self, _step: &FinishedStep) -> Result<(), SinkError> {
+        self.current = None;
+        Ok(())
+    }
+
+    fn batch_finished(&mut self, _outcome: &Outcome) -> Result<(), SinkError> {
+        self.current = None;
+        Ok(())
+    }
+}
+
+/// `--dry-run`: each step's resolved jobs and plan on stdout, under a heading when the
+/// command has several steps.
+pub(crate) struct DryRunPlans {
+    heading: Option<Announce>,
+}
+
+impl DryRunPlans {
+    /// Prints plans, each under `heading` if given.
+    pub(crate) fn new(heading: Option<Announce>) -> DryRunPlans {
+        DryRunPlans { heading }
+    }
+}
+
+impl Sink for DryRunPlans {
+    fn step_planned(&mut self, step: StepContext<'_>, plan: &RunPlan) {
+        if let Some(line) = self.heading.as_ref().and_then(|heading| heading(step)) {
+            println!("{line}");
+        }
+        print!("{}", describe_plan(plan));
+    }
+}
+
+/// The closing messages of a session on stderr (where it was saved, why it stopped), and
+/// the exit status; an error that stopped the batch comes back as the error to print.
+pub(crate) fn conclude(outcome: Outcome, quiet: bool) -> anyhow::Result<Status> {
+    for step in &outcome.steps {
+        for error in &step.errors {
+            eprintln!("diskmeter: {error}");
+        }
+    }
+    if let Some(saved) = &outcome.saved {
+        if !quiet {
+            eprintln!(
+                "diskmeter: saved as run {} in {} (diskmeter show {})",
+                saved.id,
+                saved.path.display(),
+                saved.id
+            );
+        }
+    }
+    if let Some(error) = &outcome.history_error {
+        eprintln!(
+            "diskmeter: could not save the run in the history: {error} (--no-save runs without it)"
+        );
+    }
+    if outcome.interrupted {
+        if outcome.steps.is_empty() {
+            eprintln!("diskmeter: interrupted before the workers started; nothing was measured");
+        } else {
+            eprintln!("diskmeter: interrupted: the results above are partial");
+        }
+    }
+    let status = outcome.status();
+    if let Some(error) = outcome.error {
+        return Err(error.into());
+    }
+    Ok(match status {
+        OutcomeStatus::Completed => Status::Success,
+        _ => Status::Failure,
+    })
+}
+
+/// The resolved jobs and what the runner will do, for `--dry-run`.
+pub(crate) fn describe_plan(plan: &RunPlan) -> String {
+    let mut out = String::new();
+    for (index, job) in plan.jobs.iter().enumerate() {
+        out.push_str(&format!("[{}]\n", job.name));
+        for (name, value) in diskmeter_workload::describe(job) {
+            out.push_str(&format!("  {name}={value}\n"));
+        }
+        let workers: Vec<_> = plan
+            .workers
+            .iter()
+            .filter(|w| w.job_index == index)
+            .collect();
+        out.push_str(&format!("  # {} worker(s)\n", workers.len()));
+        for worker in workers {
+            out.push_str(&format!(
+                "  # clone {}: iodepth {} (submit batch {}), {}{}\n",
+                worker.clone_index,
+                worker.iodepth,
+                worker.submit_batch,
+                match worker.io_limit_bytes {
+                    Some(b) => format!("stops after {}", diskmeter_units::format_bytes_binary(b)),
+                    None => "time-based".to_string(),
+                },
+                match worker.runtime_ns {
+                    Some(ns) => format!(", at most {}", diskmeter_units::format_duration_ns(ns)),
+                    None => String::new(),
+                }
+            ));
+            for &t in &worker.targets {
+                let target = &plan.targets[t];
+                out.push_str(&format!(
+                    "  #   {} ({:?}, {:?}): bytes {}..{}\n",
+                    target.path.display(),
+                    target.kind,
+                    target.preparation,
+                    target.region_start_bytes,
+                    target.region_start_bytes + target.region_len_bytes
+                ));
+            }
+            if !worker.logs.is_empty() {
+                let paths: Vec<String> = worker
+                    .logs
+                    .iter()
+                    .map(|log| log.path.display().to_string())
+                    .collect();
+                out.push_str(&format!("  #   logs: {}\n", paths.join(", ")));
+            }
+        }
+    }
+    for note in &plan.notes {
+        out.push_str(&format!("# note: {note}\n"));
+    }
+    out
+}

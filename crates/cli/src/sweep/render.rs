@@ -1,0 +1,226 @@
+//! What a sweep's results become: each point's figures, how auto-stopped points ended, the
+//! analysis, the tables, the JSON document and the charts (shared by `sweep` and
+//! `analyze`, which redoes it from the history).
+
+use super::grid::Point;
+use diskmeter_analysis::{analyse, summary_lines, Analysis, SweepPoint};
+use diskmeter_report::RunResult;
+use diskmeter_units::{format_size_suffix, format_thousands, parse_size, KbBase};
+use std::fmt::Write;
+use std::path::PathBuf;
+
+/// How the points of an auto-stopped sweep ended.
+#[derive(Debug, Clone, Copy, Default, serde::Serialize)]
+pub(crate) struct AutoStopSummary {
+    /// Points run.
+    pub points: usize,
+    /// Points that ended because they were steady (the rest ran --point-max).
+    pub steady: usize,
+    /// Measured time of all points, ns (ramps excluded).
+    pub measured_ns: u64,
+}
+
+impl AutoStopSummary {
+    pub(super) fn of<'a>(results: impl Iterator<Item = &'a RunResult>) -> Option<AutoStopSummary> {
+        let mut summary = AutoStopSummary::default();
+        for result in results {
+            let watched: Vec<_> = result
+                .jobs
+                .iter()
+                .filter_map(|job| job.steady_state.as_ref().map(|ss| (job, ss)))
+                .collect();
+            if watched.is_empty() {
+                return None;
+            }
+            summary.points += 1;
+            summary.steady += usize::from(watched.iter().all(|(_, ss)| ss.attained));
+            summary.measured_ns += watched
+                .iter()
+                .map(|(job, _)| job.runtime_ns)
+                .max()
+                .unwrap_or(0);
+        }
+        (summary.points > 0).then_some(summary)
+    }
+}
+
+/// The figures of one point's result, summed over its jobs.
+pub(super) fn sweep_point(result: &RunResult, bs_bytes: u64, qd: u32) -> SweepPoint {
+    let (mut iops, mut bytes, mut lat_weighted, mut p99, mut ios) = (0.0, 0.0, 0.0, 0.0f64, 0u64);
+    for job in &result.jobs {
+        for d in [&job.read, &job.write] {
+            iops += d.iops;
+            bytes += d.bw_bytes_per_sec;
+            lat_weighted += d.lat.mean_ns * d.ios as f64;
+            ios += d.ios;
+            if let Some(p) = d.lat.percentiles.iter().find(|p| p.percent == 99.0) {
+                p99 = p99.max(p.value_ns as f64);
+            }
+        }
+    }
+    SweepPoint {
+        bs_bytes,
+        qd,
+        iops,
+        bytes_per_sec: bytes,
+        lat_mean_ns: if ios > 0 {
+            lat_weighted / ios as f64
+        } else {
+            0.0
+        },
+        lat_p99_ns: p99,
+    }
+}
+
+/// `--charts DIR`: the folder for the charts, `None` for 'none'; by default a new
+/// diskmeter-sweep-<unix time> folder here.
+pub(crate) fn charts_folder(given: Option<&String>) -> Option<PathBuf> {
+    match given.map(String::as_str) {
+        Some("none") => None,
+        Some(dir) => Some(PathBuf::from(dir)),
+        None => Some(PathBuf::from(format!(
+            "diskmeter-sweep-{}",
+            std::time::SystemTime::now()
+                .duration_since(std::time::UNIX_EPOCH)
+                .map_or(0, |d| d.as_secs())
+        ))),
+    }
+}
+
+/// Analyses each pattern's points, writes the charts into `charts_dir` and renders the
+/// tables and summaries (or the JSON document), with how auto-stopped points ended when
+/// known: shared by `sweep` and `analyze`.
+pub(crate) fn analyse_and_render(
+    groups: &[(String, Vec<SweepPoint>)],
+    target: &str,
+    charts_dir: Option<PathBuf>,
+    json: bool,
+    auto_stop: Option<AutoStopSummary>,
+) -> String {
+    let catalog = diskmeter_plan::Catalog::builtin();
+    let analyses: Vec<(&String, &Vec<SweepPoint>, Analysis)> = groups
+        .iter()
+        .map(|(rw, points)| (rw, points, analyse(points, &catalog.disks)))
+        .collect();
+    let mut chart_files = Vec::new();
+    if let Some(dir) = &charts_dir {
+        for (rw, points, _) in &analyses {
+            let folder = if analyses.len() > 1 {
+                dir.join(rw.replace(':', ""))
+            } else {
+                dir.clone()
+            };
+            if let Err(e) = std::fs::create_dir_all(&folder) {
+                eprintln!("diskmeter: cannot create {}: {e}", folder.display());
+                continue;
+            }
+            match diskmeter_charts::write_charts(&folder, &format!("{rw} on {target}"), points) {
+                Ok(files) => chart_files.extend(files),
+                Err(e) => eprintln!("diskmeter: {e}"),
+            }
+        }
+    }
+    if json {
+        let doc = serde_json::json!({
+            "target": target,
+            "sweeps": analyses.iter().map(|(rw, points, a)| serde_json::json!({
+                "rw": rw, "points": points, "analysis": a, "summary": summary_lines(a),
+            })).collect::<Vec<_>>(),
+            "charts": chart_files.iter().map(|f| f.display().to_string()).collect::<Vec<_>>(),
+            "auto_stop": auto_stop,
+        });
+        return serde_json::to_string_pretty(&doc).unwrap_or_default() + "\n";
+    }
+    let mut text = String::new();
+    for (rw, points, analysis) in &analyses {
+        text.push_str(&render(rw, target, points, analysis));
+    }
+    if let Some(a) = auto_stop {
+        let _ = writeln!(
+            text,
+            "auto-stop: {} of {} points steady before their maximum; {:.1} s measured in all \
+             ({:.2} s a point)",
+            a.steady,
+            a.points,
+            a.measured_ns as f64 / 1e9,
+            a.measured_ns as f64 / 1e9 / a.points as f64
+        );
+    }
+    for file in &chart_files {
+        let _ = writeln!(text, "chart: {}", file.display());
+    }
+    text
+}
+
+/// A sweep's points rebuilt from its steps in the history, grouped by pattern; the step
+/// names are [`step_name`]'s.
+pub(crate) fn points_from_steps(
+    steps: &[diskmeter_history::StoredStep],
+) -> Result<Vec<(String, Vec<SweepPoint>)>, String> {
+    let mut groups: Vec<(String, Vec<SweepPoint>)> = Vec::new();
+    for step in steps {
+        let parts: Vec<&str> = step.name.split(' ').collect();
+        let parsed = match parts.as_slice() {
+            [rw, bs, qd, jobs] => (|| {
+                let bs_bytes = parse_size(bs, KbBase::Binary).ok()?;
+                let qd: u32 = qd.strip_prefix("QD")?.parse().ok()?;
+                let jobs: u32 = jobs.strip_prefix('x')?.parse().ok()?;
+                Some((rw.to_string(), bs_bytes, qd * jobs))
+            })(),
+            _ => None,
+        };
+        let Some((rw, bs_bytes, qd)) = parsed else {
+            return Err(format!(
+                "step '{}' is not a sweep point (analyze takes runs saved by diskmeter sweep)",
+                step.name
+            ));
+        };
+        let point = sweep_point(&step.result, bs_bytes, qd);
+        match groups.iter_mut().find(|(r, _)| *r == rw) {
+            Some((_, points)) => points.push(point),
+            None => groups.push((rw, vec![point])),
+        }
+    }
+    Ok(groups)
+}
+
+/// A point's step name in the history: "randread 4k QD32 x1" (pattern first: `analyze`
+/// groups the steps by it).
+pub(super) fn step_name(point: &Point) -> String {
+    format!(
+        "{} {} QD{} x{}",
+        point.rw, point.bs, point.qd, point.numjobs
+    )
+}
+
+fn render(rw: &str, target: &str, points: &[SweepPoint], analysis: &Analysis) -> String {
+    let mut table = comfy_table::Table::new();
+    table
+        .load_preset(comfy_table::presets::ASCII_MARKDOWN)
+        .set_header(vec![
+            "bs", "QD", "IOPS", "MiB/s", "mean lat", "p99 lat", "limit",
+        ]);
+    for p in points {
+        let limit = analysis
+            .block_sizes
+            .iter()
+            .find(|f| f.bs_bytes == p.bs_bytes)
+            .map(|f| format!("{:?}", f.limit).to_lowercase())
+            .unwrap_or_default();
+        table.add_row(vec![
+            format_size_suffix(p.bs_bytes, KbBase::Binary),
+            p.qd.to_string(),
+            format_thousands(p.iops.round() as u64),
+            format!("{:.1}", p.bytes_per_sec / (1u64 << 20) as f64),
+            format!("{:.3} ms", p.lat_mean_ns / 1e6),
+            format!("{:.3} ms", p.lat_p99_ns / 1e6),
+            limit,
+        ]);
+    }
+    let mut text = format!("sweep {rw} on {target}\n\n{table}\n\n");
+    for line in summary_lines(analysis) {
+        let _ = writeln!(text, "  {line}");
+    }
+    text.push('\n');
+    text
+}

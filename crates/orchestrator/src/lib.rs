@@ -1,0 +1,46 @@
+//! One place runs the steps of every command that does IO.
+//!
+//! A command (`run`, `suite`, `sweep`, `diskspd`, `iometer`; later replay and an MPI rank's
+//! share) parses its input into a [`Batch`] of [`Step`]s — a plain run is one step, a suite
+//! N, a sweep a grid — and hands it to a [`Session`]. The session owns everything between
+//! parsing and rendering, once for every command:
+//!
+//! 1. validation of every step before any runs (a bad step 5 must not cost steps 1-4),
+//! 2. planning ([`diskmeter_runner::resolve`]) and the safety checks that refuse to destroy
+//!    data,
+//! 3. the environment: an emulated cloud disk made for the session and removed after it, the
+//!    in-engine throttle's caps, and the stop signal (Ctrl-C, SIGTERM) installed once per
+//!    process ([`signals`]),
+//! 4. running each step and converting the runner's per-worker output into the one result
+//!    schema ([`diskmeter_report::RunResult`]),
+//! 5. delivering each finished step to [`Sink`]s as it finishes — the command's own
+//!    renderers and progress views, and the results history, which every session feeds
+//!    through one path ([`history`]) unless told not to,
+//! 6. cleaning up the shared test files the batch created.
+//!
+//! An interrupt ends the current step as partial and skips the rest; what finished is
+//! delivered and saved, files are removed. The command then renders the [`Outcome`] and
+//! picks the exit code from [`Outcome::status`].
+
+#![forbid(unsafe_code)]
+
+mod convert;
+mod emulation;
+mod error;
+pub mod history;
+mod session;
+pub mod signals;
+mod sink;
+mod step;
+
+/// Whether a path is a block device: the one test every command uses to tell a device
+/// target from a file.
+pub use diskmeter_engine::sys::is_block_device;
+pub use diskmeter_runner::plan::RunPlan;
+pub use diskmeter_runner::{LiveCounters, ThrottleLimits};
+pub use emulation::EmulateRequest;
+pub use error::OrchestrateError;
+pub use history::{HistoryChoice, HistorySaveError, SavedRun};
+pub use session::{progress_goal, ProgressGoal, Session, Settings};
+pub use sink::{Note, Sink, SinkError, StepContext};
+pub use step::{Batch, CommandKind, FinishedStep, Outcome, OutcomeStatus, Step};

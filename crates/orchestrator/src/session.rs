@@ -1,0 +1,279 @@
+//! The session: the environment a batch runs in (stop signal, emulated disk, throttle caps,
+//! safety choices, history) and the one loop that runs the steps of every command.
+
+use crate::convert;
+use crate::emulation::{EmulateRequest, EmulatedDisk};
+use crate::error::OrchestrateError;
+use crate::history::{HistoryChoice, HistorySink};
+use crate::signals;
+use crate::sink::{Note, Sink, StepContext};
+use crate::step::{Batch, FinishedStep, Outcome};
+use diskmeter_report::RunResult;
+use diskmeter_runner::plan::RunPlan;
+use diskmeter_runner::{ExecuteOptions, LiveCounters, PlanOptions, RunError, ThrottleLimits};
+use std::collections::HashSet;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+use std::time::{Duration, SystemTime};
+
+/// How a session runs its batches: the user's choices that hold for every step.
+#[derive(Debug, Clone, Default)]
+pub struct Settings {
+    /// Plan every step and deliver the plans, but do no IO (`--dry-run`).
+    pub dry_run: bool,
+    /// Allow writing to files diskmeter did not create and to devices holding data
+    /// (`--allow-destroy`).
+    pub allow_destroy: bool,
+    /// Keep the test files diskmeter creates (`--keep`).
+    pub keep_files: bool,
+    /// The in-engine throttle's caps, shared by every worker of a step.
+    pub throttle: ThrottleLimits,
+    /// Which history finished runs are saved into.
+    pub history: HistoryChoice,
+    /// An emulated disk to make for the session and run on.
+    pub emulate: Option<EmulateRequest>,
+}
+
+/// What a step's progress is measured against.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ProgressGoal {
+    /// The step ends after this long (ramps included).
+    Time(Duration),
+    /// The step ends after this many bytes.
+    Bytes(u64),
+}
+
+/// An open session: the stop signal is installed and the emulated disk, if any, exists
+/// until the session is dropped.
+pub struct Session {
+    settings: Settings,
+    stop: Arc<AtomicBool>,
+    emulated: Option<EmulatedDisk>,
+}
+
+impl Session {
+    /// Installs the stop signal (once per process) and makes the emulated disk, if asked
+    /// (not in a dry run).
+    pub fn open(settings: Settings) -> Result<Session, OrchestrateError> {
+        let stop = signals::stop_flag().map_err(OrchestrateError::Signals)?;
+        let emulated = match &settings.emulate {
+            Some(request) if !settings.dry_run => Some(EmulatedDisk::create(request)?),
+            _ => None,
+        };
+        Ok(Session {
+            settings,
+            stop,
+            emulated,
+        })
+    }
+
+    /// The emulated disk's device, for the command to aim its steps at.
+    pub fn emulated_device(&self) -> Option<&Path> {
+        self.emulated.as_ref().map(EmulatedDisk::device)
+    }
+
+    /// The settings the session was opened with.
+    pub fn settings(&self) -> &Settings {
+        &self.settings
+    }
+
+    /// Runs `batch` step by step, delivering each event to `sinks` and each finished step to
+    /// the history; see the crate documentation for the order of work.
+    pub fn run(&mut self, batch: &Batch, sinks: &mut [&mut dyn Sink]) -> Outcome {
+        let mut outcome = Outcome {
+            steps: Vec::new(),
+            planned_steps: batch.steps.len(),
+            dry_run: self.settings.dry_run,
+            interrupted: false,
+            error: None,
+            saved: None,
+            history_error: None,
+            removed_files: Vec::new(),
+        };
+        let problems: Vec<_> = batch
+            .steps
+            .iter()
+            .flat_map(|step| step.jobs.iter().flat_map(diskmeter_workload::validate))
+            .collect();
+        if !problems.is_empty() {
+            outcome.error = Some(OrchestrateError::Invalid { problems });
+            return self.finish(batch, outcome, None, sinks);
+        }
+        let mut history = None;
+        if !self.settings.dry_run {
+            match self.settings.history.path() {
+                Ok(path) => history = path.map(HistorySink::new),
+                Err(error) => outcome.history_error = Some(error),
+            }
+        }
+        let preexisting: Vec<bool> = batch.shared_files.iter().map(|p| p.exists()).collect();
+        for index in 0..batch.steps.len() {
+            if self.stop.load(Ordering::Relaxed) {
+                outcome.interrupted = true;
+                break;
+            }
+            let step = StepContext { batch, index };
+            match self.run_step(step, sinks) {
+                Ok(None) => {}
+                Ok(Some(finished)) => {
+                    let (partial, failed) = (finished.partial(), finished.failed());
+                    for sink in sinks.iter_mut() {
+                        if let Err(error) = sink.step_finished(&finished) {
+                            outcome.error.get_or_insert(error.into());
+                        }
+                    }
+                    if let Some(history) = &mut history {
+                        history.add(&finished);
+                    }
+                    outcome.steps.push(finished);
+                    outcome.interrupted |= partial;
+                    if partial || failed || outcome.error.is_some() {
+                        break;
+                    }
+                }
+                Err(StepStop::Interrupted) => {
+                    outcome.interrupted = true;
+                    break;
+                }
+                Err(StepStop::Error(error)) => {
+                    outcome.error = Some(error);
+                    break;
+                }
+            }
+        }
+        if !self.settings.keep_files && !self.settings.dry_run {
+            for (path, existed) in batch.shared_files.iter().zip(preexisting) {
+                if !existed && path.is_file() && std::fs::remove_file(path).is_ok() {
+                    outcome.removed_files.push(path.clone());
+                }
+            }
+        }
+        self.finish(batch, outcome, history, sinks)
+    }
+
+    /// Saves what finished, then tells the sinks the batch is over.
+    fn finish(
+        &self,
+        batch: &Batch,
+        mut outcome: Outcome,
+        history: Option<HistorySink>,
+        sinks: &mut [&mut dyn Sink],
+    ) -> Outcome {
+        if let Some(history) = history {
+            match history.save(batch) {
+                Ok(saved) => outcome.saved = saved,
+                Err(error) => outcome.history_error = Some(error),
+            }
+        }
+        for sink in sinks.iter_mut() {
+            if let Err(error) = sink.batch_finished(&outcome) {
+                outcome.error.get_or_insert(error.into());
+            }
+        }
+        outcome
+    }
+
+    /// Plans, guards and runs one step; `Ok(None)` in a dry run.
+    fn run_step(
+        &self,
+        step: StepContext<'_>,
+        sinks: &mut [&mut dyn Sink],
+    ) -> Result<Option<FinishedStep>, StepStop> {
+        let jobs = &step.batch.steps[step.index].jobs;
+        let plan_options = PlanOptions {
+            throttle: self.settings.throttle,
+            ..PlanOptions::default()
+        };
+        // How the jobs are written can make planning fail (a usage error); the machine can
+        // too (a missing folder).
+        let plan = diskmeter_runner::resolve(jobs, &plan_options).map_err(|e| match e {
+            RunError::Job { .. } => StepStop::Error(OrchestrateError::Job(e)),
+            e => StepStop::Error(OrchestrateError::Run(e)),
+        })?;
+        for sink in sinks.iter_mut() {
+            sink.step_planned(step, &plan);
+        }
+        if self.settings.dry_run {
+            return Ok(None);
+        }
+        diskmeter_runner::check_safety(&plan, self.settings.allow_destroy)
+            .map_err(StepStop::run)?;
+        for note in &plan.notes {
+            for sink in sinks.iter_mut() {
+                sink.note(step, &Note::Plan(note));
+            }
+        }
+        let live = Arc::new(LiveCounters::default());
+        for sink in sinks.iter_mut() {
+            sink.step_started(step, &live, progress_goal(&plan));
+        }
+        let options = ExecuteOptions {
+            keep_files: self.settings.keep_files,
+            stop: self.stop.clone(),
+            live,
+        };
+        let started = SystemTime::now();
+        let mut announced: HashSet<PathBuf> = HashSet::new();
+        let outcome = diskmeter_runner::execute(&plan, &options, |path, _done, total| {
+            if announced.insert(path.to_path_buf()) {
+                let note = Note::LayingOut { path, bytes: total };
+                for sink in sinks.iter_mut() {
+                    sink.note(step, &note);
+                }
+            }
+        })
+        .map_err(StepStop::run)?;
+        let (input, errors) = convert::report_input(&plan, outcome, started, SystemTime::now());
+        let result = RunResult::build(input.clone());
+        Ok(Some(FinishedStep {
+            index: step.index,
+            name: step.name().to_string(),
+            input,
+            result,
+            errors,
+        }))
+    }
+}
+
+/// Why a step ended without a result.
+enum StepStop {
+    /// Ctrl-C or SIGTERM before its workers started.
+    Interrupted,
+    /// It could not be planned, was refused, or failed before its workers started.
+    Error(OrchestrateError),
+}
+
+impl StepStop {
+    fn run(error: RunError) -> StepStop {
+        match error {
+            RunError::Interrupted => StepStop::Interrupted,
+            error => StepStop::Error(OrchestrateError::Run(error)),
+        }
+    }
+}
+
+/// What a plan's progress is measured against: its time when every worker is time-bound
+/// (stonewall phases one after another), else the bytes it will move.
+pub fn progress_goal(plan: &RunPlan) -> ProgressGoal {
+    let last_phase = plan.workers.iter().map(|w| w.phase).max().unwrap_or(0);
+    let mut total_ns = 0;
+    for phase in 0..=last_phase {
+        total_ns += plan
+            .workers
+            .iter()
+            .filter(|w| w.phase == phase)
+            .filter_map(|w| {
+                w.runtime_ns
+                    .map(|r| r + plan.jobs[w.job_index].ramp_time_ns)
+            })
+            .max()
+            .unwrap_or(0);
+    }
+    let time_only = plan.workers.iter().all(|w| w.io_limit_bytes.is_none());
+    if total_ns > 0 && (time_only || plan.workers.iter().all(|w| w.runtime_ns.is_some())) {
+        ProgressGoal::Time(Duration::from_nanos(total_ns))
+    } else {
+        ProgressGoal::Bytes(plan.workers.iter().filter_map(|w| w.io_limit_bytes).sum())
+    }
+}
