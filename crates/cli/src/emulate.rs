@@ -1,7 +1,8 @@
 //! `diskmeter emulate create|destroy|list|profiles|exec` (the ephemeral emulation behind
 //! `diskmeter run|suite|sweep --emulate PROFILE` is the orchestrator's).
 
-use crate::{EXIT_FAILURE, EXIT_USAGE};
+use crate::{Status, UsageError};
+use anyhow::Context;
 use clap::{Arg, ArgMatches, Command};
 use diskmeter_emulate::EmulationSpec;
 use diskmeter_plan::Catalog;
@@ -87,18 +88,13 @@ pub fn command() -> Command {
 }
 
 /// Runs the `emulate` subcommand.
-pub fn main(matches: &ArgMatches) -> i32 {
+pub fn main(matches: &ArgMatches) -> anyhow::Result<Status> {
     match matches.subcommand() {
         Some(("create", sub)) => create(sub),
         Some(("destroy", sub)) => {
             let name = sub.get_one::<String>("name").cloned().unwrap_or_default();
-            match diskmeter_emulate::find(&name).and_then(|e| diskmeter_emulate::destroy(&e)) {
-                Ok(()) => 0,
-                Err(error) => {
-                    eprintln!("diskmeter: {error}");
-                    EXIT_FAILURE
-                }
-            }
+            diskmeter_emulate::find(&name).and_then(|e| diskmeter_emulate::destroy(&e))?;
+            Ok(Status::Success)
         }
         Some(("list", _)) => {
             for e in diskmeter_emulate::list() {
@@ -123,7 +119,7 @@ pub fn main(matches: &ArgMatches) -> i32 {
                     join(|d| &d.backing)
                 );
             }
-            0
+            Ok(Status::Success)
         }
         Some(("exec", sub)) => exec(sub),
         Some(("profiles", _)) => {
@@ -134,9 +130,9 @@ pub fn main(matches: &ArgMatches) -> i32 {
                     mibps.map_or("-".into(), |v| v.to_string())
                 );
             }
-            0
+            Ok(Status::Success)
         }
-        _ => EXIT_USAGE,
+        _ => Err(UsageError("give create, destroy, list, exec or profiles".into()).into()),
     }
 }
 
@@ -150,34 +146,21 @@ fn rate(value: Option<u64>) -> String {
     })
 }
 
-fn create(matches: &ArgMatches) -> i32 {
-    let spec = match spec_of(matches) {
-        Ok(spec) => spec,
-        Err(message) => {
-            eprintln!("diskmeter: {message}");
-            return EXIT_USAGE;
-        }
-    };
-    match diskmeter_emulate::create(&spec) {
-        Ok(emulation) => {
-            for disk in emulation.disks() {
-                println!("{}", disk.device.display());
-            }
-            0
-        }
-        Err(error) => {
-            eprintln!(
-                "diskmeter: {error}{}",
-                diskmeter_emulate::throttle_flags_hint(&error, &spec.caps)
-            );
-            EXIT_FAILURE
-        }
+fn create(matches: &ArgMatches) -> anyhow::Result<Status> {
+    let spec = spec_of(matches).map_err(UsageError)?;
+    let emulation = diskmeter_emulate::create(&spec).map_err(|error| {
+        let hint = diskmeter_emulate::throttle_flags_hint(&error, &spec.caps);
+        anyhow::anyhow!("{error}{hint}")
+    })?;
+    for disk in emulation.disks() {
+        println!("{}", disk.device.display());
     }
+    Ok(Status::Success)
 }
 
 /// Moves this process into emulation `name`'s cgroup and replaces it with the command, so
 /// the command (and every thread and child it starts) is throttled. Returns only on failure.
-fn exec(matches: &ArgMatches) -> i32 {
+fn exec(matches: &ArgMatches) -> anyhow::Result<Status> {
     let name = matches
         .get_one::<String>("name")
         .cloned()
@@ -187,18 +170,13 @@ fn exec(matches: &ArgMatches) -> i32 {
         .map(|v| v.collect())
         .unwrap_or_default();
     let Some((program, args)) = command.split_first() else {
-        return EXIT_USAGE;
+        return Err(UsageError("give the command to run after --".into()).into());
     };
-    let entered = diskmeter_emulate::find(&name).and_then(|e| diskmeter_emulate::enter(&e));
-    if let Err(error) = entered {
-        eprintln!("diskmeter: {error}");
-        return EXIT_FAILURE;
-    }
+    diskmeter_emulate::find(&name).and_then(|e| diskmeter_emulate::enter(&e))?;
     let error = std::os::unix::process::CommandExt::exec(
         std::process::Command::new(program.as_str()).args(args.iter().map(|a| a.as_str())),
     );
-    eprintln!("diskmeter: cannot run {program}: {error}");
-    EXIT_FAILURE
+    Err(error).with_context(|| format!("cannot run {program}"))
 }
 
 fn spec_of(matches: &ArgMatches) -> Result<EmulationSpec, String> {

@@ -160,7 +160,7 @@ fn dispatch(matches: &ArgMatches) -> anyhow::Result<Status> {
         Some(("iometer", sub)) => iometer::main(sub),
         Some(("plan", sub)) => Status::from_code(plan::main(sub)),
         Some(("catalog", sub)) => Status::from_code(catalog::main(sub)),
-        Some(("emulate", sub)) => Status::from_code(emulate::main(sub)),
+        Some(("emulate", sub)) => emulate::main(sub),
         Some(("history", sub)) => Status::from_code(history::history_main(sub)),
         Some(("show", sub)) => Status::from_code(history::show_main(sub)),
         Some(("export", sub)) => Status::from_code(history::export_main(sub)),

@@ -1,0 +1,283 @@
+//! The workspace keeps its shape: the rules of STYLE.md that a reading of the sources can
+//! check, checked on every test run so a change that breaks one fails CI.
+//!
+//! - One orchestrator: only it runs steps (`diskmeter_runner::execute`), installs the stop
+//!   signal's handlers and saves runs in the history.
+//! - Errors keep their type: no `Result<_, String>` in a library's public functions, no
+//!   `process::exit` and no printing outside the binary's crates.
+//! - `unsafe` only in the engine; every other crate forbids it.
+//! - No source file over 600 lines, but for option tables that are data.
+//! - No unused dependency: every crate a Cargo.toml names is used by that crate's code (the
+//!   check cargo-machete makes, without installing it).
+
+use std::path::{Path, PathBuf};
+
+/// The longest a source file may grow.
+const MAX_LINES: usize = 600;
+
+/// Files that are data (one row per option) and may be longer.
+const DATA_FILES: &[&str] = &["crates/workload/src/options/table.rs"];
+
+fn root() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+}
+
+/// Every `.rs` file under `dir`, recursively.
+fn rust_files(dir: &Path) -> Vec<PathBuf> {
+    let mut files = Vec::new();
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return files;
+    };
+    for entry in entries.flatten() {
+        let path = entry.path();
+        if path.is_dir() {
+            files.extend(rust_files(&path));
+        } else if path.extension().is_some_and(|e| e == "rs") {
+            files.push(path);
+        }
+    }
+    files.sort();
+    files
+}
+
+/// The workspace's crates: (folder name, folder).
+fn crates() -> Vec<(String, PathBuf)> {
+    let mut crates: Vec<(String, PathBuf)> = std::fs::read_dir(root().join("crates"))
+        .expect("crates/")
+        .flatten()
+        .map(|e| (e.file_name().to_string_lossy().into_owned(), e.path()))
+        .filter(|(_, p)| p.join("Cargo.toml").exists())
+        .collect();
+    crates.sort();
+    crates
+}
+
+fn relative(path: &Path) -> String {
+    path.strip_prefix(root())
+        .unwrap_or(path)
+        .display()
+        .to_string()
+}
+
+/// The source without comments (line comments and doc comments), so prose that names a
+/// function does not count as a call.
+fn code_of(text: &str) -> String {
+    text.lines()
+        .map(|line| match line.find("//") {
+            Some(at) if !line[..at].contains('"') => &line[..at],
+            _ => line,
+        })
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+/// Files of `crates/` (sources, not tests) whose code contains `needle`.
+fn files_calling(needle: &str) -> Vec<String> {
+    let mut found = Vec::new();
+    for (_, dir) in crates() {
+        for file in rust_files(&dir.join("src")) {
+            let text = std::fs::read_to_string(&file).unwrap_or_default();
+            if code_of(&text).contains(needle) {
+                found.push(relative(&file));
+            }
+        }
+    }
+    found
+}
+
+#[test]
+fn only_the_orchestrator_runs_steps() {
+    assert_eq!(
+        files_calling("diskmeter_runner::execute("),
+        ["crates/orchestrator/src/session.rs"]
+    );
+}
+
+#[test]
+fn the_stop_signal_is_installed_in_one_place() {
+    assert_eq!(
+        files_calling("signal_hook::"),
+        ["crates/orchestrator/src/signals.rs"]
+    );
+}
+
+#[test]
+fn only_the_orchestrator_saves_runs_in_the_history() {
+    let mut writers = Vec::new();
+    for call in [".save(&", ".begin_run(", ".append_step(", ".finish_run("] {
+        writers.extend(
+            files_calling(call)
+                .into_iter()
+                .filter(|f| !f.starts_with("crates/history/")),
+        );
+    }
+    writers.dedup();
+    assert_eq!(writers, ["crates/orchestrator/src/history.rs"]);
+}
+
+#[test]
+fn the_cli_reaches_the_runner_only_through_the_orchestrator() {
+    let manifest = std::fs::read_to_string(root().join("crates/cli/Cargo.toml")).unwrap();
+    for engine_side in ["diskmeter-runner", "diskmeter-engine"] {
+        assert!(
+            !manifest.contains(engine_side),
+            "crates/cli depends on {engine_side}"
+        );
+    }
+}
+
+#[test]
+fn no_library_exits_or_prints() {
+    let mut offenders = Vec::new();
+    for (name, dir) in crates() {
+        for file in rust_files(&dir.join("src")) {
+            let text = std::fs::read_to_string(&file).unwrap_or_default();
+            // Unit tests may print why they skip; only the code before them counts.
+            let code = code_of(text.split("#[cfg(test)]").next().unwrap_or(""));
+            if code.contains("process::exit") {
+                offenders.push(format!("{}: process::exit", relative(&file)));
+            }
+            let prints = ["println!", "eprintln!", "print!(", "eprint!("];
+            if name != "cli" && prints.iter().any(|p| code.contains(p)) {
+                offenders.push(format!("{}: prints", relative(&file)));
+            }
+        }
+    }
+    assert!(offenders.is_empty(), "{offenders:#?}");
+}
+
+/// The signatures of the public functions of a file, each on one line.
+fn public_signatures(text: &str) -> Vec<String> {
+    let code = code_of(text);
+    let mut signatures = Vec::new();
+    let mut rest = code.as_str();
+    while let Some(at) = rest.find("pub fn ") {
+        let tail = &rest[at..];
+        let end = tail.find(['{', ';']).unwrap_or(tail.len());
+        signatures.push(tail[..end].split_whitespace().collect::<Vec<_>>().join(" "));
+        rest = &tail[end..];
+    }
+    signatures
+}
+
+#[test]
+fn no_library_returns_errors_as_text() {
+    let mut offenders = Vec::new();
+    for (name, dir) in crates() {
+        if name == "cli" {
+            continue;
+        }
+        for file in rust_files(&dir.join("src")) {
+            let text = std::fs::read_to_string(&file).unwrap_or_default();
+            for signature in public_signatures(&text) {
+                let returns = signature.split("->").nth(1).unwrap_or("");
+                if returns.contains("Result<") && returns.contains(", String>") {
+                    offenders.push(format!("{}: {signature}", relative(&file)));
+                }
+            }
+        }
+    }
+    assert!(offenders.is_empty(), "{offenders:#?}");
+}
+
+#[test]
+fn unsafe_code_is_forbidden_outside_the_engine() {
+    let mut missing = Vec::new();
+    for (name, dir) in crates() {
+        if name == "engine" {
+            continue;
+        }
+        let lib = dir.join("src/lib.rs");
+        let text = std::fs::read_to_string(&lib).unwrap_or_default();
+        if !text.contains("#![forbid(unsafe_code)]") {
+            missing.push(relative(&lib));
+        }
+    }
+    let main = std::fs::read_to_string(root().join("src/main.rs")).unwrap();
+    if !main.contains("#![forbid(unsafe_code)]") {
+        missing.push("src/main.rs".to_string());
+    }
+    assert!(missing.is_empty(), "{missing:#?}");
+}
+
+#[test]
+fn no_source_file_is_over_600_lines() {
+    let mut long = Vec::new();
+    let mut files = rust_files(&root().join("src"));
+    for (_, dir) in crates() {
+        files.extend(rust_files(&dir));
+    }
+    files.extend(rust_files(&root().join("tests")));
+    for file in files {
+        let lines = std::fs::read_to_string(&file)
+            .unwrap_or_default()
+            .lines()
+            .count();
+        let name = relative(&file);
+        if lines > MAX_LINES && !DATA_FILES.contains(&name.as_str()) {
+            long.push(format!("{name}: {lines} lines"));
+        }
+    }
+    assert!(long.is_empty(), "{long:#?}");
+}
+
+/// The dependency names of one table (`[dependencies]`, `[dev-dependencies]`) of a manifest.
+fn dependencies(manifest: &str, table: &str) -> Vec<String> {
+    let mut names = Vec::new();
+    let mut inside = false;
+    for line in manifest.lines() {
+        let line = line.trim();
+        if line.starts_with('[') {
+            inside = line == format!("[{table}]");
+            continue;
+        }
+        if inside {
+            if let Some((name, _)) = line.split_once('=') {
+                let name = name.trim().trim_end_matches(".workspace").trim();
+                if !name.is_empty() && !name.starts_with('#') {
+                    names.push(name.to_string());
+                }
+            }
+        }
+    }
+    names
+}
+
+/// Whether the code under `dirs` names the crate `name` (as `name::`, `use name` or `name!`).
+fn uses_crate(dirs: &[PathBuf], name: &str) -> bool {
+    let ident = name.replace('-', "_");
+    dirs.iter().flat_map(|d| rust_files(d)).any(|file| {
+        let code = code_of(&std::fs::read_to_string(&file).unwrap_or_default());
+        code.contains(&format!("{ident}::"))
+            || code.contains(&format!("use {ident}"))
+            || code.contains(&format!("extern crate {ident}"))
+    })
+}
+
+#[test]
+fn every_dependency_is_used() {
+    let mut packages: Vec<(String, PathBuf)> = crates();
+    packages.push(("diskmeter (root)".to_string(), root()));
+    let mut unused = Vec::new();
+    for (name, dir) in packages {
+        let manifest = std::fs::read_to_string(dir.join("Cargo.toml")).unwrap_or_default();
+        let src = vec![dir.join("src")];
+        let all = vec![
+            dir.join("src"),
+            dir.join("tests"),
+            dir.join("benches"),
+            dir.join("examples"),
+        ];
+        for dependency in dependencies(&manifest, "dependencies") {
+            if !uses_crate(&src, &dependency) {
+                unused.push(format!("{name}: {dependency}"));
+            }
+        }
+        for dependency in dependencies(&manifest, "dev-dependencies") {
+            if !uses_crate(&all, &dependency) {
+                unused.push(format!("{name}: {dependency} (dev)"));
+            }
+        }
+    }
+    assert!(unused.is_empty(), "unused dependencies: {unused:#?}");
+}

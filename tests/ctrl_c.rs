@@ -1,0 +1,253 @@
+//! Ctrl-C at a random moment of `run`, `suite` and `sweep`: whatever the moment, the results
+//! measured so far are printed and saved in the history (marked partial), the test files are
+//! removed, and the exit code is the same (1) every time.
+//!
+//! The moments are random on purpose (the seed is printed, to replay a failure with
+//! `DISKMETER_TEST_SEED`): layout, the middle of a step, between two steps, the last
+//! moments of a run.
+
+mod common;
+
+use common::TestDir;
+use serde_json::Value;
+use std::path::Path;
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+/// Interrupts per command; each is a new random moment.
+const TRIALS: usize = 3;
+
+/// A small xorshift generator: the moments need no more than that, and a printed seed.
+struct Moments(u64);
+
+impl Moments {
+    fn new(test: &str) -> Moments {
+        let seed = std::env::var("DISKMETER_TEST_SEED")
+            .ok()
+            .and_then(|s| s.parse().ok())
+            .unwrap_or_else(|| {
+                std::time::SystemTime::now()
+                    .duration_since(std::time::UNIX_EPOCH)
+                    .map_or(1, |d| d.as_nanos() as u64)
+                    | 1
+            });
+        eprintln!("{test}: DISKMETER_TEST_SEED={seed}");
+        Moments(seed)
+    }
+
+    /// A moment uniformly in [0, `within`).
+    fn next(&mut self, within: Duration) -> Duration {
+        self.0 ^= self.0 << 13;
+        self.0 ^= self.0 >> 7;
+        self.0 ^= self.0 << 17;
+        within.mul_f64((self.0 >> 11) as f64 / (1u64 << 53) as f64)
+    }
+}
+
+/// True once the process `pid` catches SIGINT: diskmeter installs its handler when its
+/// session opens, and a signal before that would end the process the default way.
+fn catches_sigint(pid: u32) -> bool {
+    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).unwrap_or_default();
+    status
+        .lines()
+        .find_map(|l| l.strip_prefix("SigCgt:"))
+        .and_then(|mask| u64::from_str_radix(mask.trim(), 16).ok())
+        .is_some_and(|mask| mask & (1 << (libc::SIGINT - 1)) != 0)
+}
+
+/// What one interrupted command left behind.
+struct Interrupted {
+    code: Option<i32>,
+    stdout: String,
+    stderr: String,
+    at: Duration,
+}
+
+/// Starts `diskmeter ARGS` in `dir`, sends SIGINT `moment` after its handler is installed,
+/// and collects what it printed.
+fn interrupt(dir: &Path, args: &[&str], moment: Duration) -> Interrupted {
+    let mut child = Command::new(assert_cmd::cargo::cargo_bin("diskmeter"))
+        .current_dir(dir)
+        .args(args)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("start diskmeter");
+    let started = Instant::now();
+    while !catches_sigint(child.id()) {
+        assert!(
+            started.elapsed() < Duration::from_secs(30),
+            "diskmeter never installed its SIGINT handler"
+        );
+        std::thread::sleep(Duration::from_millis(1));
+    }
+    std::thread::sleep(moment);
+    // SAFETY: sends a signal to our own child, which has not been waited for.
+    unsafe {
+        libc::kill(child.id() as i32, libc::SIGINT);
+    }
+    let output = child.wait_with_output().expect("wait for diskmeter");
+    Interrupted {
+        code: output.status.code(),
+        stdout: String::from_utf8_lossy(&output.stdout).into_owned(),
+        stderr: String::from_utf8_lossy(&output.stderr).into_owned(),
+        at: moment,
+    }
+}
+
+/// The runs the history at `db` holds.
+fn saved_runs(db: &Path) -> Vec<Value> {
+    if !db.exists() {
+        return Vec::new();
+    }
+    let output = Command::new(assert_cmd::cargo::cargo_bin("diskmeter"))
+        .args(["history", "--format", "json", "--db"])
+        .arg(db)
+        .output()
+        .expect("diskmeter history");
+    assert!(
+        output.status.success(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    serde_json::from_slice::<Value>(&output.stdout)
+        .expect("history JSON")
+        .as_array()
+        .cloned()
+        .unwrap_or_default()
+}
+
+/// The checks every interrupted command must pass; `measured` says how many steps' results
+/// its output shows.
+fn check(what: &str, run: &Interrupted, measured: usize, db: &Path, work: &TestDir) {
+    let context = format!(
+        "{what}, SIGINT {:?} after the handler was installed\nstderr:\n{}\nstdout:\n{}",
+        run.at, run.stderr, run.stdout
+    );
+    assert_eq!(run.code, Some(1), "exit code: {context}");
+    assert!(run.stderr.contains("interrupted"), "{context}");
+    assert!(
+        work.files().is_empty(),
+        "files left: {:?}; {context}",
+        work.files()
+    );
+    let runs = saved_runs(db);
+    if measured == 0 {
+        assert!(
+            run.stderr.contains("nothing was measured"),
+            "no results printed: {context}"
+        );
+        assert!(runs.is_empty(), "nothing measured, but saved: {context}");
+    } else {
+        assert_eq!(runs.len(), 1, "saved runs: {runs:?}; {context}");
+        assert_eq!(runs[0]["steps"], measured as u64, "{context}");
+        assert_eq!(runs[0]["partial"], true, "{context}");
+    }
+}
+
+#[test]
+fn ctrl_c_at_a_random_moment_of_a_run_keeps_what_was_measured() {
+    let mut moments = Moments::new("run");
+    for trial in 0..TRIALS {
+        let (work, history) = (TestDir::new(), TestDir::new());
+        let db = history.path().join("history.db");
+        let args = [
+            "run",
+            "--quiet",
+            "--output-format=json",
+            "--db",
+            db.to_str().unwrap(),
+            "--name=c",
+            "--rw=randrw",
+            "--bs=4k",
+            "--size=16m",
+            "--direct=1",
+            "--runtime=2",
+            "--time_based",
+        ];
+        let run = interrupt(work.path(), &args, moments.next(Duration::from_secs(2)));
+        let measured = if run.stdout.trim().is_empty() {
+            0
+        } else {
+            let v: Value = serde_json::from_str(&run.stdout).expect("stdout is the JSON result");
+            assert_eq!(v["meta"]["partial"], true, "trial {trial}: {}", run.stdout);
+            1
+        };
+        check(&format!("run, trial {trial}"), &run, measured, &db, &work);
+    }
+}
+
+#[test]
+fn ctrl_c_at_a_random_moment_of_a_suite_keeps_the_finished_steps() {
+    let mut moments = Moments::new("suite");
+    for trial in 0..TRIALS {
+        let (work, history) = (TestDir::new(), TestDir::new());
+        let db = history.path().join("history.db");
+        let args = [
+            "suite",
+            "quick",
+            ".",
+            "--quiet",
+            "--output-format=json",
+            "--db",
+            db.to_str().unwrap(),
+            "--size=16m",
+            "--runtime=1",
+            "--no-auto-stop",
+        ];
+        // Eight steps of a second: the moment falls anywhere in the first six.
+        let run = interrupt(work.path(), &args, moments.next(Duration::from_secs(6)));
+        let measured = if run.stdout.trim().is_empty() {
+            0
+        } else {
+            let v: Value = serde_json::from_str(&run.stdout).expect("stdout is the suite JSON");
+            let steps = v["steps"].as_array().expect("steps").len();
+            assert!(steps < 8, "trial {trial}: the suite was not cut short");
+            steps
+        };
+        check(&format!("suite, trial {trial}"), &run, measured, &db, &work);
+    }
+}
+
+#[test]
+fn ctrl_c_at_a_random_moment_of_a_sweep_keeps_the_finished_points() {
+    let mut moments = Moments::new("sweep");
+    for trial in 0..TRIALS {
+        let (work, history) = (TestDir::new(), TestDir::new());
+        let db = history.path().join("history.db");
+        let args = [
+            "sweep",
+            ".",
+            "--quiet",
+            "--output-format=json",
+            "--db",
+            db.to_str().unwrap(),
+            "--qd=1,4,16",
+            "--bs=4k,64k",
+            "--point-time=400ms",
+            "--ramp=0",
+            "--size=16m",
+            "--charts=none",
+        ];
+        // Six points of 0.4 s.
+        let run = interrupt(
+            work.path(),
+            &args,
+            moments.next(Duration::from_millis(2200)),
+        );
+        let measured = if run.stdout.trim().is_empty() {
+            0
+        } else {
+            let v: Value = serde_json::from_str(&run.stdout).expect("stdout is the sweep JSON");
+            let points: usize = v["sweeps"]
+                .as_array()
+                .expect("sweeps")
+                .iter()
+                .map(|s| s["points"].as_array().map_or(0, Vec::len))
+                .sum();
+            assert!(points < 6, "trial {trial}: the sweep was not cut short");
+            points
+        };
+        check(&format!("sweep, trial {trial}"), &run, measured, &db, &work);
+    }
+}
