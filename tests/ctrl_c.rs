@@ -66,7 +66,7 @@ struct Interrupted {
 /// Starts `diskmeter ARGS` in `dir`, sends SIGINT `moment` after its handler is installed,
 /// and collects what it printed.
 fn interrupt(dir: &Path, args: &[&str], moment: Duration) -> Interrupted {
-    let mut child = Command::new(assert_cmd::cargo::cargo_bin("diskmeter"))
+    let child = Command::new(assert_cmd::cargo::cargo_bin("diskmeter"))
         .current_dir(dir)
         .args(args)
         .stdout(Stdio::piped())
