@@ -363,3 +363,68 @@ fn the_readme_main_command_saves_into_the_home_data_folder() {
     let listed = ok(run(&["history"]));
     assert!(listed.contains("| suite | quick "), "{listed}");
 }
+
+/// A history database written by diskmeter at f43a725 (history schema 2, the internal job
+/// specification in every stored result; crates/history/tests/fixtures/README.md says how it
+/// was made) opens with this diskmeter: every reading command works on every run in it.
+#[test]
+fn a_history_written_by_main_at_f43a725_lists_shows_exports_compares_and_analyses() {
+    let dir = TestDir::new();
+    let db = dir.path().join("old.db");
+    std::fs::copy(
+        Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("crates/history/tests/fixtures/history-v2-f43a725.db"),
+        &db,
+    )
+    .unwrap();
+    let db = db.to_str().unwrap();
+    let data = dir.path().join("data");
+    let run = |args: &[&str]| ok(diskmeter(&dir, &data, &[args, &["--db", db]].concat()));
+
+    let listed: Value = serde_json::from_str(&run(&["history", "--format=json"])).unwrap();
+    assert_eq!(listed.as_array().unwrap().len(), 8);
+    let table = run(&["history", "--kind", "suite"]);
+    assert!(
+        table.contains("(interrupted)"),
+        "run 8 was interrupted: {table}"
+    );
+    for id in 1..=8 {
+        let id = id.to_string();
+        let shown = run(&["show", &id, "--full"]);
+        assert!(shown.starts_with(&format!("run {id}: ")), "{shown}");
+        assert!(
+            shown.contains("ioengine="),
+            "the full report renders: {shown}"
+        );
+        let stored: Value = serde_json::from_str(&run(&["export", &id, "--format=json"])).unwrap();
+        for step in stored["steps"].as_array().unwrap() {
+            let job = &step["result"]["jobs"][0];
+            assert_eq!(step["result"]["schema_version"], 2);
+            assert!(job.get("spec").is_none(), "no job specification is stored");
+            assert!(job["options"].as_array().unwrap().len() >= 5, "{job}");
+        }
+        let fio: Value = serde_json::from_str(&run(&["export", &id, "--format=fio-json"])).unwrap();
+        let first = if fio.is_array() { &fio[0] } else { &fio };
+        assert!(first["jobs"][0]["job options"]["rw"].is_string(), "{first}");
+        let csv = run(&["export", &id, "--format=csv"]);
+        assert!(csv.lines().count() >= 2, "{csv}");
+    }
+    // Run 1's reader was rate-limited: fio's JSON carries its intended-time latency.
+    let fio: Value = serde_json::from_str(&run(&["export", "1", "--format=fio-json"])).unwrap();
+    assert!(fio["jobs"][0]["read"]["diskmeter_lat_intended_ns"]["N"].as_u64() > Some(0));
+    // The whole quick suite against the interrupted one: the two steps both have.
+    let compared: Value =
+        serde_json::from_str(&run(&["compare", "3", "8", "--format=json"])).unwrap();
+    let steps: std::collections::BTreeSet<&str> = compared["comparison"]["metrics"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|m| m["step"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        steps.into_iter().collect::<Vec<_>>(),
+        ["SEQ1M Q8T1 read", "SEQ1M Q8T1 write"]
+    );
+    let analysed = run(&["analyze", "4", "--charts", "none"]);
+    assert!(analysed.contains("| 64k | 4 "), "{analysed}");
+}

@@ -145,3 +145,77 @@ fn ctrl_c_prints_partial_results_and_cleans_up() {
 fn sigterm_prints_partial_results_and_cleans_up() {
     interrupted_by(libc::SIGTERM);
 }
+
+/// Waits until the run's worker thread `thread` exists (the run has started), then a little.
+fn wait_for_worker(child: &Child, thread: &str) {
+    let tasks = format!("/proc/{}/task", child.id());
+    for _ in 0..600 {
+        let started = std::fs::read_dir(&tasks).into_iter().flatten().any(|task| {
+            task.map(|t| t.path().join("comm"))
+                .ok()
+                .and_then(|comm| std::fs::read_to_string(comm).ok())
+                .is_some_and(|name| name.trim() == thread)
+        });
+        if started {
+            std::thread::sleep(Duration::from_millis(300));
+            return;
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    panic!("worker {thread} never started");
+}
+
+/// Truth bug: a stall was invisible in `--output-format=fio-json`, which carried only the
+/// service latency. A 1,000 IOPS null job frozen (SIGSTOP) for 600 ms shows the stall in
+/// `diskmeter_lat_intended_ns` (latency from the intended issue time) of fio's JSON.
+#[test]
+fn stalls_are_visible_in_fio_compatible_json() {
+    let t = TestDir::new();
+    let child = Command::new(assert_cmd::cargo::cargo_bin("diskmeter"))
+        .current_dir(t.path())
+        .args([
+            "run",
+            "--quiet",
+            "--output-format=fio-json",
+            "--name=stall",
+            "--ioengine=null",
+            "--rw=randread",
+            "--bs=4k",
+            "--size=8m",
+            "--rate_iops=1000",
+            "--runtime=3",
+            "--time_based",
+        ])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("start diskmeter");
+    wait_for_worker(&child, "dm-stall-0");
+    // 600 ms, so that the 500 ms asked below holds whatever the two kill(1)s take to start.
+    signal(&child, libc::SIGSTOP);
+    std::thread::sleep(Duration::from_millis(600));
+    signal(&child, libc::SIGCONT);
+    let output = child.wait_with_output().unwrap();
+    assert!(
+        output.status.success(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let v: Value = serde_json::from_slice(&output.stdout).unwrap();
+    let read = &v["jobs"][0]["read"];
+    let intended = &read["diskmeter_lat_intended_ns"];
+    let max_ns = intended["max"].as_u64().expect("max, ns");
+    // The IO due just after the stop (1 ms apart at 1,000 IOPS) waited out the whole stop.
+    assert!(
+        max_ns >= 500_000_000,
+        "max from the intended time {max_ns} ns"
+    );
+    assert_eq!(
+        intended["N"], read["total_ios"],
+        "every IO has an intended time"
+    );
+    // It has lat_ns's shape, percentiles included.
+    for key in ["min", "max", "mean", "stddev", "N", "percentile"] {
+        assert!(intended.get(key).is_some(), "{key}: {intended}");
+    }
+}

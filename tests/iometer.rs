@@ -51,9 +51,9 @@ fn the_guides_specifications_run_in_order_with_a_summary() {
     assert_eq!(job(0)["workers"], 3, "group_reporting over the 3 workers");
     assert_eq!(job(0)["read"]["ios"], 0);
     assert!(job(0)["write"]["ios"].as_u64().unwrap() > 0);
-    assert_eq!(job(0)["spec"]["bs_bytes"]["write"], 8192);
+    assert_eq!(job(0)["workload"]["bs_write_bytes"], 8192);
     assert_eq!(job(1)["write"]["ios"], 0);
-    assert_eq!(job(1)["spec"]["bs_bytes"]["read"], 65536);
+    assert_eq!(job(1)["workload"]["bs_read_bytes"], 65536);
     let (r, w) = (
         job(2)["read"]["ios"].as_f64().unwrap(),
         job(2)["write"]["ios"].as_f64().unwrap(),
@@ -62,7 +62,15 @@ fn the_guides_specifications_run_in_order_with_a_summary() {
         (r / (r + w) * 100.0 - 70.0).abs() <= 1.0,
         "{r} reads, {w} writes"
     );
-    assert_eq!(job(2)["spec"]["percentage_random"], 60);
+    let option = |name: &str| {
+        job(2)["options"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|o| o["name"] == name)
+            .map(|o| o["value"].clone())
+    };
+    assert_eq!(option("percentage_random"), Some("60".into()));
     assert!(
         dir.files().is_empty(),
         "iobw.tst is removed: {:?}",

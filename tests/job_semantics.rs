@@ -158,7 +158,13 @@ fn poisson_rate_keeps_the_mean_rate() {
     ]);
     let iops = v["jobs"][0]["read"]["iops"].as_f64().unwrap();
     assert!((iops - 5000.0).abs() <= 0.02 * 5000.0, "{iops} IOPS");
-    assert_eq!(v["jobs"][0]["spec"]["rate_poisson"], true);
+    let options = v["jobs"][0]["options"].as_array().unwrap();
+    assert!(
+        options
+            .iter()
+            .any(|o| o["name"] == "rate_process" && o["value"] == "poisson"),
+        "{options:?}"
+    );
     let lat = &v["jobs"][0]["read"]["lat_intended"];
     assert!(
         lat["count"].as_u64().unwrap() > 0,

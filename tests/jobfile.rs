@@ -401,7 +401,7 @@ fn the_digitalocean_command_lines_run() {
         };
         assert!(job[dir_key]["ios"].as_u64().unwrap() > 0, "{name}");
         assert_eq!(
-            job["spec"]["iodepth"].as_u64().unwrap().to_string(),
+            job["workload"]["iodepth"].as_u64().unwrap().to_string(),
             qd,
             "{name}"
         );

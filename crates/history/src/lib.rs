@@ -1,22 +1,29 @@
 //! The results history: an embedded SQLite database (rusqlite, SQLite bundled) holding every
-//! run diskmeter made — its kind and name, target, the resolved workload, host facts, the
-//! full result schema, the merged latency histograms (HdrHistogram V2 serialisation) and the
+//! run diskmeter made — its kind and name, target, host facts, and per step the stored record
+//! (the jobs' resolved options as a fio job file, and the full result schema, whose jobs carry
+//! the same options), the merged latency histograms (HdrHistogram V2 serialisation) and the
 //! per-second series — so that runs can be listed, shown, exported and compared later.
+//! `docs/history.md` documents the record and its versions.
 //!
-//! One run is saved in one transaction, in WAL mode: a process killed in the middle of a save
-//! leaves the database readable and without a half-saved run.
+//! Two ways to save, both in WAL mode: [`HistoryStore::save`] writes a whole run in one
+//! transaction; [`HistoryStore::begin_run`], [`HistoryStore::append_step`] and
+//! [`HistoryStore::finish_run`] write a run as it goes, each step in its own transaction, so a
+//! process killed in the middle keeps the steps it finished (the run lists as unfinished).
+//! Either way a killed process leaves the database readable and no half-saved step.
 
 #![forbid(unsafe_code)]
 
 mod host;
 mod migrations;
+mod read;
+mod write;
 
 pub use host::{DeviceFacts, FilesystemFacts, HostFacts};
 pub use migrations::SCHEMA_VERSION;
 
-use diskmeter_report::{JobResult, RunResult};
+use diskmeter_report::{ReportError, RunResult};
 use diskmeter_stats::{merge_series, IntervalSample, LatencyHistogram};
-use rusqlite::{params, Connection, OptionalExtension};
+use rusqlite::Connection;
 use serde::{Deserialize, Serialize};
 use std::path::{Path, PathBuf};
 use std::time::Duration;
@@ -36,14 +43,14 @@ pub enum HistoryError {
         source: std::io::Error,
     },
     /// A stored JSON document did not parse (a damaged row).
-    #[error("history run {run_id}: stored {what} is unreadable: {message}")]
+    #[error("history run {run_id}: stored {what} is unreadable: {source}")]
     Damaged {
         /// The run.
         run_id: i64,
         /// Which document.
         what: &'static str,
         /// Why.
-        message: String,
+        source: ReportError,
     },
     /// The database was written by a newer diskmeter.
     #[error("the history database has schema version {found}, newer than this diskmeter's {known}: use a newer diskmeter or another --db")]
@@ -56,6 +63,9 @@ pub enum HistoryError {
     /// No run has this id.
     #[error("no run {0} in the history (diskmeter history lists them)")]
     NoSuchRun(i64),
+    /// A step was appended to, or a finish given for, a run that was finished already.
+    #[error("history run {0} is finished: it takes no more steps")]
+    RunFinished(i64),
 }
 
 /// The default database: `$XDG_DATA_HOME/diskmeter/history.db`, else
@@ -75,15 +85,15 @@ pub fn default_path() -> Option<PathBuf> {
 /// One step of a run to save: a plain run has one, a suite one per step, a sweep one per point.
 #[derive(Debug, Clone)]
 pub struct NewStep {
-    /// The step's name ("SEQ1M Q8T1 read", "randread bs=4k qd=32", or the job names).
+    /// The step's name ("SEQ1M Q8T1 read", "randread 4k QD32 x1", or the job names).
     pub name: String,
-    /// Its full result (the resolved workload is each job's `spec`).
+    /// Its full result (each job's resolved options are in it).
     pub result: RunResult,
     /// Merged latency histograms: (direction "read"/"write", kind "clat"/"lat", histogram).
     pub histograms: Vec<(String, String, LatencyHistogram)>,
 }
 
-/// A run to save.
+/// A whole run to save at once with [`HistoryStore::save`].
 #[derive(Debug, Clone)]
 pub struct NewRun {
     /// "run", "suite", "sweep", "diskspd" or "iometer".
@@ -100,6 +110,38 @@ pub struct NewRun {
     pub steps: Vec<NewStep>,
 }
 
+/// What is known of a run when it begins ([`HistoryStore::begin_run`]).
+#[derive(Debug, Clone)]
+pub struct RunHeader {
+    /// "run", "suite", "sweep", "diskspd" or "iometer".
+    pub kind: String,
+    /// The suite's name, or the job names of a run.
+    pub name: String,
+    /// The target the run is about (file, folder or device).
+    pub target: String,
+    /// The command line as given.
+    pub command_line: String,
+    /// Host and device facts.
+    pub host: HostFacts,
+    /// Start, ms since the Unix epoch (UTC).
+    pub started_unix_ms: u64,
+    /// The diskmeter that runs it.
+    pub diskmeter_version: String,
+    /// The machine.
+    pub hostname: String,
+}
+
+/// How a run ended ([`HistoryStore::finish_run`]).
+#[derive(Debug, Clone)]
+pub struct RunEnd {
+    /// End, ms since the Unix epoch (UTC).
+    pub finished_unix_ms: u64,
+    /// Interrupted (Ctrl-C, SIGTERM) or cut short: its steps cover less than was asked.
+    pub partial: bool,
+    /// The listing's headline; `None` for the store's own (from the steps' IOPS and bandwidth).
+    pub summary: Option<String>,
+}
+
 /// A run as listed.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct RunSummary {
@@ -113,10 +155,14 @@ pub struct RunSummary {
     pub target: String,
     /// Start, ms since the Unix epoch (UTC).
     pub started_unix_ms: u64,
-    /// End, ms since the Unix epoch (UTC).
+    /// End, ms since the Unix epoch (UTC); for an unfinished run, the end of its last step.
     pub finished_unix_ms: u64,
-    /// Interrupted before it finished.
+    /// Interrupted before it finished, or never finished.
     pub partial: bool,
+    /// Begun but never finished: still running, or its process ended before it closed the
+    /// run (the steps it finished are kept). Always `partial` too.
+    #[serde(default)]
+    pub unfinished: bool,
     /// The diskmeter that ran it.
     pub diskmeter_version: String,
     /// The machine.
@@ -220,208 +266,6 @@ impl HistoryStore {
             .query_row("PRAGMA user_version", [], |row| row.get(0))?)
     }
 
-    /// Saves `run` in one transaction and returns its id.
-    pub fn save(&mut self, run: &NewRun) -> Result<i64, HistoryError> {
-        let first = run.steps.first().map(|s| &s.result.meta);
-        let last = run.steps.last().map(|s| &s.result.meta);
-        let tx = self.conn.transaction()?;
-        tx.execute(
-            "INSERT INTO runs (kind, name, target, started_unix_ms, finished_unix_ms, partial,
-                 diskmeter_version, hostname, command_line, summary)
-             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)",
-            params![
-                run.kind,
-                run.name,
-                run.target,
-                first.map_or(0, |m| m.started_unix_ms) as i64,
-                last.map_or(0, |m| m.finished_unix_ms) as i64,
-                run.steps.iter().any(|s| s.result.meta.partial),
-                first.map_or_else(String::new, |m| m.diskmeter_version.clone()),
-                first.map_or_else(String::new, |m| m.hostname.clone()),
-                run.command_line,
-                headline(&run.steps),
-            ],
-        )?;
-        let run_id = tx.last_insert_rowid();
-        tx.execute(
-            "INSERT INTO host_facts (run_id, facts_json) VALUES (?1, ?2)",
-            params![run_id, to_json(&run.host)],
-        )?;
-        for (position, step) in run.steps.iter().enumerate() {
-            let workload: Vec<_> = step.result.jobs.iter().map(|j| &j.spec).collect();
-            tx.execute(
-                "INSERT INTO steps (run_id, position, name, workload_json, result_json)
-                 VALUES (?1, ?2, ?3, ?4, ?5)",
-                params![
-                    run_id,
-                    position as i64,
-                    step.name,
-                    to_json(&workload),
-                    diskmeter_report::to_json(&step.result),
-                ],
-            )?;
-            for (direction, kind, histogram) in &step.histograms {
-                if histogram.is_empty() {
-                    continue;
-                }
-                // A histogram that cannot be serialised is left out: the result keeps its
-                // percentiles, and a history must not lose a run for want of a blob.
-                if let Ok(bytes) = histogram.to_bytes() {
-                    tx.execute(
-                        "INSERT INTO histograms (run_id, position, direction, kind, hdr_v2)
-                         VALUES (?1, ?2, ?3, ?4, ?5)",
-                        params![run_id, position as i64, direction, kind, bytes],
-                    )?;
-                }
-            }
-            let mut insert = tx.prepare_cached(
-                "INSERT OR REPLACE INTO series (run_id, position, start_ms, duration_ms,
-                     read_iops, read_bw_bytes_per_sec, read_lat_mean_ns,
-                     write_iops, write_bw_bytes_per_sec, write_lat_mean_ns)
-                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)",
-            )?;
-            for sample in step_series(&step.result) {
-                insert.execute(params![
-                    run_id,
-                    position as i64,
-                    sample.start_ms as i64,
-                    sample.duration_ms as i64,
-                    sample.read.iops,
-                    sample.read.bytes_per_sec,
-                    sample.read.lat_mean_ns,
-                    sample.write.iops,
-                    sample.write.bytes_per_sec,
-                    sample.write.lat_mean_ns,
-                ])?;
-            }
-        }
-        tx.commit()?;
-        Ok(run_id)
-    }
-
-    /// Runs matching `filter`, newest first.
-    pub fn list(&self, filter: &RunFilter) -> Result<Vec<RunSummary>, HistoryError> {
-        let mut sql = String::from(
-            "SELECT id, kind, name, target, started_unix_ms, finished_unix_ms, partial,
-                    diskmeter_version, hostname, command_line,
-                    (SELECT COUNT(*) FROM steps WHERE steps.run_id = runs.id), summary
-             FROM runs WHERE 1 = 1",
-        );
-        let mut values: Vec<rusqlite::types::Value> = Vec::new();
-        if let Some(kind) = &filter.kind {
-            sql.push_str(" AND kind = ?");
-            values.push(kind.clone().into());
-        }
-        if let Some(name) = &filter.name {
-            sql.push_str(" AND name = ?");
-            values.push(name.clone().into());
-        }
-        if let Some(text) = &filter.target_contains {
-            sql.push_str(" AND instr(target, ?) > 0");
-            values.push(text.clone().into());
-        }
-        if let Some(since) = filter.since_unix_ms {
-            sql.push_str(" AND started_unix_ms >= ?");
-            values.push((since as i64).into());
-        }
-        if let Some(until) = filter.until_unix_ms {
-            sql.push_str(" AND started_unix_ms < ?");
-            values.push((until as i64).into());
-        }
-        sql.push_str(" ORDER BY started_unix_ms DESC, id DESC");
-        if let Some(limit) = filter.limit {
-            sql.push_str(&format!(" LIMIT {limit}"));
-        }
-        let mut statement = self.conn.prepare(&sql)?;
-        let rows = statement.query_map(rusqlite::params_from_iter(values), summary_from_row)?;
-        Ok(rows.collect::<Result<Vec<_>, _>>()?)
-    }
-
-    /// The whole run `id`.
-    pub fn load(&self, id: i64) -> Result<StoredRun, HistoryError> {
-        let summary = self
-            .conn
-            .query_row(
-                "SELECT id, kind, name, target, started_unix_ms, finished_unix_ms, partial,
-                        diskmeter_version, hostname, command_line,
-                        (SELECT COUNT(*) FROM steps WHERE steps.run_id = runs.id), summary
-                 FROM runs WHERE id = ?1",
-                [id],
-                summary_from_row,
-            )
-            .optional()?
-            .ok_or(HistoryError::NoSuchRun(id))?;
-        let host = self
-            .conn
-            .query_row(
-                "SELECT facts_json FROM host_facts WHERE run_id = ?1",
-                [id],
-                |row| row.get::<_, String>(0),
-            )
-            .optional()?
-            .map(|text| {
-                serde_json::from_str(&text).map_err(|e| HistoryError::Damaged {
-                    run_id: id,
-                    what: "host facts",
-                    message: e.to_string(),
-                })
-            })
-            .transpose()?;
-        let mut statement = self
-            .conn
-            .prepare("SELECT name, result_json FROM steps WHERE run_id = ?1 ORDER BY position")?;
-        let rows = statement.query_map([id], |row| {
-            Ok((row.get::<_, String>(0)?, row.get::<_, String>(1)?))
-        })?;
-        let mut steps = Vec::new();
-        for row in rows {
-            let (name, json) = row?;
-            let result = diskmeter_report::from_json(&json).map_err(|e| HistoryError::Damaged {
-                run_id: id,
-                what: "result",
-                message: e.to_string(),
-            })?;
-            steps.push(StoredStep { name, result });
-        }
-        Ok(StoredRun {
-            summary,
-            host,
-            steps,
-        })
-    }
-
-    /// The merged histogram of one step, direction ("read"/"write") and kind ("clat"/"lat").
-    pub fn histogram(
-        &self,
-        id: i64,
-        position: u32,
-        direction: &str,
-        kind: &str,
-    ) -> Result<Option<LatencyHistogram>, HistoryError> {
-        let blob: Option<Vec<u8>> = self
-            .conn
-            .query_row(
-                "SELECT hdr_v2 FROM histograms
-                 WHERE run_id = ?1 AND position = ?2 AND direction = ?3 AND kind = ?4",
-                params![id, position as i64, direction, kind],
-                |row| row.get(0),
-            )
-            .optional()?;
-        Ok(blob.and_then(|bytes| LatencyHistogram::from_bytes(&bytes).ok()))
-    }
-
-    /// The id of the newest run, if any (`diskmeter show last`).
-    pub fn newest_id(&self) -> Result<Option<i64>, HistoryError> {
-        Ok(self
-            .conn
-            .query_row(
-                "SELECT id FROM runs ORDER BY started_unix_ms DESC, id DESC LIMIT 1",
-                [],
-                |row| row.get(0),
-            )
-            .optional()?)
-    }
-
     /// `PRAGMA integrity_check` says "ok".
     pub fn integrity_ok(&self) -> Result<bool, HistoryError> {
         let verdict: String = self
@@ -436,67 +280,10 @@ impl HistoryStore {
     }
 }
 
-fn summary_from_row(row: &rusqlite::Row<'_>) -> rusqlite::Result<RunSummary> {
-    Ok(RunSummary {
-        id: row.get(0)?,
-        kind: row.get(1)?,
-        name: row.get(2)?,
-        target: row.get(3)?,
-        started_unix_ms: row.get::<_, i64>(4)? as u64,
-        finished_unix_ms: row.get::<_, i64>(5)? as u64,
-        partial: row.get(6)?,
-        diskmeter_version: row.get(7)?,
-        hostname: row.get(8)?,
-        command_line: row.get(9)?,
-        steps: row.get::<_, i64>(10)? as u32,
-        summary: row.get(11)?,
-    })
-}
-
-fn to_json<T: Serialize>(value: &T) -> String {
-    serde_json::to_string(value).unwrap_or_else(|_| "null".to_string())
-}
-
 /// The step's per-second series summed over its jobs.
 fn step_series(result: &RunResult) -> Vec<IntervalSample> {
     result
         .jobs
         .iter()
         .fold(Vec::new(), |acc, job| merge_series(&acc, &job.series))
-}
-
-/// "IOPS 5,012 | 19.6 MiB/s" of the step with the most IOPS and the one with the most bytes.
-fn headline(steps: &[NewStep]) -> String {
-    let totals = |job: &JobResult| {
-        (
-            job.read.iops + job.write.iops,
-            job.read.bw_bytes_per_sec + job.write.bw_bytes_per_sec,
-        )
-    };
-    let per_step: Vec<(f64, f64)> = steps
-        .iter()
-        .map(|s| {
-            s.result
-                .jobs
-                .iter()
-                .map(totals)
-                .fold((0.0, 0.0), |a, b| (a.0 + b.0, a.1 + b.1))
-        })
-        .collect();
-    let max_iops = per_step.iter().map(|s| s.0).fold(0.0, f64::max);
-    let max_bw = per_step.iter().map(|s| s.1).fold(0.0, f64::max);
-    if steps.len() == 1 {
-        format!(
-            "{:.0} IOPS, {:.1} MiB/s",
-            max_iops,
-            max_bw / (1u64 << 20) as f64
-        )
-    } else {
-        format!(
-            "{} steps, up to {:.0} IOPS and {:.1} MiB/s",
-            steps.len(),
-            max_iops,
-            max_bw / (1u64 << 20) as f64
-        )
-    }
 }

@@ -1,16 +1,26 @@
 //! The schema, as a list of versioned migrations. A database records the version it is at in
 //! SQLite's `user_version`; opening applies the missing migrations in one transaction each,
 //! so a database made by an older diskmeter opens (and is upgraded) and one made by a newer
-//! diskmeter is refused instead of misread.
+//! diskmeter is refused instead of misread. `docs/history.md` describes every version.
 
+use crate::write::step_totals;
 use crate::HistoryError;
-use rusqlite::Connection;
+use rusqlite::{params, Connection, Transaction, TransactionBehavior};
 
-/// Each migration's SQL; migration `i` takes the database from version `i` to `i + 1`.
-/// Never edit a released migration: append a new one.
-const MIGRATIONS: &[&str] = &[
+/// One step of the schema's history.
+enum Migration {
+    /// Plain SQL.
+    Sql(&'static str),
+    /// SQL plus rows rewritten in Rust.
+    Code(fn(&Transaction<'_>) -> Result<(), HistoryError>),
+}
+
+/// Migration `i` takes the database from version `i` to `i + 1`. Never edit a released
+/// migration: append a new one.
+const MIGRATIONS: &[Migration] = &[
     // v1: runs, their steps (workload and full result as JSON) and merged histograms.
-    "CREATE TABLE runs (
+    Migration::Sql(
+        "CREATE TABLE runs (
          id INTEGER PRIMARY KEY,
          kind TEXT NOT NULL,
          name TEXT NOT NULL,
@@ -38,8 +48,10 @@ const MIGRATIONS: &[&str] = &[
          hdr_v2 BLOB NOT NULL,
          PRIMARY KEY (run_id, position, direction, kind)
      );",
+    ),
     // v2: host facts, the per-second series as rows, a one-line summary and a date index.
-    "CREATE TABLE host_facts (
+    Migration::Sql(
+        "CREATE TABLE host_facts (
          run_id INTEGER PRIMARY KEY REFERENCES runs(id) ON DELETE CASCADE,
          facts_json TEXT NOT NULL
      );
@@ -58,25 +70,120 @@ const MIGRATIONS: &[&str] = &[
      );
      ALTER TABLE runs ADD COLUMN summary TEXT NOT NULL DEFAULT '';
      CREATE INDEX runs_by_start ON runs(started_unix_ms);",
+    ),
+    // v3: the stored record (job file + result schema 2 instead of the internal JobSpec),
+    // runs saved step by step (unfinished), the v2 rows kept in legacy_steps.
+    Migration::Code(to_stored_record),
 ];
 
 /// The schema version this build writes.
 pub const SCHEMA_VERSION: u32 = MIGRATIONS.len() as u32;
 
 /// Brings `conn` up to `target` (at most [`SCHEMA_VERSION`]); refuses a newer database.
+///
+/// Each migration runs in an IMMEDIATE transaction that reads the version again inside it, so
+/// two diskmeters opening the same old database at once upgrade it once.
 pub(crate) fn migrate(conn: &mut Connection, target: u32) -> Result<(), HistoryError> {
-    let current: u32 = conn.query_row("PRAGMA user_version", [], |row| row.get(0))?;
-    if current > SCHEMA_VERSION {
-        return Err(HistoryError::NewerSchema {
-            found: current,
-            known: SCHEMA_VERSION,
-        });
-    }
-    for version in current..target.min(SCHEMA_VERSION) {
-        let tx = conn.transaction()?;
-        tx.execute_batch(MIGRATIONS[version as usize])?;
-        tx.pragma_update(None, "user_version", version + 1)?;
+    loop {
+        let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
+        let current: u32 = tx.query_row("PRAGMA user_version", [], |row| row.get(0))?;
+        if current > SCHEMA_VERSION {
+            return Err(HistoryError::NewerSchema {
+                found: current,
+                known: SCHEMA_VERSION,
+            });
+        }
+        if current >= target.min(SCHEMA_VERSION) {
+            return Ok(());
+        }
+        match &MIGRATIONS[current as usize] {
+            Migration::Sql(sql) => tx.execute_batch(sql)?,
+            Migration::Code(run) => run(&tx)?,
+        }
+        tx.pragma_update(None, "user_version", current + 1)?;
         tx.commit()?;
     }
+}
+
+/// v3: each step's record becomes a fio job file plus result schema 2, read from the v2 row
+/// once, here (`diskmeter_report::upgrade_json` is the only reader of result schema 1, whose
+/// jobs embedded the internal `JobSpec`). The v2 rows are kept unchanged in `legacy_steps`;
+/// a row whose result cannot be upgraded keeps its text, and loading its run then says it
+/// is damaged, as it did before.
+fn to_stored_record(tx: &Transaction<'_>) -> Result<(), HistoryError> {
+    tx.execute_batch(
+        "CREATE TABLE legacy_steps (
+             run_id INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,
+             position INTEGER NOT NULL,
+             workload_json TEXT NOT NULL,
+             result_json TEXT NOT NULL,
+             PRIMARY KEY (run_id, position)
+         );
+         INSERT INTO legacy_steps (run_id, position, workload_json, result_json)
+             SELECT run_id, position, workload_json, result_json FROM steps;
+         CREATE TABLE steps_v3 (
+             run_id INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,
+             position INTEGER NOT NULL,
+             name TEXT NOT NULL,
+             partial INTEGER NOT NULL,
+             iops REAL NOT NULL,
+             bw_bytes_per_sec REAL NOT NULL,
+             job_file TEXT NOT NULL,
+             result_schema_version INTEGER NOT NULL,
+             result_json TEXT NOT NULL,
+             PRIMARY KEY (run_id, position)
+         );
+         ALTER TABLE runs ADD COLUMN unfinished INTEGER NOT NULL DEFAULT 0;",
+    )?;
+    {
+        let mut read = tx.prepare("SELECT run_id, position, name, result_json FROM steps")?;
+        let mut insert = tx.prepare(
+            "INSERT INTO steps_v3 (run_id, position, name, partial, iops, bw_bytes_per_sec,
+                 job_file, result_schema_version, result_json)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
+        )?;
+        let mut rows = read.query([])?;
+        while let Some(row) = rows.next()? {
+            let (run_id, position, name, text): (i64, i64, String, String) =
+                (row.get(0)?, row.get(1)?, row.get(2)?, row.get(3)?);
+            match diskmeter_report::upgrade_json(&text) {
+                Ok(result) => {
+                    let (iops, bw) = step_totals(&result);
+                    insert.execute(params![
+                        run_id,
+                        position,
+                        name,
+                        result.meta.partial,
+                        iops,
+                        bw,
+                        diskmeter_report::to_job_file(&result),
+                        result.schema_version,
+                        diskmeter_report::to_json(&result),
+                    ])?;
+                }
+                Err(_) => {
+                    let version = serde_json::from_str::<serde_json::Value>(&text)
+                        .ok()
+                        .and_then(|v| v["schema_version"].as_u64())
+                        .unwrap_or(0);
+                    insert.execute(params![
+                        run_id,
+                        position,
+                        name,
+                        false,
+                        0.0,
+                        0.0,
+                        "",
+                        version as i64,
+                        text
+                    ])?;
+                }
+            }
+        }
+    }
+    tx.execute_batch(
+        "DROP TABLE steps;
+         ALTER TABLE steps_v3 RENAME TO steps;",
+    )?;
     Ok(())
 }

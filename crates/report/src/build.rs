@@ -14,8 +14,8 @@ use diskmeter_workload::JobSpec;
 
 use crate::input::{JobInput, RunInput, SteadyStateInput, TargetInfo};
 use crate::schema::{
-    CpuResult, DepthResult, DirectionResult, GroupDirection, GroupResult, JobResult,
-    LabeledPercent, LatencyBucket, LatencySummary, Percentile, RunResult, SampleStats,
+    CpuResult, DepthResult, DirectionResult, GroupDirection, GroupResult, JobOption, JobResult,
+    JobWorkload, LabeledPercent, LatencyBucket, LatencySummary, Percentile, RunResult, SampleStats,
     SCHEMA_VERSION,
 };
 
@@ -192,7 +192,8 @@ fn job_result(p: Pending) -> JobResult {
             },
         ),
         iops_mean_ci: crate::steady::iops_confidence(&stats.series),
-        spec: p.spec,
+        options: JobOption::list_of(&p.spec),
+        workload: JobWorkload::of(&p.spec),
     }
 }
 

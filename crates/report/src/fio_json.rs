@@ -5,15 +5,20 @@
 //! in ns, `io_kbytes` in KiB. Fields for things diskmeter does not measure (trim, sync, page
 //! faults, latency targets, disk utilisation) are present with fio's neutral values (zeros,
 //! `latency_percentile` 100, `disk_util` empty) so parsers find every key they expect.
+//! diskmeter adds keys of its own only under names that start with `diskmeter_`.
 
 use serde_json::{json, Map, Value};
 
 use crate::format::ctime_utc;
 use crate::input::RunMeta;
 use crate::schema::{
-    DirectionResult, JobResult, LabeledPercent, LatencySummary, RunResult, SampleStats,
+    DirectionResult, JobResult, JobWorkload, LabeledPercent, LatencySummary, RunResult, SampleStats,
 };
-use diskmeter_workload::JobSpec;
+
+/// The key of each direction object that holds diskmeter's latency from the intended issue
+/// time (`lat_intended`), in the shape of fio's `lat_ns`; `N` is 0 for jobs without a rate
+/// limit. Keys that start with `diskmeter_` are diskmeter's additions to fio's tree.
+pub const LAT_INTENDED_KEY: &str = "diskmeter_lat_intended_ns";
 
 /// The fio 3.x JSON document for `result`.
 pub fn to_fio_json(result: &RunResult) -> Value {
@@ -46,9 +51,9 @@ fn fio_job(job: &JobResult, meta: &RunMeta) -> Value {
         "eta": 0,
         "elapsed": wall_ms.div_ceil(1000),
         "job options": job_options(job),
-        "read": fio_direction(&job.read, &job.spec),
-        "write": fio_direction(&job.write, &job.spec),
-        "trim": fio_direction(&idle_direction(), &job.spec),
+        "read": fio_direction(&job.read, &job.workload),
+        "write": fio_direction(&job.write, &job.workload),
+        "trim": fio_direction(&idle_direction(), &job.workload),
         "sync": match &job.sync {
             Some(sync) => json!({ "total_ios": sync.count, "lat_ns": lat_object(sync, true) }),
             None => json!({ "total_ios": 0, "lat_ns": lat_object(&idle_summary(), false) }),
@@ -65,7 +70,7 @@ fn fio_job(job: &JobResult, meta: &RunMeta) -> Value {
         "latency_ns": buckets(&b[0..10], 1),
         "latency_us": buckets(&b[10..20], 1_000),
         "latency_ms": latency_ms,
-        "latency_depth": job.spec.iodepth,
+        "latency_depth": job.workload.iodepth,
         "latency_target": 0,
         "latency_percentile": 100.0,
         "latency_window": 0,
@@ -77,75 +82,24 @@ fn fio_job(job: &JobResult, meta: &RunMeta) -> Value {
     job_json
 }
 
-/// The options that describe the job, spelled as fio job-file options with string values.
+/// fio's "job options": the job's resolved options as strings, as a job file gives them.
 fn job_options(job: &JobResult) -> Value {
-    let spec = &job.spec;
-    let mut o = Map::new();
-    let mut put = |key: &str, value: String| {
-        o.insert(key.to_string(), Value::String(value));
-    };
-    put("name", spec.name.clone());
-    if !spec.filenames.is_empty() {
-        let names: Vec<String> = spec
-            .filenames
+    Value::Object(
+        job.options
             .iter()
-            .map(|p| p.display().to_string())
-            .collect();
-        put("filename", names.join(":"));
-    }
-    if let Some(dir) = &spec.directory {
-        put("directory", dir.display().to_string());
-    }
-    put("rw", spec.rw.as_str().to_string());
-    let bs = spec.bs_bytes;
-    put(
-        "bs",
-        if bs.read == bs.write {
-            bs.read.to_string()
-        } else {
-            format!("{},{}", bs.read, bs.write)
-        },
-    );
-    put("ioengine", spec.ioengine.as_str().to_string());
-    put("iodepth", spec.iodepth.to_string());
-    put("numjobs", spec.numjobs.to_string());
-    put("direct", u8::from(spec.direct).to_string());
-    if let Some(size) = spec.size_bytes {
-        put("size", size.to_string());
-    }
-    if let Some(runtime) = spec.runtime_ns {
-        put("runtime", format!("{}ms", runtime / 1_000_000));
-    }
-    if spec.time_based {
-        put("time_based", "1".into());
-    }
-    if spec.ramp_time_ns > 0 {
-        put("ramp_time", format!("{}ms", spec.ramp_time_ns / 1_000_000));
-    }
-    if spec.rw.is_mixed() {
-        put("rwmixread", spec.rwmixread.to_string());
-    }
-    let per_dir = |v: diskmeter_workload::PerDirection<Option<u64>>| -> Option<String> {
-        (v.read.is_some() || v.write.is_some())
-            .then(|| format!("{},{}", v.read.unwrap_or(0), v.write.unwrap_or(0)))
-    };
-    if let Some(rate) = per_dir(spec.rate_iops) {
-        put("rate_iops", rate);
-    }
-    if let Some(rate) = per_dir(spec.rate_bytes_per_sec) {
-        put("rate", rate);
-    }
-    if spec.group_reporting {
-        put("group_reporting", "1".into());
-    }
-    crate::steady::fio_job_options(spec, &mut o);
-    Value::Object(o)
+            .map(|o| (o.name.clone(), Value::String(o.value.clone())))
+            .collect(),
+    )
 }
 
 /// fio's per-direction object. Percentiles go where fio puts them: under `clat_ns` unless
 /// `clat_percentiles=0`, under `lat_ns` with `lat_percentiles=1` (and, as diskmeter's own
 /// rule, under `lat_ns` when there is no completion latency to list them under).
-fn fio_direction(d: &DirectionResult, spec: &JobSpec) -> Value {
+///
+/// One key is diskmeter's own, [`LAT_INTENDED_KEY`]: fio has no latency from the intended
+/// issue time, and without it a stall of a rate-limited job is invisible to readers of this
+/// document (the service latency of the IOs issued late is short).
+fn fio_direction(d: &DirectionResult, workload: &JobWorkload) -> Value {
     let bw_bytes = d.bw_bytes_per_sec.round() as u64;
     let bw: &SampleStats = &d.bw_samples_bytes_per_sec;
     let io: &SampleStats = &d.iops_samples;
@@ -160,8 +114,9 @@ fn fio_direction(d: &DirectionResult, spec: &JobSpec) -> Value {
         "short_ios": d.short_ios,
         "drop_ios": 0,
         "slat_ns": lat_object(&d.slat, false),
-        "clat_ns": lat_object(&d.clat, spec.clat_percentiles),
-        "lat_ns": lat_object(&d.lat, spec.lat_percentiles || d.clat.count == 0),
+        "clat_ns": lat_object(&d.clat, workload.clat_percentiles),
+        "lat_ns": lat_object(&d.lat, workload.lat_percentiles || d.clat.count == 0),
+        LAT_INTENDED_KEY: lat_object(&d.lat_intended, true),
         "bw_min": (bw.min / 1024.0).round() as u64,
         "bw_max": (bw.max / 1024.0).round() as u64,
         "bw_agg": d.bw_percent_of_group,

@@ -91,8 +91,10 @@ pub fn seconds(ns: u64) -> String {
     format!("{:.3} s", ns as f64 / 1e9)
 }
 
-/// Civil date (year, month 1-12, day 1-31) of a day count since 1970-01-01 (H. Hinnant's
-/// algorithm), so timestamps need no date crate.
+// UTC dates both ways by Howard Hinnant's algorithms ("chrono-Compatible Low-Level Date
+// Algorithms"), the only date arithmetic in diskmeter, so it needs no date crate.
+
+/// Civil date (year, month 1-12, day 1-31) of a day count since 1970-01-01.
 fn civil_from_days(days: i64) -> (i64, u32, u32) {
     let z = days + 719_468;
     let era = z.div_euclid(146_097);
@@ -104,6 +106,54 @@ fn civil_from_days(days: i64) -> (i64, u32, u32) {
     let month = if mp < 10 { mp + 3 } else { mp - 9 } as u32;
     let year = yoe + era * 400 + i64::from(month <= 2);
     (year, month, day)
+}
+
+/// Days since 1970-01-01 of a proleptic Gregorian date (month 1-12, day 1-31); the inverse of
+/// [`civil_from_days`].
+fn days_from_civil(year: i64, month: u32, day: u32) -> i64 {
+    let year = if month <= 2 { year - 1 } else { year };
+    let era = year.div_euclid(400);
+    let yoe = year - era * 400;
+    let mp = (i64::from(month) + 9) % 12;
+    let doy = (153 * mp + 2) / 5 + i64::from(day) - 1;
+    let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+    era * 146_097 + doe - 719_468
+}
+
+/// A UTC date as users type it, `2026-11-23` or `2026-11-23T14:20` (a space may stand for the
+/// `T`), as ms since the Unix epoch; `None` when it is not such a date or is before 1970.
+pub fn parse_utc_date_ms(text: &str) -> Option<u64> {
+    let (date, time) = match text.split_once(['T', ' ']) {
+        Some((d, t)) => (d, Some(t)),
+        None => (text, None),
+    };
+    let mut parts = date.split('-');
+    let (year, month, day): (i64, u32, u32) = (
+        parts.next()?.parse().ok()?,
+        parts.next()?.parse().ok()?,
+        parts.next()?.parse().ok()?,
+    );
+    if parts.next().is_some() || !(1..=12).contains(&month) || day == 0 {
+        return None;
+    }
+    let days = days_from_civil(year, month, day);
+    // 2026-02-30 is not a date: it would come back as another day.
+    if civil_from_days(days) != (year, month, day) {
+        return None;
+    }
+    let seconds_of_day = match time {
+        None => 0,
+        Some(t) => {
+            let mut hm = t.split(':');
+            let h: u64 = hm.next()?.parse().ok()?;
+            let mi: u64 = hm.next().unwrap_or("0").parse().ok()?;
+            if h > 23 || mi > 59 || hm.next().is_some() {
+                return None;
+            }
+            h * 3600 + mi * 60
+        }
+    };
+    (days >= 0).then(|| (days as u64 * 86_400 + seconds_of_day) * 1000)
 }
 
 /// Broken-down UTC time of a Unix ms timestamp: (year, month, day, weekday 0 = Sunday, h, m, s).
@@ -179,5 +229,40 @@ mod tests {
         assert_eq!(ctime_utc(1_795_443_608_975), "Mon Nov 23 14:20:08 2026");
         assert_eq!(utc_timestamp(0), "1970-01-01 00:00:00 UTC");
         assert_eq!(ctime_utc(951_782_400_000), "Tue Feb 29 00:00:00 2000");
+    }
+
+    #[test]
+    fn dates_parse_as_utc() {
+        assert_eq!(parse_utc_date_ms("1970-01-01"), Some(0));
+        assert_eq!(parse_utc_date_ms("2000-03-01"), Some(951_868_800_000));
+        assert_eq!(
+            parse_utc_date_ms("2026-11-24T10:30"),
+            Some(1_795_516_200_000)
+        );
+        assert_eq!(
+            parse_utc_date_ms("2026-11-24 10:30"),
+            Some(1_795_516_200_000)
+        );
+        assert_eq!(parse_utc_date_ms("2000-02-29"), Some(951_782_400_000));
+        for bad in [
+            "2026-13-01",
+            "2026-02-30",
+            "2026-11-24T24:00",
+            "1969-12-31",
+            "yesterday",
+        ] {
+            assert_eq!(parse_utc_date_ms(bad), None, "{bad}");
+        }
+    }
+
+    #[test]
+    fn the_two_date_algorithms_are_inverses() {
+        for days in (-800_000..800_000).step_by(997) {
+            let (y, m, d) = civil_from_days(days);
+            assert_eq!(days_from_civil(y, m, d), days);
+        }
+        // and a parsed date prints back as itself
+        let ms = parse_utc_date_ms("2031-07-04T09:05").unwrap();
+        assert_eq!(utc_timestamp(ms), "2031-07-04 09:05:00 UTC");
     }
 }

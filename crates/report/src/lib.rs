@@ -12,18 +12,22 @@ mod diskspd;
 mod fio_json;
 pub mod format;
 mod input;
+mod legacy;
+mod record;
 mod schema;
 mod steady;
 mod terminal;
 
 pub use build::LAT_BUCKET_EDGES_NS;
 pub use diskspd::{render_diskspd_text, render_diskspd_xml, DiskSpdHeader};
-pub use fio_json::to_fio_json;
+pub use fio_json::{to_fio_json, LAT_INTENDED_KEY as FIO_JSON_LAT_INTENDED_KEY};
 pub use input::{JobInput, RunInput, RunMeta, SteadyStateInput, TargetInfo};
+pub use legacy::upgrade_json;
+pub use record::to_job_file;
 pub use schema::{ConfidenceInterval, SteadyStateResult};
 pub use schema::{
-    CpuResult, DepthResult, DirectionResult, GroupDirection, GroupResult, JobResult,
-    LabeledPercent, LatencyBucket, LatencySummary, Percentile, RunResult, SampleStats,
+    CpuResult, DepthResult, DirectionResult, GroupDirection, GroupResult, JobOption, JobResult,
+    JobWorkload, LabeledPercent, LatencyBucket, LatencySummary, Percentile, RunResult, SampleStats,
     SCHEMA_VERSION,
 };
 pub use terminal::render_terminal;
@@ -33,9 +37,21 @@ use thiserror::Error;
 /// Why a result could not be read back.
 #[derive(Debug, Error)]
 pub enum ReportError {
-    /// The text is not JSON of diskmeter's result schema (wrong file, or a newer schema).
+    /// The text is not JSON, or not JSON of the result schema its version names.
     #[error("not a diskmeter result: {0}")]
     Json(#[from] serde_json::Error),
+    /// The JSON has no `schema_version`: it is not a diskmeter result (fio's JSON, say).
+    #[error("not a diskmeter result: it has no schema_version")]
+    NotAResult,
+    /// The result is of another schema version than the one asked for: a newer diskmeter's,
+    /// or an older one that [`upgrade_json`] reads.
+    #[error("diskmeter result schema {found}, but this diskmeter reads schema {known}{}", if *found < *known { " (older results are upgraded when the history opens them)" } else { ": use a newer diskmeter" })]
+    UnknownVersion {
+        /// The document's version.
+        found: u32,
+        /// The version this build reads.
+        known: u32,
+    },
 }
 
 /// diskmeter's own JSON: the [`RunResult`] schema, pretty-printed.
@@ -44,7 +60,15 @@ pub fn to_json(result: &RunResult) -> String {
     serde_json::to_string_pretty(result).expect("RunResult always serializes")
 }
 
-/// Reads back what [`to_json`] wrote.
+/// Reads back what [`to_json`] wrote: a result of this build's [`SCHEMA_VERSION`] only
+/// ([`upgrade_json`] reads older ones).
 pub fn from_json(text: &str) -> Result<RunResult, ReportError> {
-    Ok(serde_json::from_str(text)?)
+    let doc: serde_json::Value = serde_json::from_str(text)?;
+    match legacy::schema_version(&doc)? {
+        SCHEMA_VERSION => Ok(serde_json::from_value(doc)?),
+        found => Err(ReportError::UnknownVersion {
+            found,
+            known: SCHEMA_VERSION,
+        }),
+    }
 }

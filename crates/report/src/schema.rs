@@ -2,15 +2,21 @@
 //!
 //! The terminal view, diskmeter's JSON and the fio-compatible JSON are all rendered from a
 //! [`RunResult`], so they cannot disagree. `docs/output-fields.md` explains every field.
+//!
+//! The schema is a contract (the history stores it): it holds the workload as fio option
+//! strings plus a few typed facts, never the internal `JobSpec`, and [`SCHEMA_VERSION`]
+//! changes whenever its shape does (`tests/schema_shape.rs` fails otherwise).
 
 use diskmeter_stats::IntervalSample;
-use diskmeter_workload::{Direction, JobSpec, SteadyCriterion};
+use diskmeter_workload::{Direction, SteadyCriterion};
 use serde::{Deserialize, Serialize};
 
 use crate::input::{RunMeta, TargetInfo};
 
-/// Version of this schema; bumped on any change that renames or removes a field.
-pub const SCHEMA_VERSION: u32 = 1;
+/// Version of this schema: changes whenever a field is added, renamed, removed or changes
+/// type. 1: jobs carried the internal job specification (`spec`); 2: jobs carry `options`
+/// (fio option strings) and `workload` (typed facts) instead.
+pub const SCHEMA_VERSION: u32 = 2;
 
 /// The whole run as reported.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -36,8 +42,13 @@ pub struct JobResult {
     pub clone_index: Option<u32>,
     /// Number of workers reported here.
     pub workers: u32,
-    /// The job specification (of the first member for a merged group).
-    pub spec: JobSpec,
+    /// The job's resolved options as fio job-file options, `name` first and `kb_base` before
+    /// every size, in the order that rebuilds the job when applied again: every option that
+    /// differs from fio's default plus `name`, `rw`, `bs`, `iodepth` and `ioengine` (of the
+    /// first member for a merged group).
+    pub options: Vec<JobOption>,
+    /// The facts of the workload that the views print, typed.
+    pub workload: JobWorkload,
     /// Files and devices used, each listed once.
     pub targets: Vec<TargetInfo>,
     /// Measured time, ns, ramp excluded; the longest worker's when merged.
@@ -71,6 +82,40 @@ pub struct JobResult {
     /// full per-second samples of `series`, by batch means.
     #[serde(default)]
     pub iops_mean_ci: ConfidenceInterval,
+}
+
+/// One fio job-file option: `name=value` (flags as `1`/`0`, sizes with fio's suffixes).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct JobOption {
+    /// fio's name of the option (`bs`, `rate_iops`).
+    pub name: String,
+    /// Its value as a job file would give it (`4k`, `3200`, `1`).
+    pub value: String,
+}
+
+/// The facts of a job's workload that the terminal view and the fio-compatible JSON print,
+/// typed so that they need not parse [`JobResult::options`].
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct JobWorkload {
+    /// fio's `rw`: `read`, `write`, `randread`, `randwrite`, `rw`, `randrw`, ...
+    pub rw: String,
+    /// Block size of reads, bytes (fio `bs`; a spread, when set, decides the sizes instead).
+    pub bs_read_bytes: u64,
+    /// Block size of writes, bytes.
+    pub bs_write_bytes: u64,
+    /// The spread of read sizes as fio writes it (`bsrange` `1k-8k`, `bssplit`
+    /// `4k/50:64k/50`); `None` for a fixed size.
+    pub bs_read_spread: Option<String>,
+    /// The spread of write sizes; `None` for a fixed size.
+    pub bs_write_spread: Option<String>,
+    /// fio's `ioengine`: `io_uring`, `libaio`, `psync`, `null`.
+    pub ioengine: String,
+    /// IOs in flight per worker (fio `iodepth`).
+    pub iodepth: u32,
+    /// Completion-latency percentiles were asked for (fio `clat_percentiles`, default 1).
+    pub clat_percentiles: bool,
+    /// Total-latency percentiles were asked for (fio `lat_percentiles`, default 0).
+    pub lat_percentiles: bool,
 }
 
 /// How steady-state detection went for a reported job.
@@ -309,6 +354,14 @@ pub struct GroupDirection {
 }
 
 impl JobResult {
+    /// The value of option `name` in [`JobResult::options`], if the job lists it.
+    pub fn option(&self, name: &str) -> Option<&str> {
+        self.options
+            .iter()
+            .find(|o| o.name == name)
+            .map(|o| o.value.as_str())
+    }
+
     /// The figures of one direction.
     pub fn direction(&self, direction: Direction) -> &DirectionResult {
         match direction {

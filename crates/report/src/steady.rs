@@ -9,7 +9,7 @@ use std::fmt::Write as _;
 
 use diskmeter_stats::{batch_means, IntervalSample};
 use diskmeter_workload::JobSpec;
-use serde_json::{json, Map, Value};
+use serde_json::{json, Value};
 
 use crate::format::{iops, rate_both, seconds};
 use crate::input::SteadyStateInput;
@@ -164,28 +164,6 @@ pub(crate) fn fio_steadystate(job: &JobResult) -> Option<Value> {
             "bw": whole(&ss.window_bw_bytes_per_sec),
         },
     }))
-}
-
-/// The steady-state options in fio's "job options", when the job asked for steady state.
-pub(crate) fn fio_job_options(spec: &JobSpec, options: &mut Map<String, Value>) {
-    let ss = &spec.steadystate;
-    if !ss.enabled() {
-        return;
-    }
-    let mut put = |key: &str, value: String| {
-        options.insert(key.to_string(), Value::String(value));
-    };
-    put("steadystate", ss.setting_text(spec.kb_base));
-    put(
-        "steadystate_duration",
-        diskmeter_units::format_time_suffix(ss.duration_ns),
-    );
-    if ss.ramp_ns > 0 {
-        put(
-            "steadystate_ramp_time",
-            diskmeter_units::format_time_suffix(ss.ramp_ns),
-        );
-    }
 }
 
 #[cfg(test)]

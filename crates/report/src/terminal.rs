@@ -3,8 +3,7 @@
 
 use std::fmt::Write as _;
 
-use diskmeter_workload::patterns::show_spread;
-use diskmeter_workload::{BlockSizeSpread, Direction};
+use diskmeter_workload::Direction;
 
 use crate::format::{bytes_both, count, iops, latency_unit, rate_both, seconds, utc_timestamp};
 use crate::schema::{
@@ -46,7 +45,7 @@ pub fn render_terminal(result: &RunResult) -> String {
 }
 
 fn render_job(out: &mut String, job: &JobResult) {
-    let spec = &job.spec;
+    let workload = &job.workload;
     let clone = job
         .clone_index
         .map(|c| format!(", clone={c}"))
@@ -61,18 +60,18 @@ fn render_job(out: &mut String, job: &JobResult) {
         "{}: (groupid={}, jobs={}{clone}): {error}",
         job.name, job.group_id, job.workers
     );
-    let bs = |direction: Direction| match spec.bs_spread.get_ref(direction) {
-        BlockSizeSpread::Fixed => format!("{} B", spec.bs_bytes.get(direction)),
-        spread => show_spread(spread, spec.kb_base),
+    let bs = |spread: &Option<String>, bytes: u64| match spread {
+        None => format!("{bytes} B"),
+        Some(spread) => spread.clone(),
     };
     let _ = writeln!(
         out,
         "  rw={}, bs=(R) {}, (W) {}, ioengine={}, iodepth={}",
-        spec.rw.as_str(),
-        bs(Direction::Read),
-        bs(Direction::Write),
-        spec.ioengine.as_str(),
-        spec.iodepth
+        workload.rw,
+        bs(&workload.bs_read_spread, workload.bs_read_bytes),
+        bs(&workload.bs_write_spread, workload.bs_write_bytes),
+        workload.ioengine,
+        workload.iodepth
     );
     for direction in Direction::BOTH {
         let d = job.direction(direction);

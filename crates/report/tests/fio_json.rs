@@ -12,7 +12,7 @@ mod common;
 use std::collections::BTreeMap;
 use std::process::Command;
 
-use diskmeter_report::{to_fio_json, RunInput, RunResult};
+use diskmeter_report::{to_fio_json, RunInput, RunResult, FIO_JSON_LAT_INTENDED_KEY};
 use serde_json::Value;
 
 /// Top-level keys fio writes only in some runs ("global options" with a [global] section,
@@ -45,7 +45,8 @@ fn shape(value: &Value) -> Value {
     }
 }
 
-/// Lists every path where the two shapes differ.
+/// Lists every path where the two shapes differ. Keys that start with `diskmeter_` are
+/// diskmeter's documented additions (fio has no such key), so they may be only in ours.
 fn differences(path: &str, ours: &Value, fio: &Value, out: &mut Vec<String>) {
     match (ours, fio) {
         (Value::Object(a), Value::Object(b)) => {
@@ -54,6 +55,7 @@ fn differences(path: &str, ours: &Value, fio: &Value, out: &mut Vec<String>) {
                 let here = format!("{path}/{key}");
                 match (a.get(*key), b.get(*key)) {
                     (Some(x), Some(y)) => differences(&here, x, y, out),
+                    (Some(_), None) if key.starts_with("diskmeter_") => {}
                     (Some(_), None) => out.push(format!("{here}: only in diskmeter's")),
                     (None, Some(_)) => out.push(format!("{here}: only in fio's")),
                     (None, None) => {}
@@ -235,4 +237,54 @@ fn fio_json_steadystate_has_live_fios_keys() {
     let fio: Value = serde_json::from_str(&text[start..]).expect("fio JSON parses");
     assert!(fio["jobs"][0].get("steadystate").is_some(), "{text}");
     assert_same_tree_of(common::steady_input(), &fio);
+}
+
+#[test]
+fn fio_json_carries_latency_from_the_intended_time_under_a_diskmeter_key() {
+    let result = RunResult::build(common::sample_input(false));
+    let doc = to_fio_json(&result);
+    // Job 1 is the rate-limited writer: its intended-time latency is there in lat_ns's shape.
+    let ours = &result.jobs[1].write.lat_intended;
+    let theirs = &doc["jobs"][1]["write"][FIO_JSON_LAT_INTENDED_KEY];
+    assert!(ours.count > 0);
+    assert_eq!(theirs["N"], ours.count);
+    assert_eq!(theirs["max"], ours.max_ns);
+    assert_eq!(theirs["min"], ours.min_ns);
+    assert_eq!(
+        theirs["percentile"]["99.000000"],
+        ours.percentiles
+            .iter()
+            .find(|p| p.percent == 99.0)
+            .unwrap()
+            .value_ns
+    );
+    let lat_keys: Vec<&String> = doc["jobs"][1]["write"]["lat_ns"]
+        .as_object()
+        .unwrap()
+        .keys()
+        .collect();
+    for key in lat_keys {
+        assert!(theirs.get(key).is_some(), "{key} missing");
+    }
+    // A job without a rate limit has the key with N = 0, so every document has one tree.
+    assert_eq!(doc["jobs"][0]["read"][FIO_JSON_LAT_INTENDED_KEY]["N"], 0);
+}
+
+#[test]
+fn fio_json_job_options_are_the_jobs_resolved_options() {
+    let result = RunResult::build(common::sample_input(false));
+    let doc = to_fio_json(&result);
+    let options = doc["jobs"][0]["job options"].as_object().unwrap();
+    assert_eq!(options.len(), result.jobs[0].options.len());
+    for option in &result.jobs[0].options {
+        assert_eq!(
+            options[&option.name],
+            option.value.as_str(),
+            "{}",
+            option.name
+        );
+    }
+    assert_eq!(options["numjobs"], "2");
+    assert_eq!(options["group_reporting"], "1");
+    assert_eq!(doc["jobs"][1]["job options"]["rate_iops"], "0,500");
 }

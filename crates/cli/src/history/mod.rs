@@ -1,0 +1,123 @@
+//! The commands that read the results history, one file each: `history` (list), `show`,
+//! `export`, `compare` and `analyze` (a saved sweep); here what they share: the run-id and
+//! output arguments, resolving `last`, loading a run and writing the output.
+
+mod analyze;
+mod compare;
+mod export;
+mod list;
+mod show;
+
+pub use analyze::{analyze_command, analyze_main};
+pub use compare::{compare_command, compare_main};
+pub use export::{export_command, export_main};
+pub use list::{history_command, history_main};
+pub use show::{show_command, show_main};
+
+use crate::{write_output, EXIT_FAILURE, EXIT_USAGE};
+use clap::{Arg, ArgMatches};
+use diskmeter_history::{HistoryStore, RunFilter, RunSummary, StoredRun};
+use std::path::PathBuf;
+
+/// Bytes in a MiB, for the tables' MiB/s.
+const MIB: f64 = (1u64 << 20) as f64;
+
+fn run_id_arg(name: &'static str, help: &'static str) -> Arg {
+    Arg::new(name).value_name("ID").required(true).help(help)
+}
+
+fn output_arg() -> Arg {
+    Arg::new("output")
+        .long("output")
+        .value_name("FILE")
+        .help("Write to FILE instead of stdout")
+}
+
+fn db(matches: &ArgMatches) -> Option<&PathBuf> {
+    matches.get_one::<PathBuf>("db")
+}
+
+/// Resolves "last" or a number to a run id (for `analyze`, "last" is the newest sweep).
+fn resolve_id(store: &HistoryStore, text: &str, kind: Option<&str>) -> Result<i64, i32> {
+    if text == "last" {
+        let filter = RunFilter {
+            kind: kind.map(str::to_string),
+            limit: Some(1),
+            ..Default::default()
+        };
+        return match store.list(&filter) {
+            Ok(runs) if !runs.is_empty() => Ok(runs[0].id),
+            Ok(_) => {
+                eprintln!("diskmeter: the history has no such run yet");
+                Err(EXIT_FAILURE)
+            }
+            Err(e) => {
+                eprintln!("diskmeter: {e}");
+                Err(EXIT_FAILURE)
+            }
+        };
+    }
+    text.parse::<i64>().map_err(|_| {
+        eprintln!(
+            "diskmeter: '{text}' is not a run id (a number from diskmeter history, or 'last')"
+        );
+        EXIT_USAGE
+    })
+}
+
+fn load(store: &HistoryStore, id: i64) -> Result<StoredRun, i32> {
+    store.load(id).map_err(|e| {
+        eprintln!("diskmeter: {e}");
+        EXIT_FAILURE
+    })
+}
+
+fn finish(matches: &ArgMatches, text: &str) -> i32 {
+    match write_output(matches.try_get_one::<String>("output").ok().flatten(), text) {
+        Ok(()) => 0,
+        Err(error) => {
+            eprintln!("diskmeter: {error}");
+            EXIT_FAILURE
+        }
+    }
+}
+
+/// How a run ended, for listings: "" when it finished whole.
+fn run_state(run: &RunSummary) -> &'static str {
+    if run.unfinished {
+        " (unfinished)"
+    } else if run.partial {
+        " (interrupted)"
+    } else {
+        ""
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn listings_say_whether_a_run_was_interrupted_or_never_finished() {
+        let mut run = RunSummary {
+            id: 1,
+            kind: "suite".into(),
+            name: "quick".into(),
+            target: "/x".into(),
+            started_unix_ms: 0,
+            finished_unix_ms: 0,
+            partial: false,
+            unfinished: false,
+            diskmeter_version: "0.1.0".into(),
+            hostname: "h".into(),
+            command_line: String::new(),
+            steps: 3,
+            summary: String::new(),
+        };
+        assert_eq!(run_state(&run), "");
+        run.partial = true;
+        assert_eq!(run_state(&run), " (interrupted)");
+        run.unfinished = true;
+        assert_eq!(run_state(&run), " (unfinished)");
+    }
+}

@@ -1,0 +1,157 @@
+//! `diskmeter show`: one saved run, its host, command line and a row per step.
+
+use super::{db, finish, load, resolve_id, run_id_arg, MIB};
+use crate::args::db_arg;
+use crate::save::open_for_reading;
+use clap::{Arg, ArgAction, ArgMatches, Command};
+use diskmeter_history::StoredRun;
+use diskmeter_report::format::utc_timestamp;
+use diskmeter_units::format_thousands;
+use std::fmt::Write;
+
+/// The `show` subcommand.
+pub fn show_command() -> Command {
+    Command::new("show")
+        .about("Show a saved run: its host, command line and a table of its steps")
+        .arg(run_id_arg(
+            "id",
+            "The run's id (diskmeter history), or 'last'",
+        ))
+        .arg(db_arg())
+        .arg(
+            Arg::new("full")
+                .long("full")
+                .action(ArgAction::SetTrue)
+                .help("Also print every step's full report"),
+        )
+        .arg(
+            Arg::new("format")
+                .long("format")
+                .value_parser(["normal", "json"])
+                .default_value("normal")
+                .help("normal or json (the whole stored run)"),
+        )
+}
+
+/// Runs `diskmeter show`.
+pub fn show_main(matches: &ArgMatches) -> i32 {
+    let store = match open_for_reading(db(matches)) {
+        Ok(store) => store,
+        Err(code) => return code,
+    };
+    let id = match resolve_id(
+        &store,
+        &matches.get_one::<String>("id").cloned().unwrap_or_default(),
+        None,
+    ) {
+        Ok(id) => id,
+        Err(code) => return code,
+    };
+    let run = match load(&store, id) {
+        Ok(run) => run,
+        Err(code) => return code,
+    };
+    if matches.get_one::<String>("format").map(String::as_str) == Some("json") {
+        return finish(
+            matches,
+            &(serde_json::to_string_pretty(&run).unwrap_or_default() + "\n"),
+        );
+    }
+    let s = &run.summary;
+    let mut text = String::new();
+    let _ = writeln!(text, "run {}: {} {} on {}", s.id, s.kind, s.name, s.target);
+    let _ = writeln!(
+        text,
+        "started {}, took {:.1} s{}; diskmeter {} on {}",
+        utc_timestamp(s.started_unix_ms),
+        s.finished_unix_ms.saturating_sub(s.started_unix_ms) as f64 / 1000.0,
+        if s.unfinished {
+            ", unfinished (begun but never finished: still running, or its process ended; the steps it finished are kept)"
+        } else if s.partial {
+            ", interrupted (partial)"
+        } else {
+            ""
+        },
+        s.diskmeter_version,
+        s.hostname
+    );
+    if let Some(host) = &run.host {
+        let _ = writeln!(text, "host: {}", host.one_line());
+    }
+    let _ = writeln!(text, "command: {}\n", s.command_line);
+    text.push_str(&steps_table(&run));
+    text.push('\n');
+    if matches.get_flag("full") {
+        for step in &run.steps {
+            let _ = writeln!(text, "\n## {}\n", step.name);
+            text.push_str(&diskmeter_report::render_terminal(&step.result));
+        }
+    }
+    finish(matches, &text)
+}
+
+/// A row per step: IOPS and MiB/s per direction, mean and p99 latency, steady state.
+fn steps_table(run: &StoredRun) -> String {
+    let mut table = comfy_table::Table::new();
+    table
+        .load_preset(comfy_table::presets::ASCII_MARKDOWN)
+        .set_header(vec![
+            "step",
+            "read IOPS",
+            "read MiB/s",
+            "write IOPS",
+            "write MiB/s",
+            "mean lat",
+            "p99 lat",
+            "steady",
+        ]);
+    for step in &run.steps {
+        let r = &step.result;
+        let sum =
+            |f: &dyn Fn(&diskmeter_report::JobResult) -> f64| -> f64 { r.jobs.iter().map(f).sum() };
+        let ios = sum(&|j| (j.read.lat.count + j.write.lat.count) as f64);
+        let mean_ns = if ios > 0.0 {
+            sum(&|j| {
+                j.read.lat.mean_ns * j.read.lat.count as f64
+                    + j.write.lat.mean_ns * j.write.lat.count as f64
+            }) / ios
+        } else {
+            0.0
+        };
+        let p99 = r
+            .jobs
+            .iter()
+            .flat_map(|j| [&j.read.clat, &j.write.clat])
+            .filter(|l| l.count > 0)
+            .filter_map(|l| {
+                l.percentiles
+                    .iter()
+                    .find(|p| (p.percent - 99.0).abs() < 1e-9)
+            })
+            .map(|p| p.value_ns)
+            .max();
+        let steady = r
+            .jobs
+            .iter()
+            .filter_map(|j| j.steady_state.as_ref())
+            .map(|ss| match ss.attained_at_ns {
+                Some(ns) => format!("after {:.0} s", ns as f64 / 1e9),
+                None => "not reached".to_string(),
+            })
+            .next()
+            .unwrap_or_else(|| "-".to_string());
+        table.add_row(vec![
+            step.name.clone(),
+            format_thousands(sum(&|j| j.read.iops).round() as u64),
+            format!("{:.1}", sum(&|j| j.read.bw_bytes_per_sec) / MIB),
+            format_thousands(sum(&|j| j.write.iops).round() as u64),
+            format!("{:.1}", sum(&|j| j.write.bw_bytes_per_sec) / MIB),
+            format!("{:.1} us", mean_ns / 1000.0),
+            p99.map_or("-".to_string(), |ns| {
+                format!("{:.1} us", ns as f64 / 1000.0)
+            }),
+            steady,
+        ]);
+    }
+    table.to_string()
+}

@@ -1,0 +1,163 @@
+//! Reading runs back: listings, whole runs, histograms.
+//!
+//! Results are read as the current result schema only: rows written by older diskmeters were
+//! converted once, when their database was upgraded (`migrations.rs`).
+
+use crate::{HistoryError, HistoryStore, RunFilter, RunSummary, StoredRun, StoredStep};
+use diskmeter_report::ReportError;
+use diskmeter_stats::LatencyHistogram;
+use rusqlite::{params, OptionalExtension};
+
+/// The columns [`summary_from_row`] reads, in its order.
+const SUMMARY_COLUMNS: &str = "id, kind, name, target, started_unix_ms, finished_unix_ms,
+    partial, unfinished, diskmeter_version, hostname, command_line,
+    (SELECT COUNT(*) FROM steps WHERE steps.run_id = runs.id), summary";
+
+impl HistoryStore {
+    /// Runs matching `filter`, newest first.
+    pub fn list(&self, filter: &RunFilter) -> Result<Vec<RunSummary>, HistoryError> {
+        let mut sql = format!("SELECT {SUMMARY_COLUMNS} FROM runs WHERE 1 = 1");
+        let mut values: Vec<rusqlite::types::Value> = Vec::new();
+        if let Some(kind) = &filter.kind {
+            sql.push_str(" AND kind = ?");
+            values.push(kind.clone().into());
+        }
+        if let Some(name) = &filter.name {
+            sql.push_str(" AND name = ?");
+            values.push(name.clone().into());
+        }
+        if let Some(text) = &filter.target_contains {
+            sql.push_str(" AND instr(target, ?) > 0");
+            values.push(text.clone().into());
+        }
+        if let Some(since) = filter.since_unix_ms {
+            sql.push_str(" AND started_unix_ms >= ?");
+            values.push((since as i64).into());
+        }
+        if let Some(until) = filter.until_unix_ms {
+            sql.push_str(" AND started_unix_ms < ?");
+            values.push((until as i64).into());
+        }
+        sql.push_str(" ORDER BY started_unix_ms DESC, id DESC");
+        if let Some(limit) = filter.limit {
+            sql.push_str(&format!(" LIMIT {limit}"));
+        }
+        let mut statement = self.conn.prepare(&sql)?;
+        let rows = statement.query_map(rusqlite::params_from_iter(values), summary_from_row)?;
+        Ok(rows.collect::<Result<Vec<_>, _>>()?)
+    }
+
+    /// The whole run `id`.
+    pub fn load(&self, id: i64) -> Result<StoredRun, HistoryError> {
+        let summary = self
+            .conn
+            .query_row(
+                &format!("SELECT {SUMMARY_COLUMNS} FROM runs WHERE id = ?1"),
+                [id],
+                summary_from_row,
+            )
+            .optional()?
+            .ok_or(HistoryError::NoSuchRun(id))?;
+        let host = self
+            .conn
+            .query_row(
+                "SELECT facts_json FROM host_facts WHERE run_id = ?1",
+                [id],
+                |row| row.get::<_, String>(0),
+            )
+            .optional()?
+            .map(|text| {
+                serde_json::from_str(&text).map_err(|e| HistoryError::Damaged {
+                    run_id: id,
+                    what: "host facts",
+                    source: ReportError::Json(e),
+                })
+            })
+            .transpose()?;
+        let mut statement = self
+            .conn
+            .prepare("SELECT name, result_json FROM steps WHERE run_id = ?1 ORDER BY position")?;
+        let rows = statement.query_map([id], |row| {
+            Ok((row.get::<_, String>(0)?, row.get::<_, String>(1)?))
+        })?;
+        let mut steps = Vec::new();
+        for row in rows {
+            let (name, json) = row?;
+            let result =
+                diskmeter_report::from_json(&json).map_err(|source| HistoryError::Damaged {
+                    run_id: id,
+                    what: "result",
+                    source,
+                })?;
+            steps.push(StoredStep { name, result });
+        }
+        Ok(StoredRun {
+            summary,
+            host,
+            steps,
+        })
+    }
+
+    /// The stored job file of one step (`[name]` sections of `key=value` options), if the
+    /// step exists.
+    pub fn job_file(&self, id: i64, position: u32) -> Result<Option<String>, HistoryError> {
+        Ok(self
+            .conn
+            .query_row(
+                "SELECT job_file FROM steps WHERE run_id = ?1 AND position = ?2",
+                params![id, position],
+                |row| row.get(0),
+            )
+            .optional()?)
+    }
+
+    /// The merged histogram of one step, direction ("read"/"write") and kind ("clat"/"lat").
+    pub fn histogram(
+        &self,
+        id: i64,
+        position: u32,
+        direction: &str,
+        kind: &str,
+    ) -> Result<Option<LatencyHistogram>, HistoryError> {
+        let blob: Option<Vec<u8>> = self
+            .conn
+            .query_row(
+                "SELECT hdr_v2 FROM histograms
+                 WHERE run_id = ?1 AND position = ?2 AND direction = ?3 AND kind = ?4",
+                params![id, position, direction, kind],
+                |row| row.get(0),
+            )
+            .optional()?;
+        Ok(blob.and_then(|bytes| LatencyHistogram::from_bytes(&bytes).ok()))
+    }
+
+    /// The id of the newest run, if any (`diskmeter show last`).
+    pub fn newest_id(&self) -> Result<Option<i64>, HistoryError> {
+        Ok(self
+            .conn
+            .query_row(
+                "SELECT id FROM runs ORDER BY started_unix_ms DESC, id DESC LIMIT 1",
+                [],
+                |row| row.get(0),
+            )
+            .optional()?)
+    }
+}
+
+fn summary_from_row(row: &rusqlite::Row<'_>) -> rusqlite::Result<RunSummary> {
+    Ok(RunSummary {
+        id: row.get(0)?,
+        kind: row.get(1)?,
+        name: row.get(2)?,
+        target: row.get(3)?,
+        started_unix_ms: row.get::<_, i64>(4)? as u64,
+        finished_unix_ms: row.get::<_, i64>(5)? as u64,
+        partial: row.get(6)?,
+        unfinished: row.get(7)?,
+        diskmeter_version: row.get(8)?,
+        hostname: row.get(9)?,
+        command_line: row.get(10)?,
+        steps: row.get::<_, i64>(11)? as u32,
+        summary: row.get(12)?,
+    })
+}
