@@ -251,3 +251,49 @@ fn ctrl_c_at_a_random_moment_of_a_sweep_keeps_the_finished_points() {
         check(&format!("sweep, trial {trial}"), &run, measured, &db, &work);
     }
 }
+
+#[test]
+fn a_suite_killed_mid_way_keeps_its_finished_steps_in_the_history() {
+    let (work, history) = (TestDir::new(), TestDir::new());
+    let db = history.path().join("history.db");
+    let mut child = Command::new(assert_cmd::cargo::cargo_bin("diskmeter"))
+        .current_dir(work.path())
+        .args([
+            "suite",
+            "quick",
+            ".",
+            "--quiet",
+            "--size=16m",
+            "--runtime=1",
+        ])
+        .args(["--no-auto-stop", "--db"])
+        .arg(&db)
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("start diskmeter");
+    let started = Instant::now();
+    // Kill it (no chance to clean up or finish the run) once two steps are saved.
+    let saved = loop {
+        let runs = saved_runs(&db);
+        if runs.first().is_some_and(|r| r["steps"].as_u64() >= Some(2)) {
+            child.kill().expect("SIGKILL diskmeter");
+            break runs;
+        }
+        assert!(
+            started.elapsed() < Duration::from_secs(60),
+            "two steps never reached the history"
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    };
+    let _ = child.wait();
+    let runs = saved_runs(&db);
+    assert_eq!(runs.len(), 1, "{runs:?}");
+    let steps = runs[0]["steps"].as_u64().unwrap();
+    assert!(
+        steps >= 2 && steps < 8,
+        "{runs:?} (seen before the kill: {saved:?})"
+    );
+    assert_eq!(runs[0]["unfinished"], true, "{runs:?}");
+    assert_eq!(runs[0]["partial"], true, "{runs:?}");
+}

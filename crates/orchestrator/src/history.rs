@@ -1,9 +1,10 @@
-//! The one path by which finished runs reach the results history: a sink every session adds
-//! for itself (unless `--no-save` or a dry run), so no command can run IO without saving it.
+//! The one path by which finished runs reach the results history: every session saves into
+//! it (unless `--no-save` or a dry run), step by step, so no command can run IO without
+//! saving it and no finished step is lost to a later failure or a killed process.
 
 use crate::convert;
 use crate::step::{Batch, FinishedStep};
-use diskmeter_history::{HistoryStore, HostFacts, NewRun, NewStep};
+use diskmeter_history::{HistoryError, HistoryStore, HostFacts, NewStep, RunEnd, RunHeader};
 use diskmeter_report::RunInput;
 use diskmeter_stats::LatencyHistogram;
 use std::path::PathBuf;
@@ -59,63 +60,107 @@ pub struct SavedRun {
     pub path: PathBuf,
 }
 
-/// Collects a batch's finished steps and saves them as one run.
+/// Saves a batch's steps in the history as each finishes: the run is begun with the first
+/// finished step, each step is appended in its own transaction, and the run is finished
+/// (end time, partial or not) when the batch ends. A process killed in the middle keeps the
+/// steps that finished (the history lists the run as unfinished).
 pub(crate) struct HistorySink {
     path: PathBuf,
-    steps: Vec<NewStep>,
-    first_input: Option<RunInput>,
+    store: Option<HistoryStore>,
+    run_id: Option<i64>,
+    last_finished_unix_ms: u64,
+    error: Option<HistorySaveError>,
 }
 
 impl HistorySink {
-    /// A sink saving into `path`.
+    /// A sink saving into `path` (opened at the first finished step).
     pub(crate) fn new(path: PathBuf) -> HistorySink {
         HistorySink {
             path,
-            steps: Vec::new(),
-            first_input: None,
+            store: None,
+            run_id: None,
+            last_finished_unix_ms: 0,
+            error: None,
         }
     }
 
-    /// Takes a finished step.
-    pub(crate) fn add(&mut self, step: &FinishedStep) {
-        if self.first_input.is_none() {
-            self.first_input = Some(step.input.clone());
+    /// Saves a finished step of `batch` (beginning the run with the first). After a failure
+    /// nothing more is tried: the first error is the one reported.
+    pub(crate) fn add(&mut self, batch: &Batch, step: &FinishedStep) {
+        if self.error.is_some() {
+            return;
         }
-        self.steps.push(NewStep {
-            name: step.name.clone(),
-            result: step.result.clone(),
-            histograms: merged_histograms(&step.input),
-        });
+        if let Err(source) = self.append(batch, step) {
+            self.error = Some(HistorySaveError::Store {
+                path: self.path.clone(),
+                source,
+            });
+        }
     }
 
-    /// Saves what was taken as one run of `batch`; `Ok(None)` when no step finished.
-    pub(crate) fn save(self, batch: &Batch) -> Result<Option<SavedRun>, HistorySaveError> {
-        let Some(first) = &self.first_input else {
+    fn append(&mut self, batch: &Batch, step: &FinishedStep) -> Result<(), HistoryError> {
+        let store = match &mut self.store {
+            Some(store) => store,
+            None => self.store.insert(HistoryStore::open(&self.path)?),
+        };
+        let run_id = match self.run_id {
+            Some(id) => id,
+            None => {
+                let target = batch
+                    .target
+                    .clone()
+                    .or_else(|| convert::first_target(&step.input))
+                    .unwrap_or_else(|| PathBuf::from("."));
+                let target = std::path::absolute(&target).unwrap_or(target);
+                let meta = &step.input.meta;
+                let header = RunHeader {
+                    kind: batch.kind.as_str().to_string(),
+                    name: batch
+                        .name
+                        .clone()
+                        .unwrap_or_else(|| convert::job_names(&step.input)),
+                    target: target.display().to_string(),
+                    command_line: batch.command_line.clone(),
+                    host: HostFacts::collect(&target),
+                    started_unix_ms: meta.started_unix_ms,
+                    diskmeter_version: meta.diskmeter_version.clone(),
+                    hostname: meta.hostname.clone(),
+                };
+                *self.run_id.insert(store.begin_run(&header)?)
+            }
+        };
+        store.append_step(
+            run_id,
+            &NewStep {
+                name: step.name.clone(),
+                result: step.result.clone(),
+                histograms: merged_histograms(&step.input),
+            },
+        )?;
+        self.last_finished_unix_ms = step.input.meta.finished_unix_ms;
+        Ok(())
+    }
+
+    /// Finishes the run (`partial` when the batch was interrupted or stopped early) and
+    /// says where it is; `Ok(None)` when no step finished.
+    pub(crate) fn finish(mut self, partial: bool) -> Result<Option<SavedRun>, HistorySaveError> {
+        if let Some(error) = self.error.take() {
+            return Err(error);
+        }
+        let (Some(store), Some(id)) = (&mut self.store, self.run_id) else {
             return Ok(None);
         };
-        let target = batch
-            .target
-            .clone()
-            .or_else(|| convert::first_target(first))
-            .unwrap_or_else(|| PathBuf::from("."));
-        let target = std::path::absolute(&target).unwrap_or(target);
-        let run = NewRun {
-            kind: batch.kind.as_str().to_string(),
-            name: batch
-                .name
-                .clone()
-                .unwrap_or_else(|| convert::job_names(first)),
-            target: target.display().to_string(),
-            command_line: batch.command_line.clone(),
-            host: HostFacts::collect(&target),
-            steps: self.steps,
+        let end = RunEnd {
+            finished_unix_ms: self.last_finished_unix_ms,
+            partial,
+            summary: None,
         };
-        let at = |source| HistorySaveError::Store {
-            path: self.path.clone(),
-            source,
-        };
-        let mut store = HistoryStore::open(&self.path).map_err(at)?;
-        let id = store.save(&run).map_err(at)?;
+        store
+            .finish_run(id, &end)
+            .map_err(|source| HistorySaveError::Store {
+                path: self.path.clone(),
+                source,
+            })?;
         Ok(Some(SavedRun {
             id,
             path: self.path,

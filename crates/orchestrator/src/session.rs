@@ -98,7 +98,7 @@ impl Session {
             .collect();
         if !problems.is_empty() {
             outcome.error = Some(OrchestrateError::Invalid { problems });
-            return self.finish(batch, outcome, None, sinks);
+            return self.finish(outcome, None, sinks);
         }
         let mut history = None;
         if !self.settings.dry_run {
@@ -124,7 +124,7 @@ impl Session {
                         }
                     }
                     if let Some(history) = &mut history {
-                        history.add(&finished);
+                        history.add(batch, &finished);
                     }
                     outcome.steps.push(finished);
                     outcome.interrupted |= partial;
@@ -149,19 +149,20 @@ impl Session {
                 }
             }
         }
-        self.finish(batch, outcome, history, sinks)
+        self.finish(outcome, history, sinks)
     }
 
     /// Saves what finished, then tells the sinks the batch is over.
     fn finish(
         &self,
-        batch: &Batch,
         mut outcome: Outcome,
         history: Option<HistorySink>,
         sinks: &mut [&mut dyn Sink],
     ) -> Outcome {
         if let Some(history) = history {
-            match history.save(batch) {
+            // A batch cut short is partial even when every step that ran was whole.
+            let partial = outcome.interrupted || outcome.steps.len() < outcome.planned_steps;
+            match history.finish(partial) {
                 Ok(saved) => outcome.saved = saved,
                 Err(error) => outcome.history_error = Some(error),
             }
