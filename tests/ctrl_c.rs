@@ -291,7 +291,7 @@ fn a_suite_killed_mid_way_keeps_its_finished_steps_in_the_history() {
     assert_eq!(runs.len(), 1, "{runs:?}");
     let steps = runs[0]["steps"].as_u64().unwrap();
     assert!(
-        steps >= 2 && steps < 8,
+        (2..8).contains(&steps),
         "{runs:?} (seen before the kill: {saved:?})"
     );
     assert_eq!(runs[0]["unfinished"], true, "{runs:?}");

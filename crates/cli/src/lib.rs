@@ -19,7 +19,6 @@ mod options;
 mod plan;
 mod progress;
 mod run;
-mod save;
 mod session;
 mod suite;
 mod sweep;
@@ -161,11 +160,11 @@ fn dispatch(matches: &ArgMatches) -> anyhow::Result<Status> {
         Some(("plan", sub)) => Status::from_code(plan::main(sub)),
         Some(("catalog", sub)) => Status::from_code(catalog::main(sub)),
         Some(("emulate", sub)) => emulate::main(sub),
-        Some(("history", sub)) => Status::from_code(history::history_main(sub)),
-        Some(("show", sub)) => Status::from_code(history::show_main(sub)),
-        Some(("export", sub)) => Status::from_code(history::export_main(sub)),
-        Some(("compare", sub)) => Status::from_code(history::compare_main(sub)),
-        Some(("analyze", sub)) => Status::from_code(history::analyze_main(sub)),
+        Some(("history", sub)) => history::history_main(sub),
+        Some(("show", sub)) => history::show_main(sub),
+        Some(("export", sub)) => history::export_main(sub),
+        Some(("compare", sub)) => history::compare_main(sub),
+        Some(("analyze", sub)) => history::analyze_main(sub),
         _ => Err(UsageError("give a subcommand (diskmeter --help lists them)".into()).into()),
     }
 }

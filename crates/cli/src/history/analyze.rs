@@ -1,9 +1,8 @@
 //! `diskmeter analyze`: the sweep analysis of a saved sweep again, with new charts.
 
-use super::{db, finish, load, output_arg, resolve_id, run_id_arg};
+use super::{finish, load, open, output_arg, run_id_arg};
 use crate::args::db_arg;
-use crate::save::open_for_reading;
-use crate::{EXIT_FAILURE, EXIT_USAGE};
+use crate::{Status, UsageError};
 use clap::{Arg, ArgMatches, Command};
 
 /// The `analyze` subcommand.
@@ -29,30 +28,17 @@ pub fn analyze_command() -> Command {
 }
 
 /// Runs `diskmeter analyze`.
-pub fn analyze_main(matches: &ArgMatches) -> i32 {
-    let store = match open_for_reading(db(matches)) {
-        Ok(store) => store,
-        Err(code) => return code,
-    };
-    let text = matches.get_one::<String>("id").cloned().unwrap_or_default();
-    let run = match resolve_id(&store, &text, Some("sweep")).and_then(|id| load(&store, id)) {
-        Ok(run) => run,
-        Err(code) => return code,
-    };
+pub fn analyze_main(matches: &ArgMatches) -> anyhow::Result<Status> {
+    let store = open(matches)?;
+    let run = load(&store, matches, "id", Some("sweep"))?;
     if run.summary.kind != "sweep" {
-        eprintln!(
-            "diskmeter: run {} is a {}, not a sweep: analyze takes runs saved by diskmeter sweep",
+        return Err(UsageError(format!(
+            "run {} is a {}, not a sweep: analyze takes runs saved by diskmeter sweep",
             run.summary.id, run.summary.kind
-        );
-        return EXIT_USAGE;
+        ))
+        .into());
     }
-    let groups = match crate::sweep::points_from_steps(&run.steps) {
-        Ok(groups) => groups,
-        Err(message) => {
-            eprintln!("diskmeter: {message}");
-            return EXIT_FAILURE;
-        }
-    };
+    let groups = crate::sweep::points_from_steps(&run.steps)?;
     let charts = crate::sweep::charts_folder(matches.get_one::<String>("charts"));
     let json = matches
         .get_one::<String>("output-format")

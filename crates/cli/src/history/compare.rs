@@ -1,10 +1,9 @@
 //! `diskmeter compare`: two saved runs step by step, with a verdict per metric and an exit
 //! code for CI (1 on a regression).
 
-use super::{db, finish, load, output_arg, resolve_id, run_id_arg};
+use super::{finish, load, open, output_arg, run_id_arg};
 use crate::args::db_arg;
-use crate::save::open_for_reading;
-use crate::EXIT_FAILURE;
+use crate::Status;
 use clap::{Arg, ArgMatches, Command};
 use diskmeter_analysis::compare::{compare_runs, CompareOptions, Comparison};
 use diskmeter_history::StoredRun;
@@ -59,19 +58,12 @@ pub fn compare_command() -> Command {
 }
 
 /// Runs `diskmeter compare`.
-pub fn compare_main(matches: &ArgMatches) -> i32 {
-    let store = match open_for_reading(db(matches)) {
-        Ok(store) => store,
-        Err(code) => return code,
-    };
-    let mut runs = Vec::new();
-    for name in ["baseline", "candidate"] {
-        let text = matches.get_one::<String>(name).cloned().unwrap_or_default();
-        match resolve_id(&store, &text, None).and_then(|id| load(&store, id)) {
-            Ok(run) => runs.push(run),
-            Err(code) => return code,
-        }
-    }
+pub fn compare_main(matches: &ArgMatches) -> anyhow::Result<Status> {
+    let store = open(matches)?;
+    let runs = [
+        load(&store, matches, "baseline", None)?,
+        load(&store, matches, "candidate", None)?,
+    ];
     let options = CompareOptions {
         threshold_percent: matches.get_one::<f64>("threshold").copied().unwrap_or(10.0),
         noise_floor_percent: matches
@@ -87,25 +79,20 @@ pub fn compare_main(matches: &ArgMatches) -> i32 {
             "candidate": runs[1].summary,
             "comparison": comparison,
             "regressions": comparison.regressions(),
-        }))
-        .unwrap_or_default()
-            + "\n"
+        }))? + "\n"
     } else {
         render_comparison(&runs[0], &runs[1], &comparison)
     };
-    let code = finish(matches, &text);
-    if code != 0 {
-        return code;
-    }
+    finish(matches, &text)?;
     if comparison.metrics.is_empty() {
-        eprintln!("diskmeter: the two runs have no step in common (steps are matched by name)");
-        return EXIT_FAILURE;
+        anyhow::bail!("the two runs have no step in common (steps are matched by name)");
     }
-    if comparison.regressions() > 0 {
-        EXIT_FAILURE
+    // A regression beyond --threshold is a missed requirement: exit 1.
+    Ok(if comparison.regressions() > 0 {
+        Status::Failure
     } else {
-        0
-    }
+        Status::Success
+    })
 }
 
 fn step_refs(run: &StoredRun) -> Vec<(String, &RunResult)> {

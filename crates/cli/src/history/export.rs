@@ -1,8 +1,8 @@
 //! `diskmeter export`: a saved run as diskmeter's JSON, fio-compatible JSON or CSV.
 
-use super::{db, finish, load, output_arg, resolve_id, run_id_arg};
+use super::{finish, load, open, output_arg, run_id_arg};
 use crate::args::db_arg;
-use crate::save::open_for_reading;
+use crate::Status;
 use clap::{Arg, ArgMatches, Command};
 use diskmeter_history::StoredRun;
 use std::fmt::Write;
@@ -30,23 +30,9 @@ pub fn export_command() -> Command {
 }
 
 /// Runs `diskmeter export`.
-pub fn export_main(matches: &ArgMatches) -> i32 {
-    let store = match open_for_reading(db(matches)) {
-        Ok(store) => store,
-        Err(code) => return code,
-    };
-    let id = match resolve_id(
-        &store,
-        &matches.get_one::<String>("id").cloned().unwrap_or_default(),
-        None,
-    ) {
-        Ok(id) => id,
-        Err(code) => return code,
-    };
-    let run = match load(&store, id) {
-        Ok(run) => run,
-        Err(code) => return code,
-    };
+pub fn export_main(matches: &ArgMatches) -> anyhow::Result<Status> {
+    let store = open(matches)?;
+    let run = load(&store, matches, "id", None)?;
     let text = match matches.get_one::<String>("format").map(String::as_str) {
         Some("fio-json") => {
             let docs: Vec<serde_json::Value> = run
@@ -59,10 +45,10 @@ pub fn export_main(matches: &ArgMatches) -> i32 {
             } else {
                 serde_json::Value::Array(docs)
             };
-            serde_json::to_string_pretty(&value).unwrap_or_default() + "\n"
+            serde_json::to_string_pretty(&value)? + "\n"
         }
         Some("csv") => csv(&run),
-        _ => serde_json::to_string_pretty(&run).unwrap_or_default() + "\n",
+        _ => serde_json::to_string_pretty(&run)? + "\n",
     };
     finish(matches, &text)
 }

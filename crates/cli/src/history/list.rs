@@ -2,8 +2,7 @@
 
 use super::{finish, run_state};
 use crate::args::db_arg;
-use crate::save::open_for_reading;
-use crate::{EXIT_FAILURE, EXIT_USAGE};
+use crate::{Status, UsageError};
 use clap::{Arg, ArgMatches, Command};
 use diskmeter_history::RunFilter;
 use diskmeter_report::format::utc_timestamp;
@@ -67,45 +66,30 @@ pub fn history_command() -> Command {
 }
 
 /// Runs `diskmeter history`.
-pub fn history_main(matches: &ArgMatches) -> i32 {
-    let date = |name: &str| -> Result<Option<u64>, i32> {
+pub fn history_main(matches: &ArgMatches) -> anyhow::Result<Status> {
+    let date = |name: &str| -> Result<Option<u64>, UsageError> {
         matches
             .get_one::<String>(name)
             .map(|text| {
                 diskmeter_report::format::parse_utc_date_ms(text).ok_or_else(|| {
-                    eprintln!("diskmeter: --{name} {text}: give a UTC date as YYYY-MM-DD or YYYY-MM-DDTHH:MM");
-                    EXIT_USAGE
+                    UsageError(format!(
+                        "--{name} {text}: give a UTC date as YYYY-MM-DD or YYYY-MM-DDTHH:MM"
+                    ))
                 })
             })
             .transpose()
     };
-    let filter = match (date("since"), date("until")) {
-        (Ok(since), Ok(until)) => RunFilter {
-            kind: matches.get_one::<String>("kind").cloned(),
-            name: matches.get_one::<String>("suite").cloned(),
-            target_contains: matches.get_one::<String>("target").cloned(),
-            since_unix_ms: since,
-            until_unix_ms: until,
-            limit: matches.get_one::<u32>("limit").copied(),
-        },
-        (Err(code), _) | (_, Err(code)) => return code,
+    let filter = RunFilter {
+        kind: matches.get_one::<String>("kind").cloned(),
+        name: matches.get_one::<String>("suite").cloned(),
+        target_contains: matches.get_one::<String>("target").cloned(),
+        since_unix_ms: date("since")?,
+        until_unix_ms: date("until")?,
+        limit: matches.get_one::<u32>("limit").copied(),
     };
-    let store = match open_for_reading(super::db(matches)) {
-        Ok(store) => store,
-        Err(code) => return code,
-    };
-    let runs = match store.list(&filter) {
-        Ok(runs) => runs,
-        Err(e) => {
-            eprintln!("diskmeter: {e}");
-            return EXIT_FAILURE;
-        }
-    };
+    let runs = super::open(matches)?.list(&filter)?;
     if matches.get_one::<String>("format").map(String::as_str) == Some("json") {
-        return finish(
-            matches,
-            &(serde_json::to_string_pretty(&runs).unwrap_or_default() + "\n"),
-        );
+        return finish(matches, &(serde_json::to_string_pretty(&runs)? + "\n"));
     }
     if runs.is_empty() {
         return finish(matches, "no runs match\n");

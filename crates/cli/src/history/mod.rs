@@ -14,9 +14,11 @@ pub use export::{export_command, export_main};
 pub use list::{history_command, history_main};
 pub use show::{show_command, show_main};
 
-use crate::{write_output, EXIT_FAILURE, EXIT_USAGE};
+use crate::{write_output, Status, UsageError};
+use anyhow::Context;
 use clap::{Arg, ArgMatches};
 use diskmeter_history::{HistoryStore, RunFilter, RunSummary, StoredRun};
+use diskmeter_orchestrator::HistoryChoice;
 use std::path::PathBuf;
 
 /// Bytes in a MiB, for the tables' MiB/s.
@@ -37,49 +39,60 @@ fn db(matches: &ArgMatches) -> Option<&PathBuf> {
     matches.get_one::<PathBuf>("db")
 }
 
+/// The history `--db` names (or the default one), opened for reading; an error when there
+/// is none yet.
+fn open(matches: &ArgMatches) -> anyhow::Result<HistoryStore> {
+    let choice = db(matches).map_or(HistoryChoice::Default, |p| HistoryChoice::At(p.clone()));
+    let Some(path) = choice.path()? else {
+        anyhow::bail!("no history given");
+    };
+    if !path.exists() {
+        anyhow::bail!(
+            "no history at {} yet: runs are saved there as they finish",
+            path.display()
+        );
+    }
+    HistoryStore::open(&path).with_context(|| path.display().to_string())
+}
+
 /// Resolves "last" or a number to a run id (for `analyze`, "last" is the newest sweep).
-fn resolve_id(store: &HistoryStore, text: &str, kind: Option<&str>) -> Result<i64, i32> {
+fn resolve_id(store: &HistoryStore, text: &str, kind: Option<&str>) -> anyhow::Result<i64> {
     if text == "last" {
         let filter = RunFilter {
             kind: kind.map(str::to_string),
             limit: Some(1),
             ..Default::default()
         };
-        return match store.list(&filter) {
-            Ok(runs) if !runs.is_empty() => Ok(runs[0].id),
-            Ok(_) => {
-                eprintln!("diskmeter: the history has no such run yet");
-                Err(EXIT_FAILURE)
-            }
-            Err(e) => {
-                eprintln!("diskmeter: {e}");
-                Err(EXIT_FAILURE)
-            }
+        let runs = store.list(&filter)?;
+        return match runs.first() {
+            Some(run) => Ok(run.id),
+            None => anyhow::bail!("the history has no such run yet"),
         };
     }
     text.parse::<i64>().map_err(|_| {
-        eprintln!(
-            "diskmeter: '{text}' is not a run id (a number from diskmeter history, or 'last')"
-        );
-        EXIT_USAGE
+        UsageError(format!(
+            "'{text}' is not a run id (a number from diskmeter history, or 'last')"
+        ))
+        .into()
     })
 }
 
-fn load(store: &HistoryStore, id: i64) -> Result<StoredRun, i32> {
-    store.load(id).map_err(|e| {
-        eprintln!("diskmeter: {e}");
-        EXIT_FAILURE
-    })
+/// The run the argument `name` names ("last" or an id).
+fn load(
+    store: &HistoryStore,
+    matches: &ArgMatches,
+    name: &str,
+    kind: Option<&str>,
+) -> anyhow::Result<StoredRun> {
+    let text = matches.get_one::<String>(name).cloned().unwrap_or_default();
+    let id = resolve_id(store, &text, kind)?;
+    Ok(store.load(id)?)
 }
 
-fn finish(matches: &ArgMatches, text: &str) -> i32 {
-    match write_output(matches.try_get_one::<String>("output").ok().flatten(), text) {
-        Ok(()) => 0,
-        Err(error) => {
-            eprintln!("diskmeter: {error}");
-            EXIT_FAILURE
-        }
-    }
+/// Writes the command's output (`--output FILE` or stdout).
+fn finish(matches: &ArgMatches, text: &str) -> anyhow::Result<Status> {
+    write_output(matches.try_get_one::<String>("output").ok().flatten(), text)?;
+    Ok(Status::Success)
 }
 
 /// How a run ended, for listings: "" when it finished whole.

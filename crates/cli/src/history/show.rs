@@ -1,8 +1,8 @@
 //! `diskmeter show`: one saved run, its host, command line and a row per step.
 
-use super::{db, finish, load, resolve_id, run_id_arg, MIB};
+use super::{finish, load, open, run_id_arg, MIB};
 use crate::args::db_arg;
-use crate::save::open_for_reading;
+use crate::Status;
 use clap::{Arg, ArgAction, ArgMatches, Command};
 use diskmeter_history::StoredRun;
 use diskmeter_report::format::utc_timestamp;
@@ -34,28 +34,11 @@ pub fn show_command() -> Command {
 }
 
 /// Runs `diskmeter show`.
-pub fn show_main(matches: &ArgMatches) -> i32 {
-    let store = match open_for_reading(db(matches)) {
-        Ok(store) => store,
-        Err(code) => return code,
-    };
-    let id = match resolve_id(
-        &store,
-        &matches.get_one::<String>("id").cloned().unwrap_or_default(),
-        None,
-    ) {
-        Ok(id) => id,
-        Err(code) => return code,
-    };
-    let run = match load(&store, id) {
-        Ok(run) => run,
-        Err(code) => return code,
-    };
+pub fn show_main(matches: &ArgMatches) -> anyhow::Result<Status> {
+    let store = open(matches)?;
+    let run = load(&store, matches, "id", None)?;
     if matches.get_one::<String>("format").map(String::as_str) == Some("json") {
-        return finish(
-            matches,
-            &(serde_json::to_string_pretty(&run).unwrap_or_default() + "\n"),
-        );
+        return finish(matches, &(serde_json::to_string_pretty(&run)? + "\n"));
     }
     let s = &run.summary;
     let mut text = String::new();

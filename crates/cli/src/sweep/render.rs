@@ -156,7 +156,7 @@ pub(crate) fn analyse_and_render(
 /// names are [`step_name`]'s.
 pub(crate) fn points_from_steps(
     steps: &[diskmeter_history::StoredStep],
-) -> Result<Vec<(String, Vec<SweepPoint>)>, String> {
+) -> anyhow::Result<Vec<(String, Vec<SweepPoint>)>> {
     let mut groups: Vec<(String, Vec<SweepPoint>)> = Vec::new();
     for step in steps {
         let parts: Vec<&str> = step.name.split(' ').collect();
@@ -170,10 +170,10 @@ pub(crate) fn points_from_steps(
             _ => None,
         };
         let Some((rw, bs_bytes, qd)) = parsed else {
-            return Err(format!(
+            anyhow::bail!(
                 "step '{}' is not a sweep point (analyze takes runs saved by diskmeter sweep)",
                 step.name
-            ));
+            );
         };
         let point = sweep_point(&step.result, bs_bytes, qd);
         match groups.iter_mut().find(|(r, _)| *r == rw) {
