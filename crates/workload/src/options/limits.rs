@@ -335,4 +335,79 @@ mod tests {
         );
         assert_eq!(Limits::at_least(1).help(), ">= 1");
     }
+
+    /// Issue 13, "options defined once": the iodepth row with a ceiling of 8 instead of its own;
+    /// the parser, the validator and the help line all follow the row.
+    #[test]
+    fn a_limit_change_in_the_row_shows_in_parse_validate_and_help() {
+        use crate::options::{find_option, OptionDef};
+        use crate::validate::validate_with;
+        use crate::{apply_option, JobSpec};
+        let iodepth = find_option("iodepth").unwrap();
+        let changed = OptionDef {
+            limits: Some(Limits {
+                range: Range::Int {
+                    min: 1,
+                    max: Some(8),
+                },
+                why: "",
+            }),
+            ..*iodepth
+        };
+        // Parse.
+        let mut spec = JobSpec::default();
+        crate::apply::apply_def(&mut spec, &changed, "iodepth", Some("8")).unwrap();
+        assert_eq!(spec.iodepth, 8);
+        let error = crate::apply::apply_def(&mut spec, &changed, "iodepth", Some("9")).unwrap_err();
+        assert_eq!(error.to_string(), "iodepth=9: must be from 1 to 8");
+        // The real row takes 9.
+        assert!(apply_option(&mut spec, "iodepth", Some("9")).is_ok());
+        // Validate.
+        let spec = JobSpec {
+            name: "t".to_string(),
+            iodepth: 9,
+            ..JobSpec::default()
+        };
+        let messages: Vec<String> = validate_with(&spec, std::slice::from_ref(&changed))
+            .iter()
+            .map(ToString::to_string)
+            .collect();
+        assert_eq!(messages, ["job 't': iodepth=9: must be between 1 and 8"]);
+        assert!(crate::validate(&spec).is_empty());
+        // Help.
+        assert!(
+            changed.help_line().contains("[range: 1 to 8]"),
+            "{}",
+            changed.help_line()
+        );
+        assert!(
+            iodepth.help_line().contains("[range: 1 to 65536]"),
+            "{}",
+            iodepth.help_line()
+        );
+    }
+
+    /// No help text restates a range its row holds: the numbers are generated from the row.
+    #[test]
+    fn help_texts_leave_ranges_to_the_rows() {
+        for def in crate::OPTIONS.iter().filter(|def| def.limits.is_some()) {
+            for phrase in [
+                "0 to 100",
+                "1 to 100",
+                ">= 1",
+                "at least 1",
+                "at most 20",
+                "65536",
+                "100ms",
+            ] {
+                assert!(
+                    !def.help.contains(phrase),
+                    "{}'s help restates its range ({phrase}): {}",
+                    def.name,
+                    def.help
+                );
+            }
+            assert!(def.help_line().contains("[range: "), "{}", def.name);
+        }
+    }
 }
