@@ -410,4 +410,13 @@ mod tests {
             assert!(def.help_line().contains("[range: "), "{}", def.name);
         }
     }
+
+    /// `bs` must be a multiple of the sector alignment with direct=1: a rule of two options,
+    /// so validate owns it (DIRECT_ALIGNMENT); the help's figure is pinned to that constant.
+    #[test]
+    fn the_bs_help_states_the_alignment_validate_checks() {
+        let bs = crate::find_option("bs").unwrap();
+        let phrase = format!("a multiple of {} with direct=1", crate::DIRECT_ALIGNMENT);
+        assert!(bs.help.contains(&phrase), "{}", bs.help);
+    }
 }
