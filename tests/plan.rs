@@ -90,11 +90,12 @@ fn the_write_heavy_readonly_and_too_many_disks_warnings() {
         "iops=1000,write=80%,qd=2",
     ])
     .assert()
+    .code(1)
     .stdout(predicate::str::contains(
         "80% writes on a ReadOnly-cached disk",
     ))
     .stdout(predicate::str::contains(
-        "4 disks, but Standard_DS1 takes at most 2 data disks",
+        "Not possible: 4 data disks, but Standard_DS1 takes at most 2",
     ))
     .stdout(predicate::str::contains(
         "QD 2 on a 4-disk stripe leaves 2 disks idle",
@@ -255,5 +256,123 @@ fn nothing_meets_an_impossible_requirement_exit_1() {
         .code(1)
         .stdout(predicate::str::contains(
             "No configuration in the catalog meets the requirement",
+        ));
+}
+
+/// Regression (planner truth bug): DS14 + 40 x P30 and D14 + P30 said "meets the demand"
+/// and exited 0 while their own warnings said DS14 takes 32 data disks and D14 has no premium
+/// storage. Such a configuration is "not possible" with the reason, in the terminal and in
+/// JSON, and exits 1.
+#[test]
+fn planner_truth_bug_impossible_configurations_are_not_possible_and_exit_1() {
+    for (vm, disks, reason, kind) in [
+        (
+            "DS14",
+            "40xP30",
+            "40 data disks, but Standard_DS14 takes at most 32",
+            "too_many_disks",
+        ),
+        (
+            "D14",
+            "P30",
+            "P30 is a premium disk and Standard_D14 does not support premium storage",
+            "premium_disk_on_standard_vm",
+        ),
+    ] {
+        let args = [
+            "plan",
+            "--vm",
+            vm,
+            "--disks",
+            disks,
+            "--workload",
+            "iops=1000",
+        ];
+        diskmeter(&args)
+            .assert()
+            .code(1)
+            .stdout(predicate::str::contains(format!("Not possible: {reason}")))
+            .stdout(predicate::str::contains(format!(
+                "is NOT POSSIBLE: {reason}"
+            )))
+            .stdout(predicate::str::contains("meets the demand").not())
+            .stdout(predicate::str::contains("meets it,").not());
+        let output = diskmeter(&args)
+            .arg("--format=json")
+            .output()
+            .expect("run diskmeter");
+        assert_eq!(output.status.code(), Some(1), "{vm} + {disks}");
+        let v: serde_json::Value = serde_json::from_slice(&output.stdout).unwrap();
+        assert_eq!(v["possible"], false);
+        assert_eq!(v["meets"], false);
+        assert_eq!(v["not_possible"][0]["kind"], kind);
+        assert_eq!(v["not_possible"][0]["reason"], reason);
+        // The IO-size view of the same configuration says so too.
+        diskmeter(&["plan", "--vm", vm, "--disks", disks, "--io-sizes", "8k"])
+            .assert()
+            .code(1)
+            .stdout(predicate::str::contains(format!("Not possible: {reason}")));
+    }
+    // At the published limit the configuration is possible.
+    diskmeter(&[
+        "plan",
+        "--vm",
+        "DS14",
+        "--disks",
+        "32xP30",
+        "--workload",
+        "iops=1000",
+    ])
+    .assert()
+    .success()
+    .stdout(predicate::str::contains("meets the demand"));
+}
+
+/// Regression (planner fractions): `local=0.5` read as 0.5 % while `cache-hit=0.5` read as
+/// 50 %. Every share follows one rule: `50%`, `50` and `0.5` mean the same.
+#[test]
+fn planner_fractions_local_and_cache_hit_read_0_5_as_half() {
+    let shares = |workload: &str| {
+        let v = json(&[
+            "plan",
+            "--vm",
+            "DS14",
+            "--disks",
+            "P30",
+            "--workload",
+            workload,
+        ]);
+        let d = &v["demand"];
+        (
+            d["local_fraction"].as_f64().unwrap(),
+            d["cache_hit_fraction"].as_f64().unwrap(),
+            d["read_fraction"].as_f64().unwrap(),
+        )
+    };
+    for half in ["0.5", "50", "50%"] {
+        assert_eq!(
+            shares(&format!(
+                "iops=1000,local={half},cache-hit={half},read={half}"
+            )),
+            (0.5, 0.5, 0.5),
+            "{half}"
+        );
+    }
+    diskmeter(&[
+        "plan",
+        "--vm",
+        "DS14",
+        "--disks",
+        "P30",
+        "--workload",
+        "iops=1000,local=0.5",
+    ])
+    .assert()
+    .stdout(predicate::str::contains("50% of IOs to the local SSD"));
+    diskmeter(&["plan", "--disks", "P30", "--workload", "cache-hit=150"])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains(
+            "--workload: cache-hit: '150' is out of range",
         ));
 }

@@ -187,3 +187,30 @@ fn the_matrix_on_a_throttled_volume_shows_the_iops_and_bandwidth_caps() {
         );
     }
 }
+
+/// Regression: `suite cloud --expect do-high-cpu` expected ~5,000 random-write IOPS, the
+/// standard droplet's figure; the DigitalOcean guide gives 6,000+ on high-CPU droplets for
+/// random writes as for random reads.
+#[test]
+fn suite_cloud_expect_do_high_cpu_expects_6000_random_write_iops() {
+    let dir = TestDir::new();
+    let assert = suite(&dir)
+        .args([
+            "cloud",
+            "--ioengine=null",
+            "--runtime=1",
+            "--expect=do-high-cpu",
+        ])
+        .assert()
+        .success();
+    let out = String::from_utf8(assert.get_output().stdout.clone()).unwrap();
+    let row = |step: &str| {
+        out.lines()
+            .find(|l| l.starts_with(&format!("| {step} ")))
+            .unwrap_or_else(|| panic!("no {step} row in\n{out}"))
+            .to_string()
+    };
+    assert!(row("random write").contains("6,000+ IOPS"), "{out}");
+    assert!(row("random read").contains("6,000+ IOPS"), "{out}");
+    assert!(!out.contains("~5,000 IOPS"), "{out}");
+}

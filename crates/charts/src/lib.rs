@@ -6,6 +6,7 @@
 //! the binary (fonts/, Bitstream Vera licence), so no system font is needed.
 
 use diskmeter_analysis::SweepPoint;
+use plotters::drawing::DrawingAreaErrorKind;
 use plotters::prelude::*;
 use plotters::style::{register_font, FontStyle};
 use std::path::{Path, PathBuf};
@@ -18,14 +19,19 @@ pub const CHART_SIZE: (u32, u32) = (960, 600);
 static FONT: &[u8] = include_bytes!("../fonts/DejaVuSans.ttf");
 static REGISTER: Once = Once::new();
 
-/// A chart could not be drawn or written.
+/// Why a chart could not be written.
 #[derive(Debug, Error)]
-#[error("chart {path}: {message}")]
-pub struct ChartError {
-    /// The file being written.
-    pub path: String,
-    /// What went wrong.
-    pub message: String,
+pub enum ChartError {
+    /// plotters could not draw it or write its file (the backend's error: an IO error for
+    /// SVG, an image-encoding or IO error for PNG).
+    #[error("chart {path}: {source}")]
+    Draw {
+        /// The file being written.
+        path: String,
+        /// The drawing area's error, with the backend's inside.
+        #[source]
+        source: Box<dyn std::error::Error + Send + Sync>,
+    },
 }
 
 /// Which chart.
@@ -111,11 +117,11 @@ fn draw<DB: DrawingBackend>(
     kind: ChartKind,
     title: &str,
     points: &[SweepPoint],
-) -> Result<(), String>
+) -> Result<(), DrawingAreaErrorKind<DB::ErrorType>>
 where
     DB::ErrorType: 'static,
 {
-    root.fill(&WHITE).map_err(|e| e.to_string())?;
+    root.fill(&WHITE)?;
     let lines = series(kind, points);
     let all: Vec<(f64, f64)> = lines.iter().flat_map(|(_, l)| l.iter().copied()).collect();
     let x_max = all.iter().map(|p| p.0).fold(1.0, f64::max) * 1.2;
@@ -136,8 +142,7 @@ where
         .margin(16)
         .x_label_area_size(48)
         .y_label_area_size(80)
-        .build_cartesian_2d((x_min.max(1e-3)..x_max).log_scale(), 0.0..y_max)
-        .map_err(|e| e.to_string())?;
+        .build_cartesian_2d((x_min.max(1e-3)..x_max).log_scale(), 0.0..y_max)?;
     chart
         .configure_mesh()
         .x_desc(x_label)
@@ -151,20 +156,16 @@ where
                 format!("{y:.2}")
             }
         })
-        .draw()
-        .map_err(|e| e.to_string())?;
+        .draw()?;
     for (index, (label, line)) in lines.iter().enumerate() {
         let color = Palette99::pick(index).to_rgba();
         chart
-            .draw_series(LineSeries::new(line.iter().copied(), color.stroke_width(2)))
-            .map_err(|e| e.to_string())?
+            .draw_series(LineSeries::new(line.iter().copied(), color.stroke_width(2)))?
             .label(label.clone())
             .legend(move |(x, y)| {
                 PathElement::new(vec![(x, y), (x + 20, y)], color.stroke_width(2))
             });
-        chart
-            .draw_series(line.iter().map(|&p| Circle::new(p, 3, color.filled())))
-            .map_err(|e| e.to_string())?;
+        chart.draw_series(line.iter().map(|&p| Circle::new(p, 3, color.filled())))?;
     }
     chart
         .configure_series_labels()
@@ -172,9 +173,8 @@ where
         .border_style(BLACK)
         .label_font(("sans-serif", 16))
         .position(SeriesLabelPosition::UpperLeft)
-        .draw()
-        .map_err(|e| e.to_string())?;
-    root.present().map_err(|e| e.to_string())
+        .draw()?;
+    root.present()
 }
 
 /// Writes every chart of `points` into `dir` as SVG and PNG, titled with `title`; returns
@@ -193,17 +193,21 @@ pub fn write_charts(
             ChartKind::LatencyVsQd => format!("{title}: mean latency vs queue depth"),
         };
         let svg = dir.join(format!("{}.svg", kind.stem()));
-        let fail = |path: &Path, message: String| ChartError {
-            path: path.display().to_string(),
-            message,
-        };
+        fn fail<E: std::error::Error + Send + Sync + 'static>(
+            path: &Path,
+        ) -> impl FnOnce(DrawingAreaErrorKind<E>) -> ChartError + '_ {
+            move |source| ChartError::Draw {
+                path: path.display().to_string(),
+                source: Box::new(source),
+            }
+        }
         draw(
             SVGBackend::new(&svg, CHART_SIZE).into_drawing_area(),
             kind,
             &chart_title,
             points,
         )
-        .map_err(|m| fail(&svg, m))?;
+        .map_err(fail(&svg))?;
         written.push(svg);
         let png = dir.join(format!("{}.png", kind.stem()));
         draw(
@@ -212,7 +216,7 @@ pub fn write_charts(
             &chart_title,
             points,
         )
-        .map_err(|m| fail(&png, m))?;
+        .map_err(fail(&png))?;
         written.push(png);
     }
     Ok(written)

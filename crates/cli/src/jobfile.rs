@@ -1,7 +1,7 @@
 //! `diskmeter run FILE.fio ...`: reads fio job files (and their includes and variables) from
 //! the file system and the environment for diskmeter-jobfile, which does the parsing.
 
-use diskmeter_jobfile::fio::{self, Sources, Unsupported};
+use diskmeter_jobfile::fio::{self, IncludeError, Sources, Unsupported};
 use diskmeter_workload::JobSpec;
 use std::path::Path;
 
@@ -10,7 +10,7 @@ use std::path::Path;
 struct FileSystem;
 
 impl Sources for FileSystem {
-    fn include(&self, from: &str, path: &str) -> Result<(String, String), String> {
+    fn include(&self, from: &str, path: &str) -> Result<(String, String), IncludeError> {
         let resolved = match Path::new(from).parent() {
             Some(dir) if Path::new(path).is_relative() => dir.join(path),
             _ => Path::new(path).to_path_buf(),
@@ -18,7 +18,7 @@ impl Sources for FileSystem {
         let name = resolved.display().to_string();
         std::fs::read_to_string(&resolved)
             .map(|text| (name.clone(), text))
-            .map_err(|e| format!("cannot read {name}: {e}"))
+            .map_err(|source| IncludeError::Read { path: name, source })
     }
 
     fn var(&self, name: &str) -> Option<String> {

@@ -15,15 +15,9 @@ fn arg_id(def: &OptionDef) -> String {
     format!("fio:{}", def.name)
 }
 
+/// The option's help line with its unit, range and default, all from its table row.
 fn help_text(def: &OptionDef) -> String {
-    let mut text = def.help.to_string();
-    if !def.unit.is_empty() {
-        text.push_str(&format!(" [unit: {}]", def.unit));
-    }
-    if !def.default.is_empty() {
-        text.push_str(&format!(" [default: {}]", def.default));
-    }
-    text
+    def.help_line()
 }
 
 /// Adds one argument per job option to `command`.

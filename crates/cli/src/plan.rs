@@ -39,14 +39,20 @@ pub fn command() -> Command {
              [--family DS,GS]\n\
              IO sizes:  diskmeter plan --disks 1xP30 --io-sizes [8k,32k,64k,1m]\n\n\
              Workload / requirement keys: iops (count, k = 1,000), mibps (MiB/s), bs (fio size; \
-             bs=4k,64k for read,write), read= or write= (percent, default 100 % reads), \
-             cache-hit (share of reads served by the host cache, 0-1 or percent), local (share \
-             of IOs to the VM's local SSD), latency (default unit ms), qd, capacity (fio size). \
+             bs=4k,64k for read,write), read= or write= (share of IOs, default 100 % reads), \
+             cache-hit (share of reads served by the host cache), local (share of IOs to the \
+             VM's local SSD), latency (default unit ms), qd, capacity (fio size). Every share \
+             reads the same way: N% is a percentage; a bare number from 0 to 1 is a fraction \
+             and above 1 (up to 100) a percentage, so 50%, 50 and 0.5 all mean half (write \
+             0.5% for half a percent); below 0 or above 100 % is an error. \
              iops and mibps are separate peaks: IOPS are checked at bs, bandwidth against the \
              bandwidth caps.\n\n\
              Figures come from the catalog (`diskmeter catalog list`); a missing figure is \
-             reported, never assumed. Exit codes: 0 the demand is met (or nothing was \
-             required); 1 it is not met, or nothing meets it; 2 usage error.",
+             reported, never assumed. A configuration the catalog's published figures rule out (more \
+             data disks than the VM size takes, a premium disk on a size without premium \
+             storage) is \"not possible\", with the reason. Exit codes: 0 the demand is met (or \
+             nothing was required); 1 it is not met, the configuration is not possible, or \
+             nothing meets it; 2 usage error.",
         )
         .arg(
             Arg::new("vm")
@@ -236,29 +242,43 @@ fn plan(matches: &ArgMatches) -> Result<i32, String> {
     if let Some(list) = matches.get_one::<String>("io-sizes") {
         let sizes = parse_sizes(list)?;
         let rows = diskmeter_plan::io_size_table(&config, &sizes);
+        let not_possible = diskmeter_plan::not_possible(&config);
         #[derive(Serialize)]
         struct IoSizeView<'a> {
             configuration: String,
+            possible: bool,
+            not_possible: &'a [diskmeter_plan::NotPossible],
             rows: &'a [diskmeter_plan::IoSizeRow],
         }
         let view = IoSizeView {
             configuration: config.describe(),
+            possible: not_possible.is_empty(),
+            not_possible: &not_possible,
             rows: &rows,
         };
-        return Ok(emit(
+        let code = emit(
             matches,
             &view,
-            text::io_sizes(&config.describe(), &rows),
-        ));
+            text::io_sizes(&config.describe(), &rows, &not_possible),
+        );
+        // A configuration that cannot be built is a requirement missed, as in the evaluation.
+        return Ok(if code == 0 && !not_possible.is_empty() {
+            EXIT_FAILURE
+        } else {
+            code
+        });
     }
 
     let evaluation = diskmeter_plan::evaluate(&catalog, &config, &demand).map_err(err)?;
     let code = emit(matches, &evaluation, text::evaluation(&evaluation));
-    Ok(if code == 0 && evaluation.meets == Some(false) {
-        EXIT_FAILURE
-    } else {
-        code
-    })
+    // Not possible (with its reasons) or not met: exit 1.
+    Ok(
+        if code == 0 && (!evaluation.possible || evaluation.meets == Some(false)) {
+            EXIT_FAILURE
+        } else {
+            code
+        },
+    )
 }
 
 fn parse_sizes(list: &str) -> Result<Vec<u64>, String> {

@@ -42,23 +42,51 @@ pub enum EmulateError {
     /// No cgroup IO controller to throttle with.
     #[error("no cgroup IO throttle here: neither cgroup v1 blkio nor v2 io is available")]
     NoCgroup,
-    /// A system step failed.
-    #[error("{what}: {detail}")]
-    System {
+    /// A file, folder or cgroup step failed.
+    #[error("{what}: {source}")]
+    Io {
+        /// What was being done ("cannot create cgroup ...").
+        what: String,
+        /// The system's reason.
+        #[source]
+        source: std::io::Error,
+    },
+    /// losetup refused.
+    #[error("{what}: {stderr}")]
+    Losetup {
         /// What was being done.
         what: String,
-        /// Why it failed.
-        detail: String,
+        /// What losetup said.
+        stderr: String,
     },
-    /// An emulation of that name exists already, or none does.
-    #[error("{0}")]
-    Name(String),
+    /// The record of the emulation could not be encoded.
+    #[error("cannot record the emulation: {0}")]
+    Record(#[source] serde_json::Error),
+    /// A name with other characters than letters, digits, '-' and '_'.
+    #[error("'{0}': use letters, digits, '-' and '_'")]
+    BadName(String),
+    /// An emulation of that name exists already.
+    #[error("an emulation named '{0}' exists (diskmeter emulate destroy {0} removes it)")]
+    Exists(String),
+    /// No emulation has that name.
+    #[error("no emulation named '{0}'")]
+    NoSuchEmulation(String),
+    /// A disk count outside 1 to [`MAX_DISKS`].
+    #[error("{0} disks: an emulation makes 1 to {MAX_DISKS}")]
+    DiskCount(u32),
 }
 
-fn system(what: impl Into<String>, detail: impl ToString) -> EmulateError {
-    EmulateError::System {
+fn system(what: impl Into<String>, source: std::io::Error) -> EmulateError {
+    EmulateError::Io {
         what: what.into(),
-        detail: detail.to_string(),
+        source,
+    }
+}
+
+fn losetup_refused(what: impl Into<String>, stderr: &[u8]) -> EmulateError {
+    EmulateError::Losetup {
+        what: what.into(),
+        stderr: String::from_utf8_lossy(stderr).trim().to_string(),
     }
 }
 
@@ -157,22 +185,13 @@ pub fn create(spec: &EmulationSpec) -> Result<Emulation, EmulateError> {
         .all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_')
         || spec.name.is_empty()
     {
-        return Err(EmulateError::Name(format!(
-            "'{}': use letters, digits, '-' and '_'",
-            spec.name
-        )));
+        return Err(EmulateError::BadName(spec.name.clone()));
     }
     if state_file(&spec.name).exists() {
-        return Err(EmulateError::Name(format!(
-            "an emulation named '{}' exists (diskmeter emulate destroy {} removes it)",
-            spec.name, spec.name
-        )));
+        return Err(EmulateError::Exists(spec.name.clone()));
     }
     if !(1..=MAX_DISKS).contains(&spec.disks) {
-        return Err(EmulateError::Name(format!(
-            "{} disks: an emulation makes 1 to {MAX_DISKS}",
-            spec.disks
-        )));
+        return Err(EmulateError::DiskCount(spec.disks));
     }
     let kind = cgroup::available().ok_or(EmulateError::NoCgroup)?;
     let mut emulation = Emulation {
@@ -247,10 +266,7 @@ fn losetup(backing: &Path) -> Result<PathBuf, EmulateError> {
         .output()
         .map_err(|e| system("cannot run losetup (util-linux)", e))?;
     if !out.status.success() {
-        return Err(system(
-            "losetup refused",
-            String::from_utf8_lossy(&out.stderr).trim(),
-        ));
+        return Err(losetup_refused("losetup refused", &out.stderr));
     }
     Ok(PathBuf::from(String::from_utf8_lossy(&out.stdout).trim()))
 }
@@ -258,7 +274,7 @@ fn losetup(backing: &Path) -> Result<PathBuf, EmulateError> {
 fn record(emulation: &Emulation) -> Result<(), EmulateError> {
     std::fs::create_dir_all(STATE_DIR)
         .map_err(|e| system(format!("cannot create {STATE_DIR}"), e))?;
-    let text = serde_json::to_string_pretty(emulation).map_err(|e| system("cannot record", e))?;
+    let text = serde_json::to_string_pretty(emulation).map_err(EmulateError::Record)?;
     std::fs::write(state_file(&emulation.spec.name), text)
         .map_err(|e| system("cannot record the emulation", e))
 }
@@ -282,9 +298,9 @@ pub fn destroy(emulation: &Emulation) -> Result<(), EmulateError> {
             let out = Command::new("losetup").arg("-d").arg(&disk.device).output();
             note(match out {
                 Ok(o) if o.status.success() => Ok(()),
-                Ok(o) => Err(system(
+                Ok(o) => Err(losetup_refused(
                     format!("cannot detach {}", disk.device.display()),
-                    String::from_utf8_lossy(&o.stderr).trim(),
+                    &o.stderr,
                 )),
                 Err(e) => Err(system("cannot run losetup", e)),
             });
@@ -332,7 +348,7 @@ pub fn find(name: &str) -> Result<Emulation, EmulateError> {
     list()
         .into_iter()
         .find(|e| e.spec.name == name)
-        .ok_or_else(|| EmulateError::Name(format!("no emulation named '{name}'")))
+        .ok_or_else(|| EmulateError::NoSuchEmulation(name.to_string()))
 }
 
 /// Removes ephemeral emulations whose owner process is gone (a run killed before it could

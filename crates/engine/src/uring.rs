@@ -30,7 +30,10 @@ pub(crate) const CAPABILITIES: Capabilities = Capabilities {
     registered_files: true,
 };
 
-/// The kernel's largest submission ring (IORING_MAX_ENTRIES).
+/// The kernel's largest submission ring (IORING_MAX_ENTRIES): a fact of io_uring, not the
+/// `iodepth` option's range. That range is the option's own, written once in its table row
+/// (diskmeter-workload) and wider; a job deeper than this ring passes validation and is
+/// refused here, naming the kernel's figure.
 const MAX_ENTRIES: u32 = 32768;
 
 /// The kernel's limit on registered buffers (IORING_MAX_REG_BUFFERS).

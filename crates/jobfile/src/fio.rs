@@ -17,22 +17,74 @@
 //!
 //! Parsing is pure: files and variables come through [`Sources`], so no IO happens here.
 
-use crate::JobFileError;
+use crate::{JobFileError, JobFileProblem};
 use diskmeter_workload::{
     apply_option, find_option, nearest, suggest_option, JobSpec, OptionError,
 };
+use thiserror::Error;
 
 /// fio's option names (see the file), for telling "not supported" from "unknown".
 const FIO_OPTION_NAMES: &str = include_str!("fio_option_names.txt");
 
 /// How deep `include` may nest before it is taken for a loop.
-const MAX_INCLUDE_DEPTH: usize = 16;
+pub const MAX_INCLUDE_DEPTH: usize = 16;
+
+/// Why [`Sources::include`] could not give a file.
+#[derive(Debug, Error)]
+pub enum IncludeError {
+    /// The file could not be read.
+    #[error("cannot read {path}: {source}")]
+    Read {
+        /// The file as resolved (relative to the including file's folder).
+        path: String,
+        /// The system's reason.
+        #[source]
+        source: std::io::Error,
+    },
+    /// The sources hold no such file (sources other than a file system).
+    #[error("no such file")]
+    NotFound,
+}
+
+/// Why a `$` variable in a value cannot be expanded.
+#[derive(Debug, Clone, PartialEq, Eq, Error)]
+pub enum ExpandError {
+    /// `${` with no `}`.
+    #[error("'{value}': ${{ without a closing }}")]
+    Unclosed {
+        /// The value as written.
+        value: String,
+    },
+    /// `${VAR}` of an unset environment variable (fio fails to parse the option too).
+    #[error("environment variable {name} is not set (used as ${{{name}}})")]
+    Unset {
+        /// The variable's name.
+        name: String,
+    },
+    /// fio's `$(...)` arithmetic.
+    #[error("'{value}': fio's $(...) arithmetic is not supported; write the number")]
+    Arithmetic {
+        /// The value as written.
+        value: String,
+    },
+    /// A `$name` that is not one of fio's built-ins.
+    #[error(
+        "'{value}': unknown variable ${name}; fio's are $ncpus, $pagesize and $mb_memory, and \
+         ${{VAR}} reads the environment"
+    )]
+    UnknownBuiltin {
+        /// The value as written.
+        value: String,
+        /// The name after `$`.
+        name: String,
+    },
+}
 
 /// Where job files and variables come from.
 pub trait Sources {
     /// The text of `path` as named in an `include` of `from` (the including file's name).
     /// Returns the resolved name (for messages) and the text.
-    fn include(&self, from: &str, path: &str) -> Result<(String, String), String>;
+    fn include(&self, from: &str, path: &str) -> Result<(String, String), IncludeError>;
     /// An environment variable.
     fn var(&self, name: &str) -> Option<String>;
     /// fio's `$ncpus`, `$pagesize` and `$mb_memory`.
@@ -120,7 +172,7 @@ impl Parser<'_> {
                         at,
                         options: Vec::new(),
                     }),
-                    _ => self.error(at, None, "a section header is [name] with a name"),
+                    _ => self.error(at, None, JobFileProblem::SectionHeader),
                 }
                 continue;
             }
@@ -129,15 +181,22 @@ impl Parser<'_> {
                     self.error(
                         at,
                         None,
-                        &format!(
-                            "include {path}: nested more than {MAX_INCLUDE_DEPTH} deep (a loop?)"
-                        ),
+                        JobFileProblem::IncludeTooDeep {
+                            path: path.to_string(),
+                        },
                     );
                     continue;
                 }
                 match self.sources.include(file, path) {
                     Ok((name, text)) => self.lines(&name, &text, depth + 1),
-                    Err(e) => self.error(at, None, &format!("include {path}: {e}")),
+                    Err(source) => self.error(
+                        at,
+                        None,
+                        JobFileProblem::Include {
+                            path: path.to_string(),
+                            source,
+                        },
+                    ),
                 }
                 continue;
             }
@@ -146,13 +205,13 @@ impl Parser<'_> {
                 None => (line, None),
             };
             if key.is_empty() {
-                self.error(at, None, "an option line is key=value or key");
+                self.error(at, None, JobFileProblem::NoKey);
                 continue;
             }
             let value = match value.map(|v| expand(v, self.sources)).transpose() {
                 Ok(v) => v,
-                Err(message) => {
-                    self.error(at, Some(key), &message);
+                Err(problem) => {
+                    self.error(at, Some(key), problem.into());
                     continue;
                 }
             };
@@ -163,22 +222,17 @@ impl Parser<'_> {
             };
             match self.sections.last_mut() {
                 Some(section) => section.options.push(option),
-                None => self.error(
-                    at,
-                    Some(key),
-                    "outside any [section]: put it under [global] or a job",
-                ),
+                None => self.error(at, Some(key), JobFileProblem::OutsideSection),
             }
         }
     }
 
-    fn error(&mut self, at: Location, option: Option<&str>, message: &str) {
+    fn error(&mut self, at: Location, option: Option<&str>, problem: JobFileProblem) {
         self.errors.push(JobFileError {
             file: at.file,
             line: at.line,
             option: option.map(str::to_string),
-            message: message.to_string(),
-            unsupported: false,
+            problem,
         });
     }
 }
@@ -202,28 +256,28 @@ fn include_target(line: &str) -> Option<&str> {
 }
 
 /// Expands `${VAR}` and fio's built-in `$ncpus`, `$pagesize`, `$mb_memory`.
-fn expand(value: &str, sources: &dyn Sources) -> Result<String, String> {
+fn expand(value: &str, sources: &dyn Sources) -> Result<String, ExpandError> {
     let mut out = String::with_capacity(value.len());
     let mut rest = value;
     while let Some(i) = rest.find('$') {
         out.push_str(&rest[..i]);
         let after = &rest[i + 1..];
         if let Some(body) = after.strip_prefix('{') {
-            let end = body
-                .find('}')
-                .ok_or_else(|| format!("'{value}': ${{ without a closing }}"))?;
+            let end = body.find('}').ok_or_else(|| ExpandError::Unclosed {
+                value: value.to_string(),
+            })?;
             let name = &body[..end];
-            let var = sources.var(name).ok_or_else(|| {
-                format!("environment variable {name} is not set (used as ${{{name}}})")
+            let var = sources.var(name).ok_or_else(|| ExpandError::Unset {
+                name: name.to_string(),
             })?;
             out.push_str(&var);
             rest = &body[end + 1..];
             continue;
         }
         if after.starts_with('(') {
-            return Err(format!(
-                "'{value}': fio's $(...) arithmetic is not supported; write the number"
-            ));
+            return Err(ExpandError::Arithmetic {
+                value: value.to_string(),
+            });
         }
         let name_len = after
             .find(|c: char| !c.is_ascii_alphanumeric() && c != '_')
@@ -232,9 +286,10 @@ fn expand(value: &str, sources: &dyn Sources) -> Result<String, String> {
         match sources.builtin(name) {
             Some(n) => out.push_str(&n.to_string()),
             None => {
-                return Err(format!(
-                    "'{value}': unknown variable ${name}; fio's are $ncpus, $pagesize and $mb_memory, and ${{VAR}} reads the environment"
-                ))
+                return Err(ExpandError::UnknownBuiltin {
+                    value: value.to_string(),
+                    name: name.to_string(),
+                })
             }
         }
         rest = &after[name_len..];
@@ -274,8 +329,8 @@ pub fn resolve(
             let Err(error) = apply_option(&mut job, &option.key, option.value.as_deref()) else {
                 continue;
             };
-            let located = locate(option, &error, unsupported);
-            match (located.unsupported, unsupported) {
+            let located = locate(option, error, unsupported);
+            match (located.unsupported(), unsupported) {
                 (true, Unsupported::Warn) => warnings.push(located),
                 _ => errors.push(located),
             }
@@ -294,40 +349,23 @@ pub fn resolve(
     }
 }
 
-fn locate(option: &OptionLine, error: &OptionError, policy: Unsupported) -> JobFileError {
-    let (message, unsupported) = match error {
-        OptionError::Unknown { name, .. } if is_fio_option(name) => (
-            match policy {
-                Unsupported::Refuse => format!(
-                    "fio option '{name}' is not supported by diskmeter (--ignore-unsupported skips it with a warning)"
-                ),
-                Unsupported::Warn => {
-                    format!("fio option '{name}' is not supported by diskmeter: skipped")
-                }
-            },
-            true,
-        ),
+fn locate(option: &OptionLine, error: OptionError, policy: Unsupported) -> JobFileError {
+    let problem = match error {
+        OptionError::Unknown { name, .. } if is_fio_option(&name) => JobFileProblem::Unsupported {
+            name,
+            skipped: policy == Unsupported::Warn,
+        },
         OptionError::Unknown { name, .. } => {
-            let suggestion =
-                suggest_option(name).or_else(|| nearest(name, fio_option_names()));
-            (
-                format!(
-                    "unknown option '{name}'{}",
-                    suggestion
-                        .map(|s| format!(" (did you mean '{s}'?)"))
-                        .unwrap_or_default()
-                ),
-                false,
-            )
+            let suggestion = suggest_option(&name).or_else(|| nearest(&name, fio_option_names()));
+            JobFileProblem::UnknownOption { name, suggestion }
         }
-        other => (other.to_string(), false),
+        other => JobFileProblem::Option(other),
     };
     JobFileError {
         file: option.at.file.clone(),
         line: option.at.line,
         option: Some(option.key.clone()),
-        message,
-        unsupported,
+        problem,
     }
 }
 
@@ -356,11 +394,11 @@ mod tests {
     }
 
     impl Sources for Memory {
-        fn include(&self, _from: &str, path: &str) -> Result<(String, String), String> {
+        fn include(&self, _from: &str, path: &str) -> Result<(String, String), IncludeError> {
             self.files
                 .get(path)
                 .map(|t| (path.to_string(), t.clone()))
-                .ok_or_else(|| "no such file".to_string())
+                .ok_or(IncludeError::NotFound)
         }
         fn var(&self, name: &str) -> Option<String> {
             self.vars.get(name).cloned()

@@ -11,25 +11,85 @@
 //! that is a folder gets that file (laid out at `size`, default 1 GiB here; the guides use
 //! 200 GB), a file or block device is used as it is.
 
-use diskmeter_units::{parse_size, parse_time_ns, KbBase, TimeUnit};
-use diskmeter_workload::{apply_option, JobSpec};
+use diskmeter_units::{parse_size, parse_time_ns, KbBase, TimeUnit, UnitError};
+use diskmeter_workload::{apply_option, JobSpec, OptionError};
 use serde::Deserialize;
 use thiserror::Error;
 
-/// A problem with an access specification or a scenario table.
-#[derive(Debug, Clone, PartialEq, Eq, Error)]
-#[error("{what}: {message}")]
+/// A problem with an access specification or a scenario table: where, and why.
+#[derive(Debug, Clone, PartialEq, Error)]
+#[error("{what}: {problem}")]
 pub struct IometerError {
     /// The spec, row or field at fault.
     pub what: String,
     /// Why.
-    pub message: String,
+    #[source]
+    pub problem: IometerProblem,
 }
 
-fn err(what: impl Into<String>, message: impl Into<String>) -> IometerError {
+/// Why an access specification or a scenario table cannot be used.
+#[derive(Debug, Clone, PartialEq, Error)]
+pub enum IometerProblem {
+    /// A name that is neither defined here nor built in.
+    #[error(
+        "unknown access specification; define it as NAME:SIZE,RANDOM%,READ% or use one of {}",
+        known.join(", ")
+    )]
+    UnknownSpec {
+        /// The names known.
+        known: Vec<String>,
+    },
+
+    /// Not `NAME:SIZE,RANDOM%,READ%`.
+    #[error("expected NAME:SIZE,RANDOM%,READ% (e.g. OLTP_8K:8k,100,70)")]
+    SpecShape,
+
+    /// `:SIZE,...` with no name.
+    #[error("the specification needs a name before ':'")]
+    SpecName,
+
+    /// A request size of 0.
+    #[error("the request size must be more than 0")]
+    ZeroSize,
+
+    /// A size or time the units parser refused.
+    #[error(transparent)]
+    Unit(#[from] UnitError),
+
+    /// A percentage field that is not a whole number from 0 to 100.
+    #[error("{field} '{text}' must be a whole number from 0 to 100")]
+    Percent {
+        /// `RANDOM%` or `READ%`.
+        field: &'static str,
+        /// The field as given.
+        text: String,
+    },
+
+    /// The TOML does not parse (the parser's message gives the line).
+    #[error("{}", .0.to_string().trim_end())]
+    Toml(#[source] Box<toml::de::Error>),
+
+    /// A table without scenarios.
+    #[error("no [[scenario]] rows")]
+    NoScenarios,
+
+    /// `workers = 0` or `qd = 0`.
+    #[error("workers and qd must be 1 or more")]
+    ZeroWorkers,
+
+    /// The spec a scenario names is wrong.
+    #[error(transparent)]
+    Spec(Box<IometerError>),
+
+    /// A job option refused the value the spec maps onto.
+    #[error(transparent)]
+    Option(#[from] OptionError),
+}
+
+fn err(what: impl Into<String>, problem: impl Into<IometerProblem>) -> IometerError {
     IometerError {
         what: what.into(),
-        message: message.into(),
+        problem: problem.into(),
     }
 }
 
@@ -73,25 +133,20 @@ pub fn parse_spec(text: &str, known: &[AccessSpec]) -> Result<AccessSpec, Iomete
             .find(|s| s.name.eq_ignore_ascii_case(text))
             .cloned()
             .ok_or_else(|| {
-                let names: Vec<&str> = known.iter().map(|s| s.name.as_str()).collect();
                 err(
                     text,
-                    format!(
-                        "unknown access specification; define it as NAME:SIZE,RANDOM%,READ% or use one of {}",
-                        names.join(", ")
-                    ),
+                    IometerProblem::UnknownSpec {
+                        known: known.iter().map(|s| s.name.clone()).collect(),
+                    },
                 )
             });
     };
     let parts: Vec<&str> = fields.split(',').map(str::trim).collect();
     let [size, random, read] = parts.as_slice() else {
-        return Err(err(
-            text,
-            "expected NAME:SIZE,RANDOM%,READ% (e.g. OLTP_8K:8k,100,70)",
-        ));
+        return Err(err(text, IometerProblem::SpecShape));
     };
     if name.trim().is_empty() {
-        return Err(err(text, "the specification needs a name before ':'"));
+        return Err(err(text, IometerProblem::SpecName));
     }
     Ok(AccessSpec {
         name: name.trim().to_string(),
@@ -103,18 +158,21 @@ pub fn parse_spec(text: &str, known: &[AccessSpec]) -> Result<AccessSpec, Iomete
 
 fn size_of(text: &str, what: &str) -> Result<u64, IometerError> {
     match parse_size(text, KbBase::Binary) {
-        Ok(0) => Err(err(what, "the request size must be more than 0")),
+        Ok(0) => Err(err(what, IometerProblem::ZeroSize)),
         Ok(n) => Ok(n),
-        Err(e) => Err(err(what, e.to_string())),
+        Err(e) => Err(err(what, e)),
     }
 }
 
-fn percent(text: &str, what: &str, field: &str) -> Result<u8, IometerError> {
+fn percent(text: &str, what: &str, field: &'static str) -> Result<u8, IometerError> {
     match text.trim_end_matches('%').parse::<u8>() {
         Ok(n) if n <= 100 => Ok(n),
         _ => Err(err(
             what,
-            format!("{field} '{text}' must be a whole number from 0 to 100"),
+            IometerProblem::Percent {
+                field,
+                text: text.to_string(),
+            },
         )),
     }
 }
@@ -183,7 +241,7 @@ impl Scenario {
         let mut job = JobSpec::default();
         for (name, value) in options {
             apply_option(&mut job, name, Some(&value))
-                .map_err(|e| err(format!("scenario {}", index + 1), e.to_string()))?;
+                .map_err(|e| err(format!("scenario {}", index + 1), e))?;
         }
         Ok(job)
     }
@@ -236,19 +294,19 @@ fn default_qd() -> u32 {
 /// optionally ramp, workers = 3, qd = 128, size of `iobw.tst`), run in order.
 pub fn parse_table(file: &str, text: &str) -> Result<Vec<Scenario>, IometerError> {
     let table: TableFile =
-        toml::from_str(text).map_err(|e| err(file, e.to_string().trim_end().to_string()))?;
+        toml::from_str(text).map_err(|e| err(file, IometerProblem::Toml(Box::new(e))))?;
     let mut known = builtin_specs();
     for row in table.spec {
         let spec = parse_spec(
             &format!("{}:{},{},{}", row.name, row.size, row.random, row.read),
             &[],
         )
-        .map_err(|e| err(format!("{file}: [[spec]] {}", row.name), e.message))?;
+        .map_err(|e| err(format!("{file}: [[spec]] {}", row.name), e.problem))?;
         known.retain(|s| !s.name.eq_ignore_ascii_case(&spec.name));
         known.push(spec);
     }
     if table.scenario.is_empty() {
-        return Err(err(file, "no [[scenario]] rows"));
+        return Err(err(file, IometerProblem::NoScenarios));
     }
     table
         .scenario
@@ -256,15 +314,14 @@ pub fn parse_table(file: &str, text: &str) -> Result<Vec<Scenario>, IometerError
         .enumerate()
         .map(|(i, row)| {
             let at = format!("{file}: scenario {}", i + 1);
-            let time = |text: &str| {
-                parse_time_ns(text, TimeUnit::Seconds).map_err(|e| err(&at, e.to_string()))
-            };
+            let time = |text: &str| parse_time_ns(text, TimeUnit::Seconds).map_err(|e| err(&at, e));
             if row.workers == 0 || row.qd == 0 {
-                return Err(err(&at, "workers and qd must be 1 or more"));
+                return Err(err(&at, IometerProblem::ZeroWorkers));
             }
             Ok(Scenario {
                 target: row.target,
-                spec: parse_spec(&row.spec, &known).map_err(|e| err(&at, e.to_string()))?,
+                spec: parse_spec(&row.spec, &known)
+                    .map_err(|e| err(&at, IometerProblem::Spec(Box::new(e))))?,
                 duration_ns: time(&row.duration)?,
                 ramp_ns: row.ramp.as_deref().map(time).transpose()?.unwrap_or(0),
                 workers: row.workers,

@@ -9,11 +9,12 @@ pub mod diskspd;
 pub mod fio;
 pub mod iometer;
 
+use diskmeter_workload::OptionError;
 use thiserror::Error;
 
 /// A problem in a job file, located.
-#[derive(Debug, Clone, PartialEq, Eq, Error)]
-#[error("{file}:{line}: {}{message}", option.as_ref().map(|o| format!("{o}: ")).unwrap_or_default())]
+#[derive(Debug, Error)]
+#[error("{file}:{line}: {}{problem}", option.as_ref().map(|o| format!("{o}: ")).unwrap_or_default())]
 pub struct JobFileError {
     /// The file as named.
     pub file: String,
@@ -22,8 +23,82 @@ pub struct JobFileError {
     /// The option on that line, if the problem is one option.
     pub option: Option<String>,
     /// What is wrong, and what to write instead.
-    pub message: String,
+    #[source]
+    pub problem: JobFileProblem,
+}
+
+impl JobFileError {
     /// A real fio option that diskmeter does not implement (a warning with
     /// `--ignore-unsupported`).
-    pub unsupported: bool,
+    pub fn unsupported(&self) -> bool {
+        matches!(self.problem, JobFileProblem::Unsupported { .. })
+    }
+}
+
+/// What is wrong on a job-file line.
+#[derive(Debug, Error)]
+pub enum JobFileProblem {
+    /// `[` without a name and `]`.
+    #[error("a section header is [name] with a name")]
+    SectionHeader,
+
+    /// `include` nested deeper than [`fio::MAX_INCLUDE_DEPTH`].
+    #[error(
+        "include {path}: nested more than {} deep (a loop?)",
+        fio::MAX_INCLUDE_DEPTH
+    )]
+    IncludeTooDeep {
+        /// The path as written.
+        path: String,
+    },
+
+    /// An `include` whose file cannot be had.
+    #[error("include {path}: {source}")]
+    Include {
+        /// The path as written.
+        path: String,
+        /// Why the sources could not give it.
+        #[source]
+        source: fio::IncludeError,
+    },
+
+    /// `=value` with no key.
+    #[error("an option line is key=value or key")]
+    NoKey,
+
+    /// A `$` variable that cannot be expanded.
+    #[error(transparent)]
+    Variable(#[from] fio::ExpandError),
+
+    /// An option before any section.
+    #[error("outside any [section]: put it under [global] or a job")]
+    OutsideSection,
+
+    /// A real fio option diskmeter does not implement.
+    #[error(
+        "fio option '{name}' is not supported by diskmeter{}",
+        if *skipped { ": skipped" } else { " (--ignore-unsupported skips it with a warning)" }
+    )]
+    Unsupported {
+        /// The option's name.
+        name: String,
+        /// Skipped with a warning (`--ignore-unsupported`) rather than refused.
+        skipped: bool,
+    },
+
+    /// A name neither diskmeter nor fio knows.
+    #[error(
+        "unknown option '{name}'{}",
+        suggestion.map(|s| format!(" (did you mean '{s}'?)")).unwrap_or_default()
+    )]
+    UnknownOption {
+        /// The name as written.
+        name: String,
+        /// The nearest option name, diskmeter's or fio's.
+        suggestion: Option<&'static str>,
+    },
+
+    /// An option diskmeter knows, with a value it cannot use.
+    #[error(transparent)]
+    Option(OptionError),
 }

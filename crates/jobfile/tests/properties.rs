@@ -1,15 +1,15 @@
 //! Parser properties (issue 3): random job files never panic, and resolve -> print -> parse
 //! gives the same jobs.
 
-use diskmeter_jobfile::fio::{parse, resolve, Sources, Unsupported};
+use diskmeter_jobfile::fio::{parse, resolve, IncludeError, Sources, Unsupported};
 use diskmeter_workload::{describe, JobSpec};
 use proptest::prelude::*;
 
 struct NoFiles;
 
 impl Sources for NoFiles {
-    fn include(&self, _from: &str, _path: &str) -> Result<(String, String), String> {
-        Err("no files here".to_string())
+    fn include(&self, _from: &str, _path: &str) -> Result<(String, String), IncludeError> {
+        Err(IncludeError::NotFound)
     }
     fn var(&self, name: &str) -> Option<String> {
         (name == "SIZE").then(|| "4m".to_string())

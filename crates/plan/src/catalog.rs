@@ -5,7 +5,7 @@
 //! the planner reports when one limits an answer. Parsing takes text, not paths, so this crate
 //! does no IO: the CLI reads `--catalog FILE` and hands the text over.
 
-use crate::PlanError;
+use crate::{CatalogProblem, PlanError};
 use serde::{Deserialize, Serialize};
 
 /// The built-in catalog files, as (file name, text).
@@ -168,7 +168,7 @@ impl Catalog {
     pub fn add_file(&mut self, file_name: &str, text: &str) -> Result<(), PlanError> {
         let parsed: CatalogFile = toml::from_str(text).map_err(|e| PlanError::Catalog {
             file: file_name.to_string(),
-            message: e.to_string().trim_end().to_string(),
+            problem: CatalogProblem::Toml(Box::new(e)),
         })?;
         for mut disk in parsed.disk {
             check_entry(file_name, &disk.id, disk_numbers(&disk))?;
@@ -282,7 +282,7 @@ fn check_entry(
     if id.trim().is_empty() {
         return Err(PlanError::Catalog {
             file: file.to_string(),
-            message: "an entry has an empty id".to_string(),
+            problem: CatalogProblem::EmptyId,
         });
     }
     for (field, value) in numbers {
@@ -290,7 +290,11 @@ fn check_entry(
             if !(v.is_finite() && v > 0.0) {
                 return Err(PlanError::Catalog {
                     file: file.to_string(),
-                    message: format!("{id}: {field} = {v} must be a positive number"),
+                    problem: CatalogProblem::NotPositive {
+                        id: id.to_string(),
+                        field,
+                        value: v,
+                    },
                 });
             }
         }

@@ -8,18 +8,23 @@
 //! | `iops` | IO operations per second needed (plain number; `k`/`m` mean x1,000 / x1,000,000) | none |
 //! | `mibps` | bandwidth needed, MiB/s | none |
 //! | `bs` | IO size, fio syntax (`8k`); `bs=4k,64k` gives reads and writes their own | unknown |
-//! | `read` / `write` | share of IOs that are reads / writes, percent | read 100 % |
-//! | `cache-hit` | share of reads served by the host cache (0-1 or percent) | 0 |
+//! | `read` / `write` | share of IOs that are reads / writes | read 100 % |
+//! | `cache-hit` | share of reads served by the host cache | 0 |
 //! | `local` | share of all IOs that go to the VM's local SSD | 0 |
 //! | `latency` | latency target (fio time syntax, default unit ms) | none |
 //! | `qd` | the queue depth the application keeps | none |
 //! | `capacity` | space needed, fio size syntax (`2t`) | none |
 //!
+//! Every share (`read`, `write`, `cache-hit`, `local`) follows one rule ([`parse_share`]):
+//! `N%` is a percentage; a bare number from 0 to 1 is a fraction and a bare number above 1
+//! up to 100 a percentage, so `50%`, `50` and `0.5` all mean half (`1` is all of it; write
+//! `0.5%` for half a percent). Values below 0 or above 100 % are refused.
+//!
 //! `iops` and `mibps` are two peaks, as in the guides' requirement checklist: IOPS are checked
 //! at `bs`, bandwidth against the bandwidth caps (at `bs` too when no `iops` is given).
 
-use crate::PlanError;
-use diskmeter_units::{parse_percent, parse_size, parse_time_ns, KbBase, TimeUnit};
+use crate::{DemandProblem, PlanError};
+use diskmeter_units::{parse_size, parse_time_ns, KbBase, TimeUnit};
 use serde::Serialize;
 
 /// The application's demand on its storage.
@@ -67,9 +72,6 @@ impl Default for Demand {
     }
 }
 
-/// The keys, for error messages.
-const KEYS: &str = "iops, mibps, bs, read, write, cache-hit, local, latency, qd, capacity";
-
 impl Demand {
     /// Parses `key=value` pairs separated by commas (`bs=4k,64k` keeps its second value).
     pub fn parse(text: &str) -> Result<Demand, PlanError> {
@@ -77,9 +79,9 @@ impl Demand {
         let mut read_given = None;
         let mut write_given = None;
         for (key, value) in split_pairs(text)? {
-            let bad = |message: String| PlanError::Demand {
+            let bad = |problem: DemandProblem| PlanError::Demand {
                 key: key.clone(),
-                message,
+                problem,
             };
             match key.as_str() {
                 "iops" => demand.iops = Some(parse_rate(&value).map_err(bad)?),
@@ -89,55 +91,46 @@ impl Demand {
                     let read = parts.next().unwrap_or("");
                     let write = parts.next().unwrap_or(read);
                     if parts.next().is_some() {
-                        return Err(bad("give one size, or read,write".to_string()));
+                        return Err(bad(DemandProblem::TooManySizes));
                     }
                     let size = |t: &str| -> Result<u64, PlanError> {
                         match parse_size(t, KbBase::Binary) {
-                            Ok(0) => Err(bad("the IO size must be more than 0".to_string())),
+                            Ok(0) => Err(bad(DemandProblem::ZeroSize)),
                             Ok(n) => Ok(n),
-                            Err(e) => Err(bad(e.to_string())),
+                            Err(e) => Err(bad(e.into())),
                         }
                     };
                     demand.read_bs_bytes = Some(size(read)?);
                     demand.write_bs_bytes = Some(size(write)?);
                 }
-                "read" => read_given = Some(parse_share(&value, false).map_err(bad)?),
-                "write" => write_given = Some(parse_share(&value, false).map_err(bad)?),
+                "read" => read_given = Some(parse_share(&value).map_err(bad)?),
+                "write" => write_given = Some(parse_share(&value).map_err(bad)?),
                 "cache-hit" | "cache_hit" | "hit" => {
-                    demand.cache_hit_fraction = parse_share(&value, true).map_err(bad)?
+                    demand.cache_hit_fraction = parse_share(&value).map_err(bad)?
                 }
-                "local" => demand.local_fraction = parse_share(&value, false).map_err(bad)?,
+                "local" => demand.local_fraction = parse_share(&value).map_err(bad)?,
                 "latency" => {
-                    let ns = parse_time_ns(&value, TimeUnit::Milliseconds)
-                        .map_err(|e| bad(e.to_string()))?;
+                    let ns =
+                        parse_time_ns(&value, TimeUnit::Milliseconds).map_err(|e| bad(e.into()))?;
                     if ns == 0 {
-                        return Err(bad("the latency target must be more than 0".to_string()));
+                        return Err(bad(DemandProblem::ZeroLatency));
                     }
                     demand.latency_ns = Some(ns);
                 }
                 "qd" | "iodepth" => {
-                    let qd: u32 =
-                        value
-                            .trim()
-                            .parse()
-                            .ok()
-                            .filter(|&q| q > 0)
-                            .ok_or_else(|| {
-                                bad(format!("'{value}' is not a queue depth (1 or more)"))
-                            })?;
+                    let qd: u32 = value
+                        .trim()
+                        .parse()
+                        .ok()
+                        .filter(|&q| q > 0)
+                        .ok_or_else(|| bad(DemandProblem::NotAQueueDepth(value.clone())))?;
                     demand.queue_depth = Some(qd);
                 }
                 "capacity" | "size" => {
-                    let bytes =
-                        parse_size(&value, KbBase::Binary).map_err(|e| bad(e.to_string()))?;
+                    let bytes = parse_size(&value, KbBase::Binary).map_err(|e| bad(e.into()))?;
                     demand.capacity_bytes = Some(bytes);
                 }
-                _ => {
-                    return Err(PlanError::Demand {
-                        key: key.clone(),
-                        message: format!("unknown key; the keys are {KEYS}"),
-                    })
-                }
+                _ => return Err(bad(DemandProblem::UnknownKey)),
             }
         }
         demand.read_fraction = match (read_given, write_given) {
@@ -148,11 +141,10 @@ impl Demand {
                 if (r + w - 1.0).abs() > 1e-9 {
                     return Err(PlanError::Demand {
                         key: "read".to_string(),
-                        message: format!(
-                            "read {}% and write {}% must add up to 100%",
-                            r * 100.0,
-                            w * 100.0
-                        ),
+                        problem: DemandProblem::MixNot100 {
+                            read_percent: r * 100.0,
+                            write_percent: w * 100.0,
+                        },
                     });
                 }
                 r
@@ -188,7 +180,7 @@ fn split_pairs(text: &str) -> Result<Vec<(String, String)>, PlanError> {
                 if pairs.iter().any(|(k, _)| *k == key) {
                     return Err(PlanError::Demand {
                         key,
-                        message: "given twice".to_string(),
+                        problem: DemandProblem::Repeated,
                     });
                 }
                 pairs.push((key, value.trim().to_string()))
@@ -201,7 +193,7 @@ fn split_pairs(text: &str) -> Result<Vec<(String, String)>, PlanError> {
                 None => {
                     return Err(PlanError::Demand {
                         key: piece.to_string(),
-                        message: format!("expected key=value; the keys are {KEYS}"),
+                        problem: DemandProblem::NotAPair,
                     })
                 }
             },
@@ -210,7 +202,7 @@ fn split_pairs(text: &str) -> Result<Vec<(String, String)>, PlanError> {
     if pairs.is_empty() {
         return Err(PlanError::Demand {
             key: String::new(),
-            message: format!("empty; give key=value pairs ({KEYS})"),
+            problem: DemandProblem::Empty,
         });
     }
     Ok(pairs)
@@ -218,7 +210,7 @@ fn split_pairs(text: &str) -> Result<Vec<(String, String)>, PlanError> {
 
 /// A positive rate: `16000`, `16k` (16,000), `1.5m` (1,500,000), `12,800` is not accepted
 /// (the comma separates keys).
-fn parse_rate(text: &str) -> Result<f64, String> {
+fn parse_rate(text: &str) -> Result<f64, DemandProblem> {
     let t = text.trim();
     let (number, scale) = match t.chars().last() {
         Some('k' | 'K') => (&t[..t.len() - 1], 1e3),
@@ -227,29 +219,35 @@ fn parse_rate(text: &str) -> Result<f64, String> {
     };
     match number.parse::<f64>() {
         Ok(v) if v.is_finite() && v > 0.0 => Ok(v * scale),
-        _ => Err(format!(
-            "'{t}' is not a positive number (e.g. 16000 or 16k)"
-        )),
+        _ => Err(DemandProblem::NotARate(t.to_string())),
     }
 }
 
-/// A share: `70%`, `70` (percent), or, when `fraction_ok`, `0.7` (a value up to 1 with a point).
-fn parse_share(text: &str, fraction_ok: bool) -> Result<f64, String> {
+/// A share, by the one rule of every share the planner reads (`read`, `write`, `cache-hit`,
+/// `local`): `N%` is a percentage from 0 to 100; a bare number from 0 to 1 is a fraction
+/// (`0.5` = 50 %, `1` = 100 %); a bare number above 1 up to 100 is a percentage (`70` =
+/// 70 %). So `50%`, `50` and `0.5` mean the same; 0.5 % is written `0.5%`. Anything below 0
+/// or above 100 % is refused. Returns the fraction, 0..=1.
+pub fn parse_share(text: &str) -> Result<f64, DemandProblem> {
     let t = text.trim();
-    if fraction_ok && !t.ends_with('%') && t.contains('.') {
-        return match t.parse::<f64>() {
-            Ok(v) if (0.0..=1.0).contains(&v) => Ok(v),
-            _ => Err(format!(
-                "'{t}' is not a share: use 0 to 1 (0.8) or a percentage (80%)"
-            )),
-        };
+    let (number, percent_sign) = match t.strip_suffix('%') {
+        Some(number) => (number.trim(), true),
+        None => (t, false),
+    };
+    let value: f64 = number
+        .parse()
+        .ok()
+        .filter(|v: &f64| v.is_finite())
+        .ok_or_else(|| DemandProblem::NotAShare(t.to_string()))?;
+    let fraction = if percent_sign || value > 1.0 {
+        value / 100.0
+    } else {
+        value
+    };
+    if !(0.0..=1.0).contains(&fraction) {
+        return Err(DemandProblem::ShareOutOfRange(t.to_string()));
     }
-    if fraction_ok && t == "1" {
-        return Ok(1.0);
-    }
-    parse_percent(t)
-        .map(|p| p / 100.0)
-        .map_err(|e| e.to_string())
+    Ok(fraction)
 }
 
 #[cfg(test)]
@@ -295,7 +293,10 @@ mod tests {
             ("bs=0", "bs: the IO size must be more than 0"),
             ("read=120", "read:"),
             ("read=70,write=40", "must add up to 100%"),
-            ("cache-hit=1.5", "cache-hit:"),
+            ("cache-hit=150", "cache-hit: '150' is out of range"),
+            ("local=-0.5", "local: '-0.5' is out of range"),
+            ("write=101%", "write: '101%' is out of range"),
+            ("read=most", "read: 'most' is not a share"),
             ("speed=3", "speed: unknown key"),
             ("iops=1,iops=2", "iops: given twice"),
             ("16000", "expected key=value"),
@@ -305,6 +306,39 @@ mod tests {
         ] {
             let e = Demand::parse(text).unwrap_err().to_string();
             assert!(e.contains(needle), "{text}: {e}");
+        }
+    }
+
+    /// Regression: `local=0.5` read as 0.5 % while `cache-hit=0.5` read as 50 %. Every share
+    /// now follows one rule: `50%`, `50` and `0.5` mean half.
+    #[test]
+    fn planner_fractions_mean_the_same_for_every_share() {
+        for half in ["0.5", "50", "50%", " 50 % "] {
+            let d = Demand::parse(&format!("read={half},cache-hit={half},local={half}")).unwrap();
+            assert_eq!(d.read_fraction, 0.5, "read={half}");
+            assert_eq!(d.cache_hit_fraction, 0.5, "cache-hit={half}");
+            assert_eq!(d.local_fraction, 0.5, "local={half}");
+            let d = Demand::parse(&format!("write={half}")).unwrap();
+            assert_eq!(d.write_fraction(), 0.5, "write={half}");
+        }
+        // The boundary: a bare number up to 1 is a fraction, above 1 a percentage.
+        for (text, fraction) in [
+            ("1", 1.0),
+            ("0", 0.0),
+            ("0.25", 0.25),
+            ("1.5", 0.015),
+            ("0.5%", 0.005),
+            ("100", 1.0),
+            ("100%", 1.0),
+            ("12.5", 0.125),
+        ] {
+            let got = parse_share(text).unwrap();
+            assert!((got - fraction).abs() < 1e-12, "{text}: {got}");
+        }
+        for text in [
+            "100.5", "101%", "-0.1", "-5%", "nan", "inf", "", "%", "half",
+        ] {
+            assert!(parse_share(text).is_err(), "{text} was accepted");
         }
     }
 }

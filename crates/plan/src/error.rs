@@ -1,17 +1,23 @@
-//! `PlanError`: every way a planning request can be wrong, each saying what to change.
+//! `PlanError`: every way a planning request can be wrong, each saying what to change, and
+//! the typed reasons inside it ([`CatalogProblem`], [`DemandProblem`], [`DisksProblem`]).
 
+use diskmeter_units::UnitError;
 use thiserror::Error;
+
+/// The keys of `--workload` / `--require`, for messages.
+pub(crate) const DEMAND_KEYS: &str =
+    "iops, mibps, bs, read, write, cache-hit, local, latency, qd, capacity";
 
 /// Why a plan cannot be made.
 #[derive(Debug, Clone, PartialEq, Error)]
 pub enum PlanError {
     /// A catalog file does not parse or has an impossible figure.
-    #[error("catalog {file}: {message}")]
+    #[error("catalog {file}: {problem}")]
     Catalog {
         /// The file as named by the caller.
         file: String,
-        /// What is wrong, with the line where the TOML parser gives one.
-        message: String,
+        /// What is wrong with it.
+        problem: CatalogProblem,
     },
 
     /// A disk tier name the catalog does not know.
@@ -32,22 +38,22 @@ pub enum PlanError {
         known: Vec<String>,
     },
 
-    /// A `--workload` / `--require` key with a bad value.
-    #[error("{key}: {message}")]
+    /// A `--workload` / `--require` key with a bad value (or a bad key).
+    #[error("{key}: {problem}")]
     Demand {
-        /// The key as given.
+        /// The key as given (empty when the whole text is at fault).
         key: String,
         /// What is wrong with it.
-        message: String,
+        problem: DemandProblem,
     },
 
     /// A `--disks` value that is not `N x TIER`.
-    #[error("--disks '{text}': {message}")]
+    #[error("--disks '{text}': {problem}")]
     Disks {
         /// The value as given.
         text: String,
         /// What is wrong with it.
-        message: String,
+        problem: DisksProblem,
     },
 
     /// A `--cache` value that is not None, ReadOnly or ReadWrite.
@@ -80,4 +86,115 @@ pub enum PlanError {
     /// An `--optimize` goal other than cost.
     #[error("--optimize '{0}': only 'cost' is supported")]
     Goal(String),
+}
+
+/// What is wrong with a catalog file.
+#[derive(Debug, Clone, PartialEq, Error)]
+pub enum CatalogProblem {
+    /// The TOML does not parse, or an entry lacks a field or has an unknown one; the
+    /// parser's message gives the line.
+    #[error("{}", .0.to_string().trim_end())]
+    Toml(#[source] Box<toml::de::Error>),
+
+    /// An entry's id is empty or blank.
+    #[error("an entry has an empty id")]
+    EmptyId,
+
+    /// A cap, size or price that is zero, negative or not finite: such a figure would make
+    /// every plan fail for a reason no reader could see.
+    #[error("{id}: {field} = {value} must be a positive number")]
+    NotPositive {
+        /// The entry's id.
+        id: String,
+        /// The field's name in the file.
+        field: &'static str,
+        /// The value as read.
+        value: f64,
+    },
+}
+
+/// What is wrong with one key of a demand (`--workload` / `--require`).
+#[derive(Debug, Clone, PartialEq, Error)]
+pub enum DemandProblem {
+    /// The text has no `key=value` pair at all.
+    #[error("empty; give key=value pairs ({DEMAND_KEYS})")]
+    Empty,
+
+    /// A piece before the first `key=` (`16000` alone).
+    #[error("expected key=value; the keys are {DEMAND_KEYS}")]
+    NotAPair,
+
+    /// A key the planner does not know.
+    #[error("unknown key; the keys are {DEMAND_KEYS}")]
+    UnknownKey,
+
+    /// The same key twice.
+    #[error("given twice")]
+    Repeated,
+
+    /// An `iops` or `mibps` value that is not a positive number.
+    #[error("'{0}' is not a positive number (e.g. 16000 or 16k)")]
+    NotARate(String),
+
+    /// `bs` with more than a read and a write size.
+    #[error("give one size, or read,write")]
+    TooManySizes,
+
+    /// An IO size of 0.
+    #[error("the IO size must be more than 0")]
+    ZeroSize,
+
+    /// A latency target of 0.
+    #[error("the latency target must be more than 0")]
+    ZeroLatency,
+
+    /// A `qd` that is not a whole number of 1 or more.
+    #[error("'{0}' is not a queue depth (1 or more)")]
+    NotAQueueDepth(String),
+
+    /// A size or time the units parser refused.
+    #[error(transparent)]
+    Unit(#[from] UnitError),
+
+    /// A share (`read`, `write`, `cache-hit`, `local`) that is not a number.
+    #[error(
+        "'{0}' is not a share: write a fraction from 0 to 1 (0.7) or a percentage (70 or 70%)"
+    )]
+    NotAShare(String),
+
+    /// A share below 0 or above 100 %.
+    #[error(
+        "'{0}' is out of range: a share is a fraction from 0 to 1 (0.7) or a percentage from \
+         0 to 100 (70 or 70%)"
+    )]
+    ShareOutOfRange(String),
+
+    /// `read` and `write` given with a sum other than 100 %.
+    #[error("read {read_percent}% and write {write_percent}% must add up to 100%")]
+    MixNot100 {
+        /// The read share, percent.
+        read_percent: f64,
+        /// The write share, percent.
+        write_percent: f64,
+    },
+}
+
+/// What is wrong with a `--disks` value.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Error)]
+pub enum DisksProblem {
+    /// More than one tier (`2xP30+2xP40`): a plan is one stripe of equal disks.
+    #[error("one tier per plan (a stripe of equal disks), e.g. 4xP30")]
+    MixedTiers,
+
+    /// A count that does not fit a number.
+    #[error("the count is too large")]
+    CountTooLarge,
+
+    /// A count of 0.
+    #[error("the count must be 1 or more")]
+    ZeroCount,
+
+    /// More disks than any VM attaches.
+    #[error("more than 1,024 disks is not a plan")]
+    MoreThan1024,
 }

@@ -1,7 +1,7 @@
 //! Storage planning as pure functions over data: a catalog of published disk and VM limits
 //! and prices, a capacity model that counts each IO against the caps on its path (host cache,
 //! VM uncached, disks), and the planner's answers: evaluate a configuration and name its
-//! binding limit, find the cheapest configuration that meets a requirement, queue-depth and
+//! binding limit or why it cannot be built, find the cheapest configuration that meets a requirement, queue-depth and
 //! stripe advice, and caps by IO size.
 //!
 //! The model follows the Azure "Premium Storage: design for high performance" guide and is
@@ -14,11 +14,13 @@ mod error;
 pub mod model;
 pub mod optimise;
 pub mod planner;
+pub mod possible;
 pub mod text;
 
 pub use catalog::{Catalog, DiskTier, VmSize};
 pub use demand::Demand;
-pub use error::PlanError;
+pub use error::{CatalogProblem, DemandProblem, DisksProblem, PlanError};
 pub use model::{CapKind, Configuration, HostCache, Limit, PointPrediction};
 pub use optimise::{optimise, Candidate, Optimisation, SearchSpace};
 pub use planner::{evaluate, io_size_table, parse_disks, Evaluation, IoSizeRow, DEFAULT_IO_SIZES};
+pub use possible::{not_possible, NotPossible};

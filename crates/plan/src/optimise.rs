@@ -20,6 +20,8 @@ pub struct Candidate {
     pub disk: String,
     /// Disks in the stripe.
     pub disk_count: u32,
+    /// The host cache setting.
+    pub cache: HostCache,
     /// Monthly cost, USD, when every part has a price.
     pub total_usd: Option<f64>,
     /// Each point's capacity and binding limit, as text: "20,000 IOPS (disk cap ...)".
@@ -46,6 +48,7 @@ impl Candidate {
             vm: e.vm.clone(),
             disk: e.disk.clone(),
             disk_count: e.disk_count,
+            cache: e.cache,
             total_usd: e.cost.total_usd,
             capacity,
             warnings: e.warnings.clone(),
@@ -127,10 +130,10 @@ pub fn optimise(
             targets.push(None);
         }
         for vm in targets {
-            if let Some(vm) = vm {
-                if disk.premium && !vm.premium_storage {
-                    continue;
-                }
+            // A premium disk on a size without premium storage is not possible at any count;
+            // skip the pair rather than evaluate it up to the disk limit.
+            if vm.is_some_and(|vm| disk.premium && !vm.premium_storage) {
+                continue;
             }
             pairs_searched += 1;
             let (limit, by_rule) = match vm.map(|v| v.disk_limit()) {
@@ -153,7 +156,8 @@ pub fn optimise(
                 let Ok(e) = evaluate_alone(&config, requirement) else {
                     break;
                 };
-                if e.meets == Some(true) {
+                // `meets` is never true for a configuration that is not possible.
+                if e.possible && e.meets == Some(true) {
                     let mut c = Candidate::from_evaluation(&e);
                     if by_rule {
                         c.warnings.push(format!(
@@ -224,14 +228,9 @@ const FIXES_PER_KIND: usize = 3;
 
 pub(crate) fn fixes(catalog: &Catalog, config: &Configuration, demand: &Demand) -> Vec<Candidate> {
     let pick = |space: SearchSpace| -> Vec<Candidate> {
+        // The optimiser proposes only possible configurations within the disk limits.
         optimise(catalog, demand, &space)
-            .map(|o| {
-                o.priced
-                    .into_iter()
-                    .chain(o.unpriced)
-                    .filter(|c| c.warnings.iter().all(|w| !w.contains("takes at most")))
-                    .collect()
-            })
+            .map(|o| o.priced.into_iter().chain(o.unpriced).collect())
             .unwrap_or_default()
     };
     let cache = Some(config.cache);

@@ -7,7 +7,8 @@ use crate::demand::Demand;
 use crate::model::{
     self, caps, group, points, Basis, Cap, CapKind, Configuration, HostCache, PointPrediction,
 };
-use crate::PlanError;
+use crate::possible::{not_possible, NotPossible};
+use crate::{DisksProblem, PlanError};
 use serde::Serialize;
 
 /// Bytes in a GiB (catalog sizes are GiB).
@@ -24,31 +25,29 @@ pub const WAREHOUSE_STRIPE_KIB: u32 = 256;
 
 /// `--disks 4xP30` read against the catalog: a tier and a count.
 pub fn parse_disks<'c>(catalog: &'c Catalog, text: &str) -> Result<(&'c DiskTier, u32), PlanError> {
-    let bad = |message: &str| PlanError::Disks {
+    let bad = |problem: DisksProblem| PlanError::Disks {
         text: text.to_string(),
-        message: message.to_string(),
+        problem,
     };
     let t = text.trim();
     if t.contains(',') || t.contains('+') {
-        return Err(bad(
-            "one tier per plan (a stripe of equal disks), e.g. 4xP30",
-        ));
+        return Err(bad(DisksProblem::MixedTiers));
     }
     let (count, tier) = match t.split_once(['x', 'X', '*']) {
         Some((n, tier)) if !n.is_empty() && n.trim().chars().all(|c| c.is_ascii_digit()) => {
             let n: u32 = n
                 .trim()
                 .parse()
-                .map_err(|_| bad("the count is too large"))?;
+                .map_err(|_| bad(DisksProblem::CountTooLarge))?;
             (n, tier)
         }
         _ => (1, t),
     };
     if count == 0 {
-        return Err(bad("the count must be 1 or more"));
+        return Err(bad(DisksProblem::ZeroCount));
     }
     if count > 1024 {
-        return Err(bad("more than 1,024 disks is not a plan"));
+        return Err(bad(DisksProblem::MoreThan1024));
     }
     Ok((catalog.disk(tier)?, count))
 }
@@ -141,8 +140,12 @@ pub struct Evaluation {
     pub points: Vec<PointPrediction>,
     /// Total disk capacity, GiB.
     pub capacity_gib: Option<f64>,
+    /// Whether the configuration can be built at all (see [`NotPossible`]).
+    pub possible: bool,
+    /// Why it cannot be built, from the catalog's published figures; empty when it can.
+    pub not_possible: Vec<NotPossible>,
     /// Whether every requirement is met (`None` when nothing was required, or when a needed
-    /// figure is missing).
+    /// figure is missing). A configuration that is not possible meets nothing: `Some(false)`.
     pub meets: Option<bool>,
     /// Monthly cost.
     pub cost: Cost,
@@ -152,11 +155,12 @@ pub struct Evaluation {
     pub stripe: Option<StripeAdvice>,
     /// What the guide would warn about, and figures the catalog lacks that limit the answer.
     pub warnings: Vec<String>,
-    /// Configurations that meet the requirement when this one does not.
+    /// Configurations that meet the requirement when this one does not (or is not possible).
     pub fixes: Vec<crate::optimise::Candidate>,
 }
 
-/// Evaluates one configuration. `fixes` are searched when the requirement is not met.
+/// Evaluates one configuration. `fixes` are searched when the requirement is not met or the
+/// configuration is not possible.
 pub fn evaluate(
     catalog: &Catalog,
     config: &Configuration,
@@ -201,7 +205,11 @@ pub fn evaluate_alone(config: &Configuration, demand: &Demand) -> Result<Evaluat
     if let Some(need) = demand.capacity_bytes {
         verdicts.push(capacity_gib.map(|have| have * GIB >= need as f64));
     }
-    let meets = if verdicts.is_empty() {
+    let not_possible = not_possible(config);
+    let meets = if !not_possible.is_empty() {
+        // What cannot be built meets nothing, whatever its caps would allow.
+        Some(false)
+    } else if verdicts.is_empty() {
         None
     } else if verdicts.contains(&Some(false)) {
         Some(false)
@@ -222,6 +230,8 @@ pub fn evaluate_alone(config: &Configuration, demand: &Demand) -> Result<Evaluat
         stripe: stripe_advice(config, demand),
         points,
         capacity_gib,
+        possible: not_possible.is_empty(),
+        not_possible,
         meets,
         cost: cost(config),
         warnings: Vec::new(),
@@ -313,21 +323,13 @@ fn warnings(config: &Configuration, demand: &Demand, evaluation: &Evaluation) ->
         );
     }
     if let Some(vm) = config.vm {
-        if config.disk.premium && !vm.premium_storage {
-            w.push(format!(
-                "{} is a premium disk and {} does not support premium storage",
-                config.disk.id, vm.id
-            ));
-        }
+        // A published max_data_disks or the premium flag make the configuration not possible
+        // (`possible`); only the guide's rule of thumb is a warning here.
         match vm.disk_limit() {
-            Some((limit, by_rule)) if n > limit => w.push(format!(
-                "{n} disks, but {} takes at most {limit} data disks{}",
-                vm.id,
-                if by_rule {
-                    " (the guide's usual 2 x cores: the size's own figure is not in the catalog)"
-                } else {
-                    ""
-                }
+            Some((limit, true)) if n > limit => w.push(format!(
+                "{n} disks, but {} takes at most {limit} data disks (the guide's usual 2 x \
+                 cores: the size's own figure is not in the catalog)",
+                vm.id
             )),
             None => w.push(format!(
                 "{} has no max data disks or cores in the catalog: the disk count is not checked",

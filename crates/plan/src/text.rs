@@ -6,6 +6,7 @@ use crate::demand::Demand;
 use crate::model::{group, Basis, PointPrediction};
 use crate::optimise::{Candidate, Optimisation};
 use crate::planner::{Evaluation, IoSizeRow};
+use crate::possible::NotPossible;
 use std::fmt::Write;
 
 /// `8 KiB`, `1 MiB`, `1536 B`: IO sizes as people write them.
@@ -75,7 +76,7 @@ pub fn describe_demand(d: &Demand) -> String {
     parts.join(", ")
 }
 
-fn point_title(p: &PointPrediction) -> String {
+fn point_title(p: &PointPrediction, possible: bool) -> String {
     let at = match p.basis {
         Basis::Iops {
             read_bs_bytes: Some(r),
@@ -95,6 +96,9 @@ fn point_title(p: &PointPrediction) -> String {
         _ => "capacity".to_string(),
     };
     let verdict = match (p.meets, p.headroom_percent) {
+        (Some(true), Some(h)) if !possible => format!(
+            ": the caps would allow it (headroom {h:+.1}%), but the configuration is not possible"
+        ),
         (Some(true), Some(h)) => format!(": meets it, headroom {:+.1}%", h),
         (Some(false), Some(h)) => format!(": DOES NOT MEET it, short by {:.1}%", -h),
         _ => String::new(),
@@ -107,6 +111,7 @@ pub fn evaluation(e: &Evaluation) -> String {
     let mut out = String::new();
     let _ = writeln!(out, "Plan: {}", e.configuration);
     let _ = writeln!(out, "Demand: {}", describe_demand(&e.demand));
+    not_possible_lines(&mut out, &e.not_possible);
     let _ = writeln!(out, "\nCaps");
     for cap in &e.caps {
         let value = cap.value.map_or("not in catalog".to_string(), group);
@@ -124,7 +129,7 @@ pub fn evaluation(e: &Evaluation) -> String {
         );
     }
     for p in &e.points {
-        let _ = writeln!(out, "\n{}", point_title(p));
+        let _ = writeln!(out, "\n{}", point_title(p, e.possible));
         let capacity = p.capacity_text();
         match &p.limit {
             Some(limit) => {
@@ -225,13 +230,22 @@ pub fn evaluation(e: &Evaluation) -> String {
         let _ = writeln!(out, "\nConfigurations that meet it");
         candidates(&mut out, &e.fixes);
     }
+    let reasons: Vec<String> = e.not_possible.iter().map(ToString::to_string).collect();
     let verdict = match e.meets {
-        Some(true) => "meets the demand",
-        Some(false) => "does NOT meet the demand",
-        None => "no requirement to check (capacity shown)",
+        _ if !e.possible => format!("is NOT POSSIBLE: {}", reasons.join("; ")),
+        Some(true) => "meets the demand".to_string(),
+        Some(false) => "does NOT meet the demand".to_string(),
+        None => "no requirement to check (capacity shown)".to_string(),
     };
     let _ = writeln!(out, "\nVerdict: {} {verdict}", e.configuration);
     out
+}
+
+/// "Not possible: 40 data disks, but Standard_DS14 takes at most 32", one line per reason.
+fn not_possible_lines(out: &mut String, reasons: &[NotPossible]) {
+    for reason in reasons {
+        let _ = writeln!(out, "Not possible: {reason}");
+    }
 }
 
 fn candidates(out: &mut String, list: &[Candidate]) {
@@ -278,10 +292,12 @@ pub fn optimisation(o: &Optimisation) -> String {
     out
 }
 
-/// The IO-size view.
-pub fn io_sizes(configuration: &str, rows: &[IoSizeRow]) -> String {
+/// The IO-size view; `not_possible` lists why the configuration cannot be built, if it
+/// cannot (its caps are shown all the same).
+pub fn io_sizes(configuration: &str, rows: &[IoSizeRow], not_possible: &[NotPossible]) -> String {
     let mut out = String::new();
     let _ = writeln!(out, "IO-size view: {configuration}");
+    not_possible_lines(&mut out, not_possible);
     let with_cache = rows
         .iter()
         .any(|r| r.cache_iops.is_some() || r.cache_mibps.is_some());

@@ -1,8 +1,12 @@
 //! Issue 6 acceptance, as properties over the whole catalog and random demands: adding a disk
 //! never lowers predicted capacity, and no prediction exceeds any single cap on its path.
+//! Issue 13: what the catalog's figures rule out is never "met" and never proposed.
 
 use diskmeter_plan::planner::evaluate_alone;
-use diskmeter_plan::{CapKind, Catalog, Configuration, Demand, Evaluation, HostCache};
+use diskmeter_plan::{
+    evaluate, not_possible, optimise, parse_disks, Candidate, CapKind, Catalog, Configuration,
+    Demand, Evaluation, HostCache, SearchSpace,
+};
 use proptest::prelude::*;
 
 const CACHES: [HostCache; 3] = [HostCache::None, HostCache::ReadOnly, HostCache::ReadWrite];
@@ -178,5 +182,131 @@ fn every_catalog_pair_evaluates_without_error_or_panic() {
                 }
             }
         }
+    }
+}
+
+/// A requirement the optimiser can search for: at least one of IOPS, MiB/s or capacity.
+fn requirement() -> impl Strategy<Value = Demand> {
+    (demand(), prop::option::of(1u64..=64)).prop_map(|(mut d, capacity_tib)| {
+        d.capacity_bytes = capacity_tib.map(|t| t << 40);
+        if d.iops.is_none() && d.mibps.is_none() && d.capacity_bytes.is_none() {
+            d.iops = Some(1000.0);
+        }
+        d
+    })
+}
+
+/// Re-evaluates a proposed candidate as the user would type it back.
+fn re_evaluate(c: &Catalog, candidate: &Candidate, demand: &Demand) -> Evaluation {
+    let config = Configuration {
+        vm: candidate.vm.as_deref().map(|v| c.vm(v).unwrap()),
+        disk: c.disk(&candidate.disk).unwrap(),
+        disk_count: candidate.disk_count,
+        cache: candidate.cache,
+    };
+    evaluate_alone(&config, demand).unwrap()
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(48))]
+
+    /// Regression (planner truth bug): the optimiser proposed, and evaluations called
+    /// "meets the demand", configurations its own warnings called impossible (DS14 + 40 x
+    /// P30, D14 + P30). Over the whole catalog and random requirements, every configuration
+    /// the optimiser proposes, and every fix an evaluation suggests, can be built and meets
+    /// the requirement when evaluated again.
+    #[test]
+    fn the_optimiser_never_proposes_a_configuration_that_is_not_possible(
+        demand in requirement(),
+        only_vm in prop::option::of(0..Catalog::builtin().vms.len()),
+        cache in 0..CACHES.len(),
+        disks in 1u32..=48,
+        disk in 0..Catalog::builtin().disks.len(),
+    ) {
+        let c = Catalog::builtin();
+        let space = SearchSpace {
+            vm: only_vm.map(|i| c.vms[i].id.clone()),
+            cache: Some(CACHES[cache]),
+            ..SearchSpace::default()
+        };
+        let answer = optimise(&c, &demand, &space).unwrap();
+        for candidate in answer.priced.iter().chain(&answer.unpriced) {
+            let e = re_evaluate(&c, candidate, &demand);
+            prop_assert!(e.possible, "{}: {:?}", candidate.configuration, e.not_possible);
+            prop_assert_eq!(e.meets, Some(true), "{}", candidate.configuration);
+        }
+        // The fixes an evaluation lists are optimiser answers too, also for a configuration
+        // that is not possible.
+        let config = Configuration {
+            vm: only_vm.map(|i| &c.vms[i]),
+            disk: &c.disks[disk],
+            disk_count: disks,
+            cache: CACHES[cache],
+        };
+        if let Ok(e) = evaluate(&c, &config, &demand) {
+            for fix in &e.fixes {
+                let again = re_evaluate(&c, fix, &demand);
+                prop_assert!(again.possible, "{}: {:?}", fix.configuration, again.not_possible);
+                prop_assert_eq!(again.meets, Some(true), "{}", fix.configuration);
+            }
+        }
+    }
+
+    /// A configuration that is not possible never meets a demand, and "possible" is exactly
+    /// "no published figure rules it out".
+    #[test]
+    fn what_is_not_possible_never_meets_a_demand(case in case()) {
+        let c = Catalog::builtin();
+        let Some(e) = run(&c, &case, 0) else { return Ok(()) };
+        let config = Configuration {
+            vm: case.vm.map(|i| &c.vms[i]),
+            disk: &c.disks[case.disk],
+            disk_count: case.disks,
+            cache: CACHES[case.cache],
+        };
+        prop_assert_eq!(e.possible, not_possible(&config).is_empty());
+        prop_assert_eq!(e.possible, e.not_possible.is_empty());
+        if !e.possible {
+            prop_assert_eq!(e.meets, Some(false));
+        }
+    }
+}
+
+/// Regression (planner truth bug): DS14 + 40 x P30 and D14 + P30 "met the demand" although
+/// the warnings said DS14 takes 32 data disks and D14 has no premium storage.
+#[test]
+fn planner_truth_bug_impossible_configurations_do_not_meet_the_demand() {
+    let c = Catalog::builtin();
+    let demand = Demand::parse("iops=1000").unwrap();
+    for (vm, disks, reason) in [
+        (
+            "DS14",
+            "40xP30",
+            "40 data disks, but Standard_DS14 takes at most 32",
+        ),
+        (
+            "D14",
+            "P30",
+            "P30 is a premium disk and Standard_D14 does not support premium storage",
+        ),
+    ] {
+        let (disk, disk_count) = parse_disks(&c, disks).unwrap();
+        let config = Configuration {
+            vm: Some(c.vm(vm).unwrap()),
+            disk,
+            disk_count,
+            cache: HostCache::ReadOnly,
+        };
+        let e = evaluate(&c, &config, &demand).unwrap();
+        assert!(!e.possible, "{vm} + {disks}");
+        assert_eq!(e.meets, Some(false), "{vm} + {disks}");
+        let reasons: Vec<String> = e.not_possible.iter().map(ToString::to_string).collect();
+        assert_eq!(reasons, [reason]);
+        assert!(
+            !e.warnings.iter().any(|w| w.contains(reason)),
+            "the reason is not repeated as a warning: {:?}",
+            e.warnings
+        );
+        assert!(!e.fixes.is_empty(), "{vm} + {disks}: no fixes");
     }
 }

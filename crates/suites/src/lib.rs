@@ -16,19 +16,22 @@ use std::path::PathBuf;
 use thiserror::Error;
 
 /// Why a suite cannot be built.
-#[derive(Debug, Clone, PartialEq, Eq, Error)]
+#[derive(Debug, Clone, PartialEq, Error)]
 pub enum SuiteError {
     /// No suite has this name.
-    #[error("no suite named '{name}'{hint} (diskmeter suite --list shows them)")]
+    #[error(
+        "no suite named '{name}'{} (diskmeter suite --list shows them)",
+        suggestion.map(|n| format!(" (did you mean '{n}'?)")).unwrap_or_default()
+    )]
     Unknown {
         /// The name given.
         name: String,
-        /// " (did you mean 'x'?)" or empty.
-        hint: String,
+        /// The nearest suite name, when the name looks like a misspelling of one.
+        suggestion: Option<&'static str>,
     },
     /// An override was refused by the option it sets.
-    #[error("{0}")]
-    Override(String),
+    #[error(transparent)]
+    Override(#[from] diskmeter_workload::OptionError),
 }
 
 /// The user's choices that shape every step.
@@ -148,9 +151,7 @@ pub fn build(name: &str, options: &SuiteOptions) -> Result<Suite, SuiteError> {
         .find(|s| s.name == name)
         .ok_or_else(|| SuiteError::Unknown {
             name: name.to_string(),
-            hint: diskmeter_workload::nearest(name, suite_names())
-                .map(|n| format!(" (did you mean '{n}'?)"))
-                .unwrap_or_default(),
+            suggestion: diskmeter_workload::nearest(name, suite_names()),
         })?;
     let mut steps = Vec::new();
     for spec in (info.steps)() {
@@ -248,8 +249,7 @@ fn job_of(
     set.extend(options.overrides.iter().cloned());
     let mut job = JobSpec::default();
     for (name, value) in &set {
-        apply_option(&mut job, name, Some(value))
-            .map_err(|e| SuiteError::Override(e.to_string()))?;
+        apply_option(&mut job, name, Some(value)).map_err(SuiteError::Override)?;
     }
     Ok(job)
 }

@@ -1,13 +1,13 @@
 //! Applying one `name=value` option to a job, and the error that names what went wrong.
 
 use crate::options::value::{parse_value, ValueError};
-use crate::options::{find_option, suggest_option};
+use crate::options::{find_option, suggest_option, InvalidValue, OptionDef};
 use crate::JobSpec;
 use diskmeter_units::UnitError;
 use thiserror::Error;
 
 /// Why an option could not be applied. Every message starts with the option as written.
-#[derive(Debug, Clone, PartialEq, Eq, Error)]
+#[derive(Debug, Clone, PartialEq, Error)]
 pub enum OptionError {
     /// No option has this name or alias.
     #[error("unknown option '{name}'{}", suggestion.map(|s| format!(" (did you mean '{s}'?)")).unwrap_or_default())]
@@ -39,15 +39,17 @@ pub enum OptionError {
         source: Box<UnitError>,
     },
 
-    /// The value has the right kind but can't be used for this option.
+    /// The value has the right kind but can't be used for this option (outside its range,
+    /// an empty name, ...).
     #[error("{option}={value}: {reason}")]
     Invalid {
         /// The option as written.
         option: String,
         /// The value as written.
         value: String,
-        /// Why, and what to write instead.
-        reason: String,
+        /// Why, and what to write instead (boxed to keep `Result`s small).
+        #[source]
+        reason: Box<InvalidValue>,
     },
 }
 
@@ -65,7 +67,23 @@ pub fn apply_option(
         name: name.to_string(),
         suggestion: suggest_option(name),
     })?;
+    apply_def(spec, def, name, value)
+}
+
+/// [`apply_option`] with the row already found: parses `value` by the row's kind, checks it
+/// against the row's limits, and stores it with the row's setter.
+pub(crate) fn apply_def(
+    spec: &mut JobSpec,
+    def: &OptionDef,
+    name: &str,
+    value: Option<&str>,
+) -> Result<(), OptionError> {
     let written = || value.unwrap_or("").to_string();
+    let invalid = |reason: InvalidValue| OptionError::Invalid {
+        option: name.to_string(),
+        value: written(),
+        reason: Box::new(reason),
+    };
     let parsed = parse_value(def.kind, value, spec.kb_base).map_err(|error| match error {
         ValueError::Missing => OptionError::MissingValue {
             option: name.to_string(),
@@ -76,18 +94,13 @@ pub fn apply_option(
             value: written(),
             source: Box::new(source),
         },
-        ValueError::Invalid(reason) => OptionError::Invalid {
-            option: name.to_string(),
-            value: written(),
-            reason,
-        },
+        ValueError::Invalid(reason) => invalid(reason),
     })?;
+    if let Some(limits) = def.limits {
+        limits.check(&parsed).map_err(|e| invalid(e.into()))?;
+    }
     // Setters check before they store, so a refused value leaves the job as it was.
-    (def.set)(spec, parsed).map_err(|reason| OptionError::Invalid {
-        option: name.to_string(),
-        value: written(),
-        reason,
-    })
+    (def.set)(spec, parsed).map_err(invalid)
 }
 
 #[cfg(test)]

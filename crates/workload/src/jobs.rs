@@ -6,7 +6,7 @@
 //! whose options reach the jobs named after it. fio refuses a command line with options but no
 //! `--name`; diskmeter runs one job named "job" with them instead.
 
-use crate::{apply_option, JobSpec, OptionError};
+use crate::{apply_option, InvalidValue, JobSpec, OptionError};
 
 /// Builds the jobs an fio-style command line describes (see the module docs).
 ///
@@ -40,7 +40,7 @@ pub fn jobs_from_options(
                         Some(value) => OptionError::Invalid {
                             option: name.clone(),
                             value: value.clone(),
-                            reason: "a job name can't be empty".to_string(),
+                            reason: Box::new(InvalidValue::EmptyName),
                         },
                     });
                     // Keep collecting this job's errors under the default name.

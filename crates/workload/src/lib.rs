@@ -2,7 +2,8 @@
 //! long, and the fio options that build it.
 //!
 //! * [`spec`]: [`JobSpec`] and its parts, pure data.
-//! * [`options`]: the option table ([`OPTIONS`]) that drives parsing, `--help` and the docs.
+//! * [`options`]: the option table ([`OPTIONS`]) that drives parsing, `--help` and the docs;
+//!   each option's range ([`Limits`]) is written once, in its row.
 //! * [`apply_option`] and [`jobs_from_options`]: fio option text into jobs, with fio's
 //!   command-line rules for `name=` and every error collected.
 //! * [`validate`]: whether a job makes sense as a whole; [`describe`]: a job back as options.
@@ -25,13 +26,16 @@ pub use apply::{apply_option, OptionError};
 pub use describe::{describe, ALWAYS_DESCRIBED};
 pub use diskmeter_units::KbBase;
 pub use jobs::jobs_from_options;
-pub use options::{find_option, nearest, suggest_option, OptionDef, OptionKind, OPTIONS};
-pub use patterns::{BlockSizeShare, BlockSizeSpread, RandomDistribution};
+pub use options::{
+    find_option, limits_of, nearest, suggest_option, InvalidValue, LimitError, Limits, OptionDef,
+    OptionKind, Range, OPTIONS,
+};
+pub use patterns::{BlockSizeShare, BlockSizeSpread, PatternError, RandomDistribution};
 pub use spec::{
     Direction, EngineKind, JobSpec, PerDirection, RwMode, SyncMode, DEFAULT_PERCENTILES,
 };
 pub use steady::{
-    parse_steadystate, AutoStop, SteadyCriterion, SteadyLimit, SteadyState, MIN_STEADY_SAMPLE_NS,
+    parse_steadystate, AutoStop, SteadyCriterion, SteadyLimit, SteadyState, SteadyStateError,
     STEADY_SAMPLE_NS,
 };
-pub use validate::{validate, ValidationError, DIRECT_ALIGNMENT, MAX_IODEPTH, MAX_PERCENTILES};
+pub use validate::{validate, ValidationError, DIRECT_ALIGNMENT};

@@ -3,8 +3,103 @@
 //! (fio `random_distribution`). Parsing follows fio 3.x's HOWTO; the drawing itself is the
 //! runner's business.
 
-use diskmeter_units::{format_size_suffix, parse_size, KbBase};
+use diskmeter_units::{format_size_suffix, parse_size, KbBase, UnitError};
 use serde::{Deserialize, Serialize};
+use thiserror::Error;
+
+/// Why a `bsrange`, `bssplit` or `random_distribution` value cannot be used; the option parser
+/// puts the option and value in front.
+#[derive(Debug, Clone, PartialEq, Error)]
+pub enum PatternError {
+    /// A block size the units parser refused.
+    #[error(transparent)]
+    Size(#[from] UnitError),
+
+    /// A `bsrange` end of 0 bytes.
+    #[error("block sizes must be at least 1 byte")]
+    ZeroRangeSize,
+
+    /// A `bssplit` entry of 0 bytes.
+    #[error("block size '{size}' must be at least 1 byte")]
+    ZeroSplitSize {
+        /// The size as written.
+        size: String,
+    },
+
+    /// A `bssplit` share that is not a number from 0 to 100.
+    #[error("'{entry}': the share after '/' must be 0 to 100")]
+    BadShare {
+        /// The entry as written.
+        entry: String,
+    },
+
+    /// A `bssplit` list with no entry.
+    #[error("needs at least one size/percentage entry, e.g. 4k/50:64k/50")]
+    EmptySplit,
+
+    /// More `bssplit` entries than fio keeps.
+    #[error("at most {MAX_BSSPLIT} entries per direction (fio's limit)")]
+    TooManyEntries,
+
+    /// Shares past 100 % with more than one blank share left to fill.
+    #[error("the shares add up to {total_percent}%, more than 100%")]
+    SharesOver100 {
+        /// The sum of the given shares.
+        total_percent: f64,
+    },
+
+    /// A distribution parameter that is not a number.
+    #[error("'{text}' is not a number ({what})")]
+    NotANumber {
+        /// The parameter as written.
+        text: String,
+        /// Which parameter.
+        what: &'static str,
+    },
+
+    /// A Zipf theta of 1 or less than 0 (fio's rule).
+    #[error("the Zipf theta must be above 0 and not 1.0 (fio's rule)")]
+    ZipfTheta,
+
+    /// A Pareto power outside (0, 1).
+    #[error("the Pareto power must be between 0 and 1 (exclusive)")]
+    ParetoPower,
+
+    /// A normal deviation outside 0-100 %.
+    #[error("the normal deviation must be 0 to 100 (percent)")]
+    NormalDeviation,
+
+    /// fio's zoned distributions, which diskmeter does not implement.
+    #[error(
+        "{kind} distributions are not supported by diskmeter (random, zipf, pareto and normal \
+         are)"
+    )]
+    ZonedUnsupported {
+        /// `zoned` or `zoned_abs`.
+        kind: String,
+    },
+
+    /// A distribution name fio does not have.
+    #[error(
+        "'{name}' is not a distribution; use random, zipf:THETA, pareto:H or normal:DEV (each \
+         with an optional :CENTER)"
+    )]
+    UnknownDistribution {
+        /// The name as written.
+        name: String,
+    },
+
+    /// More than `NAME:VALUE:CENTER`.
+    #[error("too many ':' parts; the form is NAME:VALUE[:CENTER]")]
+    TooManyParts,
+
+    /// A center outside the region.
+    #[error("the center {center} must be between 0 and 1")]
+    CenterOutside {
+        /// The center as parsed.
+        center: f64,
+    },
+}
 
 /// One entry of a `bssplit` list: a block size and the share of IOs that use it.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
@@ -53,12 +148,12 @@ impl BlockSizeSpread {
 }
 
 /// Parses one direction's `bsrange` text (`1k-4k`; a single size means a fixed range).
-pub fn parse_bsrange(text: &str, kb_base: KbBase) -> Result<BlockSizeSpread, String> {
+pub fn parse_bsrange(text: &str, kb_base: KbBase) -> Result<BlockSizeSpread, PatternError> {
     let (low, high) = text.split_once(['-', ':']).unwrap_or((text, text));
-    let min_bytes = parse_size(low.trim(), kb_base).map_err(|e| e.to_string())?;
-    let max_bytes = parse_size(high.trim(), kb_base).map_err(|e| e.to_string())?;
+    let min_bytes = parse_size(low.trim(), kb_base)?;
+    let max_bytes = parse_size(high.trim(), kb_base)?;
     if min_bytes == 0 {
-        return Err("block sizes must be at least 1 byte".to_string());
+        return Err(PatternError::ZeroRangeSize);
     }
     // fio swaps a reversed range rather than refusing it.
     let (min_bytes, max_bytes) = (min_bytes.min(max_bytes), min_bytes.max(max_bytes));
@@ -74,14 +169,16 @@ pub const MAX_BSSPLIT: usize = 64;
 /// Parses one direction's `bssplit` list: `size/percent` entries joined by ':'; entries with
 /// no percentage share what the others leave, evenly (fio's rule). Like fio, shares past 100
 /// in total are cut and a list short of 100 gives the rest to its last entry.
-pub fn parse_bssplit(text: &str, kb_base: KbBase) -> Result<BlockSizeSpread, String> {
+pub fn parse_bssplit(text: &str, kb_base: KbBase) -> Result<BlockSizeSpread, PatternError> {
     let mut shares = Vec::new();
     let mut blank = Vec::new();
     for entry in text.split(':').filter(|e| !e.trim().is_empty()) {
         let (size, percent) = entry.split_once('/').unwrap_or((entry, ""));
-        let bytes = parse_size(size.trim(), kb_base).map_err(|e| e.to_string())?;
+        let bytes = parse_size(size.trim(), kb_base)?;
         if bytes == 0 {
-            return Err(format!("block size '{size}' must be at least 1 byte"));
+            return Err(PatternError::ZeroSplitSize {
+                size: size.to_string(),
+            });
         }
         let percent = percent.trim().trim_end_matches('%');
         if percent.is_empty() {
@@ -96,20 +193,22 @@ pub fn parse_bssplit(text: &str, kb_base: KbBase) -> Result<BlockSizeSpread, Str
             .parse()
             .ok()
             .filter(|p: &f64| (0.0..=100.0).contains(p))
-            .ok_or_else(|| format!("'{entry}': the share after '/' must be 0 to 100"))?;
+            .ok_or_else(|| PatternError::BadShare {
+                entry: entry.to_string(),
+            })?;
         shares.push(BlockSizeShare { bytes, percent });
     }
     if shares.is_empty() {
-        return Err("needs at least one size/percentage entry, e.g. 4k/50:64k/50".to_string());
+        return Err(PatternError::EmptySplit);
     }
     if shares.len() > MAX_BSSPLIT {
-        return Err(format!(
-            "at most {MAX_BSSPLIT} entries per direction (fio's limit)"
-        ));
+        return Err(PatternError::TooManyEntries);
     }
     let given: f64 = shares.iter().map(|s| s.percent).sum();
     if given > 100.0 + 1e-9 && blank.len() > 1 {
-        return Err(format!("the shares add up to {given}%, more than 100%"));
+        return Err(PatternError::SharesOver100 {
+            total_percent: given,
+        });
     }
     for &i in &blank {
         shares[i].percent = ((100.0 - given) / blank.len() as f64).max(0.0);
@@ -181,17 +280,21 @@ const DEFAULT_PARETO_H: f64 = 0.2;
 impl RandomDistribution {
     /// Parses fio's `random`, `zipf[:theta[:center]]`, `pareto[:h[:center]]`,
     /// `normal[:dev[:center]]` (`gauss` too).
-    pub fn parse(text: &str) -> Result<RandomDistribution, String> {
+    pub fn parse(text: &str) -> Result<RandomDistribution, PatternError> {
         let mut parts = text.split(':');
         let kind = parts.next().unwrap_or("").trim();
-        let mut number = |what: &str| -> Result<Option<f64>, String> {
+        let mut number = |what: &'static str| -> Result<Option<f64>, PatternError> {
             match parts.next() {
                 None => Ok(None),
-                Some(p) => p
-                    .trim()
-                    .parse::<f64>()
-                    .map(Some)
-                    .map_err(|_| format!("'{p}' is not a number ({what})")),
+                Some(p) => {
+                    p.trim()
+                        .parse::<f64>()
+                        .map(Some)
+                        .map_err(|_| PatternError::NotANumber {
+                            text: p.to_string(),
+                            what,
+                        })
+                }
             }
         };
         let distribution = match kind {
@@ -200,7 +303,7 @@ impl RandomDistribution {
                 let theta = number("the Zipf theta")?.unwrap_or(DEFAULT_ZIPF_THETA);
                 let center = number("the center, 0 to 1")?;
                 if theta == 1.0 || theta <= 0.0 {
-                    return Err("the Zipf theta must be above 0 and not 1.0 (fio's rule)".into());
+                    return Err(PatternError::ZipfTheta);
                 }
                 RandomDistribution::Zipf { theta, center }
             }
@@ -208,7 +311,7 @@ impl RandomDistribution {
                 let h = number("the Pareto power")?.unwrap_or(DEFAULT_PARETO_H);
                 let center = number("the center, 0 to 1")?;
                 if !(h > 0.0 && h < 1.0) {
-                    return Err("the Pareto power must be between 0 and 1 (exclusive)".into());
+                    return Err(PatternError::ParetoPower);
                 }
                 RandomDistribution::Pareto { h, center }
             }
@@ -216,7 +319,7 @@ impl RandomDistribution {
                 let deviation_percent = number("the deviation, 0 to 100")?.unwrap_or(0.0);
                 let center = number("the center, 0 to 1")?.unwrap_or(0.5);
                 if !(0.0..=100.0).contains(&deviation_percent) {
-                    return Err("the normal deviation must be 0 to 100 (percent)".into());
+                    return Err(PatternError::NormalDeviation);
                 }
                 RandomDistribution::Normal {
                     deviation_percent,
@@ -224,20 +327,18 @@ impl RandomDistribution {
                 }
             }
             "zoned" | "zoned_abs" => {
-                return Err(format!(
-                    "{kind} distributions are not supported by diskmeter (random, zipf, pareto \
-                     and normal are)"
-                ))
+                return Err(PatternError::ZonedUnsupported {
+                    kind: kind.to_string(),
+                })
             }
             other => {
-                return Err(format!(
-                    "'{other}' is not a distribution; use random, zipf:THETA, pareto:H or \
-                     normal:DEV (each with an optional :CENTER)"
-                ))
+                return Err(PatternError::UnknownDistribution {
+                    name: other.to_string(),
+                })
             }
         };
         if parts.next().is_some() {
-            return Err("too many ':' parts; the form is NAME:VALUE[:CENTER]".to_string());
+            return Err(PatternError::TooManyParts);
         }
         if let RandomDistribution::Zipf {
             center: Some(c), ..
@@ -248,7 +349,7 @@ impl RandomDistribution {
         | RandomDistribution::Normal { center: c, .. } = distribution
         {
             if !(0.0..=1.0).contains(&c) {
-                return Err(format!("the center {c} must be between 0 and 1"));
+                return Err(PatternError::CenterOutside { center: c });
             }
         }
         Ok(distribution)

@@ -17,16 +17,13 @@
 //! interval) within +-N % of it.
 
 use crate::spec::JobSpec;
-use diskmeter_units::{format_size_suffix, parse_size, KbBase};
+use diskmeter_units::{format_size_suffix, parse_size, KbBase, UnitError};
 use serde::{Deserialize, Serialize};
+use thiserror::Error;
 
 /// One second: the default sampling interval of steady-state detection (fio's, fixed in
 /// 3.33; diskmeter's `steadystate_sample` changes it).
 pub const STEADY_SAMPLE_NS: u64 = 1_000_000_000;
-
-/// The shortest `steadystate_sample`: below it the monitor's wake-ups and the counters'
-/// publishing granularity would be a visible share of a sample.
-pub const MIN_STEADY_SAMPLE_NS: u64 = 100_000_000;
 
 /// When a job stops itself: the settings [`JobSpec::with_auto_stop`] applies.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -244,60 +241,122 @@ impl SteadyState {
     }
 }
 
+/// Why a `steadystate=` value cannot be used; the option parser puts the option in front.
+#[derive(Debug, Clone, PartialEq, Eq, Error)]
+pub enum SteadyStateError {
+    /// No ':' between the criterion and the limit.
+    #[error(
+        "give a criterion and a limit, e.g. iops:2% (criteria: {})",
+        criteria_list()
+    )]
+    NoLimit,
+
+    /// `lat` or `lat_slope`: criteria of fio releases after 3.33.
+    #[error(
+        "'{word}' is a criterion of fio releases newer than 3.33, which diskmeter follows; use \
+         one of {}",
+        criteria_list()
+    )]
+    NewerFio {
+        /// The criterion as written.
+        word: String,
+    },
+
+    /// Not a criterion fio or diskmeter knows.
+    #[error(
+        "{}'{word}' is not a criterion; use one of {}",
+        suggestion.map(|near| format!("did you mean '{near}'? ")).unwrap_or_default(),
+        criteria_list()
+    )]
+    UnknownCriterion {
+        /// The criterion as written.
+        word: String,
+        /// The nearest criterion, when it looks like a misspelling of one.
+        suggestion: Option<&'static str>,
+    },
+
+    /// Nothing after the ':'.
+    #[error("the limit after ':' is missing (e.g. iops:2%)")]
+    MissingLimit,
+
+    /// `iops_bw` with an absolute limit.
+    #[error(
+        "iops_bw judges IOPS and bandwidth together, so its limit must be a percentage of the \
+         mean (e.g. iops_bw:2%)"
+    )]
+    IopsBwNeedsPercent,
+
+    /// A bandwidth limit the size parser refused.
+    #[error(transparent)]
+    Bandwidth(#[from] UnitError),
+
+    /// A number below 0 (or not finite).
+    #[error("{what} must be a number of 0 or more")]
+    Negative {
+        /// Which number ("the percentage", "an IOPS limit").
+        what: &'static str,
+    },
+
+    /// A number with a suffix or other characters, which fio would cut at its digits.
+    #[error(
+        "{what} must be a plain number like 2 or 0.5 (no unit suffix: fio would read '{text}' \
+         as just its leading digits)"
+    )]
+    NotPlain {
+        /// Which number.
+        what: &'static str,
+        /// The text as written.
+        text: String,
+    },
+}
+
+/// The criteria as a help text lists them: `iops, iops_slope, bw, bw_slope, iops_bw`.
+fn criteria_list() -> String {
+    STEADY_CRITERIA
+        .iter()
+        .map(|c| c.as_str())
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
 /// Parses `steadystate=` text: `CRITERION:LIMIT` where LIMIT is `N%` (of the window's mean),
 /// a plain number (IOPS criteria) or a byte rate with fio's size suffixes (`bw`, `bw_slope`,
-/// read under `kb_base`). The error is the reason, for the option parser to prefix.
+/// read under `kb_base`).
 pub fn parse_steadystate(
     text: &str,
     kb_base: KbBase,
-) -> Result<(SteadyCriterion, SteadyLimit), String> {
-    let choices = || {
-        STEADY_CRITERIA
-            .iter()
-            .map(|c| c.as_str())
-            .collect::<Vec<_>>()
-            .join(", ")
-    };
+) -> Result<(SteadyCriterion, SteadyLimit), SteadyStateError> {
     let Some((word, limit)) = text.split_once(':') else {
-        return Err(format!(
-            "give a criterion and a limit, e.g. iops:2% (criteria: {})",
-            choices()
-        ));
+        return Err(SteadyStateError::NoLimit);
     };
     let word = word.trim();
     let criterion = SteadyCriterion::parse(word).ok_or_else(|| {
-        // fio's names are lowercase and fio refuses `IOPS`; suggest the spelling.
-        let lower = word.to_ascii_lowercase();
-        let hint = crate::options::nearest(&lower, STEADY_CRITERIA.iter().map(|c| c.as_str()))
-            .map(|near| format!("did you mean '{near}'? "))
-            .unwrap_or_default();
         if word == "lat" || word == "lat_slope" {
-            format!(
-                "'{word}' is a criterion of fio releases newer than 3.33, which diskmeter \
-                 follows; use one of {}",
-                choices()
-            )
+            SteadyStateError::NewerFio {
+                word: word.to_string(),
+            }
         } else {
-            format!(
-                "{hint}'{word}' is not a criterion; use one of {}",
-                choices()
-            )
+            // fio's names are lowercase and fio refuses `IOPS`; suggest the spelling.
+            let lower = word.to_ascii_lowercase();
+            SteadyStateError::UnknownCriterion {
+                word: word.to_string(),
+                suggestion: crate::options::nearest(
+                    &lower,
+                    STEADY_CRITERIA.iter().map(|c| c.as_str()),
+                ),
+            }
         }
     })?;
     let limit = limit.trim();
     if limit.is_empty() {
-        return Err("the limit after ':' is missing (e.g. iops:2%)".to_string());
+        return Err(SteadyStateError::MissingLimit);
     }
     let parsed = if let Some(percent) = limit.strip_suffix('%') {
         SteadyLimit::Percent(plain_number(percent.trim(), "the percentage")?)
     } else if criterion == SteadyCriterion::IopsBw {
-        return Err(
-            "iops_bw judges IOPS and bandwidth together, so its limit must be a percentage \
-             of the mean (e.g. iops_bw:2%)"
-                .to_string(),
-        );
+        return Err(SteadyStateError::IopsBwNeedsPercent);
     } else if criterion.judges_bw() {
-        let bytes = parse_size(limit, kb_base).map_err(|e| e.to_string())?;
+        let bytes = parse_size(limit, kb_base)?;
         SteadyLimit::Absolute(bytes as f64)
     } else {
         SteadyLimit::Absolute(plain_number(limit, "an IOPS limit")?)
@@ -307,29 +366,28 @@ pub fn parse_steadystate(
 
 /// A finite, non-negative decimal number. fio reads these with strtod and ignores what
 /// follows the number (`iops:1k` is 1 IOPS there); diskmeter refuses instead of guessing.
-fn plain_number(text: &str, what: &str) -> Result<f64, String> {
+fn plain_number(text: &str, what: &'static str) -> Result<f64, SteadyStateError> {
     match text.parse::<f64>() {
         Ok(value) if value.is_finite() && value >= 0.0 => Ok(value),
-        Ok(_) => Err(format!("{what} must be a number of 0 or more")),
-        Err(_) => Err(format!(
-            "{what} must be a plain number like 2 or 0.5 (no unit suffix: fio would read \
-             '{text}' as just its leading digits)"
-        )),
+        Ok(_) => Err(SteadyStateError::Negative { what }),
+        Err(_) => Err(SteadyStateError::NotPlain {
+            what,
+            text: text.to_string(),
+        }),
     }
 }
 
 /// The whole-job rules of the steady-state options; `fail(option, message)` reports one.
 pub(crate) fn validate_steady(spec: &JobSpec, fail: &mut impl FnMut(&'static str, String)) {
     let ss = &spec.steadystate;
-    if ss.sample_ns < MIN_STEADY_SAMPLE_NS {
-        fail(
-            "steadystate_sample",
-            format!(
-                "samples shorter than {} would be mostly timer noise",
-                diskmeter_units::format_time_suffix(MIN_STEADY_SAMPLE_NS)
-            ),
-        );
-    } else if ss.duration_ns > 0 && ss.duration_ns < ss.sample_ns {
+    // The shortest sample is the `steadystate_sample` row's limit, checked with every limit;
+    // the window is judged only against a sample that passes it.
+    let sample_ok = crate::options::limits_of("steadystate_sample").map_or(true, |limits| {
+        limits
+            .check(&crate::options::Value::Nanos(ss.sample_ns))
+            .is_ok()
+    });
+    if sample_ok && ss.duration_ns > 0 && ss.duration_ns < ss.sample_ns {
         let message = if ss.sample_ns == STEADY_SAMPLE_NS {
             "steady state is judged on one sample per second, so the window must be at \
              least 1s (fio silently turns detection off instead); 0 turns it off"
@@ -431,7 +489,11 @@ mod tests {
 
     #[test]
     fn what_fio_misreads_or_refuses_is_refused_with_a_reason() {
-        let refused = |text: &str| parse_steadystate(text, KbBase::Binary).unwrap_err();
+        let refused = |text: &str| {
+            parse_steadystate(text, KbBase::Binary)
+                .unwrap_err()
+                .to_string()
+        };
         assert!(refused("iops").contains("criterion and a limit"));
         assert!(refused("iops:").contains("missing"));
         assert!(refused("iops:1k").contains("plain number"));

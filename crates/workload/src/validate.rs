@@ -1,22 +1,18 @@
 //! Checks that a job makes sense as a whole, without touching the system.
 //!
-//! Parsing ([`crate::apply_option`]) only checks that each value has the right form; the rules
-//! that need a value in range or two options together live here, so jobs built in code, from
-//! job files or from other tools' command lines all get them.
+//! Parsing ([`crate::apply_option`]) checks each value's form and its option's range; the
+//! range is checked again here (from the same table row), with the rules that need several
+//! options together, so jobs built in code, from job files or from other tools' command lines
+//! all get them.
 
-use crate::options::find_option;
+use crate::options::value::parse_value;
+use crate::options::{find_option, OptionDef, OPTIONS};
 use crate::{BlockSizeSpread, Direction, EngineKind, JobSpec};
 use diskmeter_units::{format_size_suffix, MAX_CPU};
 use thiserror::Error;
 
-/// The largest `iodepth` accepted (io_uring's largest ring, and fio's practical limit).
-pub const MAX_IODEPTH: u32 = 65_536;
-
 /// The block-size and offset alignment `direct=1` needs: the smallest logical sector.
 pub const DIRECT_ALIGNMENT: u64 = 512;
-
-/// The most percentiles a job may report (fio's `FIO_IO_U_LIST_MAX_LEN`).
-pub const MAX_PERCENTILES: usize = crate::options::MAX_PERCENTILES;
 
 /// One problem with a job, as one line: `job 'seq': iodepth=0: must be between 1 and 65536`.
 #[derive(Debug, Clone, PartialEq, Eq, Error)]
@@ -32,11 +28,28 @@ pub struct ValidationError {
     pub message: String,
 }
 
-/// Every problem with `spec`, in option-table order; empty when the job can run.
+/// Every problem with `spec`: first the values outside their option's range, in
+/// option-table order, then the rules of several options; empty when the job can run.
 ///
 /// Pure: no files are opened and no devices probed (that happens when the job is planned).
 pub fn validate(spec: &JobSpec) -> Vec<ValidationError> {
-    let mut errors = Vec::new();
+    validate_with(spec, OPTIONS)
+}
+
+/// [`validate`] against the ranges of `table` (the option table; tests pass a changed copy).
+pub(crate) fn validate_with(spec: &JobSpec, table: &[OptionDef]) -> Vec<ValidationError> {
+    let mut errors: Vec<ValidationError> = table
+        .iter()
+        .filter_map(|def| {
+            let message = out_of_range(spec, def)?;
+            Some(ValidationError {
+                job: spec.name.clone(),
+                option: def.name,
+                value: shown(spec, def.name),
+                message,
+            })
+        })
+        .collect();
     let mut fail = |option: &'static str, message: String| {
         errors.push(ValidationError {
             job: spec.name.clone(),
@@ -48,9 +61,6 @@ pub fn validate(spec: &JobSpec) -> Vec<ValidationError> {
 
     if spec.name.trim().is_empty() {
         fail("name", "a job needs a name".to_string());
-    }
-    if spec.nrfiles == 0 {
-        fail("nrfiles", "must be at least 1".to_string());
     }
     if spec.size_bytes == Some(0) {
         fail(
@@ -78,9 +88,6 @@ pub fn validate(spec: &JobSpec) -> Vec<ValidationError> {
             );
         }
     }
-    if spec.rwmixread > 100 {
-        fail("rwmixread", "must be between 0 and 100".to_string());
-    }
     for direction in issued(spec) {
         let bs = spec.bs_bytes.get(direction);
         if bs == 0 {
@@ -104,12 +111,6 @@ pub fn validate(spec: &JobSpec) -> Vec<ValidationError> {
         }
     }
     validate_pattern(spec, &mut fail);
-    if spec.iodepth == 0 || spec.iodepth > MAX_IODEPTH {
-        fail("iodepth", format!("must be between 1 and {MAX_IODEPTH}"));
-    }
-    if spec.numjobs == 0 {
-        fail("numjobs", "must be at least 1".to_string());
-    }
     if spec.runtime_ns == Some(0) {
         fail(
             "runtime",
@@ -121,9 +122,6 @@ pub fn validate(spec: &JobSpec) -> Vec<ValidationError> {
             "time_based",
             "time_based needs runtime (how long to keep going, e.g. runtime=60)".to_string(),
         );
-    }
-    if spec.loops == 0 {
-        fail("loops", "must be at least 1".to_string());
     }
     for direction in Direction::BOTH {
         let name = direction.as_str();
@@ -172,19 +170,9 @@ pub fn validate(spec: &JobSpec) -> Vec<ValidationError> {
             fail("cpus_allowed", format!("CPU numbers go up to {MAX_CPU}"));
         }
     }
-    let percentiles = &spec.percentile_list;
-    if percentiles.is_empty() {
+    // How many percentiles and their range are the row's limits, checked above.
+    if spec.percentile_list.is_empty() {
         fail("percentile_list", "lists no percentile".to_string());
-    } else if percentiles.len() > MAX_PERCENTILES {
-        fail(
-            "percentile_list",
-            format!("at most {MAX_PERCENTILES} percentiles (fio's limit)"),
-        );
-    } else if percentiles.iter().any(|p| !(0.0..=100.0).contains(p)) {
-        fail(
-            "percentile_list",
-            "every percentile must be between 0 and 100".to_string(),
-        );
     }
     crate::steady::validate_steady(spec, &mut fail);
     errors
@@ -260,6 +248,22 @@ fn issued(spec: &JobSpec) -> impl Iterator<Item = Direction> + '_ {
             Direction::Read => spec.rw.reads(),
             Direction::Write => spec.rw.writes(),
         })
+}
+
+/// Why the job's value of `def` is outside the row's limits, if it is. The value is read as
+/// the option would write it and parsed back, so the range is checked exactly as the parser
+/// checks it; a value the option's kind cannot even hold (`rwmixread` of 101) is outside.
+fn out_of_range(spec: &JobSpec, def: &OptionDef) -> Option<String> {
+    let limits = def.limits?;
+    let text = (def.show?)(spec)?;
+    if text.is_empty() {
+        // Nothing to range-check (an empty list is its own rule below).
+        return None;
+    }
+    match parse_value(def.kind, Some(&text), spec.kb_base) {
+        Ok(value) => limits.check(&value).err().map(|e| e.requirement()),
+        Err(_) => Some(limits.refusal().requirement()),
+    }
 }
 
 /// The option's value as `describe` would print it; empty for unset options.

@@ -98,7 +98,8 @@ fn steady_state() -> impl Strategy<Value = SteadyState> {
         0u64..1 << 50,
         any::<u64>(),
         any::<u64>(),
-        any::<u64>(),
+        // steadystate_sample's row: at least 100ms.
+        100_000_000u64..,
         option::of(0.01f64..=100.0),
     )
         .prop_map(
@@ -128,7 +129,8 @@ fn steady_state() -> impl Strategy<Value = SteadyState> {
         )
 }
 
-/// Jobs whose every field is something the options can express, the pattern options too.
+/// Jobs whose every field is something the options can express (within the ranges of their
+/// table rows), the pattern options too.
 fn expressible_job() -> impl Strategy<Value = JobSpec> {
     let extra = (
         (spread(), spread()).prop_map(|(read, write)| PerDirection { read, write }),
@@ -206,7 +208,7 @@ fn basic_job() -> impl Strategy<Value = JobSpec> {
         "[a-z0-9-]{1,12}".prop_filter("global is a section", |name| name != "global"),
         vec(path(), 0..3),
         option::of(path()),
-        any::<u32>(),
+        1u32..,
         prop_oneof![Just(KbBase::Binary), Just(KbBase::Decimal)],
     );
     let region = (
@@ -225,17 +227,18 @@ fn basic_job() -> impl Strategy<Value = JobSpec> {
             Just(RwMode::RandRw),
         ],
         0u8..=100,
+        // iodepth, numjobs and the other counts within their rows' limits.
+        1u32..=65_536,
         any::<u32>(),
         any::<u32>(),
-        any::<u32>(),
-        any::<u32>(),
+        1u32..,
         0u8..=100,
     );
     let timing = (
         option::of(1u64..),
         any::<bool>(),
         any::<u64>(),
-        any::<u32>(),
+        1u32..,
         per_direction(option::of(1u64..)),
         per_direction(option::of(1u64..)),
     );

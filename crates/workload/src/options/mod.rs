@@ -2,14 +2,20 @@
 //! ([`crate::apply_option`]), `--help`, the docs and [`crate::describe`] (STYLE rule 12).
 //!
 //! Each row names the option, its fio aliases, the kind of value it takes (which picks the
-//! parser from `diskmeter-units`), its default and unit as shown to users, and a one-line help.
-//! The row also holds the two functions that store a parsed value in a [`JobSpec`] and print
-//! it back, so adding an option is adding a row (in `table.rs`) and its test.
+//! parser from `diskmeter-units`), its default, unit and range ([`Limits`]) as shown to users,
+//! and a one-line help. The row also holds the two functions that store a parsed value in a
+//! [`JobSpec`] and print it back, so adding an option is adding a row (in `table.rs`) and its
+//! test. A range is written only in the row: the parser, [`crate::validate`] and `--help`
+//! read it from there.
 
+mod convert;
+mod error;
+mod limits;
 mod log_setters;
 #[cfg(test)]
 mod more_tests;
 mod pattern_setters;
+mod run_setters;
 mod setters;
 mod steady_setters;
 mod table;
@@ -18,12 +24,13 @@ mod tests;
 pub(crate) mod value;
 
 use crate::JobSpec;
-pub(crate) use setters::MAX_PERCENTILES;
+pub use error::InvalidValue;
+pub use limits::{LimitError, Limits, Range};
 pub use table::OPTIONS;
 pub(crate) use value::Value;
 
 /// Stores a parsed value in a job; the error is the reason, without the option's name.
-pub(crate) type Setter = fn(&mut JobSpec, Value) -> Result<(), String>;
+pub(crate) type Setter = fn(&mut JobSpec, Value) -> Result<(), InvalidValue>;
 
 /// Prints a job's value the way the option would be written, or `None` when it is unset.
 pub(crate) type Shower = fn(&JobSpec) -> Option<String>;
@@ -41,8 +48,11 @@ pub struct OptionDef {
     pub default: &'static str,
     /// The unit of the value for help texts (`bytes`, `s`, `%`); empty when it has none.
     pub unit: &'static str,
-    /// One line for `--help` and the docs, saying what the option does and its range.
+    /// One line for `--help` and the docs, saying what the option does (its range is
+    /// [`OptionDef::limits`], which help texts print after it).
     pub help: &'static str,
+    /// The values accepted beyond what the kind parses, if the option has a range.
+    pub limits: Option<Limits>,
     /// Stores the parsed value.
     pub(crate) set: Setter,
     /// Prints the job's value back (`None` for options that only alias another's state).
@@ -99,6 +109,30 @@ impl OptionKind {
             OptionKind::FloatList => "50:99:99.9",
         }
     }
+}
+
+impl OptionDef {
+    /// The help line as `--help` and the docs print it: the help text, then the unit, range
+    /// and default from the row: `IOs kept in flight per worker [unit: IOs] [range: 1 to
+    /// 65536; ...] [default: 1]`.
+    pub fn help_line(&self) -> String {
+        let mut text = self.help.to_string();
+        if !self.unit.is_empty() {
+            text.push_str(&format!(" [unit: {}]", self.unit));
+        }
+        if let Some(limits) = self.limits {
+            text.push_str(&format!(" [range: {}]", limits.help()));
+        }
+        if !self.default.is_empty() {
+            text.push_str(&format!(" [default: {}]", self.default));
+        }
+        text
+    }
+}
+
+/// The range in the row of the option called `name`, if it has one.
+pub fn limits_of(name: &str) -> Option<Limits> {
+    find_option(name).and_then(|def| def.limits)
 }
 
 /// The definition of the option called `name` or one of its aliases, exactly as fio spells it.

@@ -3,27 +3,25 @@
 //! `rate_min`, the file-creation options and buffer contents. Split from `setters.rs` to keep
 //! each file readable; the conventions are the same.
 
-use super::setters::{count, flag, mismatch, number, pair, set_cap, show_cap, show_flag, text};
+use super::convert::{count, flag, mismatch, number, pair, set_cap, show_cap, show_flag, text};
+use super::error::InvalidValue;
 use super::table::RW_CHOICES;
-use super::value::{parse_choice, Value, ValueError};
-use crate::patterns::{parse_bsrange, parse_bssplit, show_spread};
+use super::value::{parse_choice, Value};
+use crate::patterns::{parse_bsrange, parse_bssplit, show_spread, PatternError};
 use crate::{BlockSizeSpread, JobSpec, RandomDistribution, RwMode};
 use diskmeter_units::{format_size_suffix, parse_int, parse_size};
 
-pub(crate) fn set_rw(spec: &mut JobSpec, value: Value) -> Result<(), String> {
+pub(crate) fn set_rw(spec: &mut JobSpec, value: Value) -> Result<(), InvalidValue> {
     let text = text(value)?;
     let (word, suffix) = match text.split_once(':') {
         Some((word, suffix)) => (word, Some(suffix)),
         None => (text.as_str(), None),
     };
-    let word = parse_choice(word.trim(), RW_CHOICES).map_err(|e| match e {
-        ValueError::Invalid(reason) => reason,
-        other => format!("{other:?}"),
-    })?;
+    let word = parse_choice(word.trim(), RW_CHOICES)?;
     let rw = RwMode::parse(word).ok_or_else(|| mismatch(&Value::Choice(word)))?;
     // fio reads the suffix as a number with size suffixes (`write:4k`, `randread:8`).
     spec.rw_offset_modifier = match suffix {
-        Some(n) => parse_int(n.trim(), spec.kb_base).map_err(|e| format!("after ':': {e}"))?,
+        Some(n) => parse_int(n.trim(), spec.kb_base).map_err(InvalidValue::RwSuffix)?,
         None => 0,
     };
     spec.rw = rw;
@@ -59,12 +57,12 @@ fn non_empty(text: &str) -> Option<&str> {
 fn set_spread(
     spec: &mut JobSpec,
     value: Value,
-    parse: fn(&str, diskmeter_units::KbBase) -> Result<BlockSizeSpread, String>,
-) -> Result<(), String> {
+    parse: fn(&str, diskmeter_units::KbBase) -> Result<BlockSizeSpread, PatternError>,
+) -> Result<(), InvalidValue> {
     let text = text(value)?;
     let (read, write) = directions(&text);
     if read.is_none() && write.is_none() {
-        return Err("give a value for reads, writes or both".to_string());
+        return Err(InvalidValue::DirectionsEmpty);
     }
     let kb_base = spec.kb_base;
     // Both sides parse before either is stored: a refused value changes nothing.
@@ -125,7 +123,7 @@ fn show_spreads(
     )
 }
 
-pub(crate) fn set_bsrange(spec: &mut JobSpec, value: Value) -> Result<(), String> {
+pub(crate) fn set_bsrange(spec: &mut JobSpec, value: Value) -> Result<(), InvalidValue> {
     set_spread(spec, value, parse_bsrange)
 }
 
@@ -137,7 +135,7 @@ pub(crate) fn show_bsrange(spec: &JobSpec) -> Option<String> {
     )
 }
 
-pub(crate) fn set_bssplit(spec: &mut JobSpec, value: Value) -> Result<(), String> {
+pub(crate) fn set_bssplit(spec: &mut JobSpec, value: Value) -> Result<(), InvalidValue> {
     set_spread(spec, value, parse_bssplit)
 }
 
@@ -149,7 +147,10 @@ pub(crate) fn show_bssplit(spec: &JobSpec) -> Option<String> {
     )
 }
 
-pub(crate) fn set_blocksize_unaligned(spec: &mut JobSpec, value: Value) -> Result<(), String> {
+pub(crate) fn set_blocksize_unaligned(
+    spec: &mut JobSpec,
+    value: Value,
+) -> Result<(), InvalidValue> {
     spec.blocksize_unaligned = flag(value)?;
     Ok(())
 }
@@ -158,7 +159,7 @@ pub(crate) fn show_blocksize_unaligned(spec: &JobSpec) -> Option<String> {
     Some(show_flag(spec.blocksize_unaligned))
 }
 
-pub(crate) fn set_blockalign(spec: &mut JobSpec, value: Value) -> Result<(), String> {
+pub(crate) fn set_blockalign(spec: &mut JobSpec, value: Value) -> Result<(), InvalidValue> {
     set_cap(&mut spec.blockalign_bytes, pair(value)?);
     Ok(())
 }
@@ -169,7 +170,10 @@ pub(crate) fn show_blockalign(spec: &JobSpec) -> Option<String> {
     })
 }
 
-pub(crate) fn set_random_distribution(spec: &mut JobSpec, value: Value) -> Result<(), String> {
+pub(crate) fn set_random_distribution(
+    spec: &mut JobSpec,
+    value: Value,
+) -> Result<(), InvalidValue> {
     spec.random_distribution = RandomDistribution::parse(&text(value)?)?;
     Ok(())
 }
@@ -178,7 +182,7 @@ pub(crate) fn show_random_distribution(spec: &JobSpec) -> Option<String> {
     Some(spec.random_distribution.show())
 }
 
-pub(crate) fn set_fsync(spec: &mut JobSpec, value: Value) -> Result<(), String> {
+pub(crate) fn set_fsync(spec: &mut JobSpec, value: Value) -> Result<(), InvalidValue> {
     spec.fsync_every = count(value)?;
     Ok(())
 }
@@ -187,7 +191,7 @@ pub(crate) fn show_fsync(spec: &JobSpec) -> Option<String> {
     Some(spec.fsync_every.to_string())
 }
 
-pub(crate) fn set_fdatasync(spec: &mut JobSpec, value: Value) -> Result<(), String> {
+pub(crate) fn set_fdatasync(spec: &mut JobSpec, value: Value) -> Result<(), InvalidValue> {
     spec.fdatasync_every = count(value)?;
     Ok(())
 }
@@ -196,7 +200,7 @@ pub(crate) fn show_fdatasync(spec: &JobSpec) -> Option<String> {
     Some(spec.fdatasync_every.to_string())
 }
 
-pub(crate) fn set_end_fsync(spec: &mut JobSpec, value: Value) -> Result<(), String> {
+pub(crate) fn set_end_fsync(spec: &mut JobSpec, value: Value) -> Result<(), InvalidValue> {
     spec.end_fsync = flag(value)?;
     Ok(())
 }
@@ -205,7 +209,7 @@ pub(crate) fn show_end_fsync(spec: &JobSpec) -> Option<String> {
     Some(show_flag(spec.end_fsync))
 }
 
-pub(crate) fn set_rate_min(spec: &mut JobSpec, value: Value) -> Result<(), String> {
+pub(crate) fn set_rate_min(spec: &mut JobSpec, value: Value) -> Result<(), InvalidValue> {
     set_cap(&mut spec.rate_min_bytes_per_sec, pair(value)?);
     Ok(())
 }
@@ -216,11 +220,9 @@ pub(crate) fn show_rate_min(spec: &JobSpec) -> Option<String> {
     })
 }
 
-pub(crate) fn set_rate_cycle(spec: &mut JobSpec, value: Value) -> Result<(), String> {
+pub(crate) fn set_rate_cycle(spec: &mut JobSpec, value: Value) -> Result<(), InvalidValue> {
+    // At least 1 ms: the row's limit, checked before this runs.
     let ms = number(value)?;
-    if ms == 0 {
-        return Err("must be at least 1 (milliseconds)".to_string());
-    }
     spec.rate_cycle_ns = ms.saturating_mul(1_000_000);
     Ok(())
 }
@@ -229,13 +231,13 @@ pub(crate) fn show_rate_cycle(spec: &JobSpec) -> Option<String> {
     Some((spec.rate_cycle_ns / 1_000_000).to_string())
 }
 
-pub(crate) fn set_filesize(spec: &mut JobSpec, value: Value) -> Result<(), String> {
+pub(crate) fn set_filesize(spec: &mut JobSpec, value: Value) -> Result<(), InvalidValue> {
     let text = text(value)?;
     let (low, high) = text.split_once(['-', ':']).unwrap_or((&text, &text));
-    let parse = |t: &str| parse_size(t.trim(), spec.kb_base).map_err(|e| e.to_string());
+    let parse = |t: &str| parse_size(t.trim(), spec.kb_base).map_err(InvalidValue::FileSize);
     let (low, high) = (parse(low)?, parse(high)?);
     if low == 0 {
-        return Err("file sizes must be at least 1 byte".to_string());
+        return Err(InvalidValue::ZeroFileSize);
     }
     spec.filesize_bytes = Some((low.min(high), low.max(high)));
     Ok(())
@@ -252,7 +254,7 @@ pub(crate) fn show_filesize(spec: &JobSpec) -> Option<String> {
     })
 }
 
-pub(crate) fn set_create_on_open(spec: &mut JobSpec, value: Value) -> Result<(), String> {
+pub(crate) fn set_create_on_open(spec: &mut JobSpec, value: Value) -> Result<(), InvalidValue> {
     spec.create_on_open = flag(value)?;
     Ok(())
 }
@@ -264,12 +266,13 @@ pub(crate) fn show_create_on_open(spec: &JobSpec) -> Option<String> {
 pub(crate) fn set_buffer_compress_percentage(
     spec: &mut JobSpec,
     value: Value,
-) -> Result<(), String> {
+) -> Result<(), InvalidValue> {
+    // 0 to 100: the row's limit, checked before this runs.
     let percent = number(value)?;
-    if percent > 100 {
-        return Err("must be 0 to 100".to_string());
-    }
-    spec.buffer_compress_percentage = Some(percent as u8);
+    let percent = u8::try_from(percent).map_err(|_| InvalidValue::TooLarge {
+        max: u64::from(u8::MAX),
+    })?;
+    spec.buffer_compress_percentage = Some(percent);
     Ok(())
 }
 
@@ -277,7 +280,10 @@ pub(crate) fn show_buffer_compress_percentage(spec: &JobSpec) -> Option<String> 
     spec.buffer_compress_percentage.map(|p| p.to_string())
 }
 
-pub(crate) fn set_buffer_compress_chunk(spec: &mut JobSpec, value: Value) -> Result<(), String> {
+pub(crate) fn set_buffer_compress_chunk(
+    spec: &mut JobSpec,
+    value: Value,
+) -> Result<(), InvalidValue> {
     spec.buffer_compress_chunk_bytes = number(value)?;
     Ok(())
 }
@@ -289,7 +295,7 @@ pub(crate) fn show_buffer_compress_chunk(spec: &JobSpec) -> Option<String> {
     ))
 }
 
-pub(crate) fn set_fill_device(spec: &mut JobSpec, value: Value) -> Result<(), String> {
+pub(crate) fn set_fill_device(spec: &mut JobSpec, value: Value) -> Result<(), InvalidValue> {
     spec.fill_device = flag(value)?;
     Ok(())
 }
@@ -298,7 +304,10 @@ pub(crate) fn show_fill_device(spec: &JobSpec) -> Option<String> {
     Some(show_flag(spec.fill_device))
 }
 
-pub(crate) fn set_allow_mounted_write(spec: &mut JobSpec, value: Value) -> Result<(), String> {
+pub(crate) fn set_allow_mounted_write(
+    spec: &mut JobSpec,
+    value: Value,
+) -> Result<(), InvalidValue> {
     spec.allow_mounted_write = flag(value)?;
     Ok(())
 }

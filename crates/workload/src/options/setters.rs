@@ -1,82 +1,20 @@
-//! The store (`set_*`) and print (`show_*`) functions the option table points at.
+//! The store (`set_*`) and print (`show_*`) functions of the options that say what a job
+//! works on and in what shape: its name and units, files and folder, region (size, offset),
+//! read/write mix, block size, queue depth and clones. The run's conduct (time, engine,
+//! rates, groups, randomness, reporting) is in `run_setters.rs`, the access-pattern extras in
+//! `pattern_setters.rs`.
 //!
-//! A setter checks only that a value fits its field (a `u32` count, a whole percentage);
-//! whether the job as a whole makes sense is [`crate::validate`]'s business, so jobs built in
-//! code get the same checks. A shower prints the value so that applying it again gives the
-//! same job, which `describe` relies on.
+//! A setter checks only that a value fits its field (a `u32` count); ranges are in the
+//! option's table row and checked before the setter runs, and whether the job as a whole makes
+//! sense is [`crate::validate`]'s business, so jobs built in code get the same checks. A shower
+//! prints the value so that applying it again gives the same job, which `describe` relies on.
 
-use super::value::{Pair, Value};
-use crate::{BlockSizeSpread, EngineKind, JobSpec, PerDirection, SyncMode};
-use diskmeter_units::{format_cpu_list, format_size_suffix, format_time_suffix, KbBase};
+use super::convert::{choice, count, number, pair, show_pair, text, whole_percent};
+use super::error::InvalidValue;
+use super::value::Value;
+use crate::{BlockSizeSpread, JobSpec, PerDirection};
+use diskmeter_units::{format_size_suffix, KbBase};
 use std::path::PathBuf;
-
-/// fio's `FIO_IO_U_LIST_MAX_LEN`: the most percentiles `percentile_list` may hold.
-pub(crate) const MAX_PERCENTILES: usize = 20;
-
-// ---- value extraction -------------------------------------------------------------------
-
-/// The reason returned when the table pairs an option with a setter of another kind; the
-/// per-option tests make sure no row does.
-pub(super) fn mismatch(value: &Value) -> String {
-    format!("internal error: unexpected value {value:?} for this option")
-}
-
-pub(super) fn flag(value: Value) -> Result<bool, String> {
-    match value {
-        Value::Flag(flag) => Ok(flag),
-        other => Err(mismatch(&other)),
-    }
-}
-
-pub(super) fn number(value: Value) -> Result<u64, String> {
-    match value {
-        Value::Number(number) => Ok(number),
-        other => Err(mismatch(&other)),
-    }
-}
-
-pub(super) fn count(value: Value) -> Result<u32, String> {
-    let number = number(value)?;
-    u32::try_from(number).map_err(|_| format!("must be at most {}", u32::MAX))
-}
-
-fn nanos(value: Value) -> Result<u64, String> {
-    match value {
-        Value::Nanos(ns) => Ok(ns),
-        other => Err(mismatch(&other)),
-    }
-}
-
-pub(super) fn text(value: Value) -> Result<String, String> {
-    match value {
-        Value::Text(text) => Ok(text),
-        other => Err(mismatch(&other)),
-    }
-}
-
-fn choice(value: Value) -> Result<&'static str, String> {
-    match value {
-        Value::Choice(choice) => Ok(choice),
-        other => Err(mismatch(&other)),
-    }
-}
-
-pub(super) fn pair(value: Value) -> Result<Pair, String> {
-    match value {
-        Value::Pair(pair) => Ok(pair),
-        other => Err(mismatch(&other)),
-    }
-}
-
-pub(super) fn whole_percent(value: Value) -> Result<u8, String> {
-    match value {
-        Value::Percent(percent) if percent.fract() == 0.0 && (0.0..=100.0).contains(&percent) => {
-            Ok(percent as u8)
-        }
-        Value::Percent(_) => Err("must be a whole percentage from 0 to 100".to_string()),
-        other => Err(mismatch(&other)),
-    }
-}
 
 // ---- paths ------------------------------------------------------------------------------
 
@@ -106,10 +44,10 @@ fn escape_path(path: &std::path::Path) -> String {
 
 // ---- setters and showers, in table order -------------------------------------------------
 
-pub(crate) fn set_name(spec: &mut JobSpec, value: Value) -> Result<(), String> {
+pub(crate) fn set_name(spec: &mut JobSpec, value: Value) -> Result<(), InvalidValue> {
     let name = text(value)?;
     if name.trim().is_empty() {
-        return Err("a job name can't be empty".to_string());
+        return Err(InvalidValue::EmptyName);
     }
     spec.name = name;
     Ok(())
@@ -119,9 +57,10 @@ pub(crate) fn show_name(spec: &JobSpec) -> Option<String> {
     Some(spec.name.clone())
 }
 
-pub(crate) fn set_kb_base(spec: &mut JobSpec, value: Value) -> Result<(), String> {
+pub(crate) fn set_kb_base(spec: &mut JobSpec, value: Value) -> Result<(), InvalidValue> {
     let choice = choice(value)?;
-    spec.kb_base = KbBase::parse(choice).ok_or_else(|| "use 1024 or 1000".to_string())?;
+    spec.kb_base =
+        KbBase::parse(choice).ok_or_else(|| super::convert::mismatch(&Value::Choice(choice)))?;
     Ok(())
 }
 
@@ -129,11 +68,11 @@ pub(crate) fn show_kb_base(spec: &JobSpec) -> Option<String> {
     Some(spec.kb_base.as_str().to_string())
 }
 
-pub(crate) fn set_filename(spec: &mut JobSpec, value: Value) -> Result<(), String> {
+pub(crate) fn set_filename(spec: &mut JobSpec, value: Value) -> Result<(), InvalidValue> {
     let list = text(value)?;
     let paths = split_paths(&list);
     if paths.iter().any(|path| path.is_empty()) {
-        return Err("a file name is empty (filename takes paths separated by ':')".to_string());
+        return Err(InvalidValue::EmptyFileName);
     }
     spec.filenames = paths.into_iter().map(PathBuf::from).collect();
     Ok(())
@@ -147,19 +86,15 @@ pub(crate) fn show_filename(spec: &JobSpec) -> Option<String> {
     Some(paths.join(":"))
 }
 
-pub(crate) fn set_directory(spec: &mut JobSpec, value: Value) -> Result<(), String> {
+pub(crate) fn set_directory(spec: &mut JobSpec, value: Value) -> Result<(), InvalidValue> {
     let paths = split_paths(&text(value)?);
     match paths.as_slice() {
         [path] if !path.is_empty() => {
             spec.directory = Some(PathBuf::from(path));
             Ok(())
         }
-        [_] => Err("the directory can't be empty".to_string()),
-        _ => Err(
-            "give one directory (fio's ':'-separated list of several is not supported; \
-                  write '\\:' for a ':' in the name)"
-                .to_string(),
-        ),
+        [_] => Err(InvalidValue::EmptyDirectory),
+        _ => Err(InvalidValue::SeveralDirectories),
     }
 }
 
@@ -167,7 +102,7 @@ pub(crate) fn show_directory(spec: &JobSpec) -> Option<String> {
     spec.directory.as_deref().map(escape_path)
 }
 
-pub(crate) fn set_nrfiles(spec: &mut JobSpec, value: Value) -> Result<(), String> {
+pub(crate) fn set_nrfiles(spec: &mut JobSpec, value: Value) -> Result<(), InvalidValue> {
     spec.nrfiles = count(value)?;
     Ok(())
 }
@@ -176,18 +111,10 @@ pub(crate) fn show_nrfiles(spec: &JobSpec) -> Option<String> {
     Some(spec.nrfiles.to_string())
 }
 
-/// fio accepts 1 to 100 % for `size` and 0 to 100 % for `offset`.
-fn share(value: f64, min: f64) -> Result<f64, String> {
-    if value < min {
-        return Err(format!("a percentage here must be from {min} to 100"));
-    }
-    Ok(value)
-}
-
-pub(crate) fn set_size(spec: &mut JobSpec, value: Value) -> Result<(), String> {
+pub(crate) fn set_size(spec: &mut JobSpec, value: Value) -> Result<(), InvalidValue> {
     match value {
         Value::Percent(p) => {
-            spec.size_percent = Some(share(p, 1.0)?);
+            spec.size_percent = Some(p);
             spec.size_bytes = None;
         }
         other => {
@@ -207,7 +134,7 @@ pub(crate) fn show_size(spec: &JobSpec) -> Option<String> {
     }
 }
 
-pub(crate) fn set_io_size(spec: &mut JobSpec, value: Value) -> Result<(), String> {
+pub(crate) fn set_io_size(spec: &mut JobSpec, value: Value) -> Result<(), InvalidValue> {
     spec.io_size_bytes = Some(number(value)?);
     Ok(())
 }
@@ -217,10 +144,10 @@ pub(crate) fn show_io_size(spec: &JobSpec) -> Option<String> {
         .map(|bytes| format_size_suffix(bytes, spec.kb_base))
 }
 
-pub(crate) fn set_offset(spec: &mut JobSpec, value: Value) -> Result<(), String> {
+pub(crate) fn set_offset(spec: &mut JobSpec, value: Value) -> Result<(), InvalidValue> {
     match value {
         Value::Percent(p) => {
-            spec.offset_percent = Some(share(p, 0.0)?);
+            spec.offset_percent = Some(p);
             spec.offset_bytes = 0;
         }
         other => {
@@ -238,7 +165,7 @@ pub(crate) fn show_offset(spec: &JobSpec) -> Option<String> {
     })
 }
 
-pub(crate) fn set_offset_increment(spec: &mut JobSpec, value: Value) -> Result<(), String> {
+pub(crate) fn set_offset_increment(spec: &mut JobSpec, value: Value) -> Result<(), InvalidValue> {
     spec.offset_increment_bytes = number(value)?;
     Ok(())
 }
@@ -250,17 +177,17 @@ pub(crate) fn show_offset_increment(spec: &JobSpec) -> Option<String> {
     ))
 }
 
-pub(crate) fn set_rwmixread(spec: &mut JobSpec, value: Value) -> Result<(), String> {
+pub(crate) fn set_rwmixread(spec: &mut JobSpec, value: Value) -> Result<(), InvalidValue> {
     spec.rwmixread = whole_percent(value)?;
     Ok(())
 }
 
-pub(crate) fn set_rwmixwrite(spec: &mut JobSpec, value: Value) -> Result<(), String> {
+pub(crate) fn set_rwmixwrite(spec: &mut JobSpec, value: Value) -> Result<(), InvalidValue> {
     spec.rwmixread = 100 - whole_percent(value)?.min(100);
     Ok(())
 }
 
-pub(crate) fn set_percentage_random(spec: &mut JobSpec, value: Value) -> Result<(), String> {
+pub(crate) fn set_percentage_random(spec: &mut JobSpec, value: Value) -> Result<(), InvalidValue> {
     spec.percentage_random = whole_percent(value)?;
     Ok(())
 }
@@ -273,7 +200,7 @@ pub(crate) fn show_rwmixread(spec: &JobSpec) -> Option<String> {
     Some(spec.rwmixread.to_string())
 }
 
-pub(crate) fn set_bs(spec: &mut JobSpec, value: Value) -> Result<(), String> {
+pub(crate) fn set_bs(spec: &mut JobSpec, value: Value) -> Result<(), InvalidValue> {
     let pair = pair(value)?;
     // Like fio, a later bs replaces an earlier bsrange or bssplit for that direction.
     if let Some(read) = pair.read {
@@ -296,7 +223,7 @@ pub(crate) fn show_bs(spec: &JobSpec) -> Option<String> {
     Some(show_pair(bs, size))
 }
 
-pub(crate) fn set_iodepth(spec: &mut JobSpec, value: Value) -> Result<(), String> {
+pub(crate) fn set_iodepth(spec: &mut JobSpec, value: Value) -> Result<(), InvalidValue> {
     spec.iodepth = count(value)?;
     Ok(())
 }
@@ -305,7 +232,10 @@ pub(crate) fn show_iodepth(spec: &JobSpec) -> Option<String> {
     Some(spec.iodepth.to_string())
 }
 
-pub(crate) fn set_iodepth_batch_submit(spec: &mut JobSpec, value: Value) -> Result<(), String> {
+pub(crate) fn set_iodepth_batch_submit(
+    spec: &mut JobSpec,
+    value: Value,
+) -> Result<(), InvalidValue> {
     spec.iodepth_batch_submit = count(value)?;
     Ok(())
 }
@@ -317,7 +247,7 @@ pub(crate) fn show_iodepth_batch_submit(spec: &JobSpec) -> Option<String> {
 pub(crate) fn set_iodepth_batch_complete_min(
     spec: &mut JobSpec,
     value: Value,
-) -> Result<(), String> {
+) -> Result<(), InvalidValue> {
     spec.iodepth_batch_complete_min = count(value)?;
     Ok(())
 }
@@ -326,326 +256,11 @@ pub(crate) fn show_iodepth_batch_complete_min(spec: &JobSpec) -> Option<String> 
     Some(spec.iodepth_batch_complete_min.to_string())
 }
 
-pub(crate) fn set_numjobs(spec: &mut JobSpec, value: Value) -> Result<(), String> {
+pub(crate) fn set_numjobs(spec: &mut JobSpec, value: Value) -> Result<(), InvalidValue> {
     spec.numjobs = count(value)?;
     Ok(())
 }
 
 pub(crate) fn show_numjobs(spec: &JobSpec) -> Option<String> {
     Some(spec.numjobs.to_string())
-}
-
-pub(crate) fn set_runtime(spec: &mut JobSpec, value: Value) -> Result<(), String> {
-    // fio: runtime=0 means no limit.
-    let ns = nanos(value)?;
-    spec.runtime_ns = (ns > 0).then_some(ns);
-    Ok(())
-}
-
-pub(crate) fn show_runtime(spec: &JobSpec) -> Option<String> {
-    spec.runtime_ns.map(format_time_suffix)
-}
-
-pub(crate) fn set_time_based(spec: &mut JobSpec, value: Value) -> Result<(), String> {
-    spec.time_based = flag(value)?;
-    Ok(())
-}
-
-pub(crate) fn show_time_based(spec: &JobSpec) -> Option<String> {
-    Some(show_flag(spec.time_based))
-}
-
-pub(crate) fn set_ramp_time(spec: &mut JobSpec, value: Value) -> Result<(), String> {
-    spec.ramp_time_ns = nanos(value)?;
-    Ok(())
-}
-
-pub(crate) fn show_ramp_time(spec: &JobSpec) -> Option<String> {
-    Some(format_time_suffix(spec.ramp_time_ns))
-}
-
-pub(crate) fn set_loops(spec: &mut JobSpec, value: Value) -> Result<(), String> {
-    spec.loops = count(value)?;
-    Ok(())
-}
-
-pub(crate) fn show_loops(spec: &JobSpec) -> Option<String> {
-    Some(spec.loops.to_string())
-}
-
-pub(crate) fn set_direct(spec: &mut JobSpec, value: Value) -> Result<(), String> {
-    spec.direct = flag(value)?;
-    Ok(())
-}
-
-pub(crate) fn set_buffered(spec: &mut JobSpec, value: Value) -> Result<(), String> {
-    spec.direct = !flag(value)?;
-    Ok(())
-}
-
-pub(crate) fn show_direct(spec: &JobSpec) -> Option<String> {
-    Some(show_flag(spec.direct))
-}
-
-pub(crate) fn set_ioengine(spec: &mut JobSpec, value: Value) -> Result<(), String> {
-    let choice = choice(value)?;
-    spec.ioengine = EngineKind::parse(choice).ok_or_else(|| mismatch(&Value::Choice(choice)))?;
-    Ok(())
-}
-
-pub(crate) fn show_ioengine(spec: &JobSpec) -> Option<String> {
-    Some(spec.ioengine.as_str().to_string())
-}
-
-/// Stores a rate pair; fio reads 0 as "no cap".
-pub(super) fn set_cap(target: &mut PerDirection<Option<u64>>, pair: Pair) {
-    if let Some(read) = pair.read {
-        target.read = (read > 0).then_some(read);
-    }
-    if let Some(write) = pair.write {
-        target.write = (write > 0).then_some(write);
-    }
-}
-
-pub(crate) fn set_rate(spec: &mut JobSpec, value: Value) -> Result<(), String> {
-    set_cap(&mut spec.rate_bytes_per_sec, pair(value)?);
-    Ok(())
-}
-
-pub(crate) fn show_rate(spec: &JobSpec) -> Option<String> {
-    let size = |bytes| format_size_suffix(bytes, spec.kb_base);
-    show_cap(spec.rate_bytes_per_sec, size)
-}
-
-pub(crate) fn set_rate_iops(spec: &mut JobSpec, value: Value) -> Result<(), String> {
-    set_cap(&mut spec.rate_iops, pair(value)?);
-    Ok(())
-}
-
-pub(crate) fn show_rate_iops(spec: &JobSpec) -> Option<String> {
-    show_cap(spec.rate_iops, |iops: u64| iops.to_string())
-}
-
-pub(crate) fn set_group_reporting(spec: &mut JobSpec, value: Value) -> Result<(), String> {
-    spec.group_reporting = flag(value)?;
-    Ok(())
-}
-
-pub(crate) fn show_group_reporting(spec: &JobSpec) -> Option<String> {
-    Some(show_flag(spec.group_reporting))
-}
-
-pub(crate) fn set_randseed(spec: &mut JobSpec, value: Value) -> Result<(), String> {
-    spec.randseed = number(value)?;
-    Ok(())
-}
-
-pub(crate) fn show_randseed(spec: &JobSpec) -> Option<String> {
-    Some(spec.randseed.to_string())
-}
-
-pub(crate) fn set_startdelay(spec: &mut JobSpec, value: Value) -> Result<(), String> {
-    spec.startdelay_ns = nanos(value)?;
-    Ok(())
-}
-
-pub(crate) fn show_startdelay(spec: &JobSpec) -> Option<String> {
-    Some(format_time_suffix(spec.startdelay_ns))
-}
-
-pub(crate) fn set_randrepeat(spec: &mut JobSpec, value: Value) -> Result<(), String> {
-    spec.randrepeat = flag(value)?;
-    Ok(())
-}
-
-pub(crate) fn show_randrepeat(spec: &JobSpec) -> Option<String> {
-    Some(show_flag(spec.randrepeat))
-}
-
-pub(crate) fn set_invalidate(spec: &mut JobSpec, value: Value) -> Result<(), String> {
-    spec.invalidate = flag(value)?;
-    Ok(())
-}
-
-pub(crate) fn show_invalidate(spec: &JobSpec) -> Option<String> {
-    Some(show_flag(spec.invalidate))
-}
-
-pub(crate) fn set_sync(spec: &mut JobSpec, value: Value) -> Result<(), String> {
-    let choice = choice(value)?;
-    spec.sync = SyncMode::parse(choice).ok_or_else(|| mismatch(&Value::Choice(choice)))?;
-    Ok(())
-}
-
-pub(crate) fn show_sync(spec: &JobSpec) -> Option<String> {
-    Some(spec.sync.as_str().to_string())
-}
-
-/// Options that state what diskmeter always does (`thread`: workers are threads;
-/// `refill_buffers`: every write is made unique anyway): the value is checked, nothing changes.
-pub(crate) fn set_always_so(_spec: &mut JobSpec, value: Value) -> Result<(), String> {
-    flag(value).map(|_| ())
-}
-
-pub(crate) fn set_rate_process(spec: &mut JobSpec, value: Value) -> Result<(), String> {
-    spec.rate_poisson = choice(value)? == "poisson";
-    Ok(())
-}
-
-pub(crate) fn show_rate_process(spec: &JobSpec) -> Option<String> {
-    Some(
-        if spec.rate_poisson {
-            "poisson"
-        } else {
-            "linear"
-        }
-        .to_string(),
-    )
-}
-
-pub(crate) fn set_clat_percentiles(spec: &mut JobSpec, value: Value) -> Result<(), String> {
-    spec.clat_percentiles = flag(value)?;
-    Ok(())
-}
-
-pub(crate) fn show_clat_percentiles(spec: &JobSpec) -> Option<String> {
-    Some(show_flag(spec.clat_percentiles))
-}
-
-pub(crate) fn set_lat_percentiles(spec: &mut JobSpec, value: Value) -> Result<(), String> {
-    spec.lat_percentiles = flag(value)?;
-    Ok(())
-}
-
-pub(crate) fn show_lat_percentiles(spec: &JobSpec) -> Option<String> {
-    Some(show_flag(spec.lat_percentiles))
-}
-
-pub(crate) fn set_stonewall(spec: &mut JobSpec, value: Value) -> Result<(), String> {
-    spec.stonewall = flag(value)?;
-    Ok(())
-}
-
-pub(crate) fn show_stonewall(spec: &JobSpec) -> Option<String> {
-    Some(show_flag(spec.stonewall))
-}
-
-pub(crate) fn set_new_group(spec: &mut JobSpec, value: Value) -> Result<(), String> {
-    spec.new_group = flag(value)?;
-    Ok(())
-}
-
-pub(crate) fn show_new_group(spec: &JobSpec) -> Option<String> {
-    Some(show_flag(spec.new_group))
-}
-
-pub(crate) fn set_norandommap(spec: &mut JobSpec, value: Value) -> Result<(), String> {
-    spec.norandommap = flag(value)?;
-    Ok(())
-}
-
-pub(crate) fn show_norandommap(spec: &JobSpec) -> Option<String> {
-    Some(show_flag(spec.norandommap))
-}
-
-pub(crate) fn set_unlink(spec: &mut JobSpec, value: Value) -> Result<(), String> {
-    spec.unlink = flag(value)?;
-    Ok(())
-}
-
-pub(crate) fn show_unlink(spec: &JobSpec) -> Option<String> {
-    Some(show_flag(spec.unlink))
-}
-
-pub(crate) fn set_fixedbufs(spec: &mut JobSpec, value: Value) -> Result<(), String> {
-    spec.fixedbufs = flag(value)?;
-    Ok(())
-}
-
-pub(crate) fn show_fixedbufs(spec: &JobSpec) -> Option<String> {
-    Some(show_flag(spec.fixedbufs))
-}
-
-pub(crate) fn set_registerfiles(spec: &mut JobSpec, value: Value) -> Result<(), String> {
-    spec.registerfiles = flag(value)?;
-    Ok(())
-}
-
-pub(crate) fn show_registerfiles(spec: &JobSpec) -> Option<String> {
-    Some(show_flag(spec.registerfiles))
-}
-
-pub(crate) fn set_cpus_allowed(spec: &mut JobSpec, value: Value) -> Result<(), String> {
-    match value {
-        Value::Cpus(cpus) => {
-            spec.cpus_allowed = Some(cpus);
-            Ok(())
-        }
-        other => Err(mismatch(&other)),
-    }
-}
-
-pub(crate) fn show_cpus_allowed(spec: &JobSpec) -> Option<String> {
-    spec.cpus_allowed.as_deref().map(format_cpu_list)
-}
-
-pub(crate) fn set_zero_buffers(spec: &mut JobSpec, value: Value) -> Result<(), String> {
-    spec.zero_buffers = flag(value)?;
-    Ok(())
-}
-
-pub(crate) fn show_zero_buffers(spec: &JobSpec) -> Option<String> {
-    Some(show_flag(spec.zero_buffers))
-}
-
-pub(crate) fn set_percentile_list(spec: &mut JobSpec, value: Value) -> Result<(), String> {
-    let list = match value {
-        Value::Floats(list) => list,
-        other => return Err(mismatch(&other)),
-    };
-    if list.len() > MAX_PERCENTILES {
-        return Err(format!(
-            "at most {MAX_PERCENTILES} percentiles (fio's limit); {} given",
-            list.len()
-        ));
-    }
-    if let Some(bad) = list.iter().find(|p| !(0.0..=100.0).contains(*p)) {
-        return Err(format!(
-            "{bad} is not a percentile; use values from 0 to 100"
-        ));
-    }
-    spec.percentile_list = list;
-    Ok(())
-}
-
-pub(crate) fn show_percentile_list(spec: &JobSpec) -> Option<String> {
-    let items: Vec<String> = spec.percentile_list.iter().map(f64::to_string).collect();
-    Some(items.join(":"))
-}
-
-// ---- printing helpers ----------------------------------------------------------------------
-
-pub(super) fn show_flag(flag: bool) -> String {
-    if flag { "1" } else { "0" }.to_string()
-}
-
-/// `v` when both directions agree, else `r,w`; a missing side prints as `0`.
-pub(super) fn show_pair(pair: PerDirection<Option<u64>>, format: impl Fn(u64) -> String) -> String {
-    let side = |value: Option<u64>| value.map_or_else(|| "0".to_string(), &format);
-    if pair.read == pair.write {
-        side(pair.read)
-    } else {
-        format!("{},{}", side(pair.read), side(pair.write))
-    }
-}
-
-/// A cap pair, or `None` when neither direction is capped.
-pub(super) fn show_cap(
-    cap: PerDirection<Option<u64>>,
-    format: impl Fn(u64) -> String,
-) -> Option<String> {
-    if cap.read.is_none() && cap.write.is_none() {
-        return None;
-    }
-    Some(show_pair(cap, format))
 }

@@ -2,13 +2,14 @@
 //! `steadystate_ramp_time`, diskmeter's `steadystate_sample` and `steadystate_precision`);
 //! same conventions as `setters.rs`.
 
-use super::setters::{mismatch, text};
+use super::convert::{mismatch, nanos, text};
+use super::error::InvalidValue;
 use super::value::Value;
 use crate::steady::parse_steadystate;
 use crate::JobSpec;
 use diskmeter_units::format_time_suffix;
 
-pub(crate) fn set_steadystate(spec: &mut JobSpec, value: Value) -> Result<(), String> {
+pub(crate) fn set_steadystate(spec: &mut JobSpec, value: Value) -> Result<(), InvalidValue> {
     let (criterion, limit) = parse_steadystate(&text(value)?, spec.kb_base)?;
     spec.steadystate.criterion = criterion;
     spec.steadystate.limit = limit;
@@ -19,14 +20,10 @@ pub(crate) fn show_steadystate(spec: &JobSpec) -> Option<String> {
     Some(spec.steadystate.setting_text(spec.kb_base))
 }
 
-fn nanos(value: Value) -> Result<u64, String> {
-    match value {
-        Value::Nanos(ns) => Ok(ns),
-        other => Err(mismatch(&other)),
-    }
-}
-
-pub(crate) fn set_steadystate_duration(spec: &mut JobSpec, value: Value) -> Result<(), String> {
+pub(crate) fn set_steadystate_duration(
+    spec: &mut JobSpec,
+    value: Value,
+) -> Result<(), InvalidValue> {
     spec.steadystate.duration_ns = nanos(value)?;
     Ok(())
 }
@@ -35,7 +32,10 @@ pub(crate) fn show_steadystate_duration(spec: &JobSpec) -> Option<String> {
     Some(format_time_suffix(spec.steadystate.duration_ns))
 }
 
-pub(crate) fn set_steadystate_ramp_time(spec: &mut JobSpec, value: Value) -> Result<(), String> {
+pub(crate) fn set_steadystate_ramp_time(
+    spec: &mut JobSpec,
+    value: Value,
+) -> Result<(), InvalidValue> {
     spec.steadystate.ramp_ns = nanos(value)?;
     Ok(())
 }
@@ -44,7 +44,7 @@ pub(crate) fn show_steadystate_ramp_time(spec: &JobSpec) -> Option<String> {
     Some(format_time_suffix(spec.steadystate.ramp_ns))
 }
 
-pub(crate) fn set_steadystate_sample(spec: &mut JobSpec, value: Value) -> Result<(), String> {
+pub(crate) fn set_steadystate_sample(spec: &mut JobSpec, value: Value) -> Result<(), InvalidValue> {
     spec.steadystate.sample_ns = nanos(value)?;
     Ok(())
 }
@@ -53,7 +53,10 @@ pub(crate) fn show_steadystate_sample(spec: &JobSpec) -> Option<String> {
     Some(format_time_suffix(spec.steadystate.sample_ns))
 }
 
-pub(crate) fn set_steadystate_precision(spec: &mut JobSpec, value: Value) -> Result<(), String> {
+pub(crate) fn set_steadystate_precision(
+    spec: &mut JobSpec,
+    value: Value,
+) -> Result<(), InvalidValue> {
     spec.steadystate.precision_percent = match value {
         Value::Percent(0.0) => None,
         Value::Percent(p) => Some(p),

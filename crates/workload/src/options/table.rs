@@ -4,8 +4,10 @@
 //! says "diskmeter": `ioengine` defaults to io_uring, `unlink` to 1, and `randseed` to
 //! diskmeter's own seed.
 
+use super::limits::{Limits, Range};
 use super::log_setters::*;
 use super::pattern_setters::*;
+use super::run_setters::*;
 use super::setters::*;
 use super::steady_setters::*;
 use super::{OptionDef, OptionKind};
@@ -43,6 +45,7 @@ pub static OPTIONS: &[OptionDef] = &[
         unit: "",
         help: "Job name. On the command line each name= starts a new job that begins as a copy \
                of the options given before the first name (name=global starts a global section)",
+        limits: None,
         set: set_name,
         show: Some(show_name),
     },
@@ -54,6 +57,7 @@ pub static OPTIONS: &[OptionDef] = &[
         unit: "",
         help: "How later sizes and counts in this job read unit prefixes: 1024 = k is 1024 and \
                ki/KiB is 1000 (fio's compatibility mode); 1000 = k is 1000 and ki/KiB is 1024",
+        limits: None,
         set: set_kb_base,
         show: Some(show_kb_base),
     },
@@ -65,6 +69,7 @@ pub static OPTIONS: &[OptionDef] = &[
         unit: "path",
         help: "Files or block devices to use, separated by ':' (write \\: for a ':' in a path); \
                unset = diskmeter creates files named after the job",
+        limits: None,
         set: set_filename,
         show: Some(show_filename),
     },
@@ -76,6 +81,7 @@ pub static OPTIONS: &[OptionDef] = &[
         unit: "path",
         help: "Folder for the files diskmeter creates when no filename is given; unset = the \
                current folder",
+        limits: None,
         set: set_directory,
         show: Some(show_directory),
     },
@@ -85,7 +91,8 @@ pub static OPTIONS: &[OptionDef] = &[
         kind: OptionKind::Int,
         default: "1",
         unit: "files",
-        help: "Files per job when diskmeter names them; size is split between them (>= 1)",
+        help: "Files per job when diskmeter names them; size is split between them",
+        limits: Some(Limits::at_least(1)),
         set: set_nrfiles,
         show: Some(show_nrfiles),
     },
@@ -98,6 +105,14 @@ pub static OPTIONS: &[OptionDef] = &[
         help: "Bytes of the region each job works on, split over its files (e.g. 1g), or a \
                percentage of each existing file or device (25%); unset = the size of the given \
                files or devices",
+        limits: Some(Limits {
+            range: Range::Percent {
+                min: 1.0,
+                max: 100.0,
+                whole: false,
+            },
+            why: "",
+        }),
         set: set_size,
         show: Some(show_size),
     },
@@ -109,6 +124,7 @@ pub static OPTIONS: &[OptionDef] = &[
         unit: "bytes",
         help: "Bytes to transfer before the job stops, looping over the region if needed; \
                unset = size times loops",
+        limits: None,
         set: set_io_size,
         show: Some(show_io_size),
     },
@@ -120,6 +136,14 @@ pub static OPTIONS: &[OptionDef] = &[
         unit: "bytes",
         help: "Start of the region inside each file or device, in bytes or as a percentage of \
                an existing file or device (aligned down to the block size)",
+        limits: Some(Limits {
+            range: Range::Percent {
+                min: 0.0,
+                max: 100.0,
+                whole: false,
+            },
+            why: "",
+        }),
         set: set_offset,
         show: Some(show_offset),
     },
@@ -131,6 +155,7 @@ pub static OPTIONS: &[OptionDef] = &[
         unit: "bytes",
         help: "Clone k of a job (numjobs) starts its region at offset + k x offset_increment, \
                so clones split a file or device",
+        limits: None,
         set: set_offset_increment,
         show: Some(show_offset_increment),
     },
@@ -142,6 +167,7 @@ pub static OPTIONS: &[OptionDef] = &[
         unit: "",
         help: "IO pattern: read, write, rw (mixed), randread, randwrite or randrw; a :N suffix \
                skips N bytes after each sequential IO, or takes a new random offset every N IOs",
+        limits: None,
         set: set_rw,
         show: Some(show_rw),
     },
@@ -151,7 +177,15 @@ pub static OPTIONS: &[OptionDef] = &[
         kind: OptionKind::Percent,
         default: "50",
         unit: "%",
-        help: "Share of reads in a mixed job (rw, randrw), 0 to 100",
+        help: "Share of reads in a mixed job (rw, randrw)",
+        limits: Some(Limits {
+            range: Range::Percent {
+                min: 0.0,
+                max: 100.0,
+                whole: true,
+            },
+            why: "",
+        }),
         set: set_rwmixread,
         show: Some(show_rwmixread),
     },
@@ -162,6 +196,14 @@ pub static OPTIONS: &[OptionDef] = &[
         default: "50",
         unit: "%",
         help: "Share of writes in a mixed job; sets rwmixread to 100 minus it",
+        limits: Some(Limits {
+            range: Range::Percent {
+                min: 0.0,
+                max: 100.0,
+                whole: true,
+            },
+            why: "",
+        }),
         set: set_rwmixwrite,
         show: None,
     },
@@ -173,6 +215,7 @@ pub static OPTIONS: &[OptionDef] = &[
         unit: "bytes",
         help: "Block size of each IO: 4k for both directions, 4k,64k for read,write, ,64k for \
                writes only; a multiple of 512 with direct=1",
+        limits: None,
         set: set_bs,
         show: Some(show_bs),
     },
@@ -183,6 +226,7 @@ pub static OPTIONS: &[OptionDef] = &[
         default: "",
         unit: "bytes",
         help: "Block sizes drawn uniformly from a range, per direction: 4k-64k or 1k-4k,8k-64k; multiples of the smallest unless blocksize_unaligned",
+        limits: None,
         set: set_bsrange,
         show: Some(show_bsrange),
     },
@@ -193,6 +237,7 @@ pub static OPTIONS: &[OptionDef] = &[
         default: "",
         unit: "",
         help: "Weighted block sizes, per direction: 4k/10:64k/90 or 2k/50:4k/50,4k/90:8k/10; blank shares split what is left",
+        limits: None,
         set: set_bssplit,
         show: Some(show_bssplit),
     },
@@ -203,6 +248,7 @@ pub static OPTIONS: &[OptionDef] = &[
         default: "0",
         unit: "",
         help: "Sizes from bsrange may be any byte count, not only multiples of the smallest (not with direct=1)",
+        limits: None,
         set: set_blocksize_unaligned,
         show: Some(show_blocksize_unaligned),
     },
@@ -213,6 +259,7 @@ pub static OPTIONS: &[OptionDef] = &[
         default: "",
         unit: "bytes",
         help: "Random offsets fall on multiples of this, per direction (default: the smallest block size)",
+        limits: None,
         set: set_blockalign,
         show: Some(show_blockalign),
     },
@@ -222,7 +269,15 @@ pub static OPTIONS: &[OptionDef] = &[
         kind: OptionKind::Int,
         default: "1",
         unit: "IOs",
-        help: "IOs kept in flight per worker, 1 to 65536",
+        help: "IOs kept in flight per worker; the range is diskmeter's (fio sets none), and the \
+               io_uring engine also stops at its kernel ring's size",
+        limits: Some(Limits {
+            range: Range::Int {
+                min: 1,
+                max: Some(65_536),
+            },
+            why: "",
+        }),
         set: set_iodepth,
         show: Some(show_iodepth),
     },
@@ -233,6 +288,7 @@ pub static OPTIONS: &[OptionDef] = &[
         default: "0",
         unit: "IOs",
         help: "IOs handed to the kernel per submit call; 0 = diskmeter chooses, at most iodepth",
+        limits: None,
         set: set_iodepth_batch_submit,
         show: Some(show_iodepth_batch_submit),
     },
@@ -243,6 +299,7 @@ pub static OPTIONS: &[OptionDef] = &[
         default: "1",
         unit: "IOs",
         help: "Fewest completions to wait for per reap call",
+        limits: None,
         set: set_iodepth_batch_complete_min,
         show: Some(show_iodepth_batch_complete_min),
     },
@@ -252,7 +309,8 @@ pub static OPTIONS: &[OptionDef] = &[
         kind: OptionKind::Int,
         default: "1",
         unit: "workers",
-        help: "Identical workers (clones) running this job, >= 1",
+        help: "Identical workers (clones) running this job",
+        limits: Some(Limits::at_least(1)),
         set: set_numjobs,
         show: Some(show_numjobs),
     },
@@ -264,6 +322,7 @@ pub static OPTIONS: &[OptionDef] = &[
         unit: "s",
         help: "Time limit after ramp_time; seconds unless a unit is given (500ms, 2m = 2 \
                minutes); unset or 0 = no limit",
+        limits: None,
         set: set_runtime,
         show: Some(show_runtime),
     },
@@ -274,6 +333,7 @@ pub static OPTIONS: &[OptionDef] = &[
         default: "0",
         unit: "",
         help: "Keep going for the whole runtime even when size has been covered (needs runtime)",
+        limits: None,
         set: set_time_based,
         show: Some(show_time_based),
     },
@@ -284,6 +344,7 @@ pub static OPTIONS: &[OptionDef] = &[
         default: "0",
         unit: "s",
         help: "Warm-up before measuring; its IOs are not counted and it adds to the run time",
+        limits: None,
         set: set_ramp_time,
         show: Some(show_ramp_time),
     },
@@ -293,7 +354,8 @@ pub static OPTIONS: &[OptionDef] = &[
         kind: OptionKind::Int,
         default: "1",
         unit: "passes",
-        help: "Passes over the region for size-based jobs, >= 1",
+        help: "Passes over the region for size-based jobs",
+        limits: Some(Limits::at_least(1)),
         set: set_loops,
         show: Some(show_loops),
     },
@@ -304,6 +366,7 @@ pub static OPTIONS: &[OptionDef] = &[
         default: "0",
         unit: "",
         help: "1 = O_DIRECT, bypassing the page cache (what disk benchmarks usually want)",
+        limits: None,
         set: set_direct,
         show: Some(show_direct),
     },
@@ -314,6 +377,7 @@ pub static OPTIONS: &[OptionDef] = &[
         default: "1",
         unit: "",
         help: "The inverse of direct: 1 = through the page cache",
+        limits: None,
         set: set_buffered,
         show: None,
     },
@@ -325,6 +389,7 @@ pub static OPTIONS: &[OptionDef] = &[
         unit: "",
         help: "How IO is issued: io_uring (diskmeter's default), libaio, psync (sync and pvsync \
                run as psync) or null (no IO; measures diskmeter itself)",
+        limits: None,
         set: set_ioengine,
         show: Some(show_ioengine),
     },
@@ -336,6 +401,7 @@ pub static OPTIONS: &[OptionDef] = &[
         unit: "bytes/s",
         help: "Bandwidth cap per worker: 100m for both directions, 100m,20m for read,write; \
                0 or unset = no cap",
+        limits: None,
         set: set_rate,
         show: Some(show_rate),
     },
@@ -347,6 +413,7 @@ pub static OPTIONS: &[OptionDef] = &[
         unit: "IOPS",
         help: "IOPS cap per worker: 3200 for both directions, 5000,3200 for read,write; 0 or \
                unset = no cap; not together with rate for the same direction",
+        limits: None,
         set: set_rate_iops,
         show: Some(show_rate_iops),
     },
@@ -358,6 +425,7 @@ pub static OPTIONS: &[OptionDef] = &[
         unit: "",
         help: "How rate-limited IOs are spaced: linear (fixed intervals) or poisson (random \
                exponential gaps with the same mean, like independent requests arriving)",
+        limits: None,
         set: set_rate_process,
         show: Some(show_rate_process),
     },
@@ -368,6 +436,7 @@ pub static OPTIONS: &[OptionDef] = &[
         default: "0",
         unit: "",
         help: "Report all workers of a job (its numjobs clones) as one",
+        limits: None,
         set: set_group_reporting,
         show: Some(show_group_reporting),
     },
@@ -379,6 +448,7 @@ pub static OPTIONS: &[OptionDef] = &[
         unit: "",
         help: "Start this job only when every job before it has finished; it also starts a new \
                reporting group",
+        limits: None,
         set: set_stonewall,
         show: Some(show_stonewall),
     },
@@ -389,6 +459,7 @@ pub static OPTIONS: &[OptionDef] = &[
         default: "0",
         unit: "",
         help: "Start a new reporting group with this job (it still runs alongside the others)",
+        limits: None,
         set: set_new_group,
         show: Some(show_new_group),
     },
@@ -399,6 +470,7 @@ pub static OPTIONS: &[OptionDef] = &[
         default: "0",
         unit: "s",
         help: "Wait this long after the run (or the job's stonewall phase) starts before starting the job",
+        limits: None,
         set: set_startdelay,
         show: Some(show_startdelay),
     },
@@ -409,6 +481,7 @@ pub static OPTIONS: &[OptionDef] = &[
         default: "1",
         unit: "",
         help: "Repeat the same random sequence every run (0: mix the start time into the seed)",
+        limits: None,
         set: set_randrepeat,
         show: Some(show_randrepeat),
     },
@@ -419,6 +492,7 @@ pub static OPTIONS: &[OptionDef] = &[
         default: "1",
         unit: "",
         help: "Drop the files' pages from the page cache before a buffered job, so reads reach the device",
+        limits: None,
         set: set_invalidate,
         show: Some(show_invalidate),
     },
@@ -429,6 +503,7 @@ pub static OPTIONS: &[OptionDef] = &[
         default: "none",
         unit: "",
         help: "Synchronous writes: 1/sync opens with O_SYNC, dsync with O_DSYNC, 0/none plain",
+        limits: None,
         set: set_sync,
         show: Some(show_sync),
     },
@@ -439,6 +514,7 @@ pub static OPTIONS: &[OptionDef] = &[
         default: "1",
         unit: "",
         help: "Accepted for fio job files: diskmeter always runs workers as threads",
+        limits: None,
         set: set_always_so,
         show: None,
     },
@@ -450,6 +526,7 @@ pub static OPTIONS: &[OptionDef] = &[
         unit: "",
         help: "Accepted for fio job files: diskmeter always makes every written buffer unique \
                (random data, stamped per write), so deduplication and compression gain nothing",
+        limits: None,
         set: set_always_so,
         show: None,
     },
@@ -461,6 +538,7 @@ pub static OPTIONS: &[OptionDef] = &[
         unit: "",
         help: "Seed of the random offsets and read/write mix (diskmeter's default seed), so \
                runs repeat",
+        limits: None,
         set: set_randseed,
         show: Some(show_randseed),
     },
@@ -471,6 +549,7 @@ pub static OPTIONS: &[OptionDef] = &[
         default: "0",
         unit: "",
         help: "Pick random offsets with repeats instead of covering every block once per pass",
+        limits: None,
         set: set_norandommap,
         show: Some(show_norandommap),
     },
@@ -480,8 +559,16 @@ pub static OPTIONS: &[OptionDef] = &[
         kind: OptionKind::Percent,
         default: "100",
         unit: "%",
-        help: "Share of a random job's IOs at random offsets, 0 to 100; the rest continue \
+        help: "Share of a random job's IOs at random offsets; the rest continue \
                sequentially from the previous IO (0 = sequential)",
+        limits: Some(Limits {
+            range: Range::Percent {
+                min: 0.0,
+                max: 100.0,
+                whole: true,
+            },
+            why: "",
+        }),
         set: set_percentage_random,
         show: Some(show_percentage_random),
     },
@@ -492,6 +579,7 @@ pub static OPTIONS: &[OptionDef] = &[
         default: "1",
         unit: "",
         help: "Remove the files diskmeter created when the job ends (diskmeter's default is 1)",
+        limits: None,
         set: set_unlink,
         show: Some(show_unlink),
     },
@@ -502,6 +590,7 @@ pub static OPTIONS: &[OptionDef] = &[
         default: "0",
         unit: "",
         help: "Register the IO buffers with the kernel once (io_uring only)",
+        limits: None,
         set: set_fixedbufs,
         show: Some(show_fixedbufs),
     },
@@ -512,6 +601,7 @@ pub static OPTIONS: &[OptionDef] = &[
         default: "0",
         unit: "",
         help: "Register the files with the kernel once (io_uring only)",
+        limits: None,
         set: set_registerfiles,
         show: Some(show_registerfiles),
     },
@@ -522,6 +612,7 @@ pub static OPTIONS: &[OptionDef] = &[
         default: "",
         unit: "CPUs",
         help: "CPUs the workers may run on, e.g. 0-3,6; unset = any",
+        limits: None,
         set: set_cpus_allowed,
         show: Some(show_cpus_allowed),
     },
@@ -533,6 +624,7 @@ pub static OPTIONS: &[OptionDef] = &[
         unit: "",
         help: "Write zeros instead of incompressible random data (flatters compressing or \
                deduplicating storage)",
+        limits: None,
         set: set_zero_buffers,
         show: Some(show_zero_buffers),
     },
@@ -543,6 +635,7 @@ pub static OPTIONS: &[OptionDef] = &[
         default: "random",
         unit: "",
         help: "Random offsets: random (uniform), zipf:THETA, pareto:H or normal:DEV%, each with an optional :CENTER (0-1)",
+        limits: None,
         set: set_random_distribution,
         show: Some(show_random_distribution),
     },
@@ -553,6 +646,7 @@ pub static OPTIONS: &[OptionDef] = &[
         default: "0",
         unit: "writes",
         help: "fsync(2) the file after every N writes, timed as sync IOs; 0 = never",
+        limits: None,
         set: set_fsync,
         show: Some(show_fsync),
     },
@@ -563,6 +657,7 @@ pub static OPTIONS: &[OptionDef] = &[
         default: "0",
         unit: "writes",
         help: "fdatasync(2) the file after every N writes, timed as sync IOs; 0 = never",
+        limits: None,
         set: set_fdatasync,
         show: Some(show_fdatasync),
     },
@@ -573,6 +668,7 @@ pub static OPTIONS: &[OptionDef] = &[
         default: "0",
         unit: "",
         help: "fsync(2) each file when a writing job ends (counted as a sync IO)",
+        limits: None,
         set: set_end_fsync,
         show: Some(show_end_fsync),
     },
@@ -583,6 +679,7 @@ pub static OPTIONS: &[OptionDef] = &[
         default: "",
         unit: "bytes/s",
         help: "The job fails if a direction's bandwidth over a rate_cycle falls below this",
+        limits: None,
         set: set_rate_min,
         show: Some(show_rate_min),
     },
@@ -593,6 +690,7 @@ pub static OPTIONS: &[OptionDef] = &[
         default: "1000",
         unit: "ms",
         help: "Window over which rate_min is checked",
+        limits: Some(Limits::at_least(1)),
         set: set_rate_cycle,
         show: Some(show_rate_cycle),
     },
@@ -603,6 +701,7 @@ pub static OPTIONS: &[OptionDef] = &[
         default: "",
         unit: "bytes",
         help: "Size of each file the job creates, or a range (1m-4m) each file's size is drawn from; size then only caps the IO",
+        limits: None,
         set: set_filesize,
         show: Some(show_filesize),
     },
@@ -613,6 +712,7 @@ pub static OPTIONS: &[OptionDef] = &[
         default: "0",
         unit: "",
         help: "Create the files when the job starts instead of before the run",
+        limits: None,
         set: set_create_on_open,
         show: Some(show_create_on_open),
     },
@@ -623,6 +723,7 @@ pub static OPTIONS: &[OptionDef] = &[
         default: "0",
         unit: "",
         help: "Sequential writes until the filesystem is full; ENOSPC ends the job normally",
+        limits: None,
         set: set_fill_device,
         show: Some(show_fill_device),
     },
@@ -633,6 +734,7 @@ pub static OPTIONS: &[OptionDef] = &[
         default: "0",
         unit: "",
         help: "Let a job write to a mounted device (diskmeter still wants --allow-destroy over a filesystem)",
+        limits: None,
         set: set_allow_mounted_write,
         show: Some(show_allow_mounted_write),
     },
@@ -643,6 +745,13 @@ pub static OPTIONS: &[OptionDef] = &[
         default: "",
         unit: "%",
         help: "Write buffers compress by about this much: each chunk is random data followed by zeros",
+        limits: Some(Limits {
+            range: Range::Int {
+                min: 0,
+                max: Some(100),
+            },
+            why: "",
+        }),
         set: set_buffer_compress_percentage,
         show: Some(show_buffer_compress_percentage),
     },
@@ -653,6 +762,7 @@ pub static OPTIONS: &[OptionDef] = &[
         default: "512",
         unit: "bytes",
         help: "The chunk buffer_compress_percentage repeats over; 0 = the whole block",
+        limits: None,
         set: set_buffer_compress_chunk,
         show: Some(show_buffer_compress_chunk),
     },
@@ -663,6 +773,7 @@ pub static OPTIONS: &[OptionDef] = &[
         default: "1",
         unit: "",
         help: "List completion-latency percentiles in fio-json (clat_ns.percentile)",
+        limits: None,
         set: set_clat_percentiles,
         show: Some(show_clat_percentiles),
     },
@@ -674,6 +785,7 @@ pub static OPTIONS: &[OptionDef] = &[
         unit: "",
         help: "Also list total-latency percentiles in fio-json (lat_ns.percentile); diskmeter's \
                own output always has them",
+        limits: None,
         set: set_lat_percentiles,
         show: Some(show_lat_percentiles),
     },
@@ -683,7 +795,16 @@ pub static OPTIONS: &[OptionDef] = &[
         kind: OptionKind::FloatList,
         default: "1:5:10:20:30:40:50:60:70:80:90:95:99:99.5:99.9:99.95:99.99",
         unit: "%",
-        help: "Latency percentiles to report, separated by ':' (at most 20, each 0 to 100)",
+        help: "Latency percentiles to report, separated by ':'",
+        limits: Some(Limits {
+            range: Range::List {
+                max_items: 20,
+                min: 0.0,
+                max: 100.0,
+                item: "percentile",
+            },
+            why: "fio's limit, FIO_IO_U_LIST_MAX_LEN",
+        }),
         set: set_percentile_list,
         show: Some(show_percentile_list),
     },
@@ -695,6 +816,7 @@ pub static OPTIONS: &[OptionDef] = &[
         unit: "",
         help: "Write fio's bandwidth log to PREFIX_bw.N.log (N = the worker's number in the \
                run, from 1); without a value the job's name is the prefix",
+        limits: None,
         set: set_write_bw_log,
         show: Some(show_write_bw_log),
     },
@@ -706,6 +828,7 @@ pub static OPTIONS: &[OptionDef] = &[
         unit: "",
         help: "Write fio's IOPS log to PREFIX_iops.N.log; without a value the job's name is \
                the prefix",
+        limits: None,
         set: set_write_iops_log,
         show: Some(show_write_iops_log),
     },
@@ -717,6 +840,7 @@ pub static OPTIONS: &[OptionDef] = &[
         unit: "",
         help: "Write fio's latency logs to PREFIX_lat.N.log, PREFIX_clat.N.log and \
                PREFIX_slat.N.log (ns); without a value the job's name is the prefix",
+        limits: None,
         set: set_write_lat_log,
         show: Some(show_write_lat_log),
     },
@@ -728,6 +852,7 @@ pub static OPTIONS: &[OptionDef] = &[
         unit: "ms",
         help: "0 = a log line per IO; N = a line per N ms window and direction with the \
                window's average (bandwidth in KiB/s, IOPS, mean latency in ns)",
+        limits: None,
         set: set_log_avg_msec,
         show: Some(show_log_avg_msec),
     },
@@ -738,6 +863,7 @@ pub static OPTIONS: &[OptionDef] = &[
         default: "0",
         unit: "",
         help: "Add each IO's offset as a column of the logs (0 in averaged lines)",
+        limits: None,
         set: set_log_offset,
         show: Some(show_log_offset),
     },
@@ -749,6 +875,7 @@ pub static OPTIONS: &[OptionDef] = &[
         unit: "",
         help: "1 = one log file per worker (PREFIX_bw.N.log); 0 = workers with the same \
                prefix append to PREFIX_bw.log, across runs too (as fio)",
+        limits: None,
         set: set_per_job_logs,
         show: Some(show_per_job_logs),
     },
@@ -762,6 +889,7 @@ pub static OPTIONS: &[OptionDef] = &[
                steadystate_duration: iops or bw (every sample within the limit of the mean), \
                iops_slope or bw_slope (least-squares slope within the limit), or diskmeter's \
                iops_bw (iops and bw both); the limit is N% of the mean, IOPS, or bytes/s (10m)",
+        limits: None,
         set: set_steadystate,
         show: Some(show_steadystate),
     },
@@ -771,8 +899,9 @@ pub static OPTIONS: &[OptionDef] = &[
         kind: OptionKind::Time,
         default: "0",
         unit: "s",
-        help: "Window of steady-state detection (whole seconds, at least 1); the job stops \
+        help: "Window of steady-state detection, in whole steadystate_samples (at least one); the job stops \
                when its criterion holds over it; 0 = no detection",
+        limits: None,
         set: set_steadystate_duration,
         show: Some(show_steadystate_duration),
     },
@@ -784,6 +913,7 @@ pub static OPTIONS: &[OptionDef] = &[
         unit: "s",
         help: "Time after measurement starts (after ramp_time) before steady-state samples \
                are collected",
+        limits: None,
         set: set_steadystate_ramp_time,
         show: Some(show_steadystate_ramp_time),
     },
@@ -794,7 +924,13 @@ pub static OPTIONS: &[OptionDef] = &[
         default: "1s",
         unit: "s",
         help: "diskmeter's own (fio samples once per second): how often steady-state samples \
-               are taken, at least 100ms; steadystate_duration counts whole samples",
+               are taken; steadystate_duration counts whole samples",
+        limits: Some(Limits {
+            range: Range::TimeAtLeast {
+                min_ns: 100_000_000,
+            },
+            why: "shorter samples would be mostly timer noise",
+        }),
         set: set_steadystate_sample,
         show: Some(show_steadystate_sample),
     },
@@ -808,6 +944,7 @@ pub static OPTIONS: &[OptionDef] = &[
                interval of the mean of every sample so far (batch means) within this many \
                percent of the mean, for IOPS and/or bandwidth as the criterion judges; 0 = \
                not judged",
+        limits: None,
         set: set_steadystate_precision,
         show: Some(show_steadystate_precision),
     },

@@ -3,6 +3,7 @@
 //! All unit syntax lives in `diskmeter-units`; this file only adds the shapes fio layers on top:
 //! bare flags, `read,write` pairs and word choices.
 
+use super::error::InvalidValue;
 use super::{nearest, OptionKind};
 use diskmeter_units::{
     parse_bool, parse_cpu_list, parse_float_list, parse_int, parse_percent, parse_size,
@@ -48,8 +49,8 @@ pub(crate) enum ValueError {
     Missing,
     /// The units parser refused the text.
     Unit(UnitError),
-    /// Any other shape problem, as a reason.
-    Invalid(String),
+    /// Any other shape problem.
+    Invalid(InvalidValue),
 }
 
 impl From<UnitError> for ValueError {
@@ -83,7 +84,9 @@ pub(crate) fn parse_value(
         OptionKind::IntPair => Value::Pair(parse_pair(text, kb_base, parse_int)?),
         OptionKind::Time => Value::Nanos(parse_time_ns(text, TimeUnit::Seconds)?),
         OptionKind::Str | OptionKind::OptionalStr => Value::Text(text.to_string()),
-        OptionKind::Choice(choices) => Value::Choice(parse_choice(text, choices)?),
+        OptionKind::Choice(choices) => {
+            Value::Choice(parse_choice(text, choices).map_err(ValueError::Invalid)?)
+        }
         OptionKind::Percent => Value::Percent(parse_percent(text)?),
         OptionKind::CpuList => Value::Cpus(parse_cpu_list(text)?),
         OptionKind::FloatList => Value::Floats(parse_float_list(text)?),
@@ -103,11 +106,7 @@ fn parse_pair(
     // fio also splits on ':' and '-', so `bs=4k-64k` silently means read 4k, write 64k while
     // its author meant fio's bsrange; refuse instead of guessing.
     if body.contains(':') || body.char_indices().any(|(i, c)| c == '-' && i > 0) {
-        return Err(ValueError::Invalid(
-            "separate the read and write values with ',' (e.g. 4k,64k); for a range of sizes \
-             use bsrange=4k-64k"
-                .to_string(),
-        ));
+        return Err(ValueError::Invalid(InvalidValue::PairSeparator));
     }
     let parts: Vec<&str> = body.split(',').collect();
     let optional = |part: &str| -> Result<Option<u64>, ValueError> {
@@ -134,31 +133,26 @@ fn parse_pair(
                 write: optional(write)?,
             };
             if pair.read.is_none() && pair.write.is_none() {
-                return Err(ValueError::Invalid(
-                    "give a value for reads, writes or both (e.g. 4k,64k)".to_string(),
-                ));
+                return Err(ValueError::Invalid(InvalidValue::PairEmpty));
             }
             Ok(pair)
         }
-        _ => Err(ValueError::Invalid(
-            "at most two values: read,write (e.g. 4k,64k)".to_string(),
-        )),
+        _ => Err(ValueError::Invalid(InvalidValue::PairTooMany)),
     }
 }
 
-/// `text` when it is one of `choices`, else a reason listing them and the nearest one.
+/// `text` when it is one of `choices`, else why not, with the nearest choice.
 pub(super) fn parse_choice(
     text: &str,
     choices: &'static [&'static str],
-) -> Result<&'static str, ValueError> {
+) -> Result<&'static str, InvalidValue> {
     if let Some(choice) = choices.iter().find(|choice| **choice == text) {
         return Ok(choice);
     }
-    let mut reason = format!("use one of {}", choices.join(", "));
-    if let Some(near) = nearest(text, choices.iter().copied()) {
-        reason.push_str(&format!(" (did you mean '{near}'?)"));
-    }
-    Err(ValueError::Invalid(reason))
+    Err(InvalidValue::NotAChoice {
+        choices,
+        suggestion: nearest(text, choices.iter().copied()),
+    })
 }
 
 #[cfg(test)]
@@ -204,7 +198,7 @@ mod tests {
     fn pair_refusals_say_why() {
         for text in ["4k-64k", "4k:64k"] {
             assert!(
-                matches!(pair(text), Err(ValueError::Invalid(reason)) if reason.contains("bsrange"))
+                matches!(pair(text), Err(ValueError::Invalid(reason)) if reason.to_string().contains("bsrange"))
             );
         }
         assert!(matches!(
@@ -241,8 +235,8 @@ mod tests {
     fn choices_suggest_the_nearest() {
         let error = parse_choice("randomread", &["read", "randread"]).unwrap_err();
         assert_eq!(
-            error,
-            ValueError::Invalid("use one of read, randread (did you mean 'randread'?)".to_string())
+            error.to_string(),
+            "use one of read, randread (did you mean 'randread'?)"
         );
     }
 }

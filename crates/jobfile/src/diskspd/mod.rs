@@ -32,18 +32,11 @@
 //! processor groups, `-n` NUMA/affinity groups, `#N` disk numbers, `-X` XML profiles) are
 //! refused with the reason.
 
-use diskmeter_workload::{apply_option, JobSpec, OptionError};
-use thiserror::Error;
+mod error;
 
-/// A problem with a DiskSpd command line.
-#[derive(Debug, Clone, PartialEq, Eq, Error)]
-#[error("diskspd {switch}: {message}")]
-pub struct DiskSpdError {
-    /// The argument as given.
-    pub switch: String,
-    /// What is wrong.
-    pub message: String,
-}
+pub use error::{DiskSpdError, DiskSpdProblem};
+
+use diskmeter_workload::{apply_option, JobSpec};
 
 /// DiskSpd's output forms.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -153,14 +146,12 @@ pub fn parse(args: &[String]) -> Result<DiskSpdProfile, DiskSpdError> {
     while i < args.len() {
         let arg = args[i].as_str();
         i += 1;
-        let bad = |message: &str| DiskSpdError {
+        let bad = |problem: DiskSpdProblem| DiskSpdError {
             switch: arg.to_string(),
-            message: message.to_string(),
+            problem,
         };
         if arg.starts_with('#') {
-            return Err(bad(
-                "physical disk numbers are Windows-only: give a block device path such as /dev/sdb",
-            ));
+            return Err(bad(DiskSpdProblem::DiskNumber));
         }
         // Only `-` starts a switch: DiskSpd's `/b8K` form would be a path here.
         let Some(body) = arg.strip_prefix('-').filter(|b| !b.is_empty()) else {
@@ -187,7 +178,7 @@ pub fn parse(args: &[String]) -> Result<DiskSpdProfile, DiskSpdError> {
             "w" => {
                 let pct = number(value, arg, 0)?;
                 if pct > 100 {
-                    return Err(bad("the write percentage is 0 to 100"));
+                    return Err(bad(DiskSpdProblem::PercentAbove100 { what: "write" }));
                 }
                 p.write_percent = pct as u8;
             }
@@ -195,7 +186,7 @@ pub fn parse(args: &[String]) -> Result<DiskSpdProfile, DiskSpdError> {
                 if let Some(pct) = value.strip_prefix('s') {
                     let pct = number(pct, arg, 0)?;
                     if pct > 100 {
-                        return Err(bad("the random percentage is 0 to 100"));
+                        return Err(bad(DiskSpdProblem::PercentAbove100 { what: "random" }));
                     }
                     p.access = Access::Mixed(pct as u8);
                 } else {
@@ -233,16 +224,16 @@ pub fn parse(args: &[String]) -> Result<DiskSpdProfile, DiskSpdError> {
                             p.write_through = true;
                         }
                         'b' => p.software_cache_disabled = false,
-                        'r' => return Err(bad("remote caching (-Sr) is Windows-only")),
-                        'm' => return Err(bad("memory-mapped IO (-Sm) is not supported")),
-                        _ => return Err(bad("caching modes are b, h, m, r, u, w")),
+                        'r' => return Err(bad(DiskSpdProblem::RemoteCaching)),
+                        'm' => return Err(bad(DiskSpdProblem::MemoryMapped)),
+                        _ => return Err(bad(DiskSpdProblem::CachingMode)),
                     }
                 }
             }
             "L" => p.latency = true,
             "D" => {
                 if !value.is_empty() && number(value, arg, 1)? != 1000 {
-                    return Err(bad("diskmeter samples IOPS per second: use -D or -D1000"));
+                    return Err(bad(DiskSpdProblem::SampleInterval));
                 }
             }
             "R" => {
@@ -257,7 +248,7 @@ pub fn parse(args: &[String]) -> Result<DiskSpdProfile, DiskSpdError> {
                 p.output = match form.to_ascii_lowercase().as_str() {
                     "text" => OutputForm::Text,
                     "xml" => OutputForm::Xml,
-                    _ => return Err(bad("the output forms are text and xml")),
+                    _ => return Err(bad(DiskSpdProblem::OutputForm)),
                 };
             }
             "g" => {
@@ -282,27 +273,15 @@ pub fn parse(args: &[String]) -> Result<DiskSpdProfile, DiskSpdError> {
                 })
             }
             "l" | "P" | "v" => {}
-            "a" => {
-                return Err(bad(
-                    "affinity is set with --cpus_allowed in diskmeter run; -a is not supported",
-                ))
-            }
-            "n" => {
-                return Err(bad(
-                    "NUMA/processor-group affinity control (-n) is Windows-only",
-                ))
-            }
-            "e" => return Err(bad("ETW tracing (-e) is Windows-only")),
-            "x" => return Err(bad("I/O completion routines (-x) are Windows-only")),
-            "X" => {
-                return Err(bad(
-                    "XML profiles (-X) are not supported: give the switches",
-                ))
-            }
+            "a" => return Err(bad(DiskSpdProblem::Affinity)),
+            "n" => return Err(bad(DiskSpdProblem::Numa)),
+            "e" => return Err(bad(DiskSpdProblem::Etw)),
+            "x" => return Err(bad(DiskSpdProblem::CompletionRoutines)),
+            "X" => return Err(bad(DiskSpdProblem::XmlProfile)),
             "p" | "i" | "j" | "I" | "N" | "y" | "O" => {
-                return Err(bad("not supported by diskmeter"))
+                return Err(bad(DiskSpdProblem::NotSupported))
             }
-            _ => return Err(bad("unknown switch")),
+            _ => return Err(bad(DiskSpdProblem::UnknownSwitch)),
         }
     }
     // Block size first, so `b` sizes of the others use it.
@@ -311,7 +290,7 @@ pub fn parse(args: &[String]) -> Result<DiskSpdProfile, DiskSpdError> {
         if p.block_size_bytes == 0 {
             return Err(DiskSpdError {
                 switch: arg.to_string(),
-                message: "the block size must be more than 0".to_string(),
+                problem: DiskSpdProblem::ZeroBlockSize,
             });
         }
     }
@@ -319,21 +298,18 @@ pub fn parse(args: &[String]) -> Result<DiskSpdProfile, DiskSpdError> {
     let mut max_size = None;
     for &(arg, switch, value) in &sized {
         let bytes = size(value, arg, Some(p.block_size_bytes))?;
-        let refuse = |message: &str| DiskSpdError {
+        let refuse = |problem: DiskSpdProblem| DiskSpdError {
             switch: arg.to_string(),
-            message: message.to_string(),
+            problem,
         };
         match switch {
             'c' => p.create_size_bytes = Some(bytes),
             'B' => base_offset = Some(bytes),
             'f' => max_size = Some(bytes),
-            'r' if bytes == 0 => return Err(refuse("the random alignment must be more than 0")),
+            'r' if bytes == 0 => return Err(refuse(DiskSpdProblem::ZeroAlignment)),
             'r' => p.random_align_bytes = Some(bytes),
             's' if bytes < p.block_size_bytes => {
-                return Err(refuse(
-                    "a sequential stride shorter than the block size (overlapping IOs) is not \
-                     supported; use at least -b",
-                ))
+                return Err(refuse(DiskSpdProblem::OverlappingStride))
             }
             's' => p.sequential_stride_bytes = Some(bytes),
             'T' => p.thread_stride_bytes = bytes,
@@ -343,7 +319,7 @@ pub fn parse(args: &[String]) -> Result<DiskSpdProfile, DiskSpdError> {
     if p.targets.is_empty() {
         return Err(DiskSpdError {
             switch: "TARGET".to_string(),
-            message: "give at least one target file or block device".to_string(),
+            problem: DiskSpdProblem::NoTarget,
         });
     }
     p.jobs = jobs_of(&p, base_offset, max_size)?;
@@ -440,9 +416,9 @@ fn jobs_of(
         }
         options.push(("time_based", "1".to_string()));
         for (name, value) in options {
-            apply_option(&mut job, name, Some(&value)).map_err(|e: OptionError| DiskSpdError {
+            apply_option(&mut job, name, Some(&value)).map_err(|e| DiskSpdError {
                 switch: name.to_string(),
-                message: e.to_string(),
+                problem: e.into(),
             })?;
         }
         job.cooldown_ns = p.cooldown_s.saturating_mul(1_000_000_000);
@@ -458,7 +434,10 @@ fn number(text: &str, arg: &str, min: u64) -> Result<u64, DiskSpdError> {
         Ok(n) if n >= min => Ok(n),
         _ => Err(DiskSpdError {
             switch: arg.to_string(),
-            message: format!("'{text}' is not a whole number of at least {min}"),
+            problem: DiskSpdProblem::NotANumber {
+                text: text.to_string(),
+                min,
+            },
         }),
     }
 }
@@ -467,7 +446,9 @@ fn number(text: &str, arg: &str, min: u64) -> Result<u64, DiskSpdError> {
 fn size(text: &str, arg: &str, block: Option<u64>) -> Result<u64, DiskSpdError> {
     let bad = || DiskSpdError {
         switch: arg.to_string(),
-        message: format!("'{text}' is not a size: a number with K, M, G, T (x1024) or b (blocks)"),
+        problem: DiskSpdProblem::NotASize {
+            text: text.to_string(),
+        },
     };
     let t = text.trim();
     let (digits, scale) = match t.chars().last() {
