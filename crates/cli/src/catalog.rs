@@ -2,7 +2,7 @@
 //! source and date of every figure.
 
 use crate::plan::{catalog_arg, emit, format_arg, load_catalog};
-use crate::EXIT_USAGE;
+use crate::{Status, UsageError};
 use clap::{Arg, ArgMatches, Command};
 use diskmeter_plan::text;
 
@@ -36,42 +36,34 @@ pub fn command() -> Command {
         )
 }
 
-/// Runs `diskmeter catalog`; returns the exit code.
-pub fn main(matches: &ArgMatches) -> i32 {
+/// Runs `diskmeter catalog`.
+pub fn main(matches: &ArgMatches) -> anyhow::Result<Status> {
     let Some((name, sub)) = matches.subcommand() else {
-        return EXIT_USAGE;
+        return Err(UsageError("give list or show".into()).into());
     };
-    let catalog = match load_catalog(sub) {
-        Ok(c) => c,
-        Err(message) => {
-            eprintln!("diskmeter: {message}");
-            return EXIT_USAGE;
-        }
-    };
+    let catalog = load_catalog(sub)?;
     match name {
-        "list" => emit(sub, &catalog, text::catalog_list(&catalog)),
+        "list" => emit(sub, &catalog, text::catalog_list(&catalog))?,
         "show" => {
             let id = sub
                 .get_one::<String>("id")
                 .map(String::as_str)
                 .unwrap_or("");
             if let Ok(disk) = catalog.disk(id) {
-                return emit(sub, disk, text::disk_entry(disk));
-            }
-            match catalog.vm(id) {
-                Ok(vm) => emit(sub, vm, text::vm_entry(vm)),
-                Err(_) => {
-                    let mut known: Vec<&str> =
-                        catalog.disks.iter().map(|d| d.id.as_str()).collect();
-                    known.extend(catalog.vms.iter().map(|v| v.id.as_str()));
-                    eprintln!(
-                        "diskmeter: '{id}' is neither a disk tier nor a VM size in the catalog; it has {}",
-                        known.join(", ")
-                    );
-                    EXIT_USAGE
-                }
+                emit(sub, disk, text::disk_entry(disk))?;
+            } else if let Ok(vm) = catalog.vm(id) {
+                emit(sub, vm, text::vm_entry(vm))?;
+            } else {
+                let mut known: Vec<&str> = catalog.disks.iter().map(|d| d.id.as_str()).collect();
+                known.extend(catalog.vms.iter().map(|v| v.id.as_str()));
+                return Err(UsageError(format!(
+                    "'{id}' is neither a disk tier nor a VM size in the catalog; it has {}",
+                    known.join(", ")
+                ))
+                .into());
             }
         }
-        _ => EXIT_USAGE,
+        _ => return Err(UsageError("give list or show".into()).into()),
     }
+    Ok(Status::Success)
 }

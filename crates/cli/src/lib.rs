@@ -44,30 +44,10 @@ pub(crate) enum Status {
     Failure,
 }
 
-impl Status {
-    /// The status of a subcommand that still reports an exit code itself.
-    fn from_code(code: i32) -> anyhow::Result<Status> {
-        match code {
-            0 => Ok(Status::Success),
-            EXIT_USAGE => Err(AlreadyReported { usage: true }.into()),
-            _ => Ok(Status::Failure),
-        }
-    }
-}
-
 /// The user's input is wrong: exit code 2.
 #[derive(Debug, thiserror::Error)]
 #[error("{0}")]
 pub(crate) struct UsageError(pub String);
-
-/// The error was printed where it happened (a subcommand that prints its own): exit with
-/// its code and print nothing more.
-#[derive(Debug, thiserror::Error)]
-#[error("(reported)")]
-pub(crate) struct AlreadyReported {
-    /// It was a usage error.
-    pub usage: bool,
-}
 
 /// The whole command tree.
 pub fn command() -> Command {
@@ -112,9 +92,6 @@ pub fn main() -> ExitCode {
         Ok(Status::Success) => ExitCode::SUCCESS,
         Ok(Status::Failure) => ExitCode::from(EXIT_FAILURE as u8),
         Err(error) => {
-            if let Some(reported) = error.downcast_ref::<AlreadyReported>() {
-                return exit_code(reported.usage);
-            }
             if let Some(clap_error) = error.downcast_ref::<clap::Error>() {
                 let _ = clap_error.print();
                 return match clap_error.kind() {
@@ -157,8 +134,8 @@ fn dispatch(matches: &ArgMatches) -> anyhow::Result<Status> {
         Some(("sweep", sub)) => sweep::main(sub),
         Some(("diskspd", sub)) => diskspd::main(sub),
         Some(("iometer", sub)) => iometer::main(sub),
-        Some(("plan", sub)) => Status::from_code(plan::main(sub)),
-        Some(("catalog", sub)) => Status::from_code(catalog::main(sub)),
+        Some(("plan", sub)) => plan::main(sub),
+        Some(("catalog", sub)) => catalog::main(sub),
         Some(("emulate", sub)) => emulate::main(sub),
         Some(("history", sub)) => history::history_main(sub),
         Some(("show", sub)) => history::show_main(sub),

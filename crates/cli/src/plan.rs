@@ -1,7 +1,7 @@
 //! `diskmeter plan`: evaluate a VM + disks configuration against a workload, find the cheapest
 //! one that meets a requirement, or tabulate caps by IO size. The model is in diskmeter-plan.
 
-use crate::{write_output, EXIT_FAILURE, EXIT_USAGE};
+use crate::{write_output, Status, UsageError};
 use clap::{Arg, ArgAction, ArgMatches, Command};
 use diskmeter_plan::{text, Catalog, Configuration, Demand, HostCache, PlanError, SearchSpace};
 use diskmeter_units::{parse_size, KbBase};
@@ -118,57 +118,54 @@ pub fn command() -> Command {
         )
 }
 
-/// Loads the built-in catalog plus every `--catalog FILE`.
-pub(crate) fn load_catalog(matches: &ArgMatches) -> Result<Catalog, String> {
+/// Loads the built-in catalog plus every `--catalog FILE` (a file that cannot be read or
+/// parsed is the user's input: a usage error).
+pub(crate) fn load_catalog(matches: &ArgMatches) -> Result<Catalog, UsageError> {
     let mut catalog = Catalog::builtin();
     for path in matches.get_many::<String>("catalog").into_iter().flatten() {
         let text = std::fs::read_to_string(path)
-            .map_err(|e| format!("cannot read catalog {path}: {e}"))?;
-        catalog.add_file(path, &text).map_err(|e| e.to_string())?;
+            .map_err(|e| UsageError(format!("cannot read catalog {path}: {e}")))?;
+        catalog
+            .add_file(path, &text)
+            .map_err(|e| UsageError(e.to_string()))?;
     }
     Ok(catalog)
 }
 
 /// Prints `value` as JSON or `text` as is, to stdout or `--output`.
-pub(crate) fn emit<T: Serialize>(matches: &ArgMatches, value: &T, text: String) -> i32 {
+pub(crate) fn emit<T: Serialize>(
+    matches: &ArgMatches,
+    value: &T,
+    text: String,
+) -> anyhow::Result<()> {
     let json = matches.get_one::<String>("format").map(String::as_str) == Some("json");
     let out = if json {
-        match serde_json::to_string_pretty(value) {
-            Ok(s) => s + "\n",
-            Err(e) => {
-                eprintln!("diskmeter: cannot encode the answer as JSON: {e}");
-                return EXIT_FAILURE;
-            }
-        }
+        serde_json::to_string_pretty(value)? + "\n"
     } else {
         text
     };
     let path = matches.try_get_one::<String>("output").ok().flatten();
-    match write_output(path, &out) {
-        Ok(()) => 0,
-        Err(e) => {
-            eprintln!("diskmeter: {e}");
-            EXIT_FAILURE
-        }
-    }
+    Ok(write_output(path, &out)?)
 }
 
-/// Runs `diskmeter plan`; returns the exit code.
-pub fn main(matches: &ArgMatches) -> i32 {
-    match plan(matches) {
-        Ok(code) => code,
-        Err(message) => {
-            eprintln!("diskmeter: {message}");
-            EXIT_USAGE
-        }
-    }
+/// Runs `diskmeter plan`: exit 1 when the demand is not met or the configuration is not
+/// possible (a requirement missed).
+pub fn main(matches: &ArgMatches) -> anyhow::Result<Status> {
+    plan(matches)
 }
 
-fn plan(matches: &ArgMatches) -> Result<i32, String> {
+fn plan(matches: &ArgMatches) -> anyhow::Result<Status> {
     let catalog = load_catalog(matches)?;
-    let err = |e: PlanError| e.to_string();
+    let err = |e: PlanError| UsageError(e.to_string());
+    let missed = |missed: bool| {
+        if missed {
+            Status::Failure
+        } else {
+            Status::Success
+        }
+    };
     let demand = match matches.get_one::<String>("workload") {
-        Some(text) => Demand::parse(text).map_err(|e| format!("--workload: {e}"))?,
+        Some(text) => Demand::parse(text).map_err(|e| UsageError(format!("--workload: {e}")))?,
         None => Demand::default(),
     };
     let cache = match matches.get_one::<String>("cache") {
@@ -190,10 +187,13 @@ fn plan(matches: &ArgMatches) -> Result<i32, String> {
 
     if let Some(goal) = matches.get_one::<String>("optimize") {
         if !goal.eq_ignore_ascii_case("cost") {
-            return Err(err(PlanError::Goal(goal.clone())));
+            return Err(err(PlanError::Goal(goal.clone())).into());
         }
         if matches.get_one::<String>("workload").is_none() {
-            return Err("--optimize needs --require (e.g. --require iops=16000,bs=8k)".to_string());
+            return Err(UsageError(
+                "--optimize needs --require (e.g. --require iops=16000,bs=8k)".to_string(),
+            )
+            .into());
         }
         let space = SearchSpace {
             families: matches
@@ -209,28 +209,26 @@ fn plan(matches: &ArgMatches) -> Result<i32, String> {
             disk: disks.map(|(d, _)| d.id.clone()),
             cache,
         };
-        let mut answer = diskmeter_plan::optimise(&catalog, &demand, &space).map_err(err)?;
+        let mut answer = diskmeter_plan::optimise(&catalog, &demand, &space)
+            .map_err(|e| anyhow::Error::new(err(e)))?;
         let top = *matches.get_one::<usize>("top").unwrap_or(&10);
         answer.priced.truncate(top);
         answer.unpriced.truncate(top);
         let found = !(answer.priced.is_empty() && answer.unpriced.is_empty());
-        let code = emit(matches, &answer, text::optimisation(&answer));
-        return Ok(if code == 0 && !found {
-            EXIT_FAILURE
-        } else {
-            code
-        });
+        emit(matches, &answer, text::optimisation(&answer))?;
+        return Ok(missed(!found));
     }
     if matches.contains_id("family") {
-        return Err("--family only applies with --optimize".to_string());
+        return Err(UsageError("--family only applies with --optimize".to_string()).into());
     }
 
     let Some((disk, disk_count)) = disks else {
-        return Err(
+        return Err(UsageError(
             "give --disks (e.g. --disks 4xP30) to evaluate a configuration, or --require ... \
              --optimize cost to search for one"
                 .to_string(),
-        );
+        )
+        .into());
     };
     let config = Configuration {
         vm,
@@ -256,40 +254,32 @@ fn plan(matches: &ArgMatches) -> Result<i32, String> {
             not_possible: &not_possible,
             rows: &rows,
         };
-        let code = emit(
+        emit(
             matches,
             &view,
             text::io_sizes(&config.describe(), &rows, &not_possible),
-        );
+        )?;
         // A configuration that cannot be built is a requirement missed, as in the evaluation.
-        return Ok(if code == 0 && !not_possible.is_empty() {
-            EXIT_FAILURE
-        } else {
-            code
-        });
+        return Ok(missed(!not_possible.is_empty()));
     }
 
     let evaluation = diskmeter_plan::evaluate(&catalog, &config, &demand).map_err(err)?;
-    let code = emit(matches, &evaluation, text::evaluation(&evaluation));
+    emit(matches, &evaluation, text::evaluation(&evaluation))?;
     // Not possible (with its reasons) or not met: exit 1.
-    Ok(
-        if code == 0 && (!evaluation.possible || evaluation.meets == Some(false)) {
-            EXIT_FAILURE
-        } else {
-            code
-        },
-    )
+    Ok(missed(
+        !evaluation.possible || evaluation.meets == Some(false),
+    ))
 }
 
-fn parse_sizes(list: &str) -> Result<Vec<u64>, String> {
+fn parse_sizes(list: &str) -> Result<Vec<u64>, UsageError> {
     if list.trim().is_empty() {
         return Ok(diskmeter_plan::DEFAULT_IO_SIZES.to_vec());
     }
     list.split(',')
         .map(|s| match parse_size(s, KbBase::Binary) {
-            Ok(0) => Err(format!("--io-sizes: '{s}' must be more than 0")),
+            Ok(0) => Err(UsageError(format!("--io-sizes: '{s}' must be more than 0"))),
             Ok(n) => Ok(n),
-            Err(e) => Err(format!("--io-sizes: {e}")),
+            Err(e) => Err(UsageError(format!("--io-sizes: {e}"))),
         })
         .collect()
 }
