@@ -10,6 +10,8 @@
 //! more block sizes agree on it; otherwise the analysis says it found none below the top of
 //! the grid rather than inventing one.
 
+#![forbid(unsafe_code)]
+
 pub mod compare;
 mod findings;
 mod matching;

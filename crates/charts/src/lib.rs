@@ -5,6 +5,8 @@
 //! Each chart is drawn as SVG and as PNG with plotters. Text uses DejaVu Sans embedded in
 //! the binary (fonts/, Bitstream Vera licence), so no system font is needed.
 
+#![forbid(unsafe_code)]
+
 use diskmeter_analysis::SweepPoint;
 use plotters::drawing::DrawingAreaErrorKind;
 use plotters::prelude::*;

@@ -10,6 +10,8 @@
 //! `destroy` find it again, and ephemeral ones (`diskmeter run --emulate ...`) whose process
 //! died are swept away by the next create. Needs root; without it the error says so.
 
+#![forbid(unsafe_code)]
+
 mod cgroup;
 mod hint;
 mod profile;

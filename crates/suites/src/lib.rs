@@ -5,6 +5,8 @@
 //! [`Step`]s of [`JobSpec`]s; the CLI runs each step, and [`table`] turns the results into
 //! the suite's table. Nothing here touches a file or a device.
 
+#![forbid(unsafe_code)]
+
 mod catalog;
 pub mod expect;
 pub mod table;
