@@ -1,6 +1,7 @@
 //! Helpers for integration tests: a temporary folder to run the real `diskmeter` binary in,
-//! JSON output parsing, root and tool probes that print why a test is skipped, and loop
-//! devices that are detached when the test ends.
+//! JSON output parsing, root and tool probes that print why a test is skipped (and fail it
+//! under CI, see [`skip`]), fio runs whose failure fails the test, loop devices that are
+//! detached when the test ends, and a cgroup (v1 or v2) that throttles a device.
 
 #![allow(dead_code)]
 
@@ -91,19 +92,38 @@ impl TestDir {
     }
 }
 
-/// True when running as root; otherwise prints why the test is skipped.
+/// Whether this is a CI run: CI services set `CI=true` (any value but empty, `0` or `false`
+/// counts). CI runs `scripts/test` as root, which installs every tool the tests need, so there
+/// a missing requirement is a broken machine and [`skip`] fails the test instead.
+pub fn in_ci() -> bool {
+    std::env::var("CI").is_ok_and(|v| !v.is_empty() && v != "0" && v != "false")
+}
+
+/// Skips the calling test, which must then return: prints `SKIP test: reason` to stderr; under
+/// CI ([`in_ci`]) fails the test with the reason instead, so nothing skips silently there.
+pub fn skip(test: &str, reason: &str) {
+    if in_ci() {
+        panic!("{test} cannot run: {reason}; CI (CI=true) runs every test, none may skip");
+    }
+    eprintln!("SKIP {test}: {reason}");
+}
+
+/// True when running as root; otherwise skips the test (see [`skip`]).
 pub fn require_root(test: &str) -> bool {
     let status = std::fs::read_to_string("/proc/self/status").unwrap_or_default();
     let root = status
         .lines()
         .any(|l| l.starts_with("Uid:") && l.split_whitespace().nth(1) == Some("0"));
     if !root {
-        eprintln!("SKIP {test}: needs root (loop devices, mounts); CI runs as root");
+        skip(
+            test,
+            "needs root (loop devices, mounts, cgroups); CI runs as root",
+        );
     }
     root
 }
 
-/// True when `tool` is on PATH; otherwise prints why the test is skipped.
+/// True when `tool` is on PATH; otherwise skips the test (see [`skip`]).
 pub fn require_tool(test: &str, tool: &str) -> bool {
     let found = std::process::Command::new("sh")
         .arg("-c")
@@ -112,7 +132,10 @@ pub fn require_tool(test: &str, tool: &str) -> bool {
         .map(|o| o.status.success())
         .unwrap_or(false);
     if !found {
-        eprintln!("SKIP {test}: `{tool}` is not installed (scripts/test installs it as root)");
+        skip(
+            test,
+            &format!("`{tool}` is not installed (scripts/test installs it as root)"),
+        );
     }
     found
 }
