@@ -274,27 +274,21 @@ fn size_and_offset_percentages_read_what_fio_reads() {
         // Each case is 2 MiB of the 8 MiB file: 25 % from the middle; 30 % (2.4 MiB) aligned
         // down to the 1 MiB block; 100 % cut off by the 75 % offset at the end of the file.
         assert_eq!(dm, 2 << 20, "size={size} offset={offset}");
-        if std::process::Command::new("fio")
-            .arg("--version")
-            .output()
-            .is_ok()
-        {
-            let out = std::process::Command::new("fio")
-                .current_dir(t.path())
-                .args(["--name=t", "--filename=p.dat", "--rw=read", "--bs=1m"])
+        let Some(mut fio) =
+            common::fio_command("size_and_offset_percentages_read_what_fio_reads", t.path())
+        else {
+            continue;
+        };
+        let fio = common::fio_json(
+            fio.args(["--name=t", "--filename=p.dat", "--rw=read", "--bs=1m"])
                 .arg(format!("--size={size}"))
-                .arg(format!("--offset={offset}"))
-                .arg("--output-format=json")
-                .output()
-                .unwrap();
-            let text = String::from_utf8_lossy(&out.stdout);
-            let fio: Value = serde_json::from_str(&text[text.find('{').unwrap()..]).unwrap();
-            assert_eq!(
-                fio["jobs"][0]["read"]["io_bytes"].as_u64().unwrap(),
-                dm,
-                "fio, size={size} offset={offset}"
-            );
-        }
+                .arg(format!("--offset={offset}")),
+        );
+        assert_eq!(
+            fio["jobs"][0]["read"]["io_bytes"].as_u64().unwrap(),
+            dm,
+            "fio, size={size} offset={offset}"
+        );
     }
     assert!(
         t.files().contains(&"p.dat".to_string()),

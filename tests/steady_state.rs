@@ -37,24 +37,15 @@ fn run_file(dir: &TestDir, file: &str, runtime_s: u32, format: &str) -> Value {
     serde_json::from_slice(&out.stdout).expect("JSON")
 }
 
-/// fio's JSON for a job file from tests/jobs, or `None` (with SKIP printed) without fio.
+/// fio's JSON for a job file from tests/jobs; `None` only where fio is not installed (a
+/// failing fio fails the test).
 fn run_fio(dir: &TestDir, file: &str, runtime_s: u32) -> Option<Value> {
-    let out = match std::process::Command::new("fio")
-        .current_dir(dir.path())
-        .env("DM_SIZE", "8m")
+    let mut fio =
+        common::fio_command("fio_reaches_the_same_outcome_on_the_same_files", dir.path())?;
+    fio.env("DM_SIZE", "8m")
         .env("DM_RUNTIME", runtime_s.to_string())
-        .arg("--output-format=json")
-        .arg(job_file(file))
-        .output()
-    {
-        Ok(out) if out.status.success() => out,
-        _ => {
-            eprintln!("SKIP: fio is not installed (scripts/test installs it as root)");
-            return None;
-        }
-    };
-    let text = String::from_utf8_lossy(&out.stdout);
-    Some(serde_json::from_str(&text[text.find('{').expect("JSON")..]).expect("fio JSON"))
+        .arg(job_file(file));
+    Some(common::fio_json(&mut fio))
 }
 
 fn steady(job: &Value) -> &Value {

@@ -140,6 +140,36 @@ pub fn require_tool(test: &str, tool: &str) -> bool {
     found
 }
 
+/// `fio --output-format=json` to run in `dir` (add its options, then [`fio_json`]); `None`
+/// where fio is not installed, the only reason a comparison with fio may skip (see [`skip`]).
+pub fn fio_command(test: &str, dir: &Path) -> Option<std::process::Command> {
+    if !require_tool(test, "fio") {
+        return None;
+    }
+    let mut fio = std::process::Command::new("fio");
+    fio.current_dir(dir).arg("--output-format=json");
+    Some(fio)
+}
+
+/// Runs a [`fio_command`] and returns fio's JSON document; a fio that fails (exit status, or no
+/// JSON) fails the test, since a comparison that quietly vanishes checks nothing.
+pub fn fio_json(fio: &mut std::process::Command) -> serde_json::Value {
+    let out = fio.output().expect("start fio");
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "{fio:?} failed ({}): {}\n{stdout}",
+        out.status,
+        String::from_utf8_lossy(&out.stderr)
+    );
+    // fio may print notes before the document; it starts at the first '{'.
+    let start = stdout
+        .find('{')
+        .unwrap_or_else(|| panic!("{fio:?} printed no JSON: {stdout}"));
+    serde_json::from_str(&stdout[start..])
+        .unwrap_or_else(|e| panic!("{fio:?} printed JSON that does not parse ({e}): {stdout}"))
+}
+
 /// Runs a shell command and asserts it succeeded; returns its stdout.
 pub fn sh(command: &str) -> String {
     isolate_history();
