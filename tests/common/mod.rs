@@ -276,44 +276,74 @@ pub fn real_io() -> std::sync::MutexGuard<'static, ()> {
     REAL_IO.lock().unwrap_or_else(|e| e.into_inner())
 }
 
-/// A blkio cgroup (v1) that throttles one block device to `iops` and `bytes_per_sec` in each
-/// direction, like a cloud volume's tier; removed on drop. Commands run inside it through
-/// [`BlkioThrottle::wrap`].
+/// A cgroup that throttles one block device to `iops` and `bytes_per_sec` in each direction,
+/// like a cloud volume's tier, removed on drop: v1 `blkio.throttle.*_device` or v2 `io.max`,
+/// whichever the host offers (v1 first: where blkio is mounted it owns the controller), as
+/// crates/emulate does. Commands run inside it through [`BlkioThrottle::wrap`].
 pub struct BlkioThrottle {
     dir: PathBuf,
 }
 
+/// Where cgroup v1's blkio controller is mounted.
+const CGROUP_V1_BLKIO: &str = "/sys/fs/cgroup/blkio";
+/// The cgroup v2 hierarchy's root.
+const CGROUP_V2: &str = "/sys/fs/cgroup";
+
 impl BlkioThrottle {
-    /// A new cgroup throttling `device` (a path such as /dev/loop3); `None` (with a printed
-    /// reason) where cgroup v1 blkio is not mounted.
+    /// A new cgroup `name` throttling `device` (a path such as /dev/loop3); `None` where
+    /// neither cgroup v1 blkio nor the v2 io controller is available (skipped: see [`skip`]).
     pub fn new(name: &str, device: &str, iops: u64, bytes_per_sec: u64) -> Option<BlkioThrottle> {
-        let root = Path::new("/sys/fs/cgroup/blkio");
-        if !root.join("blkio.throttle.read_iops_device").exists() {
-            eprintln!("skipped: cgroup v1 blkio throttling is not available here");
-            return None;
+        let device_name = Path::new(device)
+            .file_name()
+            .expect("a device path")
+            .to_string_lossy()
+            .into_owned();
+        let id = std::fs::read_to_string(format!("/sys/class/block/{device_name}/dev"))
+            .unwrap_or_else(|e| panic!("no device number for {device}: {e}"));
+        let id = id.trim();
+        let v1 = Path::new(CGROUP_V1_BLKIO);
+        let v2 = Path::new(CGROUP_V2);
+        let cgroup = format!("{name}-{}", std::process::id());
+        if v1.join("blkio.throttle.read_iops_device").exists() {
+            let dir = v1.join(cgroup);
+            std::fs::create_dir_all(&dir).expect("create the cgroup");
+            for (file, value) in [
+                ("read_iops_device", iops),
+                ("write_iops_device", iops),
+                ("read_bps_device", bytes_per_sec),
+                ("write_bps_device", bytes_per_sec),
+            ] {
+                write_cgroup(
+                    &dir.join(format!("blkio.throttle.{file}")),
+                    &format!("{id} {value}"),
+                );
+            }
+            return Some(BlkioThrottle { dir });
         }
-        let dir = root.join(format!("{name}-{}", std::process::id()));
-        std::fs::create_dir_all(&dir).expect("create the cgroup");
-        let dev = sh(&format!("stat -L -c '%t:%T' {device}"));
-        let (major, minor) = dev.split_once(':').expect("major:minor");
-        let id = format!(
-            "{}:{}",
-            u64::from_str_radix(major, 16).unwrap(),
-            u64::from_str_radix(minor, 16).unwrap()
+        let controllers =
+            std::fs::read_to_string(v2.join("cgroup.controllers")).unwrap_or_default();
+        if controllers.split_whitespace().any(|c| c == "io") {
+            // A child of the root gets the io controller only once the root hands it down.
+            let subtree = v2.join("cgroup.subtree_control");
+            let enabled = std::fs::read_to_string(&subtree).unwrap_or_default();
+            if !enabled.split_whitespace().any(|c| c == "io") {
+                write_cgroup(&subtree, "+io");
+            }
+            let dir = v2.join(cgroup);
+            std::fs::create_dir_all(&dir).expect("create the cgroup");
+            write_cgroup(
+                &dir.join("io.max"),
+                &format!(
+                    "{id} riops={iops} wiops={iops} rbps={bytes_per_sec} wbps={bytes_per_sec}"
+                ),
+            );
+            return Some(BlkioThrottle { dir });
+        }
+        skip(
+            &format!("the test throttling {device} ({name})"),
+            "no cgroup throttles block devices here (neither v1 blkio nor the v2 io controller)",
         );
-        for (file, value) in [
-            ("read_iops_device", iops),
-            ("write_iops_device", iops),
-            ("read_bps_device", bytes_per_sec),
-            ("write_bps_device", bytes_per_sec),
-        ] {
-            std::fs::write(
-                dir.join(format!("blkio.throttle.{file}")),
-                format!("{id} {value}"),
-            )
-            .expect("set the throttle");
-        }
-        Some(BlkioThrottle { dir })
+        None
     }
 
     /// A `sh -c` command line that moves the shell into the cgroup, then runs `command`.
@@ -323,6 +353,11 @@ impl BlkioThrottle {
             self.dir.display()
         )
     }
+}
+
+fn write_cgroup(file: &Path, text: &str) {
+    std::fs::write(file, text)
+        .unwrap_or_else(|e| panic!("write '{text}' to {}: {e}", file.display()));
 }
 
 impl Drop for BlkioThrottle {
