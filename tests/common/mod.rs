@@ -170,6 +170,46 @@ pub fn fio_json(fio: &mut std::process::Command) -> serde_json::Value {
         .unwrap_or_else(|e| panic!("{fio:?} printed JSON that does not parse ({e}): {stdout}"))
 }
 
+/// The long options a `--help` text lists, each with its help text (`direct` from
+/// `      --direct[=<0|1>]` and the indented lines under it): whole names, so `--directory` is
+/// not taken for `--direct`.
+pub fn help_options(help: &str) -> std::collections::BTreeMap<String, String> {
+    let mut options = std::collections::BTreeMap::new();
+    let mut current: Option<String> = None;
+    for line in help.lines() {
+        let trimmed = line.trim_start();
+        let indent = line.len() - trimmed.len();
+        // Options sit at 2 to 6 spaces (`  -q, --quiet`, `      --direct`), their text deeper.
+        if trimmed.starts_with('-') && indent <= 6 {
+            // `-q, --quiet`: the long name follows the short one.
+            current = trimmed
+                .split(", ")
+                .last()
+                .and_then(|long| long.strip_prefix("--"))
+                .map(|long| {
+                    let end = long
+                        .find(|c: char| !(c.is_ascii_alphanumeric() || c == '_' || c == '-'))
+                        .unwrap_or(long.len());
+                    long[..end].to_string()
+                });
+            if let Some(name) = &current {
+                options.insert(name.clone(), String::new());
+            }
+        } else if indent == 0 && !trimmed.is_empty() {
+            // A heading ("Options:", "In-engine throttle ...:") ends the option.
+            current = None;
+        } else if trimmed.is_empty() || indent <= 6 {
+            // Blank lines part the paragraphs of one option's text.
+        } else if let Some(text) = current.as_ref().and_then(|name| options.get_mut(name)) {
+            if !text.is_empty() {
+                text.push(' ');
+            }
+            text.push_str(trimmed);
+        }
+    }
+    options
+}
+
 /// Runs a shell command and asserts it succeeded; returns its stdout.
 pub fn sh(command: &str) -> String {
     isolate_history();
