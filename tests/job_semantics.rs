@@ -230,6 +230,8 @@ fn offset_increment_gives_each_clone_its_own_region() {
         let region = format!("bytes {}..{}", start << 20, end << 20);
         assert!(plan.contains(&region), "{region} missing:\n{plan}");
     }
+    // The run does what the plan says: each clone's per-IO log (with offsets) shows it
+    // writing its own 4 MiB, and the file grows to the three regions together.
     let v = t.run_json(&[
         "--name=t",
         "--filename=split.dat",
@@ -239,14 +241,36 @@ fn offset_increment_gives_each_clone_its_own_region() {
         "--rw=write",
         "--bs=1m",
         "--direct=1",
+        "--write_lat_log=clone",
+        "--log_offset=1",
+        "--keep",
     ]);
     for job in v["jobs"].as_array().unwrap() {
+        assert_eq!(job["write"]["bytes"], 4 << 20, "each clone writes 4 MiB");
+    }
+    for clone in 0..3u64 {
+        let log =
+            std::fs::read_to_string(t.path().join(format!("clone_lat.{}.log", clone + 1))).unwrap();
+        let mut offsets: Vec<u64> = log
+            .lines()
+            .map(|line| line.split(", ").nth(4).unwrap().parse().unwrap())
+            .collect();
+        offsets.sort_unstable();
+        let region: Vec<u64> = (0..4).map(|i| (clone * 4 + i) << 20).collect();
         assert_eq!(
-            job["write"]["bytes"],
-            4 << 20,
-            "each clone writes its own 4 MiB"
+            offsets,
+            region,
+            "clone {clone} writes MiB {}..{}",
+            clone * 4,
+            clone * 4 + 4
         );
     }
+    let size = std::fs::metadata(t.path().join("split.dat")).unwrap().len();
+    assert_eq!(
+        size,
+        12 << 20,
+        "three regions of 4 MiB, one after the other"
+    );
 }
 
 /// size=N% and offset=N% take shares of the existing file, on block bounds, as fio does.
