@@ -158,8 +158,43 @@ fn alignment_stride_thread_stride_and_interlocked_sequential_run() {
         .assert()
         .success()
         .stdout(predicate::str::contains("sequential I/O (stride: 16384)"));
-    // -si: two threads on one sequential position; together they read the 8 MiB file as
-    // one pass, so their bytes add up like a single reader's would.
-    let text = xml(&dir, "-c8M -b64K -si -t2 -o1 -d1 -W0 c.dat");
-    assert!(sum(&text, "ReadCount") > 0);
+    // -si: two threads on one sequential position, so no block is written twice and the
+    // written blocks are one run from the start of the file. Threads of their own would
+    // each start at block 0 and together cover half as many blocks as they wrote. The file
+    // is zeros and DiskSpd's buffers random, so a written block is one that is not all
+    // zeros; the throttle keeps the writes (~200) short of the file's 1,024 blocks, so the
+    // position never wraps.
+    let file = dir.path().join("c.dat");
+    std::fs::write(&file, vec![0u8; 64 << 20]).unwrap();
+    let out = diskspd(
+        &dir,
+        "--allow-destroy --throttle-iops=200 -Rxml -c64M -b64K -si -t2 -o1 -d1 -W0 -w100 -Sh c.dat",
+    )
+    .output()
+    .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let writes = sum(&String::from_utf8(out.stdout).unwrap(), "WriteCount");
+    let data = std::fs::read(&file).unwrap();
+    let written: Vec<usize> = data
+        .chunks(64 << 10)
+        .enumerate()
+        .filter(|(_, block)| block.iter().any(|&b| b != 0))
+        .map(|(i, _)| i)
+        .collect();
+    // An IO still in flight when the time is up is written but not counted: one per thread.
+    assert!(
+        (writes..=writes + 2).contains(&(written.len() as u64)),
+        "{writes} writes counted, {} blocks written",
+        written.len()
+    );
+    assert!(writes > 20, "{writes} writes");
+    assert_eq!(
+        written.last().map(|&last| last + 1),
+        Some(written.len()),
+        "the written blocks are one run from the start"
+    );
 }

@@ -236,6 +236,8 @@ fn offset_increment_gives_each_clone_its_own_region() {
         let region = format!("bytes {}..{}", start << 20, end << 20);
         assert!(plan.contains(&region), "{region} missing:\n{plan}");
     }
+    // The run does what the plan says: each clone's per-IO log (with offsets) shows it
+    // writing its own 4 MiB, and the file grows to the three regions together.
     let v = t.run_json(&[
         "--name=t",
         "--filename=split.dat",
@@ -245,14 +247,36 @@ fn offset_increment_gives_each_clone_its_own_region() {
         "--rw=write",
         "--bs=1m",
         "--direct=1",
+        "--write_lat_log=clone",
+        "--log_offset=1",
+        "--keep",
     ]);
     for job in v["jobs"].as_array().unwrap() {
+        assert_eq!(job["write"]["bytes"], 4 << 20, "each clone writes 4 MiB");
+    }
+    for clone in 0..3u64 {
+        let log =
+            std::fs::read_to_string(t.path().join(format!("clone_lat.{}.log", clone + 1))).unwrap();
+        let mut offsets: Vec<u64> = log
+            .lines()
+            .map(|line| line.split(", ").nth(4).unwrap().parse().unwrap())
+            .collect();
+        offsets.sort_unstable();
+        let region: Vec<u64> = (0..4).map(|i| (clone * 4 + i) << 20).collect();
         assert_eq!(
-            job["write"]["bytes"],
-            4 << 20,
-            "each clone writes its own 4 MiB"
+            offsets,
+            region,
+            "clone {clone} writes MiB {}..{}",
+            clone * 4,
+            clone * 4 + 4
         );
     }
+    let size = std::fs::metadata(t.path().join("split.dat")).unwrap().len();
+    assert_eq!(
+        size,
+        12 << 20,
+        "three regions of 4 MiB, one after the other"
+    );
 }
 
 /// size=N% and offset=N% take shares of the existing file, on block bounds, as fio does.
@@ -280,27 +304,21 @@ fn size_and_offset_percentages_read_what_fio_reads() {
         // Each case is 2 MiB of the 8 MiB file: 25 % from the middle; 30 % (2.4 MiB) aligned
         // down to the 1 MiB block; 100 % cut off by the 75 % offset at the end of the file.
         assert_eq!(dm, 2 << 20, "size={size} offset={offset}");
-        if std::process::Command::new("fio")
-            .arg("--version")
-            .output()
-            .is_ok()
-        {
-            let out = std::process::Command::new("fio")
-                .current_dir(t.path())
-                .args(["--name=t", "--filename=p.dat", "--rw=read", "--bs=1m"])
+        let Some(mut fio) =
+            common::fio_command("size_and_offset_percentages_read_what_fio_reads", t.path())
+        else {
+            continue;
+        };
+        let fio = common::fio_json(
+            fio.args(["--name=t", "--filename=p.dat", "--rw=read", "--bs=1m"])
                 .arg(format!("--size={size}"))
-                .arg(format!("--offset={offset}"))
-                .arg("--output-format=json")
-                .output()
-                .unwrap();
-            let text = String::from_utf8_lossy(&out.stdout);
-            let fio: Value = serde_json::from_str(&text[text.find('{').unwrap()..]).unwrap();
-            assert_eq!(
-                fio["jobs"][0]["read"]["io_bytes"].as_u64().unwrap(),
-                dm,
-                "fio, size={size} offset={offset}"
-            );
-        }
+                .arg(format!("--offset={offset}")),
+        );
+        assert_eq!(
+            fio["jobs"][0]["read"]["io_bytes"].as_u64().unwrap(),
+            dm,
+            "fio, size={size} offset={offset}"
+        );
     }
     assert!(
         t.files().contains(&"p.dat".to_string()),

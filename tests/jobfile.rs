@@ -5,7 +5,7 @@
 mod common;
 
 use assert_cmd::Command;
-use common::{real_io, TestDir};
+use common::{real_io, require_tool, TestDir};
 use predicates::prelude::*;
 use std::path::{Path, PathBuf};
 
@@ -51,18 +51,6 @@ fn dry_run(dir: &Path, args: &[String]) -> String {
     String::from_utf8(out.stdout).expect("utf-8")
 }
 
-/// Whether fio is here to compare with; says SKIP when it is not.
-fn fio_installed() -> bool {
-    let found = std::process::Command::new("fio")
-        .arg("--version")
-        .output()
-        .is_ok_and(|o| o.status.success());
-    if !found {
-        eprintln!("SKIP: fio is not installed (scripts/test installs it as root)");
-    }
-    found
-}
-
 #[test]
 fn every_job_file_resolves_with_its_sections_as_jobs() {
     let dir = TestDir::new();
@@ -91,7 +79,7 @@ fn every_job_file_resolves_with_its_sections_as_jobs() {
 /// in `later_globals_match_fios_run`.)
 #[test]
 fn job_files_resolve_as_fio_reads_them() {
-    if !fio_installed() {
+    if !require_tool("job_files_resolve_as_fio_reads_them", "fio") {
         return;
     }
     let dir = TestDir::new();
@@ -128,7 +116,7 @@ fn job_files_resolve_as_fio_reads_them() {
 
 #[test]
 fn later_globals_match_fios_run() {
-    if !fio_installed() {
+    if !require_tool("later_globals_match_fios_run", "fio") {
         return;
     }
     let dir = TestDir::new();
@@ -430,7 +418,7 @@ fn structure(json: &str) -> Vec<(String, u64)> {
 /// (stonewall, new_group) in fio and in diskmeter's fio-compatible JSON.
 #[test]
 fn job_and_group_structure_matches_fio() {
-    if !fio_installed() {
+    if !require_tool("job_and_group_structure_matches_fio", "fio") {
         return;
     }
     let dir = TestDir::new();

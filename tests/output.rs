@@ -185,21 +185,42 @@ fn fio_json_has_the_key_tree_of_real_fio() {
 #[test]
 fn json_goes_to_stdout_alone_and_notes_to_stderr() {
     let t = TestDir::new();
-    let out = t
-        .run(&[
+    // Not `t.run`: that adds --quiet, which silences the notes this test is about. psync with
+    // iodepth=4 draws a note (one IO in flight per worker).
+    let out = assert_cmd::Command::cargo_bin("diskmeter")
+        .unwrap()
+        .current_dir(t.path())
+        .args([
+            "run",
             "--name=j",
             "--rw=read",
             "--bs=4k",
             "--size=1m",
             "--ioengine=psync",
             "--iodepth=4",
+            "--output-format=json",
         ])
-        .arg("--output-format=json")
         .output()
         .unwrap();
     assert!(out.status.success());
     let v: Value = serde_json::from_slice(&out.stdout).expect("stdout is pure JSON");
     assert_eq!(v["jobs"][0]["read"]["ios"].as_u64(), Some(256));
+    let note = "the psync engine keeps 1 IO in flight per worker; iodepth=4 has no effect";
+    let stderr = String::from_utf8(out.stderr).unwrap();
+    assert!(
+        stderr.contains(&format!("diskmeter: note: job j: {note}")),
+        "the note is not on stderr: {stderr}"
+    );
+    // The JSON carries it too, as data (meta.notes), not as a line in the way of a parser.
+    assert!(
+        v["meta"]["notes"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|n| n.as_str().unwrap().contains(note)),
+        "{}",
+        v["meta"]
+    );
 }
 
 #[test]
@@ -271,10 +292,14 @@ fn help_explains_every_option_with_unit_and_default() {
         .unwrap();
     assert!(out.status.success());
     let help = String::from_utf8(out.stdout).unwrap();
+    let listed = common::help_options(&help);
     for option in diskmeter_option_names() {
+        let text = listed
+            .get(option)
+            .unwrap_or_else(|| panic!("--help lacks --{option}"));
         assert!(
-            help.contains(&format!("--{option}")),
-            "--help lacks --{option}"
+            text.contains("[default: ") || text.contains("unset"),
+            "--{option} does not say its default: {text:?}"
         );
     }
     assert!(

@@ -14,16 +14,10 @@ fn direction<'a>(v: &'a Value, dir: &str) -> &'a Value {
     &v["jobs"][0][dir]
 }
 
-/// fio's JSON for `args` run in `dir`, or `None` when fio is not installed.
-fn fio_json(dir: &std::path::Path, args: &[&str]) -> Option<Value> {
-    let out = std::process::Command::new("fio")
-        .current_dir(dir)
-        .args(args)
-        .arg("--output-format=json")
-        .output()
-        .ok()?;
-    let text = String::from_utf8_lossy(&out.stdout);
-    Some(serde_json::from_str(&text[text.find('{')?..]).expect("fio's JSON"))
+/// fio's JSON for `args` run in `dir`; `None` only where fio is not installed (a failing fio
+/// fails the test).
+fn fio_json(test: &str, dir: &std::path::Path, args: &[&str]) -> Option<Value> {
+    Some(common::fio_json(common::fio_command(test, dir)?.args(args)))
 }
 
 fn mean_block(ios: u64, bytes: u64) -> f64 {
@@ -59,7 +53,7 @@ fn bssplit_and_bsrange_issue_fios_size_mix() {
             (dm / expected - 1.0).abs() < 0.015,
             "{option}: mean {dm}, expected {expected}"
         );
-        if let Some(fio) = fio_json(t.path(), &common) {
+        if let Some(fio) = fio_json("bssplit_and_bsrange_issue_fios_size_mix", t.path(), &common) {
             let r = &fio["jobs"][0]["read"];
             let fio_mean = mean_block(
                 r["total_ios"].as_u64().unwrap(),
@@ -123,7 +117,7 @@ fn sequential_holes_cover_what_fio_covers() {
     let dm = direction(&v, "write")["ios"].as_u64().unwrap();
     // io_size defaults to size, so with 4 KiB holes the job wraps once: 256 writes.
     assert_eq!(dm, 256);
-    if let Some(fio) = fio_json(t.path(), &args) {
+    if let Some(fio) = fio_json("sequential_holes_cover_what_fio_covers", t.path(), &args) {
         assert_eq!(fio["jobs"][0]["write"]["total_ios"].as_u64().unwrap(), dm);
     }
 }
@@ -174,7 +168,11 @@ fn fsync_every_n_writes_counts_like_fio_and_end_fsync_is_not_counted() {
         assert_eq!(v["jobs"][0]["sync"]["count"], 15, "{engine}");
         assert_eq!(direction(&v, "write")["ios"], 64);
         args[1] = "--filename=fio.dat";
-        if let Some(fio) = fio_json(t.path(), &args) {
+        if let Some(fio) = fio_json(
+            "fsync_every_n_writes_counts_like_fio_and_end_fsync_is_not_counted",
+            t.path(),
+            &args,
+        ) {
             assert_eq!(fio["jobs"][0]["sync"]["total_ios"], 15, "fio {engine}");
         }
     }
@@ -409,7 +407,13 @@ fn skewed_distributions_concentrate_like_fios() {
         );
         let mut fio_args = args.to_vec();
         fio_args[7] = "--write_lat_log=fio";
-        if fio_json(t.path(), &fio_args).is_some() {
+        if fio_json(
+            "skewed_distributions_concentrate_like_fios",
+            t.path(),
+            &fio_args,
+        )
+        .is_some()
+        {
             let fio = hot_share(&t.path().join("fio_lat.1.log"), blocks, top);
             assert!(
                 (dm - fio).abs() < 0.04,

@@ -194,12 +194,36 @@ fn a_blank_device_is_written_and_never_removed() {
         std::path::Path::new(&lo.dev).exists(),
         "a device is never removed"
     );
+    // Every 4 KiB block of the job's 4 MiB was written (random data, once each), and nothing
+    // past it: the device was all zeros before.
+    let device = std::fs::read(&lo.dev).unwrap();
+    let (region, rest) = device.split_at(4 << 20);
+    let blank = region
+        .chunks(4096)
+        .filter(|block| block.iter().all(|&b| b == 0))
+        .count();
+    assert_eq!(blank, 0, "{blank} blocks of the job's region left blank");
+    assert!(
+        rest.iter().all(|&b| b == 0),
+        "written past the job's region"
+    );
     if require_tool("a_blank_device_is_written_and_never_removed", "mkfs.ext4") {
+        // With --allow-destroy a device holding a filesystem is written too: every block of
+        // the job's 1 MiB changes, the superblock among them.
         mkfs(&lo.dev);
+        let before = std::fs::read(&lo.dev).unwrap();
         t.run(WRITE_JOB)
             .arg("--allow-destroy")
             .arg(format!("--filename={}", lo.dev))
             .assert()
             .success();
+        let after = std::fs::read(&lo.dev).unwrap();
+        let unchanged = (0..256)
+            .filter(|i| before[i * 4096..][..4096] == after[i * 4096..][..4096])
+            .count();
+        assert_eq!(
+            unchanged, 0,
+            "{unchanged} blocks of the 1 MiB job left as they were"
+        );
     }
 }

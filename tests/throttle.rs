@@ -213,6 +213,32 @@ fn a_vm_cap_below_the_sum_of_four_disks_holds_in_total() {
         );
         reads(&serde_json::from_slice(&out.stdout).unwrap())
     };
+    // First show the host can go past the VM cap without it (each disk's own 5,000 cap still
+    // binding): on a host that cannot, a total at the cap would prove nothing about the cap.
+    let free = run(None);
+    let total_free: f64 = free.iter().map(|d| d.0).sum();
+    println!(
+        "4 x P30 without a VM cap: {total_free:.1} IOPS, per disk {:?}",
+        free.iter().map(|d| d.0.round()).collect::<Vec<_>>()
+    );
+    for (i, disk) in free.iter().enumerate() {
+        assert!(
+            disk.0 < 5000.0 * 1.05,
+            "disk {i}: {} IOPS, its own cap is 5,000",
+            disk.0
+        );
+    }
+    // 10 % over the cap: well outside the 5 % the capped total is held to below.
+    if total_free < 8000.0 * 1.10 {
+        common::skip(
+            "a_vm_cap_below_the_sum_of_four_disks_holds_in_total",
+            &format!(
+                "this host does {total_free:.0} IOPS over the four disks without the cap, not \
+                 clearly more than the 8,000 the cap would hold it to"
+            ),
+        );
+        return;
+    }
     let capped = run(Some("--throttle-iops=8000"));
     let total: f64 = capped.iter().map(|d| d.0).sum();
     println!(
@@ -228,25 +254,6 @@ fn a_vm_cap_below_the_sum_of_four_disks_holds_in_total() {
             disk.0 < 5000.0,
             "disk {i}: {} IOPS, its own cap is 5,000",
             disk.0
-        );
-    }
-    // Without the VM cap each disk's own cap binds (if the host can go that fast at all).
-    let free = run(None);
-    let total_free: f64 = free.iter().map(|d| d.0).sum();
-    println!(
-        "4 x P30 without a VM cap: {total_free:.1} IOPS, per disk {:?}",
-        free.iter().map(|d| d.0.round()).collect::<Vec<_>>()
-    );
-    for (i, disk) in free.iter().enumerate() {
-        assert!(
-            disk.0 < 5000.0 * 1.05,
-            "disk {i}: {} IOPS, its own cap is 5,000",
-            disk.0
-        );
-    }
-    if total_free <= 8000.0 {
-        println!(
-            "note: this host cannot exceed the VM cap without it; the comparison says little here"
         );
     }
 }

@@ -1,6 +1,7 @@
 //! Helpers for integration tests: a temporary folder to run the real `diskmeter` binary in,
-//! JSON output parsing, root and tool probes that print why a test is skipped, and loop
-//! devices that are detached when the test ends.
+//! JSON output parsing, root and tool probes that print why a test is skipped (and fail it
+//! under CI, see [`skip`]), fio runs whose failure fails the test, loop devices that are
+//! detached when the test ends, and a cgroup (v1 or v2) that throttles a device.
 
 #![allow(dead_code)]
 
@@ -91,19 +92,38 @@ impl TestDir {
     }
 }
 
-/// True when running as root; otherwise prints why the test is skipped.
+/// Whether this is a CI run: CI services set `CI=true` (any value but empty, `0` or `false`
+/// counts). CI runs `scripts/test` as root, which installs every tool the tests need, so there
+/// a missing requirement is a broken machine and [`skip`] fails the test instead.
+pub fn in_ci() -> bool {
+    std::env::var("CI").is_ok_and(|v| !v.is_empty() && v != "0" && v != "false")
+}
+
+/// Skips the calling test, which must then return: prints `SKIP test: reason` to stderr; under
+/// CI ([`in_ci`]) fails the test with the reason instead, so nothing skips silently there.
+pub fn skip(test: &str, reason: &str) {
+    if in_ci() {
+        panic!("{test} cannot run: {reason}; CI (CI=true) runs every test, none may skip");
+    }
+    eprintln!("SKIP {test}: {reason}");
+}
+
+/// True when running as root; otherwise skips the test (see [`skip`]).
 pub fn require_root(test: &str) -> bool {
     let status = std::fs::read_to_string("/proc/self/status").unwrap_or_default();
     let root = status
         .lines()
         .any(|l| l.starts_with("Uid:") && l.split_whitespace().nth(1) == Some("0"));
     if !root {
-        eprintln!("SKIP {test}: needs root (loop devices, mounts); CI runs as root");
+        skip(
+            test,
+            "needs root (loop devices, mounts, cgroups); CI runs as root",
+        );
     }
     root
 }
 
-/// True when `tool` is on PATH; otherwise prints why the test is skipped.
+/// True when `tool` is on PATH; otherwise skips the test (see [`skip`]).
 pub fn require_tool(test: &str, tool: &str) -> bool {
     let found = std::process::Command::new("sh")
         .arg("-c")
@@ -112,9 +132,82 @@ pub fn require_tool(test: &str, tool: &str) -> bool {
         .map(|o| o.status.success())
         .unwrap_or(false);
     if !found {
-        eprintln!("SKIP {test}: `{tool}` is not installed (scripts/test installs it as root)");
+        skip(
+            test,
+            &format!("`{tool}` is not installed (scripts/test installs it as root)"),
+        );
     }
     found
+}
+
+/// `fio --output-format=json` to run in `dir` (add its options, then [`fio_json`]); `None`
+/// where fio is not installed, the only reason a comparison with fio may skip (see [`skip`]).
+pub fn fio_command(test: &str, dir: &Path) -> Option<std::process::Command> {
+    if !require_tool(test, "fio") {
+        return None;
+    }
+    let mut fio = std::process::Command::new("fio");
+    fio.current_dir(dir).arg("--output-format=json");
+    Some(fio)
+}
+
+/// Runs a [`fio_command`] and returns fio's JSON document; a fio that fails (exit status, or no
+/// JSON) fails the test, since a comparison that quietly vanishes checks nothing.
+pub fn fio_json(fio: &mut std::process::Command) -> serde_json::Value {
+    let out = fio.output().expect("start fio");
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "{fio:?} failed ({}): {}\n{stdout}",
+        out.status,
+        String::from_utf8_lossy(&out.stderr)
+    );
+    // fio may print notes before the document; it starts at the first '{'.
+    let start = stdout
+        .find('{')
+        .unwrap_or_else(|| panic!("{fio:?} printed no JSON: {stdout}"));
+    serde_json::from_str(&stdout[start..])
+        .unwrap_or_else(|e| panic!("{fio:?} printed JSON that does not parse ({e}): {stdout}"))
+}
+
+/// The long options a `--help` text lists, each with its help text (`direct` from
+/// `      --direct[=<0|1>]` and the indented lines under it): whole names, so `--directory` is
+/// not taken for `--direct`.
+pub fn help_options(help: &str) -> std::collections::BTreeMap<String, String> {
+    let mut options = std::collections::BTreeMap::new();
+    let mut current: Option<String> = None;
+    for line in help.lines() {
+        let trimmed = line.trim_start();
+        let indent = line.len() - trimmed.len();
+        // Options sit at 2 to 6 spaces (`  -q, --quiet`, `      --direct`), their text deeper.
+        if trimmed.starts_with('-') && indent <= 6 {
+            // `-q, --quiet`: the long name follows the short one.
+            current = trimmed
+                .split(", ")
+                .last()
+                .and_then(|long| long.strip_prefix("--"))
+                .map(|long| {
+                    let end = long
+                        .find(|c: char| !(c.is_ascii_alphanumeric() || c == '_' || c == '-'))
+                        .unwrap_or(long.len());
+                    long[..end].to_string()
+                });
+            if let Some(name) = &current {
+                options.insert(name.clone(), String::new());
+            }
+        } else if indent == 0 && !trimmed.is_empty() {
+            // A heading ("Options:", "In-engine throttle ...:") ends the option.
+            current = None;
+        } else if trimmed.is_empty() || indent <= 6 {
+            // Blank lines part the paragraphs of one option's text.
+        } else if let Some(text) = current.as_ref().and_then(|name| options.get_mut(name)) {
+            if !text.is_empty() {
+                text.push(' ');
+            }
+            text.push_str(trimmed);
+        }
+    }
+    options
 }
 
 /// Runs a shell command and asserts it succeeded; returns its stdout.
@@ -223,44 +316,74 @@ pub fn real_io() -> std::sync::MutexGuard<'static, ()> {
     REAL_IO.lock().unwrap_or_else(|e| e.into_inner())
 }
 
-/// A blkio cgroup (v1) that throttles one block device to `iops` and `bytes_per_sec` in each
-/// direction, like a cloud volume's tier; removed on drop. Commands run inside it through
-/// [`BlkioThrottle::wrap`].
+/// A cgroup that throttles one block device to `iops` and `bytes_per_sec` in each direction,
+/// like a cloud volume's tier, removed on drop: v1 `blkio.throttle.*_device` or v2 `io.max`,
+/// whichever the host offers (v1 first: where blkio is mounted it owns the controller), as
+/// crates/emulate does. Commands run inside it through [`BlkioThrottle::wrap`].
 pub struct BlkioThrottle {
     dir: PathBuf,
 }
 
+/// Where cgroup v1's blkio controller is mounted.
+const CGROUP_V1_BLKIO: &str = "/sys/fs/cgroup/blkio";
+/// The cgroup v2 hierarchy's root.
+const CGROUP_V2: &str = "/sys/fs/cgroup";
+
 impl BlkioThrottle {
-    /// A new cgroup throttling `device` (a path such as /dev/loop3); `None` (with a printed
-    /// reason) where cgroup v1 blkio is not mounted.
+    /// A new cgroup `name` throttling `device` (a path such as /dev/loop3); `None` where
+    /// neither cgroup v1 blkio nor the v2 io controller is available (skipped: see [`skip`]).
     pub fn new(name: &str, device: &str, iops: u64, bytes_per_sec: u64) -> Option<BlkioThrottle> {
-        let root = Path::new("/sys/fs/cgroup/blkio");
-        if !root.join("blkio.throttle.read_iops_device").exists() {
-            eprintln!("skipped: cgroup v1 blkio throttling is not available here");
-            return None;
+        let device_name = Path::new(device)
+            .file_name()
+            .expect("a device path")
+            .to_string_lossy()
+            .into_owned();
+        let id = std::fs::read_to_string(format!("/sys/class/block/{device_name}/dev"))
+            .unwrap_or_else(|e| panic!("no device number for {device}: {e}"));
+        let id = id.trim();
+        let v1 = Path::new(CGROUP_V1_BLKIO);
+        let v2 = Path::new(CGROUP_V2);
+        let cgroup = format!("{name}-{}", std::process::id());
+        if v1.join("blkio.throttle.read_iops_device").exists() {
+            let dir = v1.join(cgroup);
+            std::fs::create_dir_all(&dir).expect("create the cgroup");
+            for (file, value) in [
+                ("read_iops_device", iops),
+                ("write_iops_device", iops),
+                ("read_bps_device", bytes_per_sec),
+                ("write_bps_device", bytes_per_sec),
+            ] {
+                write_cgroup(
+                    &dir.join(format!("blkio.throttle.{file}")),
+                    &format!("{id} {value}"),
+                );
+            }
+            return Some(BlkioThrottle { dir });
         }
-        let dir = root.join(format!("{name}-{}", std::process::id()));
-        std::fs::create_dir_all(&dir).expect("create the cgroup");
-        let dev = sh(&format!("stat -L -c '%t:%T' {device}"));
-        let (major, minor) = dev.split_once(':').expect("major:minor");
-        let id = format!(
-            "{}:{}",
-            u64::from_str_radix(major, 16).unwrap(),
-            u64::from_str_radix(minor, 16).unwrap()
+        let controllers =
+            std::fs::read_to_string(v2.join("cgroup.controllers")).unwrap_or_default();
+        if controllers.split_whitespace().any(|c| c == "io") {
+            // A child of the root gets the io controller only once the root hands it down.
+            let subtree = v2.join("cgroup.subtree_control");
+            let enabled = std::fs::read_to_string(&subtree).unwrap_or_default();
+            if !enabled.split_whitespace().any(|c| c == "io") {
+                write_cgroup(&subtree, "+io");
+            }
+            let dir = v2.join(cgroup);
+            std::fs::create_dir_all(&dir).expect("create the cgroup");
+            write_cgroup(
+                &dir.join("io.max"),
+                &format!(
+                    "{id} riops={iops} wiops={iops} rbps={bytes_per_sec} wbps={bytes_per_sec}"
+                ),
+            );
+            return Some(BlkioThrottle { dir });
+        }
+        skip(
+            &format!("the test throttling {device} ({name})"),
+            "no cgroup throttles block devices here (neither v1 blkio nor the v2 io controller)",
         );
-        for (file, value) in [
-            ("read_iops_device", iops),
-            ("write_iops_device", iops),
-            ("read_bps_device", bytes_per_sec),
-            ("write_bps_device", bytes_per_sec),
-        ] {
-            std::fs::write(
-                dir.join(format!("blkio.throttle.{file}")),
-                format!("{id} {value}"),
-            )
-            .expect("set the throttle");
-        }
-        Some(BlkioThrottle { dir })
+        None
     }
 
     /// A `sh -c` command line that moves the shell into the cgroup, then runs `command`.
@@ -270,6 +393,11 @@ impl BlkioThrottle {
             self.dir.display()
         )
     }
+}
+
+fn write_cgroup(file: &Path, text: &str) {
+    std::fs::write(file, text)
+        .unwrap_or_else(|e| panic!("write '{text}' to {}: {e}", file.display()));
 }
 
 impl Drop for BlkioThrottle {

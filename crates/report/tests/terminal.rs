@@ -7,7 +7,7 @@ mod common;
 
 use std::path::PathBuf;
 
-use diskmeter_report::{render_terminal, RunResult};
+use diskmeter_report::{from_json, render_terminal, to_json, RunResult};
 
 fn snapshot_path(name: &str) -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
@@ -47,11 +47,36 @@ fn terminal_summary_matches_snapshot() {
     assert_snapshot("terminal.txt", &text);
 }
 
+/// The text depends on the result alone: a second build of the same input (with fresh hash
+/// maps), the result read back from its JSON (as a saved run is shown again), another time
+/// zone and a later second all give the same text.
 #[test]
 fn rendering_is_deterministic() {
-    let a = render_terminal(&RunResult::build(common::sample_input(false)));
-    let b = render_terminal(&RunResult::build(common::sample_input(false)));
-    assert_eq!(a, b);
+    let first = render_terminal(&RunResult::build(common::sample_input(false)));
+    let result = RunResult::build(common::sample_input(false));
+    let read_back = from_json(&to_json(&result)).expect("own JSON parses");
+    // A renderer that read the clock would print another second; one that used local time
+    // would print UTC+14's.
+    std::thread::sleep(std::time::Duration::from_millis(1_100));
+    std::env::set_var("TZ", "Pacific/Kiritimati");
+    for (how, text) in [
+        ("a second build", render_terminal(&result)),
+        ("read back from JSON", render_terminal(&read_back)),
+    ] {
+        if text != first {
+            let line = text
+                .lines()
+                .zip(first.lines())
+                .position(|(a, b)| a != b)
+                .map_or(text.lines().count().min(first.lines().count()), |i| i);
+            panic!(
+                "{how} renders differently from line {}:\n{}\n  instead of\n{}",
+                line + 1,
+                text.lines().nth(line).unwrap_or("(end)"),
+                first.lines().nth(line).unwrap_or("(end)")
+            );
+        }
+    }
 }
 
 #[test]

@@ -97,10 +97,28 @@ proptest! {
         let _ = format_count(value);
     }
 
+    /// The digits printed are the value in the named unit, rounded to the last digit shown:
+    /// two decimals below 10 and one from there up, so at least three significant digits.
     #[test]
-    fn binary_bytes_keep_three_significant_digits(bytes in 1024u64..) {
+    fn binary_bytes_keep_three_significant_digits(raw in any::<u64>(), bits in 11u32..=64) {
+        // Every magnitude alike (a plain u64 is almost always EiB).
+        let bytes = (raw >> (64 - bits)).max(1024);
         let text = format_bytes_binary(bytes);
-        let number: f64 = text.split(' ').next().unwrap().parse().unwrap();
-        prop_assert!((1.0..1024.0).contains(&number), "{}", text);
+        let (number, unit) = text.split_once(' ').unwrap();
+        let power = ["KiB", "MiB", "GiB", "TiB", "PiB", "EiB"]
+            .iter()
+            .position(|u| *u == unit)
+            .unwrap_or_else(|| panic!("{text}: unit {unit:?}")) as i32 + 1;
+        let shown: f64 = number.parse().unwrap();
+        let decimals = number.split_once('.').map_or(0, |(_, d)| d.len()) as i32;
+        prop_assert!((1.0..1024.0).contains(&shown), "{}", text);
+        prop_assert_eq!(decimals, if shown < 10.0 { 2 } else { 1 }, "{}", text);
+        let exact = bytes as f64 / 1024f64.powi(power);
+        // Half of the last digit shown, with room for f64's own rounding of huge counts.
+        let half_digit = 0.5 * 10f64.powi(-decimals);
+        prop_assert!(
+            (shown - exact).abs() <= half_digit * (1.0 + 1e-9),
+            "{} for {} bytes = {} {}", text, bytes, exact, unit
+        );
     }
 }
