@@ -5,7 +5,7 @@ use crate::run::RunFlags;
 use crate::EXIT_FAILURE;
 use diskmeter_history::{HistoryStore, HostFacts, NewRun, NewStep};
 use diskmeter_report::{RunInput, RunResult};
-use diskmeter_stats::LatencyHistogram;
+use diskmeter_stats::{Direction, LatencyHistogram};
 use std::path::{Path, PathBuf};
 
 /// One step to save: its name, its result and the input it was built from (for the merged
@@ -95,7 +95,8 @@ pub(crate) fn save_to_history(
 /// The workers' completion and total latency histograms merged per direction.
 fn merged_histograms(input: &RunInput) -> Vec<(String, String, LatencyHistogram)> {
     let mut out = Vec::new();
-    for (direction, pick) in [("read", 0usize), ("write", 1)] {
+    for pick in Direction::BOTH {
+        let direction = pick.as_str();
         let mut clat = LatencyHistogram::new();
         let mut lat = LatencyHistogram::new();
         for job in &input.jobs {

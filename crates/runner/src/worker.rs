@@ -648,11 +648,11 @@ fn io_loop(
                     .lat_intended
                     .record(done.saturating_sub(slot.intended_ns));
             }
-            series.record(direction, bytes, lat, done - measure_start);
+            series.record(Direction::BOTH[direction], bytes, lat, done - measure_start);
             if let Some(log) = iolog.as_deref_mut() {
                 log.record(&CompletedIo {
                     since_start_ns: done - measure_start,
-                    direction,
+                    direction: Direction::BOTH[direction],
                     bytes,
                     offset_bytes: slot.offset_bytes,
                     lat_ns: lat,
