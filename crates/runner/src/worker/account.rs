@@ -1,5 +1,5 @@
 //! Reaping and accounting: collecting completions from the engine, counting each into the
-//! worker's statistics (only what was issued inside the measured period), fio's `rate_min`
+//! worker's statistics (only what was granted inside the measured period), fio's `rate_min`
 //! check, the live and steady-state counters, and the errors IOs end with.
 
 use super::{engine_error, mark_submitted, SlotOp, SlotState, Worker, WorkerContext};
@@ -157,7 +157,7 @@ impl<C: Clock, E: IoEngine + ?Sized> Worker<'_, C, E> {
     }
 
     /// Frees the slot of one completion and counts it: a sync in the sync statistics, a
-    /// read or write in its direction if it was issued inside the measured period; an
+    /// read or write in its direction if it was granted inside the measured period; an
     /// error ends the worker (ENOSPC ends a `fill_device` job normally).
     ///
     /// Out of line on purpose: callgrind counted fewer instructions per IO this way than
@@ -191,13 +191,13 @@ impl<C: Clock, E: IoEngine + ?Sized> Worker<'_, C, E> {
                 self.stopping = true;
                 return;
             }
-            if slot.issue_ns >= window.measure_start {
+            if slot.granted_ns >= window.measure_start {
                 self.tally.stats.direction_mut(direction).errors += 1;
             }
             self.fail(&slot, completion.result);
             return;
         }
-        if !window.counts(slot.issue_ns) {
+        if !window.counts(slot.granted_ns) {
             return;
         }
         let bytes = completion.result as u64;

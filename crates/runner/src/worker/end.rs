@@ -26,11 +26,12 @@ impl<C: Clock, E: IoEngine + ?Sized> Worker<'_, C, E> {
         }
     }
 
-    /// At the end of the time (or once steady), IOs already waiting for their turn were
-    /// wanted inside the measured period: they go at their turn and count, or the rate would
-    /// be short by the queue's length. Interrupts, failures and a met size limit end at once,
-    /// and IOs wanted in a cool-down are never measured.
-    pub(super) fn cancel_held(&mut self) {
+    /// At the end, IOs waiting for their throttle turn that had not been granted it are not
+    /// issued: they were not done inside the runtime, and issuing them would count up to
+    /// `iodepth` IOs the cap never allowed in it. Those granted by now (and before the
+    /// measured period ended) go at once. Interrupts, failures and a met size limit drop
+    /// them all.
+    pub(super) fn cancel_held(&mut self, now: u64) {
         let at_once = self.ctx.stop.load(Ordering::Relaxed)
             || self.ctx.abort.load(Ordering::Relaxed)
             || self.failure.is_some()
@@ -40,7 +41,8 @@ impl<C: Clock, E: IoEngine + ?Sized> Worker<'_, C, E> {
         let mut k = 0;
         while k < queue.held.len() {
             let held = queue.held[k];
-            if at_once || held.wanted_ns >= measure_end {
+            let granted = held.turn_ns <= now && held.turn_ns < measure_end;
+            if at_once || !granted {
                 queue.free.push(queue.held.swap_remove(k).slot);
             } else {
                 k += 1;

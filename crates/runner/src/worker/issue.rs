@@ -98,6 +98,8 @@ struct Ready {
     len_bytes: u64,
     /// When the worker wanted it: its latency counts from here.
     wanted_ns: u64,
+    /// When it was granted (its throttle turn, or now).
+    granted_ns: u64,
 }
 
 impl<C: Clock, E: IoEngine + ?Sized> Worker<'_, C, E> {
@@ -167,6 +169,7 @@ impl<C: Clock, E: IoEngine + ?Sized> Worker<'_, C, E> {
                         intended_ns,
                         len_bytes,
                         wanted_ns: now,
+                        granted_ns: now,
                     }
                 }
             };
@@ -264,6 +267,7 @@ impl<C: Clock, E: IoEngine + ?Sized> Worker<'_, C, E> {
             intended_ns: h.intended_ns,
             len_bytes: h.len_bytes,
             wanted_ns: h.wanted_ns,
+            granted_ns: h.turn_ns,
         })
     }
 
@@ -277,6 +281,7 @@ impl<C: Clock, E: IoEngine + ?Sized> Worker<'_, C, E> {
             intended_ns,
             len_bytes,
             wanted_ns,
+            granted_ns,
         } = io;
         // Like fio, the last IO is whole even if it passes the limit: a cut IO could break
         // O_DIRECT alignment.
@@ -296,6 +301,7 @@ impl<C: Clock, E: IoEngine + ?Sized> Worker<'_, C, E> {
             file,
             intended_ns,
             issue_ns: wanted_ns,
+            granted_ns,
             submit_ns: now,
         };
         self.engine
@@ -365,6 +371,7 @@ impl<C: Clock, E: IoEngine + ?Sized> Worker<'_, C, E> {
             file,
             intended_ns: now,
             issue_ns: now,
+            granted_ns: now,
             submit_ns: now,
         };
         self.engine

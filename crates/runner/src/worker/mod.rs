@@ -18,6 +18,11 @@
 //! Under the run's shared throttle ([`crate::throttle`]) an IO reserves its turn when a slot
 //! is free and waits in the slot until then; its issue time is when it was wanted, so the
 //! wait is in slat (clat for synchronous engines) and lat, as a throttled device's queue is.
+//!
+//! What counts: an IO is done inside the measured period when it was *granted* inside it,
+//! i.e. issued (or, under the throttle, given its turn) after the ramp and before the
+//! runtime ended. An IO still waiting for its turn when the runtime ends is not issued at
+//! all, so a cap holds at any runtime (the over-report of exactly `iodepth` IOs of issue 13).
 
 mod account;
 mod end;
@@ -69,6 +74,9 @@ struct SlotState {
     intended_ns: u64,
     /// When the worker wanted to issue it: its latency counts from here.
     issue_ns: u64,
+    /// When it was granted: issued, or given its turn by the throttle. Decides whether it
+    /// is counted inside the measured period.
+    granted_ns: u64,
     /// When the engine had it.
     submit_ns: u64,
 }
@@ -82,6 +90,7 @@ impl Default for SlotState {
             file: 0,
             intended_ns: 0,
             issue_ns: 0,
+            granted_ns: 0,
             submit_ns: 0,
         }
     }
@@ -218,19 +227,19 @@ struct Shape {
 /// The measured period, on the worker's clock.
 #[derive(Debug, Clone, Copy, Default)]
 struct Window {
-    /// The ramp ends here: IOs issued before are not counted.
+    /// The ramp ends here: IOs granted before are not counted.
     measure_start: u64,
-    /// The measured period ends here: IOs issued at or after are not counted.
+    /// The measured period ends here: IOs granted at or after are not counted.
     measure_end: u64,
     /// The load stops here (after DiskSpd's cool-down, which keeps it on uncounted).
     deadline: Option<u64>,
 }
 
 impl Window {
-    /// True for an IO issued inside the measured period.
+    /// True for an IO granted inside the measured period.
     #[inline]
-    fn counts(&self, issue_ns: u64) -> bool {
-        issue_ns >= self.measure_start && issue_ns < self.measure_end
+    fn counts(&self, granted_ns: u64) -> bool {
+        granted_ns >= self.measure_start && granted_ns < self.measure_end
     }
 }
 
@@ -448,7 +457,7 @@ impl<'a, C: Clock, E: IoEngine + ?Sized> Worker<'a, C, E> {
             self.check_rate_min(now);
             self.check_stop(now);
             if self.stopping && !self.queue.held.is_empty() {
-                self.cancel_held();
+                self.cancel_held(now);
             }
             let wake_at = match self.issue(now)? {
                 AfterIssue::IssueMore => continue,

@@ -9,6 +9,7 @@ use super::{Worker, WorkerContext, WorkerOutcome};
 use crate::clock::ManualClock;
 use crate::gate::StartGate;
 use crate::plan::{engine_choice, resolve, PlanOptions};
+use crate::throttle::{Throttle, ThrottleLimits};
 use crate::LiveCounters;
 use diskmeter_engine::{
     BufferFill, Capabilities, EngineConfig, EngineError, IoCompletion, IoEngine, IoOp, IoUnit,
@@ -153,7 +154,7 @@ impl Run {
 fn run_with(
     job: JobSpec,
     clock: &Arc<ManualClock>,
-    throttle: Option<&crate::throttle::Throttle>,
+    throttle: Option<&Throttle>,
     watch: impl FnOnce(&mut Watched),
 ) -> Run {
     let plan = resolve(&[job], &PlanOptions::default()).unwrap();
@@ -343,4 +344,90 @@ fn syncs_are_issued_after_every_nth_write_and_counted_as_fio_counts_them() {
     assert_eq!(r.engine.count(IoOp::Fdatasync), 7);
     assert_eq!(r.outcome.stats.sync.count(), 7);
     assert_eq!(r.engine.count(IoOp::Fsync), 0, "no end_fsync asked");
+}
+
+/// A shared throttle of `limits` over a `runtime_s` time-based run of `bs` random reads at
+/// QD 32.
+fn throttled(limits: ThrottleLimits, bs: &str, extra: &[(&str, &str)]) -> Run {
+    let clock = manual_clock();
+    let throttle = Throttle::new(&limits).unwrap();
+    let mut options = vec![
+        ("size", "1g"),
+        ("rw", "randread"),
+        ("bs", bs),
+        ("iodepth", "32"),
+        ("time_based", "1"),
+    ];
+    options.extend_from_slice(extra);
+    run_with(job(&options), &clock, Some(&throttle), |_| {})
+}
+
+#[test]
+fn a_throttle_cap_gives_exactly_its_budget() {
+    let iops = ThrottleLimits {
+        iops: Some(2000),
+        ..ThrottleLimits::default()
+    };
+    let bw = ThrottleLimits {
+        bytes_per_sec: Some(200 << 20),
+        ..ThrottleLimits::default()
+    };
+    for (runtime, seconds) in [("1", 1), ("2", 2), ("5", 5)] {
+        let r = throttled(iops, "4k", &[("runtime", runtime)]);
+        assert_eq!(r.reads(), 2000 * seconds, "2,000 IOPS for {runtime} s");
+        let r = throttled(bw, "1m", &[("runtime", runtime)]);
+        assert_eq!(
+            r.reads(),
+            200 * seconds,
+            "200 MiB/s of 1 MiB for {runtime} s"
+        );
+        assert_eq!(r.outcome.stats.runtime_ns, seconds * SEC);
+    }
+}
+
+/// Issue 13: at the end of the runtime the IOs waiting for their throttle turn were issued
+/// at their turn and counted, `iodepth` more than the cap allowed (232 IOs of 1 MiB in 1 s
+/// under 200 MiB/s at QD 32). Not granted in time, they are not issued at all.
+#[test]
+fn throttle_does_not_over_report_by_iodepth_at_the_end_of_the_runtime() {
+    let bw = ThrottleLimits {
+        bytes_per_sec: Some(200 << 20),
+        ..ThrottleLimits::default()
+    };
+    for (runtime, seconds) in [("1", 1), ("2", 2), ("5", 5)] {
+        let r = throttled(bw, "1m", &[("runtime", runtime)]);
+        assert_eq!(r.reads(), 200 * seconds, "{runtime} s");
+        assert_eq!(
+            r.engine.count(IoOp::Read) as u64,
+            200 * seconds,
+            "{runtime} s: IOs without a turn in the runtime are not issued"
+        );
+    }
+}
+
+#[test]
+fn under_the_throttle_the_ramp_and_the_cool_down_are_not_counted() {
+    let iops = ThrottleLimits {
+        iops: Some(2000),
+        ..ThrottleLimits::default()
+    };
+    // IOs waiting at the end of the ramp count once granted: the runtime has its whole budget.
+    let r = throttled(iops, "4k", &[("ramp_time", "1"), ("runtime", "1")]);
+    assert_eq!(r.reads(), 2000);
+    assert_eq!(r.engine.count(IoOp::Read), 4000);
+    // DiskSpd's cool-down keeps the load on, uncounted: IOs wanted in the runtime but
+    // granted in the cool-down are the cool-down's.
+    let mut job = job(&[
+        ("size", "1g"),
+        ("rw", "randread"),
+        ("iodepth", "32"),
+        ("runtime", "1"),
+        ("time_based", "1"),
+    ]);
+    job.cooldown_ns = SEC;
+    let clock = manual_clock();
+    let throttle = Throttle::new(&iops).unwrap();
+    let r = run_with(job, &clock, Some(&throttle), |_| {});
+    assert_eq!(r.reads(), 2000);
+    assert_eq!(r.engine.count(IoOp::Read), 4000);
 }
