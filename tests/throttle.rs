@@ -90,6 +90,52 @@ fn a_bandwidth_cap_charges_each_io_its_bytes() {
     );
 }
 
+/// Issue 13: IOs already waiting for their throttle turn when the runtime ended were issued
+/// at their turn and counted, `iodepth` IOs more than the cap allowed (232 MiB in 1 s under
+/// 200 MiB/s at QD 32; 432 in 2 s, 1,032 in 5 s). An IO not granted its turn inside the
+/// runtime is not done inside it: the count never passes the cap x the runtime (+1 for the
+/// IO at the runtime's start), and the rate is the cap within 1 %, at any runtime.
+#[test]
+fn throttle_does_not_over_report_by_iodepth_at_the_end_of_the_runtime() {
+    let _turn = real_io();
+    let dir = TestDir::new();
+    // (cap flag, block size, the cap in IOs per second)
+    let caps = [
+        ("--throttle-iops=2000", "4k", 2000.0),
+        ("--throttle-bw=100MiB/s", "1m", 100.0),
+    ];
+    for (cap, bs, ios_per_sec) in caps {
+        for runtime in ["1", "2", "5"] {
+            let v = dir.run_json(&[
+                cap,
+                "--name=t",
+                "--filename=data",
+                "--size=256m",
+                "--rw=randread",
+                &format!("--bs={bs}"),
+                "--iodepth=32",
+                "--direct=1",
+                &format!("--runtime={runtime}"),
+                "--time_based",
+                "--keep",
+            ]);
+            let job = &v["jobs"][0];
+            let ios = job["read"]["ios"].as_u64().unwrap() as f64;
+            let seconds = job["runtime_ns"].as_u64().unwrap() as f64 / 1e9;
+            let iops = job["read"]["iops"].as_f64().unwrap();
+            println!("{cap} bs={bs} for {runtime} s: {ios} IOs in {seconds} s, {iops:.1} IOPS");
+            assert!(
+                ios <= ios_per_sec * seconds + 1.0,
+                "{cap} for {runtime} s: {ios} IOs in {seconds} s, more than the cap allows"
+            );
+            assert!(
+                (iops / ios_per_sec - 1.0).abs() <= 0.01,
+                "{cap} for {runtime} s: {iops} IOPS, the cap is {ios_per_sec}"
+            );
+        }
+    }
+}
+
 #[test]
 fn the_throttle_is_in_the_plan_and_refuses_a_zero_cap() {
     let dir = TestDir::new();

@@ -314,7 +314,7 @@ fn samples(series: &[IntervalSample], direction: usize, figure: Figure) -> Vec<f
 mod tests {
     use super::*;
     use diskmeter_report::{JobInput, RunInput, RunMeta};
-    use diskmeter_stats::{IntervalRecorder, WorkerStats};
+    use diskmeter_stats::{Direction, IntervalRecorder, WorkerStats};
     use diskmeter_workload::JobSpec;
 
     /// `seconds` seconds of 4 KiB reads whose per-second IOPS follow `iops_at(second)`, each
@@ -327,7 +327,7 @@ mod tests {
             for i in 0..iops {
                 stats.read.record_io(4096, 1_000, lat_ns);
                 recorder.record(
-                    0,
+                    Direction::Read,
                     4096,
                     lat_ns,
                     second * 1_000_000_000 + i * 1_000_000_000 / iops,

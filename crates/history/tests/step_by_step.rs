@@ -18,7 +18,12 @@ fn step(name: &str, started_unix_ms: u64, iops: u64) -> NewStep {
     let mut recorder = IntervalRecorder::new(1_000_000_000);
     for i in 0..iops * 2 {
         stats.read.record_io(4096, 1_000, 40_000 + i % 1000);
-        recorder.record(0, 4096, 41_000, i * 1_000_000_000 / iops);
+        recorder.record(
+            diskmeter_stats::Direction::Read,
+            4096,
+            41_000,
+            i * 1_000_000_000 / iops,
+        );
     }
     stats.runtime_ns = 2_000_000_000;
     stats.series = recorder.finish(stats.runtime_ns);

@@ -4,7 +4,7 @@
 
 use diskmeter_history::{HistoryStore, HostFacts, NewRun, NewStep, RunFilter, SCHEMA_VERSION};
 use diskmeter_report::{JobInput, RunInput, RunMeta, RunResult};
-use diskmeter_stats::{IntervalRecorder, LatencyHistogram, WorkerStats};
+use diskmeter_stats::{Direction, IntervalRecorder, LatencyHistogram, WorkerStats};
 use diskmeter_workload::JobSpec;
 use std::path::Path;
 use std::time::Duration;
@@ -17,7 +17,7 @@ fn result(started_unix_ms: u64, iops: u64, seconds: u64) -> RunResult {
     for i in 0..total {
         let lat_ns = 50_000 + (i % 10_000);
         stats.read.record_io(4096, 1_000, lat_ns);
-        recorder.record(0, 4096, lat_ns, i * 1_000_000_000 / iops);
+        recorder.record(Direction::Read, 4096, lat_ns, i * 1_000_000_000 / iops);
     }
     stats.runtime_ns = seconds * 1_000_000_000;
     stats.series = recorder.finish(stats.runtime_ns);

@@ -171,19 +171,19 @@ impl HistorySink {
 /// The workers' completion and total latency histograms merged per direction.
 fn merged_histograms(input: &RunInput) -> Vec<(String, String, LatencyHistogram)> {
     let mut out = Vec::new();
-    for (direction, pick) in [("read", 0usize), ("write", 1)] {
+    for direction in diskmeter_workload::Direction::BOTH {
         let mut clat = LatencyHistogram::new();
         let mut lat = LatencyHistogram::new();
         for job in &input.jobs {
-            let stats = job.stats.direction(pick);
+            let stats = job.stats.direction(direction);
             clat.merge(&stats.clat);
             lat.merge(&stats.lat);
         }
         if !clat.is_empty() {
-            out.push((direction.to_string(), "clat".to_string(), clat));
+            out.push((direction.as_str().to_string(), "clat".to_string(), clat));
         }
         if !lat.is_empty() {
-            out.push((direction.to_string(), "lat".to_string(), lat));
+            out.push((direction.as_str().to_string(), "lat".to_string(), lat));
         }
     }
     out

@@ -12,6 +12,9 @@
 #![forbid(unsafe_code)]
 
 mod arrivals;
+mod clock;
+mod error;
+mod gate;
 pub mod layout;
 pub mod logs;
 mod monitor;
@@ -25,45 +28,17 @@ pub mod throttle;
 mod worker;
 
 use diskmeter_stats::{IoLogRecorder, WorkerStats};
+use gate::StartGate;
 use plan::RunPlan;
 use safety::TargetKind;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
-use std::sync::{Arc, Barrier};
+use std::sync::Arc;
 
+pub use error::{FailedIo, RunError, ThrottleError};
 pub use monitor::SteadyStateOutcome;
 pub use plan::{resolve, PlanOptions};
 pub use throttle::ThrottleLimits;
-
-/// Why a run could not start or could not finish.
-#[derive(Debug, thiserror::Error)]
-pub enum RunError {
-    /// A target cannot be used as asked.
-    #[error("{}: {message}", path.display())]
-    Target {
-        /// The file or device.
-        path: PathBuf,
-        /// What is wrong.
-        message: String,
-    },
-    /// A job cannot run as specified.
-    #[error("job {job}: {message}")]
-    Job {
-        /// The job's name.
-        job: String,
-        /// What is wrong.
-        message: String,
-    },
-    /// The user stopped the run before the workers started.
-    #[error("interrupted")]
-    Interrupted,
-    /// The in-engine throttle cannot work as asked.
-    #[error("throttle: {0}")]
-    Throttle(String),
-    /// A worker thread could not be started.
-    #[error("cannot start a worker thread: {0}")]
-    Spawn(std::io::Error),
-}
 
 /// Counters the workers add to as IOs complete, read by the live progress view.
 #[derive(Debug, Default)]
@@ -178,9 +153,9 @@ pub fn check_safety(plan: &RunPlan, allow_destroy: bool) -> Result<(), RunError>
             allow_destroy,
             allow_mounted,
         )
-        .map_err(|message| RunError::Target {
+        .map_err(|refusal| RunError::Refused {
             path: target.path.clone(),
-            message,
+            refusal,
         })?;
     }
     Ok(())
@@ -272,7 +247,7 @@ fn execute_inner(
             &abort,
             &mut recorders,
             throttle.as_ref(),
-        );
+        )?;
         for (i, outcome, steady_state) in phase_outcomes {
             steady[i] = steady_state;
             // Written after the phase, so no worker of it is measured while logs are written.
@@ -297,7 +272,7 @@ fn execute_inner(
             clone_index: w.clone_index,
             group_id: w.group_id,
             stats: outcome.stats,
-            error: outcome.error,
+            error: outcome.error.map(|e| e.to_string()),
             targets: w.targets.clone(),
             steady_state,
         })
@@ -306,7 +281,9 @@ fn execute_inner(
 }
 
 /// Starts the workers `members` (one stonewall phase) together and waits for all of them;
-/// each comes back with its job's steady-state outcome when the job asked for one.
+/// each comes back with its job's steady-state outcome when the job asked for one. When a
+/// thread cannot be started the start is cancelled, so no worker of the phase does IO and
+/// none is left waiting, and the error is returned.
 fn run_phase(
     plan: &RunPlan,
     options: &ExecuteOptions,
@@ -315,10 +292,10 @@ fn run_phase(
     abort: &AtomicBool,
     recorders: &mut [Option<IoLogRecorder>],
     throttle: Option<&throttle::Throttle>,
-) -> Vec<(usize, worker::WorkerOutcome, Option<SteadyStateOutcome>)> {
+) -> Result<Vec<(usize, worker::WorkerOutcome, Option<SteadyStateOutcome>)>, RunError> {
     let watch = monitor::PhaseWatch::for_phase(plan, members);
-    // The monitor passes the start barrier with the workers, so its clock starts with theirs.
-    let barrier = Barrier::new(members.len() + usize::from(watch.is_some()));
+    // The monitor passes the start gate with the workers, so its clock starts with theirs.
+    let gate = StartGate::new(members.len() + usize::from(watch.is_some()));
     // DiskSpd -si: the workers of a job share one sequential position per file.
     let shared: std::collections::HashMap<usize, Arc<[AtomicU64]>> = members
         .iter()
@@ -334,55 +311,37 @@ fn run_phase(
         recorders.iter_mut().map(Option::as_mut).collect();
     std::thread::scope(|scope| {
         let (phase_over, phase_over_rx) = std::sync::mpsc::channel::<()>();
-        let monitor = watch.as_ref().map(|watch| {
-            let (barrier, rx) = (&barrier, phase_over_rx);
+        let mut spawn_error = None;
+        let monitor = match watch.as_ref().map(|watch| {
+            let (gate, rx) = (&gate, phase_over_rx);
             std::thread::Builder::new()
                 .name("dm-steady".to_string())
-                .spawn_scoped(scope, move || watch.run(barrier, &rx))
-                .unwrap_or_else(|e| {
-                    // Like a worker: the barrier counts the monitor, so it must run.
-                    eprintln!("diskmeter: cannot start the steady-state monitor: {e}");
-                    std::process::exit(1);
-                })
-        });
+                .spawn_scoped(scope, move || watch.run(gate, &rx))
+        }) {
+            Some(Ok(handle)) => Some(handle),
+            Some(Err(error)) => {
+                spawn_error = Some(error);
+                None
+            }
+            None => None,
+        };
         let mut handles = Vec::with_capacity(members.len());
         for &index in members {
-            let (worker_plan, files) = (&plan.workers[index], &worker_files[index]);
-            let job = &plan.jobs[worker_plan.job_index];
-            let kinds: Vec<TargetKind> = worker_plan
-                .targets
-                .iter()
-                .map(|&t| plan.targets[t].kind)
-                .collect();
-            let mut fd_iter = files.iter().map(std::os::fd::AsRawFd::as_raw_fd);
-            let targets: Vec<(i32, &plan::TargetPlan)> = worker_plan
-                .targets
-                .iter()
-                .map(|&t| {
-                    let target = &plan.targets[t];
-                    let fd = if target.kind == TargetKind::Virtual {
-                        -1
-                    } else {
-                        fd_iter.next().unwrap_or(-1)
-                    };
-                    (fd, target)
-                })
-                .collect();
-            let context = worker::WorkerContext {
-                plan: worker_plan,
-                job,
-                targets,
-                stop: &options.stop,
-                abort,
-                live: &options.live,
-                start: &barrier,
-                buffer_align_bytes: buffer_alignment(files, &kinds),
-                shared_positions: shared.get(&worker_plan.job_index).cloned(),
-                iolog: iologs[index].take(),
-                steady: watch.as_ref().and_then(|w| w.hooks(index)),
-                throttle,
-            };
-            let name = format!("dm-{}-{}", job.name, worker_plan.clone_index);
+            if spawn_error.is_some() {
+                break;
+            }
+            let context = worker_context(
+                plan,
+                options,
+                index,
+                &worker_files[index],
+                (abort, &gate, throttle),
+                shared.get(&plan.workers[index].job_index).cloned(),
+                iologs[index].take(),
+                watch.as_ref().and_then(|w| w.hooks(index)),
+            );
+            let job = &plan.jobs[plan.workers[index].job_index];
+            let name = format!("dm-{}-{}", job.name, plan.workers[index].clone_index);
             let watch = watch.as_ref();
             let spawned = std::thread::Builder::new()
                 .name(name.chars().take(15).collect())
@@ -395,20 +354,20 @@ fn run_phase(
                 });
             match spawned {
                 Ok(handle) => handles.push((index, handle)),
-                Err(e) => {
-                    // The barrier counts every worker; without this thread the others would
-                    // wait forever, so the failure is fatal and loud.
-                    eprintln!("diskmeter: cannot start a worker thread: {e}");
-                    std::process::exit(1);
-                }
+                Err(error) => spawn_error = Some(error),
             }
+        }
+        if spawn_error.is_some() {
+            // The gate counts every thread; the ones started would wait for the missing one
+            // forever, so the start is called off and they return without doing IO.
+            gate.cancel();
         }
         let outcomes: Vec<(usize, worker::WorkerOutcome)> = handles
             .into_iter()
             .map(|(index, h)| {
                 let outcome = h.join().unwrap_or_else(|_| worker::WorkerOutcome {
                     stats: WorkerStats::new(),
-                    error: Some("worker thread panicked".to_string()),
+                    error: Some(RunError::WorkerPanicked),
                 });
                 (index, outcome)
             })
@@ -416,12 +375,68 @@ fn run_phase(
         // Every worker has ended: the monitor stops waiting for its next tick.
         drop(phase_over);
         let steady = monitor.and_then(|m| m.join().ok()).unwrap_or_default();
-        outcomes
+        if let Some(error) = spawn_error {
+            return Err(RunError::Spawn(error));
+        }
+        Ok(outcomes
             .into_iter()
             .map(|(index, outcome)| {
                 let steady = watch.as_ref().and_then(|w| w.outcome_for(&steady, index));
                 (index, outcome, steady)
             })
-            .collect()
+            .collect())
     })
+}
+
+/// The context of worker `index`: its plan, job, targets with their descriptors, and what
+/// it shares with the phase (`abort`, the start gate, the throttle).
+#[allow(clippy::too_many_arguments)]
+fn worker_context<'a>(
+    plan: &'a RunPlan,
+    options: &'a ExecuteOptions,
+    index: usize,
+    files: &'a [std::fs::File],
+    (abort, start, throttle): (
+        &'a AtomicBool,
+        &'a StartGate,
+        Option<&'a throttle::Throttle>,
+    ),
+    shared_positions: Option<Arc<[AtomicU64]>>,
+    iolog: Option<&'a mut IoLogRecorder>,
+    steady: Option<monitor::SteadyHooks<'a>>,
+) -> worker::WorkerContext<'a> {
+    let worker_plan = &plan.workers[index];
+    let kinds: Vec<TargetKind> = worker_plan
+        .targets
+        .iter()
+        .map(|&t| plan.targets[t].kind)
+        .collect();
+    let mut fd_iter = files.iter().map(std::os::fd::AsRawFd::as_raw_fd);
+    let targets: Vec<(i32, &plan::TargetPlan)> = worker_plan
+        .targets
+        .iter()
+        .map(|&t| {
+            let target = &plan.targets[t];
+            let fd = if target.kind == TargetKind::Virtual {
+                -1
+            } else {
+                fd_iter.next().unwrap_or(-1)
+            };
+            (fd, target)
+        })
+        .collect();
+    worker::WorkerContext {
+        plan: worker_plan,
+        job: &plan.jobs[worker_plan.job_index],
+        targets,
+        stop: &options.stop,
+        abort,
+        live: &options.live,
+        start,
+        buffer_align_bytes: buffer_alignment(files, &kinds),
+        shared_positions,
+        iolog,
+        steady,
+        throttle,
+    }
 }

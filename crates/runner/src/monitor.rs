@@ -14,6 +14,7 @@
 //! live view), so watching costs the IO path nothing measurable; the judging is
 //! [`crate::steady`]'s pure functions.
 
+use crate::gate::StartGate;
 use crate::plan::RunPlan;
 use crate::steady::{Judgement, SteadyWindow};
 use crate::RunError;
@@ -21,7 +22,6 @@ use diskmeter_engine::sys;
 use diskmeter_workload::SteadyState;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::mpsc::{Receiver, RecvTimeoutError};
-use std::sync::Barrier;
 use std::time::Duration;
 
 /// How steady-state detection ended for one judged job (a clone, or a `group_reporting`
@@ -176,13 +176,16 @@ impl PhaseWatch {
 
     /// The monitor thread's body: starts with the phase's workers (`start`), samples every
     /// watched job once per second until each has ended or reached steady state, or until
-    /// `phase_over` disconnects. Returns one outcome per judged set.
+    /// `phase_over` disconnects. Returns one outcome per judged set (none when the start was
+    /// cancelled).
     pub(crate) fn run(
         &self,
-        start: &Barrier,
+        start: &StartGate,
         phase_over: &Receiver<()>,
     ) -> Vec<SteadyStateOutcome> {
-        start.wait();
+        if !start.wait() {
+            return Vec::new();
+        }
         let t0 = sys::monotonic_ns();
         let mut states: Vec<UnitState> = self
             .units

@@ -126,9 +126,7 @@ pub fn resolve(jobs: &[JobSpec], options: &PlanOptions) -> Result<RunPlan, RunEr
         throttle: options.throttle,
     };
     if let Some(cap) = options.throttle.zero_cap() {
-        return Err(RunError::Throttle(format!(
-            "a {cap} cap of 0 would stop all IO"
-        )));
+        return Err(crate::ThrottleError::ZeroCap { cap }.into());
     }
     if !options.throttle.is_unlimited() {
         plan.notes.push(format!(
@@ -322,9 +320,9 @@ fn resolve_targets(
             indices.push(targets.len() - 1);
             continue;
         }
-        let probe = safety::probe_target(path).map_err(|e| RunError::Target {
+        let probe = safety::probe_target(path).map_err(|source| RunError::Probe {
             path: path.clone(),
-            message: e,
+            source,
         })?;
         let mut target = plan_target(job, probe, per_file_size)?;
         if let Some(first) = targets

@@ -45,8 +45,28 @@ pub struct TargetProbe {
     pub via_symlink: bool,
 }
 
+/// Why a target could not be looked at.
+#[derive(Debug, thiserror::Error)]
+pub enum ProbeError {
+    /// The path cannot be read (permissions, a missing folder, ...).
+    #[error("{}", describe_io_error(.0))]
+    Unreadable(std::io::Error),
+    /// The path is a symlink whose target cannot be reached.
+    #[error("is a symlink that cannot be followed ({})", describe_io_error(.0))]
+    BrokenSymlink(std::io::Error),
+    /// The device's size cannot be read.
+    #[error("cannot read the device size: {0}")]
+    DeviceSize(std::io::Error),
+    /// The path is a folder.
+    #[error("is a folder; give it as --directory, or name a file inside it")]
+    Folder,
+    /// The path is a socket, a pipe, a character device or the like.
+    #[error("is neither a regular file nor a block device")]
+    NotFileOrDevice,
+}
+
 /// Looks at `path` without writing.
-pub fn probe_target(path: &Path) -> Result<TargetProbe, String> {
+pub fn probe_target(path: &Path) -> Result<TargetProbe, ProbeError> {
     let link = match std::fs::symlink_metadata(path) {
         Ok(m) => m,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
@@ -58,25 +78,22 @@ pub fn probe_target(path: &Path) -> Result<TargetProbe, String> {
                 via_symlink: false,
             })
         }
-        Err(e) => return Err(describe_io_error(&e)),
+        Err(e) => return Err(ProbeError::Unreadable(e)),
     };
     let via_symlink = link.file_type().is_symlink();
     let meta = std::fs::metadata(path).map_err(|e| {
         if via_symlink {
-            format!(
-                "is a symlink that cannot be followed ({})",
-                describe_io_error(&e)
-            )
+            ProbeError::BrokenSymlink(e)
         } else {
-            describe_io_error(&e)
+            ProbeError::Unreadable(e)
         }
     })?;
     let file_type = meta.file_type();
     if file_type.is_block_device() {
-        let real = std::fs::canonicalize(path).map_err(|e| describe_io_error(&e))?;
-        let file = File::open(&real).map_err(|e| describe_io_error(&e))?;
+        let real = std::fs::canonicalize(path).map_err(ProbeError::Unreadable)?;
+        let file = File::open(&real).map_err(ProbeError::Unreadable)?;
         let size = diskmeter_engine::sys::block_device_size_bytes(&file)
-            .map_err(|e| format!("cannot read the device size: {e}"))?;
+            .map_err(ProbeError::DeviceSize)?;
         return Ok(TargetProbe {
             path: real,
             kind: TargetKind::BlockDevice,
@@ -86,10 +103,10 @@ pub fn probe_target(path: &Path) -> Result<TargetProbe, String> {
         });
     }
     if file_type.is_dir() {
-        return Err("is a folder; give it as --directory, or name a file inside it".to_string());
+        return Err(ProbeError::Folder);
     }
     if !file_type.is_file() {
-        return Err("is neither a regular file nor a block device".to_string());
+        return Err(ProbeError::NotFileOrDevice);
     }
     let created_by_diskmeter = !via_symlink && has_owner_mark(path);
     Ok(TargetProbe {
@@ -115,10 +132,68 @@ pub fn carries_owner_mark(file: &File) -> bool {
     }
 }
 
+/// Why diskmeter refuses to write to a target without `--allow-destroy`.
+#[derive(Debug, thiserror::Error)]
+pub enum WriteRefusal {
+    /// An existing file that diskmeter did not create.
+    #[error(
+        "refusing to write: is {} that diskmeter did not create; writing would overwrite its \
+         contents{ALLOW_DESTROY}",
+        if *via_symlink { "a symlink to an existing file" } else { "an existing file" }
+    )]
+    ExistingFile {
+        /// The path given was a symlink to it.
+        via_symlink: bool,
+    },
+    /// A block device that looks in use or holds data; every reason found.
+    #[error("refusing to write: {}{ALLOW_DESTROY}", join_reasons(.0))]
+    DeviceInUse(Vec<InUseReason>),
+}
+
+/// How every refusal ends: the override and its price.
+const ALLOW_DESTROY: &str = " (pass --allow-destroy to write anyway; its data will be lost)";
+
+fn join_reasons(reasons: &[InUseReason]) -> String {
+    reasons
+        .iter()
+        .map(ToString::to_string)
+        .collect::<Vec<_>>()
+        .join("; ")
+}
+
+/// One reason a block device looks like it holds data or is in use.
+#[derive(Debug, thiserror::Error)]
+pub enum InUseReason {
+    /// Its metadata cannot be read.
+    #[error("cannot inspect the device ({})", describe_io_error(.0))]
+    CannotInspect(std::io::Error),
+    /// It has partitions.
+    #[error("it has {0} partition(s)")]
+    Partitions(usize),
+    /// It or one of its partitions is mounted.
+    #[error("it is mounted (on {mount_point})")]
+    Mounted {
+        /// Where.
+        mount_point: String,
+    },
+    /// Other devices are built on it (device-mapper, MD RAID, ...).
+    #[error("it is in use by {}", .0.join(", "))]
+    Holders(Vec<String>),
+    /// It is an active swap device.
+    #[error("it is an active swap device")]
+    ActiveSwap,
+    /// It carries an on-disk signature (see [`signatures`]).
+    #[error("it holds {0}")]
+    Signature(&'static str),
+    /// It cannot be opened to look for signatures.
+    #[error("cannot read the device to check for data ({})", describe_io_error(.0))]
+    CannotRead(std::io::Error),
+}
+
 /// Refuses a write to `path` (already probed as `kind`) unless it is safe or `allow_destroy`.
 /// `allow_mounted` (fio's `allow_mounted_write`) lifts only the "mounted" reason: a mounted
 /// device still holds a filesystem signature, which takes `--allow-destroy`.
-/// The message says why and how to override.
+/// The refusal says why and how to override.
 pub fn check_write_allowed(
     path: &Path,
     kind: TargetKind,
@@ -126,51 +201,34 @@ pub fn check_write_allowed(
     via_symlink: bool,
     allow_destroy: bool,
     allow_mounted: bool,
-) -> Result<(), String> {
+) -> Result<(), WriteRefusal> {
     if allow_destroy {
         return Ok(());
     }
-    let reasons = match kind {
-        TargetKind::Virtual => Vec::new(),
-        TargetKind::File if existing_user_file => {
-            let what = if via_symlink {
-                "a symlink to an existing file"
+    match kind {
+        TargetKind::Virtual => Ok(()),
+        TargetKind::File if existing_user_file => Err(WriteRefusal::ExistingFile { via_symlink }),
+        TargetKind::File => Ok(()),
+        TargetKind::BlockDevice => {
+            let reasons: Vec<InUseReason> = device_in_use_reasons(path)
+                .into_iter()
+                .filter(|reason| !(allow_mounted && matches!(reason, InUseReason::Mounted { .. })))
+                .collect();
+            if reasons.is_empty() {
+                Ok(())
             } else {
-                "an existing file"
-            };
-            vec![format!(
-                "is {what} that diskmeter did not create; writing would overwrite its contents"
-            )]
+                Err(WriteRefusal::DeviceInUse(reasons))
+            }
         }
-        TargetKind::File => Vec::new(),
-        TargetKind::BlockDevice => device_in_use_reasons(path)
-            .into_iter()
-            .filter(|reason| !(allow_mounted && reason.starts_with(MOUNTED_REASON)))
-            .collect(),
-    };
-    if reasons.is_empty() {
-        return Ok(());
     }
-    Err(format!(
-        "refusing to write: {} (pass --allow-destroy to write anyway; its data will be lost)",
-        reasons.join("; ")
-    ))
 }
 
-/// How the "mounted" reason starts, so `allow_mounted_write` can lift exactly that one.
-const MOUNTED_REASON: &str = "it is mounted";
-
 /// Every reason the block device at `path` looks like it holds data or is in use.
-pub fn device_in_use_reasons(path: &Path) -> Vec<String> {
+pub fn device_in_use_reasons(path: &Path) -> Vec<InUseReason> {
     let mut reasons = Vec::new();
     let meta = match std::fs::metadata(path) {
         Ok(m) => m,
-        Err(e) => {
-            return vec![format!(
-                "cannot inspect the device ({})",
-                describe_io_error(&e)
-            )]
-        }
+        Err(e) => return vec![InUseReason::CannotInspect(e)],
     };
     let rdev = meta.rdev();
     let (major, minor) = (rustix::fs::major(rdev), rustix::fs::minor(rdev));
@@ -180,10 +238,10 @@ pub fn device_in_use_reasons(path: &Path) -> Vec<String> {
         devices.push(partition);
     }
     if devices.len() > 1 {
-        reasons.push(format!("it has {} partition(s)", devices.len() - 1));
+        reasons.push(InUseReason::Partitions(devices.len() - 1));
     }
-    if let Some(mount) = mounted_devices(&devices) {
-        reasons.push(format!("{MOUNTED_REASON} ({mount})"));
+    if let Some(mount_point) = mounted_devices(&devices) {
+        reasons.push(InUseReason::Mounted { mount_point });
     }
     if let Ok(entries) = std::fs::read_dir(sys_dir.join("holders")) {
         let holders: Vec<String> = entries
@@ -191,11 +249,11 @@ pub fn device_in_use_reasons(path: &Path) -> Vec<String> {
             .map(|e| e.file_name().to_string_lossy().into_owned())
             .collect();
         if !holders.is_empty() {
-            reasons.push(format!("it is in use by {}", holders.join(", ")));
+            reasons.push(InUseReason::Holders(holders));
         }
     }
     if is_active_swap(path) {
-        reasons.push("it is an active swap device".to_string());
+        reasons.push(InUseReason::ActiveSwap);
     }
     match File::open(path) {
         Ok(file) => {
@@ -203,13 +261,10 @@ pub fn device_in_use_reasons(path: &Path) -> Vec<String> {
             reasons.extend(
                 signatures(&file, size)
                     .into_iter()
-                    .map(|s| format!("it holds {s}")),
+                    .map(InUseReason::Signature),
             );
         }
-        Err(e) => reasons.push(format!(
-            "cannot read the device to check for data ({})",
-            describe_io_error(&e)
-        )),
+        Err(e) => reasons.push(InUseReason::CannotRead(e)),
     }
     reasons
 }
@@ -239,7 +294,7 @@ fn mounted_devices(devices: &[(u32, u32)]) -> Option<String> {
         let mut fields = line.split_whitespace();
         let dev = parse_major_minor(fields.nth(2)?)?;
         let mount_point = fields.nth(1)?;
-        devices.contains(&dev).then(|| format!("on {mount_point}"))
+        devices.contains(&dev).then(|| mount_point.to_string())
     })
 }
 

@@ -75,9 +75,10 @@ impl SizeChooser {
         }
     }
 
-    /// The size of the next IO in direction `index` (0 read, 1 write).
-    pub fn next(&mut self, index: usize) -> u64 {
-        match &self.rules[index] {
+    /// The size of the next IO in `direction`.
+    #[inline]
+    pub fn next(&mut self, direction: Direction) -> u64 {
+        match &self.rules[direction.index()] {
             SizeRule::Fixed(bytes) => *bytes,
             SizeRule::Multiples {
                 min_bytes,
@@ -124,19 +125,20 @@ mod tests {
         let n = 200_000;
         let mut counts = std::collections::BTreeMap::new();
         for _ in 0..n {
-            *counts.entry(sizes.next(0)).or_insert(0u64) += 1;
+            *counts.entry(sizes.next(Direction::Read)).or_insert(0u64) += 1;
         }
         for (bytes, percent) in [(4096u64, 10.0), (65536, 50.0), (32768, 40.0)] {
             let share = counts[&bytes] as f64 / n as f64 * 100.0;
             assert!((share - percent).abs() < 0.5, "{bytes}: {share}%");
         }
-        assert!((0..100).all(|_| sizes.next(1) == 8192));
+        assert!((0..100).all(|_| sizes.next(Direction::Write) == 8192));
     }
 
     #[test]
     fn bsrange_draws_multiples_of_the_minimum_unless_unaligned() {
         let mut aligned = SizeChooser::new(&job(&[("bsrange", "4k-16k")]), 2);
-        let drawn: std::collections::BTreeSet<u64> = (0..10_000).map(|_| aligned.next(0)).collect();
+        let drawn: std::collections::BTreeSet<u64> =
+            (0..10_000).map(|_| aligned.next(Direction::Read)).collect();
         assert_eq!(
             drawn.into_iter().collect::<Vec<_>>(),
             vec![4096, 8192, 12288, 16384]
@@ -145,7 +147,7 @@ mod tests {
             &job(&[("bsrange", "1000-1100"), ("blocksize_unaligned", "1")]),
             3,
         );
-        let drawn: Vec<u64> = (0..10_000).map(|_| any.next(1)).collect();
+        let drawn: Vec<u64> = (0..10_000).map(|_| any.next(Direction::Write)).collect();
         assert!(drawn.iter().all(|b| (1000..=1100).contains(b)));
         assert!(drawn.iter().any(|b| b % 4 != 0));
     }

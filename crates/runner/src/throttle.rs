@@ -17,6 +17,7 @@
 //! a short measurement is not inflated by a stored burst. The buckets work in
 //! "nanoseconds x rate" units, so no rounding drifts the rate.
 
+use diskmeter_units::Direction;
 use serde::Serialize;
 use std::sync::Mutex;
 
@@ -133,10 +134,11 @@ impl Throttle {
         })
     }
 
-    /// Reserves the tokens of one IO of `bytes` in `direction` (0 read, 1 write) that a
-    /// worker wants to issue at `now_ns`, and returns when it may be submitted (never
-    /// before `now_ns`). The tokens are spent whether or not the IO is then issued.
-    pub fn reserve(&self, direction: usize, bytes: u64, now_ns: u64) -> u64 {
+    /// Reserves the tokens of one IO of `bytes` in `direction` that a worker wants to issue
+    /// at `now_ns`, and returns when it may be submitted (never before `now_ns`). The tokens
+    /// are spent whether or not the IO is then issued.
+    pub fn reserve(&self, direction: Direction, bytes: u64, now_ns: u64) -> u64 {
+        let direction = direction.index();
         // A worker that panicked while holding the lock left the buckets consistent (the
         // update below cannot panic half-way), so a poisoned lock is still usable.
         let mut buckets = self.buckets.lock().unwrap_or_else(|e| e.into_inner());
@@ -184,20 +186,25 @@ mod tests {
     fn an_iops_cap_spaces_ios_by_one_over_the_rate() {
         let t = Throttle::new(&limits(Some(2000), None)).unwrap();
         // Everyone asks at once: the grants are 500 us apart, first one now.
-        let grants: Vec<u64> = (0..5).map(|_| t.reserve(0, 4096, 1_000_000)).collect();
+        let grants: Vec<u64> = (0..5)
+            .map(|_| t.reserve(Direction::Read, 4096, 1_000_000))
+            .collect();
         assert_eq!(
             grants,
             [1_000_000, 1_500_000, 2_000_000, 2_500_000, 3_000_000]
         );
         // Writes count against the total cap too.
-        assert_eq!(t.reserve(1, 4096, 1_000_000), 3_500_000);
+        assert_eq!(t.reserve(Direction::Write, 4096, 1_000_000), 3_500_000);
     }
 
     #[test]
     fn a_rate_with_no_whole_period_does_not_drift() {
         // 3,000 IOPS: 333,333.3 ns per IO; 3,000 IOs take exactly one second.
         let t = Throttle::new(&limits(Some(3000), None)).unwrap();
-        let last = (0..=3000).map(|_| t.reserve(0, 512, 0)).last().unwrap();
+        let last = (0..=3000)
+            .map(|_| t.reserve(Direction::Read, 512, 0))
+            .last()
+            .unwrap();
         assert_eq!(last, 1_000_000_000);
     }
 
@@ -205,21 +212,30 @@ mod tests {
     fn a_bandwidth_cap_charges_bytes() {
         // 64 KiB at 50 MiB/s: 1.25 ms each.
         let t = Throttle::new(&limits(None, Some(50 << 20))).unwrap();
-        let grants: Vec<u64> = (0..3).map(|_| t.reserve(0, 64 << 10, 0)).collect();
+        let grants: Vec<u64> = (0..3)
+            .map(|_| t.reserve(Direction::Read, 64 << 10, 0))
+            .collect();
         assert_eq!(grants, [0, 1_250_000, 2_500_000]);
         // A 1 MiB IO costs 16 of them.
-        assert_eq!(t.reserve(0, 1 << 20, 0), 3_750_000);
-        assert_eq!(t.reserve(0, 64 << 10, 0), 3_750_000 + 20_000_000);
+        assert_eq!(t.reserve(Direction::Read, 1 << 20, 0), 3_750_000);
+        assert_eq!(
+            t.reserve(Direction::Read, 64 << 10, 0),
+            3_750_000 + 20_000_000
+        );
     }
 
     #[test]
     fn the_tighter_cap_binds() {
         // 5,000 IOPS and 200 MiB/s: 4 KiB IOs meet the IOPS cap, 64 KiB ones the bandwidth.
         let t = Throttle::new(&limits(Some(5000), Some(200 << 20))).unwrap();
-        let small: Vec<u64> = (0..3).map(|_| t.reserve(0, 4096, 0)).collect();
+        let small: Vec<u64> = (0..3)
+            .map(|_| t.reserve(Direction::Read, 4096, 0))
+            .collect();
         assert_eq!(small, [0, 200_000, 400_000]);
         let t = Throttle::new(&limits(Some(5000), Some(200 << 20))).unwrap();
-        let large: Vec<u64> = (0..3).map(|_| t.reserve(0, 64 << 10, 0)).collect();
+        let large: Vec<u64> = (0..3)
+            .map(|_| t.reserve(Direction::Read, 64 << 10, 0))
+            .collect();
         assert_eq!(large, [0, 312_500, 625_000]);
     }
 
@@ -230,20 +246,22 @@ mod tests {
             ..ThrottleLimits::default()
         })
         .unwrap();
-        assert_eq!(t.reserve(0, 4096, 0), 0);
-        assert_eq!(t.reserve(0, 4096, 0), 1_000_000);
+        assert_eq!(t.reserve(Direction::Read, 4096, 0), 0);
+        assert_eq!(t.reserve(Direction::Read, 4096, 0), 1_000_000);
         // Writes are not capped.
-        assert_eq!(t.reserve(1, 4096, 0), 0);
-        assert_eq!(t.reserve(1, 4096, 0), 0);
+        assert_eq!(t.reserve(Direction::Write, 4096, 0), 0);
+        assert_eq!(t.reserve(Direction::Write, 4096, 0), 0);
     }
 
     #[test]
     fn an_idle_bucket_fills_to_its_depth_and_no_further() {
         let t = Throttle::new(&limits(Some(2000), None)).unwrap();
-        assert_eq!(t.reserve(0, 4096, 0), 0);
+        assert_eq!(t.reserve(Direction::Read, 4096, 0), 0);
         // Idle for 10 s: the bucket holds 1/20 s of IO (100 IOs), then the pace resumes.
         let at = 10_000_000_000;
-        let grants: Vec<u64> = (0..102).map(|_| t.reserve(0, 4096, at)).collect();
+        let grants: Vec<u64> = (0..102)
+            .map(|_| t.reserve(Direction::Read, 4096, at))
+            .collect();
         assert!(grants[..101].iter().all(|&g| g == at), "{grants:?}");
         assert_eq!(grants[101], at + 500_000);
     }

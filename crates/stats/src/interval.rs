@@ -10,6 +10,7 @@
 //! every interval. A p99 of merged series is the larger of the workers' p99s: an upper bound of
 //! the true p99 of the combined IOs, not the exact value.
 
+use diskmeter_units::Direction;
 use hdrhistogram::Histogram;
 use serde::{Deserialize, Serialize};
 
@@ -122,14 +123,14 @@ impl IntervalRecorder {
         }
     }
 
-    /// Records one completed IO: `direction_index` 0 = read, 1 = write (panics otherwise),
-    /// `now_ns` = completion time in ns since measurement start.
+    /// Records one completed IO in `direction`; `now_ns` = completion time in ns since
+    /// measurement start.
     #[inline]
-    pub fn record(&mut self, direction_index: usize, bytes: u64, lat_ns: u64, now_ns: u64) {
+    pub fn record(&mut self, direction: Direction, bytes: u64, lat_ns: u64, now_ns: u64) {
         if now_ns >= self.end_ns {
             self.close_until(now_ns);
         }
-        let acc = &mut self.dirs[direction_index];
+        let acc = &mut self.dirs[direction.index()];
         acc.ios += 1;
         acc.bytes += bytes;
         acc.lat_sum_ns += u128::from(lat_ns);
@@ -239,10 +240,10 @@ mod tests {
     #[test]
     fn intervals_close_at_their_boundaries() {
         let mut r = IntervalRecorder::new(SEC);
-        r.record(0, 4096, 100, 0);
-        r.record(0, 4096, 300, SEC - 1);
+        r.record(Direction::Read, 4096, 100, 0);
+        r.record(Direction::Read, 4096, 300, SEC - 1);
         // Exactly on the boundary belongs to the next interval.
-        r.record(1, 8192, 1_000, SEC);
+        r.record(Direction::Write, 8192, 1_000, SEC);
         let s = r.finish(2 * SEC);
         assert_eq!(s.len(), 2);
         assert_eq!((s[0].start_ms, s[0].duration_ms), (0, 1_000));
@@ -259,8 +260,8 @@ mod tests {
     #[test]
     fn idle_intervals_are_zero_samples() {
         let mut r = IntervalRecorder::new(SEC);
-        r.record(0, 1, 10, 10);
-        r.record(0, 1, 10, 3 * SEC + 5);
+        r.record(Direction::Read, 1, 10, 10);
+        r.record(Direction::Read, 1, 10, 3 * SEC + 5);
         let s = r.finish(4 * SEC);
         let ios: Vec<u64> = s.iter().map(|x| x.read.ios).collect();
         assert_eq!(ios, vec![1, 0, 0, 1]);
@@ -269,7 +270,7 @@ mod tests {
     #[test]
     fn short_last_interval_keeps_its_duration() {
         let mut r = IntervalRecorder::new(SEC);
-        r.record(0, 1000, 10, SEC + 1);
+        r.record(Direction::Read, 1000, 10, SEC + 1);
         let s = r.finish(SEC + SEC / 2);
         assert_eq!(s.len(), 2);
         assert_eq!(s[1].duration_ms, 500);
@@ -281,7 +282,7 @@ mod tests {
     fn p99_is_within_the_coarse_precision() {
         let mut r = IntervalRecorder::new(SEC);
         for i in 1..=1000u64 {
-            r.record(0, 1, i * 1000, i);
+            r.record(Direction::Read, 1, i * 1000, i);
         }
         let s = r.finish(SEC);
         let p99 = s[0].read.lat_p99_ns as f64;
@@ -292,10 +293,10 @@ mod tests {
     fn merged_series_sums_and_bounds() {
         let mut a = IntervalRecorder::new(SEC);
         let mut b = IntervalRecorder::new(SEC);
-        a.record(0, 100, 1_000, 1);
-        b.record(0, 100, 3_000, 2);
-        b.record(0, 100, 3_000, 3);
-        b.record(0, 100, 3_000, SEC + 1);
+        a.record(Direction::Read, 100, 1_000, 1);
+        b.record(Direction::Read, 100, 3_000, 2);
+        b.record(Direction::Read, 100, 3_000, 3);
+        b.record(Direction::Read, 100, 3_000, SEC + 1);
         let m = merge_series(&a.finish(SEC), &b.finish(2 * SEC));
         assert_eq!(m.len(), 2);
         assert_eq!(

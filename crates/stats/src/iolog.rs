@@ -23,6 +23,7 @@
 //! of that many during the run (a short pause of that worker), so memory stays bounded. Writing never panics: the first error stops that log
 //! and is returned by [`IoLogRecorder::finish`].
 
+use diskmeter_units::Direction;
 use serde::Serialize;
 use std::fmt::Write as _;
 use std::io::{self, Write};
@@ -65,8 +66,8 @@ impl LogKind {
 pub struct CompletedIo {
     /// Completion time, ns since the worker's measurement start.
     pub since_start_ns: u64,
-    /// 0 = read, 1 = write.
-    pub direction: usize,
+    /// Read or write.
+    pub direction: Direction,
     /// Bytes transferred.
     pub bytes: u64,
     /// Offset of the IO in its file.
@@ -228,7 +229,7 @@ impl IoLogRecorder {
 impl IoLog {
     #[inline]
     fn record(&mut self, io: &CompletedIo, now_ms: u64, avg_ms: u64) {
-        let direction = io.direction.min(1);
+        let direction = io.direction.index();
         match &mut self.averaging {
             Averaging::PerIo => {
                 let value = match self.kind {
@@ -451,7 +452,7 @@ mod tests {
         }
     }
 
-    fn io(at_ns: u64, direction: usize, lat_ns: u64) -> CompletedIo {
+    fn io(at_ns: u64, direction: Direction, lat_ns: u64) -> CompletedIo {
         CompletedIo {
             since_start_ns: at_ns,
             direction,
@@ -494,7 +495,10 @@ mod tests {
         let logs = record(
             0,
             false,
-            &[io(1_500_000, 0, 2_000), io(2 * MS, 1, 1_010)],
+            &[
+                io(1_500_000, Direction::Read, 2_000),
+                io(2 * MS, Direction::Write, 1_010),
+            ],
             3 * MS,
         );
         let [bw, iops, lat, clat, slat] = &logs[..] else {
@@ -510,15 +514,15 @@ mod tests {
 
     #[test]
     fn log_offset_adds_the_offset_before_the_priority() {
-        let logs = record(0, true, &[io(MS, 0, 100)], MS);
+        let logs = record(0, true, &[io(MS, Direction::Read, 100)], MS);
         assert_eq!(logs[2], ["1, 100, 0, 4096, 8192, 0"]);
-        let logs = record(100, true, &[io(MS, 0, 100)], 50 * MS);
+        let logs = record(100, true, &[io(MS, Direction::Read, 100)], 50 * MS);
         assert_eq!(logs[2], ["50, 100, 0, 0, 0, 0"], "windows log offset 0");
     }
 
     #[test]
     fn engines_without_a_submit_latency_leave_the_slat_log_empty() {
-        let mut sync_io = io(MS, 0, 100);
+        let mut sync_io = io(MS, Direction::Read, 100);
         sync_io.slat_ns = None;
         for avg_ms in [0, 100] {
             let logs = record(avg_ms, false, &[sync_io], 500 * MS);
@@ -530,9 +534,11 @@ mod tests {
     #[test]
     fn rate_windows_are_whole_windows_stamped_at_their_end() {
         // 10 reads in [0, 100) ms, 5 writes in [100, 200), 1 read in [200, 250); end at 250.
-        let mut ios: Vec<CompletedIo> = (0..10).map(|i| io(i * 10 * MS, 0, 100)).collect();
-        ios.extend((0..5).map(|i| io((100 + i * 20) * MS, 1, 100)));
-        ios.push(io(210 * MS, 0, 100));
+        let mut ios: Vec<CompletedIo> = (0..10)
+            .map(|i| io(i * 10 * MS, Direction::Read, 100))
+            .collect();
+        ios.extend((0..5).map(|i| io((100 + i * 20) * MS, Direction::Write, 100)));
+        ios.push(io(210 * MS, Direction::Read, 100));
         let logs = record(100, false, &ios, 250 * MS);
         // 10 x 4 KiB in 100 ms = 400 KiB/s; the partial window at the end is not logged.
         assert_eq!(logs[0], ["100, 400, 0, 0, 0", "200, 200, 1, 0, 0"]);
@@ -542,9 +548,9 @@ mod tests {
     #[test]
     fn rate_windows_without_io_give_no_line() {
         let ios = [
-            io(10 * MS, 0, 100),
-            io(350 * MS, 0, 100),
-            io(360 * MS, 1, 100),
+            io(10 * MS, Direction::Read, 100),
+            io(350 * MS, Direction::Read, 100),
+            io(360 * MS, Direction::Write, 100),
         ];
         let logs = record(100, false, &ios, 400 * MS);
         assert_eq!(
@@ -556,9 +562,14 @@ mod tests {
 
     #[test]
     fn a_window_ending_exactly_at_the_end_is_whole() {
-        let logs = record(100, false, &[io(50 * MS, 0, 100)], 100 * MS);
+        let logs = record(100, false, &[io(50 * MS, Direction::Read, 100)], 100 * MS);
         assert_eq!(logs[1], ["100, 10, 0, 0, 0"]);
-        let logs = record(100, false, &[io(50 * MS, 0, 100)], 100 * MS - 1);
+        let logs = record(
+            100,
+            false,
+            &[io(50 * MS, Direction::Read, 100)],
+            100 * MS - 1,
+        );
         assert!(logs[1].is_empty());
     }
 
@@ -567,10 +578,10 @@ mod tests {
         // fio 3.33 with rate_iops=4, log_avg_msec=100: IOs at 0, 250, 500 and 750 ms give
         // lines at 250 (the IOs at 0 and 250), 500 and 750; nothing is left for the end.
         let ios = [
-            io(0, 0, 7_000),
-            io(250 * MS, 0, 2_001),
-            io(500 * MS, 0, 3_000),
-            io(750 * MS + 400_000, 0, 4_000),
+            io(0, Direction::Read, 7_000),
+            io(250 * MS, Direction::Read, 2_001),
+            io(500 * MS, Direction::Read, 3_000),
+            io(750 * MS + 400_000, Direction::Read, 4_000),
         ];
         let logs = record(100, false, &ios, 1_000 * MS);
         assert_eq!(
@@ -590,12 +601,12 @@ mod tests {
         // direction has its own window: the first read, at 221 ms, closes the read window
         // that began at 0.
         let ios = [
-            io(10 * MS, 1, 100),
-            io(105 * MS, 1, 300),
-            io(150 * MS, 1, 1_000),
-            io(200 * MS, 1, 2_000),
-            io(220 * MS, 1, 17),
-            io(221 * MS, 0, 18),
+            io(10 * MS, Direction::Write, 100),
+            io(105 * MS, Direction::Write, 300),
+            io(150 * MS, Direction::Write, 1_000),
+            io(200 * MS, Direction::Write, 2_000),
+            io(220 * MS, Direction::Write, 17),
+            io(221 * MS, Direction::Read, 18),
         ];
         let logs = record(100, false, &ios, 230 * MS);
         assert_eq!(
@@ -614,7 +625,9 @@ mod tests {
     #[test]
     fn long_per_io_logs_are_written_in_chunks_and_lose_nothing() {
         let n = MAX_PENDING_ENTRIES as u64 * 2 + 3;
-        let ios: Vec<CompletedIo> = (0..n).map(|i| io(i * 1_000, 0, 100)).collect();
+        let ios: Vec<CompletedIo> = (0..n)
+            .map(|i| io(i * 1_000, Direction::Read, 100))
+            .collect();
         let sink = Shared::default();
         let mut recorder = IoLogRecorder::new(0, false);
         recorder.add_log(LogKind::Iops, "iops".to_string(), Box::new(sink.clone()));
@@ -643,7 +656,7 @@ mod tests {
             Box::new(Shared::default()),
         );
         recorder.add_log(LogKind::Clat, "x_clat.1.log".to_string(), Box::new(Full));
-        recorder.record(&io(MS, 0, 100));
+        recorder.record(&io(MS, Direction::Read, 100));
         let error = recorder.finish(MS).unwrap_err();
         assert_eq!(error.label, "x_clat.1.log");
         assert!(

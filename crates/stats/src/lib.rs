@@ -3,10 +3,9 @@
 //!
 //! This crate holds numbers only. It knows nothing of job specs or devices, so the runner can
 //! fill it on the hot path and the report crate can merge and present it; the log recorder
-//! writes fio's text lines to whatever `Write` the runner opened for it. Directions are
-//! addressed by index, [`READ`] (0) and [`WRITE`] (1), the same numbering as
-//! `diskmeter_workload::Direction::index()`; keeping the index here (rather than depending on the
-//! workload crate) keeps this crate a leaf that every other crate may use.
+//! writes fio's text lines to whatever `Write` the runner opened for it.
+//! Directions are [`Direction`]s of the shared vocabulary crate (`diskmeter_units`), the type
+//! the workload model uses too, so this crate stays a leaf that every other crate may use.
 #![forbid(unsafe_code)]
 #![warn(missing_docs)]
 
@@ -17,14 +16,11 @@ mod interval;
 mod iolog;
 mod worker;
 
+pub use diskmeter_units::Direction;
+
 pub use confidence::{batch_means, compare_means, mann_whitney_p, MeanEstimate, Verdict};
 pub use depth::{DepthDistribution, DEPTH_LABELS, SUBMIT_LABELS};
 pub use histogram::{HistogramError, LatencyHistogram, MAX_LATENCY_NS, SIGNIFICANT_DIGITS};
 pub use interval::{merge_series, IntervalDirection, IntervalRecorder, IntervalSample};
 pub use iolog::{CompletedIo, IoLogError, IoLogRecorder, LogKind, MAX_PENDING_ENTRIES};
 pub use worker::{CpuUsage, DirectionStats, WorkerStats};
-
-/// Index of the read direction in every two-element per-direction array of this crate.
-pub const READ: usize = 0;
-/// Index of the write direction in every two-element per-direction array of this crate.
-pub const WRITE: usize = 1;

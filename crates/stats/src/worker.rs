@@ -4,6 +4,7 @@
 use crate::depth::DepthDistribution;
 use crate::histogram::LatencyHistogram;
 use crate::interval::{merge_series, IntervalSample};
+use diskmeter_units::Direction;
 
 /// Counts and latencies of one direction (reads or writes) of one worker or merged workers.
 ///
@@ -112,21 +113,21 @@ impl WorkerStats {
         Self::default()
     }
 
-    /// Direction by index: [`crate::READ`] (0) or [`crate::WRITE`] (1); panics otherwise.
-    pub fn direction(&self, index: usize) -> &DirectionStats {
-        match index {
-            0 => &self.read,
-            1 => &self.write,
-            _ => panic!("direction index {index} is not 0 (read) or 1 (write)"),
+    /// The statistics of `direction`.
+    #[inline]
+    pub fn direction(&self, direction: Direction) -> &DirectionStats {
+        match direction {
+            Direction::Read => &self.read,
+            Direction::Write => &self.write,
         }
     }
 
-    /// Mutable direction by index: [`crate::READ`] (0) or [`crate::WRITE`] (1); panics otherwise.
-    pub fn direction_mut(&mut self, index: usize) -> &mut DirectionStats {
-        match index {
-            0 => &mut self.read,
-            1 => &mut self.write,
-            _ => panic!("direction index {index} is not 0 (read) or 1 (write)"),
+    /// The statistics of `direction`, to add to.
+    #[inline]
+    pub fn direction_mut(&mut self, direction: Direction) -> &mut DirectionStats {
+        match direction {
+            Direction::Read => &mut self.read,
+            Direction::Write => &mut self.write,
         }
     }
 
@@ -155,7 +156,8 @@ mod tests {
         a.runtime_ns = 5;
         a.cpu.user_ns = 10;
         let mut b = WorkerStats::new();
-        b.direction_mut(crate::READ).record_io(4096, 2_000, 8_000);
+        b.direction_mut(Direction::Read)
+            .record_io(4096, 2_000, 8_000);
         b.write.short_ios = 1;
         b.runtime_ns = 7;
         b.cpu.user_ns = 5;
@@ -163,7 +165,7 @@ mod tests {
         assert_eq!((a.read.ios, a.read.bytes), (2, 8192));
         assert_eq!(a.read.lat.min(), 10_000);
         assert_eq!(a.read.slat.mean(), 1_500.0);
-        assert_eq!(a.direction(crate::WRITE).short_ios, 1);
+        assert_eq!(a.direction(Direction::Write).short_ios, 1);
         assert_eq!((a.runtime_ns, a.cpu.user_ns), (7, 15));
     }
 }

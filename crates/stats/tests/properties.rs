@@ -1,7 +1,9 @@
 //! Property tests of the stats crate: merging is exact and percentiles honour the stated
 //! precision (0.1 % relative error for the 3-digit latency histogram).
 
-use diskmeter_stats::{merge_series, IntervalRecorder, LatencyHistogram, MAX_LATENCY_NS};
+use diskmeter_stats::{
+    merge_series, Direction, IntervalRecorder, LatencyHistogram, MAX_LATENCY_NS,
+};
 use proptest::prelude::*;
 
 /// Latencies spanning the interesting range, including 0 and values that saturate.
@@ -69,7 +71,7 @@ proptest! {
             let mut sorted = ios.to_vec();
             sorted.sort_by_key(|x| x.2);
             let mut r = IntervalRecorder::new(1_000_000_000);
-            for &(d, bytes, t) in &sorted { r.record(d, bytes, 1_000, t); }
+            for &(d, bytes, t) in &sorted { r.record(Direction::BOTH[d], bytes, 1_000, t); }
             r.finish(5_000_000_000)
         };
         let merged = merge_series(&series(&a), &series(&b));

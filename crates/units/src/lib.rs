@@ -10,6 +10,7 @@
 #![forbid(unsafe_code)]
 
 mod cpu;
+mod direction;
 mod error;
 mod format;
 mod number;
@@ -20,6 +21,7 @@ mod time;
 mod types;
 
 pub use cpu::{format_cpu_list, parse_cpu_list, MAX_CPU};
+pub use direction::Direction;
 pub use error::UnitError;
 pub use format::{
     format_bytes_binary, format_count, format_duration_ns, format_rate_binary, format_rate_decimal,

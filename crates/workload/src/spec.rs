@@ -5,40 +5,10 @@
 //! Field names follow fio's option names so a user can map one onto the other.
 
 use crate::patterns::{BlockSizeSpread, RandomDistribution};
+pub use diskmeter_units::Direction;
 use diskmeter_units::KbBase;
 use serde::{Deserialize, Serialize};
 use std::path::PathBuf;
-
-/// Read or write: the two directions every statistic is split by.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum Direction {
-    /// Data moves from the device to memory.
-    Read,
-    /// Data moves from memory to the device.
-    Write,
-}
-
-impl Direction {
-    /// Both directions, read first (the order fio prints them in).
-    pub const BOTH: [Direction; 2] = [Direction::Read, Direction::Write];
-
-    /// `"read"` or `"write"`.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Direction::Read => "read",
-            Direction::Write => "write",
-        }
-    }
-
-    /// 0 for read, 1 for write: the index into a [`PerDirection`].
-    pub fn index(self) -> usize {
-        match self {
-            Direction::Read => 0,
-            Direction::Write => 1,
-        }
-    }
-}
 
 /// A value kept separately for reads and writes, like fio's `bs=4k,64k`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]

@@ -3,7 +3,7 @@
 //! job in group 1, one of which failed.
 
 use diskmeter_report::{JobInput, RunInput, RunMeta, SteadyStateInput, TargetInfo};
-use diskmeter_stats::{CpuUsage, IntervalRecorder, WorkerStats, READ, WRITE};
+use diskmeter_stats::{CpuUsage, Direction, IntervalRecorder, WorkerStats};
 use diskmeter_workload::{JobSpec, PerDirection, RwMode};
 
 /// Start of the fixed run: fio printed "Mon Nov 23 14:20:08 2026" for this instant.
@@ -20,7 +20,7 @@ pub fn clat_ns(i: u64, base_ns: u64, seed: u64) -> u64 {
 /// One worker doing `ios` IOs of `bs` bytes evenly over `runtime_ns`, latencies from a fixed
 /// formula, so every figure of the report is reproducible.
 fn worker(
-    direction: usize,
+    direction: Direction,
     ios: u64,
     bs: u64,
     runtime_ns: u64,
@@ -38,7 +38,7 @@ fn worker(
         stats.depth.record(32);
         stats.depth.record_submit(if i % 4 == 0 { 1 } else { 8 });
         stats.depth.record_complete(8);
-        if direction == WRITE {
+        if direction == Direction::Write {
             // Rate-limited: the intended issue time is a little earlier than the real one.
             stats
                 .write
@@ -98,7 +98,7 @@ pub fn sample_input(partial: bool) -> RunInput {
             clone_index: clone,
             group_id: 0,
             stats: worker(
-                READ,
+                Direction::Read,
                 3_000,
                 4096,
                 3 * SEC - u64::from(clone) * 1_000_000,
@@ -116,7 +116,7 @@ pub fn sample_input(partial: bool) -> RunInput {
             clone_index: clone,
             group_id: 1,
             stats: worker(
-                WRITE,
+                Direction::Write,
                 1_000,
                 8192,
                 2 * SEC + SEC / 2,

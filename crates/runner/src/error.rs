@@ -1,0 +1,156 @@
+//! Why a run could not start or could not finish: [`RunError`] and the typed causes it
+//! carries (a throttle that cannot work, an IO that failed).
+
+use crate::safety::{describe_io_error, ProbeError, WriteRefusal};
+use diskmeter_units::{format_rate_binary, Direction};
+use std::path::PathBuf;
+
+/// Why a run could not start or could not finish.
+#[derive(Debug, thiserror::Error)]
+pub enum RunError {
+    /// A target cannot be used as asked.
+    #[error("{}: {message}", path.display())]
+    Target {
+        /// The file or device.
+        path: PathBuf,
+        /// What is wrong.
+        message: String,
+    },
+    /// A target could not be looked at.
+    #[error("{}: {source}", path.display())]
+    Probe {
+        /// The file or device.
+        path: PathBuf,
+        /// What went wrong.
+        #[source]
+        source: ProbeError,
+    },
+    /// Writing to a target could destroy data, and `--allow-destroy` was not given.
+    #[error("{}: {refusal}", path.display())]
+    Refused {
+        /// The file or device.
+        path: PathBuf,
+        /// Why it looks like it holds data.
+        refusal: WriteRefusal,
+    },
+    /// A job cannot run as specified.
+    #[error("job {job}: {message}")]
+    Job {
+        /// The job's name.
+        job: String,
+        /// What is wrong.
+        message: String,
+    },
+    /// The user stopped the run before the workers started.
+    #[error("interrupted")]
+    Interrupted,
+    /// The in-engine throttle cannot work as asked.
+    #[error("throttle: {0}")]
+    Throttle(#[from] ThrottleError),
+    /// A worker or monitor thread could not be started; no worker of the run did any IO.
+    #[error("cannot start a worker thread: {0}")]
+    Spawn(std::io::Error),
+    /// A worker thread panicked (a bug); its statistics are lost.
+    #[error("worker thread panicked")]
+    WorkerPanicked,
+    /// A worker could not be pinned to the job's CPUs (`cpus_allowed`).
+    #[error("job {job}: cannot pin to cpus_allowed ({source})")]
+    Affinity {
+        /// The job's name.
+        job: String,
+        /// The kernel's answer.
+        #[source]
+        source: std::io::Error,
+    },
+    /// The job's IO engine could not be built, or one of its calls failed.
+    #[error("job {job}: {source}")]
+    Engine {
+        /// The job's name.
+        job: String,
+        /// The engine's error.
+        #[source]
+        source: diskmeter_engine::EngineError,
+    },
+    /// An IO completed with an error.
+    #[error("job {job}: {io} failed: {}", describe_io_error(source))]
+    IoFailed {
+        /// The job's name.
+        job: String,
+        /// Which IO.
+        io: FailedIo,
+        /// The errno it completed with.
+        #[source]
+        source: std::io::Error,
+    },
+    /// A direction moved less than fio's `rate_min` over a `rate_cycle`.
+    #[error(
+        "job {job}: rate_min not met: {} moved {} over the last {window_ms} ms, below the \
+         minimum {} (fio ends such a job too)",
+        match direction { Direction::Read => "reads", Direction::Write => "writes" },
+        format_rate_binary(*moved_bytes_per_sec as f64),
+        format_rate_binary(*min_bytes_per_sec as f64)
+    )]
+    RateMinNotMet {
+        /// The job's name.
+        job: String,
+        /// The direction that fell short.
+        direction: Direction,
+        /// What it moved over the window, bytes per second.
+        moved_bytes_per_sec: u64,
+        /// The window, ms.
+        window_ms: u64,
+        /// The minimum, bytes per second.
+        min_bytes_per_sec: u64,
+    },
+}
+
+/// Why the in-engine throttle cannot work as asked.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum ThrottleError {
+    /// A cap of zero would stop all IO.
+    #[error("a {cap} cap of 0 would stop all IO")]
+    ZeroCap {
+        /// Which cap ("IOPS", "write bandwidth", ...).
+        cap: &'static str,
+    },
+}
+
+/// An IO that completed with an error.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum FailedIo {
+    /// A read or a write.
+    Transfer {
+        /// Read or write.
+        direction: Direction,
+        /// Bytes asked for.
+        len_bytes: u32,
+        /// Where in the file.
+        offset_bytes: u64,
+        /// The file or device.
+        path: PathBuf,
+    },
+    /// A file sync (`fsync`, `fdatasync`, `end_fsync`).
+    Sync {
+        /// The file or device.
+        path: PathBuf,
+    },
+}
+
+impl std::fmt::Display for FailedIo {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            FailedIo::Transfer {
+                direction,
+                len_bytes,
+                offset_bytes,
+                path,
+            } => write!(
+                f,
+                "{} of {len_bytes} bytes at offset {offset_bytes} of {}",
+                direction.as_str(),
+                path.display()
+            ),
+            FailedIo::Sync { path } => write!(f, "syncing {}", path.display()),
+        }
+    }
+}

@@ -1,0 +1,387 @@
+//! Choosing and issuing IO: what is due ([`Pacing`]: the rate schedule, an unlimited
+//! direction in between, or the read/write mix), the throttle's turn, offsets, buffer
+//! stamps, and the syncs of `fsync=N`, `fdatasync=N` and `end_fsync`.
+
+use super::{engine_error, mark_submitted, AfterIssue, HeldIo, SlotOp, SlotState, Worker};
+use crate::arrivals::PoissonGaps;
+use crate::clock::Clock;
+use crate::plan::WorkerPlan;
+use crate::RunError;
+use diskmeter_engine::{IoEngine, IoOp, IoUnit};
+use diskmeter_workload::{Direction, JobSpec};
+
+/// The rate schedule of fio's `rate_iops` and `rate`: each limited direction has its own
+/// intended issue times; an unlimited direction of a mixed job fills the time between.
+pub(super) struct Pacing {
+    /// Interval between IOs per direction, ns (`rate_iops`, or `rate` at the block size).
+    period_ns: [Option<u64>; 2],
+    /// A bandwidth cap paces each IO by its own size (sizes vary with bsrange/bssplit).
+    bytes_per_sec: [Option<u64>; 2],
+    /// Some direction the job does is limited.
+    pub(super) rate_limited: bool,
+    /// The direction a rate-limited mixed job issues between its limited IOs, if any.
+    free_running: Option<Direction>,
+    /// fio `rate_process=poisson`: exponential gaps with the period as their mean.
+    poisson: bool,
+    arrivals: PoissonGaps,
+    /// When the next IO of each direction is due.
+    next_intended_ns: [u64; 2],
+    /// Which directions are on a schedule (done by the job and limited).
+    scheduled: [bool; 2],
+}
+
+impl Pacing {
+    pub(super) fn new(job: &JobSpec, plan: &WorkerPlan, issues: [bool; 2]) -> Pacing {
+        let period_ns = [plan.rate_period_ns.read, plan.rate_period_ns.write];
+        let bytes_per_sec = Direction::BOTH.map(|d| {
+            job.rate_bytes_per_sec
+                .get(d)
+                .filter(|&r| r > 0 && job.rate_iops.get(d).is_none())
+        });
+        let scheduled = [0, 1].map(|d| issues[d] && period_ns[d].is_some());
+        Pacing {
+            period_ns,
+            bytes_per_sec,
+            rate_limited: scheduled.iter().any(|&s| s),
+            free_running: Direction::BOTH
+                .into_iter()
+                .find(|d| issues[d.index()] && period_ns[d.index()].is_none()),
+            poisson: job.rate_poisson,
+            arrivals: PoissonGaps::new(plan.seed),
+            next_intended_ns: [0; 2],
+            scheduled,
+        }
+    }
+
+    /// The schedule starts when the worker's clock does (the ramp is on it too).
+    pub(super) fn start(&mut self, t0: u64) {
+        self.next_intended_ns = [t0; 2];
+    }
+
+    /// True when `direction` is rate-limited, so its IOs have an intended issue time.
+    #[inline]
+    pub(super) fn is_limited(&self, direction: Direction) -> bool {
+        self.period_ns[direction.index()].is_some()
+    }
+
+    /// The gap after an IO of `len_bytes` in `direction`.
+    fn gap_ns(&self, direction: Direction, len_bytes: u64) -> u64 {
+        let d = direction.index();
+        match self.bytes_per_sec[d] {
+            Some(rate) => {
+                ((u128::from(len_bytes) * 1_000_000_000) / u128::from(rate)).max(1) as u64
+            }
+            None => self.period_ns[d].unwrap_or(0),
+        }
+    }
+}
+
+/// What the pacing says may go now.
+enum Due {
+    /// An IO in `direction` of `len_bytes`, intended at `intended_ns`.
+    Io {
+        direction: Direction,
+        intended_ns: u64,
+        len_bytes: u64,
+    },
+    /// Nothing before this time.
+    WaitUntil(u64),
+    /// Nothing at all.
+    Nothing,
+}
+
+/// An IO with its slot, ready for the engine.
+struct Ready {
+    slot: u32,
+    direction: Direction,
+    intended_ns: u64,
+    len_bytes: u64,
+    /// When the worker wanted it: its latency counts from here.
+    wanted_ns: u64,
+    /// When it was granted (its throttle turn, or now).
+    granted_ns: u64,
+}
+
+impl<C: Clock, E: IoEngine + ?Sized> Worker<'_, C, E> {
+    /// Fills free slots with what is due, up to a batch, and commits when more can follow at
+    /// once; otherwise leaves the batch queued for the reap to submit.
+    #[inline]
+    pub(super) fn issue(&mut self, now: u64) -> Result<AfterIssue, RunError> {
+        let mut wake_at: Option<u64> = None;
+        self.queue.just_queued.clear();
+        if self.stopping && self.queue.held.is_empty() {
+            return Ok(AfterIssue::Reap { wake_at });
+        }
+        while self.queue.just_queued.len() < self.shape.batch
+            && self.tally.issued_bytes < self.shape.io_limit_bytes
+        {
+            // A throttled IO whose turn has come goes first, the earliest turn first.
+            let ready = match self.take_due_held(now) {
+                Some(ready) => ready,
+                None => {
+                    if self.stopping || self.queue.free.is_empty() {
+                        break;
+                    }
+                    if let Some((op, file)) = self.syncs.pending {
+                        // A sync covers the writes before it: wait until they have completed,
+                        // then issue it alone.
+                        if self.queue.in_flight + self.queue.just_queued.len() > 0 {
+                            break;
+                        }
+                        let slot = self.queue.free.pop().unwrap_or_default();
+                        self.queue_sync(slot, SlotOp::Sync, op, file, now)?;
+                        self.queue.just_queued.push(slot);
+                        self.syncs.pending = None;
+                        break;
+                    }
+                    let (direction, intended_ns, len_bytes) = match self.pace(now) {
+                        Due::Io {
+                            direction,
+                            intended_ns,
+                            len_bytes,
+                        } => (direction, intended_ns, len_bytes),
+                        Due::WaitUntil(due) => {
+                            wake_at = Some(due);
+                            break;
+                        }
+                        Due::Nothing => break,
+                    };
+                    let slot = self.queue.free.pop().unwrap_or_default();
+                    if let Some(throttle) = self.throttle {
+                        // The IO takes its place in the shared queue now; if its turn is later
+                        // it waits in its slot, its clock already running from `now`.
+                        let turn_ns = throttle.reserve(direction, len_bytes, now);
+                        if turn_ns > now {
+                            self.queue.held.push(HeldIo {
+                                slot,
+                                direction,
+                                intended_ns,
+                                len_bytes,
+                                wanted_ns: now,
+                                turn_ns,
+                            });
+                            continue;
+                        }
+                    }
+                    Ready {
+                        slot,
+                        direction,
+                        intended_ns,
+                        len_bytes,
+                        wanted_ns: now,
+                        granted_ns: now,
+                    }
+                }
+            };
+            self.submit(ready, now)?;
+        }
+        if let Some(turn) = self.queue.held.iter().map(|h| h.turn_ns).min() {
+            wake_at = Some(wake_at.map_or(turn, |w| w.min(turn)));
+        }
+        let more_now = !self.queue.free.is_empty()
+            && wake_at.is_none()
+            && self.tally.issued_bytes < self.shape.io_limit_bytes
+            && !self.shape.synchronous;
+        if !self.queue.just_queued.is_empty() && more_now {
+            // Keep filling while slots are free and nothing asks us to wait.
+            self.engine
+                .commit()
+                .map_err(|e| engine_error(self.ctx.job, e))?;
+            let submitted = self.clock.now_ns();
+            let queue = &mut self.queue;
+            mark_submitted(&mut queue.slots, &queue.just_queued, submitted);
+            queue.in_flight += queue.just_queued.len();
+            self.tally.depth.record(queue.in_flight as u32);
+            return Ok(AfterIssue::IssueMore);
+        }
+        Ok(AfterIssue::Reap { wake_at })
+    }
+
+    /// The next IO the schedule allows at `now`: a limited direction whose time has come,
+    /// else the unlimited direction, else a wait; without limits, the mix's next pick.
+    #[inline]
+    fn pace(&mut self, now: u64) -> Due {
+        if !self.pace.rate_limited {
+            let direction = if self.mix.next_is_read() {
+                Direction::Read
+            } else {
+                Direction::Write
+            };
+            return Due::Io {
+                direction,
+                intended_ns: now,
+                len_bytes: self.sizes.next(direction),
+            };
+        }
+        // Each limited direction keeps its own schedule (so rates, not rwmixread, set the
+        // mix); an unlimited direction fills the time between.
+        let pace = &mut self.pace;
+        let earliest = Direction::BOTH
+            .into_iter()
+            .filter(|d| pace.scheduled[d.index()])
+            .min_by_key(|d| pace.next_intended_ns[d.index()]);
+        match (earliest, pace.free_running) {
+            (Some(direction), _) if pace.next_intended_ns[direction.index()] <= now => {
+                let due = pace.next_intended_ns[direction.index()];
+                let len_bytes = self.sizes.next(direction);
+                let period = pace.gap_ns(direction, len_bytes);
+                let gap = if pace.poisson {
+                    pace.arrivals.exponential_gap(period)
+                } else {
+                    period
+                };
+                pace.next_intended_ns[direction.index()] = due + gap;
+                Due::Io {
+                    direction,
+                    intended_ns: due,
+                    len_bytes,
+                }
+            }
+            (_, Some(direction)) => Due::Io {
+                direction,
+                intended_ns: now,
+                len_bytes: self.sizes.next(direction),
+            },
+            (Some(direction), None) => Due::WaitUntil(pace.next_intended_ns[direction.index()]),
+            (None, None) => Due::Nothing,
+        }
+    }
+
+    /// The held IO with the earliest turn, if its turn has come.
+    #[inline]
+    fn take_due_held(&mut self, now: u64) -> Option<Ready> {
+        let held = &mut self.queue.held;
+        if held.is_empty() {
+            return None;
+        }
+        let i = held
+            .iter()
+            .enumerate()
+            .filter(|(_, h)| h.turn_ns <= now)
+            .min_by_key(|(_, h)| h.turn_ns)
+            .map(|(i, _)| i)?;
+        let h = held.swap_remove(i);
+        Some(Ready {
+            slot: h.slot,
+            direction: h.direction,
+            intended_ns: h.intended_ns,
+            len_bytes: h.len_bytes,
+            wanted_ns: h.wanted_ns,
+            granted_ns: h.turn_ns,
+        })
+    }
+
+    /// Hands one read or write to the engine: its offset, its buffer's stamps, the syncs it
+    /// makes due, its slot's times.
+    #[inline]
+    fn submit(&mut self, io: Ready, now: u64) -> Result<(), RunError> {
+        let Ready {
+            slot,
+            direction,
+            intended_ns,
+            len_bytes,
+            wanted_ns,
+            granted_ns,
+        } = io;
+        // Like fio, the last IO is whole even if it passes the limit: a cut IO could break
+        // O_DIRECT alignment.
+        let (file, offset_bytes) = self
+            .offsets
+            .next(len_bytes, self.shape.align[direction.index()]);
+        if direction == Direction::Write {
+            if self.shape.scramble {
+                self.stamp(slot, len_bytes);
+            }
+            self.count_write_for_syncs(file);
+        }
+        self.queue.slots[slot as usize] = SlotState {
+            op: SlotOp::Transfer(direction),
+            len_bytes: len_bytes as u32,
+            offset_bytes,
+            file,
+            intended_ns,
+            issue_ns: wanted_ns,
+            granted_ns,
+            submit_ns: now,
+        };
+        self.engine
+            .queue(IoUnit {
+                op: match direction {
+                    Direction::Read => IoOp::Read,
+                    Direction::Write => IoOp::Write,
+                },
+                file,
+                offset_bytes,
+                len_bytes: len_bytes as u32,
+                slot,
+            })
+            .map_err(|e| engine_error(self.ctx.job, e))?;
+        self.queue.just_queued.push(slot);
+        // The size limit counts measured IO only: a fast device must not finish `size`
+        // inside the ramp and report nothing.
+        if now >= self.window.measure_start {
+            self.tally.issued_bytes += len_bytes;
+        }
+        Ok(())
+    }
+
+    /// Like fio's scramble_buffers: every written 512-byte sector (every chunk of a
+    /// compressible buffer) is unique, so deduplicating storage cannot make writes look
+    /// cheaper than they are.
+    #[inline]
+    fn stamp(&mut self, slot: u32, len_bytes: u64) {
+        let stamp = (self.tally.writes_issued ^ self.ctx.plan.seed).to_le_bytes();
+        self.tally.writes_issued += 1;
+        let (every, len) = (self.shape.stamp_every, self.shape.stamp_len);
+        let buffer = self.engine.buffer_mut(slot);
+        for sector in buffer[..len_bytes as usize].chunks_mut(every) {
+            let n = sector.len().min(len);
+            sector[..n].copy_from_slice(&stamp[..n]);
+        }
+    }
+
+    /// fio's `fsync=N` / `fdatasync=N`: every Nth write makes a sync of its file due.
+    #[inline]
+    fn count_write_for_syncs(&mut self, file: u32) {
+        let syncs = &mut self.syncs;
+        for (k, &(every, op)) in syncs.every.iter().enumerate() {
+            if every > 0 {
+                syncs.writes_since[k] += 1;
+                if syncs.writes_since[k] >= every {
+                    syncs.writes_since[k] = 0;
+                    syncs.pending = Some((op, file));
+                }
+            }
+        }
+    }
+
+    /// Queues a file sync (`op` is fsync or fdatasync) of `file` in `slot`.
+    pub(super) fn queue_sync(
+        &mut self,
+        slot: u32,
+        kind: SlotOp,
+        op: IoOp,
+        file: u32,
+        now: u64,
+    ) -> Result<(), RunError> {
+        self.queue.slots[slot as usize] = SlotState {
+            op: kind,
+            len_bytes: 0,
+            offset_bytes: 0,
+            file,
+            intended_ns: now,
+            issue_ns: now,
+            granted_ns: now,
+            submit_ns: now,
+        };
+        self.engine
+            .queue(IoUnit {
+                op,
+                file,
+                offset_bytes: 0,
+                len_bytes: 0,
+                slot,
+            })
+            .map_err(|e| engine_error(self.ctx.job, e))
+    }
+}

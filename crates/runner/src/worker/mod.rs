@@ -1,0 +1,537 @@
+//! One worker thread's IO loop: keep `iodepth` IOs in flight, pace them when rate-limited,
+//! time every IO, and count everything into the worker's statistics.
+//!
+//! The loop is a [`Worker`]: its state lives in fields and each pass is a few small steps
+//! of [`Worker::run`]: `issue` (with `pace` choosing what is due; in `issue.rs`), `reap` and
+//! `account` (in `account.rs`); the end of the run (stopping, IOs still waiting for their
+//! throttle turn, `end_fsync`) is in `end.rs`. The worker is generic over its [`Clock`] and
+//! its engine: in production the TSC clock and the boxed engine, in the unit tests
+//! (`tests.rs`) a manual clock and the null engine, so no test waits for real time.
+//!
+//! Timestamps are the runner's, taken around the engine calls, so every engine is measured
+//! the same way: issue (before `queue`), submitted (after `commit` returns) and completed
+//! (after `getevents` returns). slat = submitted - issue, clat = completed - submitted,
+//! lat = completed - issue. For rate-limited directions each IO also has an intended issue
+//! time on a fixed schedule; `lat_intended` = completed - intended, so a stall that delays
+//! issuing shows up in the latency instead of being hidden (no coordinated omission).
+//!
+//! Under the run's shared throttle ([`crate::throttle`]) an IO reserves its turn when a slot
+//! is free and waits in the slot until then; its issue time is when it was wanted, so the
+//! wait is in slat (clat for synchronous engines) and lat, as a throttled device's queue is.
+//!
+//! What counts: an IO is done inside the measured period when it was *granted* inside it,
+//! i.e. issued (or, under the throttle, given its turn) after the ramp and before the
+//! runtime ended. An IO still waiting for its turn when the runtime ends is not issued at
+//! all, so a cap holds at any runtime (the over-report of exactly `iodepth` IOs of issue 13).
+
+mod account;
+mod end;
+mod issue;
+#[cfg(test)]
+mod tests;
+
+use crate::clock::{Clock, TscClock};
+use crate::gate::StartGate;
+use crate::offsets::{FileRegion, MixChooser, OffsetGenerator, OffsetPattern};
+use crate::plan::{engine_choice, TargetPlan, WorkerPlan};
+use crate::sizes::SizeChooser;
+use crate::{LiveCounters, RunError};
+use diskmeter_engine::{sys, BufferFill, EngineConfig, IoCompletion, IoEngine, IoOp};
+use diskmeter_stats::{IoLogRecorder, WorkerStats};
+use diskmeter_workload::{Direction, JobSpec, RandomDistribution};
+use std::os::fd::RawFd;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::Arc;
+
+/// Per-second samples of the series.
+const INTERVAL_NS: u64 = 1_000_000_000;
+/// Longest sleep while waiting for a rate-limited IO's turn with IOs in flight: bounds how
+/// late a completion can be noticed (and so how much it can inflate a latency).
+const RATE_POLL_NS: u64 = 50_000;
+/// Longest single sleep with nothing in flight (slow rates): stop and deadline are checked
+/// at least this often.
+const MAX_SLEEP_NS: u64 = 10_000_000;
+
+/// What a slot holds.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum SlotOp {
+    /// A read or a write, counted in its direction.
+    Transfer(Direction),
+    /// A sync of `fsync=N` or `fdatasync=N`, counted in the sync statistics.
+    Sync,
+    /// A sync of `end_fsync`: like fio, not counted.
+    EndSync,
+}
+
+/// The IO in one slot, from its issue to its completion.
+#[derive(Debug, Clone, Copy)]
+struct SlotState {
+    op: SlotOp,
+    len_bytes: u32,
+    offset_bytes: u64,
+    file: u32,
+    /// When the rate schedule wanted it (rate-limited directions).
+    intended_ns: u64,
+    /// When the worker wanted to issue it: its latency counts from here.
+    issue_ns: u64,
+    /// When it was granted: issued, or given its turn by the throttle. Decides whether it
+    /// is counted inside the measured period.
+    granted_ns: u64,
+    /// When the engine had it.
+    submit_ns: u64,
+}
+
+impl Default for SlotState {
+    fn default() -> Self {
+        SlotState {
+            op: SlotOp::Transfer(Direction::Read),
+            len_bytes: 0,
+            offset_bytes: 0,
+            file: 0,
+            intended_ns: 0,
+            issue_ns: 0,
+            granted_ns: 0,
+            submit_ns: 0,
+        }
+    }
+}
+
+/// An IO waiting for its turn at the shared throttle: chosen, its tokens reserved, not yet
+/// submitted.
+#[derive(Debug, Clone, Copy)]
+struct HeldIo {
+    slot: u32,
+    direction: Direction,
+    intended_ns: u64,
+    len_bytes: u64,
+    /// When the worker wanted to issue it: its latency counts from here.
+    wanted_ns: u64,
+    /// When the throttle lets it go.
+    turn_ns: u64,
+}
+
+/// Everything a worker needs, borrowed from the executor.
+pub struct WorkerContext<'a> {
+    /// The worker's plan.
+    pub plan: &'a WorkerPlan,
+    /// Its job.
+    pub job: &'a JobSpec,
+    /// Its targets with their open descriptors.
+    pub targets: Vec<(RawFd, &'a TargetPlan)>,
+    /// Set by Ctrl-C / SIGTERM: stop issuing, drain, report (partial).
+    pub stop: &'a AtomicBool,
+    /// Set by a worker that failed: the others stop too (the run failed, it is not partial).
+    pub abort: &'a AtomicBool,
+    /// Progress counters for the live view.
+    pub live: &'a LiveCounters,
+    /// All workers start together (or none does, when a thread could not be started).
+    pub start: &'a StartGate,
+    /// Buffer alignment (the devices' logical block size, at least 4 KiB).
+    pub buffer_align_bytes: usize,
+    /// Sequential positions shared by every worker of the job (DiskSpd `-si`), one per file.
+    pub shared_positions: Option<Arc<[AtomicU64]>>,
+    /// fio's log files (`write_bw_log` and the like), if the job asks for any.
+    pub iolog: Option<&'a mut IoLogRecorder>,
+    /// Steady-state detection, if the job asks for it: counters the monitor samples, and
+    /// its flag to end the job once it is steady.
+    pub steady: Option<crate::monitor::SteadyHooks<'a>>,
+    /// The run's shared throttle, if it has caps.
+    pub throttle: Option<&'a crate::throttle::Throttle>,
+}
+
+/// What a worker hands back: its statistics and the error that ended it early, if any.
+pub struct WorkerOutcome {
+    /// Statistics of the measured period.
+    pub stats: WorkerStats,
+    /// Why the worker stopped early.
+    pub error: Option<RunError>,
+}
+
+/// Runs one worker to completion. Setup errors are returned after the start gate has
+/// opened, so siblings are never left waiting; when the gate is cancelled (a sibling thread
+/// could not be started) the worker does nothing.
+pub fn run_worker(mut ctx: WorkerContext<'_>) -> WorkerOutcome {
+    let iolog = ctx.iolog.take();
+    let engine = build_engine(&ctx);
+    let opened = ctx.start.wait();
+    let mut engine = match engine {
+        Ok(engine) if opened => engine,
+        Ok(_) => {
+            return WorkerOutcome {
+                stats: WorkerStats::new(),
+                error: None,
+            }
+        }
+        Err(error) => {
+            ctx.abort.store(true, Ordering::Relaxed);
+            return WorkerOutcome {
+                stats: WorkerStats::new(),
+                error: Some(error),
+            };
+        }
+    };
+    Worker::new(&ctx, engine.as_mut(), TscClock, iolog).run()
+}
+
+fn build_engine(ctx: &WorkerContext<'_>) -> Result<Box<dyn IoEngine>, RunError> {
+    if let Some(cpus) = &ctx.job.cpus_allowed {
+        sys::set_thread_affinity(cpus).map_err(|source| RunError::Affinity {
+            job: ctx.job.name.clone(),
+            source,
+        })?;
+    }
+    let config = EngineConfig {
+        choice: engine_choice(ctx.job.ioengine),
+        iodepth: ctx.plan.iodepth,
+        buffer_len_bytes: ctx.job.max_bs_bytes() as usize,
+        buffer_align_bytes: ctx.buffer_align_bytes,
+        fds: ctx.targets.iter().map(|(fd, _)| *fd).collect(),
+        fixed_buffers: ctx.job.fixedbufs,
+        register_files: ctx.job.registerfiles,
+        fill: match (ctx.job.zero_buffers, ctx.job.buffer_compress_percentage) {
+            (true, _) => BufferFill::Zero,
+            (false, Some(zero_percent)) => BufferFill::Compressible {
+                zero_percent,
+                chunk_bytes: u32::try_from(ctx.job.buffer_compress_chunk_bytes).unwrap_or(u32::MAX),
+            },
+            (false, None) => BufferFill::Random,
+        },
+        seed: ctx.plan.seed,
+    };
+    diskmeter_engine::open_engine(&config).map_err(|source| RunError::Engine {
+        job: ctx.job.name.clone(),
+        source,
+    })
+}
+
+/// What the job asks of the loop, read from the job and plan once.
+struct Shape {
+    /// IO happens inside `commit` (psync): no submission latency.
+    synchronous: bool,
+    /// IOs per submit call.
+    batch: usize,
+    /// Fewest completions a blocking reap waits for (fio `iodepth_batch_complete_min`).
+    complete_min: usize,
+    /// Which directions the job does, indexed by [`Direction::index`].
+    issues: [bool; 2],
+    /// Random offsets fall on these (fio `blockalign`), per direction.
+    align: [u64; 2],
+    /// Bytes to issue before stopping (size-based runs); `u64::MAX` for time-only limits.
+    io_limit_bytes: u64,
+    /// Stamp written sectors so every write is unique (fio `scramble_buffers`).
+    scramble: bool,
+    stamp_every: usize,
+    stamp_len: usize,
+}
+
+/// The measured period, on the worker's clock.
+#[derive(Debug, Clone, Copy, Default)]
+struct Window {
+    /// The ramp ends here: IOs granted before are not counted.
+    measure_start: u64,
+    /// The measured period ends here: IOs granted at or after are not counted.
+    measure_end: u64,
+    /// The load stops here (after DiskSpd's cool-down, which keeps it on uncounted).
+    deadline: Option<u64>,
+}
+
+impl Window {
+    /// True for an IO granted inside the measured period.
+    #[inline]
+    fn counts(&self, granted_ns: u64) -> bool {
+        granted_ns >= self.measure_start && granted_ns < self.measure_end
+    }
+}
+
+/// The queue: slots, IOs waiting for their throttle turn, and what is in flight.
+struct Queue {
+    slots: Vec<SlotState>,
+    /// IOs that have reserved their turn at the throttle and wait for it, each in its slot.
+    held: Vec<HeldIo>,
+    free: Vec<u32>,
+    completions: Vec<IoCompletion>,
+    /// Slots queued in this pass, not yet committed.
+    just_queued: Vec<u32>,
+    in_flight: usize,
+}
+
+/// fio's `fsync=N`, `fdatasync=N` and `end_fsync`.
+struct Syncs {
+    /// (every N writes, op) for fsync and fdatasync; N = 0 is off.
+    every: [(u32, IoOp); 2],
+    writes_since: [u32; 2],
+    /// A sync due once the writes before it have completed: (op, file).
+    pending: Option<(IoOp, u32)>,
+    end_done: bool,
+    end_next_file: u32,
+}
+
+/// The worker: one job clone's IO loop and everything it counts.
+pub(crate) struct Worker<'a, C: Clock, E: IoEngine + ?Sized> {
+    ctx: &'a WorkerContext<'a>,
+    engine: &'a mut E,
+    clock: C,
+    iolog: Option<&'a mut IoLogRecorder>,
+    /// The run's shared throttle (`ctx.throttle`, kept at hand for the hot path).
+    throttle: Option<&'a crate::throttle::Throttle>,
+    shape: Shape,
+    pace: issue::Pacing,
+    window: Window,
+    offsets: OffsetGenerator,
+    sizes: SizeChooser,
+    mix: MixChooser,
+    queue: Queue,
+    syncs: Syncs,
+    tally: account::Tally,
+    /// No new IO is chosen; in-flight IO drains.
+    stopping: bool,
+    /// What ended the worker early, if anything did.
+    failure: Option<RunError>,
+}
+
+/// What a pass of the loop does next after issuing.
+enum AfterIssue {
+    /// A batch was committed and slots are free: issue again.
+    IssueMore,
+    /// Reap (or wait), waking by this time when a rate or throttle turn is due.
+    Reap { wake_at: Option<u64> },
+}
+
+impl<'a, C: Clock, E: IoEngine + ?Sized> Worker<'a, C, E> {
+    /// A worker for `ctx` on `engine`, reading `clock`. Everything is allocated here, before
+    /// the clock starts: setup is not measured time.
+    pub(crate) fn new(
+        ctx: &'a WorkerContext<'a>,
+        engine: &'a mut E,
+        clock: C,
+        iolog: Option<&'a mut IoLogRecorder>,
+    ) -> Self {
+        let (job, plan) = (ctx.job, ctx.plan);
+        let depth = plan.iodepth.max(1) as usize;
+        let batch = plan.submit_batch.clamp(1, depth as u32) as usize;
+        let issues = [job.rw.reads(), job.rw.writes()];
+        // Random offsets fall on `blockalign`, by default the direction's smallest block size.
+        let align = Direction::BOTH.map(|d| {
+            job.blockalign_bytes
+                .get(d)
+                .unwrap_or(job.bs_bounds(d).0)
+                .max(1)
+        });
+        let scramble = !job.zero_buffers && job.buffer_compress_percentage != Some(100);
+        // Stamp each sector; in a compressible buffer only the random head of each chunk, so
+        // the stamps do not eat into the zeros.
+        let (stamp_every, stamp_len) = match job.buffer_compress_percentage {
+            Some(percent) => {
+                let chunk = match job.buffer_compress_chunk_bytes {
+                    0 => job.max_bs_bytes(),
+                    n => n,
+                } as usize;
+                (
+                    chunk.max(1),
+                    BufferFill::random_prefix_bytes(percent, chunk).min(8),
+                )
+            }
+            None => (512, 8),
+        };
+        let shape = Shape {
+            synchronous: engine.capabilities().synchronous,
+            batch,
+            complete_min: job.iodepth_batch_complete_min.max(1) as usize,
+            issues,
+            align,
+            io_limit_bytes: plan.io_limit_bytes.unwrap_or(u64::MAX),
+            scramble,
+            stamp_every,
+            stamp_len,
+        };
+        let pace = issue::Pacing::new(job, plan, issues);
+        if pace.rate_limited || ctx.throttle.is_some() {
+            clock.want_precise_sleeps();
+        }
+        let throttled = ctx.throttle.is_some();
+        Worker {
+            offsets: offsets_for(ctx, &shape),
+            sizes: SizeChooser::new(job, plan.seed),
+            mix: MixChooser::new(
+                if job.rw.is_mixed() {
+                    job.rwmixread
+                } else if job.rw.reads() {
+                    100
+                } else {
+                    0
+                },
+                plan.seed,
+            ),
+            queue: Queue {
+                slots: vec![SlotState::default(); depth],
+                held: Vec::with_capacity(if throttled { depth } else { 0 }),
+                free: (0..depth as u32).rev().collect(),
+                completions: Vec::with_capacity(depth),
+                just_queued: Vec::with_capacity(batch),
+                in_flight: 0,
+            },
+            syncs: Syncs {
+                every: [
+                    (job.fsync_every, IoOp::Fsync),
+                    (job.fdatasync_every, IoOp::Fdatasync),
+                ],
+                writes_since: [0; 2],
+                pending: None,
+                end_done: !(job.end_fsync && job.rw.writes()),
+                end_next_file: 0,
+            },
+            tally: account::Tally::new(job, issues),
+            pace,
+            shape,
+            window: Window::default(),
+            throttle: ctx.throttle,
+            ctx,
+            engine,
+            clock,
+            iolog,
+            stopping: false,
+            failure: None,
+        }
+    }
+
+    /// Runs the job to its end: start delay, ramp, measured period, drain, end syncs.
+    /// An engine error ends it at once with empty statistics; an IO error, `rate_min` or a
+    /// stop ends it after the in-flight IO has drained, with what was measured.
+    pub(crate) fn run(mut self) -> WorkerOutcome {
+        self.start_delay();
+        self.start();
+        match self.run_loop() {
+            Ok(()) => self.finish(),
+            Err(error) => WorkerOutcome {
+                stats: WorkerStats::new(),
+                error: Some(error),
+            },
+        }
+    }
+
+    /// fio's `startdelay`, in short slices so Ctrl-C is seen during a long delay.
+    fn start_delay(&self) {
+        if self.ctx.job.startdelay_ns == 0 {
+            return;
+        }
+        let until = self
+            .clock
+            .now_ns()
+            .saturating_add(self.ctx.job.startdelay_ns);
+        while !self.ctx.stop.load(Ordering::Relaxed) && self.clock.now_ns() < until {
+            let now = self.clock.now_ns();
+            self.clock.sleep_until(until.min(now + MAX_SLEEP_NS));
+        }
+    }
+
+    /// Starts the clock: the ramp, the measured period and the deadline are set from now.
+    fn start(&mut self) {
+        let job = self.ctx.job;
+        let t0 = self.clock.now_ns();
+        let measure_start = t0 + job.ramp_time_ns;
+        // The measured period ends at `measure_end`; DiskSpd's cool-down keeps the load on
+        // after it, uncounted, until `deadline`.
+        let measure_end = self
+            .ctx
+            .plan
+            .runtime_ns
+            .map_or(u64::MAX, |r| measure_start.saturating_add(r));
+        self.window = Window {
+            measure_start,
+            measure_end,
+            deadline: self
+                .ctx
+                .plan
+                .runtime_ns
+                .map(|_| measure_end.saturating_add(job.cooldown_ns)),
+        };
+        self.pace.start(t0);
+        self.tally.start(measure_start, job.ramp_time_ns == 0);
+    }
+
+    /// The loop: each pass issues what is due, then reaps and accounts what completed.
+    fn run_loop(&mut self) -> Result<(), RunError> {
+        loop {
+            let now = self.clock.now_ns();
+            self.tally.enter_measurement(now);
+            self.check_rate_min(now);
+            self.check_stop(now);
+            if self.stopping && !self.queue.held.is_empty() {
+                self.cancel_held(now);
+            }
+            let wake_at = match self.issue(now)? {
+                AfterIssue::IssueMore => continue,
+                AfterIssue::Reap { wake_at } => wake_at,
+            };
+            if self.queue.in_flight + self.queue.just_queued.len() == 0 {
+                if self.idle(wake_at)? {
+                    continue;
+                }
+                break;
+            }
+            let min = self.reap(wake_at)?;
+            self.account();
+            if min == 0 && self.queue.completions.is_empty() {
+                // Polling for a turn that is due soon: sleep a little, not until it.
+                if let Some(due) = wake_at {
+                    let now = self.clock.now_ns();
+                    self.clock.sleep_until(due.min(now + RATE_POLL_NS));
+                }
+            }
+            self.tally.publish(self.ctx);
+        }
+        Ok(())
+    }
+}
+
+/// The offset generator of a worker: its targets' regions, the job's pattern, and the grid
+/// random offsets fall on.
+fn offsets_for(ctx: &WorkerContext<'_>, shape: &Shape) -> OffsetGenerator {
+    let job = ctx.job;
+    let regions: Vec<FileRegion> = ctx
+        .targets
+        .iter()
+        .map(|(_, t)| FileRegion {
+            start_bytes: t.region_start_bytes,
+            len_bytes: t.region_len_bytes,
+        })
+        .collect();
+    let grid = Direction::BOTH
+        .into_iter()
+        .filter(|d| shape.issues[d.index()])
+        .map(|d| shape.align[d.index()])
+        .min()
+        .unwrap_or(4096);
+    let no_map = job.norandommap
+        || job.blockalign_bytes.read.is_some()
+        || job.blockalign_bytes.write.is_some();
+    let pattern = match (job.rw.is_random(), job.random_distribution, no_map) {
+        (false, _, _) => OffsetPattern::Sequential,
+        (true, RandomDistribution::Uniform, false) => OffsetPattern::RandomMap,
+        (true, RandomDistribution::Uniform, true) => OffsetPattern::Uniform,
+        (true, skewed, _) => OffsetPattern::Skewed(skewed),
+    };
+    let mut offsets = OffsetGenerator::new(&regions, pattern, grid, ctx.plan.seed)
+        .with_random_percent(job.percentage_random)
+        .with_offset_modifier(job.rw_offset_modifier);
+    if let Some(shared) = &ctx.shared_positions {
+        offsets = offsets.with_shared_positions(Arc::clone(shared));
+    }
+    offsets
+}
+
+/// Records when the engine had the slots of `queued`.
+#[inline]
+fn mark_submitted(slots: &mut [SlotState], queued: &[u32], submitted_ns: u64) {
+    for &slot in queued {
+        slots[slot as usize].submit_ns = submitted_ns;
+    }
+}
+
+/// The job's engine failed.
+fn engine_error(job: &JobSpec, source: diskmeter_engine::EngineError) -> RunError {
+    RunError::Engine {
+        job: job.name.clone(),
+        source,
+    }
+}
