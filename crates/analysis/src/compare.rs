@@ -272,12 +272,7 @@ fn step_value(result: &RunResult, direction: usize, figure: Figure) -> Option<f6
             })
         }
         Figure::P99Latency => match dirs.as_slice() {
-            [only] => only
-                .clat
-                .percentiles
-                .iter()
-                .find(|p| (p.percent - 99.0).abs() < 1e-9)
-                .map(|p| p.value_ns as f64 / 1000.0),
+            [only] => only.clat.percentile(99.0).map(|ns| ns as f64 / 1000.0),
             _ => None,
         },
     }

@@ -1,7 +1,7 @@
 //! `diskmeter diskspd [options] SWITCHES... TARGET...`: DiskSpd command lines, run by
 //! diskmeter's engine and reported in DiskSpd's text or XML layout.
 
-use crate::session::{self, DryRunPlans, Notes, Progress};
+use crate::session;
 use crate::{args, write_output, Status, UsageError};
 use clap::{Arg, ArgAction, ArgMatches, Command};
 use diskmeter_jobfile::diskspd::{self, Access, OutputForm};
@@ -48,7 +48,6 @@ pub fn main(matches: &ArgMatches) -> anyhow::Result<Status> {
     let profile = diskspd::parse(&args).map_err(|e| UsageError(e.to_string()))?;
     let quiet = args::quiet(matches);
     let settings = args::settings(matches)?;
-    let dry_run = settings.dry_run;
     let mut session = Session::open(settings)?;
     let mut batch = Batch::new(
         CommandKind::DiskSpd,
@@ -58,16 +57,7 @@ pub fn main(matches: &ArgMatches) -> anyhow::Result<Status> {
         }],
     );
     batch.name = Some(profile.command_line.clone());
-    let (mut notes, mut progress, mut plans) = (
-        Notes::new(quiet, None),
-        Progress::new(quiet),
-        DryRunPlans::new(None),
-    );
-    let outcome = if dry_run {
-        session.run(&batch, &mut [&mut plans])
-    } else {
-        session.run(&batch, &mut [&mut notes, &mut progress])
-    };
+    let outcome = session::run_on_terminal(&mut session, &batch, quiet, None, None);
     let written = match outcome.steps.first() {
         Some(step) => write_output(
             matches.get_one::<String>("output"),

@@ -1,7 +1,7 @@
 //! `diskmeter iometer`: Iometer access specifications, one after another, on a target (or a
 //! scenario table of them), each reported as a diskmeter run, then a summary table.
 
-use crate::session::{self, DryRunPlans, Notes, Progress};
+use crate::session;
 use crate::{args, write_output, Status, UsageError};
 use clap::{Arg, ArgAction, ArgMatches, Command};
 use diskmeter_jobfile::iometer::{self, Scenario, DEFAULT_FILE_SIZE};
@@ -166,16 +166,8 @@ pub fn main(matches: &ArgMatches) -> anyhow::Result<Status> {
             targets[step.index]
         ))
     };
-    let (mut notes, mut progress, mut plans) = (
-        Notes::new(quiet, Some(Box::new(announce))),
-        Progress::new(quiet),
-        DryRunPlans::new(None),
-    );
-    let outcome = if dry_run {
-        session.run(&batch, &mut [&mut plans])
-    } else {
-        session.run(&batch, &mut [&mut notes, &mut progress])
-    };
+    let outcome =
+        session::run_on_terminal(&mut session, &batch, quiet, Some(Box::new(announce)), None);
     let written = if dry_run {
         Ok(())
     } else {
@@ -219,13 +211,7 @@ fn summary(rows: &[Scenario], results: &[RunResult]) -> String {
             / ios;
         let p99 = [&job.read.lat, &job.write.lat]
             .iter()
-            .filter(|l| l.count > 0)
-            .filter_map(|l| {
-                l.percentiles
-                    .iter()
-                    .find(|p| (p.percent - 99.0).abs() < 1e-9)
-            })
-            .map(|p| p.value_ns)
+            .filter_map(|l| l.percentile(99.0))
             .max();
         let _ = writeln!(
             out,

@@ -1,7 +1,7 @@
 //! `diskmeter run`: fio's options on the command line or fio job files -> one step -> the
 //! orchestrator -> the report in the chosen format.
 
-use crate::session::{self, DryRunPlans, Notes, Progress};
+use crate::session;
 use crate::{args, jobfile, options, write_output, Status, UsageError};
 use clap::{Arg, ArgAction, ArgMatches, Command};
 use diskmeter_jobfile::fio::Unsupported;
@@ -51,7 +51,6 @@ pub fn main(matches: &ArgMatches) -> anyhow::Result<Status> {
     let quiet = args::quiet(matches);
     let mut jobs = jobs(matches, quiet)?;
     let settings = args::settings(matches)?;
-    let dry_run = settings.dry_run;
     let mut session = Session::open(settings)?;
     if let Some(device) = session.emulated_device() {
         for job in &mut jobs {
@@ -65,16 +64,7 @@ pub fn main(matches: &ArgMatches) -> anyhow::Result<Status> {
             jobs,
         }],
     );
-    let (mut notes, mut progress, mut plans) = (
-        Notes::new(quiet, None),
-        Progress::new(quiet),
-        DryRunPlans::new(None),
-    );
-    let outcome = if dry_run {
-        session.run(&batch, &mut [&mut plans])
-    } else {
-        session.run(&batch, &mut [&mut notes, &mut progress])
-    };
+    let outcome = session::run_on_terminal(&mut session, &batch, quiet, None, None);
     let written = match outcome.steps.first() {
         Some(step) => {
             let text = match matches

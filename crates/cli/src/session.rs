@@ -4,10 +4,11 @@
 
 use crate::progress::LiveProgress;
 use crate::Status;
-use diskmeter_orchestrator::{FinishedStep, LiveCounters};
 use diskmeter_orchestrator::{
-    Note, Outcome, OutcomeStatus, ProgressGoal, RunPlan, Sink, SinkError, StepContext,
+    Batch, Note, Outcome, OutcomeStatus, ProgressGoal, RunPlan, Session, Sink, SinkError,
+    StepContext,
 };
+use diskmeter_orchestrator::{FinishedStep, LiveCounters};
 use std::sync::Arc;
 
 /// A line announcing a step ("suite quick: step 2/5: ..."), or none.
@@ -108,6 +109,24 @@ impl Sink for DryRunPlans {
             println!("{line}");
         }
         print!("{}", describe_plan(plan));
+    }
+}
+
+/// Runs `batch` with the terminal sinks every command shows: in a dry run each step's plan
+/// (under `heading`), otherwise the notes (announcing each step with `announce`) and the
+/// live progress.
+pub(crate) fn run_on_terminal(
+    session: &mut Session,
+    batch: &Batch,
+    quiet: bool,
+    announce: Option<Announce>,
+    heading: Option<Announce>,
+) -> Outcome {
+    if session.settings().dry_run {
+        session.run(batch, &mut [&mut DryRunPlans::new(heading)])
+    } else {
+        let (mut notes, mut progress) = (Notes::new(quiet, announce), Progress::new(quiet));
+        session.run(batch, &mut [&mut notes, &mut progress])
     }
 }
 

@@ -2,7 +2,7 @@
 //! target (a test file diskmeter creates, a folder for it, or a block device) and prints the
 //! suite's table.
 
-use crate::session::{self, DryRunPlans, Notes, Progress};
+use crate::session;
 use crate::{args, write_output, Status, UsageError};
 use clap::{Arg, ArgAction, ArgMatches, Command};
 use diskmeter_orchestrator::{Batch, CommandKind, FinishedStep, Session, Step, StepContext};
@@ -166,16 +166,13 @@ pub fn main(matches: &ArgMatches) -> anyhow::Result<Status> {
             step.name()
         ))
     };
-    let (mut notes, mut progress, mut plans) = (
-        Notes::new(quiet, Some(Box::new(announce))),
-        Progress::new(quiet),
-        DryRunPlans::new(Some(Box::new(heading))),
+    let outcome = session::run_on_terminal(
+        &mut session,
+        &batch,
+        quiet,
+        Some(Box::new(announce)),
+        Some(Box::new(heading)),
     );
-    let outcome = if dry_run {
-        session.run(&batch, &mut [&mut plans])
-    } else {
-        session.run(&batch, &mut [&mut notes, &mut progress])
-    };
     let written = if dry_run {
         Ok(())
     } else {

@@ -245,6 +245,20 @@ pub struct LatencySummary {
     pub percentiles: Vec<Percentile>,
 }
 
+impl LatencySummary {
+    /// The latency of the listed percentile `percent` (e.g. 99.0), ns; `None` when the
+    /// job's `percentile_list` did not ask for it or nothing was recorded.
+    pub fn percentile(&self, percent: f64) -> Option<u64> {
+        if self.count == 0 {
+            return None;
+        }
+        self.percentiles
+            .iter()
+            .find(|p| (p.percent - percent).abs() < 1e-9)
+            .map(|p| p.value_ns)
+    }
+}
+
 /// One percentile of a latency distribution.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
 pub struct Percentile {

@@ -105,13 +105,7 @@ fn steps_table(run: &StoredRun) -> String {
             .jobs
             .iter()
             .flat_map(|j| [&j.read.clat, &j.write.clat])
-            .filter(|l| l.count > 0)
-            .filter_map(|l| {
-                l.percentiles
-                    .iter()
-                    .find(|p| (p.percent - 99.0).abs() < 1e-9)
-            })
-            .map(|p| p.value_ns)
+            .filter_map(|l| l.percentile(99.0))
             .max();
         let steady = r
             .jobs

@@ -5,7 +5,7 @@
 mod grid;
 mod render;
 
-use crate::session::{self, Notes};
+use crate::session;
 use crate::{args, write_output, Status, UsageError};
 use clap::{Arg, ArgMatches, Command};
 use diskmeter_analysis::SweepPoint;
@@ -125,10 +125,9 @@ pub fn main(matches: &ArgMatches) -> anyhow::Result<Status> {
     let outcome = if dry_run {
         session.run(&batch, &mut [&mut DryRunPoints { grid: &grid }])
     } else {
-        // Per-point notes would drown the table: the bar says where the sweep is.
-        let mut notes = Notes::new(true, None);
+        // No per-point notes, which would drown the table: the bar says where the sweep is.
         let mut bar = PointBar::new(quiet, grid.len());
-        session.run(&batch, &mut [&mut notes, &mut bar])
+        session.run(&batch, &mut [&mut bar])
     };
     let written = if dry_run {
         Ok(())

@@ -53,8 +53,8 @@ pub(super) fn sweep_point(result: &RunResult, bs_bytes: u64, qd: u32) -> SweepPo
             bytes += d.bw_bytes_per_sec;
             lat_weighted += d.lat.mean_ns * d.ios as f64;
             ios += d.ios;
-            if let Some(p) = d.lat.percentiles.iter().find(|p| p.percent == 99.0) {
-                p99 = p99.max(p.value_ns as f64);
+            if let Some(ns) = d.lat.percentile(99.0) {
+                p99 = p99.max(ns as f64);
             }
         }
     }
