@@ -18,7 +18,6 @@ mod rate;
 mod scalar;
 mod size;
 mod time;
-mod types;
 
 pub use cpu::{format_cpu_list, parse_cpu_list, MAX_CPU};
 pub use direction::Direction;
@@ -31,4 +30,3 @@ pub use rate::parse_rate;
 pub use scalar::{parse_bool, parse_float_list, parse_percent};
 pub use size::{format_size_suffix, parse_int, parse_size, KbBase};
 pub use time::{format_time_suffix, parse_time_ns, TimeUnit};
-pub use types::{Bytes, BytesPerSec, Iops, Nanos};
