@@ -24,7 +24,7 @@ pub use direction::Direction;
 pub use error::UnitError;
 pub use format::{
     format_bytes_binary, format_count, format_duration_ns, format_rate_binary, format_rate_decimal,
-    format_thousands,
+    format_scaled, format_thousands, Precision, Scale,
 };
 pub use rate::parse_rate;
 pub use scalar::{parse_bool, parse_float_list, parse_percent};
