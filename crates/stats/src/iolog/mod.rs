@@ -117,6 +117,9 @@ pub struct IoLogRecorder {
     avg_ms: u64,
     with_offset: bool,
     logs: Vec<IoLog>,
+    /// Completion time of the latest IO recorded, ms: an IO issued inside the measured period
+    /// may complete after its end, so this can be later than the end [`Self::finish`] gets.
+    last_completion_ms: u64,
 }
 
 impl std::fmt::Debug for IoLogRecorder {
@@ -138,6 +141,7 @@ impl IoLogRecorder {
             avg_ms,
             with_offset,
             logs: Vec::new(),
+            last_completion_ms: 0,
         }
     }
 
@@ -155,6 +159,7 @@ impl IoLogRecorder {
     #[inline]
     pub fn record(&mut self, io: &CompletedIo) {
         let now_ms = io.since_start_ns / 1_000_000;
+        self.last_completion_ms = now_ms;
         for log in &mut self.logs {
             log.record(io, now_ms);
         }
@@ -162,8 +167,13 @@ impl IoLogRecorder {
 
     /// Ends every log at `end_ns` (ns since measurement start), writes what is pending and
     /// flushes. Returns the first error of any log (each log stops at its own first error).
+    ///
+    /// The windows still open are stamped at the later of `end_ns` and the last completion
+    /// recorded, so no line is ever stamped before one already written: an IO completing
+    /// after the runtime (counted, with its real completion time) may have closed a window
+    /// after `end_ns`. fio stamps them when it finalizes its logs, after the last completion.
     pub fn finish(self, end_ns: u64) -> Result<(), IoLogError> {
-        let end_ms = end_ns / 1_000_000;
+        let end_ms = (end_ns / 1_000_000).max(self.last_completion_ms);
         let mut first_error = None;
         for mut log in self.logs {
             for entry in log.averaging.close(log.kind, end_ms).into_iter().flatten() {

@@ -208,6 +208,46 @@ fn latency_windows_restart_on_the_boundary_and_the_rest_is_logged_at_the_end() {
     assert_eq!(logs[4][0], "105, 10, 1, 0, 0");
 }
 
+/// An IO issued inside the measured period may complete after its end and is counted with
+/// its real completion time, so a latency window can be closed after the runtime. The open
+/// windows left at the end must then not be stamped at the runtime, before that line (the
+/// flaky "x_clat.1.log: time 1000 after 1007" of tests/fio_logs.rs): fio stamps them when it
+/// finalizes the logs, after the last completion; diskmeter at the later of the two.
+#[test]
+fn the_last_windows_are_never_stamped_before_a_line_already_written() {
+    let ios = [
+        io(950 * MS, Direction::Write, 500),
+        io(960 * MS, Direction::Write, 60),
+        io(990 * MS, Direction::Read, 100),
+        // Issued before the 1000 ms runtime, completed after it: closes the read window.
+        io(1_007 * MS, Direction::Read, 300),
+        io(1_008 * MS + 500_000, Direction::Read, 40),
+    ];
+    let logs = record(100, false, &ios, 1_000 * MS);
+    assert_eq!(
+        logs[2],
+        [
+            "950, 500, 1, 0, 0",
+            "990, 100, 0, 0, 0",
+            "1007, 300, 0, 0, 0",
+            "1008, 40, 0, 0, 0",
+            "1008, 60, 1, 0, 0"
+        ],
+        "the windows left open (a read and a write) are stamped at the last completion, \
+         1008 ms, not at the runtime, 1000"
+    );
+    // With nothing completed after the runtime, the end time stamps them as before.
+    let logs = record(100, false, &ios[..3], 1_000 * MS);
+    assert_eq!(
+        logs[2],
+        [
+            "950, 500, 1, 0, 0",
+            "990, 100, 0, 0, 0",
+            "1000, 60, 1, 0, 0"
+        ]
+    );
+}
+
 #[test]
 fn long_per_io_logs_are_written_in_chunks_and_lose_nothing() {
     let n = MAX_PENDING_ENTRIES as u64 * 2 + 3;

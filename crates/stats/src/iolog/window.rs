@@ -8,7 +8,9 @@
 //! * Latencies keep fio's inline averaging: a direction's window is closed by the first IO
 //!   that completes N ms or more after the window began; that IO is counted in it and its
 //!   time stamps the line, whose value is the mean rounded half up. What is left when the
-//!   worker ends is written stamped with the end time. The block size column is 0.
+//!   worker ends is written stamped with the end time: the runtime, or the last completion
+//!   if an IO issued inside the runtime completed after it (fio stamps them when it
+//!   finalizes the logs, after every completion). The block size column is 0.
 
 use super::per_io::saturate;
 use super::write::Entry;
