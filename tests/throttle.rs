@@ -368,10 +368,7 @@ fn a_sweep_under_the_throttle_finds_its_caps() {
 fn without_root_emulation_points_at_the_throttle() {
     common::isolate_history();
     let binary = assert_cmd::cargo::cargo_bin("diskmeter");
-    let root = std::fs::read_to_string("/proc/self/status")
-        .unwrap_or_default()
-        .lines()
-        .any(|l| l.starts_with("Uid:") && l.split_whitespace().nth(1) == Some("0"));
+    let root = common::is_root();
     // As root, the commands run as `nobody`; otherwise as they are.
     let as_user = |args: &[&str]| {
         let mut cmd = if root {

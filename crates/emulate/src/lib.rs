@@ -157,16 +157,9 @@ impl Emulation {
     }
 }
 
+/// Whether the process runs with root's effective uid (loop devices and cgroups need it).
 fn is_root() -> bool {
-    // The effective uid, read without unsafe code.
-    std::fs::read_to_string("/proc/self/status")
-        .ok()
-        .and_then(|s| {
-            s.lines()
-                .find(|l| l.starts_with("Uid:"))
-                .and_then(|l| l.split_whitespace().nth(2).map(|u| u == "0"))
-        })
-        .unwrap_or(false)
+    rustix::process::geteuid().is_root()
 }
 
 fn state_file(name: &str) -> PathBuf {

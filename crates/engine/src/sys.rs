@@ -1,11 +1,11 @@
 //! Safe wrappers for the few system calls the upper layers need that std does not offer:
-//! block-device ioctls, per-thread CPU usage, CPU affinity, fallocate, the monotonic clock,
-//! device numbers and the online CPU count. Living here keeps every other crate
+//! block-device ioctls, per-thread CPU usage, CPU affinity, timer slack and the monotonic
+//! clock, and the one `is_block_device` test of a path. Living here keeps every other crate
 //! `#![forbid(unsafe_code)]`.
 
 use std::io;
 use std::os::fd::{AsFd, AsRawFd};
-use std::os::unix::fs::{FileTypeExt, MetadataExt};
+use std::os::unix::fs::FileTypeExt;
 use std::path::Path;
 
 /// BLKGETSIZE64 = _IOR(0x12, 114, size_t); not exported by the libc crate.
@@ -125,25 +125,6 @@ pub fn set_timer_slack_ns(slack_ns: u64) -> io::Result<()> {
         return Err(io::Error::last_os_error());
     }
     Ok(())
-}
-
-/// Allocates `len` bytes at `offset` of the file open as `fd` (mode 0: extends the size),
-/// so a laid-out test file has real extents. EOPNOTSUPP on filesystems without it.
-pub fn fallocate(fd: impl AsFd, offset: u64, len: u64) -> io::Result<()> {
-    let too_big = || io::Error::from_raw_os_error(libc::EFBIG);
-    let offset = libc::off_t::try_from(offset).map_err(|_| too_big())?;
-    let len = libc::off_t::try_from(len).map_err(|_| too_big())?;
-    loop {
-        // SAFETY: plain system call on a live descriptor; no memory is passed.
-        let rc = unsafe { libc::fallocate(fd.as_fd().as_raw_fd(), 0, offset, len) };
-        if rc == 0 {
-            return Ok(());
-        }
-        let err = io::Error::last_os_error();
-        if err.raw_os_error() != Some(libc::EINTR) {
-            return Err(err);
-        }
-    }
 }
 
 /// The runner's clock, in nanoseconds on the CLOCK_MONOTONIC time line.
@@ -314,18 +295,6 @@ pub fn is_block_device(path: &Path) -> bool {
     std::fs::metadata(path).is_ok_and(|m| m.file_type().is_block_device())
 }
 
-/// (major, minor) of the block device at `path`, or of the device holding the file at
-/// `path`; None if it cannot be stat'ed. Used to find the /proc/diskstats line to sample.
-pub fn device_numbers(path: &Path) -> Option<(u32, u32)> {
-    let meta = std::fs::metadata(path).ok()?;
-    let dev = if meta.file_type().is_block_device() {
-        meta.rdev()
-    } else {
-        meta.dev()
-    };
-    Some((libc::major(dev), libc::minor(dev)))
-}
-
 /// Skips the calling test (which must then return) with `reason` on stderr; under CI
 /// (`CI=true`), where every test must run, fails it instead (as tests/common's `skip`).
 #[cfg(test)]
@@ -475,16 +444,11 @@ mod tests {
     }
 
     #[test]
-    fn file_device_numbers_and_fallocate() {
+    fn a_regular_file_is_not_a_block_device() {
         let file = tempfile::NamedTempFile::new_in(env!("CARGO_MANIFEST_DIR")).unwrap();
         assert!(!is_block_device(file.path()));
-        assert!(device_numbers(file.path()).is_some());
-        assert!(device_numbers(Path::new("/no/such/file")).is_none());
-        match fallocate(file.as_file(), 0, 1 << 20) {
-            Ok(()) => assert_eq!(file.as_file().metadata().unwrap().len(), 1 << 20),
-            Err(e) => assert_eq!(e.raw_os_error(), Some(libc::EOPNOTSUPP)),
-        }
-        // A regular file is not a block device: the ioctls refuse it.
+        assert!(!is_block_device(Path::new("/no/such/file")));
+        // The ioctls refuse it too.
         assert!(block_device_size_bytes(file.as_file()).is_err());
     }
 
@@ -508,6 +472,5 @@ mod tests {
         );
         // An unattached loop device has size 0; a real disk has more.
         let _ = block_device_size_bytes(&dev).unwrap();
-        assert!(device_numbers(path).is_some());
     }
 }

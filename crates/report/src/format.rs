@@ -1,50 +1,25 @@
-//! Human formatting of numbers with their units named: binary and decimal byte sizes and rates,
-//! latencies in the unit that suits them, counts with separators, and UTC timestamps.
+//! How the fio-style views write numbers with their units: a size or rate in binary and
+//! decimal units side by side, counts with separators, the latency unit of a table, runtimes,
+//! and UTC timestamps. The scaling into units is diskmeter-units' [`format_scaled`]; this
+//! module only composes it.
 
-/// Three significant figures without exponent: 1.23, 12.3, 123, 1234.
-fn sig3(value: f64) -> String {
-    let magnitude = value.abs();
-    if magnitude >= 100.0 || magnitude == 0.0 {
-        format!("{value:.0}")
-    } else if magnitude >= 10.0 {
-        format!("{value:.1}")
-    } else {
-        format!("{value:.2}")
-    }
-}
+use diskmeter_units::{format_scaled, Precision, Scale};
 
-/// Scales `value` by `step` through `units` until it is below one step (or units run out).
-fn scaled(value: f64, step: f64, units: &[&str]) -> String {
-    let mut value = value;
-    let mut unit = 0;
-    while value.abs() >= step && unit + 1 < units.len() {
-        value /= step;
-        unit += 1;
-    }
-    format!("{} {}", sig3(value), units[unit])
-}
-
-/// Bytes in binary units: "236 MiB".
-pub fn binary_bytes(bytes: f64) -> String {
-    scaled(bytes, 1024.0, &["B", "KiB", "MiB", "GiB", "TiB", "PiB"])
-}
-
-/// Bytes in decimal units: "247 MB".
-pub fn decimal_bytes(bytes: f64) -> String {
-    scaled(bytes, 1000.0, &["B", "kB", "MB", "GB", "TB", "PB"])
-}
-
-/// A size as fio prints it, binary first: "236 MiB (247 MB)".
+/// A size as fio prints it, binary first, three significant figures: "236 MiB (247 MB)".
 pub fn bytes_both(bytes: f64) -> String {
-    format!("{} ({})", binary_bytes(bytes), decimal_bytes(bytes))
+    format!(
+        "{} ({})",
+        format_scaled(bytes, Scale::BinaryBytes, Precision::ThreeFigures),
+        format_scaled(bytes, Scale::DecimalBytes, Precision::ThreeFigures)
+    )
 }
 
-/// A rate as fio prints it, binary first: "118 MiB/s (123 MB/s)".
+/// A rate as fio prints it, binary first, three significant figures: "118 MiB/s (123 MB/s)".
 pub fn rate_both(bytes_per_sec: f64) -> String {
     format!(
-        "{}/s ({}/s)",
-        binary_bytes(bytes_per_sec),
-        decimal_bytes(bytes_per_sec)
+        "{} ({})",
+        format_scaled(bytes_per_sec, Scale::BinaryRate, Precision::ThreeFigures),
+        format_scaled(bytes_per_sec, Scale::DecimalRate, Precision::ThreeFigures)
     )
 }
 
@@ -73,17 +48,6 @@ pub fn latency_unit(max_ns: f64) -> (&'static str, f64) {
     } else {
         ("sec", 1e9)
     }
-}
-
-/// A duration with its own unit: "641 ns", "52.2 us", "2.93 ms", "1.50 s".
-pub fn duration(ns: f64) -> String {
-    let (unit, scale) = match ns {
-        n if n < 1e3 => ("ns", 1.0),
-        n if n < 1e6 => ("us", 1e3),
-        n if n < 1e9 => ("ms", 1e6),
-        _ => ("s", 1e9),
-    };
-    format!("{} {unit}", sig3(ns / scale))
 }
 
 /// A runtime in seconds with millisecond precision: "2.001 s".
@@ -203,8 +167,8 @@ mod tests {
     fn sizes_and_rates_name_their_units() {
         assert_eq!(bytes_both(247_463_936.0), "236 MiB (247 MB)");
         assert_eq!(rate_both(209_715_200.0), "200 MiB/s (210 MB/s)");
-        assert_eq!(binary_bytes(512.0), "512 B");
-        assert_eq!(binary_bytes(1536.0), "1.50 KiB");
+        assert_eq!(bytes_both(512.0), "512 B (512 B)");
+        assert_eq!(bytes_both(1536.0), "1.50 KiB (1.54 kB)");
     }
 
     #[test]
@@ -216,11 +180,10 @@ mod tests {
     }
 
     #[test]
-    fn durations_pick_their_unit() {
-        assert_eq!(duration(641.0), "641 ns");
-        assert_eq!(duration(52_245.98), "52.2 us");
-        assert_eq!(duration(167_000_000.0), "167 ms");
+    fn latency_tables_pick_their_unit() {
         assert_eq!(latency_unit(2_930_600.0), ("usec", 1e3));
+        assert_eq!(latency_unit(9_999.0), ("nsec", 1.0));
+        assert_eq!(latency_unit(12_000_000_000.0), ("sec", 1e9));
     }
 
     #[test]

@@ -1,46 +1,132 @@
-//! Human-readable numbers for terminals and reports: `4.00 KiB`, `195.3 MiB/s`, `539.2 us`, `13.1k`.
+//! Human-readable numbers for terminals and reports: `4.00 KiB`, `195.3 MiB/s`, `539.2 us`,
+//! `13.1k`; the one place in diskmeter that scales a number into a unit.
 //!
-//! One precision rule everywhere, so columns line up and no value claims more digits than it
-//! has: two decimals below 10, one decimal from 10 up (`4.00 KiB`, `1.05 ms`, `195.3 MiB/s`,
-//! `10.0 s`). Values in the base unit that are whole (bytes, nanoseconds, small counts) print
-//! without decimals. Binary units always carry their IEC names (KiB, MiB/s) and decimal ones
-//! their SI names (kB, MB/s), whatever `kb_base` said about the input, as fio does for output.
+//! A value is divided by its scale's step (1024 or 1000) while it would *print* as one step
+//! or more, so 1023.97 KiB reads `1.00 MiB`, never `1024.0 KiB`. How many decimals it then
+//! gets is the [`Precision`]: diskmeter's own views use [`Precision::TwoThenOne`] so columns
+//! line up (`4.00 KiB`, `1.05 ms`, `195.3 MiB/s`, `10.0 s`); the fio-style summary uses
+//! [`Precision::ThreeFigures`] (`236 MiB (247 MB)`). Under either, a whole value in the base
+//! unit (bytes, nanoseconds, small counts) prints without decimals. Binary units always carry
+//! their IEC names (KiB, MiB/s) and decimal ones their SI names (kB, MB/s), whatever
+//! `kb_base` said about the input, as fio does for output.
 
-/// Binary byte units, in steps of 1024.
-const BINARY_BYTES: [&str; 7] = ["B", "KiB", "MiB", "GiB", "TiB", "PiB", "EiB"];
-/// Binary rate units, in steps of 1024.
-const BINARY_RATES: [&str; 7] = ["B/s", "KiB/s", "MiB/s", "GiB/s", "TiB/s", "PiB/s", "EiB/s"];
-/// Decimal rate units, in steps of 1000.
-const DECIMAL_RATES: [&str; 7] = ["B/s", "kB/s", "MB/s", "GB/s", "TB/s", "PB/s", "EB/s"];
-/// Duration units, in steps of 1000, from nanoseconds up to seconds.
-const DURATIONS: [&str; 4] = ["ns", "us", "ms", "s"];
-/// Count suffixes, in steps of 1000 (fio's `13.1k` IOPS).
-const COUNTS: [&str; 6] = ["", "k", "M", "G", "T", "P"];
+/// How many decimals a scaled value keeps.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Precision {
+    /// Two decimals below 10, one from 10 up: `4.00 KiB`, `195.3 MiB/s`, `1023.9 s`.
+    TwoThenOne,
+    /// Three significant figures, as fio's summary: `1.50 KiB`, `52.2 us`, `236 MiB`
+    /// (a value of 1000 or more in the largest unit keeps all its integer digits).
+    ThreeFigures,
+}
+
+impl Precision {
+    /// Decimals for `magnitude`, chosen on the value as it will print (9.996 prints `10.0`
+    /// under [`Precision::TwoThenOne`], not `10.00`; 99.96 prints `100` under
+    /// [`Precision::ThreeFigures`], not `100.0`).
+    fn decimals(self, magnitude: f64) -> usize {
+        let below = |limit: f64, places: usize| round_to(magnitude, places) < limit;
+        match self {
+            Precision::TwoThenOne if below(10.0, 2) => 2,
+            Precision::TwoThenOne => 1,
+            Precision::ThreeFigures if below(10.0, 2) => 2,
+            Precision::ThreeFigures if below(100.0, 1) => 1,
+            Precision::ThreeFigures => 0,
+        }
+    }
+}
+
+/// The units a value is scaled through: a step and the names, smallest first.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Scale {
+    /// Bytes in steps of 1024: B, KiB, MiB ... EiB.
+    BinaryBytes,
+    /// Bytes in steps of 1000: B, kB, MB ... EB.
+    DecimalBytes,
+    /// Bytes per second in steps of 1024: B/s, KiB/s, MiB/s ... EiB/s.
+    BinaryRate,
+    /// Bytes per second in steps of 1000: B/s, kB/s, MB/s ... EB/s.
+    DecimalRate,
+    /// Nanoseconds in steps of 1000 up to seconds, the largest unit: ns, us, ms, s.
+    Duration,
+    /// A count in steps of 1000, as fio's `13.1k` IOPS: (none), k, M, G, T, P.
+    Count,
+}
+
+impl Scale {
+    /// (step, unit names smallest first, separator between number and unit).
+    fn table(self) -> (f64, &'static [&'static str], &'static str) {
+        match self {
+            Scale::BinaryBytes => (
+                1024.0,
+                &["B", "KiB", "MiB", "GiB", "TiB", "PiB", "EiB"],
+                " ",
+            ),
+            Scale::DecimalBytes => (1000.0, &["B", "kB", "MB", "GB", "TB", "PB", "EB"], " "),
+            Scale::BinaryRate => (
+                1024.0,
+                &["B/s", "KiB/s", "MiB/s", "GiB/s", "TiB/s", "PiB/s", "EiB/s"],
+                " ",
+            ),
+            Scale::DecimalRate => (
+                1000.0,
+                &["B/s", "kB/s", "MB/s", "GB/s", "TB/s", "PB/s", "EB/s"],
+                " ",
+            ),
+            Scale::Duration => (1000.0, &["ns", "us", "ms", "s"], " "),
+            Scale::Count => (1000.0, &["", "k", "M", "G", "T", "P"], ""),
+        }
+    }
+}
+
+/// `value` in the largest unit of `scale` it prints as one or more of, with `precision`'s
+/// decimals: `format_scaled(247_463_936.0, Scale::BinaryBytes, Precision::ThreeFigures)` is
+/// `236 MiB`. Not-finite values print as Rust prints them, in the base unit.
+pub fn format_scaled(value: f64, scale: Scale, precision: Precision) -> String {
+    let (step, units, separator) = scale.table();
+    let first = units[0];
+    if !value.is_finite() {
+        return format!("{value}{separator}{first}");
+    }
+    let sign = if value < 0.0 { "-" } else { "" };
+    let mut magnitude = value.abs();
+    let mut unit = 0;
+    while unit + 1 < units.len() && round_to(magnitude, precision.decimals(magnitude)) >= step {
+        magnitude /= step;
+        unit += 1;
+    }
+    let name = units[unit];
+    if unit == 0 && magnitude.fract() == 0.0 {
+        return format!("{sign}{magnitude:.0}{separator}{name}");
+    }
+    let places = precision.decimals(magnitude);
+    format!("{sign}{magnitude:.places$}{separator}{name}")
+}
 
 /// A byte count in binary units: `512 B`, `4.00 KiB`, `1.00 GiB`.
 pub fn format_bytes_binary(bytes: u64) -> String {
-    scaled(bytes as f64, 1024.0, &BINARY_BYTES, " ")
+    format_scaled(bytes as f64, Scale::BinaryBytes, Precision::TwoThenOne)
 }
 
 /// A bandwidth in binary units: `195.3 MiB/s`.
 pub fn format_rate_binary(bytes_per_sec: f64) -> String {
-    scaled(bytes_per_sec, 1024.0, &BINARY_RATES, " ")
+    format_scaled(bytes_per_sec, Scale::BinaryRate, Precision::TwoThenOne)
 }
 
 /// A bandwidth in decimal (SI) units: `204.8 MB/s`.
 pub fn format_rate_decimal(bytes_per_sec: f64) -> String {
-    scaled(bytes_per_sec, 1000.0, &DECIMAL_RATES, " ")
+    format_scaled(bytes_per_sec, Scale::DecimalRate, Precision::TwoThenOne)
 }
 
 /// A duration: `850 ns`, `539.2 us`, `1.05 ms`, `10.0 s` (seconds are the largest unit, so a
 /// two-hour warm-up reads `7200.0 s`).
 pub fn format_duration_ns(ns: u64) -> String {
-    scaled(ns as f64, 1000.0, &DURATIONS, " ")
+    format_scaled(ns as f64, Scale::Duration, Precision::TwoThenOne)
 }
 
 /// A count such as IOPS: `950`, `13.1k`, `1.25M`.
 pub fn format_count(n: f64) -> String {
-    scaled(n, 1000.0, &COUNTS, "")
+    format_scaled(n, Scale::Count, Precision::TwoThenOne)
 }
 
 /// An integer with thousands separators: `1,234,567`.
@@ -56,37 +142,6 @@ pub fn format_thousands(value: u64) -> String {
         out.push(ch);
     }
     out
-}
-
-/// Divides `value` by `base` until it fits its unit and prints it by the module's precision rule.
-fn scaled(value: f64, base: f64, units: &[&str], separator: &str) -> String {
-    let first = units.first().copied().unwrap_or("");
-    if !value.is_finite() {
-        return format!("{value}{separator}{first}");
-    }
-    let sign = if value < 0.0 { "-" } else { "" };
-    let mut magnitude = value.abs();
-    let mut unit = 0;
-    // Promote while the value would *print* as `base` or more, so 1023.97 KiB reads 1.00 MiB.
-    while unit + 1 < units.len() && round_to(magnitude, decimals(magnitude)) >= base {
-        magnitude /= base;
-        unit += 1;
-    }
-    let name = units.get(unit).copied().unwrap_or("");
-    if unit == 0 && magnitude.fract() == 0.0 {
-        return format!("{sign}{magnitude:.0}{separator}{name}");
-    }
-    let places = decimals(magnitude);
-    format!("{sign}{magnitude:.places$}{separator}{name}")
-}
-
-/// Two decimals below 10 (after rounding), one from there up.
-fn decimals(magnitude: f64) -> usize {
-    if round_to(magnitude, 2) < 10.0 {
-        2
-    } else {
-        1
-    }
 }
 
 fn round_to(value: f64, places: usize) -> f64 {
@@ -153,5 +208,23 @@ mod tests {
         assert_eq!(format_count(1_250_000.0), "1.25M");
         assert_eq!(format_count(0.5), "0.50");
         assert_eq!(format_count(f64::INFINITY), "inf");
+    }
+
+    #[test]
+    fn three_figures_as_fio_summarises() {
+        let three = |v, scale| format_scaled(v, scale, Precision::ThreeFigures);
+        assert_eq!(three(247_463_936.0, Scale::BinaryBytes), "236 MiB");
+        assert_eq!(three(247_463_936.0, Scale::DecimalBytes), "247 MB");
+        assert_eq!(three(209_715_200.0, Scale::DecimalRate), "210 MB/s");
+        assert_eq!(three(1536.0, Scale::BinaryBytes), "1.50 KiB");
+        assert_eq!(three(512.0, Scale::BinaryBytes), "512 B");
+        assert_eq!(three(52_245.98, Scale::Duration), "52.2 us");
+        assert_eq!(three(167_000_000.0, Scale::Duration), "167 ms");
+        assert_eq!(three(-2000.0, Scale::DecimalRate), "-2.00 kB/s");
+        // Decided on the printed value: never "100.0" (four figures) nor "1024 KiB".
+        assert_eq!(three(99.96, Scale::Count), "100");
+        assert_eq!(three(1_048_500.0, Scale::BinaryBytes), "1.00 MiB");
+        // Seconds are the largest duration: more than 999 keeps its integer digits.
+        assert_eq!(three(7.2e12, Scale::Duration), "7200 s");
     }
 }

@@ -18,17 +18,15 @@ mod rate;
 mod scalar;
 mod size;
 mod time;
-mod types;
 
 pub use cpu::{format_cpu_list, parse_cpu_list, MAX_CPU};
 pub use direction::Direction;
 pub use error::UnitError;
 pub use format::{
     format_bytes_binary, format_count, format_duration_ns, format_rate_binary, format_rate_decimal,
-    format_thousands,
+    format_scaled, format_thousands, Precision, Scale,
 };
 pub use rate::parse_rate;
 pub use scalar::{parse_bool, parse_float_list, parse_percent};
 pub use size::{format_size_suffix, parse_int, parse_size, KbBase};
 pub use time::{format_time_suffix, parse_time_ns, TimeUnit};
-pub use types::{Bytes, BytesPerSec, Iops, Nanos};

@@ -95,6 +95,9 @@ proptest! {
         let _ = format_rate_binary(value);
         let _ = format_rate_decimal(value);
         let _ = format_count(value);
+        for scale in [Scale::BinaryBytes, Scale::DecimalRate, Scale::Duration, Scale::Count] {
+            let _ = format_scaled(value, scale, Precision::ThreeFigures);
+        }
     }
 
     /// The digits printed are the value in the named unit, rounded to the last digit shown:
@@ -115,6 +118,30 @@ proptest! {
         prop_assert_eq!(decimals, if shown < 10.0 { 2 } else { 1 }, "{}", text);
         let exact = bytes as f64 / 1024f64.powi(power);
         // Half of the last digit shown, with room for f64's own rounding of huge counts.
+        let half_digit = 0.5 * 10f64.powi(-decimals);
+        prop_assert!(
+            (shown - exact).abs() <= half_digit * (1.0 + 1e-9),
+            "{} for {} bytes = {} {}", text, bytes, exact, unit
+        );
+    }
+
+    /// The fio-style rule: three significant digits of the value in the named unit (two
+    /// decimals below 10, one below 100, none from there up), rounded to the last digit shown.
+    #[test]
+    fn three_figures_keep_three_significant_digits(raw in any::<u64>(), bits in 11u32..=60) {
+        let bytes = (raw >> (64 - bits)).max(1000);
+        let text = format_scaled(bytes as f64, Scale::DecimalBytes, Precision::ThreeFigures);
+        let (number, unit) = text.split_once(' ').unwrap();
+        let power = ["kB", "MB", "GB", "TB", "PB", "EB"]
+            .iter()
+            .position(|u| *u == unit)
+            .unwrap_or_else(|| panic!("{text}: unit {unit:?}")) as i32 + 1;
+        let shown: f64 = number.parse().unwrap();
+        let decimals = number.split_once('.').map_or(0, |(_, d)| d.len()) as i32;
+        prop_assert!((1.0..1000.0).contains(&shown), "{}", text);
+        let expected = if shown < 10.0 { 2 } else if shown < 100.0 { 1 } else { 0 };
+        prop_assert_eq!(decimals, expected, "{}", text);
+        let exact = bytes as f64 / 1000f64.powi(power);
         let half_digit = 0.5 * 10f64.powi(-decimals);
         prop_assert!(
             (shown - exact).abs() <= half_digit * (1.0 + 1e-9),
