@@ -9,10 +9,16 @@ use serde_json::Value;
 use std::process::{Child, Command, Stdio};
 use std::time::Duration;
 
+/// `diskmeter run --quiet --output-format=json ARGS` in `t`, its output piped.
 fn spawn(t: &TestDir, args: &[&str]) -> Child {
+    spawn_as(t, "json", args)
+}
+
+/// `diskmeter run --quiet --output-format=FORMAT ARGS` in `t`, its output piped.
+fn spawn_as(t: &TestDir, format: &str, args: &[&str]) -> Child {
     Command::new(assert_cmd::cargo::cargo_bin("diskmeter"))
         .current_dir(t.path())
-        .args(["run", "--quiet", "--output-format=json"])
+        .args(["run", "--quiet", &format!("--output-format={format}")])
         .args(args)
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
@@ -171,12 +177,10 @@ fn wait_for_worker(child: &Child, thread: &str) {
 #[test]
 fn stalls_are_visible_in_fio_compatible_json() {
     let t = TestDir::new();
-    let child = Command::new(assert_cmd::cargo::cargo_bin("diskmeter"))
-        .current_dir(t.path())
-        .args([
-            "run",
-            "--quiet",
-            "--output-format=fio-json",
+    let child = spawn_as(
+        &t,
+        "fio-json",
+        &[
             "--name=stall",
             "--ioengine=null",
             "--rw=randread",
@@ -185,11 +189,8 @@ fn stalls_are_visible_in_fio_compatible_json() {
             "--rate_iops=1000",
             "--runtime=3",
             "--time_based",
-        ])
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("start diskmeter");
+        ],
+    );
     wait_for_worker(&child, "dm-stall-0");
     // 600 ms, so that the 500 ms asked below holds whatever the two kill(1)s take to start.
     signal(&child, libc::SIGSTOP);
