@@ -134,7 +134,6 @@ pub fn main(matches: &ArgMatches) -> anyhow::Result<Status> {
     let rows = scenarios(matches).map_err(UsageError)?;
     let quiet = args::quiet(matches);
     let settings = args::settings(matches)?;
-    let dry_run = settings.dry_run;
     let json = matches
         .get_one::<String>("output-format")
         .map(String::as_str)
@@ -168,7 +167,7 @@ pub fn main(matches: &ArgMatches) -> anyhow::Result<Status> {
     };
     let outcome =
         session::run_on_terminal(&mut session, &batch, quiet, Some(Box::new(announce)), None);
-    let written = if dry_run {
+    let written = if outcome.dry_run {
         Ok(())
     } else {
         let results: Vec<RunResult> = outcome.results().cloned().collect();

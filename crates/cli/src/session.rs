@@ -153,6 +153,12 @@ pub(crate) fn conclude(outcome: Outcome, quiet: bool) -> anyhow::Result<Status> 
             "diskmeter: could not save the run in the history: {error} (--no-save runs without it)"
         );
     }
+    for (path, error) in &outcome.leftover_files {
+        eprintln!(
+            "diskmeter: could not remove the test file {}: {error}",
+            path.display()
+        );
+    }
     if outcome.interrupted {
         if outcome.steps.is_empty() {
             eprintln!("diskmeter: interrupted before the workers started; nothing was measured");

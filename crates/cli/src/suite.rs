@@ -113,7 +113,6 @@ pub fn main(matches: &ArgMatches) -> anyhow::Result<Status> {
     };
     let quiet = args::quiet(matches);
     let settings = args::settings(matches)?;
-    let dry_run = settings.dry_run;
     let mut options = suite_options(matches)?;
     let mut session = Session::open(settings)?;
     if let Some(device) = session.emulated_device() {
@@ -173,7 +172,7 @@ pub fn main(matches: &ArgMatches) -> anyhow::Result<Status> {
         Some(Box::new(announce)),
         Some(Box::new(heading)),
     );
-    let written = if dry_run {
+    let written = if outcome.dry_run {
         Ok(())
     } else {
         let results: Vec<RunResult> = outcome.results().cloned().collect();

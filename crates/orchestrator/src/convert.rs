@@ -88,17 +88,6 @@ fn kernel_hostname() -> String {
         .unwrap_or_default()
 }
 
-/// The names of a run's jobs, each once, for the history's listing.
-pub(crate) fn job_names(input: &RunInput) -> String {
-    let mut names: Vec<&str> = Vec::new();
-    for job in &input.jobs {
-        if !names.contains(&job.spec.name.as_str()) {
-            names.push(&job.spec.name);
-        }
-    }
-    names.join(",")
-}
-
 /// The first file or device a run used, for the history's listing.
 pub(crate) fn first_target(input: &RunInput) -> Option<std::path::PathBuf> {
     input

@@ -115,10 +115,7 @@ impl HistorySink {
                 let meta = &step.input.meta;
                 let header = RunHeader {
                     kind: batch.kind.as_str().to_string(),
-                    name: batch
-                        .name
-                        .clone()
-                        .unwrap_or_else(|| convert::job_names(&step.input)),
+                    name: batch.name.clone().unwrap_or_else(|| step.name.clone()),
                     target: target.display().to_string(),
                     command_line: batch.command_line.clone(),
                     host: HostFacts::collect(&target),

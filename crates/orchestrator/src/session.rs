@@ -89,7 +89,7 @@ impl Session {
             error: None,
             saved: None,
             history_error: None,
-            removed_files: Vec::new(),
+            leftover_files: Vec::new(),
         };
         let problems: Vec<_> = batch
             .steps
@@ -144,8 +144,10 @@ impl Session {
         }
         if !self.settings.keep_files && !self.settings.dry_run {
             for (path, existed) in batch.shared_files.iter().zip(preexisting) {
-                if !existed && path.is_file() && std::fs::remove_file(path).is_ok() {
-                    outcome.removed_files.push(path.clone());
+                if !existed && path.is_file() {
+                    if let Err(error) = std::fs::remove_file(path) {
+                        outcome.leftover_files.push((path.clone(), error));
+                    }
                 }
             }
         }

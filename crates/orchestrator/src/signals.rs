@@ -7,7 +7,7 @@
 //! batch is skipped, files are removed and what finished is saved. A second signal while
 //! stopping ends the process at once with 130 (128 + SIGINT), for a user who will not wait.
 
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::AtomicBool;
 use std::sync::{Arc, OnceLock};
 
 /// The exit status of a process ended by a second signal.
@@ -20,11 +20,6 @@ pub fn stop_flag() -> Result<Arc<AtomicBool>, std::io::Error> {
     STOP.get_or_init(|| install().map_err(|e| e.kind()))
         .clone()
         .map_err(std::io::Error::from)
-}
-
-/// True once Ctrl-C or SIGTERM has been received (false before any session opened).
-pub fn stop_requested() -> bool {
-    matches!(STOP.get(), Some(Ok(flag)) if flag.load(Ordering::Relaxed))
 }
 
 fn install() -> Result<Arc<AtomicBool>, std::io::Error> {

@@ -50,7 +50,8 @@ pub struct Step {
 pub struct Batch {
     /// Which command.
     pub kind: CommandKind,
-    /// The name the history lists (a suite's name); `None`: the job names of the first step.
+    /// The name the history lists (a suite's name); `None`: the first step's name (a plain
+    /// run's step is named after its jobs).
     pub name: Option<String>,
     /// The target the history lists; `None`: the first file or device the first step used.
     pub target: Option<PathBuf>,
@@ -123,8 +124,8 @@ pub struct Outcome {
     pub saved: Option<SavedRun>,
     /// Why it could not be saved in the history (the run itself is unaffected).
     pub history_error: Option<crate::history::HistorySaveError>,
-    /// Files the session removed at the end (its shared test files).
-    pub removed_files: Vec<PathBuf>,
+    /// Shared test files the session made but could not remove, with why.
+    pub leftover_files: Vec<(PathBuf, std::io::Error)>,
 }
 
 /// How a batch ended, from which the command's exit code follows.

@@ -78,7 +78,6 @@ pub fn main(matches: &ArgMatches) -> anyhow::Result<Status> {
     }
     let patterns = list(matches, "rw");
     let settings = args::settings(matches)?;
-    let dry_run = settings.dry_run;
     let session_target = match matches.get_one::<String>("target") {
         None => PathBuf::from(SWEEP_FILE),
         Some(p) if Path::new(p).is_dir() => Path::new(p).join(SWEEP_FILE),
@@ -122,14 +121,14 @@ pub fn main(matches: &ArgMatches) -> anyhow::Result<Status> {
     batch.name = Some(patterns.join(","));
     batch.target = Some(target.clone());
     batch.shared_files = vec![target.clone()];
-    let outcome = if dry_run {
+    let outcome = if session.settings().dry_run {
         session.run(&batch, &mut [&mut DryRunPoints { grid: &grid }])
     } else {
         // No per-point notes, which would drown the table: the bar says where the sweep is.
         let mut bar = PointBar::new(quiet, grid.len());
         session.run(&batch, &mut [&mut bar])
     };
-    let written = if dry_run {
+    let written = if outcome.dry_run {
         Ok(())
     } else {
         let text = results_text(matches, &patterns, &block_sizes, &grid, &target, &outcome);
