@@ -145,111 +145,93 @@ fn check(what: &str, run: &Interrupted, measured: usize, db: &Path, work: &TestD
     }
 }
 
-#[test]
-fn ctrl_c_at_a_random_moment_of_a_run_keeps_what_was_measured() {
-    let mut moments = Moments::new("run");
+/// Runs `diskmeter ARGS --quiet --output-format=json --db DB` [`TRIALS`] times in new
+/// folders, each interrupted at a random moment within `within` of its handler being
+/// installed, and [`check`]s each; `measured` reads from the JSON output how many steps'
+/// results it shows (an empty output shows none).
+fn interrupt_trials(what: &str, args: &[&str], within: Duration, measured: fn(&Value) -> usize) {
+    let mut moments = Moments::new(what);
     for trial in 0..TRIALS {
         let (work, history) = (TestDir::new(), TestDir::new());
         let db = history.path().join("history.db");
-        let args = [
-            "run",
+        let mut all = args.to_vec();
+        all.extend([
             "--quiet",
             "--output-format=json",
             "--db",
             db.to_str().unwrap(),
-            "--name=c",
-            "--rw=randrw",
-            "--bs=4k",
-            "--size=16m",
-            "--direct=1",
-            "--runtime=2",
-            "--time_based",
-        ];
-        let run = interrupt(work.path(), &args, moments.next(Duration::from_secs(2)));
-        let measured = if run.stdout.trim().is_empty() {
+        ]);
+        let run = interrupt(work.path(), &all, moments.next(within));
+        let shown = if run.stdout.trim().is_empty() {
             0
         } else {
-            let v: Value = serde_json::from_str(&run.stdout).expect("stdout is the JSON result");
-            assert_eq!(v["meta"]["partial"], true, "trial {trial}: {}", run.stdout);
-            1
+            let v: Value = serde_json::from_str(&run.stdout)
+                .unwrap_or_else(|e| panic!("{what}, trial {trial}: stdout is not JSON: {e}"));
+            measured(&v)
         };
-        check(&format!("run, trial {trial}"), &run, measured, &db, &work);
+        check(&format!("{what}, trial {trial}"), &run, shown, &db, &work);
     }
+}
+
+#[test]
+fn ctrl_c_at_a_random_moment_of_a_run_keeps_what_was_measured() {
+    let args = [
+        "run",
+        "--name=c",
+        "--rw=randrw",
+        "--bs=4k",
+        "--size=16m",
+        "--direct=1",
+        "--runtime=2",
+        "--time_based",
+    ];
+    interrupt_trials("run", &args, Duration::from_secs(2), |v| {
+        assert_eq!(v["meta"]["partial"], true, "{v}");
+        1
+    });
 }
 
 #[test]
 fn ctrl_c_at_a_random_moment_of_a_suite_keeps_the_finished_steps() {
-    let mut moments = Moments::new("suite");
-    for trial in 0..TRIALS {
-        let (work, history) = (TestDir::new(), TestDir::new());
-        let db = history.path().join("history.db");
-        let args = [
-            "suite",
-            "quick",
-            ".",
-            "--quiet",
-            "--output-format=json",
-            "--db",
-            db.to_str().unwrap(),
-            "--size=16m",
-            "--runtime=1",
-            "--no-auto-stop",
-        ];
-        // Eight steps of a second: the moment falls anywhere in the first six.
-        let run = interrupt(work.path(), &args, moments.next(Duration::from_secs(6)));
-        let measured = if run.stdout.trim().is_empty() {
-            0
-        } else {
-            let v: Value = serde_json::from_str(&run.stdout).expect("stdout is the suite JSON");
-            let steps = v["steps"].as_array().expect("steps").len();
-            assert!(steps < 8, "trial {trial}: the suite was not cut short");
-            steps
-        };
-        check(&format!("suite, trial {trial}"), &run, measured, &db, &work);
-    }
+    let args = [
+        "suite",
+        "quick",
+        ".",
+        "--size=16m",
+        "--runtime=1",
+        "--no-auto-stop",
+    ];
+    // Eight steps of a second: the moment falls anywhere in the first six.
+    interrupt_trials("suite", &args, Duration::from_secs(6), |v| {
+        let steps = v["steps"].as_array().expect("steps").len();
+        assert!(steps < 8, "the suite was not cut short");
+        steps
+    });
 }
 
 #[test]
 fn ctrl_c_at_a_random_moment_of_a_sweep_keeps_the_finished_points() {
-    let mut moments = Moments::new("sweep");
-    for trial in 0..TRIALS {
-        let (work, history) = (TestDir::new(), TestDir::new());
-        let db = history.path().join("history.db");
-        let args = [
-            "sweep",
-            ".",
-            "--quiet",
-            "--output-format=json",
-            "--db",
-            db.to_str().unwrap(),
-            "--qd=1,4,16",
-            "--bs=4k,64k",
-            "--point-time=400ms",
-            "--ramp=0",
-            "--size=16m",
-            "--charts=none",
-        ];
-        // Six points of 0.4 s.
-        let run = interrupt(
-            work.path(),
-            &args,
-            moments.next(Duration::from_millis(2200)),
-        );
-        let measured = if run.stdout.trim().is_empty() {
-            0
-        } else {
-            let v: Value = serde_json::from_str(&run.stdout).expect("stdout is the sweep JSON");
-            let points: usize = v["sweeps"]
-                .as_array()
-                .expect("sweeps")
-                .iter()
-                .map(|s| s["points"].as_array().map_or(0, Vec::len))
-                .sum();
-            assert!(points < 6, "trial {trial}: the sweep was not cut short");
-            points
-        };
-        check(&format!("sweep, trial {trial}"), &run, measured, &db, &work);
-    }
+    let args = [
+        "sweep",
+        ".",
+        "--qd=1,4,16",
+        "--bs=4k,64k",
+        "--point-time=400ms",
+        "--ramp=0",
+        "--size=16m",
+        "--charts=none",
+    ];
+    // Six points of 0.4 s.
+    interrupt_trials("sweep", &args, Duration::from_millis(2200), |v| {
+        let points: usize = v["sweeps"]
+            .as_array()
+            .expect("sweeps")
+            .iter()
+            .map(|s| s["points"].as_array().map_or(0, Vec::len))
+            .sum();
+        assert!(points < 6, "the sweep was not cut short");
+        points
+    });
 }
 
 #[test]

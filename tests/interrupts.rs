@@ -50,6 +50,22 @@ fn wait_for_file(t: &TestDir, name: &str, size: u64) {
     panic!("{name} never appeared");
 }
 
+/// Freezes the whole running process for 600 ms (the IOs due meanwhile are issued late;
+/// 600 so that the 500 ms the tests ask for holds whatever the two kill(1)s take to start),
+/// lets it finish, and returns its JSON output.
+fn frozen_for_600_ms(child: Child) -> Value {
+    signal(&child, libc::SIGSTOP);
+    std::thread::sleep(Duration::from_millis(600));
+    signal(&child, libc::SIGCONT);
+    let output = child.wait_with_output().unwrap();
+    assert!(
+        output.status.success(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    serde_json::from_slice(&output.stdout).unwrap()
+}
+
 #[test]
 fn a_stall_shows_in_latency_from_the_intended_time() {
     let t = TestDir::new();
@@ -67,17 +83,7 @@ fn a_stall_shows_in_latency_from_the_intended_time() {
         ],
     );
     wait_for_file(&t, "paced.0.0", 8 << 20);
-    // Freeze the whole process for 600 ms: the IOs due meanwhile are issued late.
-    signal(&child, libc::SIGSTOP);
-    std::thread::sleep(Duration::from_millis(600));
-    signal(&child, libc::SIGCONT);
-    let output = child.wait_with_output().unwrap();
-    assert!(
-        output.status.success(),
-        "{}",
-        String::from_utf8_lossy(&output.stderr)
-    );
-    let v: Value = serde_json::from_slice(&output.stdout).unwrap();
+    let v = frozen_for_600_ms(child);
     let read = &v["jobs"][0]["read"];
     let p99 = |summary: &Value| {
         summary["percentiles"]
@@ -192,17 +198,7 @@ fn stalls_are_visible_in_fio_compatible_json() {
         ],
     );
     wait_for_worker(&child, "dm-stall-0");
-    // 600 ms, so that the 500 ms asked below holds whatever the two kill(1)s take to start.
-    signal(&child, libc::SIGSTOP);
-    std::thread::sleep(Duration::from_millis(600));
-    signal(&child, libc::SIGCONT);
-    let output = child.wait_with_output().unwrap();
-    assert!(
-        output.status.success(),
-        "{}",
-        String::from_utf8_lossy(&output.stderr)
-    );
-    let v: Value = serde_json::from_slice(&output.stdout).unwrap();
+    let v = frozen_for_600_ms(child);
     let read = &v["jobs"][0]["read"];
     let intended = &read["diskmeter_lat_intended_ns"];
     let max_ns = intended["max"].as_u64().expect("max, ns");
