@@ -13,11 +13,13 @@
 
 #![forbid(unsafe_code)]
 
+mod capture;
 mod host;
 mod migrations;
 mod read;
 mod write;
 
+pub use capture::{StoredCapture, Warmup, CAPTURE_KIND};
 pub use host::{DeviceFacts, FilesystemFacts, HostFacts};
 pub use migrations::SCHEMA_VERSION;
 
@@ -52,6 +54,19 @@ pub enum HistoryError {
         /// Why.
         source: ReportError,
     },
+    /// A stored capture document did not parse (a damaged row).
+    #[error("history capture {run_id}: stored {what} is unreadable: {source}")]
+    DamagedCapture {
+        /// The capture's run id.
+        run_id: i64,
+        /// Which document.
+        what: &'static str,
+        /// Why.
+        source: serde_json::Error,
+    },
+    /// The run asked for is not a capture.
+    #[error("history run {0} is not a capture (diskmeter history --kind capture lists them)")]
+    NotACapture(i64),
     /// The database was written by a newer diskmeter.
     #[error("the history database has schema version {found}, newer than this diskmeter's {known}: use a newer diskmeter or another --db")]
     NewerSchema {

@@ -74,6 +74,33 @@ const MIGRATIONS: &[Migration] = &[
     // v3: the stored record (job file + result schema 2 instead of the internal JobSpec),
     // runs saved step by step (unfinished), the v2 rows kept in legacy_steps.
     Migration::Code(to_stored_record),
+    // v4: captures (a run of kind "capture": its samples and trace profiles) and warm-ups.
+    Migration::Sql(
+        "CREATE TABLE capture_samples (
+         run_id INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,
+         seq INTEGER NOT NULL,
+         start_unix_ms INTEGER NOT NULL,
+         duration_ms REAL NOT NULL,
+         sample_json TEXT NOT NULL,
+         PRIMARY KEY (run_id, seq)
+     );
+     CREATE TABLE capture_traces (
+         run_id INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,
+         device TEXT NOT NULL,
+         profile_json TEXT NOT NULL,
+         PRIMARY KEY (run_id, device)
+     );
+     CREATE TABLE warmups (
+         id INTEGER PRIMARY KEY,
+         target TEXT NOT NULL,
+         device TEXT NOT NULL,
+         file TEXT NOT NULL,
+         warmed_unix_ms INTEGER NOT NULL,
+         boot_id TEXT NOT NULL,
+         run_id INTEGER REFERENCES runs(id) ON DELETE SET NULL
+     );
+     CREATE INDEX warmups_by_file ON warmups(file);",
+    ),
 ];
 
 /// The schema version this build writes.

@@ -122,7 +122,7 @@ fn insert_run(tx: &Transaction<'_>, header: &RunHeader) -> Result<i64, HistoryEr
 }
 
 /// Fails unless `run_id` exists and is not finished.
-fn require_unfinished(tx: &Transaction<'_>, run_id: i64) -> Result<(), HistoryError> {
+pub(crate) fn require_unfinished(tx: &Transaction<'_>, run_id: i64) -> Result<(), HistoryError> {
     let unfinished: Option<bool> = tx
         .query_row(
             "SELECT unfinished FROM runs WHERE id = ?1",

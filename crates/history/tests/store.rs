@@ -305,3 +305,72 @@ fn sigkill_in_the_middle_of_saves_leaves_a_readable_database_without_half_runs()
         }
     }
 }
+
+#[test]
+fn a_capture_keeps_its_samples_and_trace_and_lists_as_a_run() {
+    use diskmeter_capture::{CaptureSample, SystemInterval, TraceProfile};
+    let dir = tempfile::tempdir().unwrap();
+    let mut store = HistoryStore::open(&dir.path().join("h.db")).unwrap();
+    let header = diskmeter_history::RunHeader {
+        kind: diskmeter_history::CAPTURE_KIND.into(),
+        name: "vda".into(),
+        target: "vda".into(),
+        command_line: "diskmeter capture".into(),
+        host: diskmeter_history::HostFacts::default(),
+        started_unix_ms: 1_000,
+        diskmeter_version: "t".into(),
+        hostname: "h".into(),
+    };
+    let id = store.begin_run(&header).unwrap();
+    let system = SystemInterval {
+        cpu_busy_percent: 1.0,
+        cpu_user_percent: 0.5,
+        cpu_system_percent: 0.5,
+        cpu_iowait_percent: 0.0,
+        memory_used_bytes: 1,
+        memory_total_bytes: 2,
+        memory_cached_bytes: 0,
+        io_pressure_some_percent: None,
+        io_pressure_full_percent: None,
+    };
+    for i in 0..3 {
+        let sample = CaptureSample {
+            start_unix_ms: 1_000 + i * 1_000,
+            duration_ms: 1_000.0,
+            devices: vec![],
+            system: system.clone(),
+        };
+        assert_eq!(store.append_capture_sample(id, &sample).unwrap(), i);
+    }
+    let profile = TraceProfile {
+        device: "vda".into(),
+        device_bytes: None,
+        duration_ns: 1,
+        ios: 0,
+        lost_events: 0,
+        read: Default::default(),
+        write: Default::default(),
+        random_fraction: 0.0,
+        queue_depth: Default::default(),
+        interarrival_ns: Default::default(),
+        hot_set: Default::default(),
+        processes: vec![],
+        iolog_path: None,
+    };
+    store.save_trace_profile(id, &profile).unwrap();
+    store
+        .finish_run(
+            id,
+            &diskmeter_history::RunEnd {
+                finished_unix_ms: 4_000,
+                partial: false,
+                summary: Some("3 samples".into()),
+            },
+        )
+        .unwrap();
+    let capture = store.load_capture(id).unwrap();
+    assert_eq!(capture.samples.len(), 3);
+    assert_eq!(capture.traces, vec![profile]);
+    assert_eq!(store.newest_capture_id().unwrap(), Some(id));
+    assert!(!capture.summary.unfinished);
+}
