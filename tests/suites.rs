@@ -214,3 +214,146 @@ fn suite_cloud_expect_do_high_cpu_expects_6000_random_write_iops() {
     assert!(row("random read").contains("6,000+ IOPS"), "{out}");
     assert!(!out.contains("~5,000 IOPS"), "{out}");
 }
+
+/// The numbers of a table row (`| name | 1,234 | 5.67 | ...`), commas removed; cells
+/// that are not numbers (latencies, dashes) are skipped.
+fn row_numbers(out: &str, row: &str) -> Vec<f64> {
+    let line = out
+        .lines()
+        .find(|l| l.starts_with(&format!("| {row}")))
+        .unwrap_or_else(|| panic!("no row {row}:\n{out}"));
+    line.split('|')
+        .skip(2)
+        .filter_map(|cell| cell.trim().replace(',', "").parse().ok())
+        .collect()
+}
+
+#[test]
+fn a_mixed_scenario_shows_read_write_and_combined_figures() {
+    let dir = TestDir::new();
+    let assert = suite(&dir)
+        .args([
+            "max-mixed-iops",
+            "--ioengine=null",
+            "--runtime=1",
+            "--numjobs=1",
+        ])
+        .assert()
+        .success()
+        .stdout(predicate::str::contains("total IOPS"))
+        .stdout(predicate::str::contains("total MiB/s"));
+    let out = String::from_utf8(assert.get_output().stdout.clone()).unwrap();
+    // read IOPS, read MiB/s, write IOPS, write MiB/s, total IOPS, total MiB/s
+    let n = row_numbers(&out, "max mixed IOPS");
+    assert_eq!(n.len(), 6, "{out}");
+    assert!((n[0] + n[2] - n[4]).abs() <= 2.0, "IOPS add up: {n:?}");
+    assert!((n[1] + n[3] - n[5]).abs() <= 0.02, "MiB/s add up: {n:?}");
+    // A step that only reads has no combined columns.
+    suite(&dir)
+        .args(["max-read-iops", "--ioengine=null", "--runtime=1"])
+        .assert()
+        .success()
+        .stdout(predicate::str::contains("total IOPS").not());
+}
+
+#[test]
+fn warm_up_keeps_its_file_records_it_and_cached_read_suites_ask_for_it() {
+    let _turn = real_io();
+    let dir = TestDir::new();
+    let db = dir.path().join("history.db");
+    let db = db.to_str().unwrap();
+    let run = |args: &[&str]| {
+        let mut cmd = Command::cargo_bin("diskmeter").expect("binary");
+        cmd.current_dir(dir.path())
+            .arg("suite")
+            .args(args)
+            .args(["--db", db, "--size=16m"]);
+        cmd
+    };
+    // Never warmed: the cached-read suite says so before it starts.
+    run(&[
+        "max-read-iops",
+        "cold.dat",
+        "--runtime=1",
+        "--numjobs=1",
+        "--iodepth=4",
+    ])
+    .assert()
+    .success()
+    .stderr(predicate::str::contains(
+        "cold.dat has not been warmed since the last boot",
+    ));
+    // The warm-up keeps its file and records it as warm in this boot.
+    run(&[
+        "warmup",
+        "warm.dat",
+        "--runtime=1",
+        "--numjobs=1",
+        "--iodepth=4",
+    ])
+    .assert()
+    .success()
+    .stdout(predicate::str::contains(
+        "kept warm.dat warm in the host cache",
+    ));
+    assert!(
+        dir.path().join("warm.dat").exists(),
+        "the warmed file is kept"
+    );
+    run(&[
+        "max-read-iops",
+        "warm.dat",
+        "--runtime=1",
+        "--numjobs=1",
+        "--iodepth=4",
+    ])
+    .assert()
+    .success()
+    .stderr(predicate::str::contains("warm.dat was warmed in this boot"));
+    assert!(
+        dir.path().join("warm.dat").exists(),
+        "a suite leaves a file it did not make"
+    );
+    // --warmup chains the warm-up: two runs, the warm-up first.
+    run(&[
+        "max-read-iops",
+        "chained.dat",
+        "--warmup",
+        "--warmup-runtime=1",
+        "--runtime=1",
+        "--numjobs=1",
+        "--iodepth=4",
+    ])
+    .assert()
+    .success()
+    .stdout(predicate::str::contains("| cache warm-up"))
+    .stderr(predicate::str::contains("has not been warmed").not());
+    let listed = Command::cargo_bin("diskmeter")
+        .unwrap()
+        .args(["history", "--db", db, "--format=json"])
+        .output()
+        .unwrap();
+    let runs: serde_json::Value = serde_json::from_slice(&listed.stdout).unwrap();
+    let names: Vec<&str> = runs
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        names,
+        [
+            "max-read-iops",
+            "warmup",
+            "max-read-iops",
+            "warmup",
+            "max-read-iops"
+        ],
+        "newest first"
+    );
+    // --warmup is for the suites that read from a cached volume.
+    run(&["quick", "--warmup", "--dry-run"])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("max-read-iops"));
+}

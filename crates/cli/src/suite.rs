@@ -5,9 +5,11 @@
 use crate::session;
 use crate::{args, write_output, Status, UsageError};
 use clap::{Arg, ArgAction, ArgMatches, Command};
-use diskmeter_orchestrator::{Batch, CommandKind, FinishedStep, Session, Step, StepContext};
+use diskmeter_orchestrator::{
+    Batch, CommandKind, FinishedStep, Session, Step, StepContext, Warmth,
+};
 use diskmeter_report::RunResult;
-use diskmeter_suites::{expect, table, SuiteOptions, SUITES};
+use diskmeter_suites::{expect, table, CacheRole, SuiteOptions, SUITES};
 use diskmeter_units::{format_bytes_binary, parse_size, KbBase};
 use std::fmt::Write;
 use std::path::{Path, PathBuf};
@@ -27,7 +29,10 @@ pub fn command() -> Command {
              and the results come as one table. TARGET is a file (created, laid out once for \
              every step and removed at the end unless --keep), a folder (the file \
              diskmeter-suite.dat in it) or a block device (the safety rules of `diskmeter run` \
-             apply); by default the file diskmeter-suite.dat in the current folder, 1 GiB \
+             apply). The warmup suite keeps its file (warming it is the point) and records in \
+             the history that it is warm in this boot; the suites that read from a cached \
+             volume say before they start when their read target was not warmed since the \
+             last boot, and --warmup runs the warm-up first; by default the file diskmeter-suite.dat in the current folder, 1 GiB \
              (--size), or a quarter of the free space when that is less. --list shows every \
              suite with its steps; --dry-run prints each step's jobs.\n\n\
              Exit codes: 0 ok; 1 a step failed or the run was interrupted; 2 usage error.",
@@ -77,6 +82,19 @@ pub fn command() -> Command {
                 .help("Print a guide's expected figures beside the measured ones (cloud suite)"),
         )
         .arg(
+            Arg::new("warmup")
+                .long("warmup")
+                .action(ArgAction::SetTrue)
+                .help("Before a suite that reads from a cached volume (max-read-iops, max-mixed-iops, max-throughput, max-mixed-throughput), run the warm-up suite on its read target"),
+        )
+        .arg(
+            Arg::new("warmup-runtime")
+                .long("warmup-runtime")
+                .value_name("TIME")
+                .requires("warmup")
+                .help("Runtime of each warm-up step with --warmup (default: the guide's 2 hours)"),
+        )
+        .arg(
             Arg::new("no-auto-stop")
                 .long("no-auto-stop")
                 .action(ArgAction::SetTrue)
@@ -113,6 +131,7 @@ pub fn main(matches: &ArgMatches) -> anyhow::Result<Status> {
     };
     let quiet = args::quiet(matches);
     let settings = args::settings(matches)?;
+    let dry_run = settings.dry_run;
     let mut options = suite_options(matches)?;
     let mut session = Session::open(settings)?;
     if let Some(device) = session.emulated_device() {
@@ -126,6 +145,47 @@ pub fn main(matches: &ArgMatches) -> anyhow::Result<Status> {
         .get_one::<String>("expect")
         .and_then(|set| expect::expectations(set))
         .unwrap_or_default();
+    let chain_warmup = matches.get_flag("warmup");
+    if chain_warmup && suite.cache != CacheRole::ReadsCached {
+        return Err(UsageError(format!(
+            "--warmup warms the read target before a suite that reads from a cached volume \
+             ({}); `diskmeter suite warmup TARGET` warms on its own",
+            cached_read_suites().join(", ")
+        ))
+        .into());
+    }
+    if chain_warmup {
+        let warm_options = warmup_options(&options, &suite.read_file, matches);
+        let warm = diskmeter_suites::build("warmup", &warm_options)
+            .map_err(|e| UsageError(e.to_string()))?;
+        let status = run_suite(&mut session, &warm, &warm_options, &[], matches, quiet)?;
+        if status != Status::Success {
+            return Ok(status);
+        }
+    } else if suite.cache == CacheRole::ReadsCached && !dry_run && !quiet {
+        if let Some(line) = warmth_note(&session, &suite.read_file) {
+            eprintln!("diskmeter: note: {line}");
+        }
+    }
+    run_suite(
+        &mut session,
+        &suite,
+        &options,
+        &expectations,
+        matches,
+        quiet,
+    )
+}
+
+/// Runs one suite as one batch, prints its table and concludes.
+fn run_suite(
+    session: &mut Session,
+    suite: &diskmeter_suites::Suite,
+    options: &SuiteOptions,
+    expectations: &[expect::Expectation],
+    matches: &ArgMatches,
+    quiet: bool,
+) -> anyhow::Result<Status> {
     let mut batch = Batch::new(
         CommandKind::Suite,
         suite
@@ -148,6 +208,10 @@ pub fn main(matches: &ArgMatches) -> anyhow::Result<Status> {
     .into_iter()
     .flatten()
     .collect();
+    if suite.cache == CacheRole::Warms {
+        // A warm-up exists to leave its file in the host cache: it is kept and recorded.
+        batch.warms = vec![suite.read_file.clone()];
+    }
     let announce = |step: StepContext<'_>| {
         Some(format!(
             "suite {}: step {}/{}: {}",
@@ -166,7 +230,7 @@ pub fn main(matches: &ArgMatches) -> anyhow::Result<Status> {
         ))
     };
     let outcome = session::run_on_terminal(
-        &mut session,
+        session,
         &batch,
         quiet,
         Some(Box::new(announce)),
@@ -182,16 +246,27 @@ pub fn main(matches: &ArgMatches) -> anyhow::Result<Status> {
         {
             Some("json") => json(&suite.name, &outcome.steps),
             _ => {
-                let mut text = header(&suite, &options);
-                text.push_str(&table::render(&suite, &results, &expectations));
+                let mut text = header(suite, options);
+                text.push_str(&table::render(suite, &results, expectations));
                 text.push('\n');
-                text.push_str(&table::step_notes(&suite, &results));
+                text.push_str(&table::step_notes(suite, &results));
                 if results.len() < suite.steps.len() {
                     let _ = writeln!(
                         text,
                         "(stopped after {} of {} steps)",
                         results.len(),
                         suite.steps.len()
+                    );
+                } else if suite.cache == CacheRole::Warms {
+                    let _ = writeln!(
+                        text,
+                        "kept {} warm in the host cache{}",
+                        suite.read_file.display(),
+                        if outcome.saved.is_some() {
+                            " (recorded in the history for this boot)"
+                        } else {
+                            ""
+                        }
                     );
                 }
                 text
@@ -202,6 +277,52 @@ pub fn main(matches: &ArgMatches) -> anyhow::Result<Status> {
     let status = session::conclude(outcome, quiet)?;
     written?;
     Ok(status)
+}
+
+/// The suites whose published figures read from a warm cache.
+fn cached_read_suites() -> Vec<&'static str> {
+    SUITES
+        .iter()
+        .filter(|s| s.cache == CacheRole::ReadsCached)
+        .map(|s| s.name)
+        .collect()
+}
+
+/// The warm-up `--warmup` chains: the warm-up suite on the main suite's read file, each
+/// step for `--warmup-runtime` (the guide's 2 hours by default).
+fn warmup_options(options: &SuiteOptions, read_file: &Path, matches: &ArgMatches) -> SuiteOptions {
+    let mut warm = SuiteOptions::new(read_file);
+    warm.size_bytes = options.size_bytes;
+    warm.ioengine = options.ioengine.clone();
+    if let Some(runtime) = matches.get_one::<String>("warmup-runtime") {
+        warm.overrides
+            .push(("runtime".to_string(), runtime.clone()));
+    }
+    warm
+}
+
+/// What the history knows of the read file's warmth, as a note before a cached-read suite.
+fn warmth_note(session: &Session, read_file: &Path) -> Option<String> {
+    match session.warmth(read_file) {
+        Warmth::Warm(warmup) => Some(format!(
+            "{} was warmed in this boot (history run {}): cached reads come from the host cache",
+            read_file.display(),
+            warmup.run_id.map_or("-".to_string(), |id| id.to_string())
+        )),
+        Warmth::Cold { last } => Some(format!(
+            "{} has not been warmed since the last boot{}: reads that the guide serves from a \
+             warm host cache will come from the disk (warm it first: `diskmeter suite warmup \
+             {}`, or add --warmup)",
+            read_file.display(),
+            if last.is_some() {
+                " (its last warm-up was in an earlier boot)"
+            } else {
+                ""
+            },
+            read_file.display()
+        )),
+        Warmth::Unknown => None,
+    }
 }
 
 fn header(suite: &diskmeter_suites::Suite, options: &SuiteOptions) -> String {

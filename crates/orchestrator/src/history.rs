@@ -4,7 +4,9 @@
 
 use crate::convert;
 use crate::step::{Batch, FinishedStep};
-use diskmeter_history::{HistoryError, HistoryStore, HostFacts, NewStep, RunEnd, RunHeader};
+use diskmeter_history::{
+    HistoryError, HistoryStore, HostFacts, NewStep, RunEnd, RunHeader, Warmup,
+};
 use diskmeter_report::RunInput;
 use diskmeter_stats::LatencyHistogram;
 use std::path::PathBuf;
@@ -138,6 +140,38 @@ impl HistorySink {
         Ok(())
     }
 
+    /// Records every file `batch` warms as warm in this boot (after its last step).
+    pub(crate) fn record_warmups(&mut self, batch: &Batch) {
+        if self.error.is_some() || batch.warms.is_empty() {
+            return;
+        }
+        let (Some(store), Some(run_id)) = (&mut self.store, self.run_id) else {
+            return;
+        };
+        let boot_id = boot_id().unwrap_or_default();
+        for file in &batch.warms {
+            let file = std::path::absolute(file).unwrap_or_else(|_| file.clone());
+            let warmup = Warmup {
+                target: batch.target.as_ref().unwrap_or(&file).display().to_string(),
+                device: HostFacts::collect(&file)
+                    .device
+                    .map(|d| d.name)
+                    .unwrap_or_default(),
+                file: file.display().to_string(),
+                warmed_unix_ms: self.last_finished_unix_ms,
+                boot_id: boot_id.clone(),
+                run_id: Some(run_id),
+            };
+            if let Err(source) = store.record_warmup(&warmup) {
+                self.error = Some(HistorySaveError::Store {
+                    path: self.path.clone(),
+                    source,
+                });
+                return;
+            }
+        }
+    }
+
     /// Finishes the run (`partial` when the batch was interrupted or stopped early) and
     /// says where it is; `Ok(None)` when no step finished.
     pub(crate) fn finish(mut self, partial: bool) -> Result<Option<SavedRun>, HistorySaveError> {
@@ -163,6 +197,14 @@ impl HistorySink {
             path: self.path,
         }))
     }
+}
+
+/// This boot's id (`/proc/sys/kernel/random/boot_id`): a page cache warmed in another boot
+/// is gone.
+pub(crate) fn boot_id() -> Option<String> {
+    std::fs::read_to_string("/proc/sys/kernel/random/boot_id")
+        .ok()
+        .map(|s| s.trim().to_string())
 }
 
 /// The workers' completion and total latency histograms merged per direction.

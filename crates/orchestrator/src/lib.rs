@@ -36,11 +36,12 @@ mod step;
 /// Whether a path is a block device: the one test every command uses to tell a device
 /// target from a file.
 pub use diskmeter_engine::sys::is_block_device;
+pub use diskmeter_history::Warmup;
 pub use diskmeter_runner::plan::RunPlan;
 pub use diskmeter_runner::{LiveCounters, ThrottleLimits};
 pub use emulation::EmulateRequest;
 pub use error::OrchestrateError;
 pub use history::{HistoryChoice, HistorySaveError, SavedRun};
-pub use session::{progress_goal, ProgressGoal, Session, Settings};
+pub use session::{progress_goal, ProgressGoal, Session, Settings, Warmth};
 pub use sink::{Note, Sink, SinkError, StepContext};
 pub use step::{Batch, CommandKind, FinishedStep, Outcome, OutcomeStatus, Step};

@@ -35,6 +35,20 @@ pub struct Settings {
     pub emulate: Option<EmulateRequest>,
 }
 
+/// Whether a file is warm in the host cache, as far as the history knows.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Warmth {
+    /// Warmed in this boot.
+    Warm(diskmeter_history::Warmup),
+    /// Not warmed since the last boot: `last` is the last warm-up, from an earlier boot.
+    Cold {
+        /// The last warm-up recorded, if any.
+        last: Option<diskmeter_history::Warmup>,
+    },
+    /// No history to ask (`--no-history`, or it cannot be read).
+    Unknown,
+}
+
 /// What a step's progress is measured against.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum ProgressGoal {
@@ -144,14 +158,45 @@ impl Session {
         }
         if !self.settings.keep_files && !self.settings.dry_run {
             for (path, existed) in batch.shared_files.iter().zip(preexisting) {
-                if !existed && path.is_file() {
+                if !existed && path.is_file() && !batch.warms.contains(path) {
                     if let Err(error) = std::fs::remove_file(path) {
                         outcome.leftover_files.push((path.clone(), error));
                     }
                 }
             }
         }
+        if let Some(history) = &mut history {
+            let whole = !outcome.interrupted
+                && outcome.error.is_none()
+                && outcome.steps.len() == outcome.planned_steps
+                && outcome.steps.iter().all(|s| !s.failed());
+            if whole {
+                history.record_warmups(batch);
+            }
+        }
         self.finish(outcome, history, sinks)
+    }
+
+    /// Whether `file` was warmed (by a warm-up batch, see [`Batch::warms`]) since the machine
+    /// last booted, according to the session's history.
+    pub fn warmth(&self, file: &Path) -> Warmth {
+        let Ok(Some(path)) = self.settings.history.path() else {
+            return Warmth::Unknown;
+        };
+        if !path.exists() {
+            return Warmth::Cold { last: None };
+        }
+        let file = std::path::absolute(file).unwrap_or_else(|_| file.to_path_buf());
+        let last = match diskmeter_history::HistoryStore::open(&path)
+            .and_then(|store| store.last_warmup(&file.display().to_string()))
+        {
+            Ok(last) => last,
+            Err(_) => return Warmth::Unknown,
+        };
+        match (last, crate::history::boot_id()) {
+            (Some(warmup), Some(boot)) if warmup.boot_id == boot => Warmth::Warm(warmup),
+            (last, _) => Warmth::Cold { last },
+        }
     }
 
     /// Saves what finished, then tells the sinks the batch is over.

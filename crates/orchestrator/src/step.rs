@@ -63,6 +63,10 @@ pub struct Batch {
     /// those that did not exist when the batch started are removed at its end, also after an
     /// error or an interrupt, unless files are kept.
     pub shared_files: Vec<PathBuf>,
+    /// Files the batch exists to warm (a warm-up suite's file): kept at its end whoever
+    /// made them (the warmth is the point), and recorded in the history as warm, with the
+    /// boot they belong to, when every step ran to its end.
+    pub warms: Vec<PathBuf>,
 }
 
 impl Batch {
@@ -75,6 +79,7 @@ impl Batch {
             command_line: std::env::args().collect::<Vec<_>>().join(" "),
             steps,
             shared_files: Vec::new(),
+            warms: Vec::new(),
         }
     }
 }

@@ -19,6 +19,8 @@ pub struct SuiteInfo {
     pub layout: Layout,
     /// Whether `--auto-stop` applies (not to suites that run for a time, like `warmup`).
     pub auto_stop: bool,
+    /// What the suite has to do with the host's read cache.
+    pub cache: CacheRole,
     pub(crate) steps: fn() -> Vec<StepSpec>,
 }
 
@@ -57,6 +59,19 @@ impl SuiteInfo {
     }
 }
 
+/// What a suite has to do with the host's read cache (the Azure guide's ReadOnly-cached
+/// disks, which serve reads from the host's cache only once it has been warmed).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum CacheRole {
+    /// Nothing: its figures do not depend on a warm cache.
+    None,
+    /// It warms the read target's cache (`warmup`): its file is kept and recorded as warm.
+    Warms,
+    /// Its published figures read from a warm host cache (`max-read-iops` and the other
+    /// max-* suites that read): a cold target gives lower figures.
+    ReadsCached,
+}
+
 /// Every suite, in `--list` order.
 pub static SUITES: &[SuiteInfo] = &[
     SuiteInfo {
@@ -64,6 +79,7 @@ pub static SUITES: &[SuiteInfo] = &[
         description: "CrystalDiskMark's default set: SEQ1M Q8T1, SEQ1M Q1T1, RND4K Q32T1, RND4K Q1T1, read and write each",
         layout: Layout::ReadWriteRows,
         auto_stop: true,
+        cache: CacheRole::None,
         steps: quick,
     },
     SuiteInfo {
@@ -71,6 +87,7 @@ pub static SUITES: &[SuiteInfo] = &[
         description: "CrystalDiskMark's NVMe SSD set: SEQ1M Q8T1, SEQ128K Q32T1, RND4K Q32T16, RND4K Q1T1",
         layout: Layout::ReadWriteRows,
         auto_stop: true,
+        cache: CacheRole::None,
         steps: nvme,
     },
     SuiteInfo {
@@ -78,6 +95,7 @@ pub static SUITES: &[SuiteInfo] = &[
         description: "CrystalDiskMark's Peak Performance profile: SEQ1M Q8T1, RND4K Q32T16",
         layout: Layout::ReadWriteRows,
         auto_stop: true,
+        cache: CacheRole::None,
         steps: peak,
     },
     SuiteInfo {
@@ -85,6 +103,7 @@ pub static SUITES: &[SuiteInfo] = &[
         description: "CrystalDiskMark's Real World Performance profile: SEQ1M Q1T1, RND4K Q1T1",
         layout: Layout::ReadWriteRows,
         auto_stop: true,
+        cache: CacheRole::None,
         steps: realworld,
     },
     SuiteInfo {
@@ -92,6 +111,7 @@ pub static SUITES: &[SuiteInfo] = &[
         description: "The DigitalOcean volume guide's five tests (bandwidth, random read and write, read and write latency); --expect do-standard prints its figures beside",
         layout: Layout::Steps,
         auto_stop: true,
+        cache: CacheRole::None,
         steps: cloud,
     },
     SuiteInfo {
@@ -99,6 +119,7 @@ pub static SUITES: &[SuiteInfo] = &[
         description: "Azure: random 8K writes, 4 jobs at QD 256 (DS14: 50,000 IOPS on a 10-disk uncached stripe)",
         layout: Layout::Steps,
         auto_stop: true,
+        cache: CacheRole::None,
         steps: max_write_iops,
     },
     SuiteInfo {
@@ -106,6 +127,7 @@ pub static SUITES: &[SuiteInfo] = &[
         description: "Azure: random 8K reads, 4 jobs at QD 256 (DS14: 64,000+ IOPS from a ReadOnly-cached disk)",
         layout: Layout::Steps,
         auto_stop: true,
+        cache: CacheRole::ReadsCached,
         steps: max_read_iops,
     },
     SuiteInfo {
@@ -113,6 +135,7 @@ pub static SUITES: &[SuiteInfo] = &[
         description: "Azure: 4 random 4K readers + 4 random 4K writers at QD 128; --write-cap splits a write IOPS cap over the writers (4 x 12,500)",
         layout: Layout::Steps,
         auto_stop: true,
+        cache: CacheRole::ReadsCached,
         steps: max_mixed_iops,
     },
     SuiteInfo {
@@ -120,6 +143,7 @@ pub static SUITES: &[SuiteInfo] = &[
         description: "Azure: 64K reads, then 64K writes, 4 jobs at QD 128 each",
         layout: Layout::Steps,
         auto_stop: true,
+        cache: CacheRole::ReadsCached,
         steps: max_throughput,
     },
     SuiteInfo {
@@ -127,6 +151,7 @@ pub static SUITES: &[SuiteInfo] = &[
         description: "Azure: 4 64K readers + 4 64K writers at QD 128 together (DS14: 1,000 MiB/s combined)",
         layout: Layout::Steps,
         auto_stop: true,
+        cache: CacheRole::ReadsCached,
         steps: max_mixed_throughput,
     },
     SuiteInfo {
@@ -134,6 +159,7 @@ pub static SUITES: &[SuiteInfo] = &[
         description: "Azure cache warm-up: 1M random writes (cache init) then 1M random reads, 3 workers at QD 128, 2 hours each by default (--runtime)",
         layout: Layout::Steps,
         auto_stop: false,
+        cache: CacheRole::Warms,
         steps: warmup,
     },
     SuiteInfo {
@@ -141,6 +167,7 @@ pub static SUITES: &[SuiteInfo] = &[
         description: "The DiskSpd study's matrix: 4K, 8K, 64K, 256K x sequential read, sequential write, random read, random write (MiB/s and IOPS per cell)",
         layout: Layout::Matrix,
         auto_stop: true,
+        cache: CacheRole::None,
         steps: matrix,
     },
 ];

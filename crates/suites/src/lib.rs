@@ -11,7 +11,7 @@ mod catalog;
 pub mod expect;
 pub mod table;
 
-pub use catalog::{suite_names, SuiteInfo, SUITES};
+pub use catalog::{suite_names, CacheRole, SuiteInfo, SUITES};
 
 use diskmeter_workload::{apply_option, AutoStop, Direction, JobSpec};
 use std::path::PathBuf;
@@ -109,6 +109,10 @@ pub struct Suite {
     pub steps: Vec<Step>,
     /// How its results are laid out.
     pub layout: table::Layout,
+    /// What it has to do with the host's read cache.
+    pub cache: CacheRole,
+    /// The file its reads go to (the read target, else the target).
+    pub read_file: PathBuf,
 }
 
 /// What one job of a step does, before targets and overrides.
@@ -186,6 +190,8 @@ pub fn build(name: &str, options: &SuiteOptions) -> Result<Suite, SuiteError> {
         description: info.description.to_string(),
         steps,
         layout: info.layout,
+        cache: info.cache,
+        read_file: options.target_for(Direction::Read).clone(),
     })
 }
 

@@ -198,7 +198,15 @@ fn matrix(suite: &Suite, figures: &[Option<StepFigures>]) -> Table {
     table
 }
 
+/// One row per step. When a step reads and writes at once (the guides' mixed scenarios),
+/// the table also shows the combined IOPS and MiB/s, as the guides report them ("100,000+
+/// IOPS", "1,000 MiB/s combined").
 fn steps(suite: &Suite, figures: &[Option<StepFigures>], expectations: &[Expectation]) -> Table {
+    let mixed = figures
+        .iter()
+        .flatten()
+        .any(|f| f.read_iops > 0.0 && f.write_iops > 0.0)
+        || suite.steps.iter().any(|s| s.column == "mixed");
     let mut header = vec![
         "step",
         "read IOPS",
@@ -208,40 +216,39 @@ fn steps(suite: &Suite, figures: &[Option<StepFigures>], expectations: &[Expecta
         "write MiB/s",
         "write lat",
     ];
+    if mixed {
+        header.push("total IOPS");
+        header.push("total MiB/s");
+    }
     if !expectations.is_empty() {
         header.push("guide expects");
         header.push("measured / expected");
     }
     let columns = header.len();
     let mut table = new_table(header);
+    let or_dash = |value: f64, text: String| if value > 0.0 { text } else { "-".into() };
     for (step, f) in suite.steps.iter().zip(figures) {
         let mut cells = vec![step.name.clone()];
         match f {
-            Some(f) => cells.extend([
-                if f.read_iops > 0.0 {
-                    iops(f.read_iops)
-                } else {
-                    "-".into()
-                },
-                if f.read_iops > 0.0 {
-                    mib(f.read_bytes_per_sec)
-                } else {
-                    "-".into()
-                },
-                latency(f.read_lat_mean_ns),
-                if f.write_iops > 0.0 {
-                    iops(f.write_iops)
-                } else {
-                    "-".into()
-                },
-                if f.write_iops > 0.0 {
-                    mib(f.write_bytes_per_sec)
-                } else {
-                    "-".into()
-                },
-                latency(f.write_lat_mean_ns),
-            ]),
-            None => cells.extend(vec![String::new(); 6]),
+            Some(f) => {
+                cells.extend([
+                    or_dash(f.read_iops, iops(f.read_iops)),
+                    or_dash(f.read_iops, mib(f.read_bytes_per_sec)),
+                    latency(f.read_lat_mean_ns),
+                    or_dash(f.write_iops, iops(f.write_iops)),
+                    or_dash(f.write_iops, mib(f.write_bytes_per_sec)),
+                    latency(f.write_lat_mean_ns),
+                ]);
+                if mixed {
+                    let total_iops = f.read_iops + f.write_iops;
+                    cells.push(or_dash(total_iops, iops(total_iops)));
+                    cells.push(or_dash(
+                        total_iops,
+                        mib(f.read_bytes_per_sec + f.write_bytes_per_sec),
+                    ));
+                }
+            }
+            None => cells.extend(vec![String::new(); if mixed { 8 } else { 6 }]),
         }
         if !expectations.is_empty() {
             match expectations.iter().find(|e| e.step == step.name) {
