@@ -137,3 +137,90 @@ fn bad_specifications_are_usage_errors() {
         .code(2)
         .stderr(predicate::str::contains("give a TARGET"));
 }
+
+#[test]
+fn rows_together_run_at_the_same_time_and_are_summed() {
+    let _turn = common::real_io();
+    let dir = TestDir::new();
+    for folder in ["cached", "nocache"] {
+        std::fs::create_dir(dir.path().join(folder)).unwrap();
+    }
+    // The guide's CacheReads and NoCacheWrites volumes measured together.
+    std::fs::write(
+        dir.path().join("together.toml"),
+        r#"
+[[scenario]]
+target = "cached"
+spec = "RandomReads_8K"
+duration = "1s"
+workers = 1
+qd = 4
+size = "16m"
+together = "guide"
+
+[[scenario]]
+target = "nocache"
+spec = "RandomWrites_8K"
+duration = "1s"
+workers = 1
+qd = 4
+size = "16m"
+together = "guide"
+"#,
+    )
+    .unwrap();
+    let json = iometer(&dir)
+        .args(["--table", "together.toml", "--output-format=json"])
+        .output()
+        .unwrap();
+    assert!(
+        json.status.success(),
+        "{}",
+        String::from_utf8_lossy(&json.stderr)
+    );
+    let runs: serde_json::Value = serde_json::from_slice(&json.stdout).unwrap();
+    let runs = runs.as_array().unwrap();
+    assert_eq!(runs.len(), 1, "one step for both rows");
+    let jobs = runs[0]["jobs"].as_array().unwrap();
+    assert_eq!(jobs.len(), 2, "each row reported on its own");
+    assert!(jobs[0]["read"]["ios"].as_u64().unwrap() > 0);
+    assert!(jobs[1]["write"]["ios"].as_u64().unwrap() > 0);
+    let out = iometer(&dir)
+        .args(["--table", "together.toml"])
+        .assert()
+        .success()
+        .stdout(predicate::str::contains("together"))
+        .stdout(predicate::str::contains("write IOPS"));
+    let text = String::from_utf8(out.get_output().stdout.clone()).unwrap();
+    let summary = &text[text.find("Iometer summary").expect("a summary")..];
+    let numbers = |prefix: &str| -> Vec<f64> {
+        let line = summary
+            .lines()
+            .find(|l| l.contains(prefix))
+            .unwrap_or_else(|| panic!("no {prefix} line:\n{text}"));
+        line.split_whitespace()
+            .filter_map(|w| w.parse::<f64>().ok())
+            .collect()
+    };
+    // Rows: #, read IOPS, write IOPS, IOPS, read MiB/s, write MiB/s, MiB/s, mean lat, p99;
+    // the together line has no # and no p99.
+    let reads = numbers("RandomReads_8K");
+    let writes = numbers("RandomWrites_8K");
+    let together = numbers("together ");
+    assert!(
+        (reads[3] + writes[3] - together[2]).abs() <= 2.0,
+        "{reads:?} + {writes:?} = {together:?}"
+    );
+    assert!((reads[6] + writes[6] - together[5]).abs() <= 0.02, "{text}");
+    std::fs::write(
+        dir.path().join("bad.toml"),
+        "[[scenario]]\ntarget = \".\"\nspec = \"RandomReads_8K\"\nduration = \"1s\"\ntogether = \"g\"\n\
+         [[scenario]]\ntarget = \".\"\nspec = \"RandomReads_8K\"\nduration = \"2s\"\ntogether = \"g\"\n",
+    )
+    .unwrap();
+    iometer(&dir)
+        .args(["--table", "bad.toml"])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("bad.toml: scenario 2"));
+}

@@ -124,6 +124,7 @@ fn scenarios(matches: &ArgMatches) -> Result<Vec<Scenario>, String> {
                 workers: *matches.get_one::<u32>("workers").unwrap_or(&3),
                 queue_depth: *matches.get_one::<u32>("qd").unwrap_or(&128),
                 file_size_bytes,
+                together: None,
             })
         })
         .collect()
@@ -138,13 +139,18 @@ pub fn main(matches: &ArgMatches) -> anyhow::Result<Status> {
         .get_one::<String>("output-format")
         .map(String::as_str)
         == Some("json");
-    let mut steps = Vec::with_capacity(rows.len());
-    for (i, row) in rows.iter().enumerate() {
-        let is_dir = std::path::Path::new(&row.target).is_dir();
-        let job = row.job(i, is_dir).map_err(|e| UsageError(e.to_string()))?;
+    let groups = iometer::steps_of(&rows);
+    let mut steps = Vec::with_capacity(groups.len());
+    for group in &groups {
+        let jobs = iometer::step_jobs(&rows, group, |target| std::path::Path::new(target).is_dir())
+            .map_err(|e| UsageError(e.to_string()))?;
         steps.push(Step {
-            name: row.spec.name.clone(),
-            jobs: vec![job],
+            name: group
+                .iter()
+                .map(|&i| rows[i].spec.name.as_str())
+                .collect::<Vec<_>>()
+                .join(" + "),
+            jobs,
         });
     }
     let mut session = Session::open(settings)?;
@@ -155,7 +161,16 @@ pub fn main(matches: &ArgMatches) -> anyhow::Result<Status> {
             .collect::<Vec<_>>()
             .join(","),
     );
-    let targets: Vec<String> = rows.iter().map(|row| row.target.clone()).collect();
+    let targets: Vec<String> = groups
+        .iter()
+        .map(|group| {
+            group
+                .iter()
+                .map(|&i| rows[i].target.as_str())
+                .collect::<Vec<_>>()
+                .join(" + ")
+        })
+        .collect();
     let announce = move |step: StepContext<'_>| {
         Some(format!(
             "iometer {}/{}: {} on {}",
@@ -179,7 +194,7 @@ pub fn main(matches: &ArgMatches) -> anyhow::Result<Status> {
                 text.push_str(&diskmeter_report::render_terminal(result));
                 text.push('\n');
             }
-            text + &summary(&rows, &results)
+            text + &summary(&rows, &groups, &results)
         };
         write_output(matches.get_one::<String>("output"), &out)
     };
@@ -188,45 +203,118 @@ pub fn main(matches: &ArgMatches) -> anyhow::Result<Status> {
     Ok(status)
 }
 
-/// The guides' results table: one line per specification.
-fn summary(rows: &[Scenario], results: &[RunResult]) -> String {
+/// The guides' results table: one line per specification with its read, write and
+/// combined figures, and for rows run together a line of their sum.
+fn summary(rows: &[Scenario], groups: &[Vec<usize>], results: &[RunResult]) -> String {
     let mut out = String::from("Iometer summary (all workers of a specification together)\n");
     let _ = writeln!(
         out,
-        "{:>3}  {:<20} {:<24} {:>11} {:>10} {:>12} {:>12}",
-        "#", "specification", "target", "IOPS", "MiB/s", "mean lat ms", "p99 lat ms"
+        "{:>3}  {:<20} {:<24} {:>10} {:>10} {:>11} {:>10} {:>11} {:>10} {:>12} {:>12}",
+        "#",
+        "specification",
+        "target",
+        "read IOPS",
+        "write IOPS",
+        "IOPS",
+        "read MiB/s",
+        "write MiB/s",
+        "MiB/s",
+        "mean lat ms",
+        "p99 lat ms"
     );
-    for (i, (row, result)) in rows.iter().zip(results).enumerate() {
-        let Some(job) = result.jobs.first() else {
-            continue;
-        };
-        let (iops, bw) = (
-            job.read.iops + job.write.iops,
-            job.read.bw_bytes_per_sec + job.write.bw_bytes_per_sec,
-        );
-        let ios = (job.read.lat.count + job.write.lat.count).max(1) as f64;
-        let mean = (job.read.lat.mean_ns * job.read.lat.count as f64
-            + job.write.lat.mean_ns * job.write.lat.count as f64)
-            / ios;
-        let p99 = [&job.read.lat, &job.write.lat]
-            .iter()
-            .filter_map(|l| l.percentile(99.0))
-            .max();
-        let _ = writeln!(
-            out,
-            "{:>3}  {:<20} {:<24} {:>11.0} {:>10.2} {:>12.3} {:>12}",
-            i + 1,
-            row.spec.name,
-            row.target,
-            iops,
-            bw / (1024.0 * 1024.0),
-            mean / 1e6,
-            p99.map_or("-".to_string(), |ns| format!("{:.3}", ns as f64 / 1e6))
-        );
+    for (group, result) in groups.iter().zip(results) {
+        let mut sum = Figures::default();
+        for (position, &index) in group.iter().enumerate() {
+            let Some(job) = result.jobs.get(position) else {
+                continue;
+            };
+            let figures = Figures::of(job);
+            let p99 = [&job.read.lat, &job.write.lat]
+                .iter()
+                .filter_map(|l| l.percentile(99.0))
+                .max();
+            let row = &rows[index];
+            let _ = writeln!(
+                out,
+                "{:>3}  {:<20} {:<24} {} {:>12} {:>12}",
+                index + 1,
+                row.spec.name,
+                row.target,
+                figures.columns(),
+                format!("{:.3}", figures.mean_latency_ns() / 1e6),
+                p99.map_or("-".to_string(), |ns| format!("{:.3}", ns as f64 / 1e6))
+            );
+            sum.add(&figures);
+        }
+        if group.len() > 1 {
+            let _ = writeln!(
+                out,
+                "{:>3}  {:<20} {:<24} {} {:>12} {:>12}",
+                "",
+                "together",
+                "",
+                sum.columns(),
+                format!("{:.3}", sum.mean_latency_ns() / 1e6),
+                "-"
+            );
+        }
     }
     let _ = writeln!(
         out,
-        "p99 is the larger of the read and write p99 (mixed specifications)."
+        "p99 is the larger of the read and write p99 (mixed specifications); \
+         rows run together (together = ...) are summed on a line of their own."
     );
     out
+}
+
+/// Read, write and combined IOPS and bandwidth of one or more jobs.
+#[derive(Default)]
+struct Figures {
+    read_iops: f64,
+    write_iops: f64,
+    read_bytes_per_sec: f64,
+    write_bytes_per_sec: f64,
+    /// Sum of latency x IOs over reads and writes, for the IO-weighted mean.
+    latency_ns_x_ios: f64,
+    ios: f64,
+}
+
+impl Figures {
+    fn of(job: &diskmeter_report::JobResult) -> Figures {
+        Figures {
+            read_iops: job.read.iops,
+            write_iops: job.write.iops,
+            read_bytes_per_sec: job.read.bw_bytes_per_sec,
+            write_bytes_per_sec: job.write.bw_bytes_per_sec,
+            latency_ns_x_ios: job.read.lat.mean_ns * job.read.lat.count as f64
+                + job.write.lat.mean_ns * job.write.lat.count as f64,
+            ios: (job.read.lat.count + job.write.lat.count) as f64,
+        }
+    }
+
+    fn add(&mut self, other: &Figures) {
+        self.read_iops += other.read_iops;
+        self.write_iops += other.write_iops;
+        self.read_bytes_per_sec += other.read_bytes_per_sec;
+        self.write_bytes_per_sec += other.write_bytes_per_sec;
+        self.latency_ns_x_ios += other.latency_ns_x_ios;
+        self.ios += other.ios;
+    }
+
+    fn mean_latency_ns(&self) -> f64 {
+        self.latency_ns_x_ios / self.ios.max(1.0)
+    }
+
+    fn columns(&self) -> String {
+        const MIB: f64 = 1024.0 * 1024.0;
+        format!(
+            "{:>10.0} {:>10.0} {:>11.0} {:>10.2} {:>11.2} {:>10.2}",
+            self.read_iops,
+            self.write_iops,
+            self.read_iops + self.write_iops,
+            self.read_bytes_per_sec / MIB,
+            self.write_bytes_per_sec / MIB,
+            (self.read_bytes_per_sec + self.write_bytes_per_sec) / MIB
+        )
+    }
 }

@@ -81,6 +81,14 @@ pub enum IometerProblem {
     #[error(transparent)]
     Spec(Box<IometerError>),
 
+    /// Rows that run together were given different times (they start and end together, as
+    /// Iometer's workers of one test do).
+    #[error("rows run together (together = \"{group}\") must have the same duration and ramp as its first row")]
+    TogetherTimes {
+        /// The `together` value.
+        group: String,
+    },
+
     /// A job option refused the value the spec maps onto.
     #[error(transparent)]
     Option(#[from] OptionError),
@@ -194,6 +202,51 @@ pub struct Scenario {
     pub queue_depth: u32,
     /// Test file size when the target is a folder.
     pub file_size_bytes: u64,
+    /// Rows with the same name here run at the same time (the guides' CacheReads and
+    /// NoCacheWrites volumes together); `None`: the row runs alone.
+    pub together: Option<String>,
+}
+
+/// Which rows run at the same time: one list of row indices per step, in the order of each
+/// step's first row. Rows without `together` are steps of their own.
+pub fn steps_of(rows: &[Scenario]) -> Vec<Vec<usize>> {
+    let mut steps: Vec<Vec<usize>> = Vec::new();
+    let mut groups: Vec<(&str, usize)> = Vec::new();
+    for (index, row) in rows.iter().enumerate() {
+        match row.together.as_deref() {
+            Some(name) => match groups.iter().find(|(g, _)| *g == name) {
+                Some(&(_, step)) => steps[step].push(index),
+                None => {
+                    groups.push((name, steps.len()));
+                    steps.push(vec![index]);
+                }
+            },
+            None => steps.push(vec![index]),
+        }
+    }
+    steps
+}
+
+/// The jobs of one step (`rows` at the indices `step` gives, see [`steps_of`]): each row's
+/// job, reported on its own (`new_group`) when rows run together. `is_dir` says whether a
+/// target is a folder.
+pub fn step_jobs(
+    rows: &[Scenario],
+    step: &[usize],
+    is_dir: impl Fn(&str) -> bool,
+) -> Result<Vec<JobSpec>, IometerError> {
+    step.iter()
+        .enumerate()
+        .map(|(position, &index)| {
+            let row = &rows[index];
+            let mut job = row.job(index, is_dir(&row.target))?;
+            if position > 0 {
+                apply_option(&mut job, "new_group", None)
+                    .map_err(|e| err(format!("scenario {}", index + 1), e))?;
+            }
+            Ok(job)
+        })
+        .collect()
 }
 
 /// Default size of `iobw.tst` when the target is a folder.
@@ -279,6 +332,8 @@ struct ScenarioRow {
     qd: u32,
     #[serde(default)]
     size: Option<String>,
+    #[serde(default)]
+    together: Option<String>,
 }
 
 fn default_workers() -> u32 {
@@ -291,7 +346,8 @@ fn default_qd() -> u32 {
 
 /// Reads a scenario table (TOML): optional `[[spec]]` rows (name, size, random, read) that
 /// add to the built-in specifications, and `[[scenario]]` rows (target, spec, duration, and
-/// optionally ramp, workers = 3, qd = 128, size of `iobw.tst`), run in order.
+/// optionally ramp, workers = 3, qd = 128, size of `iobw.tst`, and `together`: rows with the
+/// same `together` run at the same time), run in order.
 pub fn parse_table(file: &str, text: &str) -> Result<Vec<Scenario>, IometerError> {
     let table: TableFile =
         toml::from_str(text).map_err(|e| err(file, IometerProblem::Toml(Box::new(e))))?;
@@ -332,9 +388,30 @@ pub fn parse_table(file: &str, text: &str) -> Result<Vec<Scenario>, IometerError
                     .map(|s| size_of(s, &at))
                     .transpose()?
                     .unwrap_or(DEFAULT_FILE_SIZE),
+                together: row.together,
             })
         })
-        .collect()
+        .collect::<Result<Vec<_>, _>>()
+        .and_then(|rows| same_times_together(file, rows))
+}
+
+/// Refuses rows run together whose duration or ramp differs from their first row's.
+fn same_times_together(file: &str, rows: Vec<Scenario>) -> Result<Vec<Scenario>, IometerError> {
+    for step in steps_of(&rows) {
+        let first = &rows[step[0]];
+        for &index in &step[1..] {
+            let row = &rows[index];
+            if (row.duration_ns, row.ramp_ns) != (first.duration_ns, first.ramp_ns) {
+                return Err(err(
+                    format!("{file}: scenario {}", index + 1),
+                    IometerProblem::TogetherTimes {
+                        group: row.together.clone().unwrap_or_default(),
+                    },
+                ));
+            }
+        }
+    }
+    Ok(rows)
 }
 
 #[cfg(test)]
@@ -369,6 +446,7 @@ mod tests {
             workers: 3,
             queue_depth: 128,
             file_size_bytes: 1 << 30,
+            together: None,
         };
         let job = row.job(0, true).unwrap();
         assert_eq!(job.rw, RwMode::RandRw);
@@ -382,6 +460,30 @@ mod tests {
             ..row
         };
         assert_eq!(seq.job(1, false).unwrap().rw, RwMode::Read);
+    }
+
+    #[test]
+    fn rows_together_share_a_step_and_their_times() {
+        let table = |second_duration: &str| {
+            format!(
+                "[[scenario]]\ntarget = \"/c\"\nspec = \"RandomReads_8K\"\nduration = \"30s\"\ntogether = \"guide\"\n\
+                 [[scenario]]\ntarget = \"/x\"\nspec = \"RandomReads_64K\"\nduration = \"30s\"\n\
+                 [[scenario]]\ntarget = \"/n\"\nspec = \"RandomWrites_8K\"\nduration = \"{second_duration}\"\ntogether = \"guide\"\n"
+            )
+        };
+        let rows = parse_table("t.toml", &table("30s")).unwrap();
+        assert_eq!(steps_of(&rows), vec![vec![0, 2], vec![1]]);
+        let jobs = step_jobs(&rows, &[0, 2], |_| false).unwrap();
+        assert_eq!(jobs.len(), 2);
+        assert!(
+            !jobs[0].new_group && jobs[1].new_group,
+            "the second row is reported on its own"
+        );
+        let err = parse_table("t.toml", &table("10s"))
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("t.toml: scenario 3"), "{err}");
+        assert!(err.contains("same duration and ramp"), "{err}");
     }
 
     #[test]
