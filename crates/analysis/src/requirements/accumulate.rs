@@ -102,7 +102,7 @@ impl Series {
 }
 
 /// The counter rows, in [`Metric::ALL`] order where they appear there.
-const COUNTER_METRICS: [Metric; 14] = [
+const COUNTER_METRICS: [Metric; 15] = [
     Metric::IopsTotal,
     Metric::IopsRead,
     Metric::IopsWrite,
@@ -111,6 +111,7 @@ const COUNTER_METRICS: [Metric; 14] = [
     Metric::IoSizeWriteKib,
     Metric::ThroughputReadMibps,
     Metric::ThroughputWriteMibps,
+    Metric::ThroughputTotalMibps,
     Metric::LatencyReadMs,
     Metric::LatencyWriteMs,
     Metric::QueueDepth,
@@ -183,6 +184,8 @@ impl Span {
             .record(d.read_kib_per_sec / 1024.0, seconds);
         self.series(Metric::ThroughputWriteMibps)
             .record(d.write_kib_per_sec / 1024.0, seconds);
+        self.series(Metric::ThroughputTotalMibps)
+            .record((d.read_kib_per_sec + d.write_kib_per_sec) / 1024.0, seconds);
         self.series(Metric::QueueDepth)
             .record(d.queue_size, seconds);
         if ios > 0.0 {

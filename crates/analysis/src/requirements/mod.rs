@@ -150,6 +150,9 @@ pub enum Metric {
     ThroughputReadMibps,
     /// Write throughput, MiB/s (`wkB/s` / 1024).
     ThroughputWriteMibps,
+    /// Read + write throughput, MiB/s (its own row: percentiles of a sum are not the sum of
+    /// percentiles).
+    ThroughputTotalMibps,
     /// Read latency per interval (`r_await`), ms: block layer queue + device.
     LatencyReadMs,
     /// Write latency per interval (`w_await`), ms.
@@ -172,7 +175,7 @@ pub enum Metric {
 
 impl Metric {
     /// Every row, in the checklist's order.
-    pub const ALL: [Metric; 18] = [
+    pub const ALL: [Metric; 19] = [
         Metric::IopsTotal,
         Metric::IopsRead,
         Metric::IopsWrite,
@@ -182,6 +185,7 @@ impl Metric {
         Metric::IoSizeWriteKib,
         Metric::ThroughputReadMibps,
         Metric::ThroughputWriteMibps,
+        Metric::ThroughputTotalMibps,
         Metric::LatencyReadMs,
         Metric::LatencyWriteMs,
         Metric::DeviceLatencyReadMs,
@@ -205,6 +209,7 @@ impl Metric {
             Metric::IoSizeWriteKib => "io_size_write_kib",
             Metric::ThroughputReadMibps => "throughput_read_mibps",
             Metric::ThroughputWriteMibps => "throughput_write_mibps",
+            Metric::ThroughputTotalMibps => "throughput_total_mibps",
             Metric::LatencyReadMs => "latency_read_ms",
             Metric::LatencyWriteMs => "latency_write_ms",
             Metric::DeviceLatencyReadMs => "device_latency_read_ms",
@@ -229,6 +234,7 @@ impl Metric {
             Metric::IoSizeWriteKib => "IO size write (KiB)",
             Metric::ThroughputReadMibps => "throughput read (MiB/s)",
             Metric::ThroughputWriteMibps => "throughput write (MiB/s)",
+            Metric::ThroughputTotalMibps => "throughput total (MiB/s)",
             Metric::LatencyReadMs => "latency read (ms, r_await)",
             Metric::LatencyWriteMs => "latency write (ms, w_await)",
             Metric::DeviceLatencyReadMs => "device latency read (ms)",
