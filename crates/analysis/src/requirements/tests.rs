@@ -112,6 +112,11 @@ fn ratio_rows_are_io_weighted_and_skip_intervals_without_that_io() {
         whole.level(Metric::IoSizeWriteKib, Level::Mean),
         64.0
     ));
+    // 900 x 8 KiB + 100 x 64 KiB in the first second.
+    assert!(close(
+        whole.level(Metric::ThroughputTotalMibps, Level::Max),
+        13_600.0 / 1024.0
+    ));
     assert!(close(
         whole.level(Metric::IopsTotal, Level::Mean),
         1100.0 / 3.0
