@@ -18,6 +18,7 @@ mod jobfile;
 mod options;
 mod plan;
 mod progress;
+mod requirements;
 mod run;
 mod session;
 mod suite;
@@ -83,6 +84,7 @@ pub fn command() -> Command {
         .subcommand(history::export_command())
         .subcommand(history::compare_command())
         .subcommand(history::analyze_command())
+        .subcommand(requirements::command())
 }
 
 /// Runs the command line of this process: the only place that prints an error and decides
@@ -142,6 +144,7 @@ fn dispatch(matches: &ArgMatches) -> anyhow::Result<Status> {
         Some(("export", sub)) => history::export_main(sub),
         Some(("compare", sub)) => history::compare_main(sub),
         Some(("analyze", sub)) => history::analyze_main(sub),
+        Some(("requirements", sub)) => requirements::main(sub),
         _ => Err(UsageError("give a subcommand (diskmeter --help lists them)".into()).into()),
     }
 }
