@@ -10,6 +10,7 @@
 
 mod args;
 mod catalog;
+mod check;
 mod diskspd;
 mod emulate;
 mod history;
@@ -85,6 +86,7 @@ pub fn command() -> Command {
         .subcommand(history::compare_command())
         .subcommand(history::analyze_command())
         .subcommand(requirements::command())
+        .subcommand(check::command())
 }
 
 /// Runs the command line of this process: the only place that prints an error and decides
@@ -145,6 +147,7 @@ fn dispatch(matches: &ArgMatches) -> anyhow::Result<Status> {
         Some(("compare", sub)) => history::compare_main(sub),
         Some(("analyze", sub)) => history::analyze_main(sub),
         Some(("requirements", sub)) => requirements::main(sub),
+        Some(("check", sub)) => check::main(sub),
         _ => Err(UsageError("give a subcommand (diskmeter --help lists them)".into()).into()),
     }
 }
