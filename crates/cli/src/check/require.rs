@@ -276,3 +276,40 @@ pub(crate) fn measure(
         }
     })
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn require_keys_name_a_direction_a_measure_and_a_level() {
+        let parsed =
+            parse_require("iops=5k,read-mibps=200,write-lat-p99.9=500us,lat-max=2,read-lat=0.5")
+                .unwrap();
+        let measures: Vec<Measure> = parsed.iter().map(|r| r.measure).collect();
+        assert_eq!(
+            measures,
+            [
+                Measure::Iops(None),
+                Measure::Mibps(Some(Direction::Read)),
+                Measure::LatencyMs(Some(Direction::Write), Some(99.9)),
+                Measure::LatencyMs(None, Some(100.0)),
+                Measure::LatencyMs(Some(Direction::Read), None),
+            ]
+        );
+        let thresholds: Vec<f64> = parsed.iter().map(|r| r.threshold).collect();
+        assert_eq!(thresholds, [5000.0, 200.0, 0.5, 2.0, 0.5]);
+        assert_eq!(parsed[0].side, Side::AtLeast);
+        assert_eq!(parsed[2].side, Side::AtMost);
+        for bad in [
+            "iops",
+            "speed=1",
+            "read-lat-p101=1",
+            "iops=1,iops=2",
+            "read-lat=0",
+            "",
+        ] {
+            assert!(parse_require(bad).is_err(), "{bad}");
+        }
+    }
+}
