@@ -67,6 +67,10 @@ pub fn command() -> Command {
              `diskmeter plan` predicts what a VM + disks configuration delivers from published \
              limits and prices, names the binding limit and finds the cheapest configuration \
              that meets a requirement; `diskmeter catalog` shows the figures it uses.\n\n\
+             `diskmeter requirements` turns a capture of an application's IO into the guides' \
+             requirements checklist (p50/p90/p99/max/mean), `plan --from-capture` provisions \
+             for it and `diskmeter check` judges a saved result against it, explicit \
+             requirements or a guide's published figures.\n\n\
              Exit codes: 0 ok; 1 a run failed, was interrupted or a requirement was missed; \
              2 usage error.",
         )
