@@ -273,3 +273,43 @@ fn plan_from_capture_grows_the_p99_level_and_says_where_figures_came_from() {
     let optimised = plan(&dir, &db, &["--optimize", "cost", "--top", "1"]);
     assert!(ok(optimised).contains("Figures from the capture:"));
 }
+
+#[test]
+fn a_traced_capture_fills_the_rows_counters_cannot() {
+    let dir = TestDir::new();
+    let db = dir.path().join("history.db");
+    seed::seed_traced_capture(&db);
+    let db = db.to_str().unwrap();
+    let text = ok(diskmeter(
+        &dir,
+        &["requirements", "last", "--format=json", "--db", db],
+    ));
+    let json: Value = serde_json::from_str(&text).unwrap();
+    let rows = &json["rows"];
+    assert_eq!(row(rows, "random_percent")["p90"], 30.0);
+    let size = row(rows, "io_size_read_kib");
+    assert_eq!(
+        (&size["p50"], &size["p90"], &size["max"]),
+        (&8.0.into(), &64.0.into(), &64.0.into())
+    );
+    // The counters' mean (every IO of the capture) stands beside the trace's percentiles.
+    assert!(near(&size["mean"], 8.0));
+    assert_eq!(row(rows, "device_latency_read_ms")["p99"], 2.0);
+    assert!(row(rows, "device_latency_write_ms")["p50"].is_null());
+    let plan = ok(diskmeter(
+        &dir,
+        &[
+            "plan",
+            "--from-capture",
+            "last",
+            "--db",
+            db,
+            "--disks",
+            "2xP30",
+            "--format=json",
+        ],
+    ));
+    let plan: Value = serde_json::from_str(&plan).unwrap();
+    assert!(near(&plan["demand"]["random_fraction"], 0.3));
+    assert_eq!(plan["stripe"]["stripe_kib"], 256, "mostly sequential IO");
+}
