@@ -9,6 +9,7 @@
 #![forbid(unsafe_code)]
 
 mod args;
+mod capture;
 mod catalog;
 mod diskspd;
 mod emulate;
@@ -78,6 +79,7 @@ pub fn command() -> Command {
         .subcommand(plan::command())
         .subcommand(catalog::command())
         .subcommand(emulate::command())
+        .subcommand(capture::command())
         .subcommand(history::history_command())
         .subcommand(history::show_command())
         .subcommand(history::export_command())
@@ -137,6 +139,7 @@ fn dispatch(matches: &ArgMatches) -> anyhow::Result<Status> {
         Some(("plan", sub)) => plan::main(sub),
         Some(("catalog", sub)) => catalog::main(sub),
         Some(("emulate", sub)) => emulate::main(sub),
+        Some(("capture", sub)) => capture::main(sub),
         Some(("history", sub)) => history::history_main(sub),
         Some(("show", sub)) => history::show_main(sub),
         Some(("export", sub)) => history::export_main(sub),
