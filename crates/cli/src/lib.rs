@@ -66,6 +66,8 @@ pub fn command() -> Command {
              `diskmeter plan` predicts what a VM + disks configuration delivers from published \
              limits and prices, names the binding limit and finds the cheapest configuration \
              that meets a requirement; `diskmeter catalog` shows the figures it uses.\n\n\
+             `diskmeter capture` watches the disks an application uses with iostat -x's \
+             columns and saves the series, the requirements a plan starts from.\n\n\
              Exit codes: 0 ok; 1 a run failed, was interrupted or a requirement was missed; \
              2 usage error.",
         )
