@@ -302,10 +302,9 @@ impl CaptureSinks {
         if let Some(recorder) = self.recorder.take() {
             match recorder.finish(finished_unix_ms, partial, headline.clone()) {
                 Ok(saved) if !request.quiet => eprintln!(
-                    "diskmeter: saved as capture {} in {} (diskmeter show {})",
+                    "diskmeter: saved as capture {} in {} (diskmeter history --kind capture)",
                     saved.id,
-                    saved.path.display(),
-                    saved.id
+                    saved.path.display()
                 ),
                 Ok(_) => {}
                 Err(error) => self.history_error = Some(error),
