@@ -1,4 +1,5 @@
-//! Watching an application's IO instead of generating it: the data a capture records.
+//! Watching an application's IO instead of generating it: the data a capture records, and the
+//! counter capture that records it.
 //!
 //! A capture is a series of [`CaptureSample`]s (one per `--interval`, each holding iostat's
 //! columns per device from `/proc/diskstats` and the system's CPU, memory and IO pressure)
@@ -6,11 +7,21 @@
 //! Counters give rates, sizes, queue depth and latency per interval; only a trace knows the
 //! size distribution, random share, hot set and issuing processes, so those are `Option`s
 //! everywhere a counter capture has to say "unknown".
+//!
+//! The counter capture: [`procfs`] parses the kernel's files, [`iostat`] turns two readings
+//! into iostat's columns exactly as sysstat computes them, [`devices`] picks the devices and
+//! tells what each sits on, and [`sampler`] runs the loop in bounded memory.
 
 #![forbid(unsafe_code)]
 
+pub mod devices;
+mod error;
+pub mod iostat;
 mod model;
+pub mod procfs;
+pub mod sampler;
 
+pub use error::CaptureError;
 pub use model::{
     CaptureSample, DeviceInterval, HotSet, ProcessShare, QuantileSummary, SizeShare,
     SystemInterval, TraceDirection, TraceProfile,

@@ -9,6 +9,7 @@
 #![forbid(unsafe_code)]
 
 mod args;
+mod capture;
 mod catalog;
 mod check;
 mod diskspd;
@@ -67,6 +68,8 @@ pub fn command() -> Command {
              `diskmeter plan` predicts what a VM + disks configuration delivers from published \
              limits and prices, names the binding limit and finds the cheapest configuration \
              that meets a requirement; `diskmeter catalog` shows the figures it uses.\n\n\
+             `diskmeter capture` watches the disks an application uses with iostat -x's \
+             columns and saves the series, the requirements a plan starts from.\n\n\
              `diskmeter requirements` turns a capture of an application's IO into the guides' \
              requirements checklist (p50/p90/p99/max/mean), `plan --from-capture` provisions \
              for it and `diskmeter check` judges a saved result against it, explicit \
@@ -84,6 +87,7 @@ pub fn command() -> Command {
         .subcommand(plan::command())
         .subcommand(catalog::command())
         .subcommand(emulate::command())
+        .subcommand(capture::command())
         .subcommand(history::history_command())
         .subcommand(history::show_command())
         .subcommand(history::export_command())
@@ -145,6 +149,7 @@ fn dispatch(matches: &ArgMatches) -> anyhow::Result<Status> {
         Some(("plan", sub)) => plan::main(sub),
         Some(("catalog", sub)) => catalog::main(sub),
         Some(("emulate", sub)) => emulate::main(sub),
+        Some(("capture", sub)) => capture::main(sub),
         Some(("history", sub)) => history::history_main(sub),
         Some(("show", sub)) => history::show_main(sub),
         Some(("export", sub)) => history::export_main(sub),

@@ -82,7 +82,7 @@ fn steady_state_input(outcome: SteadyStateOutcome) -> SteadyStateInput {
     }
 }
 
-fn kernel_hostname() -> String {
+pub(crate) fn kernel_hostname() -> String {
     std::fs::read_to_string("/proc/sys/kernel/hostname")
         .map(|s| s.trim().to_string())
         .unwrap_or_default()

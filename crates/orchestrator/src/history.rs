@@ -1,9 +1,11 @@
 //! The one path by which finished runs reach the results history: every session saves into
 //! it (unless `--no-save` or a dry run), step by step, so no command can run IO without
-//! saving it and no finished step is lost to a later failure or a killed process.
+//! saving it and no finished step is lost to a later failure or a killed process. Captures
+//! (`diskmeter capture`), which run no steps, reach it through [`CaptureRecorder`].
 
 use crate::convert;
 use crate::step::{Batch, FinishedStep};
+use diskmeter_capture::{CaptureSample, TraceProfile};
 use diskmeter_history::{
     HistoryError, HistoryStore, HostFacts, NewStep, RunEnd, RunHeader, Warmup,
 };
@@ -226,4 +228,111 @@ fn merged_histograms(input: &RunInput) -> Vec<(String, String, LatencyHistogram)
         }
     }
     out
+}
+
+/// What a capture is saved under ([`CaptureRecorder::begin`]).
+#[derive(Debug, Clone)]
+pub struct CaptureHeader {
+    /// The capture's name (`--name`), or the devices.
+    pub name: String,
+    /// The devices watched, as listed ("loop3, vda").
+    pub target: String,
+    /// The command line as given.
+    pub command_line: String,
+    /// Start, ms since the Unix epoch.
+    pub started_unix_ms: u64,
+    /// The path whose device the host facts describe (`/dev/NAME` of the first device).
+    pub facts_path: PathBuf,
+}
+
+/// Saves a capture in the history as it is measured: begun once, one sample appended per
+/// interval (each in its own transaction, so a killed capture keeps what it saw and nothing
+/// is held in memory), finished with a one-line summary. The capture counterpart of the
+/// sessions' history sink, and like it the only code that writes captures.
+pub struct CaptureRecorder {
+    store: HistoryStore,
+    path: PathBuf,
+    run_id: i64,
+}
+
+impl CaptureRecorder {
+    /// Begins a capture in the history `choice` names; `Ok(None)` for `--no-save`.
+    pub fn begin(
+        choice: &HistoryChoice,
+        header: &CaptureHeader,
+    ) -> Result<Option<CaptureRecorder>, HistorySaveError> {
+        let Some(path) = choice.path()? else {
+            return Ok(None);
+        };
+        let store_error = |source| HistorySaveError::Store {
+            path: path.clone(),
+            source,
+        };
+        let mut store = HistoryStore::open(&path).map_err(store_error)?;
+        let run_id = store
+            .begin_run(&RunHeader {
+                kind: diskmeter_history::CAPTURE_KIND.to_string(),
+                name: header.name.clone(),
+                target: header.target.clone(),
+                command_line: header.command_line.clone(),
+                host: HostFacts::collect(&header.facts_path),
+                started_unix_ms: header.started_unix_ms,
+                diskmeter_version: env!("CARGO_PKG_VERSION").to_string(),
+                hostname: convert::kernel_hostname(),
+            })
+            .map_err(store_error)?;
+        Ok(Some(CaptureRecorder {
+            store,
+            path,
+            run_id,
+        }))
+    }
+
+    /// The capture's id in the history.
+    pub fn run_id(&self) -> i64 {
+        self.run_id
+    }
+
+    /// Appends one interval.
+    pub fn append(&mut self, sample: &CaptureSample) -> Result<(), HistorySaveError> {
+        self.store
+            .append_capture_sample(self.run_id, sample)
+            .map(|_| ())
+            .map_err(|source| self.error(source))
+    }
+
+    /// Saves the trace profile of one device.
+    pub fn save_trace_profile(&mut self, profile: &TraceProfile) -> Result<(), HistorySaveError> {
+        self.store
+            .save_trace_profile(self.run_id, profile)
+            .map_err(|source| self.error(source))
+    }
+
+    /// Closes the capture: its end, whether it was cut short, and its listing's headline.
+    pub fn finish(
+        mut self,
+        finished_unix_ms: u64,
+        partial: bool,
+        summary: String,
+    ) -> Result<SavedRun, HistorySaveError> {
+        let end = RunEnd {
+            finished_unix_ms,
+            partial,
+            summary: Some(summary),
+        };
+        self.store
+            .finish_run(self.run_id, &end)
+            .map_err(|source| self.error(source))?;
+        Ok(SavedRun {
+            id: self.run_id,
+            path: self.path,
+        })
+    }
+
+    fn error(&self, source: HistoryError) -> HistorySaveError {
+        HistorySaveError::Store {
+            path: self.path.clone(),
+            source,
+        }
+    }
 }

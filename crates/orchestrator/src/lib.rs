@@ -41,7 +41,7 @@ pub use diskmeter_runner::plan::RunPlan;
 pub use diskmeter_runner::{LiveCounters, ThrottleLimits};
 pub use emulation::EmulateRequest;
 pub use error::OrchestrateError;
-pub use history::{HistoryChoice, HistorySaveError, SavedRun};
+pub use history::{CaptureHeader, CaptureRecorder, HistoryChoice, HistorySaveError, SavedRun};
 pub use session::{progress_goal, ProgressGoal, Session, Settings, Warmth};
 pub use sink::{Note, Sink, SinkError, StepContext};
 pub use step::{Batch, CommandKind, FinishedStep, Outcome, OutcomeStatus, Step};
