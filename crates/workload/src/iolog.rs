@@ -105,6 +105,14 @@ impl ReplaySkip {
 /// rest of [`crate::validate`].
 pub(crate) fn validate_iolog(spec: &crate::JobSpec, fail: &mut impl FnMut(&'static str, String)) {
     let options = &spec.iolog;
+    if options.read_iolog.as_deref() == Some(std::path::Path::new("-")) {
+        fail(
+            "read_iolog",
+            "reading the log from stdin ('-') is not supported: diskmeter reads it twice \
+             (to plan the run, then to replay it); give a file"
+                .to_string(),
+        );
+    }
     if options.read_iolog.is_some() {
         let rated = [spec.rate_iops.read, spec.rate_iops.write]
             .into_iter()
@@ -194,6 +202,15 @@ mod tests {
         let found = problems(&[("write_iolog", "a.log"), ("numjobs", "2")]);
         assert!(found[0].contains("every clone of numjobs"), "{found:?}");
         assert!(problems(&[("write_iolog", "a.log")]).is_empty());
+    }
+
+    #[test]
+    fn a_log_on_stdin_is_refused() {
+        let found = problems(&[("read_iolog", "-")]);
+        assert!(
+            found[0].contains("from stdin ('-') is not supported"),
+            "{found:?}"
+        );
     }
 
     #[test]
