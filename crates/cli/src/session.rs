@@ -198,6 +198,7 @@ pub(crate) fn describe_plan(plan: &RunPlan) -> String {
                 worker.submit_batch,
                 match worker.io_limit_bytes {
                     Some(b) => format!("stops after {}", diskmeter_units::format_bytes_binary(b)),
+                    None if job.iolog.read_iolog.is_some() => "stops at the log's end".to_string(),
                     None => "time-based".to_string(),
                 },
                 match worker.runtime_ns {
