@@ -10,8 +10,9 @@
 #![forbid(unsafe_code)]
 
 mod model;
+pub mod trace;
 
 pub use model::{
     CaptureSample, DeviceInterval, HotSet, ProcessShare, QuantileSummary, SizeShare,
-    SystemInterval, TraceDirection, TraceProfile,
+    SystemInterval, TraceDetails, TraceDirection, TraceProfile,
 };
