@@ -40,8 +40,15 @@ fn run() -> Result<(), Box<dyn std::error::Error>> {
     // Ready: the bench starts its workload when it sees this line.
     eprintln!(
         "tracing {} in {}",
-        targets.iter().map(|t| t.name.as_str()).collect::<Vec<_>>().join(", "),
-        session.instance_path().map(|p| p.display().to_string()).unwrap_or_default()
+        targets
+            .iter()
+            .map(|t| t.name.as_str())
+            .collect::<Vec<_>>()
+            .join(", "),
+        session
+            .instance_path()
+            .map(|p| p.display().to_string())
+            .unwrap_or_default()
     );
     let began = Instant::now();
     while began.elapsed().as_secs_f64() < seconds && !stop.load(Ordering::Relaxed) {

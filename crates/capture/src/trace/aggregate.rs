@@ -94,7 +94,7 @@ pub struct DeviceAggregator {
     /// Start and end of the traced window, ring clock, ns; events outside are not counted.
     window_start_ns: Option<u64>,
     window_end_ns: Option<u64>,
-    in_flight: HashMap<(u64, Direction), InFlight>,
+    in_flight: InFlightTable,
     preexisting: u64,
     read: DirectionCounters,
     write: DirectionCounters,
@@ -122,7 +122,7 @@ impl DeviceAggregator {
             limits,
             window_start_ns: None,
             window_end_ns: None,
-            in_flight: HashMap::new(),
+            in_flight: InFlightTable::default(),
             preexisting,
             read: DirectionCounters::new(&limits),
             write: DirectionCounters::new(&limits),
@@ -153,7 +153,9 @@ impl DeviceAggregator {
     /// Whether an issue at `timestamp_ns` falls in the traced window (the iolog writes the
     /// same IOs the profile counts).
     pub fn in_window(&self, timestamp_ns: u64) -> bool {
-        let after_start = self.window_start_ns.map_or(true, |start| timestamp_ns >= start);
+        let after_start = self
+            .window_start_ns
+            .map_or(true, |start| timestamp_ns >= start);
         let before_end = self.window_end_ns.map_or(true, |end| timestamp_ns <= end);
         after_start && before_end
     }
@@ -187,8 +189,7 @@ impl DeviceAggregator {
             record(&mut self.interarrival_ns, now.saturating_sub(last), MAX_NS);
         }
         self.last_issue_ns = Some(now);
-        let key = (event.sector, event.direction);
-        if !self.in_flight.contains_key(&key) && self.in_flight.len() >= self.limits.in_flight {
+        if self.in_flight.len() >= self.limits.in_flight {
             self.unmatched_issues += 1;
             return;
         }
@@ -197,8 +198,8 @@ impl DeviceAggregator {
                 .streams
                 .is_sequential(event.pid, event.direction, event.sector, event.sectors);
         let process = self.processes.slot(event.pid, command);
-        let replaced = self.in_flight.insert(
-            key,
+        self.in_flight.insert(
+            (event.sector, event.direction),
             InFlight {
                 issued_ns: now,
                 first_sector: event.sector,
@@ -208,11 +209,6 @@ impl DeviceAggregator {
                 process,
             },
         );
-        if replaced.is_some() {
-            // The same place issued again before it completed (a requeue): the first issue
-            // will never be paired.
-            self.unmatched_issues += 1;
-        }
         let depth = self.in_flight.len() as u64 + self.preexisting_at(now);
         record(&mut self.queue_depth, depth, MAX_QUEUE_DEPTH);
     }
@@ -226,8 +222,7 @@ impl DeviceAggregator {
     }
 
     fn complete(&mut self, event: &BlockEvent<'_>) {
-        let key = (event.sector, event.direction);
-        let Some(mut io) = self.in_flight.remove(&key) else {
+        let Some(mut io) = self.in_flight.remove((event.sector, event.direction)) else {
             if !matches!(event.direction, Direction::Read | Direction::Write)
                 || self
                     .window_end_ns
@@ -299,6 +294,39 @@ impl DeviceAggregator {
                 timestamp_resolution_ns: super::TIMESTAMP_RESOLUTION_NS,
             },
         }
+    }
+}
+
+/// Requests in flight by place (first sector, direction). Two requests for the same place
+/// may be in flight at once (random IO does that); they are kept in issue order under
+/// duplicate numbers 0, 1, ... and the oldest is paired with the next completion, as the
+/// events cannot tell them apart.
+#[derive(Debug, Default)]
+struct InFlightTable {
+    by_place: HashMap<(u64, Direction, u32), InFlight>,
+}
+
+impl InFlightTable {
+    fn len(&self) -> usize {
+        self.by_place.len()
+    }
+
+    fn insert(&mut self, (sector, direction): (u64, Direction), io: InFlight) {
+        let mut n = 0;
+        while self.by_place.contains_key(&(sector, direction, n)) {
+            n += 1;
+        }
+        self.by_place.insert((sector, direction, n), io);
+    }
+
+    fn remove(&mut self, (sector, direction): (u64, Direction)) -> Option<InFlight> {
+        let oldest = self.by_place.remove(&(sector, direction, 0))?;
+        let mut n = 1;
+        while let Some(next) = self.by_place.remove(&(sector, direction, n)) {
+            self.by_place.insert((sector, direction, n - 1), next);
+            n += 1;
+        }
+        Some(oldest)
     }
 }
 

@@ -214,6 +214,24 @@ fn unpaired_and_unreadable_events_are_counted_as_lost() {
 }
 
 #[test]
+fn two_requests_for_the_same_place_in_flight_are_both_paired() {
+    let lines = vec![
+        marker(1, START_MARKER),
+        issue(10, 1, "fio", "W", 800, 8192),
+        issue(20, 2, "fio", "W", 800, 8192),
+        complete(110, "W", 800, 16),
+        complete(220, "W", 800, 16),
+        marker(300, END_MARKER),
+    ];
+    let (profile, _) = trace(&lines, 0, None);
+    assert_eq!(profile.write.ios, 2);
+    assert_eq!(profile.lost_events, 0);
+    assert_eq!(profile.queue_depth.max, 2.0);
+    // Oldest first: 100 and 200 µs.
+    assert!((profile.write.latency_ns.max - 200_000.0).abs() <= 200.0);
+}
+
+#[test]
 fn a_partial_completion_waits_for_the_rest() {
     let lines = vec![
         marker(1, START_MARKER),
