@@ -13,7 +13,7 @@ use std::path::Path;
 use std::time::Duration;
 
 use common::{fio_command, fio_json, real_io, require_root, LoopDevice, TestDir};
-use diskmeter_capture::trace::{TraceError, TraceOptions, TraceSession, TraceTarget};
+use diskmeter_capture::trace::{TraceError, TraceOptions, TraceSession, TraceSource, TraceTarget};
 use diskmeter_capture::TraceProfile;
 
 /// A loop device doing direct IO on its backing file, with block-layer merging off.
@@ -231,18 +231,25 @@ fn queue_depth_at_issue_is_the_depth_the_device_holds() {
         "--runtime=2",
         "--time_based",
     ];
-    // One IO at a time: every issue finds the device empty.
+    // One IO at a time: every issue finds the device empty. (Read from the kernel's text
+    // this time, so both sources run on a real device.)
+    let text = TraceOptions {
+        source: TraceSource::Text,
+        ..TraceOptions::default()
+    };
     let Some((serial, _)) = trace_fio(
         test,
         &dir,
         &target,
-        &options,
+        &text,
         &[&common[..], &["--ioengine=psync"]].concat(),
     ) else {
         return;
     };
     assert!(serial.ios > 100, "{serial:?}");
     assert_eq!((serial.queue_depth.p50, serial.queue_depth.max), (1.0, 1.0));
+    assert_eq!(serial.lost_events, 0, "{:?}", serial.details);
+    assert_eq!(serial.details.timestamp_resolution_ns, 1_000);
     // Eight at a time, not rate-limited: the device holds up to eight, never more (a lost
     // completion would leave the depth too high, a lost issue too low). It is not always
     // full: completions arrive in bursts and fio refills after reaping them.

@@ -1,8 +1,8 @@
 //! Traces block devices for a while and prints their profiles as JSON, with what the trace
 //! cost: the driver of bench/trace-cost until `diskmeter capture --trace` exists.
 //!
-//! `cargo run --release -p diskmeter-capture --example trace -- SECONDS DEVICE... [--iolog FILE]`
-//! (root). Stops early on Ctrl-C or SIGTERM. Prints one JSON object:
+//! `cargo run --release -p diskmeter-capture --example trace -- SECONDS DEVICE... [--iolog FILE]
+//! [--text]` (root; `--text` reads the kernel's text `trace_pipe` instead of the binary pages). Stops early on Ctrl-C or SIGTERM. Prints one JSON object:
 //! `{"profiles": [...], "cost": {"reader_cpu_ns": N, "events": N, "ios": N}}`.
 
 use std::path::PathBuf;
@@ -10,7 +10,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use diskmeter_capture::trace::{TraceOptions, TraceSession, TraceTarget};
+use diskmeter_capture::trace::{TraceOptions, TraceSession, TraceSource, TraceTarget};
 
 fn main() {
     if let Err(e) = run() {
@@ -21,12 +21,14 @@ fn main() {
 
 fn run() -> Result<(), Box<dyn std::error::Error>> {
     let mut args = std::env::args().skip(1);
-    let usage = "usage: trace SECONDS DEVICE... [--iolog FILE]";
+    let usage = "usage: trace SECONDS DEVICE... [--iolog FILE] [--text]";
     let seconds: f64 = args.next().ok_or(usage)?.parse()?;
     let mut options = TraceOptions::default();
     let mut targets = Vec::new();
     while let Some(arg) = args.next() {
-        if arg == "--iolog" {
+        if arg == "--text" {
+            options.source = TraceSource::Text;
+        } else if arg == "--iolog" {
             options.iolog_path = Some(PathBuf::from(args.next().ok_or(usage)?));
         } else {
             targets.push(TraceTarget::from_name(&arg)?);

@@ -40,6 +40,8 @@ pub struct Limits {
     pub top_processes: usize,
     /// Regions of the device counted for the hot set.
     pub regions: usize,
+    /// Resolution of the event timestamps, ns (reported with the profile).
+    pub timestamp_resolution_ns: u64,
 }
 
 /// An issued request waiting for its completion.
@@ -291,7 +293,7 @@ impl DeviceAggregator {
                 write_other_size_ios: self.write.sizes.other_ios,
                 other_process_ios,
                 other_process_bytes,
-                timestamp_resolution_ns: super::TIMESTAMP_RESOLUTION_NS,
+                timestamp_resolution_ns: self.limits.timestamp_resolution_ns,
             },
         }
     }

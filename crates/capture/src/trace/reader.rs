@@ -1,11 +1,16 @@
-//! The reader thread: drains the instance's `trace_pipe` as the kernel fills it, hands each
+//! The reader thread: drains the instance's ring buffer as the kernel fills it, hands each
 //! block event to its device's aggregation and, when asked, streams the issues into an fio
 //! iolog. It owns everything it counts and gives it back when it stops.
 //!
-//! `trace_pipe` is opened non-blocking and read in 64 KiB gulps; when it is empty the thread
-//! sleeps [`POLL_INTERVAL`], which the ring buffer ([`super::TraceOptions`]) must cover.
-//! Stopping: the session turns tracing off, then raises `stop`; the reader then reads until
-//! the pipe is empty once more, so nothing recorded before tracing went off is missed.
+//! Two sources ([`Source`]): the binary per-CPU `trace_pipe_raw` files (the default: the
+//! kernel copies pages instead of formatting text, see [`super::raw`]), whose records are
+//! put in time order across CPUs before they are counted, holding back the newest
+//! [`RAW_HOLD_NS`] in case another CPU's older events are still to be read; or the text
+//! `trace_pipe`, already merged by the kernel. Both are opened non-blocking; when nothing is
+//! left the thread sleeps [`POLL_INTERVAL`], which the ring buffer
+//! ([`super::TraceOptions`]) must cover. Stopping: the session turns tracing off, then raises
+//! `stop`; the reader then reads until everything is empty once more, so nothing recorded
+//! before tracing went off is missed.
 
 use std::collections::HashMap;
 use std::fs::File;
@@ -19,12 +24,28 @@ use diskmeter_iolog::{FileAction, IoKind, IologWriter};
 
 use super::aggregate::DeviceAggregator;
 use super::event::{parse_line, BlockEvent, Direction, EventKind, TraceLine};
+use super::raw::{comm_str, RawEvent, RawKind, RawLayout};
 use super::TraceError;
 
 /// How long the reader sleeps when the pipe is empty.
 pub const POLL_INTERVAL: Duration = Duration::from_millis(10);
 /// Bytes read at a time.
 const READ_BYTES: usize = 64 * 1024;
+/// How far behind the newest raw record the reader counts, ns: records of another CPU
+/// that are older than this but read later would be counted out of order (and show as an
+/// unmatched pair, counted as lost).
+pub const RAW_HOLD_NS: u64 = 20_000_000;
+/// Pages read from one CPU before the reader moves to the next.
+const RAW_PAGES_PER_TURN: usize = 256;
+
+/// Where the events come from.
+pub enum Source {
+    /// The text `trace_pipe` and its path.
+    Text(File, PathBuf),
+    /// One `trace_pipe_raw` per CPU (with its path) and the page layout.
+    Raw(Vec<(File, PathBuf)>, Box<RawLayout>),
+}
+
 /// The `trace_marker` text that opens the traced window.
 pub const START_MARKER: &str = "diskmeter-trace-start";
 /// The `trace_marker` text that closes it.
@@ -69,8 +90,11 @@ pub struct ReaderOutput {
 
 /// The state of the reader thread.
 pub struct Reader {
-    pipe: File,
-    pipe_path: PathBuf,
+    source: Option<Source>,
+    /// Raw records read, waiting to be counted in time order.
+    pending: Vec<RawEvent>,
+    /// Passes over the raw pipes in a row that found nothing.
+    empty_raw_passes: u32,
     devices: Vec<DeviceAggregator>,
     index: HashMap<(u32, u32), usize>,
     iolog: Option<IologOut>,
@@ -82,11 +106,10 @@ pub struct Reader {
 }
 
 impl Reader {
-    /// A reader of `pipe` for `devices` (major, minor, counters) that writes an iolog at
+    /// A reader of `source` for `devices` (major, minor, counters) that writes an iolog at
     /// `iolog_path` if given, naming each device's file `/dev/NAME`.
     pub fn new(
-        pipe: File,
-        pipe_path: PathBuf,
+        source: Source,
         devices: Vec<((u32, u32), String, DeviceAggregator)>,
         iolog_path: Option<&Path>,
         shared: Arc<Shared>,
@@ -110,8 +133,9 @@ impl Reader {
             counters.push(aggregator);
         }
         Ok(Reader {
-            pipe,
-            pipe_path,
+            source: Some(source),
+            pending: Vec::new(),
+            empty_raw_passes: 0,
             devices: counters,
             index,
             iolog,
@@ -123,45 +147,31 @@ impl Reader {
         })
     }
 
-    /// Reads until stopped; the error is a failing read of the pipe or write of the iolog.
+    /// Reads until stopped; the error is a failing read of the ring or write of the iolog.
     pub fn run(mut self) -> Result<ReaderOutput, TraceError> {
-        let mut buf = vec![0u8; READ_BYTES];
+        let mut source = self.source.take().expect("a reader has its source");
+        let page_bytes = match &source {
+            Source::Raw(_, layout) => layout.page_bytes,
+            Source::Text(..) => 0,
+        };
+        let mut buf = vec![0u8; READ_BYTES.max(page_bytes)];
         let mut partial: Vec<u8> = Vec::new();
         let mut stopping = false;
         loop {
-            match self.pipe.read(&mut buf) {
-                Ok(n) if n > 0 => {
-                    partial.extend_from_slice(&buf[..n]);
-                    let end = partial
-                        .iter()
-                        .rposition(|&b| b == b'\n')
-                        .map_or(0, |i| i + 1);
-                    self.consume(&partial[..end]);
-                    partial.drain(..end);
-                    self.publish();
-                }
-                Ok(_) => {
-                    if self.idle(&mut stopping)? {
-                        break;
-                    }
-                }
-                Err(e) if e.kind() == io::ErrorKind::WouldBlock => {
-                    if self.idle(&mut stopping)? {
-                        break;
-                    }
-                }
-                Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
-                Err(source) => {
-                    return Err(TraceError::Read {
-                        path: self.pipe_path.clone(),
-                        source,
-                    })
-                }
+            let got = match &mut source {
+                Source::Text(pipe, path) => self.read_text(pipe, path, &mut buf, &mut partial)?,
+                Source::Raw(pipes, layout) => self.read_raw(pipes, layout, &mut buf, stopping)?,
+            };
+            if got {
+                self.publish();
+            } else if self.idle(&mut stopping)? {
+                break;
             }
         }
         if !partial.is_empty() {
             self.consume(&partial);
         }
+        self.count_pending(u64::MAX);
         let cpu_ns = thread_cpu_ns();
         let iolog_path = match self.iolog.take() {
             Some(out) => {
@@ -202,6 +212,135 @@ impl Reader {
         }
         std::thread::sleep(POLL_INTERVAL);
         Ok(false)
+    }
+
+    /// One read of the text pipe; true when it gave data.
+    fn read_text(
+        &mut self,
+        pipe: &mut File,
+        path: &Path,
+        buf: &mut [u8],
+        partial: &mut Vec<u8>,
+    ) -> Result<bool, TraceError> {
+        match pipe.read(buf) {
+            Ok(0) => Ok(false),
+            Ok(n) => {
+                partial.extend_from_slice(&buf[..n]);
+                let end = partial
+                    .iter()
+                    .rposition(|&b| b == b'\n')
+                    .map_or(0, |i| i + 1);
+                self.consume(&partial[..end]);
+                partial.drain(..end);
+                Ok(true)
+            }
+            Err(e) if would_block(&e) => Ok(false),
+            Err(source) => Err(TraceError::Read {
+                path: path.to_path_buf(),
+                source,
+            }),
+        }
+    }
+
+    /// Reads the pages each CPU has, then counts the records older than the hold (all of
+    /// them once stopping); true when any page was read.
+    fn read_raw(
+        &mut self,
+        pipes: &mut [(File, PathBuf)],
+        layout: &RawLayout,
+        buf: &mut [u8],
+        stopping: bool,
+    ) -> Result<bool, TraceError> {
+        let page_bytes = layout.page_bytes.min(buf.len());
+        let page = &mut buf[..page_bytes];
+        let mut got = false;
+        for (pipe, path) in pipes.iter_mut() {
+            for _ in 0..RAW_PAGES_PER_TURN {
+                match pipe.read(page) {
+                    Ok(0) => break,
+                    Ok(n) => {
+                        got = true;
+                        self.unreadable_events += layout.decode_page(&page[..n], &mut self.pending);
+                    }
+                    Err(e) if would_block(&e) => break,
+                    Err(source) => {
+                        return Err(TraceError::Read {
+                            path: path.clone(),
+                            source,
+                        })
+                    }
+                }
+            }
+        }
+        self.empty_raw_passes = if got { 0 } else { self.empty_raw_passes + 1 };
+        let newest = self
+            .pending
+            .iter()
+            .map(|e| e.timestamp_ns)
+            .max()
+            .unwrap_or(0);
+        // Two passes in a row found nothing, a sleep apart: every event stamped before the
+        // first has been committed and read, so the held-back records can all be counted.
+        let cutoff = if stopping || self.empty_raw_passes >= 2 {
+            u64::MAX
+        } else {
+            newest.saturating_sub(RAW_HOLD_NS)
+        };
+        self.count_pending(cutoff);
+        Ok(got)
+    }
+
+    /// Counts the pending raw records up to `cutoff_ns`, oldest first.
+    fn count_pending(&mut self, cutoff_ns: u64) {
+        if self.pending.is_empty() {
+            return;
+        }
+        // Each CPU's records are in order already: a stable sort merges them cheaply.
+        let mut pending = std::mem::take(&mut self.pending);
+        pending.sort_by_key(|e| e.timestamp_ns);
+        let ready = pending.partition_point(|e| e.timestamp_ns <= cutoff_ns);
+        for record in &pending[..ready] {
+            self.raw_event(record);
+        }
+        pending.drain(..ready);
+        self.pending = pending;
+    }
+
+    fn raw_event(&mut self, record: &RawEvent) {
+        match record.kind {
+            RawKind::Marker(start) => {
+                let text = if start { START_MARKER } else { END_MARKER };
+                self.marker(record.timestamp_ns, text);
+            }
+            RawKind::Block {
+                major,
+                minor,
+                direction,
+                sector,
+                sectors,
+                ref issue,
+                error,
+            } => {
+                let kind = match issue {
+                    Some((bytes, comm)) => EventKind::Issue {
+                        bytes: *bytes,
+                        command: comm_str(comm),
+                    },
+                    None => EventKind::Complete { error },
+                };
+                let event = BlockEvent {
+                    pid: record.pid,
+                    timestamp_ns: record.timestamp_ns,
+                    major,
+                    minor,
+                    direction,
+                    sector,
+                    sectors,
+                    kind,
+                };
+                self.block_event(&event);
+            }
+        }
     }
 
     fn publish(&self) {
@@ -295,6 +434,13 @@ impl Reader {
         }
         device.record(event);
     }
+}
+
+fn would_block(e: &io::Error) -> bool {
+    matches!(
+        e.kind(),
+        io::ErrorKind::WouldBlock | io::ErrorKind::Interrupted
+    )
 }
 
 /// The calling thread's CPU time, ns: the first field of `/proc/thread-self/schedstat`.

@@ -5,7 +5,7 @@ use std::fs::File;
 use std::sync::Arc;
 
 use super::aggregate::{DeviceAggregator, Limits};
-use super::reader::{Reader, ReaderOutput, Shared, END_MARKER, START_MARKER};
+use super::reader::{Reader, ReaderOutput, Shared, Source, END_MARKER, START_MARKER};
 use crate::{SizeShare, TraceProfile};
 
 const LIMITS: Limits = Limits {
@@ -15,6 +15,7 @@ const LIMITS: Limits = Limits {
     processes: 16,
     top_processes: 10,
     regions: 1 << 16,
+    timestamp_resolution_ns: 1_000,
 };
 
 /// A marker line at `micros` µs.
@@ -59,14 +60,8 @@ fn trace(
     )];
     let shared = Arc::new(Shared::default());
     let pipe = File::open("/dev/null").expect("open /dev/null");
-    let mut reader = Reader::new(
-        pipe,
-        "/dev/null".into(),
-        devices,
-        iolog,
-        Arc::clone(&shared),
-    )
-    .expect("a reader");
+    let source = Source::Text(pipe, "/dev/null".into());
+    let mut reader = Reader::new(source, devices, iolog, Arc::clone(&shared)).expect("a reader");
     let mut text = lines.join("\n");
     text.push('\n');
     // In two pieces cut mid-line, as reads of the pipe may be.
