@@ -268,6 +268,55 @@ fn queue_depth_at_issue_is_the_depth_the_device_holds() {
 }
 
 #[test]
+fn a_ring_buffer_too_small_for_the_rate_reports_the_events_it_lost() {
+    let test = "lost events of a small ring buffer";
+    if !require_root(test) {
+        return;
+    }
+    let _turn = real_io();
+    let dir = TestDir::new();
+    let (_device, target) = unmerged_loop_device(dir.path(), 64);
+    // 8 KiB per CPU holds about a hundred events; the reader looks every 10 ms while the
+    // device does thousands of IOs in that time.
+    let small = TraceOptions {
+        buffer_kib_per_cpu: 8,
+        ..TraceOptions::default()
+    };
+    let Some((profile, fio)) = trace_fio(
+        test,
+        &dir,
+        &target,
+        &small,
+        &[
+            "--rw=randread",
+            "--bs=4k",
+            "--ioengine=libaio",
+            "--iodepth=8",
+            "--direct=1",
+            "--runtime=2",
+            "--time_based",
+        ],
+    ) else {
+        return;
+    };
+    let fio_ios = fio["read"]["total_ios"].as_u64().unwrap();
+    assert!(profile.ios < fio_ios, "{} traced of {fio_ios}", profile.ios);
+    assert!(
+        profile.details.ring_lost_events > 0,
+        "{:?}",
+        profile.details
+    );
+    // Every IO fio did is either counted or among the events said to be lost (an IO is two
+    // events; a lost one leaves its partner unmatched, which counts too).
+    assert!(
+        profile.ios + profile.lost_events >= fio_ios,
+        "{} traced + {} lost < {fio_ios}",
+        profile.ios,
+        profile.lost_events
+    );
+}
+
+#[test]
 fn the_tracefs_instance_is_removed_after_finish_and_after_drop() {
     if !require_root("tracefs instance removal") {
         return;
