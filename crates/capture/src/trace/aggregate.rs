@@ -215,6 +215,17 @@ impl DeviceAggregator {
         record(&mut self.queue_depth, depth, MAX_QUEUE_DEPTH);
     }
 
+    /// Whether a completion without a traced issue at `now` can be one of the requests in
+    /// flight when tracing started: the requests the device had then (`preexisting`), or
+    /// any within the first [`PREEXISTING_FOR_NS`] (`inflight` is read just after the events
+    /// are enabled, so a request issued and completed around that moment is in neither).
+    fn started_before_window(&self, now: u64) -> bool {
+        let early = self
+            .window_start_ns
+            .is_some_and(|start| now.saturating_sub(start) < PREEXISTING_FOR_NS);
+        self.preexisting > 0 || early
+    }
+
     /// Requests in flight before tracing started that may still be in flight at `now`.
     fn preexisting_at(&self, now: u64) -> u64 {
         match self.window_start_ns {
@@ -231,8 +242,9 @@ impl DeviceAggregator {
                     .is_some_and(|end| event.timestamp_ns > end)
             {
                 // Not counted at issue either.
-            } else if self.preexisting > 0 {
-                self.preexisting -= 1;
+            } else if self.started_before_window(event.timestamp_ns) {
+                // Issued before the events were on (known only by number): not a loss.
+                self.preexisting = self.preexisting.saturating_sub(1);
             } else {
                 self.unmatched_completions += 1;
             }

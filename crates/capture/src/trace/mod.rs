@@ -58,7 +58,7 @@ use std::time::{Duration, Instant};
 use crate::TraceProfile;
 
 use aggregate::{DeviceAggregator, Limits};
-use reader::{Reader, ReaderOutput, Shared, Source, END_MARKER, START_MARKER};
+use reader::{Reader, ReaderOutput, Shared, Source, TracedDevice, END_MARKER, START_MARKER};
 use tracefs::Instance;
 
 pub use aggregate::RELATIVE_ERROR;
@@ -110,6 +110,62 @@ impl TraceTarget {
     /// The device's folder in sysfs.
     fn sysfs(&self) -> PathBuf {
         PathBuf::from(format!("/sys/dev/block/{}:{}", self.major, self.minor))
+    }
+}
+
+/// Where a target's requests appear: a partition's carry its disk's numbers and sectors
+/// counted from the disk's start (the block layer remaps them before the request exists).
+#[derive(Debug, Clone, Copy)]
+struct Placement {
+    disk: (u32, u32),
+    first_sector: u64,
+    end_sector: u64,
+}
+
+impl Placement {
+    /// A whole disk is itself; a partition (sysfs has `partition`) is its parent's sectors
+    /// `start .. start + size`.
+    fn of(target: &TraceTarget) -> Placement {
+        let sysfs = target.sysfs();
+        let whole = Placement {
+            disk: (target.major, target.minor),
+            first_sector: 0,
+            end_sector: u64::MAX,
+        };
+        if !sysfs.join("partition").exists() {
+            return whole;
+        }
+        let parent = fs::canonicalize(&sysfs)
+            .ok()
+            .and_then(|p| p.parent().map(|p| p.join("dev")))
+            .and_then(|dev| fs::read_to_string(dev).ok());
+        let disk = parent.and_then(|d| {
+            let (major, minor) = d.trim().split_once(':')?;
+            Some((major.parse().ok()?, minor.parse().ok()?))
+        });
+        let start = read_u64s(&sysfs.join("start")).map(|v| v[0]);
+        let size = read_u64s(&sysfs.join("size")).map(|v| v[0]);
+        match (disk, start, size) {
+            (Some(disk), Some(start), Some(size)) => Placement {
+                disk,
+                first_sector: start,
+                end_sector: start + size,
+            },
+            _ => whole,
+        }
+    }
+
+    /// The event filter that selects this target's requests.
+    fn filter(&self) -> String {
+        let dev = (u64::from(self.disk.0) << 20) | u64::from(self.disk.1);
+        if self.end_sector == u64::MAX {
+            format!("dev == {dev}")
+        } else {
+            format!(
+                "(dev == {dev} && sector >= {} && sector < {})",
+                self.first_sector, self.end_sector
+            )
+        }
     }
 }
 
@@ -298,9 +354,10 @@ impl TraceSession {
         if instance.write("trace_clock", "mono").is_err() {
             instance.write("trace_clock", "global")?;
         }
-        let filter = targets
+        let placements: Vec<Placement> = targets.iter().map(Placement::of).collect();
+        let filter = placements
             .iter()
-            .map(|t| format!("dev == {}", t.kernel_dev()))
+            .map(Placement::filter)
             .collect::<Vec<_>>()
             .join(" || ");
         for event in tracefs::EVENTS {
@@ -320,15 +377,27 @@ impl TraceSession {
                 TraceSource::Text => TEXT_TIMESTAMP_RESOLUTION_NS,
             },
         };
+        // Completions first: an IO issued between the two enables then shows as issued and
+        // completed, or as one of the requests already in flight, never as a lost issue.
+        for event in tracefs::EVENTS.iter().rev() {
+            instance.write(&format!("events/{event}/enable"), "1")?;
+        }
         let devices = targets
             .iter()
-            .map(|t| {
+            .zip(&placements)
+            .map(|(t, place)| {
                 let sysfs = t.sysfs();
                 let device_bytes = read_u64s(&sysfs.join("size")).map(|s| s[0] * 512);
-                // Requests already at the device: they complete without a traced issue.
+                // Requests at the device before its events were on complete without a traced
+                // issue; read after enabling, so none issued in between is missed.
                 let preexisting = read_u64s(&sysfs.join("inflight")).map_or(0, |v| v.iter().sum());
-                let counters = DeviceAggregator::new(&t.name, device_bytes, preexisting, limits);
-                ((t.major, t.minor), t.name.clone(), counters)
+                TracedDevice {
+                    disk: place.disk,
+                    first_sector: place.first_sector,
+                    end_sector: place.end_sector,
+                    name: t.name.clone(),
+                    counters: DeviceAggregator::new(&t.name, device_bytes, preexisting, limits),
+                }
             })
             .collect();
         let shared = Arc::new(Shared::default());
@@ -338,11 +407,6 @@ impl TraceSession {
             options.iolog_path.as_deref(),
             Arc::clone(&shared),
         )?;
-        // Completions first: an IO issued between the two enables then shows as issued and
-        // completed, or as one of the requests already in flight, never as a lost issue.
-        for event in tracefs::EVENTS.iter().rev() {
-            instance.write(&format!("events/{event}/enable"), "1")?;
-        }
         let reader = std::thread::Builder::new()
             .name("diskmeter-trace".into())
             .spawn(move || reader.run())

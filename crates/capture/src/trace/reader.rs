@@ -72,6 +72,21 @@ struct IologOut {
     error: Option<diskmeter_iolog::IologError>,
 }
 
+/// A traced device as its requests show it: requests of a partition carry its disk's
+/// numbers and sectors counted from the disk's start.
+pub struct TracedDevice {
+    /// The disk's (major, minor).
+    pub disk: (u32, u32),
+    /// The device's first sector on the disk (0 for a whole disk).
+    pub first_sector: u64,
+    /// The sector after its last (`u64::MAX` for a whole disk).
+    pub end_sector: u64,
+    /// Kernel name of the device (the iolog's file is `/dev/NAME`).
+    pub name: String,
+    /// Its counters.
+    pub counters: DeviceAggregator,
+}
+
 /// What the reader hands back when it stops.
 pub struct ReaderOutput {
     /// The devices' counters, in the session's target order.
@@ -96,7 +111,10 @@ pub struct Reader {
     /// Passes over the raw pipes in a row that found nothing.
     empty_raw_passes: u32,
     devices: Vec<DeviceAggregator>,
-    index: HashMap<(u32, u32), usize>,
+    /// The devices (indexes) whose requests carry each disk's numbers.
+    index: HashMap<(u32, u32), Vec<usize>>,
+    /// Each device's sectors on its disk: all of a disk, a partition's range.
+    ranges: Vec<(u64, u64)>,
     iolog: Option<IologOut>,
     shared: Arc<Shared>,
     window_start_ns: Option<u64>,
@@ -106,11 +124,11 @@ pub struct Reader {
 }
 
 impl Reader {
-    /// A reader of `source` for `devices` (major, minor, counters) that writes an iolog at
-    /// `iolog_path` if given, naming each device's file `/dev/NAME`.
+    /// A reader of `source` for `devices` that writes an iolog at `iolog_path` if given,
+    /// naming each device's file `/dev/NAME` with offsets from the device's own start.
     pub fn new(
         source: Source,
-        devices: Vec<((u32, u32), String, DeviceAggregator)>,
+        devices: Vec<TracedDevice>,
         iolog_path: Option<&Path>,
         shared: Arc<Shared>,
     ) -> Result<Reader, TraceError> {
@@ -118,19 +136,18 @@ impl Reader {
             Some(path) => Some(IologOut {
                 writer: IologWriter::create(path)?,
                 path: path.to_path_buf(),
-                files: devices
-                    .iter()
-                    .map(|(_, name, _)| format!("/dev/{name}"))
-                    .collect(),
+                files: devices.iter().map(|d| format!("/dev/{}", d.name)).collect(),
                 error: None,
             }),
             None => None,
         };
-        let mut index = HashMap::new();
+        let mut index: HashMap<(u32, u32), Vec<usize>> = HashMap::new();
+        let mut ranges = Vec::new();
         let mut counters = Vec::new();
-        for (i, (id, _, aggregator)) in devices.into_iter().enumerate() {
-            index.insert(id, i);
-            counters.push(aggregator);
+        for (i, device) in devices.into_iter().enumerate() {
+            index.entry(device.disk).or_default().push(i);
+            ranges.push((device.first_sector, device.end_sector));
+            counters.push(device.counters);
         }
         Ok(Reader {
             source: Some(source),
@@ -138,6 +155,7 @@ impl Reader {
             empty_raw_passes: 0,
             devices: counters,
             index,
+            ranges,
             iolog,
             shared,
             window_start_ns: None,
@@ -411,28 +429,39 @@ impl Reader {
         let Some(start) = self.window_start_ns else {
             return;
         };
-        let Some(&i) = self.index.get(&(event.major, event.minor)) else {
+        let Some(targets) = self.index.get(&(event.major, event.minor)) else {
             return;
         };
-        let device = &mut self.devices[i];
-        if let (Some(out), EventKind::Issue { bytes, .. }) = (&mut self.iolog, event.kind) {
-            let kind = match event.direction {
-                Direction::Read => Some(IoKind::Read),
-                Direction::Write => Some(IoKind::Write),
-                Direction::Discard => Some(IoKind::Trim),
-                Direction::Other => None,
+        for &i in targets {
+            let (first, end) = self.ranges[i];
+            if event.sector < first || event.sector >= end {
+                continue;
+            }
+            // Sectors from the device's own start (a partition's, not its disk's).
+            let event = BlockEvent {
+                sector: event.sector - first,
+                ..*event
             };
-            if let Some(kind) = kind.filter(|_| bytes > 0 && device.in_window(event.timestamp_ns)) {
-                let at = event.timestamp_ns.saturating_sub(start);
-                if let Err(e) = out
-                    .writer
-                    .io(at, &out.files[i], kind, event.sector * 512, bytes)
+            let device = &mut self.devices[i];
+            if let (Some(out), EventKind::Issue { bytes, .. }) = (&mut self.iolog, event.kind) {
+                let kind = match event.direction {
+                    Direction::Read => Some(IoKind::Read),
+                    Direction::Write => Some(IoKind::Write),
+                    Direction::Discard => Some(IoKind::Trim),
+                    Direction::Other => None,
+                };
+                if let Some(kind) =
+                    kind.filter(|_| bytes > 0 && device.in_window(event.timestamp_ns))
                 {
-                    out.error.get_or_insert(e);
+                    let at = event.timestamp_ns.saturating_sub(start);
+                    let offset = event.sector * 512;
+                    if let Err(e) = out.writer.io(at, &out.files[i], kind, offset, bytes) {
+                        out.error.get_or_insert(e);
+                    }
                 }
             }
+            device.record(&event);
         }
-        device.record(event);
     }
 }
 

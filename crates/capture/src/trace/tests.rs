@@ -5,7 +5,7 @@ use std::fs::File;
 use std::sync::Arc;
 
 use super::aggregate::{DeviceAggregator, Limits};
-use super::reader::{Reader, ReaderOutput, Shared, Source, END_MARKER, START_MARKER};
+use super::reader::{Reader, ReaderOutput, Shared, Source, TracedDevice, END_MARKER, START_MARKER};
 use crate::{SizeShare, TraceProfile};
 
 const LIMITS: Limits = Limits {
@@ -53,11 +53,13 @@ fn trace(
     preexisting: u64,
     iolog: Option<&std::path::Path>,
 ) -> (TraceProfile, ReaderOutput) {
-    let devices = vec![(
-        (7, 0),
-        "loop0".to_string(),
-        DeviceAggregator::new("loop0", Some(1 << 30), preexisting, LIMITS),
-    )];
+    let devices = vec![TracedDevice {
+        disk: (7, 0),
+        first_sector: 0,
+        end_sector: u64::MAX,
+        name: "loop0".to_string(),
+        counters: DeviceAggregator::new("loop0", Some(1 << 30), preexisting, LIMITS),
+    }];
     let shared = Arc::new(Shared::default());
     let pipe = File::open("/dev/null").expect("open /dev/null");
     let source = Source::Text(pipe, "/dev/null".into());
@@ -184,15 +186,17 @@ fn unpaired_and_unreadable_events_are_counted_as_lost() {
     let lines = vec![
         marker(1, START_MARKER),
         issue(3, 1, "fio", "R", 0, 4096),
-        // One completion of a request in flight before the start (known from `inflight`),
-        // then one whose issue was never seen.
+        // Completions whose issue was not seen: in the first second, requests in flight
+        // before the events were on (one known from `inflight`, one issued around the
+        // moment it was read); later, a lost issue.
         complete(5, "R", 900, 8),
         complete(6, "R", 901, 8),
-        "  fio-1  [001] .....  0.000011: block_rq_issue: 7,0 R 4096 () 8 +".to_string(),
+        complete(1_500_000, "R", 902, 8),
+        "  fio-1  [001] .....  1.500011: block_rq_issue: 7,0 R 4096 () 8 +".to_string(),
         "CPU:1 [LOST 7 EVENTS]".to_string(),
-        marker(20, END_MARKER),
+        marker(2_000_000, END_MARKER),
         // Issued after the end: not counted, not lost.
-        issue(30, 1, "fio", "R", 64, 4096),
+        issue(2_000_030, 1, "fio", "R", 64, 4096),
     ];
     let (profile, output) = trace(&lines, 1, None);
     assert_eq!(profile.details.unmatched_completions, 1);
@@ -289,5 +293,54 @@ fn the_iolog_holds_the_issues_of_the_window_in_fios_version_3() {
          300 /dev/loop0 trim 32768 4096\n\
          2000 /dev/loop0 close\n"
     );
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn a_partitions_requests_are_picked_from_its_disks_by_sector_and_counted_from_its_start() {
+    let dir = std::env::temp_dir().join(format!("diskmeter-trace-part-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join("trace.iolog");
+    // loop0p1 is sectors 2048..4096 of loop0.
+    let devices = vec![
+        TracedDevice {
+            disk: (7, 0),
+            first_sector: 0,
+            end_sector: u64::MAX,
+            name: "loop0".to_string(),
+            counters: DeviceAggregator::new("loop0", Some(2 << 20), 0, LIMITS),
+        },
+        TracedDevice {
+            disk: (7, 0),
+            first_sector: 2048,
+            end_sector: 4096,
+            name: "loop0p1".to_string(),
+            counters: DeviceAggregator::new("loop0p1", Some(1 << 20), 0, LIMITS),
+        },
+    ];
+    let shared = Arc::new(Shared::default());
+    let source = Source::Text(File::open("/dev/null").unwrap(), "/dev/null".into());
+    let mut reader = Reader::new(source, devices, Some(&path), Arc::clone(&shared)).unwrap();
+    let lines = [
+        marker(1, START_MARKER),
+        issue(10, 1, "fio", "R", 100, 4096),
+        issue(20, 1, "fio", "R", 2056, 4096),
+        complete(30, "R", 100, 8),
+        complete(40, "R", 2056, 8),
+        marker(50, END_MARKER),
+    ];
+    reader.consume(format!("{}\n", lines.join("\n")).as_bytes());
+    shared
+        .stop
+        .store(true, std::sync::atomic::Ordering::Release);
+    let output = reader.run().unwrap();
+    let disk = output.devices[0].profile(0, None);
+    let partition = output.devices[1].profile(0, None);
+    assert_eq!((disk.ios, partition.ios), (2, 1));
+    assert_eq!(partition.hot_set.working_set_bytes, 64 * 1024);
+    let log = std::fs::read_to_string(&path).unwrap();
+    assert!(log.contains("\n9 /dev/loop0 read 51200 4096\n"), "{log}");
+    assert!(log.contains("\n19 /dev/loop0 read 1052672 4096\n"), "{log}");
+    assert!(log.contains("\n19 /dev/loop0p1 read 4096 4096\n"), "{log}");
     std::fs::remove_dir_all(&dir).unwrap();
 }
