@@ -3,14 +3,12 @@
 //! sequential, latency, issuer, region) and forgotten. Nothing is kept per IO once it has
 //! completed, so memory is bounded at any rate and duration.
 
-use std::collections::HashMap;
-
 use hdrhistogram::Histogram;
 
 use crate::{QuantileSummary, TraceDetails, TraceDirection, TraceProfile};
 
 use super::event::{BlockEvent, Direction, EventKind};
-use super::tables::{ProcessSlot, ProcessTable, RegionCounter, SizeTable, StreamTable};
+use super::tables::{IntMap, ProcessSlot, ProcessTable, RegionCounter, SizeTable, StreamTable};
 
 /// Significant digits of every histogram: values within 0.1 % ([`RELATIVE_ERROR`]).
 const SIGNIFICANT_DIGITS: u8 = 3;
@@ -317,7 +315,7 @@ impl DeviceAggregator {
 /// events cannot tell them apart.
 #[derive(Debug, Default)]
 struct InFlightTable {
-    by_place: HashMap<(u64, Direction, u32), InFlight>,
+    by_place: IntMap<(u64, Direction, u32), InFlight>,
 }
 
 impl InFlightTable {

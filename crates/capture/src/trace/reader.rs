@@ -12,7 +12,6 @@
 //! `stop`; the reader then reads until everything is empty once more, so nothing recorded
 //! before tracing went off is missed.
 
-use std::collections::HashMap;
 use std::fs::File;
 use std::io::{self, Read};
 use std::path::{Path, PathBuf};
@@ -25,6 +24,7 @@ use diskmeter_iolog::{FileAction, IoKind, IologWriter};
 use super::aggregate::DeviceAggregator;
 use super::event::{parse_line, BlockEvent, Direction, EventKind, TraceLine};
 use super::raw::{comm_str, RawEvent, RawKind, RawLayout};
+use super::tables::IntMap;
 use super::TraceError;
 
 /// How long the reader sleeps when the pipe is empty.
@@ -44,6 +44,17 @@ pub enum Source {
     Text(File, PathBuf),
     /// One `trace_pipe_raw` per CPU (with its path) and the page layout.
     Raw(Vec<(File, PathBuf)>, Box<RawLayout>),
+}
+
+/// What one pass over the source found.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Pass {
+    /// Nothing.
+    Empty,
+    /// Everything there was.
+    Read,
+    /// As much as one pass takes: more is waiting.
+    Backlog,
 }
 
 /// The `trace_marker` text that opens the traced window.
@@ -112,7 +123,7 @@ pub struct Reader {
     empty_raw_passes: u32,
     devices: Vec<DeviceAggregator>,
     /// The devices (indexes) whose requests carry each disk's numbers.
-    index: HashMap<(u32, u32), Vec<usize>>,
+    index: IntMap<(u32, u32), Vec<usize>>,
     /// Each device's sectors on its disk: all of a disk, a partition's range.
     ranges: Vec<(u64, u64)>,
     iolog: Option<IologOut>,
@@ -141,7 +152,7 @@ impl Reader {
             }),
             None => None,
         };
-        let mut index: HashMap<(u32, u32), Vec<usize>> = HashMap::new();
+        let mut index: IntMap<(u32, u32), Vec<usize>> = IntMap::default();
         let mut ranges = Vec::new();
         let mut counters = Vec::new();
         for (i, device) in devices.into_iter().enumerate() {
@@ -180,10 +191,22 @@ impl Reader {
                 Source::Text(pipe, path) => self.read_text(pipe, path, &mut buf, &mut partial)?,
                 Source::Raw(pipes, layout) => self.read_raw(pipes, layout, &mut buf, stopping)?,
             };
-            if got {
-                self.publish();
-            } else if self.idle(&mut stopping)? {
-                break;
+            match got {
+                // More is waiting: read on.
+                Pass::Backlog => self.publish(),
+                // Drained: let the ring fill for a while, so each pass (and each sort of the
+                // raw records held back) covers many events.
+                Pass::Read => {
+                    self.publish();
+                    if !stopping {
+                        std::thread::sleep(POLL_INTERVAL);
+                    }
+                }
+                Pass::Empty => {
+                    if self.idle(&mut stopping)? {
+                        break;
+                    }
+                }
             }
         }
         if !partial.is_empty() {
@@ -232,17 +255,18 @@ impl Reader {
         Ok(false)
     }
 
-    /// One read of the text pipe; true when it gave data.
+    /// One read of the text pipe.
     fn read_text(
         &mut self,
         pipe: &mut File,
         path: &Path,
         buf: &mut [u8],
         partial: &mut Vec<u8>,
-    ) -> Result<bool, TraceError> {
+    ) -> Result<Pass, TraceError> {
         match pipe.read(buf) {
-            Ok(0) => Ok(false),
+            Ok(0) => Ok(Pass::Empty),
             Ok(n) => {
+                let full = n == buf.len();
                 partial.extend_from_slice(&buf[..n]);
                 let end = partial
                     .iter()
@@ -250,9 +274,9 @@ impl Reader {
                     .map_or(0, |i| i + 1);
                 self.consume(&partial[..end]);
                 partial.drain(..end);
-                Ok(true)
+                Ok(if full { Pass::Backlog } else { Pass::Read })
             }
-            Err(e) if would_block(&e) => Ok(false),
+            Err(e) if would_block(&e) => Ok(Pass::Empty),
             Err(source) => Err(TraceError::Read {
                 path: path.to_path_buf(),
                 source,
@@ -261,23 +285,25 @@ impl Reader {
     }
 
     /// Reads the pages each CPU has, then counts the records older than the hold (all of
-    /// them once stopping); true when any page was read.
+    /// them once stopping).
     fn read_raw(
         &mut self,
         pipes: &mut [(File, PathBuf)],
         layout: &RawLayout,
         buf: &mut [u8],
         stopping: bool,
-    ) -> Result<bool, TraceError> {
+    ) -> Result<Pass, TraceError> {
         let page_bytes = layout.page_bytes.min(buf.len());
         let page = &mut buf[..page_bytes];
         let mut got = false;
+        let mut backlog = false;
         for (pipe, path) in pipes.iter_mut() {
-            for _ in 0..RAW_PAGES_PER_TURN {
+            for turn in 0..RAW_PAGES_PER_TURN {
                 match pipe.read(page) {
                     Ok(0) => break,
                     Ok(n) => {
                         got = true;
+                        backlog |= turn + 1 == RAW_PAGES_PER_TURN;
                         self.unreadable_events += layout.decode_page(&page[..n], &mut self.pending);
                     }
                     Err(e) if would_block(&e) => break,
@@ -305,7 +331,11 @@ impl Reader {
             newest.saturating_sub(RAW_HOLD_NS)
         };
         self.count_pending(cutoff);
-        Ok(got)
+        Ok(match (got, backlog) {
+            (_, true) => Pass::Backlog,
+            (true, false) => Pass::Read,
+            (false, false) => Pass::Empty,
+        })
     }
 
     /// Counts the pending raw records up to `cutoff_ns`, oldest first.
