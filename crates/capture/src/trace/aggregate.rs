@@ -94,6 +94,7 @@ pub struct DeviceAggregator {
     /// Start and end of the traced window, ring clock, ns; events outside are not counted.
     window_start_ns: Option<u64>,
     window_end_ns: Option<u64>,
+    last_event_ns: u64,
     in_flight: InFlightTable,
     preexisting: u64,
     read: DirectionCounters,
@@ -122,6 +123,7 @@ impl DeviceAggregator {
             limits,
             window_start_ns: None,
             window_end_ns: None,
+            last_event_ns: 0,
             in_flight: InFlightTable::default(),
             preexisting,
             read: DirectionCounters::new(&limits),
@@ -170,6 +172,7 @@ impl DeviceAggregator {
         if self.window_start_ns.is_none() {
             self.window_start_ns = Some(event.timestamp_ns);
         }
+        self.last_event_ns = self.last_event_ns.max(event.timestamp_ns);
         match event.kind {
             EventKind::Issue { bytes, command } => self.issue(event, bytes, command),
             EventKind::Complete { .. } => self.complete(event),
@@ -280,8 +283,10 @@ impl DeviceAggregator {
         TraceProfile {
             device: self.name.clone(),
             device_bytes: self.device_bytes,
+            // Without the end marker (lost in an overrun), the window ends at the last event.
             duration_ns: match (self.window_start_ns, self.window_end_ns) {
                 (Some(start), Some(end)) => end.saturating_sub(start),
+                (Some(start), None) => self.last_event_ns.saturating_sub(start),
                 _ => 0,
             },
             ios,

@@ -173,7 +173,8 @@ impl Placement {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum TraceSource {
     /// The per-CPU binary `trace_pipe_raw` files: the kernel copies pages, the reader
-    /// decodes them (ns timestamps). The default: it costs the least CPU per IO.
+    /// decodes them (ns timestamps). The default: it costs the least CPU per IO. Where the
+    /// kernel's description of the records cannot be read, the text is used instead.
     #[default]
     Raw,
     /// The text `trace_pipe`: the kernel formats every event (µs timestamps).
@@ -282,14 +283,6 @@ pub enum TraceError {
         #[source]
         source: std::io::Error,
     },
-    /// The kernel describes the block events' records in a way this tracer cannot read.
-    #[error(
-        "cannot read the layout of the block events' records under {path} (use the text source)"
-    )]
-    UnknownFormat {
-        /// The events folder.
-        path: PathBuf,
-    },
     /// Reading the events failed.
     #[error("reading the trace from {path} failed: {source}")]
     Read {
@@ -363,7 +356,7 @@ impl TraceSession {
         for event in tracefs::EVENTS {
             instance.write(&format!("events/{event}/filter"), &filter)?;
         }
-        let source = open_source(&root, &instance, options.source)?;
+        let (source, timestamp_resolution_ns) = open_source(&root, &instance, options.source)?;
         instance.write("trace_marker", START_MARKER)?;
         let limits = Limits {
             in_flight: options.max_in_flight,
@@ -372,10 +365,7 @@ impl TraceSession {
             processes: options.max_processes,
             top_processes: options.top_processes,
             regions: options.max_regions,
-            timestamp_resolution_ns: match options.source {
-                TraceSource::Raw => 1,
-                TraceSource::Text => TEXT_TIMESTAMP_RESOLUTION_NS,
-            },
+            timestamp_resolution_ns,
         };
         // Completions first: an IO issued between the two enables then shows as issued and
         // completed, or as one of the requests already in flight, never as a lost issue.
@@ -448,19 +438,30 @@ impl TraceSession {
 
     /// [`TraceSession::finish`], with what the trace cost.
     pub fn finish_with_cost(mut self) -> Result<(Vec<TraceProfile>, TraceCost), TraceError> {
+        // The instance stays in the session until the reader has stopped, so an error here
+        // still ends with the reader stopped and the instance removed (by drop).
+        let marked = match &self.instance {
+            Some(instance) => instance.write("trace_marker", END_MARKER),
+            None => Err(TraceError::ReaderPanicked),
+        };
+        if marked.is_ok() {
+            let waiting = Instant::now();
+            while !self.shared.end_seen.load(Ordering::Acquire)
+                && waiting.elapsed() < END_MARKER_WAIT
+                && !self.reader.as_ref().is_some_and(JoinHandle::is_finished)
+            {
+                std::thread::sleep(reader::POLL_INTERVAL);
+            }
+            std::thread::sleep(END_GRACE);
+        }
         let instance = self
             .instance
             .take()
             .expect("a running session has its instance");
-        instance.write("trace_marker", END_MARKER)?;
-        let waiting = Instant::now();
-        while !self.shared.end_seen.load(Ordering::Acquire) && waiting.elapsed() < END_MARKER_WAIT {
-            std::thread::sleep(reader::POLL_INTERVAL);
-        }
-        std::thread::sleep(END_GRACE);
         let output = self.stop_reader(&instance);
         let ring_lost = instance.ring_lost_events();
         instance.remove()?;
+        marked?;
         let output = output?;
         let ring_lost = ring_lost.max(output.lost_in_text) + output.unreadable_events;
         let mut profiles = Vec::with_capacity(self.targets.len());
@@ -496,8 +497,14 @@ impl Drop for TraceSession {
     }
 }
 
-/// Opens the instance's `trace_pipe`, or every CPU's `trace_pipe_raw`, non-blocking.
-fn open_source(root: &Path, instance: &Instance, kind: TraceSource) -> Result<Source, TraceError> {
+/// Opens every CPU's `trace_pipe_raw`, or the instance's `trace_pipe`, non-blocking; with
+/// the resolution of their timestamps, ns. A kernel whose record layout cannot be read gets
+/// the text (the profile's `timestamp_resolution_ns` of 1,000 says so).
+fn open_source(
+    root: &Path,
+    instance: &Instance,
+    kind: TraceSource,
+) -> Result<(Source, u64), TraceError> {
     let open = |path: PathBuf| {
         OpenOptions::new()
             .read(true)
@@ -510,28 +517,27 @@ fn open_source(root: &Path, instance: &Instance, kind: TraceSource) -> Result<So
                 source,
             })
     };
-    match kind {
-        TraceSource::Text => {
-            let (file, path) = open(instance.path().join("trace_pipe"))?;
-            Ok(Source::Text(file, path))
-        }
-        TraceSource::Raw => {
-            let layout = raw::RawLayout::load(root, instance.path())?;
-            let per_cpu = instance.path().join("per_cpu");
-            let entries = fs::read_dir(&per_cpu).map_err(|source| TraceError::Tracefs {
-                action: "list",
-                path: per_cpu.clone(),
-                source,
-            })?;
-            let mut pipes = Vec::new();
-            for entry in entries.flatten() {
-                if entry.file_name().to_string_lossy().starts_with("cpu") {
-                    pipes.push(open(entry.path().join("trace_pipe_raw"))?);
-                }
-            }
-            Ok(Source::Raw(pipes, Box::new(layout)))
+    let layout = match kind {
+        TraceSource::Raw => raw::RawLayout::load(root, instance.path()).ok(),
+        TraceSource::Text => None,
+    };
+    let Some(layout) = layout else {
+        let (file, path) = open(instance.path().join("trace_pipe"))?;
+        return Ok((Source::Text(file, path), TEXT_TIMESTAMP_RESOLUTION_NS));
+    };
+    let per_cpu = instance.path().join("per_cpu");
+    let entries = fs::read_dir(&per_cpu).map_err(|source| TraceError::Tracefs {
+        action: "list",
+        path: per_cpu.clone(),
+        source,
+    })?;
+    let mut pipes = Vec::new();
+    for entry in entries.flatten() {
+        if entry.file_name().to_string_lossy().starts_with("cpu") {
+            pipes.push(open(entry.path().join("trace_pipe_raw"))?);
         }
     }
+    Ok((Source::Raw(pipes, Box::new(layout)), 1))
 }
 
 /// The numbers in a sysfs file (`size`: one; `inflight`: reads and writes).

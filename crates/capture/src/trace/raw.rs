@@ -116,8 +116,13 @@ impl RawLayout {
             .and_then(|kb| kb.trim().parse::<usize>().ok())
             .map_or(4096, |kb| kb * 1024);
         RawLayout::parse(&header, &issue, &complete, &print, page_bytes).ok_or_else(|| {
-            TraceError::UnknownFormat {
+            TraceError::Tracefs {
+                action: "understand the record layout in",
                 path: events.join("block"),
+                source: std::io::Error::new(
+                    std::io::ErrorKind::InvalidData,
+                    "a field this tracer reads is missing",
+                ),
             }
         })
     }

@@ -266,7 +266,6 @@ impl Reader {
         match pipe.read(buf) {
             Ok(0) => Ok(Pass::Empty),
             Ok(n) => {
-                let full = n == buf.len();
                 partial.extend_from_slice(&buf[..n]);
                 let end = partial
                     .iter()
@@ -274,7 +273,8 @@ impl Reader {
                     .map_or(0, |i| i + 1);
                 self.consume(&partial[..end]);
                 partial.drain(..end);
-                Ok(if full { Pass::Backlog } else { Pass::Read })
+                // A read of `trace_pipe` gives at most a page of text: read on until empty.
+                Ok(Pass::Backlog)
             }
             Err(e) if would_block(&e) => Ok(Pass::Empty),
             Err(source) => Err(TraceError::Read {
