@@ -19,7 +19,7 @@
 //!   all CPUs in time order before counting them. The text `trace_pipe`
 //!   ([`TraceSource::Text`]) needs no decoder, but the kernel formats every event as text
 //!   inside the reader's `read`: measured with bench/trace-cost, the text reader used about
-//!   7 times the CPU per traced IO of the binary one (3.9-4.3 against 0.54-0.62 µs, most of it
+//!   11 times the CPU per traced IO of the binary one (4.1 against 0.33-0.37 µs, most of it
 //!   kernel time), so the binary source is the default and the text one a fallback. The
 //!   text also only has whole microseconds ([`TEXT_TIMESTAMP_RESOLUTION_NS`]); the binary
 //!   records have the ring's nanoseconds.
