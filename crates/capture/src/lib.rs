@@ -20,9 +20,10 @@ pub mod iostat;
 mod model;
 pub mod procfs;
 pub mod sampler;
+pub mod trace;
 
 pub use error::CaptureError;
 pub use model::{
     CaptureSample, DeviceInterval, HotSet, ProcessShare, QuantileSummary, SizeShare,
-    SystemInterval, TraceDirection, TraceProfile,
+    SystemInterval, TraceDetails, TraceDirection, TraceProfile,
 };

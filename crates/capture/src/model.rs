@@ -107,6 +107,38 @@ pub struct TraceProfile {
     pub processes: Vec<ProcessShare>,
     /// fio iolog (version 3, with timestamps) of the traced IO, when one was written.
     pub iolog_path: Option<String>,
+    /// Where `lost_events` come from and what the figures above leave out (absent in
+    /// profiles saved before it existed).
+    #[serde(default)]
+    pub details: TraceDetails,
+}
+
+/// The parts of a traced profile that say what is missing from it, and the trace's precision.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct TraceDetails {
+    /// Events the kernel's ring buffer overwrote or dropped before they were read (its
+    /// per-CPU `overrun` and `dropped events`), or that could not be read: counted for all
+    /// traced devices together, since a lost event's device is unknown.
+    pub ring_lost_events: u64,
+    /// Issues never paired with a completion (completion lost, the in-flight table full, or
+    /// still in flight at the end after the grace time).
+    pub unmatched_issues: u64,
+    /// Completions whose issue was not seen (beyond the requests in flight at the start).
+    pub unmatched_completions: u64,
+    /// Requests that move no data or are no read or write (flushes, discards): not counted
+    /// in the figures (discards are written to the iolog as `trim`).
+    pub other_requests: u64,
+    /// Reads whose size did not fit in the bounded size table (not in `read.sizes`).
+    pub read_other_size_ios: u64,
+    /// Writes whose size did not fit in the bounded size table (not in `write.sizes`).
+    pub write_other_size_ios: u64,
+    /// IOs of the processes not listed in `processes`.
+    pub other_process_ios: u64,
+    /// Bytes of those IOs.
+    pub other_process_bytes: u64,
+    /// Resolution of the event timestamps, ns (1,000: tracefs text gives whole µs), the
+    /// latency and inter-arrival figures' absolute error on top of their `relative_error`.
+    pub timestamp_resolution_ns: u64,
 }
 
 /// One direction's traced IO.
