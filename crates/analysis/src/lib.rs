@@ -15,6 +15,7 @@
 pub mod compare;
 mod findings;
 mod matching;
+pub mod replay;
 mod summary;
 
 pub use findings::{BlockSizeFinding, Limit, LittleCheck};
