@@ -18,6 +18,7 @@ mod jobfile;
 mod options;
 mod plan;
 mod progress;
+mod replay;
 mod run;
 mod session;
 mod suite;
@@ -78,6 +79,7 @@ pub fn command() -> Command {
         .subcommand(plan::command())
         .subcommand(catalog::command())
         .subcommand(emulate::command())
+        .subcommand(replay::command())
         .subcommand(history::history_command())
         .subcommand(history::show_command())
         .subcommand(history::export_command())
@@ -137,6 +139,7 @@ fn dispatch(matches: &ArgMatches) -> anyhow::Result<Status> {
         Some(("plan", sub)) => plan::main(sub),
         Some(("catalog", sub)) => catalog::main(sub),
         Some(("emulate", sub)) => emulate::main(sub),
+        Some(("replay", sub)) => replay::main(sub),
         Some(("history", sub)) => history::history_main(sub),
         Some(("show", sub)) => history::show_main(sub),
         Some(("export", sub)) => history::export_main(sub),

@@ -4,7 +4,9 @@
 //!
 //! What comes from where (docs/GUIDE.md, "Replaying a capture", says the same to the user):
 //! - the rate (`rate_iops=R,W`) and the queue depth (`iodepth`, aqu-sz rounded up) are the
-//!   capture's figures at the chosen level ([`LevelFigures`], one column of the checklist);
+//!   capture's figures at the chosen level ([`LevelFigures`], one column of the checklist); a
+//!   direction with a size split is paced in bytes (`rate=`) at the split's mean size, since
+//!   fio paces `rate_iops` at the smallest size;
 //! - the read share (`rwmixread`) is the level's reads over its reads and writes, so the mix
 //!   and the two rates agree (a mix that disagreed with the rates would hold neither);
 //! - IO sizes (`bssplit`) from the traced size distribution per direction, else the mean
@@ -165,7 +167,7 @@ pub fn build_replay(request: &ReplayRequest) -> Result<ReplayWorkload, ReplayErr
             ));
         }
     }
-    sizes(request, read_rate > 0, write_rate > 0, &mut out);
+    let split_means = sizes(request, read_rate > 0, write_rate > 0, &mut out);
     randomness(request, &mut out);
     out.push("iodepth", iodepth(level.queue_depth).to_string());
     out.note(format!(
@@ -174,15 +176,7 @@ pub fn build_replay(request: &ReplayRequest) -> Result<ReplayWorkload, ReplayErr
         level.queue_depth,
         level.level
     ));
-    out.push(
-        "rate_iops",
-        match (read_rate > 0, write_rate > 0) {
-            (true, true) => format!("{read_rate},{write_rate}"),
-            (true, false) => read_rate.to_string(),
-            // One value sets both directions; only writes happen.
-            _ => write_rate.to_string(),
-        },
-    );
+    rates([read_rate, write_rate], split_means, &mut out);
     out.push("runtime", format_time_suffix(request.runtime_ns));
     out.push("time_based", "1".to_string());
     out.push("direct", "1".to_string());
@@ -256,8 +250,48 @@ fn iodepth(queue_depth: f64) -> u64 {
     (queue_depth.ceil() as u64).max(1)
 }
 
-/// `bssplit` from the traced sizes, else `bs` from the counters' mean request sizes.
-fn sizes(request: &ReplayRequest, reads: bool, writes: bool, out: &mut Builder) {
+/// The rate of each direction at the level: `rate_iops=R,W`, except when a direction's IO
+/// sizes are a split of several sizes: then `rate=` (bytes per second) at each direction's
+/// mean size. fio turns `rate_iops` into bytes at the direction's *smallest* size (backend.c,
+/// `__setup_rate`), so with 8k/60:64k/40 it would run well under the level, and it refuses
+/// `rate` and `rate_iops` together; a byte rate at the mean size runs the level's IOPS in fio
+/// and in diskmeter alike (which paces each IO by its own size).
+fn rates(iops: [u64; 2], split_means: Option<[(f64, bool); 2]>, out: &mut Builder) {
+    let value = |pair: [u64; 2]| match (iops[0] > 0, iops[1] > 0) {
+        (true, true) => format!("{},{}", pair[0], pair[1]),
+        (true, false) => pair[0].to_string(),
+        // One value sets both directions; only writes happen.
+        _ => pair[1].to_string(),
+    };
+    let means = match split_means {
+        Some(means) if (0..2).any(|d| iops[d] > 0 && means[d].1) => means,
+        _ => {
+            out.push("rate_iops", value(iops));
+            return;
+        }
+    };
+    let bytes = [0, 1].map(|d| (iops[d] as f64 * means[d].0).round() as u64);
+    out.push("rate", value(bytes));
+    for (d, name) in ["reads", "writes"].iter().enumerate() {
+        if iops[d] > 0 {
+            out.note(format!(
+                "{name}: rate {} bytes/s = {} IOPS x mean size {:.0} bytes (a size split: fio \
+                 paces rate_iops at the smallest size, so a byte rate keeps fio and diskmeter \
+                 at the level's IOPS)",
+                bytes[d], iops[d], means[d].0
+            ));
+        }
+    }
+}
+
+/// `bssplit` from the traced sizes, else `bs` from the counters' mean request sizes. With a
+/// `bssplit`, returns each direction's mean size and whether it has more than one size.
+fn sizes(
+    request: &ReplayRequest,
+    reads: bool,
+    writes: bool,
+    out: &mut Builder,
+) -> Option<[(f64, bool); 2]> {
     let traced = request.trace.as_ref().map(|trace| {
         (
             split(&trace.read_sizes, out, "read"),
@@ -267,7 +301,11 @@ fn sizes(request: &ReplayRequest, reads: bool, writes: bool, out: &mut Builder) 
     if let Some((read_split, write_split)) = traced {
         let wanted_known = (!reads || read_split.is_some()) && (!writes || write_split.is_some());
         if wanted_known {
-            let show = |s: Option<String>| s.unwrap_or_default();
+            let means = [&read_split, &write_split].map(|s| {
+                s.as_ref()
+                    .map_or((0.0, false), |s| (mean_bytes(s), s.len() > 1))
+            });
+            let show = |s: Option<Vec<(u64, u64)>>| s.map(|s| show_split(&s)).unwrap_or_default();
             let value = match (reads, writes) {
                 (true, true) => format!("{},{}", show(read_split), show(write_split)),
                 (true, false) => show(read_split),
@@ -275,7 +313,7 @@ fn sizes(request: &ReplayRequest, reads: bool, writes: bool, out: &mut Builder) 
             };
             out.push("bssplit", value);
             out.note("IO sizes: the traced size distribution per direction".to_string());
-            return;
+            return Some(means);
         }
         out.note(
             "IO sizes: the trace saw no sizes for a direction the level has IO in; \
@@ -307,11 +345,31 @@ fn sizes(request: &ReplayRequest, reads: bool, writes: bool, out: &mut Builder) 
          (capture --trace measures it)",
         level.level
     ));
+    None
 }
 
-/// One direction's `bssplit` list: whole percents of the IOs (largest remainders, so they add
-/// up to 100), most frequent first, at most [`BSSPLIT_MAX`] sizes; `None` with no IOs.
-fn split(sizes: &[(u64, u64)], out: &mut Builder, direction: &str) -> Option<String> {
+/// The mean size of a split of (bytes, percent) entries.
+fn mean_bytes(split: &[(u64, u64)]) -> f64 {
+    split
+        .iter()
+        .map(|(b, p)| *b as f64 * *p as f64)
+        .sum::<f64>()
+        / 100.0
+}
+
+/// A split as fio writes it: `8k/60:64k/40`.
+fn show_split(split: &[(u64, u64)]) -> String {
+    split
+        .iter()
+        .map(|(bytes, p)| format!("{}/{p}", format_size_suffix(*bytes, KbBase::Binary)))
+        .collect::<Vec<_>>()
+        .join(":")
+}
+
+/// One direction's `bssplit` list as (bytes, percent): whole percents of the IOs (largest
+/// remainders, so they add up to 100), most frequent first, at most [`BSSPLIT_MAX`] sizes;
+/// `None` with no IOs.
+fn split(sizes: &[(u64, u64)], out: &mut Builder, direction: &str) -> Option<Vec<(u64, u64)>> {
     let mut sizes: Vec<(u64, u64)> = sizes
         .iter()
         .copied()
@@ -357,12 +415,7 @@ fn split(sizes: &[(u64, u64)], out: &mut Builder, direction: &str) -> Option<Str
             "{direction} sizes: {dropped} size(s) under half a percent of the IOs left out"
         ));
     }
-    Some(
-        kept.iter()
-            .map(|(bytes, p)| format!("{}/{p}", format_size_suffix(*bytes, KbBase::Binary)))
-            .collect::<Vec<_>>()
-            .join(":"),
-    )
+    Some(kept)
 }
 
 /// `percentage_random` (trace, `--random`, or 100 with a note) and the hot set.

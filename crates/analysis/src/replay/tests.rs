@@ -87,6 +87,14 @@ fn a_trace_gives_the_size_split_random_share_and_hot_set() {
     );
     assert_eq!(built.option("iodepth"), Some("8"));
     assert!(built.notes.iter().any(|n| n.contains("--size 512m")));
+    // 1,400 reads/s x (0.6 x 8 KiB + 0.4 x 64 KiB) = 43,581,440 bytes/s; writes are all 4k.
+    assert_eq!(built.option("rate"), Some("43581440,2457600"));
+    assert_eq!(
+        built.option("rate_iops"),
+        None,
+        "fio takes one or the other"
+    );
+    assert!(built.notes.iter().any(|n| n.contains("smallest size")));
 }
 
 #[test]
@@ -194,8 +202,11 @@ fn the_options_build_the_job_diskmeter_runs() {
     let job = &jobs[0];
     assert_eq!(job.name, "replay-7-p90");
     assert_eq!(job.rwmixread, 70);
-    assert_eq!(job.rate_iops.read, Some(1400));
-    assert_eq!(job.rate_iops.write, Some(600));
+    // Reads are a split, so both directions are paced in bytes at their mean sizes.
+    assert_eq!(job.rate_bytes_per_sec.read, Some(43_581_440));
+    assert_eq!(job.rate_iops.read, None);
+    assert_eq!(job.rate_bytes_per_sec.write, Some(600 * 4096));
+    assert_eq!(job.rate_iops.write, None);
     assert_eq!(job.iodepth, 4);
     assert_eq!(job.percentage_random, 30);
     assert!(job.direct && job.time_based);

@@ -1,0 +1,380 @@
+//! `diskmeter replay ID|last --level p90 [TARGET]`: a captured application's IO at one level
+//! as a workload (built by `diskmeter_analysis::replay`), shown as the fio job file it is,
+//! written with `--emit-fio`, and run through the orchestrator like `run`.
+
+use crate::{args, run, session, write_output, Status, UsageError};
+use anyhow::Context;
+use clap::{Arg, ArgAction, ArgMatches, Command};
+use diskmeter_analysis::replay::{
+    build_replay, level_value, Level, LevelFigures, ReplayRequest, ReplayWorkload, TracedShape,
+};
+use diskmeter_history::{HistoryError, HistoryStore, StoredCapture};
+use diskmeter_orchestrator::{Batch, CommandKind, HistoryChoice, Session, Step};
+use diskmeter_units::{parse_size, parse_time_ns, KbBase, TimeUnit};
+use std::path::{Path, PathBuf};
+
+/// The `replay` subcommand's definition.
+pub fn command() -> Command {
+    let command = Command::new("replay")
+        .about("Run a workload that mimics a captured application at one level (p50, p90, p99, max, mean)")
+        .long_about(
+            "Builds a workload that mimics the application a capture (diskmeter capture) \
+             watched, at one level of its intervals, and runs it like `diskmeter run`. From \
+             the capture's counters at that level: the rate (rate_iops, reads and writes), the \
+             read share (rwmixread), the queue depth (iodepth = aqu-sz rounded up) and, \
+             without a trace, the mean IO sizes (bs = rareq-sz,wareq-sz). From a trace \
+             (capture --trace), where there is one: the size distribution per direction \
+             (bssplit), the random share (percentage_random) and the hot set \
+             (random_distribution=zoned). A counter capture does not know the random share: \
+             give --random PCT, else the replay is fully random and says so.\n\n\
+             The workload is printed as an fio job file (with a note on where each figure \
+             came from) on stderr, and --emit-fio FILE writes it for fio to run unchanged.\n\n\
+             TARGET is a file, folder or block device as in `run` (default: a test file in the \
+             current folder); --emulate runs it on an emulated cloud disk.\n\n\
+             Exit codes: 0 ok; 1 the run failed, was refused or was interrupted; 2 usage \
+             error (unknown capture, a run that is not a capture, a bad level).",
+        )
+        .arg(
+            Arg::new("capture")
+                .value_name("ID")
+                .required(true)
+                .help("The capture to replay: its run id (diskmeter history --kind capture) or 'last'"),
+        )
+        .arg(
+            Arg::new("target")
+                .value_name("TARGET")
+                .help("File, folder or block device to run on (default: a test file in the current folder)"),
+        )
+        .arg(
+            Arg::new("level")
+                .long("level")
+                .value_name("LEVEL")
+                .default_value("p90")
+                .help("Which level of the capture's intervals to replay: p50, p90, p99, max or mean"),
+        )
+        .arg(
+            Arg::new("device")
+                .long("device")
+                .value_name("NAME")
+                .help("Which captured device to replay (default: the one with the most IO)"),
+        )
+        .arg(
+            Arg::new("random")
+                .long("random")
+                .value_name("PCT")
+                .value_parser(clap::value_parser!(u8).range(0..=100))
+                .help("Share of random IOs, percent (a counter capture does not know it; default: the trace's, else 100 with a note)"),
+        )
+        .arg(
+            Arg::new("size")
+                .long("size")
+                .value_name("SIZE")
+                .default_value("1g")
+                .help("Size of the region to replay on (fio size=)"),
+        )
+        .arg(
+            Arg::new("runtime")
+                .long("runtime")
+                .value_name("TIME")
+                .default_value("60s")
+                .help("How long to run (fio runtime=, time based; seconds without a unit)"),
+        )
+        .arg(
+            Arg::new("emit-fio")
+                .long("emit-fio")
+                .value_name("FILE")
+                .help("Write the workload as an fio job file that fio runs unchanged"),
+        )
+        .arg(
+            Arg::new("exact")
+                .long("exact")
+                .action(ArgAction::SetTrue)
+                .help("Replay the traced IO stream with its timing (fio's read_iolog) instead of a workload like it"),
+        )
+        .arg(run::output_format_arg());
+    let command = args::add_emulate_flags(command, "replay");
+    args::add_run_flags(command)
+}
+
+/// Runs `diskmeter replay`.
+pub fn main(matches: &ArgMatches) -> anyhow::Result<Status> {
+    let quiet = args::quiet(matches);
+    if matches.get_flag("exact") {
+        return Err(UsageError(
+            "--exact (replaying the traced IO stream through read_iolog) is not available in \
+             this build yet; replay without it runs a workload like the capture's"
+                .into(),
+        )
+        .into());
+    }
+    let level_text = matches
+        .get_one::<String>("level")
+        .map_or("p90", String::as_str);
+    let level = Level::parse(level_text).map_err(|e| UsageError(format!("--level: {e}")))?;
+    let store = open_history(matches)?;
+    let id_text = matches
+        .get_one::<String>("capture")
+        .map_or("", String::as_str);
+    let capture = load_capture(&store, id_text)?;
+    drop(store);
+    let device = pick_device(&capture, matches.get_one::<String>("device"))?;
+    let request = ReplayRequest {
+        name: format!("replay-{}-{level}", capture.summary.id),
+        level: level_figures(&capture, &device, level)?,
+        trace: traced_shape(&capture, &device),
+        random_percent: matches.get_one::<u8>("random").copied(),
+        size_bytes: size(matches)?,
+        runtime_ns: runtime(matches)?,
+    };
+    let workload = build_replay(&request).map_err(|e| {
+        UsageError(format!(
+            "capture {} (device {device}): {e}",
+            capture.summary.id
+        ))
+    })?;
+    let target = matches.get_one::<String>("target").map(PathBuf::from);
+    let comments = header(&capture, &device, &request.level);
+    if !quiet {
+        for line in workload
+            .job_file(&comments, &target_options(target.as_deref()))
+            .lines()
+        {
+            eprintln!("diskmeter: {line}");
+        }
+    }
+    if let Some(path) = matches.get_one::<String>("emit-fio") {
+        // fio names its files after the job unless told: the file keeps the target only when
+        // one was given, so it runs anywhere (an emulated disk is gone after the run).
+        let extra = match settings_emulate(matches) {
+            true => Vec::new(),
+            false => target_options(target.as_deref()),
+        };
+        write_output(Some(path), &workload.job_file(&comments, &extra))
+            .with_context(|| "--emit-fio".to_string())?;
+    }
+    run_workload(matches, &workload, target.as_deref(), quiet)
+}
+
+/// Runs the workload's job through the orchestrator and renders its result like `run`.
+fn run_workload(
+    matches: &ArgMatches,
+    workload: &ReplayWorkload,
+    target: Option<&Path>,
+    quiet: bool,
+) -> anyhow::Result<Status> {
+    let options: Vec<(String, Option<String>)> = workload
+        .options
+        .iter()
+        .cloned()
+        .chain(target_options(target))
+        .map(|(name, value)| (name, Some(value)))
+        .collect();
+    let mut jobs = diskmeter_workload::jobs_from_options(&options).map_err(|errors| {
+        // The builder writes options the table reads: a failure here is a bug, said plainly.
+        anyhow::anyhow!(
+            "the replay workload does not parse: {}",
+            errors
+                .iter()
+                .map(ToString::to_string)
+                .collect::<Vec<_>>()
+                .join("; ")
+        )
+    })?;
+    let settings = args::settings(matches)?;
+    let mut session = Session::open(settings)?;
+    if let Some(device) = session.emulated_device() {
+        for job in &mut jobs {
+            job.filenames = vec![device.to_path_buf()];
+        }
+    }
+    let name = jobs.first().map(|j| j.name.clone()).unwrap_or_default();
+    let batch = Batch::new(CommandKind::Replay, vec![Step { name, jobs }]);
+    let outcome = session::run_on_terminal(&mut session, &batch, quiet, None, None);
+    let written = run::write_result(matches, &outcome);
+    let status = session::conclude(outcome, quiet)?;
+    written?;
+    Ok(status)
+}
+
+/// Whether `--emulate` was given.
+fn settings_emulate(matches: &ArgMatches) -> bool {
+    matches.get_one::<String>("emulate").is_some()
+}
+
+/// `filename=TARGET`, or `directory=TARGET` for a folder; nothing without a target.
+fn target_options(target: Option<&Path>) -> Vec<(String, String)> {
+    match target {
+        Some(path) if path.is_dir() => vec![("directory".into(), path.display().to_string())],
+        Some(path) => vec![("filename".into(), path.display().to_string())],
+        None => Vec::new(),
+    }
+}
+
+/// The job file's opening comment: what was replayed, at which figures.
+fn header(capture: &StoredCapture, device: &str, level: &LevelFigures) -> Vec<String> {
+    vec![
+        format!(
+            "diskmeter replay of capture {} (device {device}, {} intervals) at {}",
+            capture.summary.id,
+            capture.samples.len(),
+            level.level
+        ),
+        format!(
+            "at {}: {:.1} r/s, {:.1} w/s, aqu-sz {:.2}",
+            level.level, level.read_iops, level.write_iops, level.queue_depth
+        ),
+    ]
+}
+
+/// The history the capture is read from: `--db` or the default, even with `--no-save`
+/// (which only keeps the replay's own result out of it).
+fn open_history(matches: &ArgMatches) -> anyhow::Result<HistoryStore> {
+    let choice = matches
+        .get_one::<PathBuf>("db")
+        .map_or(HistoryChoice::Default, |p| HistoryChoice::At(p.clone()));
+    let Some(path) = choice.path()? else {
+        anyhow::bail!("no history given");
+    };
+    if !path.exists() {
+        return Err(UsageError(format!(
+            "no history at {}: there is no capture to replay (diskmeter capture makes one)",
+            path.display()
+        ))
+        .into());
+    }
+    HistoryStore::open(&path).with_context(|| path.display().to_string())
+}
+
+/// The capture `text` names (a run id or `last`); an unknown id or a run that is not a
+/// capture is the user's mistake (exit 2).
+fn load_capture(store: &HistoryStore, text: &str) -> anyhow::Result<StoredCapture> {
+    let id = if text == "last" {
+        store.newest_capture_id()?.ok_or_else(|| {
+            UsageError("the history has no capture yet (diskmeter capture makes one)".into())
+        })?
+    } else {
+        text.parse::<i64>().map_err(|_| {
+            UsageError(format!(
+                "'{text}' is not a capture id (a number from diskmeter history --kind capture, or 'last')"
+            ))
+        })?
+    };
+    match store.load_capture(id) {
+        Ok(capture) => Ok(capture),
+        Err(e @ (HistoryError::NoSuchRun(_) | HistoryError::NotACapture(_))) => {
+            Err(UsageError(e.to_string()).into())
+        }
+        Err(e) => Err(e.into()),
+    }
+}
+
+/// The device to replay: `--device`, else the one that did the most IO over the capture.
+fn pick_device(capture: &StoredCapture, asked: Option<&String>) -> anyhow::Result<String> {
+    let mut totals: Vec<(String, f64)> = Vec::new();
+    for sample in &capture.samples {
+        for device in &sample.devices {
+            let ios = (device.reads_per_sec + device.writes_per_sec) * sample.duration_ms;
+            match totals.iter_mut().find(|(name, _)| *name == device.device) {
+                Some((_, total)) => *total += ios,
+                None => totals.push((device.device.clone(), ios)),
+            }
+        }
+    }
+    let names = || {
+        totals
+            .iter()
+            .map(|(name, _)| name.as_str())
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
+    match asked {
+        Some(name) if totals.iter().any(|(n, _)| n == name) => Ok(name.clone()),
+        Some(name) => Err(UsageError(format!(
+            "--device {name}: capture {} has no such device (it has: {})",
+            capture.summary.id,
+            names()
+        ))
+        .into()),
+        None => totals
+            .iter()
+            .max_by(|a, b| a.1.total_cmp(&b.1))
+            .map(|(name, _)| name.clone())
+            .ok_or_else(|| {
+                UsageError(format!(
+                    "capture {} has no samples: nothing to replay",
+                    capture.summary.id
+                ))
+                .into()
+            }),
+    }
+}
+
+/// The device's iostat columns at `level` over the capture's intervals. Mean sizes are taken
+/// over the intervals that had IO in that direction (iostat shows 0 for the others).
+fn level_figures(
+    capture: &StoredCapture,
+    device: &str,
+    level: Level,
+) -> anyhow::Result<LevelFigures> {
+    let intervals: Vec<_> = capture
+        .samples
+        .iter()
+        .flat_map(|s| s.devices.iter().filter(|d| d.device == device))
+        .collect();
+    let column = |value: &dyn Fn(&diskmeter_capture::DeviceInterval) -> Option<f64>| {
+        let values: Vec<f64> = intervals.iter().filter_map(|d| value(d)).collect();
+        level_value(&values, level)
+    };
+    Ok(LevelFigures {
+        level,
+        read_iops: column(&|d| Some(d.reads_per_sec)).unwrap_or(0.0),
+        write_iops: column(&|d| Some(d.writes_per_sec)).unwrap_or(0.0),
+        read_request_bytes: column(&|d| {
+            (d.reads_per_sec > 0.0).then_some(d.read_request_kib * 1024.0)
+        }),
+        write_request_bytes: column(&|d| {
+            (d.writes_per_sec > 0.0).then_some(d.write_request_kib * 1024.0)
+        }),
+        queue_depth: column(&|d| Some(d.queue_size)).unwrap_or(0.0),
+    })
+}
+
+/// What the device's trace adds, when the capture traced it.
+fn traced_shape(capture: &StoredCapture, device: &str) -> Option<TracedShape> {
+    let trace = capture.traces.iter().find(|t| t.device == device)?;
+    let sizes = |d: &diskmeter_capture::TraceDirection| {
+        d.sizes.iter().map(|s| (s.bytes, s.ios)).collect::<Vec<_>>()
+    };
+    let hot = &trace.hot_set;
+    Some(TracedShape {
+        read_sizes: sizes(&trace.read),
+        write_sizes: sizes(&trace.write),
+        random_fraction: trace.random_fraction,
+        hot_share: (hot.working_set_bytes > 0).then_some(hot.share_for_80_percent_of_ios),
+        working_set_bytes: (hot.working_set_bytes > 0).then_some(hot.working_set_bytes),
+    })
+}
+
+/// `--size` in bytes.
+fn size(matches: &ArgMatches) -> anyhow::Result<u64> {
+    let text = matches
+        .get_one::<String>("size")
+        .map_or("1g", String::as_str);
+    match parse_size(text, KbBase::Binary) {
+        Ok(0) => Err(UsageError("--size 0: the region needs at least one block".into()).into()),
+        Ok(bytes) => Ok(bytes),
+        Err(e) => Err(UsageError(format!("--size {text}: {e}")).into()),
+    }
+}
+
+/// `--runtime` in ns (seconds without a unit, as fio's `runtime=`).
+fn runtime(matches: &ArgMatches) -> anyhow::Result<u64> {
+    let text = matches
+        .get_one::<String>("runtime")
+        .map_or("60s", String::as_str);
+    match parse_time_ns(text, TimeUnit::Seconds) {
+        Ok(0) => Err(UsageError("--runtime 0: give a time to run".into()).into()),
+        Ok(ns) => Ok(ns),
+        Err(e) => Err(UsageError(format!("--runtime {text}: {e}")).into()),
+    }
+}
