@@ -287,10 +287,10 @@ fn bad_input_is_a_usage_error() {
         (&["999"], "no run 999"),
         (&[&plain], "is not a capture"),
         (&["abc"], "'abc' is not a capture id"),
-        (&[&capture, "--level", "p95"], "'p95' is not a level"),
+        (&[&capture, "--level", "p95"], "level `p95` is not one of"),
         (
             &[&capture, "--device", "sdz"],
-            "has no such device (it has: vdb)",
+            "device `sdz` is not in the capture (it has: vdb)",
         ),
         (&[&capture, "--exact"], "--exact"),
     ];

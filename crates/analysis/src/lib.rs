@@ -9,6 +9,9 @@
 //! more queue depths within [`PLATEAU_TOLERANCE`] of the block size's best) *and* two or
 //! more block sizes agree on it; otherwise the analysis says it found none below the top of
 //! the grid rather than inventing one.
+//!
+//! [`requirements`] turns a capture of an application's IO into the guides' requirements
+//! checklist (p50/p90/p99/max/mean per metric, per time-of-day window).
 
 #![forbid(unsafe_code)]
 
@@ -16,6 +19,7 @@ pub mod compare;
 mod findings;
 mod matching;
 pub mod replay;
+pub mod requirements;
 mod summary;
 
 pub use findings::{BlockSizeFinding, Limit, LittleCheck};

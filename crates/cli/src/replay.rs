@@ -6,8 +6,10 @@ use crate::{args, run, session, write_output, Status, UsageError};
 use anyhow::Context;
 use clap::{Arg, ArgAction, ArgMatches, Command};
 use diskmeter_analysis::replay::{
-    build_replay, level_value, Level, LevelFigures, ReplayRequest, ReplayWorkload, TracedShape,
+    build_replay, LevelFigures, ReplayRequest, ReplayWorkload, TracedShape,
 };
+use diskmeter_analysis::requirements::{Checklist, ChecklistBuilder, Level, WindowSet};
+use diskmeter_capture::TraceProfile;
 use diskmeter_history::{HistoryError, HistoryStore, StoredCapture};
 use diskmeter_orchestrator::{Batch, CommandKind, HistoryChoice, Session, Step};
 use diskmeter_units::{parse_size, parse_time_ns, KbBase, TimeUnit};
@@ -56,7 +58,7 @@ pub fn command() -> Command {
             Arg::new("device")
                 .long("device")
                 .value_name("NAME")
-                .help("Which captured device to replay (default: the one with the most IO)"),
+                .help("Which captured device to replay (default: every captured whole disk together, as `diskmeter requirements` sums them)"),
         )
         .arg(
             Arg::new("random")
@@ -110,18 +112,26 @@ pub fn main(matches: &ArgMatches) -> anyhow::Result<Status> {
     let level_text = matches
         .get_one::<String>("level")
         .map_or("p90", String::as_str);
-    let level = Level::parse(level_text).map_err(|e| UsageError(format!("--level: {e}")))?;
+    let level: Level = level_text
+        .parse()
+        .map_err(|e| UsageError(format!("--level: {e}")))?;
     let store = open_history(matches)?;
     let id_text = matches
         .get_one::<String>("capture")
         .map_or("", String::as_str);
     let capture = load_capture(&store, id_text)?;
     drop(store);
-    let device = pick_device(&capture, matches.get_one::<String>("device"))?;
+    let (checklist, devices, traced) = checklist(&capture, matches.get_one::<String>("device"))?;
+    let traces: Vec<&TraceProfile> = capture
+        .traces
+        .iter()
+        .filter(|t| traced.contains(&t.device))
+        .collect();
+    let device = devices.join("+");
     let request = ReplayRequest {
         name: format!("replay-{}-{level}", capture.summary.id),
-        level: level_figures(&capture, &device, level)?,
-        trace: traced_shape(&capture, &device),
+        level: LevelFigures::from_checklist(&checklist, level),
+        trace: TracedShape::from_traces(&traces),
         random_percent: matches.get_one::<u8>("random").copied(),
         size_bytes: size(matches)?,
         runtime_ns: runtime(matches)?,
@@ -268,91 +278,34 @@ fn load_capture(store: &HistoryStore, text: &str) -> anyhow::Result<StoredCaptur
     }
 }
 
-/// The device to replay: `--device`, else the one that did the most IO over the capture.
-fn pick_device(capture: &StoredCapture, asked: Option<&String>) -> anyhow::Result<String> {
-    let mut totals: Vec<(String, f64)> = Vec::new();
-    for sample in &capture.samples {
-        for device in &sample.devices {
-            let ios = (device.reads_per_sec + device.writes_per_sec) * sample.duration_ms;
-            match totals.iter_mut().find(|(name, _)| *name == device.device) {
-                Some((_, total)) => *total += ios,
-                None => totals.push((device.device.clone(), ios)),
-            }
-        }
-    }
-    let names = || {
-        totals
-            .iter()
-            .map(|(name, _)| name.as_str())
-            .collect::<Vec<_>>()
-            .join(", ")
-    };
-    match asked {
-        Some(name) if totals.iter().any(|(n, _)| n == name) => Ok(name.clone()),
-        Some(name) => Err(UsageError(format!(
-            "--device {name}: capture {} has no such device (it has: {})",
-            capture.summary.id,
-            names()
-        ))
-        .into()),
-        None => totals
-            .iter()
-            .max_by(|a, b| a.1.total_cmp(&b.1))
-            .map(|(name, _)| name.clone())
-            .ok_or_else(|| {
-                UsageError(format!(
-                    "capture {} has no samples: nothing to replay",
-                    capture.summary.id
-                ))
-                .into()
-            }),
-    }
-}
-
-/// The device's iostat columns at `level` over the capture's intervals. Mean sizes are taken
-/// over the intervals that had IO in that direction (iostat shows 0 for the others).
-fn level_figures(
+/// The capture's checklist (the whole capture) over `--device` or, by default, the devices
+/// `diskmeter requirements` sums (every captured whole disk), and the devices it covers.
+fn checklist(
     capture: &StoredCapture,
-    device: &str,
-    level: Level,
-) -> anyhow::Result<LevelFigures> {
-    let intervals: Vec<_> = capture
-        .samples
-        .iter()
-        .flat_map(|s| s.devices.iter().filter(|d| d.device == device))
-        .collect();
-    let column = |value: &dyn Fn(&diskmeter_capture::DeviceInterval) -> Option<f64>| {
-        let values: Vec<f64> = intervals.iter().filter_map(|d| value(d)).collect();
-        level_value(&values, level)
-    };
-    Ok(LevelFigures {
-        level,
-        read_iops: column(&|d| Some(d.reads_per_sec)).unwrap_or(0.0),
-        write_iops: column(&|d| Some(d.writes_per_sec)).unwrap_or(0.0),
-        read_request_bytes: column(&|d| {
-            (d.reads_per_sec > 0.0).then_some(d.read_request_kib * 1024.0)
-        }),
-        write_request_bytes: column(&|d| {
-            (d.writes_per_sec > 0.0).then_some(d.write_request_kib * 1024.0)
-        }),
-        queue_depth: column(&|d| Some(d.queue_size)).unwrap_or(0.0),
-    })
-}
-
-/// What the device's trace adds, when the capture traced it.
-fn traced_shape(capture: &StoredCapture, device: &str) -> Option<TracedShape> {
-    let trace = capture.traces.iter().find(|t| t.device == device)?;
-    let sizes = |d: &diskmeter_capture::TraceDirection| {
-        d.sizes.iter().map(|s| (s.bytes, s.ios)).collect::<Vec<_>>()
-    };
-    let hot = &trace.hot_set;
-    Some(TracedShape {
-        read_sizes: sizes(&trace.read),
-        write_sizes: sizes(&trace.write),
-        random_fraction: trace.random_fraction,
-        hot_share: (hot.working_set_bytes > 0).then_some(hot.share_for_80_percent_of_ios),
-        working_set_bytes: (hot.working_set_bytes > 0).then_some(hot.working_set_bytes),
-    })
+    device: Option<&String>,
+) -> anyhow::Result<(Checklist, Vec<String>, Vec<String>)> {
+    let mut builder = ChecklistBuilder::new(device.map(|d| vec![d.clone()]), WindowSet::default());
+    for sample in &capture.samples {
+        builder.push(sample);
+    }
+    for trace in &capture.traces {
+        builder.add_trace(trace);
+    }
+    let requirements = builder
+        .finish()
+        .map_err(|e| UsageError(format!("--device: capture {}: {e}", capture.summary.id)))?;
+    if requirements.devices.is_empty() {
+        return Err(UsageError(format!(
+            "capture {} has no device samples: nothing to replay",
+            capture.summary.id
+        ))
+        .into());
+    }
+    Ok((
+        requirements.whole,
+        requirements.devices,
+        requirements.traced_devices,
+    ))
 }
 
 /// `--size` in bytes.

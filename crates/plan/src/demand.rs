@@ -14,6 +14,7 @@
 //! | `latency` | latency target (fio time syntax, default unit ms) | none |
 //! | `qd` | the queue depth the application keeps | none |
 //! | `capacity` | space needed, fio size syntax (`2t`) | none |
+//! | `random` | share of IOs that are random (shown, and sets the stripe advice) | unknown |
 //!
 //! Every share (`read`, `write`, `cache-hit`, `local`) follows one rule ([`parse_share`]):
 //! `N%` is a percentage; a bare number from 0 to 1 is a fraction and a bare number above 1
@@ -22,6 +23,16 @@
 //!
 //! `iops` and `mibps` are two peaks, as in the guides' requirement checklist: IOPS are checked
 //! at `bs`, bandwidth against the bandwidth caps (at `bs` too when no `iops` is given).
+//!
+//! A demand may also come from a capture's requirements checklist (`plan --from-capture ID
+//! --level p99 --growth 30%`): the caller fills the figures, names the [`Demand::level`] they
+//! were read at and says where each came from ([`FigureOrigin`]); `--growth` multiplies the
+//! rates and the queue depth ([`Demand::grown`]).
+//!
+//! The random share does not change a predicted rate: the caps the catalog publishes count
+//! every IO (and every byte) whatever its offset, so sequential and random IO of one size hit
+//! the same caps. It is shown with the demand and picks the stripe advice (mostly sequential IO
+//! gets the guide's 256 KiB data-warehouse stripe).
 
 use crate::{DemandProblem, PlanError};
 use diskmeter_units::{parse_size, parse_time_ns, KbBase, TimeUnit};
@@ -52,6 +63,24 @@ pub struct Demand {
     pub capacity_bytes: Option<u64>,
     /// True when `read`/`write` was given (the default 100 % reads is an assumption).
     pub mix_given: bool,
+    /// Share of IOs that are random, 0..=1, when known.
+    pub random_fraction: Option<f64>,
+    /// The level of a capture's checklist the figures were read at (`p99`), when they came
+    /// from a capture.
+    pub level: Option<String>,
+    /// Headroom for growth applied to the rates and the queue depth (0.3 = +30 %).
+    pub growth_fraction: Option<f64>,
+    /// Where figures came from when not typed by the user, in the order shown.
+    pub origins: Vec<FigureOrigin>,
+}
+
+/// Where one figure of a demand came from, for the plan's text.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct FigureOrigin {
+    /// The demand key it fills (`iops`, `bs`, `latency`).
+    pub key: String,
+    /// How it was worked out, e.g. "capture 12: IOPS total p99 1,200 x 1.3".
+    pub text: String,
 }
 
 impl Default for Demand {
@@ -68,6 +97,10 @@ impl Default for Demand {
             queue_depth: None,
             capacity_bytes: None,
             mix_given: false,
+            random_fraction: None,
+            level: None,
+            growth_fraction: None,
+            origins: Vec::new(),
         }
     }
 }
@@ -75,10 +108,23 @@ impl Default for Demand {
 impl Demand {
     /// Parses `key=value` pairs separated by commas (`bs=4k,64k` keeps its second value).
     pub fn parse(text: &str) -> Result<Demand, PlanError> {
-        let mut demand = Demand::default();
+        Demand::parse_onto(Demand::default(), text)
+    }
+
+    /// Parses `text` over `base`: the keys given replace `base`'s figures (and drop their
+    /// [`FigureOrigin`]), the others keep them. `--workload` over `--from-capture`.
+    pub fn parse_onto(base: Demand, text: &str) -> Result<Demand, PlanError> {
+        let mut demand = base;
+        let pairs = split_pairs(text)?;
+        demand.origins.retain(|origin| {
+            !pairs.iter().any(|(key, _)| {
+                canonical_key(key) == origin.key
+                    || (origin.key == "read" && canonical_key(key) == "write")
+            })
+        });
         let mut read_given = None;
         let mut write_given = None;
-        for (key, value) in split_pairs(text)? {
+        for (key, value) in pairs {
             let bad = |problem: DemandProblem| PlanError::Demand {
                 key: key.clone(),
                 problem,
@@ -130,11 +176,12 @@ impl Demand {
                     let bytes = parse_size(&value, KbBase::Binary).map_err(|e| bad(e.into()))?;
                     demand.capacity_bytes = Some(bytes);
                 }
+                "random" => demand.random_fraction = Some(parse_share(&value).map_err(bad)?),
                 _ => return Err(bad(DemandProblem::UnknownKey)),
             }
         }
         demand.read_fraction = match (read_given, write_given) {
-            (None, None) => 1.0,
+            (None, None) => demand.read_fraction,
             (Some(r), None) => r,
             (None, Some(w)) => 1.0 - w,
             (Some(r), Some(w)) => {
@@ -150,8 +197,22 @@ impl Demand {
                 r
             }
         };
-        demand.mix_given = read_given.is_some() || write_given.is_some();
+        demand.mix_given |= read_given.is_some() || write_given.is_some();
         Ok(demand)
+    }
+
+    /// This demand with `fraction` more headroom (0.3 = +30 %): IOPS, MiB/s and the queue
+    /// depth (Little's law: more IOs at the same latency keep more in flight) grow; sizes,
+    /// shares and the latency target do not.
+    pub fn grown(mut self, fraction: f64) -> Demand {
+        let factor = 1.0 + fraction;
+        self.iops = self.iops.map(|v| v * factor);
+        self.mibps = self.mibps.map(|v| v * factor);
+        self.queue_depth = self
+            .queue_depth
+            .map(|q| (f64::from(q) * factor).ceil().max(1.0) as u32);
+        self.growth_fraction = Some(fraction);
+        self
     }
 
     /// The write share, 0..=1.
@@ -163,6 +224,36 @@ impl Demand {
     pub fn io_sizes(&self) -> Option<(u64, u64)> {
         Some((self.read_bs_bytes?, self.write_bs_bytes?))
     }
+}
+
+/// The key a `--workload` alias stands for (`iodepth` -> `qd`).
+fn canonical_key(key: &str) -> &str {
+    match key {
+        "cache_hit" | "hit" => "cache-hit",
+        "iodepth" => "qd",
+        "size" => "capacity",
+        other => other,
+    }
+}
+
+/// Growth headroom as a fraction: `30%` (or `30`, or `0.3`) is 0.3, by the shares' rule
+/// ([`parse_share`]) but allowed past 100 % (`150%`); negative growth is refused.
+pub fn parse_growth(text: &str) -> Result<f64, DemandProblem> {
+    let t = text.trim();
+    let (number, percent_sign) = match t.strip_suffix('%') {
+        Some(number) => (number.trim(), true),
+        None => (t, false),
+    };
+    let value: f64 = number
+        .parse()
+        .ok()
+        .filter(|v: &f64| v.is_finite() && *v >= 0.0)
+        .ok_or_else(|| DemandProblem::NotAShare(t.to_string()))?;
+    Ok(if percent_sign || value > 1.0 {
+        value / 100.0
+    } else {
+        value
+    })
 }
 
 /// Splits `a=1,bs=4k,64k,c=2` into pairs: a comma starts a new pair only when what follows
@@ -340,5 +431,51 @@ mod tests {
         ] {
             assert!(parse_share(text).is_err(), "{text} was accepted");
         }
+    }
+
+    #[test]
+    fn growth_multiplies_rates_and_queue_depth_but_not_sizes_shares_or_latency() {
+        let d = Demand::parse("iops=1000,mibps=100,bs=8k,read=70%,qd=8,latency=2,random=30%")
+            .unwrap()
+            .grown(parse_growth("30%").unwrap());
+        assert!((d.iops.unwrap() - 1300.0).abs() < 1e-9);
+        assert!((d.mibps.unwrap() - 130.0).abs() < 1e-9);
+        assert_eq!(d.queue_depth, Some(11));
+        assert_eq!(d.read_bs_bytes, Some(8192));
+        assert_eq!(d.latency_ns, Some(2_000_000));
+        assert_eq!(d.random_fraction, Some(0.3));
+        assert_eq!(d.growth_fraction, Some(0.3));
+        assert_eq!(parse_growth("150%"), Ok(1.5));
+        assert_eq!(parse_growth("0.3"), Ok(0.3));
+        assert!(parse_growth("-5%").is_err());
+    }
+
+    #[test]
+    fn workload_keys_override_a_capture_demand_and_drop_their_origin() {
+        let base = Demand {
+            iops: Some(500.0),
+            read_fraction: 0.9,
+            mix_given: true,
+            origins: vec![
+                FigureOrigin {
+                    key: "iops".into(),
+                    text: "capture".into(),
+                },
+                FigureOrigin {
+                    key: "read".into(),
+                    text: "capture".into(),
+                },
+            ],
+            ..Demand::default()
+        };
+        let d = Demand::parse_onto(base.clone(), "cache-hit=0.8").unwrap();
+        assert_eq!(
+            (d.iops, d.read_fraction, d.cache_hit_fraction),
+            (Some(500.0), 0.9, 0.8)
+        );
+        assert_eq!(d.origins.len(), 2);
+        let d = Demand::parse_onto(base, "iops=900,write=50%").unwrap();
+        assert_eq!((d.iops, d.read_fraction), (Some(900.0), 0.5));
+        assert!(d.origins.is_empty());
     }
 }

@@ -6,7 +6,7 @@ use thiserror::Error;
 
 /// The keys of `--workload` / `--require`, for messages.
 pub(crate) const DEMAND_KEYS: &str =
-    "iops, mibps, bs, read, write, cache-hit, local, latency, qd, capacity";
+    "iops, mibps, bs, read, write, cache-hit, local, latency, qd, capacity, random";
 
 /// Why a plan cannot be made.
 #[derive(Debug, Clone, PartialEq, Error)]

@@ -18,7 +18,7 @@ pub mod possible;
 pub mod text;
 
 pub use catalog::{Catalog, DiskTier, VmSize};
-pub use demand::Demand;
+pub use demand::{parse_growth, Demand, FigureOrigin};
 pub use error::{CatalogProblem, DemandProblem, DisksProblem, PlanError};
 pub use model::{CapKind, Configuration, HostCache, Limit, PointPrediction};
 pub use optimise::{optimise, Candidate, Optimisation, SearchSpace};

@@ -278,6 +278,17 @@ fn stripe_advice(config: &Configuration, demand: &Demand) -> Option<StripeAdvice
         return None;
     }
     let largest_io = demand.io_sizes().map(|(r, w)| r.max(w));
+    if let Some(random) = demand.random_fraction.filter(|&r| r < 0.5) {
+        // Mostly sequential IO is a scan whatever its IO size: the guide's data-warehouse
+        // stripe lets each disk serve longer runs.
+        return Some(StripeAdvice {
+            stripe_kib: WAREHOUSE_STRIPE_KIB,
+            reason: format!(
+                "mostly sequential IO ({}% random): the guide recommends a 256 KiB stripe for scans",
+                group(random * 100.0)
+            ),
+        });
+    }
     let small = match largest_io {
         Some(bytes) => bytes <= u64::from(OLTP_STRIPE_KIB) * 1024,
         None => demand.iops.is_some() || demand.mibps.is_none(),

@@ -61,6 +61,9 @@ pub fn describe_demand(d: &Demand) -> String {
             group(d.local_fraction * 100.0)
         ));
     }
+    if let Some(random) = d.random_fraction {
+        parts.push(format!("{}% random", group(random * 100.0)));
+    }
     if let Some(ns) = d.latency_ns {
         parts.push(format!("latency target {} ms", group(ns as f64 / 1e6)));
     }
@@ -73,7 +76,28 @@ pub fn describe_demand(d: &Demand) -> String {
             group(bytes as f64 / f64::from(1u32 << 30))
         ));
     }
-    parts.join(", ")
+    let mut text = parts.join(", ");
+    if let Some(level) = &d.level {
+        text.push_str(&format!(" (the capture's {level} level"));
+        if let Some(growth) = d.growth_fraction {
+            text.push_str(&format!(" + {}% growth", group(growth * 100.0)));
+        }
+        text.push(')');
+    } else if let Some(growth) = d.growth_fraction {
+        text.push_str(&format!(" (with {}% growth)", group(growth * 100.0)));
+    }
+    text
+}
+
+/// "From the capture" lines: where each figure of the demand came from.
+fn origin_lines(out: &mut String, d: &Demand) {
+    if d.origins.is_empty() {
+        return;
+    }
+    let _ = writeln!(out, "Figures from the capture:");
+    for origin in &d.origins {
+        let _ = writeln!(out, "  {:<9} {}", origin.key, origin.text);
+    }
 }
 
 fn point_title(p: &PointPrediction, possible: bool) -> String {
@@ -111,6 +135,7 @@ pub fn evaluation(e: &Evaluation) -> String {
     let mut out = String::new();
     let _ = writeln!(out, "Plan: {}", e.configuration);
     let _ = writeln!(out, "Demand: {}", describe_demand(&e.demand));
+    origin_lines(&mut out, &e.demand);
     not_possible_lines(&mut out, &e.not_possible);
     let _ = writeln!(out, "\nCaps");
     for cap in &e.caps {
@@ -267,6 +292,7 @@ fn candidates(out: &mut String, list: &[Candidate]) {
 pub fn optimisation(o: &Optimisation) -> String {
     let mut out = String::new();
     let _ = writeln!(out, "Requirement: {}", describe_demand(&o.requirement));
+    origin_lines(&mut out, &o.requirement);
     let _ = writeln!(
         out,
         "Searched {} VM size x disk tier pairs, fewest disks per pair that meet it.",

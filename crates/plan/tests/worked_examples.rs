@@ -300,3 +300,30 @@ fn capacity_requirements() {
     );
     assert_eq!(o.priced[0].total_usd, Some(1515.66));
 }
+
+/// The random share changes no predicted rate (the published caps count every IO whatever its
+/// offset) but mostly sequential IO gets the data-warehouse stripe (reference section 4).
+#[test]
+fn random_share_picks_the_stripe_and_leaves_the_caps_alone() {
+    let c = Catalog::builtin();
+    let cfg = config(&c, None, "4xP30", HostCache::None);
+    let random = evaluate(
+        &c,
+        &cfg,
+        &Demand::parse("iops=5000,bs=8k,random=90%").unwrap(),
+    )
+    .unwrap();
+    let sequential = evaluate(
+        &c,
+        &cfg,
+        &Demand::parse("iops=5000,bs=8k,random=10%").unwrap(),
+    )
+    .unwrap();
+    assert_eq!(
+        random.points[0].capacity_iops,
+        sequential.points[0].capacity_iops
+    );
+    assert_eq!(random.stripe.as_ref().unwrap().stripe_kib, 64);
+    assert_eq!(sequential.stripe.as_ref().unwrap().stripe_kib, 256);
+    assert!(diskmeter_plan::text::evaluation(&sequential).contains("10% random"));
+}

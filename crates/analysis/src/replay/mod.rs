@@ -17,14 +17,13 @@
 //!
 //! Nothing here does IO: the caller reads the capture and hands over its figures.
 
+use crate::requirements::{Checklist, Level, Metric};
+use diskmeter_capture::{SizeShare, TraceProfile};
 use diskmeter_units::{format_size_suffix, format_time_suffix, KbBase};
 use serde::{Deserialize, Serialize};
 
-mod level;
 #[cfg(test)]
 mod tests;
-
-pub use level::{level_value, Level, UnknownLevel};
 
 /// fio's `BSSPLIT_MAX`: a `bssplit` list keeps at most this many sizes per direction.
 pub const BSSPLIT_MAX: usize = 64;
@@ -36,8 +35,8 @@ pub const REPLAY_ENGINE: &str = "libaio";
 /// The share of the IOs the hot set is measured for (the trace's "80 % of the IOs").
 pub const HOT_IO_PERCENT: u8 = 80;
 
-/// A capture's figures at one level: one column of the requirements checklist for one device.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+/// A capture's figures at one level: one column of the requirements checklist.
+#[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct LevelFigures {
     /// The level they are taken at (`p90`).
     pub level: Level,
@@ -53,6 +52,24 @@ pub struct LevelFigures {
     pub queue_depth: f64,
 }
 
+impl LevelFigures {
+    /// The checklist's column `level`: IOPS read and write and queue depth at the level, and
+    /// the mean IO sizes (IO-weighted over the capture: a counter capture knows only means,
+    /// and a size's percentile is not the mean size of a busy interval). A row the capture
+    /// has no figure for (no writes at all) counts as 0.
+    pub fn from_checklist(checklist: &Checklist, level: Level) -> LevelFigures {
+        let kib = |metric| checklist.level(metric, Level::Mean).map(|k| k * 1024.0);
+        LevelFigures {
+            level,
+            read_iops: checklist.level(Metric::IopsRead, level).unwrap_or(0.0),
+            write_iops: checklist.level(Metric::IopsWrite, level).unwrap_or(0.0),
+            read_request_bytes: kib(Metric::IoSizeReadKib),
+            write_request_bytes: kib(Metric::IoSizeWriteKib),
+            queue_depth: checklist.level(Metric::QueueDepth, level).unwrap_or(0.0),
+        }
+    }
+}
+
 /// What a block trace adds to the counters: the figures counters cannot give.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct TracedShape {
@@ -66,6 +83,45 @@ pub struct TracedShape {
     pub hot_share: Option<f64>,
     /// Bytes the traced IO touched at least once.
     pub working_set_bytes: Option<u64>,
+}
+
+impl TracedShape {
+    /// The shape of the traced devices' IO together: sizes summed per size, the random
+    /// share weighted by IOs; the hot set only from a single trace (regions of different
+    /// devices do not add up). `None` without a trace.
+    pub fn from_traces(traces: &[&TraceProfile]) -> Option<TracedShape> {
+        let (first, rest) = traces.split_first()?;
+        let mut shape = TracedShape::default();
+        let mut random_ios = 0.0;
+        let mut ios = 0u64;
+        for trace in traces {
+            add_sizes(&mut shape.read_sizes, &trace.read.sizes);
+            add_sizes(&mut shape.write_sizes, &trace.write.sizes);
+            let traced = trace.read.ios + trace.write.ios;
+            random_ios += trace.random_fraction * traced as f64;
+            ios += traced;
+        }
+        shape.random_fraction = if ios > 0 {
+            random_ios / ios as f64
+        } else {
+            first.random_fraction
+        };
+        if rest.is_empty() && first.hot_set.working_set_bytes > 0 {
+            shape.hot_share = Some(first.hot_set.share_for_80_percent_of_ios);
+            shape.working_set_bytes = Some(first.hot_set.working_set_bytes);
+        }
+        Some(shape)
+    }
+}
+
+/// Adds `sizes` to the (bytes, IOs) list `into`.
+fn add_sizes(into: &mut Vec<(u64, u64)>, sizes: &[SizeShare]) {
+    for size in sizes {
+        match into.iter_mut().find(|(bytes, _)| *bytes == size.bytes) {
+            Some((_, ios)) => *ios += size.ios,
+            None => into.push((size.bytes, size.ios)),
+        }
+    }
 }
 
 /// What the user asked of the replay.
@@ -340,10 +396,9 @@ fn sizes(
         },
     );
     out.note(format!(
-        "IO sizes: the counters' mean request sizes at {} (rareq-sz, wareq-sz) rounded to \
-         {SECTOR_BYTES}-byte sectors; a counter capture does not know their spread \
-         (capture --trace measures it)",
-        level.level
+        "IO sizes: the counters' mean request sizes over the capture (rareq-sz, wareq-sz) \
+         rounded to {SECTOR_BYTES}-byte sectors; a counter capture does not know their \
+         spread (capture --trace measures it)"
     ));
     None
 }

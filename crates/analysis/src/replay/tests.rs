@@ -2,6 +2,7 @@
 //! build the job diskmeter runs (they parse with the workload crate's fio option table).
 
 use super::*;
+use diskmeter_capture::TraceProfile;
 
 fn p90(read_iops: f64, write_iops: f64, queue_depth: f64) -> LevelFigures {
     LevelFigures {
@@ -233,21 +234,105 @@ fn the_job_file_lists_the_comments_the_notes_then_one_section() {
 }
 
 #[test]
-fn levels_parse_and_pick_a_value_the_capture_saw() {
-    assert_eq!(Level::parse("P90"), Ok(Level::P90));
+fn level_figures_are_a_column_of_the_checklist() {
+    use crate::requirements::{ChecklistBuilder, WindowSet};
+    use diskmeter_capture::{CaptureSample, DeviceInterval, SystemInterval};
+    let interval = |reads: f64, writes: f64, queue: f64| DeviceInterval {
+        device: "vdb".into(),
+        reads_per_sec: reads,
+        writes_per_sec: writes,
+        discards_per_sec: 0.0,
+        flushes_per_sec: 0.0,
+        read_kib_per_sec: reads * 8.0,
+        write_kib_per_sec: writes * 16.0,
+        read_merges_per_sec: 0.0,
+        write_merges_per_sec: 0.0,
+        read_await_ms: 0.5,
+        write_await_ms: 1.0,
+        queue_size: queue,
+        read_request_kib: 8.0,
+        write_request_kib: 16.0,
+        util_percent: 50.0,
+    };
+    let system = SystemInterval {
+        cpu_busy_percent: 0.0,
+        cpu_user_percent: 0.0,
+        cpu_system_percent: 0.0,
+        cpu_iowait_percent: 0.0,
+        memory_used_bytes: 0,
+        memory_total_bytes: 1,
+        memory_cached_bytes: 0,
+        io_pressure_some_percent: None,
+        io_pressure_full_percent: None,
+    };
+    let mut builder = ChecklistBuilder::new(None, WindowSet::default());
+    // 50 quiet intervals, 45 busy, 5 peaks: p90 is a busy one.
+    for i in 0..100u64 {
+        let device = match i % 20 {
+            0 => interval(3000.0, 1500.0, 12.0),
+            1..=9 => interval(1400.0, 600.0, 3.2),
+            _ => interval(500.0, 200.0, 1.0),
+        };
+        builder.push(&CaptureSample {
+            start_unix_ms: i * 1000,
+            duration_ms: 1000.0,
+            devices: vec![device],
+            system: system.clone(),
+        });
+    }
+    let checklist = builder.finish().unwrap().whole;
+    let figures = LevelFigures::from_checklist(&checklist, Level::P90);
+    assert_eq!(figures.level, Level::P90);
+    assert!((figures.read_iops - 1400.0).abs() < 1400.0 * 1e-3);
+    assert!((figures.write_iops - 600.0).abs() < 600.0 * 1e-3);
+    assert!((figures.queue_depth - 3.2).abs() < 3.2 * 1e-3);
+    assert_eq!(figures.read_request_bytes, Some(8192.0));
+    assert_eq!(figures.write_request_bytes, Some(16384.0));
+    let built = build_replay(&request(figures, None)).unwrap();
+    assert_eq!(built.option("rate_iops"), Some("1400,600"));
+    assert_eq!(built.option("iodepth"), Some("4"));
+}
+
+#[test]
+fn traces_of_several_devices_add_their_sizes_and_weigh_their_random_shares() {
+    use diskmeter_capture::{SizeShare, TraceDirection};
+    let trace = |device: &str, sizes: &[(u64, u64)], random: f64| TraceProfile {
+        device: device.into(),
+        device_bytes: None,
+        duration_ns: 1,
+        ios: sizes.iter().map(|(_, n)| n).sum(),
+        lost_events: 0,
+        read: TraceDirection {
+            ios: sizes.iter().map(|(_, n)| n).sum(),
+            sizes: sizes
+                .iter()
+                .map(|&(bytes, ios)| SizeShare { bytes, ios })
+                .collect(),
+            ..TraceDirection::default()
+        },
+        write: TraceDirection::default(),
+        random_fraction: random,
+        queue_depth: Default::default(),
+        interarrival_ns: Default::default(),
+        hot_set: diskmeter_capture::HotSet {
+            region_bytes: 1 << 20,
+            working_set_bytes: 64 << 20,
+            share_for_80_percent_of_ios: 0.1,
+            device_share_for_80_percent_of_ios: None,
+        },
+        processes: vec![],
+        iolog_path: None,
+    };
+    let a = trace("vda", &[(4096, 300), (8192, 100)], 1.0);
+    let b = trace("vdb", &[(4096, 100)], 0.0);
+    let one = TracedShape::from_traces(&[&a]).unwrap();
+    assert_eq!(one.hot_share, Some(0.1));
+    let both = TracedShape::from_traces(&[&a, &b]).unwrap();
+    assert_eq!(both.read_sizes, vec![(4096, 400), (8192, 100)]);
+    assert!((both.random_fraction - 0.8).abs() < 1e-9);
     assert_eq!(
-        Level::parse("p95").unwrap_err().to_string(),
-        "'p95' is not a level: give p50, p90, p99, max or mean"
+        both.hot_share, None,
+        "hot sets of two devices do not add up"
     );
-    // 50 quiet intervals, 45 busy, 5 peaks: p90 is a busy one, whatever the method.
-    let mut values = vec![500.0; 50];
-    values.extend([1400.0; 45]);
-    values.extend([3000.0; 5]);
-    assert_eq!(level_value(&values, Level::P50), Some(500.0));
-    assert_eq!(level_value(&values, Level::P90), Some(1400.0));
-    assert_eq!(level_value(&values, Level::P99), Some(3000.0));
-    assert_eq!(level_value(&values, Level::Max), Some(3000.0));
-    assert_eq!(level_value(&values, Level::Mean), Some(1030.0));
-    assert_eq!(level_value(&[], Level::P90), None);
-    assert_eq!(level_value(&[7.0], Level::P99), Some(7.0));
+    assert_eq!(TracedShape::from_traces(&[]), None);
 }
