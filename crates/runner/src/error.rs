@@ -41,6 +41,16 @@ pub enum RunError {
         /// What is wrong.
         message: String,
     },
+    /// The job's iolog (`read_iolog`, `write_iolog`) cannot be read or written; the cause
+    /// names the log and, for bad text, the line.
+    #[error("job {job}: {source}")]
+    Iolog {
+        /// The job's name.
+        job: String,
+        /// What went wrong.
+        #[source]
+        source: diskmeter_iolog::IologError,
+    },
     /// The user stopped the run before the workers started.
     #[error("interrupted")]
     Interrupted,

@@ -20,6 +20,7 @@ pub mod logs;
 mod monitor;
 pub mod offsets;
 pub mod plan;
+pub mod replay;
 pub mod safety;
 mod sizes;
 mod skew;

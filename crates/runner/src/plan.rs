@@ -118,6 +118,15 @@ pub const DEFAULT_SUBMIT_BATCH: u32 = 4;
 
 /// Resolves `jobs` into a plan. Reads file metadata; writes nothing.
 pub fn resolve(jobs: &[JobSpec], options: &PlanOptions) -> Result<RunPlan, RunError> {
+    // A replay becomes a job on the log's files, with the log's directions and sizes.
+    let mut scans = Vec::with_capacity(jobs.len());
+    let mut planned_jobs = Vec::with_capacity(jobs.len());
+    for job in jobs {
+        let (planned, scan) = crate::replay::plan_job(job)?;
+        planned_jobs.push(planned);
+        scans.push(scan);
+    }
+    let jobs = &planned_jobs[..];
     let mut plan = RunPlan {
         jobs: jobs.to_vec(),
         targets: Vec::new(),
@@ -216,7 +225,11 @@ pub fn resolve(jobs: &[JobSpec], options: &PlanOptions) -> Result<RunPlan, RunEr
                 .iter()
                 .map(|&t| plan.targets[t].region_len_bytes)
                 .sum();
-            let io_limit_bytes = if job.time_based {
+            if let Some(scan) = &scans[job_index] {
+                crate::replay::check_reach(job, scan, &targets, &plan.targets)?;
+            }
+            let io_limit_bytes = if job.time_based || scans[job_index].is_some() {
+                // A replay ends with its log.
                 None
             } else {
                 // With filesize, size only says how much IO to do (fio's rule).
@@ -246,6 +259,11 @@ pub fn resolve(jobs: &[JobSpec], options: &PlanOptions) -> Result<RunPlan, RunEr
                 rate_period_ns,
                 logs,
             });
+        }
+    }
+    for (job, scan) in jobs.iter().zip(&scans) {
+        if let Some(scan) = scan {
+            plan.notes.push(crate::replay::describe(job, scan));
         }
     }
     crate::monitor::check_groups(&plan)?;

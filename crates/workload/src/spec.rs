@@ -382,6 +382,9 @@ pub struct JobSpec {
     /// (fio `steadystate`, `steadystate_duration`, `steadystate_ramp_time`); off by default.
     #[serde(default)]
     pub steadystate: crate::steady::SteadyState,
+    /// Replaying a trace and recording one (fio `read_iolog`, `write_iolog`, `replay_*`).
+    #[serde(default)]
+    pub iolog: crate::iolog::IologOptions,
 }
 
 /// serde's default for options that default to on.
@@ -469,6 +472,7 @@ impl Default for JobSpec {
             log_offset: false,
             per_job_logs: true,
             steadystate: crate::steady::SteadyState::default(),
+            iolog: crate::iolog::IologOptions::default(),
         }
     }
 }

@@ -175,6 +175,7 @@ pub(crate) fn validate_with(spec: &JobSpec, table: &[OptionDef]) -> Vec<Validati
         fail("percentile_list", "lists no percentile".to_string());
     }
     crate::steady::validate_steady(spec, &mut fail);
+    crate::iolog::validate_iolog(spec, &mut fail);
     errors
 }
 

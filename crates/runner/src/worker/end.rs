@@ -20,7 +20,8 @@ impl<C: Clock, E: IoEngine + ?Sized> Worker<'_, C, E> {
                     .ctx
                     .steady
                     .is_some_and(|s| s.stop.load(Ordering::Relaxed))
-                || self.tally.issued_bytes >= self.shape.io_limit_bytes)
+                || self.tally.issued_bytes >= self.shape.io_limit_bytes
+                || self.replay.as_ref().is_some_and(|r| r.finished()))
         {
             self.stopping = true;
         }
@@ -81,9 +82,22 @@ impl<C: Clock, E: IoEngine + ?Sized> Worker<'_, C, E> {
         Ok(true)
     }
 
+    /// A failure that ends the worker after in-flight IO drains (the first one is kept).
+    pub(super) fn fail_with(&mut self, error: RunError) {
+        if self.failure.is_none() {
+            self.failure = Some(error);
+        }
+        self.stopping = true;
+    }
+
     /// The statistics of the measured period, and the error that ended it early, if any.
-    pub(super) fn finish(self) -> WorkerOutcome {
+    pub(super) fn finish(mut self) -> WorkerOutcome {
         let end = self.clock.now_ns();
+        if let Some(recorder) = self.recorder.take() {
+            if let Err(error) = recorder.finish(end) {
+                self.failure.get_or_insert(error);
+            }
+        }
         let window = self.window;
         let runtime_ns = end
             .min(window.measure_end)

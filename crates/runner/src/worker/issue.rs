@@ -6,6 +6,7 @@ use super::{engine_error, mark_submitted, AfterIssue, HeldIo, SlotOp, SlotState,
 use crate::arrivals::PoissonGaps;
 use crate::clock::Clock;
 use crate::plan::WorkerPlan;
+use crate::replay::ReplayOp;
 use crate::RunError;
 use diskmeter_engine::{IoEngine, IoOp, IoUnit};
 use diskmeter_workload::{Direction, JobSpec};
@@ -28,6 +29,8 @@ pub(super) struct Pacing {
     next_intended_ns: [u64; 2],
     /// Which directions are on a schedule (done by the job and limited).
     scheduled: [bool; 2],
+    /// A timed replay: every IO has an intended time from the log.
+    pub(super) replay_timed: bool,
 }
 
 impl Pacing {
@@ -50,6 +53,7 @@ impl Pacing {
             arrivals: PoissonGaps::new(plan.seed),
             next_intended_ns: [0; 2],
             scheduled,
+            replay_timed: false,
         }
     }
 
@@ -61,7 +65,7 @@ impl Pacing {
     /// True when `direction` is rate-limited, so its IOs have an intended issue time.
     #[inline]
     pub(super) fn is_limited(&self, direction: Direction) -> bool {
-        self.period_ns[direction.index()].is_some()
+        self.replay_timed || self.period_ns[direction.index()].is_some()
     }
 
     /// The gap after an IO of `len_bytes` in `direction`.
@@ -78,11 +82,13 @@ impl Pacing {
 
 /// What the pacing says may go now.
 enum Due {
-    /// An IO in `direction` of `len_bytes`, intended at `intended_ns`.
+    /// An IO in `direction` of `len_bytes`, intended at `intended_ns`; a replayed one
+    /// names its file and offset.
     Io {
         direction: Direction,
         intended_ns: u64,
         len_bytes: u64,
+        at: Option<(u32, u64)>,
     },
     /// Nothing before this time.
     WaitUntil(u64),
@@ -100,6 +106,8 @@ struct Ready {
     wanted_ns: u64,
     /// When it was granted (its throttle turn, or now).
     granted_ns: u64,
+    /// A replayed IO's file and offset.
+    at: Option<(u32, u64)>,
 }
 
 impl<C: Clock, E: IoEngine + ?Sized> Worker<'_, C, E> {
@@ -134,12 +142,13 @@ impl<C: Clock, E: IoEngine + ?Sized> Worker<'_, C, E> {
                         self.syncs.pending = None;
                         break;
                     }
-                    let (direction, intended_ns, len_bytes) = match self.pace(now) {
+                    let (direction, intended_ns, len_bytes, at) = match self.pace(now) {
                         Due::Io {
                             direction,
                             intended_ns,
                             len_bytes,
-                        } => (direction, intended_ns, len_bytes),
+                            at,
+                        } => (direction, intended_ns, len_bytes, at),
                         Due::WaitUntil(due) => {
                             wake_at = Some(due);
                             break;
@@ -159,6 +168,7 @@ impl<C: Clock, E: IoEngine + ?Sized> Worker<'_, C, E> {
                                 len_bytes,
                                 wanted_ns: now,
                                 turn_ns,
+                                at,
                             });
                             continue;
                         }
@@ -170,6 +180,7 @@ impl<C: Clock, E: IoEngine + ?Sized> Worker<'_, C, E> {
                         len_bytes,
                         wanted_ns: now,
                         granted_ns: now,
+                        at,
                     }
                 }
             };
@@ -201,6 +212,9 @@ impl<C: Clock, E: IoEngine + ?Sized> Worker<'_, C, E> {
     /// else the unlimited direction, else a wait; without limits, the mix's next pick.
     #[inline]
     fn pace(&mut self, now: u64) -> Due {
+        if self.replay.is_some() {
+            return self.replay_due(now);
+        }
         if !self.pace.rate_limited {
             let direction = if self.mix.next_is_read() {
                 Direction::Read
@@ -211,6 +225,7 @@ impl<C: Clock, E: IoEngine + ?Sized> Worker<'_, C, E> {
                 direction,
                 intended_ns: now,
                 len_bytes: self.sizes.next(direction),
+                at: None,
             };
         }
         // Each limited direction keeps its own schedule (so rates, not rwmixread, set the
@@ -235,12 +250,14 @@ impl<C: Clock, E: IoEngine + ?Sized> Worker<'_, C, E> {
                     direction,
                     intended_ns: due,
                     len_bytes,
+                    at: None,
                 }
             }
             (_, Some(direction)) => Due::Io {
                 direction,
                 intended_ns: now,
                 len_bytes: self.sizes.next(direction),
+                at: None,
             },
             (Some(direction), None) => Due::WaitUntil(pace.next_intended_ns[direction.index()]),
             (None, None) => Due::Nothing,
@@ -268,6 +285,7 @@ impl<C: Clock, E: IoEngine + ?Sized> Worker<'_, C, E> {
             len_bytes: h.len_bytes,
             wanted_ns: h.wanted_ns,
             granted_ns: h.turn_ns,
+            at: h.at,
         })
     }
 
@@ -282,12 +300,16 @@ impl<C: Clock, E: IoEngine + ?Sized> Worker<'_, C, E> {
             len_bytes,
             wanted_ns,
             granted_ns,
+            at,
         } = io;
         // Like fio, the last IO is whole even if it passes the limit: a cut IO could break
         // O_DIRECT alignment.
-        let (file, offset_bytes) = self
-            .offsets
-            .next(len_bytes, self.shape.align[direction.index()]);
+        let (file, offset_bytes) = match at {
+            Some(replayed) => replayed,
+            None => self
+                .offsets
+                .next(len_bytes, self.shape.align[direction.index()]),
+        };
         if direction == Direction::Write {
             if self.shape.scramble {
                 self.stamp(slot, len_bytes);
@@ -304,18 +326,22 @@ impl<C: Clock, E: IoEngine + ?Sized> Worker<'_, C, E> {
             granted_ns,
             submit_ns: now,
         };
+        let op = match direction {
+            Direction::Read => IoOp::Read,
+            Direction::Write => IoOp::Write,
+        };
         self.engine
             .queue(IoUnit {
-                op: match direction {
-                    Direction::Read => IoOp::Read,
-                    Direction::Write => IoOp::Write,
-                },
+                op,
                 file,
                 offset_bytes,
                 len_bytes: len_bytes as u32,
                 slot,
             })
             .map_err(|e| engine_error(self.ctx.job, e))?;
+        if let Some(recorder) = &mut self.recorder {
+            recorder.record(now, op, file, offset_bytes, len_bytes)?;
+        }
         self.queue.just_queued.push(slot);
         // The size limit counts measured IO only: a fast device must not finish `size`
         // inside the ramp and report nothing.
@@ -382,6 +408,43 @@ impl<C: Clock, E: IoEngine + ?Sized> Worker<'_, C, E> {
                 len_bytes: 0,
                 slot,
             })
-            .map_err(|e| engine_error(self.ctx.job, e))
+            .map_err(|e| engine_error(self.ctx.job, e))?;
+        match &mut self.recorder {
+            Some(recorder) => recorder.record(now, op, file, 0, 0),
+            None => Ok(()),
+        }
+    }
+
+    /// What the replay has due at `now`: its next IO once its intended time has come, a
+    /// logged sync (issued once the IOs before it have completed, as `fsync=N` is), or the
+    /// end of the log.
+    fn replay_due(&mut self, now: u64) -> Due {
+        let Some(replay) = self.replay.as_mut() else {
+            return Due::Nothing;
+        };
+        let next = match replay.peek() {
+            Ok(Some(next)) => *next,
+            Ok(None) => return Due::Nothing,
+            Err(error) => {
+                self.fail_with(error);
+                return Due::Nothing;
+            }
+        };
+        if let Some(at) = next.intended_ns.filter(|&at| at > now) {
+            return Due::WaitUntil(at);
+        }
+        replay.take();
+        match next.op {
+            ReplayOp::Transfer(direction) => Due::Io {
+                direction,
+                intended_ns: next.intended_ns.unwrap_or(now),
+                len_bytes: next.len_bytes,
+                at: Some((next.file, next.offset_bytes)),
+            },
+            ReplayOp::Sync(op) => {
+                self.syncs.pending = Some((op, next.file));
+                Due::WaitUntil(now)
+            }
+        }
     }
 }

@@ -34,6 +34,7 @@ use crate::clock::{Clock, TscClock};
 use crate::gate::StartGate;
 use crate::offsets::{FileRegion, MixChooser, OffsetGenerator, OffsetPattern};
 use crate::plan::{engine_choice, TargetPlan, WorkerPlan};
+use crate::replay::{IoRecorder, ReplaySource};
 use crate::sizes::SizeChooser;
 use crate::{LiveCounters, RunError};
 use diskmeter_engine::{sys, BufferFill, EngineConfig, IoCompletion, IoEngine, IoOp};
@@ -108,6 +109,8 @@ struct HeldIo {
     wanted_ns: u64,
     /// When the throttle lets it go.
     turn_ns: u64,
+    /// A replayed IO's file and offset (`None`: the offset generator picks them).
+    at: Option<(u32, u64)>,
 }
 
 /// Everything a worker needs, borrowed from the executor.
@@ -153,6 +156,21 @@ pub struct WorkerOutcome {
 pub fn run_worker(mut ctx: WorkerContext<'_>) -> WorkerOutcome {
     let iolog = ctx.iolog.take();
     let engine = build_engine(&ctx);
+    let (replay, recorder) = match crate::replay::open_for_worker(
+        ctx.job,
+        ctx.targets.iter().map(|(_, t)| t.path.as_path()),
+    ) {
+        Ok(opened) => opened,
+        Err(error) => {
+            // The gate still opens for the siblings; this worker does nothing.
+            ctx.start.wait();
+            ctx.abort.store(true, Ordering::Relaxed);
+            return WorkerOutcome {
+                stats: WorkerStats::new(),
+                error: Some(error),
+            };
+        }
+    };
     let opened = ctx.start.wait();
     let mut engine = match engine {
         Ok(engine) if opened => engine,
@@ -170,7 +188,10 @@ pub fn run_worker(mut ctx: WorkerContext<'_>) -> WorkerOutcome {
             };
         }
     };
-    Worker::new(&ctx, engine.as_mut(), TscClock, iolog).run()
+    Worker::new(&ctx, engine.as_mut(), TscClock, iolog)
+        .with_replay(replay)
+        .with_recorder(recorder)
+        .run()
 }
 
 fn build_engine(ctx: &WorkerContext<'_>) -> Result<Box<dyn IoEngine>, RunError> {
@@ -283,6 +304,10 @@ pub(crate) struct Worker<'a, C: Clock, E: IoEngine + ?Sized> {
     queue: Queue,
     syncs: Syncs,
     tally: account::Tally,
+    /// The job's `read_iolog`: where replayed IOs come from.
+    replay: Option<ReplaySource>,
+    /// The job's `write_iolog`: where issued IOs are recorded.
+    recorder: Option<IoRecorder>,
     /// No new IO is chosen; in-flight IO drains.
     stopping: bool,
     /// What ended the worker early, if anything did.
@@ -389,9 +414,29 @@ impl<'a, C: Clock, E: IoEngine + ?Sized> Worker<'a, C, E> {
             engine,
             clock,
             iolog,
+            replay: None,
+            recorder: None,
             stopping: false,
             failure: None,
         }
+    }
+
+    /// Replays `replay` instead of generating IO: its IOs, at its times.
+    pub(crate) fn with_replay(mut self, replay: Option<ReplaySource>) -> Self {
+        if let Some(source) = &replay {
+            if source.timed() {
+                self.pace.replay_timed = true;
+                self.clock.want_precise_sleeps();
+            }
+        }
+        self.replay = replay;
+        self
+    }
+
+    /// Records every issued IO to `recorder` (fio `write_iolog`).
+    pub(crate) fn with_recorder(mut self, recorder: Option<IoRecorder>) -> Self {
+        self.recorder = recorder;
+        self
     }
 
     /// Runs the job to its end: start delay, ramp, measured period, drain, end syncs.
@@ -446,6 +491,14 @@ impl<'a, C: Clock, E: IoEngine + ?Sized> Worker<'a, C, E> {
                 .map(|_| measure_end.saturating_add(job.cooldown_ns)),
         };
         self.pace.start(t0);
+        if let Some(replay) = &mut self.replay {
+            replay.start(t0);
+        }
+        if let Some(recorder) = &mut self.recorder {
+            if let Err(error) = recorder.start(t0) {
+                self.fail_with(error);
+            }
+        }
         self.tally.start(measure_start, job.ramp_time_ns == 0);
     }
 

@@ -93,6 +93,10 @@ pub enum InvalidValue {
     #[error(transparent)]
     SteadyState(#[from] SteadyStateError),
 
+    /// A value that must be a power of two (`replay_align`).
+    #[error("must be a power of two (or 0 for none)")]
+    NotPowerOfTwo,
+
     /// The table pairs the option with a setter of another value kind: a defect the
     /// per-option tests keep out, never the user's input.
     #[error("internal error: unexpected value {value} for this option")]

@@ -10,6 +10,9 @@
 
 mod convert;
 mod error;
+mod iolog_setters;
+#[cfg(test)]
+mod iolog_tests;
 mod limits;
 mod log_setters;
 #[cfg(test)]

@@ -4,6 +4,7 @@
 //! says "diskmeter": `ioengine` defaults to io_uring, `unlink` to 1, and `randseed` to
 //! diskmeter's own seed.
 
+use super::iolog_setters::*;
 use super::limits::{Limits, Range};
 use super::log_setters::*;
 use super::pattern_setters::*;
@@ -947,5 +948,115 @@ pub static OPTIONS: &[OptionDef] = &[
         limits: None,
         set: set_steadystate_precision,
         show: Some(show_steadystate_precision),
+    },
+    OptionDef {
+        name: "read_iolog",
+        aliases: &[],
+        kind: OptionKind::Str,
+        default: "",
+        unit: "path",
+        help: "Replay the IOs of this fio iolog (version 2 or 3): each logged read, write and \
+               sync in order, on the logged file, at the logged time; the log is read as a \
+               stream (any size); a blktrace file or several logs are not supported",
+        limits: None,
+        set: set_read_iolog,
+        show: Some(show_read_iolog),
+    },
+    OptionDef {
+        name: "read_iolog_chunked",
+        aliases: &[],
+        kind: OptionKind::Flag,
+        default: "0",
+        unit: "",
+        help: "Accepted for fio's job files; diskmeter always reads read_iolog as a stream",
+        limits: None,
+        set: set_read_iolog_chunked,
+        show: None,
+    },
+    OptionDef {
+        name: "write_iolog",
+        aliases: &[],
+        kind: OptionKind::Str,
+        default: "",
+        unit: "path",
+        help: "Write every IO the job issues (ramp included) to this file as a version 3 \
+               iolog that read_iolog and fio replay; the file is replaced, not appended to",
+        limits: None,
+        set: set_write_iolog,
+        show: Some(show_write_iolog),
+    },
+    OptionDef {
+        name: "replay_no_stall",
+        aliases: &[],
+        kind: OptionKind::Flag,
+        default: "0",
+        unit: "",
+        help: "Replay the log as fast as the queue depth allows, in its order, ignoring its \
+               timestamps and waits",
+        limits: None,
+        set: set_replay_no_stall,
+        show: Some(show_replay_no_stall),
+    },
+    OptionDef {
+        name: "replay_redirect",
+        aliases: &[],
+        kind: OptionKind::Str,
+        default: "",
+        unit: "path",
+        help: "Replay every logged IO onto this file or device, whatever file the log names",
+        limits: None,
+        set: set_replay_redirect,
+        show: Some(show_replay_redirect),
+    },
+    OptionDef {
+        name: "replay_align",
+        aliases: &[],
+        kind: OptionKind::Int,
+        default: "0",
+        unit: "bytes",
+        help: "Round each replayed offset down to a multiple of this power of two (after \
+               replay_scale); 0 = as logged",
+        limits: None,
+        set: set_replay_align,
+        show: Some(show_replay_align),
+    },
+    OptionDef {
+        name: "replay_scale",
+        aliases: &[],
+        kind: OptionKind::Int,
+        default: "1",
+        unit: "",
+        help: "Divide each replayed offset by this (a log of a bigger device); 0 or 1 = as \
+               logged",
+        limits: None,
+        set: set_replay_scale,
+        show: Some(show_replay_scale),
+    },
+    OptionDef {
+        name: "replay_time_scale",
+        aliases: &[],
+        kind: OptionKind::Int,
+        default: "100",
+        unit: "%",
+        help: "Replay at this percentage of the log's IO rate: 50 = half as fast, 200 = \
+               twice as fast",
+        limits: Some(Limits {
+            range: Range::Int { min: 1, max: None },
+            why: "",
+        }),
+        set: set_replay_time_scale,
+        show: Some(show_replay_time_scale),
+    },
+    OptionDef {
+        name: "replay_skip",
+        aliases: &[],
+        kind: OptionKind::Str,
+        default: "",
+        unit: "",
+        help: "Logged actions not to replay, separated by ',': read, write, trim, sync \
+               (sync also skips datasync)",
+        limits: None,
+        set: set_replay_skip,
+        show: Some(show_replay_skip),
     },
 ];

@@ -75,7 +75,11 @@ fn options_without_a_default_are_unset_in_the_default_job() {
             "buffer_compress_percentage",
             "write_bw_log",
             "write_iops_log",
-            "write_lat_log"
+            "write_lat_log",
+            "read_iolog",
+            "write_iolog",
+            "replay_redirect",
+            "replay_skip"
         ]
     );
     let defaults = JobSpec::default();
