@@ -92,6 +92,11 @@ fn trace() -> TraceProfile {
 /// 45 busy ones at 1,400 r/s + 600 w/s with aqu-sz 3.2, 5 peaks. Any percentile method puts
 /// p90 on a busy interval. Returns its id.
 fn seed_capture(db: &Path, traced: bool) -> i64 {
+    seed_capture_with(db, traced.then(trace))
+}
+
+/// [`seed_capture`] with this trace profile, if any.
+fn seed_capture_with(db: &Path, trace: Option<TraceProfile>) -> i64 {
     let mut store = HistoryStore::open(db).unwrap();
     let id = store.begin_run(&header(CAPTURE_KIND)).unwrap();
     let system = SystemInterval {
@@ -119,8 +124,8 @@ fn seed_capture(db: &Path, traced: bool) -> i64 {
         };
         store.append_capture_sample(id, &sample).unwrap();
     }
-    if traced {
-        store.save_trace_profile(id, &trace()).unwrap();
+    if let Some(trace) = trace {
+        store.save_trace_profile(id, &trace).unwrap();
     }
     let end = RunEnd {
         finished_unix_ms: 101_000,
@@ -292,7 +297,7 @@ fn bad_input_is_a_usage_error() {
             &[&capture, "--device", "sdz"],
             "device `sdz` is not in the capture (it has: vdb)",
         ),
-        (&[&capture, "--exact"], "--exact"),
+        (&[&capture, "--exact"], "has no traced IO log to replay"),
     ];
     for (args, message) in cases {
         replay(&dir, &db, args)
@@ -382,4 +387,85 @@ fn replay_at_p90_on_an_emulated_p30_runs_the_captured_level_and_fio_agrees() {
          {reads:.0} + {writes:.0}; the level is {level}"
     );
     assert!(within(fio_reads, P90_READS, 0.05), "{fio_reads:.0} r/s");
+}
+
+/// A version 3 iolog of `ios` 4 KiB IOs (one write in four) on `/dev/vdb` at offsets inside
+/// 32 MiB, `gap_us` apart: what `capture --trace` writes. Returns the trace's IO rate.
+fn write_traced_log(path: &Path, ios: u64, gap_us: u64) -> f64 {
+    use std::fmt::Write as _;
+    let mut text = String::from("fio version 3 iolog\n0 /dev/vdb add\n0 /dev/vdb open\n");
+    let mut at = 1_000u64;
+    for i in 0..ios {
+        let action = if i % 4 == 3 { "write" } else { "read" };
+        let offset = (i * 7919 % 8192) * 4096;
+        writeln!(text, "{at} /dev/vdb {action} {offset} 4096").unwrap();
+        at += gap_us;
+    }
+    writeln!(text, "{at} /dev/vdb close").unwrap();
+    std::fs::write(path, text).unwrap();
+    (ios - 1) as f64 / ((ios - 1) * gap_us) as f64 * 1e6
+}
+
+#[test]
+fn exact_replays_the_traced_io_stream_onto_the_target_and_fio_runs_the_same_file() {
+    let _turn = real_io();
+    let dir = TestDir::new();
+    let db = dir.path().join("h.db");
+    let log = dir.path().join("vdb.iolog");
+    let trace_rate = write_traced_log(&log, 4_000, 500);
+    let mut profile = trace();
+    profile.iolog_path = Some(log.display().to_string());
+    profile.queue_depth.max = 6.0;
+    let id = seed_capture_with(&db, Some(profile)).to_string();
+    std::fs::write(dir.path().join("data"), vec![0u8; 32 << 20]).unwrap();
+    let out = replay(
+        &dir,
+        &db,
+        &[
+            &id,
+            "--exact",
+            "data",
+            "--allow-destroy",
+            "--quiet",
+            "--no-save",
+            "--output-format",
+            "json",
+            "--emit-fio",
+            "exact.fio",
+        ],
+    )
+    .output()
+    .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).expect("pure JSON");
+    let job = &v["jobs"][0];
+    let (reads, writes) = (
+        job["read"]["ios"].as_u64().unwrap(),
+        job["write"]["ios"].as_u64().unwrap(),
+    );
+    assert_eq!((reads, writes), (3_000, 1_000), "every traced IO, once");
+    let rate = (reads + writes) as f64 / (job["runtime_ns"].as_f64().unwrap() / 1e9);
+    eprintln!("trace {trace_rate:.0} IOPS, exact replay {rate:.0} IOPS");
+    let job_file = std::fs::read_to_string(dir.path().join("exact.fio")).unwrap();
+    let options = job_options(&job_file);
+    assert_eq!(option(&options, "read_iolog"), Some(log.to_str().unwrap()));
+    assert_eq!(option(&options, "replay_redirect"), Some("data"));
+    assert_eq!(option(&options, "iodepth"), Some("6"));
+    let Some(mut fio) = fio_command("replay --exact under fio", dir.path()) else {
+        return;
+    };
+    let report = fio_json(fio.arg("exact.fio"));
+    let fio_job = &report["jobs"][0];
+    assert_eq!(
+        (
+            fio_job["read"]["total_ios"].as_u64().unwrap(),
+            fio_job["write"]["total_ios"].as_u64().unwrap()
+        ),
+        (3_000, 1_000),
+        "fio replays the same IOs from the emitted file"
+    );
 }

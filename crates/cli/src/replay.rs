@@ -6,7 +6,8 @@ use crate::{args, run, session, write_output, Status, UsageError};
 use anyhow::Context;
 use clap::{Arg, ArgAction, ArgMatches, Command};
 use diskmeter_analysis::replay::{
-    build_replay, LevelFigures, ReplayRequest, ReplayWorkload, TracedShape,
+    build_exact_replay, build_replay, ExactRequest, LevelFigures, ReplayRequest, ReplayWorkload,
+    TracedShape,
 };
 use diskmeter_analysis::requirements::{Checklist, ChecklistBuilder, Level, WindowSet};
 use diskmeter_capture::TraceProfile;
@@ -33,6 +34,10 @@ pub fn command() -> Command {
              came from) on stderr, and --emit-fio FILE writes it for fio to run unchanged.\n\n\
              TARGET is a file, folder or block device as in `run` (default: a test file in the \
              current folder); --emulate runs it on an emulated cloud disk.\n\n\
+             --exact replays the traced IO stream itself (the fio iolog capture --trace \
+             wrote): every IO at its traced time, direction, offset and size, redirected onto \
+             TARGET or the --emulate disk (fio's read_iolog and replay_redirect, so fio runs \
+             the emitted file too).\n\n\
              Exit codes: 0 ok; 1 the run failed, was refused or was interrupted; 2 usage \
              error (unknown capture, a run that is not a capture, a bad level).",
         )
@@ -91,7 +96,7 @@ pub fn command() -> Command {
             Arg::new("exact")
                 .long("exact")
                 .action(ArgAction::SetTrue)
-                .help("Replay the traced IO stream with its timing (fio's read_iolog) instead of a workload like it"),
+                .help("Replay the traced IO stream itself, every IO at its traced time, offset and size (fio's read_iolog, redirected onto TARGET or the --emulate disk), instead of a workload like it"),
         )
         .arg(run::output_format_arg());
     let command = args::add_emulate_flags(command, "replay");
@@ -101,14 +106,6 @@ pub fn command() -> Command {
 /// Runs `diskmeter replay`.
 pub fn main(matches: &ArgMatches) -> anyhow::Result<Status> {
     let quiet = args::quiet(matches);
-    if matches.get_flag("exact") {
-        return Err(UsageError(
-            "--exact (replaying the traced IO stream through read_iolog) is not available in \
-             this build yet; replay without it runs a workload like the capture's"
-                .into(),
-        )
-        .into());
-    }
     let level_text = matches
         .get_one::<String>("level")
         .map_or("p90", String::as_str);
@@ -128,55 +125,113 @@ pub fn main(matches: &ArgMatches) -> anyhow::Result<Status> {
         .filter(|t| traced.contains(&t.device))
         .collect();
     let device = devices.join("+");
-    let request = ReplayRequest {
-        name: format!("replay-{}-{level}", capture.summary.id),
-        level: LevelFigures::from_checklist(&checklist, level),
-        trace: TracedShape::from_traces(&traces),
-        random_percent: matches.get_one::<u8>("random").copied(),
-        size_bytes: size(matches)?,
-        runtime_ns: runtime(matches)?,
-    };
-    let workload = build_replay(&request).map_err(|e| {
-        UsageError(format!(
-            "capture {} (device {device}): {e}",
-            capture.summary.id
-        ))
-    })?;
     let target = matches.get_one::<String>("target").map(PathBuf::from);
-    let comments = header(&capture, &device, &request.level);
+    let emulated = matches.get_one::<String>("emulate").is_some();
+    let (workload, comments) = if matches.get_flag("exact") {
+        let workload = exact(&capture, &traces, target.as_deref(), emulated)?;
+        let comments = vec![format!(
+            "diskmeter replay --exact of capture {} (device {device}): the traced IO stream",
+            capture.summary.id
+        )];
+        (workload, comments)
+    } else {
+        let request = ReplayRequest {
+            name: format!("replay-{}-{level}", capture.summary.id),
+            level: LevelFigures::from_checklist(&checklist, level),
+            trace: TracedShape::from_traces(&traces),
+            random_percent: matches.get_one::<u8>("random").copied(),
+            size_bytes: size(matches)?,
+            runtime_ns: runtime(matches)?,
+        };
+        let workload = build_replay(&request).map_err(|e| {
+            UsageError(format!(
+                "capture {} (device {device}): {e}",
+                capture.summary.id
+            ))
+        })?;
+        (workload, header(&capture, &device, &request.level))
+    };
+    // An exact replay names its target in replay_redirect; a workload in filename=.
+    let target_for_file = match (emulated, workload.option("read_iolog")) {
+        (true, _) | (false, Some(_)) => Vec::new(),
+        (false, None) => target_options(target.as_deref()),
+    };
     if !quiet {
-        for line in workload
-            .job_file(&comments, &target_options(target.as_deref()))
-            .lines()
-        {
+        for line in workload.job_file(&comments, &target_for_file).lines() {
             eprintln!("diskmeter: {line}");
         }
     }
     if let Some(path) = matches.get_one::<String>("emit-fio") {
         // fio names its files after the job unless told: the file keeps the target only when
         // one was given, so it runs anywhere (an emulated disk is gone after the run).
-        let extra = match settings_emulate(matches) {
-            true => Vec::new(),
-            false => target_options(target.as_deref()),
-        };
-        write_output(Some(path), &workload.job_file(&comments, &extra))
+        write_output(Some(path), &workload.job_file(&comments, &target_for_file))
             .with_context(|| "--emit-fio".to_string())?;
     }
-    run_workload(matches, &workload, target.as_deref(), quiet)
+    run_workload(matches, &workload, &target_for_file, quiet)
+}
+
+/// The `--exact` workload: the chosen device's traced IO log, replayed onto TARGET (or the
+/// emulated disk, which the run fills in).
+fn exact(
+    capture: &StoredCapture,
+    traces: &[&TraceProfile],
+    target: Option<&Path>,
+    emulated: bool,
+) -> anyhow::Result<ReplayWorkload> {
+    let id = capture.summary.id;
+    let logged: Vec<&&TraceProfile> = traces.iter().filter(|t| t.iolog_path.is_some()).collect();
+    let trace = match logged.as_slice() {
+        [] => {
+            return Err(UsageError(format!(
+                "--exact: capture {id} has no traced IO log to replay (capture --trace writes one)"
+            ))
+            .into())
+        }
+        [one] => **one,
+        several => {
+            let names: Vec<&str> = several.iter().map(|t| t.device.as_str()).collect();
+            return Err(UsageError(format!(
+                "--exact: capture {id} traced several devices ({}): pick one with --device",
+                names.join(", ")
+            ))
+            .into());
+        }
+    };
+    let log = trace.iolog_path.clone().unwrap_or_default();
+    if !Path::new(&log).is_file() {
+        return Err(UsageError(format!(
+            "--exact: capture {id}'s traced IO log {log} is not there any more"
+        ))
+        .into());
+    }
+    if target.is_none() && !emulated {
+        return Err(UsageError(
+            "--exact replays the traced offsets: give a TARGET (a file or device at least as \
+             large as the traced device) or --emulate"
+                .into(),
+        )
+        .into());
+    }
+    Ok(build_exact_replay(&ExactRequest {
+        name: format!("replay-{id}-exact"),
+        iolog_path: log,
+        redirect: target.map(|t| t.display().to_string()),
+        traced_max_queue_depth: trace.queue_depth.max,
+    }))
 }
 
 /// Runs the workload's job through the orchestrator and renders its result like `run`.
 fn run_workload(
     matches: &ArgMatches,
     workload: &ReplayWorkload,
-    target: Option<&Path>,
+    target: &[(String, String)],
     quiet: bool,
 ) -> anyhow::Result<Status> {
     let options: Vec<(String, Option<String>)> = workload
         .options
         .iter()
+        .chain(target)
         .cloned()
-        .chain(target_options(target))
         .map(|(name, value)| (name, Some(value)))
         .collect();
     let mut jobs = diskmeter_workload::jobs_from_options(&options).map_err(|errors| {
@@ -194,7 +249,11 @@ fn run_workload(
     let mut session = Session::open(settings)?;
     if let Some(device) = session.emulated_device() {
         for job in &mut jobs {
-            job.filenames = vec![device.to_path_buf()];
+            if job.iolog.read_iolog.is_some() {
+                job.iolog.replay_redirect = Some(device.to_path_buf());
+            } else {
+                job.filenames = vec![device.to_path_buf()];
+            }
         }
     }
     let name = jobs.first().map(|j| j.name.clone()).unwrap_or_default();
@@ -204,11 +263,6 @@ fn run_workload(
     let status = session::conclude(outcome, quiet)?;
     written?;
     Ok(status)
-}
-
-/// Whether `--emulate` was given.
-fn settings_emulate(matches: &ArgMatches) -> bool {
-    matches.get_one::<String>("emulate").is_some()
 }
 
 /// `filename=TARGET`, or `directory=TARGET` for a folder; nothing without a target.

@@ -336,3 +336,24 @@ fn traces_of_several_devices_add_their_sizes_and_weigh_their_random_shares() {
     );
     assert_eq!(TracedShape::from_traces(&[]), None);
 }
+
+#[test]
+fn exact_replays_the_traced_log_onto_the_target_at_the_traced_depth() {
+    let built = build_exact_replay(&ExactRequest {
+        name: "replay-7-exact".into(),
+        iolog_path: "/var/lib/trace/vdb.log".into(),
+        redirect: Some("/dev/vdc".into()),
+        traced_max_queue_depth: 11.2,
+    });
+    assert_eq!(built.option("read_iolog"), Some("/var/lib/trace/vdb.log"));
+    assert_eq!(built.option("replay_redirect"), Some("/dev/vdc"));
+    assert_eq!(built.option("iodepth"), Some("12"));
+    assert_eq!(built.option("rate_iops"), None, "the log sets the rate");
+    let options: Vec<(String, Option<String>)> = built
+        .options
+        .iter()
+        .map(|(n, v)| (n.clone(), Some(v.clone())))
+        .collect();
+    let job = &diskmeter_workload::jobs_from_options(&options).unwrap()[0];
+    assert_eq!(diskmeter_workload::validate(job), Vec::new());
+}
