@@ -23,7 +23,7 @@ pub fn command() -> Command {
         .long_about(
             "Builds a workload that mimics the application a capture (diskmeter capture) \
              watched, at one level of its intervals, and runs it like `diskmeter run`. From \
-             the capture's counters at that level: the rate (rate_iops, reads and writes), the \
+             the capture's counters at that level: the rate (rate_iops, reads and writes; rate= in bytes at the mean size where sizes are a split, as fio paces rate_iops at the smallest size), the \
              read share (rwmixread), the queue depth (iodepth = aqu-sz rounded up) and, \
              without a trace, the mean IO sizes (bs = rareq-sz,wareq-sz). From a trace \
              (capture --trace), where there is one: the size distribution per direction \
