@@ -18,12 +18,15 @@
 //! Nothing here does IO: the caller reads the capture and hands over its figures.
 
 use crate::requirements::{Checklist, Level, Metric};
-use diskmeter_capture::{SizeShare, TraceProfile};
 use diskmeter_units::{format_size_suffix, format_time_suffix, KbBase};
 use serde::{Deserialize, Serialize};
 
+mod exact;
 #[cfg(test)]
 mod tests;
+mod traced;
+
+pub use exact::{build_exact_replay, ExactRequest};
 
 /// fio's `BSSPLIT_MAX`: a `bssplit` list keeps at most this many sizes per direction.
 pub const BSSPLIT_MAX: usize = 64;
@@ -83,45 +86,6 @@ pub struct TracedShape {
     pub hot_share: Option<f64>,
     /// Bytes the traced IO touched at least once.
     pub working_set_bytes: Option<u64>,
-}
-
-impl TracedShape {
-    /// The shape of the traced devices' IO together: sizes summed per size, the random
-    /// share weighted by IOs; the hot set only from a single trace (regions of different
-    /// devices do not add up). `None` without a trace.
-    pub fn from_traces(traces: &[&TraceProfile]) -> Option<TracedShape> {
-        let (first, rest) = traces.split_first()?;
-        let mut shape = TracedShape::default();
-        let mut random_ios = 0.0;
-        let mut ios = 0u64;
-        for trace in traces {
-            add_sizes(&mut shape.read_sizes, &trace.read.sizes);
-            add_sizes(&mut shape.write_sizes, &trace.write.sizes);
-            let traced = trace.read.ios + trace.write.ios;
-            random_ios += trace.random_fraction * traced as f64;
-            ios += traced;
-        }
-        shape.random_fraction = if ios > 0 {
-            random_ios / ios as f64
-        } else {
-            first.random_fraction
-        };
-        if rest.is_empty() && first.hot_set.working_set_bytes > 0 {
-            shape.hot_share = Some(first.hot_set.share_for_80_percent_of_ios);
-            shape.working_set_bytes = Some(first.hot_set.working_set_bytes);
-        }
-        Some(shape)
-    }
-}
-
-/// Adds `sizes` to the (bytes, IOs) list `into`.
-fn add_sizes(into: &mut Vec<(u64, u64)>, sizes: &[SizeShare]) {
-    for size in sizes {
-        match into.iter_mut().find(|(bytes, _)| *bytes == size.bytes) {
-            Some((_, ios)) => *ios += size.ios,
-            None => into.push((size.bytes, size.ios)),
-        }
-    }
 }
 
 /// What the user asked of the replay.
@@ -241,49 +205,6 @@ pub fn build_replay(request: &ReplayRequest) -> Result<ReplayWorkload, ReplayErr
         options: out.options,
         notes: out.notes,
     })
-}
-
-/// What `replay --exact` replays: the traced IO stream itself.
-#[derive(Debug, Clone, PartialEq)]
-pub struct ExactRequest {
-    /// The job's name (`replay-12-exact`).
-    pub name: String,
-    /// The fio iolog (version 3, with timestamps) the trace wrote.
-    pub iolog_path: String,
-    /// Where to replay it (`replay_redirect`): the log names the traced device.
-    pub redirect: Option<String>,
-    /// The deepest queue the trace saw at the device.
-    pub traced_max_queue_depth: f64,
-}
-
-/// The workload that replays a trace's IO stream with its timing: fio's `read_iolog` (the log
-/// gives every IO's time, direction, offset and size), redirected onto the target, with as
-/// many IOs in flight as the traced device ever had.
-pub fn build_exact_replay(request: &ExactRequest) -> ReplayWorkload {
-    let mut out = Builder::default();
-    out.push("name", request.name.clone());
-    out.push("read_iolog", request.iolog_path.clone());
-    if let Some(target) = &request.redirect {
-        out.push("replay_redirect", target.clone());
-    }
-    let depth = iodepth(request.traced_max_queue_depth);
-    out.push("iodepth", depth.to_string());
-    out.push("direct", "1".to_string());
-    out.push("ioengine", REPLAY_ENGINE.to_string());
-    out.note(
-        "exact: every traced IO at its traced time, direction, offset and size (fio's \
-         read_iolog); the rate, mix and sizes are the trace's, not a level's"
-            .to_string(),
-    );
-    out.note(format!(
-        "iodepth {depth}: the deepest queue the trace saw ({:.0}), so the replay can keep \
-         the traced timing where the target is as fast as the traced device",
-        request.traced_max_queue_depth
-    ));
-    ReplayWorkload {
-        options: out.options,
-        notes: out.notes,
-    }
 }
 
 impl ReplayWorkload {
