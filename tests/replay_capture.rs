@@ -368,6 +368,7 @@ fn replay_at_p90_on_an_emulated_p30_runs_the_captured_level_and_fio_agrees() {
     );
     let result: serde_json::Value = serde_json::from_slice(&out.stdout).expect("pure JSON");
     let (reads, writes) = total_iops(&result["jobs"][0]);
+    eprintln!("replay at p90 on an emulated P30: {reads:.1} r/s + {writes:.1} w/s");
     assert!(
         within(reads, P90_READS, 0.05) && within(writes, P90_WRITES, 0.05),
         "replay ran {reads:.0} r/s + {writes:.0} w/s; the capture's p90 is 1400 + 600 \
@@ -380,6 +381,7 @@ fn replay_at_p90_on_an_emulated_p30_runs_the_captured_level_and_fio_agrees() {
     };
     let fio_out = fio_json(fio.arg(&job_file));
     let (fio_reads, fio_writes) = total_iops(&fio_out["jobs"][0]);
+    eprintln!("fio running the emitted file: {fio_reads:.1} r/s + {fio_writes:.1} w/s");
     let level = P90_READS + P90_WRITES;
     assert!(
         within(fio_reads + fio_writes, level, 0.05),

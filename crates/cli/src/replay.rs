@@ -157,9 +157,8 @@ pub fn main(matches: &ArgMatches) -> anyhow::Result<Status> {
         (false, None) => target_options(target.as_deref()),
     };
     if !quiet {
-        for line in workload.job_file(&comments, &target_for_file).lines() {
-            eprintln!("diskmeter: {line}");
-        }
+        // As it is, so it can be copied into a job file.
+        eprint!("{}", workload.job_file(&comments, &target_for_file));
     }
     if let Some(path) = matches.get_one::<String>("emit-fio") {
         // fio names its files after the job unless told: the file keeps the target only when
