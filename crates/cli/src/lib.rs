@@ -10,6 +10,7 @@
 
 mod args;
 mod catalog;
+mod check;
 mod diskspd;
 mod emulate;
 mod history;
@@ -19,6 +20,7 @@ mod options;
 mod plan;
 mod progress;
 mod replay;
+mod requirements;
 mod run;
 mod session;
 mod suite;
@@ -66,6 +68,10 @@ pub fn command() -> Command {
              `diskmeter plan` predicts what a VM + disks configuration delivers from published \
              limits and prices, names the binding limit and finds the cheapest configuration \
              that meets a requirement; `diskmeter catalog` shows the figures it uses.\n\n\
+             `diskmeter requirements` turns a capture of an application's IO into the guides' \
+             requirements checklist (p50/p90/p99/max/mean), `plan --from-capture` provisions \
+             for it and `diskmeter check` judges a saved result against it, explicit \
+             requirements or a guide's published figures.\n\n\
              Exit codes: 0 ok; 1 a run failed, was interrupted or a requirement was missed; \
              2 usage error.",
         )
@@ -85,6 +91,8 @@ pub fn command() -> Command {
         .subcommand(history::export_command())
         .subcommand(history::compare_command())
         .subcommand(history::analyze_command())
+        .subcommand(requirements::command())
+        .subcommand(check::command())
 }
 
 /// Runs the command line of this process: the only place that prints an error and decides
@@ -145,6 +153,8 @@ fn dispatch(matches: &ArgMatches) -> anyhow::Result<Status> {
         Some(("export", sub)) => history::export_main(sub),
         Some(("compare", sub)) => history::compare_main(sub),
         Some(("analyze", sub)) => history::analyze_main(sub),
+        Some(("requirements", sub)) => requirements::main(sub),
+        Some(("check", sub)) => check::main(sub),
         _ => Err(UsageError("give a subcommand (diskmeter --help lists them)".into()).into()),
     }
 }

@@ -3,6 +3,7 @@
 
 use crate::{write_output, Status, UsageError};
 use clap::{Arg, ArgAction, ArgMatches, Command};
+use diskmeter_analysis::requirements::{demand_from, parse_utc_offset, Level, WindowSet};
 use diskmeter_plan::{text, Catalog, Configuration, Demand, HostCache, PlanError, SearchSpace};
 use diskmeter_units::{parse_size, KbBase};
 use serde::Serialize;
@@ -38,6 +39,15 @@ pub fn command() -> Command {
              Optimise:  diskmeter plan --require iops=16000,mibps=200,bs=8k --optimize cost \
              [--family DS,GS]\n\
              IO sizes:  diskmeter plan --disks 1xP30 --io-sizes [8k,32k,64k,1m]\n\n\
+             From a capture: diskmeter plan --from-capture last --level p99 --growth 30% \
+             --optimize cost: the requirements checklist of a capture (diskmeter requirements) \
+             at that level is the demand: IOPS, MiB/s, queue depth and latency at the level, \
+             read share, IO sizes and (traced) random share as the capture's IO-weighted \
+             means; --growth multiplies the rates and the queue depth; --workload keys \
+             replace the capture's figures (add cache-hit=, which a capture cannot know). The \
+             plan lists which figures came from the capture. The random share changes no \
+             predicted rate (the published caps count every IO whatever its offset); mostly \
+             sequential IO gets the 256 KiB stripe advice.\n\n\
              Workload / requirement keys: iops (count, k = 1,000), mibps (MiB/s), bs (fio size; \
              bs=4k,64k for read,write), read= or write= (share of IOs, default 100 % reads), \
              cache-hit (share of reads served by the host cache), local (share of IOs to the \
@@ -46,7 +56,8 @@ pub fn command() -> Command {
              and above 1 (up to 100) a percentage, so 50%, 50 and 0.5 all mean half (write \
              0.5% for half a percent); below 0 or above 100 % is an error. \
              iops and mibps are separate peaks: IOPS are checked at bs, bandwidth against the \
-             bandwidth caps.\n\n\
+             bandwidth caps. random= (share of random IOs) is shown and picks the stripe \
+             advice.\n\n\
              Figures come from the catalog (`diskmeter catalog list`); a missing figure is \
              reported, never assumed. A configuration the catalog's published figures rule out (more \
              data disks than the VM size takes, a premium disk on a size without premium \
@@ -108,6 +119,39 @@ pub fn command() -> Command {
                 .default_missing_value("")
                 .help("IO-size view: IOPS and MiB/s of the configuration at each size (default 4k..1m)"),
         )
+        .arg(
+            Arg::new("from-capture")
+                .long("from-capture")
+                .value_name("ID")
+                .help("Take the demand from a saved capture's requirements checklist (an id, or 'last')"),
+        )
+        .arg(
+            Arg::new("level")
+                .long("level")
+                .value_name("LEVEL")
+                .help("With --from-capture: the checklist column the rates are read at: p50, p90, p99, max or mean [default: p99]"),
+        )
+        .arg(
+            Arg::new("growth")
+                .long("growth")
+                .value_name("PERCENT")
+                .help("Headroom for growth: multiplies IOPS, MiB/s and queue depth, e.g. 30%"),
+        )
+        .arg(crate::requirements::device_arg())
+        .arg(
+            Arg::new("window")
+                .long("window")
+                .value_name("NAME=HH:MM-HH:MM")
+                .help("With --from-capture: plan for one time-of-day window of the capture (UTC unless --utc-offset)"),
+        )
+        .arg(
+            Arg::new("utc-offset")
+                .long("utc-offset")
+                .value_name("+HH:MM")
+                .default_value("+00:00")
+                .help("The clock --window is on, as an offset from UTC"),
+        )
+        .arg(crate::args::db_arg())
         .arg(catalog_arg())
         .arg(format_arg())
         .arg(
@@ -164,10 +208,7 @@ fn plan(matches: &ArgMatches) -> anyhow::Result<Status> {
             Status::Success
         }
     };
-    let demand = match matches.get_one::<String>("workload") {
-        Some(text) => Demand::parse(text).map_err(|e| UsageError(format!("--workload: {e}")))?,
-        None => Demand::default(),
-    };
+    let demand = demand(matches)?;
     let cache = match matches.get_one::<String>("cache") {
         Some(text) => {
             Some(HostCache::parse(text).ok_or_else(|| err(PlanError::Cache(text.clone())))?)
@@ -189,9 +230,12 @@ fn plan(matches: &ArgMatches) -> anyhow::Result<Status> {
         if !goal.eq_ignore_ascii_case("cost") {
             return Err(err(PlanError::Goal(goal.clone())).into());
         }
-        if matches.get_one::<String>("workload").is_none() {
+        if matches.get_one::<String>("workload").is_none()
+            && matches.get_one::<String>("from-capture").is_none()
+        {
             return Err(UsageError(
-                "--optimize needs --require (e.g. --require iops=16000,bs=8k)".to_string(),
+                "--optimize needs --require (e.g. --require iops=16000,bs=8k) or --from-capture"
+                    .to_string(),
             )
             .into());
         }
@@ -269,6 +313,74 @@ fn plan(matches: &ArgMatches) -> anyhow::Result<Status> {
     Ok(missed(
         !evaluation.possible || evaluation.meets == Some(false),
     ))
+}
+
+/// The demand: a capture's checklist at `--level` (if `--from-capture`), then the
+/// `--workload` keys over it, then `--growth`.
+fn demand(matches: &ArgMatches) -> anyhow::Result<Demand> {
+    let capture = matches.get_one::<String>("from-capture");
+    for only_with_capture in ["level", "window", "device"] {
+        if capture.is_none() && matches.contains_id(only_with_capture) {
+            return Err(UsageError(format!(
+                "--{only_with_capture} only applies with --from-capture"
+            ))
+            .into());
+        }
+    }
+    let mut demand = match capture {
+        Some(id_text) => {
+            let level: Level = matches
+                .get_one::<String>("level")
+                .map_or("p99", String::as_str)
+                .parse()
+                .map_err(|e| UsageError(format!("--level: {e}")))?;
+            let offset_text = matches
+                .get_one::<String>("utc-offset")
+                .map_or("+00:00", String::as_str);
+            let offset = parse_utc_offset(offset_text)
+                .map_err(|e| UsageError(format!("--utc-offset: {e}")))?;
+            let window_text = matches
+                .get_one::<String>("window")
+                .map_or("", String::as_str);
+            let windows = WindowSet::parse(window_text, offset)
+                .map_err(|e| UsageError(format!("--window: {e}")))?;
+            if windows.windows.len() > 1 {
+                return Err(UsageError("--window: plan takes one window".to_string()).into());
+            }
+            let store = crate::history::open(matches)?;
+            let loaded = crate::requirements::load_requirements(
+                &store,
+                id_text,
+                crate::requirements::devices(matches),
+                windows,
+            )?;
+            let (checklist, source) = match loaded.requirements.windows.first() {
+                Some(w) => (
+                    &w.checklist,
+                    format!("capture {} window {}", loaded.summary.id, w.window.name),
+                ),
+                None => (
+                    &loaded.requirements.whole,
+                    format!("capture {}", loaded.summary.id),
+                ),
+            };
+            if checklist.intervals == 0 {
+                return Err(UsageError(format!("{source} has no intervals")).into());
+            }
+            demand_from(checklist, level, &source)
+        }
+        None => Demand::default(),
+    };
+    if let Some(text) = matches.get_one::<String>("workload") {
+        demand =
+            Demand::parse_onto(demand, text).map_err(|e| UsageError(format!("--workload: {e}")))?;
+    }
+    if let Some(text) = matches.get_one::<String>("growth") {
+        let growth =
+            diskmeter_plan::parse_growth(text).map_err(|e| UsageError(format!("--growth: {e}")))?;
+        demand = demand.grown(growth);
+    }
+    Ok(demand)
 }
 
 fn parse_sizes(list: &str) -> Result<Vec<u64>, UsageError> {

@@ -2,16 +2,16 @@
 //! as a workload (built by `diskmeter_analysis::replay`), shown as the fio job file it is,
 //! written with `--emit-fio`, and run through the orchestrator like `run`.
 
-use crate::{args, run, session, write_output, Status, UsageError};
+use crate::{args, requirements, run, session, write_output, Status, UsageError};
 use anyhow::Context;
 use clap::{Arg, ArgAction, ArgMatches, Command};
 use diskmeter_analysis::replay::{
     build_exact_replay, build_replay, ExactRequest, LevelFigures, ReplayRequest, ReplayWorkload,
     TracedShape,
 };
-use diskmeter_analysis::requirements::{Checklist, ChecklistBuilder, Level, WindowSet};
+use diskmeter_analysis::requirements::{Level, Requirements, WindowSet};
 use diskmeter_capture::TraceProfile;
-use diskmeter_history::{HistoryError, HistoryStore, StoredCapture};
+use diskmeter_history::HistoryStore;
 use diskmeter_orchestrator::{Batch, CommandKind, HistoryChoice, Session, Step};
 use diskmeter_units::{parse_size, parse_time_ns, KbBase, TimeUnit};
 use std::path::{Path, PathBuf};
@@ -59,12 +59,7 @@ pub fn command() -> Command {
                 .default_value("p90")
                 .help("Which level of the capture's intervals to replay: p50, p90, p99, max or mean"),
         )
-        .arg(
-            Arg::new("device")
-                .long("device")
-                .value_name("NAME")
-                .help("Which captured device to replay (default: every captured whole disk together, as `diskmeter requirements` sums them)"),
-        )
+        .arg(requirements::device_arg())
         .arg(
             Arg::new("random")
                 .long("random")
@@ -116,40 +111,54 @@ pub fn main(matches: &ArgMatches) -> anyhow::Result<Status> {
     let id_text = matches
         .get_one::<String>("capture")
         .map_or("", String::as_str);
-    let capture = load_capture(&store, id_text)?;
+    // The same figures `diskmeter requirements` shows, streamed from the history.
+    let loaded = requirements::load_requirements(
+        &store,
+        id_text,
+        requirements::devices(matches),
+        WindowSet::default(),
+    )?;
+    let id = loaded.summary.id;
+    let all_traces = store.capture_traces(id)?;
     drop(store);
-    let (checklist, devices, traced) = checklist(&capture, matches.get_one::<String>("device"))?;
-    let traces: Vec<&TraceProfile> = capture
-        .traces
+    let Requirements {
+        devices,
+        traced_devices,
+        whole: checklist,
+        ..
+    } = loaded.requirements;
+    if devices.is_empty() || checklist.intervals == 0 {
+        return Err(UsageError(format!(
+            "capture {id} has no device samples: nothing to replay"
+        ))
+        .into());
+    }
+    let traces: Vec<&TraceProfile> = all_traces
         .iter()
-        .filter(|t| traced.contains(&t.device))
+        .filter(|t| traced_devices.contains(&t.device))
         .collect();
     let device = devices.join("+");
     let target = matches.get_one::<String>("target").map(PathBuf::from);
     let emulated = matches.get_one::<String>("emulate").is_some();
     let (workload, comments) = if matches.get_flag("exact") {
-        let workload = exact(&capture, &traces, target.as_deref(), emulated)?;
+        let workload = exact(id, &traces, target.as_deref(), emulated)?;
         let comments = vec![format!(
-            "diskmeter replay --exact of capture {} (device {device}): the traced IO stream",
-            capture.summary.id
+            "diskmeter replay --exact of capture {id} (device {device}): the traced IO stream"
         )];
         (workload, comments)
     } else {
         let request = ReplayRequest {
-            name: format!("replay-{}-{level}", capture.summary.id),
+            name: format!("replay-{id}-{level}"),
             level: LevelFigures::from_checklist(&checklist, level),
             trace: TracedShape::from_traces(&traces),
             random_percent: matches.get_one::<u8>("random").copied(),
             size_bytes: size(matches)?,
             runtime_ns: runtime(matches)?,
         };
-        let workload = build_replay(&request).map_err(|e| {
-            UsageError(format!(
-                "capture {} (device {device}): {e}",
-                capture.summary.id
-            ))
-        })?;
-        (workload, header(&capture, &device, &request.level))
+        let workload = build_replay(&request)
+            .map_err(|e| UsageError(format!("capture {id} (device {device}): {e}")))?;
+        let header = header(id, checklist.intervals, &device, &request.level);
+        (workload, header)
     };
     // An exact replay names its target in replay_redirect; a workload in filename=.
     let target_for_file = match (emulated, workload.option("read_iolog")) {
@@ -172,12 +181,11 @@ pub fn main(matches: &ArgMatches) -> anyhow::Result<Status> {
 /// The `--exact` workload: the chosen device's traced IO log, replayed onto TARGET (or the
 /// emulated disk, which the run fills in).
 fn exact(
-    capture: &StoredCapture,
+    id: i64,
     traces: &[&TraceProfile],
     target: Option<&Path>,
     emulated: bool,
 ) -> anyhow::Result<ReplayWorkload> {
-    let id = capture.summary.id;
     let logged: Vec<&&TraceProfile> = traces.iter().filter(|t| t.iolog_path.is_some()).collect();
     let trace = match logged.as_slice() {
         [] => {
@@ -274,12 +282,10 @@ fn target_options(target: Option<&Path>) -> Vec<(String, String)> {
 }
 
 /// The job file's opening comment: what was replayed, at which figures.
-fn header(capture: &StoredCapture, device: &str, level: &LevelFigures) -> Vec<String> {
+fn header(id: i64, intervals: u64, device: &str, level: &LevelFigures) -> Vec<String> {
     vec![
         format!(
-            "diskmeter replay of capture {} (device {device}, {} intervals) at {}",
-            capture.summary.id,
-            capture.samples.len(),
+            "diskmeter replay of capture {id} (device {device}, {intervals} intervals) at {}",
             level.level
         ),
         format!(
@@ -306,59 +312,6 @@ fn open_history(matches: &ArgMatches) -> anyhow::Result<HistoryStore> {
         .into());
     }
     HistoryStore::open(&path).with_context(|| path.display().to_string())
-}
-
-/// The capture `text` names (a run id or `last`); an unknown id or a run that is not a
-/// capture is the user's mistake (exit 2).
-fn load_capture(store: &HistoryStore, text: &str) -> anyhow::Result<StoredCapture> {
-    let id = if text == "last" {
-        store.newest_capture_id()?.ok_or_else(|| {
-            UsageError("the history has no capture yet (diskmeter capture makes one)".into())
-        })?
-    } else {
-        text.parse::<i64>().map_err(|_| {
-            UsageError(format!(
-                "'{text}' is not a capture id (a number from diskmeter history --kind capture, or 'last')"
-            ))
-        })?
-    };
-    match store.load_capture(id) {
-        Ok(capture) => Ok(capture),
-        Err(e @ (HistoryError::NoSuchRun(_) | HistoryError::NotACapture(_))) => {
-            Err(UsageError(e.to_string()).into())
-        }
-        Err(e) => Err(e.into()),
-    }
-}
-
-/// The capture's checklist (the whole capture) over `--device` or, by default, the devices
-/// `diskmeter requirements` sums (every captured whole disk), and the devices it covers.
-fn checklist(
-    capture: &StoredCapture,
-    device: Option<&String>,
-) -> anyhow::Result<(Checklist, Vec<String>, Vec<String>)> {
-    let mut builder = ChecklistBuilder::new(device.map(|d| vec![d.clone()]), WindowSet::default());
-    for sample in &capture.samples {
-        builder.push(sample);
-    }
-    for trace in &capture.traces {
-        builder.add_trace(trace);
-    }
-    let requirements = builder
-        .finish()
-        .map_err(|e| UsageError(format!("--device: capture {}: {e}", capture.summary.id)))?;
-    if requirements.devices.is_empty() {
-        return Err(UsageError(format!(
-            "capture {} has no device samples: nothing to replay",
-            capture.summary.id
-        ))
-        .into());
-    }
-    Ok((
-        requirements.whole,
-        requirements.devices,
-        requirements.traced_devices,
-    ))
 }
 
 /// `--size` in bytes.

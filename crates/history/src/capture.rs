@@ -116,6 +116,17 @@ impl HistoryStore {
         }
         let mut samples = Vec::new();
         self.for_each_capture_sample(run_id, |sample| samples.push(sample))?;
+        let traces = self.capture_traces(run_id)?;
+        Ok(StoredCapture {
+            summary,
+            samples,
+            traces,
+        })
+    }
+
+    /// The trace profiles of capture `run_id` (one per traced device, by device name; empty
+    /// for a counter capture), without its samples.
+    pub fn capture_traces(&self, run_id: i64) -> Result<Vec<TraceProfile>, HistoryError> {
         let mut statement = self
             .conn
             .prepare("SELECT profile_json FROM capture_traces WHERE run_id = ?1 ORDER BY device")?;
@@ -130,11 +141,7 @@ impl HistoryStore {
                 }
             })?);
         }
-        Ok(StoredCapture {
-            summary,
-            samples,
-            traces,
-        })
+        Ok(traces)
     }
 
     /// Streams the samples of capture `run_id` in order without holding them all (a 24-hour

@@ -22,6 +22,7 @@
 //! row's unit for values near zero). Max and mean are exact.
 
 mod accumulate;
+mod demand;
 mod trace;
 mod window;
 
@@ -29,7 +30,8 @@ mod window;
 mod tests;
 
 pub use accumulate::ChecklistBuilder;
-pub use window::{parse_utc_offset, Window, WindowSet};
+pub use demand::demand_from;
+pub use window::{format_clock, parse_utc_offset, Window, WindowSet};
 
 use serde::Serialize;
 use std::fmt;

@@ -382,3 +382,40 @@ fn percentiles_stay_within_the_stated_error_bound_over_a_day_of_seconds() {
     );
     assert_eq!(whole.intervals, 86_400);
 }
+
+#[test]
+fn the_checklist_at_a_level_with_growth_becomes_the_planners_demand() {
+    // 70 % reads of 8 KiB, 30 % writes of 64 KiB; 100 intervals rising to 1,000 IOPS.
+    let samples: Vec<CaptureSample> = (1..=100)
+        .map(|i| {
+            let total = i as f64 * 10.0;
+            sample(
+                MIDNIGHT_MS + i * 1000,
+                vec![device("vda", total * 0.7, total * 0.3)],
+            )
+        })
+        .collect();
+    let whole = build(&samples, "").whole;
+    let demand = demand_from(&whole, Level::P99, "capture 7").grown(0.3);
+    assert!(close(demand.iops, 990.0 * 1.3));
+    assert!((demand.read_fraction - 0.7).abs() < 1e-9);
+    assert_eq!(
+        (demand.read_bs_bytes, demand.write_bs_bytes),
+        (Some(8192), Some(65536))
+    );
+    // aqu-sz p99 = 0.99, x 1.3, rounded up.
+    assert_eq!(demand.queue_depth, Some(2));
+    // Mostly reads: the read latency (r_await 1 ms) is the target.
+    assert_eq!(demand.latency_ns, Some(1_000_000));
+    assert_eq!(demand.level.as_deref(), Some("p99"));
+    assert_eq!(
+        demand.random_fraction, None,
+        "a counter capture has no random share"
+    );
+    let keys: Vec<&str> = demand.origins.iter().map(|o| o.key.as_str()).collect();
+    assert_eq!(keys, ["iops", "mibps", "read", "bs", "qd", "latency"]);
+    // 990 read from the histogram (within 0.1 %); the growth is the caller's.
+    let iops = &demand.origins[0].text;
+    assert!(iops.starts_with("capture 7: IOPS total p99 99"), "{iops}");
+    assert_eq!(demand.growth_fraction, Some(0.3));
+}

@@ -41,7 +41,7 @@ fn db(matches: &ArgMatches) -> Option<&PathBuf> {
 
 /// The history `--db` names (or the default one), opened for reading; an error when there
 /// is none yet.
-fn open(matches: &ArgMatches) -> anyhow::Result<HistoryStore> {
+pub(crate) fn open(matches: &ArgMatches) -> anyhow::Result<HistoryStore> {
     let choice = db(matches).map_or(HistoryChoice::Default, |p| HistoryChoice::At(p.clone()));
     let Some(path) = choice.path()? else {
         anyhow::bail!("no history given");

@@ -1,0 +1,129 @@
+//! The checklist as the planner's demand (`plan --from-capture ID --level p99 --growth 30%`):
+//! which row fills which demand key, read at which column.
+//!
+//! - `iops`, `mibps`, `qd` and `latency` are read at the chosen level (IOPS total, throughput
+//!   total, `aqu-sz`, and the latency of the direction most IOs go, from `r_await`/`w_await`):
+//!   the level is how much of the application's busy time the plan must carry.
+//! - `read`, `bs` and `random` are the capture's IO-weighted means: a share or a mean size at
+//!   "p99" would describe the capture's most lopsided second, not its workload.
+//! - Growth headroom is the caller's: [`Demand::grown`] after any figures the user typed.
+//!
+//! A figure the capture does not have (no writes, no trace for the random share) is left out
+//! of the demand, never filled with a default, and every figure used says where it came from.
+
+use super::{Checklist, Level, Metric};
+use diskmeter_plan::{Demand, FigureOrigin};
+
+/// The demand `checklist` makes at `level`; `source` names the capture in the figures'
+/// origins ("capture 12").
+pub fn demand_from(checklist: &Checklist, level: Level, source: &str) -> Demand {
+    let mut demand = Demand {
+        level: Some(level.name().to_string()),
+        ..Demand::default()
+    };
+    let origin = |key: &str, text: String| demand_origin(key, text, source);
+    let mut origins: Vec<FigureOrigin> = Vec::new();
+    let at = |metric: Metric| checklist.level(metric, level).filter(|v| *v > 0.0);
+    let mean = |metric: Metric| checklist.level(metric, Level::Mean);
+
+    if let Some(iops) = at(Metric::IopsTotal) {
+        demand.iops = Some(iops);
+        origins.push(origin(
+            "iops",
+            format!("IOPS total {level} {}", round(iops)),
+        ));
+    }
+    if let Some(mibps) = at(Metric::ThroughputTotalMibps) {
+        demand.mibps = Some(mibps);
+        origins.push(origin(
+            "mibps",
+            format!("throughput total {level} {} MiB/s", round(mibps)),
+        ));
+    }
+    if let Some(read_percent) = mean(Metric::ReadPercent) {
+        demand.read_fraction = (read_percent / 100.0).clamp(0.0, 1.0);
+        demand.mix_given = true;
+        origins.push(origin(
+            "read",
+            format!("read % mean {}", round(read_percent)),
+        ));
+    }
+    let read_kib = mean(Metric::IoSizeReadKib).filter(|v| *v > 0.0);
+    let write_kib = mean(Metric::IoSizeWriteKib).filter(|v| *v > 0.0);
+    if let Some((read, write)) = match (read_kib, write_kib) {
+        (Some(r), Some(w)) => Some((r, w)),
+        // One direction only: the other's size does not matter (its share is 0).
+        (Some(r), None) => Some((r, r)),
+        (None, Some(w)) => Some((w, w)),
+        (None, None) => None,
+    } {
+        demand.read_bs_bytes = Some(kib_to_bytes(read));
+        demand.write_bs_bytes = Some(kib_to_bytes(write));
+        origins.push(origin(
+            "bs",
+            format!(
+                "IO size mean {} KiB reads / {} KiB writes",
+                round(read),
+                round(write)
+            ),
+        ));
+    }
+    if let Some(random) = mean(Metric::RandomPercent) {
+        demand.random_fraction = Some((random / 100.0).clamp(0.0, 1.0));
+        origins.push(origin(
+            "random",
+            format!("random % {} (trace)", round(random)),
+        ));
+    }
+    if let Some(qd) = at(Metric::QueueDepth) {
+        demand.queue_depth = Some(qd.ceil().max(1.0) as u32);
+        origins.push(origin(
+            "qd",
+            format!("queue depth (aqu-sz) {level} {}, rounded up", round(qd)),
+        ));
+    }
+    let (metric, direction) = if demand.read_fraction >= 0.5 {
+        (Metric::LatencyReadMs, "read")
+    } else {
+        (Metric::LatencyWriteMs, "write")
+    };
+    if let Some(ms) = at(metric) {
+        let ns = (ms * 1e6).round().max(1.0) as u64;
+        demand.latency_ns = Some(ns);
+        origins.push(origin(
+            "latency",
+            format!(
+                "{direction} latency ({direction} await) {level} {} ms",
+                round(ms)
+            ),
+        ));
+    }
+    demand.origins = origins;
+    demand
+}
+
+fn demand_origin(key: &str, text: String, source: &str) -> FigureOrigin {
+    FigureOrigin {
+        key: key.to_string(),
+        text: format!("{source}: {text}"),
+    }
+}
+
+fn kib_to_bytes(kib: f64) -> u64 {
+    (kib * 1024.0).round().max(1.0) as u64
+}
+
+/// Three significant figures at most, no trailing zeros: 1,234.5 -> "1234.5", 0.123456 ->
+/// "0.123".
+fn round(value: f64) -> String {
+    let decimals = if value.abs() >= 100.0 {
+        1
+    } else if value.abs() >= 1.0 {
+        2
+    } else {
+        3
+    };
+    let text = format!("{value:.decimals$}");
+    let text = text.trim_end_matches('0').trim_end_matches('.');
+    text.to_string()
+}
