@@ -82,8 +82,8 @@ fn a_100000_io_trace_replays_at_its_own_rate_within_1_percent() {
     let data = dir.path().join("data");
     std::fs::write(&data, vec![0x5au8; 64 << 20]).unwrap();
     let trace = dir.path().join("trace.log");
-    // 100,000 IOs at about 20,000 IOPS: 5 s of trace.
-    let (first_us, last_us) = write_trace(&trace, data.to_str().unwrap(), 100_000, 50);
+    // 100,000 IOs at about 10,000 IOPS: 10 s of trace.
+    let (first_us, last_us) = write_trace(&trace, data.to_str().unwrap(), 100_000, 100);
     let trace_rate = 100_000.0 / ((last_us - first_us) as f64 / 1e6);
     let v = dir.run_json(&[
         "--name=replay",

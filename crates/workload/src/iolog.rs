@@ -61,12 +61,17 @@ pub struct ReplaySkip {
     pub sync: bool,
 }
 
+/// A word in `replay_skip` that is not one of [`ReplaySkip::WORDS`].
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("unknown replay_skip word {0:?}")]
+pub struct UnknownSkipWord(pub String);
+
 impl ReplaySkip {
     /// The words `replay_skip` takes.
     pub const WORDS: &'static [&'static str] = &["read", "write", "trim", "sync"];
 
-    /// Parses fio's comma-separated list; `Err` holds the first unknown word.
-    pub fn parse(text: &str) -> Result<ReplaySkip, String> {
+    /// Parses fio's comma-separated list.
+    pub fn parse(text: &str) -> Result<ReplaySkip, UnknownSkipWord> {
         let mut skip = ReplaySkip::default();
         for word in text.split(',').map(str::trim).filter(|w| !w.is_empty()) {
             match word {
@@ -75,7 +80,7 @@ impl ReplaySkip {
                 "trim" => skip.trim = true,
                 // fio's cmdhelp says "flush"; its parser reads "sync".
                 "sync" | "flush" => skip.sync = true,
-                other => return Err(other.to_string()),
+                other => return Err(UnknownSkipWord(other.to_string())),
             }
         }
         Ok(skip)
@@ -150,7 +155,10 @@ mod tests {
         );
         assert_eq!(skip.show().as_deref(), Some("write,trim"));
         assert!(ReplaySkip::parse("flush").unwrap().sync);
-        assert_eq!(ReplaySkip::parse("erase"), Err("erase".to_string()));
+        assert_eq!(
+            ReplaySkip::parse("erase"),
+            Err(UnknownSkipWord("erase".to_string()))
+        );
         assert_eq!(ReplaySkip::default().show(), None);
     }
 

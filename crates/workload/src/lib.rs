@@ -26,7 +26,7 @@ mod validate;
 pub use apply::{apply_option, OptionError};
 pub use describe::{describe, ALWAYS_DESCRIBED};
 pub use diskmeter_units::KbBase;
-pub use iolog::{IologOptions, ReplaySkip};
+pub use iolog::{IologOptions, ReplaySkip, UnknownSkipWord};
 pub use jobs::jobs_from_options;
 pub use options::{
     find_option, limits_of, nearest, suggest_option, InvalidValue, LimitError, Limits, OptionDef,

@@ -181,7 +181,13 @@ fn run_with(
     };
     let mut engine = Watched::new(job, worker_plan.iodepth, Arc::clone(clock));
     watch(&mut engine);
-    let outcome = Worker::new(&ctx, &mut engine, &**clock, None).run();
+    let (replay, recorder) =
+        crate::replay::open_for_worker(job, ctx.targets.iter().map(|(_, t)| t.path.as_path()))
+            .unwrap();
+    let outcome = Worker::new(&ctx, &mut engine, &**clock, None)
+        .with_replay(replay)
+        .with_recorder(recorder)
+        .run();
     assert!(outcome.error.is_none(), "{:?}", outcome.error);
     Run { outcome, engine }
 }
@@ -430,4 +436,40 @@ fn under_the_throttle_the_ramp_and_the_cool_down_are_not_counted() {
     let r = run_with(job, &clock, Some(&throttle), |_| {});
     assert_eq!(r.reads(), 2000);
     assert_eq!(r.engine.count(IoOp::Read), 4000);
+}
+
+#[test]
+fn a_replay_issues_its_ios_at_their_times_and_a_stall_does_not_delay_the_rest() {
+    let dir = tempfile::tempdir().unwrap();
+    let log = dir.path().join("trace.log");
+    // 2,000 reads 1 ms apart (µs timestamps), then a datasync.
+    let mut text = String::from("fio version 3 iolog\n0 /virtual/a add\n");
+    for i in 0..2000u64 {
+        text.push_str(&format!(
+            "{} /virtual/a read {} 4096\n",
+            i * 1000,
+            (i % 64) * 4096
+        ));
+    }
+    text.push_str("1999500 /virtual/a datasync 0 0\n");
+    std::fs::write(&log, text).unwrap();
+    let clock = manual_clock();
+    let job = job(&[("read_iolog", log.to_str().unwrap()), ("iodepth", "8")]);
+    // The device hangs for 500 ms on the 100th IO.
+    let r = run_with(job, &clock, None, |e| e.stall = Some((100, 500 * MS)));
+    let read = &r.outcome.stats.read;
+    assert_eq!(read.ios, 2000);
+    assert_eq!(r.engine.count(IoOp::Read), 2000);
+    assert_eq!(r.engine.count(IoOp::Fdatasync), 1);
+    assert_eq!(r.outcome.stats.sync.count(), 1);
+    // The IOs due during the hang go late, back to back; the ones after it are on time, so
+    // the replay still ends when its log does (2 s), not 500 ms later.
+    assert!(
+        r.outcome.stats.runtime_ns < 2 * SEC + 10 * MS,
+        "{}",
+        r.outcome.stats.runtime_ns
+    );
+    let late = read.lat_intended.count_by_ranges(&[100 * MS]);
+    assert!(late[1] >= 400, "{late:?}");
+    assert_eq!(read.lat_intended.count(), 2000);
 }

@@ -89,9 +89,9 @@ pub(crate) fn show_replay_time_scale(spec: &JobSpec) -> Option<String> {
 
 pub(crate) fn set_replay_skip(spec: &mut JobSpec, value: Value) -> Result<(), InvalidValue> {
     spec.iolog.replay_skip =
-        ReplaySkip::parse(&text(value)?).map_err(|word| InvalidValue::NotAChoice {
+        ReplaySkip::parse(&text(value)?).map_err(|unknown| InvalidValue::NotAChoice {
             choices: ReplaySkip::WORDS,
-            suggestion: super::nearest(&word, ReplaySkip::WORDS.iter().copied()),
+            suggestion: super::nearest(&unknown.0, ReplaySkip::WORDS.iter().copied()),
         })?;
     Ok(())
 }
