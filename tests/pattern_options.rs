@@ -387,6 +387,8 @@ fn skewed_distributions_concentrate_like_fios() {
         // P(rank <= k) = zeta(k) / zeta(n) for Zipf; the 80/20 rule for Pareto 0.2.
         ("zipf:1.2", 0.01, zipf_share(41, blocks as u64, 1.2)),
         ("pareto:0.2", 0.2, 0.8),
+        // Zoned: 80 % of the IOs on the first 20 % of the region, by construction.
+        ("zoned:80/20:20/80", 0.2, 0.8),
     ] {
         let args = [
             "--name=skew",

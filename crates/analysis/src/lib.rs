@@ -18,6 +18,7 @@
 pub mod compare;
 mod findings;
 mod matching;
+pub mod replay;
 pub mod requirements;
 mod summary;
 

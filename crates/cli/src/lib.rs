@@ -20,6 +20,7 @@ mod jobfile;
 mod options;
 mod plan;
 mod progress;
+mod replay;
 mod requirements;
 mod run;
 mod session;
@@ -88,6 +89,7 @@ pub fn command() -> Command {
         .subcommand(catalog::command())
         .subcommand(emulate::command())
         .subcommand(capture::command())
+        .subcommand(replay::command())
         .subcommand(history::history_command())
         .subcommand(history::show_command())
         .subcommand(history::export_command())
@@ -150,6 +152,7 @@ fn dispatch(matches: &ArgMatches) -> anyhow::Result<Status> {
         Some(("catalog", sub)) => catalog::main(sub),
         Some(("emulate", sub)) => emulate::main(sub),
         Some(("capture", sub)) => capture::main(sub),
+        Some(("replay", sub)) => replay::main(sub),
         Some(("history", sub)) => history::history_main(sub),
         Some(("show", sub)) => history::show_main(sub),
         Some(("export", sub)) => history::export_main(sub),

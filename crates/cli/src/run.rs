@@ -23,13 +23,7 @@ pub fn command() -> Command {
              unless --allow-destroy.\n\n\
              Exit codes: 0 ok; 1 the run failed, was refused or was interrupted; 2 usage error.",
         )
-        .arg(
-            Arg::new("output-format")
-                .long("output-format")
-                .value_parser(["normal", "json", "fio-json"])
-                .default_value("normal")
-                .help("normal (human summary), json (diskmeter's schema) or fio-json (fio 3.x JSON keys and units)"),
-        )
+        .arg(output_format_arg())
         .arg(
             Arg::new("ignore-unsupported")
                 .long("ignore-unsupported")
@@ -65,25 +59,41 @@ pub fn main(matches: &ArgMatches) -> anyhow::Result<Status> {
         }],
     );
     let outcome = session::run_on_terminal(&mut session, &batch, quiet, None, None);
-    let written = match outcome.steps.first() {
-        Some(step) => {
-            let text = match matches
-                .get_one::<String>("output-format")
-                .map(String::as_str)
-            {
-                Some("json") => diskmeter_report::to_json(&step.result),
-                Some("fio-json") => {
-                    serde_json::to_string_pretty(&diskmeter_report::to_fio_json(&step.result))?
-                }
-                _ => diskmeter_report::render_terminal(&step.result),
-            };
-            write_output(matches.get_one::<String>("output"), &text)
-        }
-        None => Ok(()),
-    };
+    let written = write_result(matches, &outcome);
     let status = session::conclude(outcome, quiet)?;
     written?;
     Ok(status)
+}
+
+/// `--output-format normal|json|fio-json` (`run`, `replay`).
+pub(crate) fn output_format_arg() -> Arg {
+    Arg::new("output-format")
+        .long("output-format")
+        .value_parser(["normal", "json", "fio-json"])
+        .default_value("normal")
+        .help("normal (human summary), json (diskmeter's schema) or fio-json (fio 3.x JSON keys and units)")
+}
+
+/// Writes the result of a one-step batch in the `--output-format` asked (to `--output` or
+/// stdout); nothing when the step did not run.
+pub(crate) fn write_result(
+    matches: &ArgMatches,
+    outcome: &diskmeter_orchestrator::Outcome,
+) -> anyhow::Result<()> {
+    let Some(step) = outcome.steps.first() else {
+        return Ok(());
+    };
+    let text = match matches
+        .get_one::<String>("output-format")
+        .map(String::as_str)
+    {
+        Some("json") => diskmeter_report::to_json(&step.result),
+        Some("fio-json") => {
+            serde_json::to_string_pretty(&diskmeter_report::to_fio_json(&step.result))?
+        }
+        _ => diskmeter_report::render_terminal(&step.result),
+    };
+    Ok(write_output(matches.get_one::<String>("output"), &text)?)
 }
 
 /// The jobs the command line gives: from job files (the options before them are their

@@ -20,6 +20,8 @@ pub enum CommandKind {
     DiskSpd,
     /// `diskmeter iometer`.
     Iometer,
+    /// `diskmeter replay` (a workload built from a capture).
+    Replay,
 }
 
 impl CommandKind {
@@ -31,6 +33,7 @@ impl CommandKind {
             CommandKind::Sweep => "sweep",
             CommandKind::DiskSpd => "diskspd",
             CommandKind::Iometer => "iometer",
+            CommandKind::Replay => "replay",
         }
     }
 }

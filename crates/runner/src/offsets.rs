@@ -90,7 +90,7 @@ impl BlockPermutation {
 }
 
 /// How offsets are chosen.
-#[derive(Debug, Clone, Copy, PartialEq)]
+#[derive(Debug, Clone, PartialEq)]
 pub enum OffsetPattern {
     /// Each file is walked from its region start, wrapping at the end.
     Sequential,
@@ -103,6 +103,27 @@ pub enum OffsetPattern {
     Skewed(RandomDistribution),
 }
 
+/// [`OffsetPattern`] without the distribution's parameters (the samplers keep those): what
+/// each IO looks at, cheap to copy.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Mode {
+    Sequential,
+    RandomMap,
+    Uniform,
+    Skewed,
+}
+
+impl Mode {
+    fn of(pattern: &OffsetPattern) -> Mode {
+        match pattern {
+            OffsetPattern::Sequential => Mode::Sequential,
+            OffsetPattern::RandomMap => Mode::RandomMap,
+            OffsetPattern::Uniform => Mode::Uniform,
+            OffsetPattern::Skewed(_) => Mode::Skewed,
+        }
+    }
+}
+
 struct FileCursor {
     region: FileRegion,
     next_sequential: u64,
@@ -113,7 +134,7 @@ struct FileCursor {
 /// Generates (file index, offset) pairs for one worker.
 pub struct OffsetGenerator {
     files: Vec<FileCursor>,
-    pattern: OffsetPattern,
+    mode: Mode,
     grid_bytes: u64,
     next_file: usize,
     rng: Xoshiro256PlusPlus,
@@ -144,9 +165,9 @@ impl OffsetGenerator {
                         seed ^ (i as u64).wrapping_mul(0xa076_1d64_78bd_642f),
                     )
                 }),
-                skew: match pattern {
+                skew: match &pattern {
                     OffsetPattern::Skewed(distribution) => Some(SkewSampler::new(
-                        distribution,
+                        distribution.clone(),
                         (region.len_bytes / grid_bytes).max(1),
                         seed ^ (i as u64).wrapping_mul(0xe703_7ed1_a0b4_28db),
                     )),
@@ -156,7 +177,7 @@ impl OffsetGenerator {
             .collect();
         OffsetGenerator {
             files,
-            pattern,
+            mode: Mode::of(&pattern),
             grid_bytes,
             next_file: 0,
             rng: Xoshiro256PlusPlus::seed_from_u64(seed ^ 0x5851_f42d_4c95_7f2d),
@@ -171,7 +192,7 @@ impl OffsetGenerator {
     /// Applies fio's `rw=...:N` suffix: for a random pattern a new random offset every `n`
     /// IOs (sequential in between), for a sequential one `n` bytes skipped after each IO.
     pub fn with_offset_modifier(mut self, n: u64) -> Self {
-        if self.pattern == OffsetPattern::Sequential {
+        if self.mode == Mode::Sequential {
             self.skip_bytes = n;
         } else {
             self.random_every = n.max(1);
@@ -207,19 +228,17 @@ impl OffsetGenerator {
         let align = align_bytes.max(1);
         let io_number = self.ios;
         self.ios += 1;
-        let pattern = match self.pattern {
-            OffsetPattern::Sequential => OffsetPattern::Sequential,
-            _ if self.random_every > 1 && io_number % self.random_every != 0 => {
-                OffsetPattern::Sequential
-            }
-            _ if self.random_percent == 100 => self.pattern,
-            _ if bounded(self.rng.next_u64(), 100) < u64::from(self.random_percent) => self.pattern,
-            _ => OffsetPattern::Sequential,
+        let mode = match self.mode {
+            Mode::Sequential => Mode::Sequential,
+            _ if self.random_every > 1 && io_number % self.random_every != 0 => Mode::Sequential,
+            _ if self.random_percent == 100 => self.mode,
+            _ if bounded(self.rng.next_u64(), 100) < u64::from(self.random_percent) => self.mode,
+            _ => Mode::Sequential,
         };
         let cursor = &mut self.files[file_index];
         let region = cursor.region;
-        let relative = match pattern {
-            OffsetPattern::Sequential => match &self.shared {
+        let relative = match mode {
+            Mode::Sequential => match &self.shared {
                 Some(shared) => {
                     let step = len_bytes + self.skip_bytes;
                     let at = shared[file_index].fetch_add(step, Ordering::Relaxed);
@@ -240,20 +259,20 @@ impl OffsetGenerator {
                     at
                 }
             },
-            OffsetPattern::RandomMap => {
+            Mode::RandomMap => {
                 let block = cursor.permutation.as_mut().map_or(0, |p| p.next_block());
                 let at = fit(block * grid, len_bytes, align, region.len_bytes);
                 cursor.next_sequential = at + len_bytes;
                 at
             }
-            OffsetPattern::Uniform => {
+            Mode::Uniform => {
                 let blocks = (region.len_bytes / grid).max(1);
                 let block = bounded(self.rng.next_u64(), blocks);
                 let at = fit(block * grid, len_bytes, align, region.len_bytes);
                 cursor.next_sequential = at + len_bytes;
                 at
             }
-            OffsetPattern::Skewed(_) => {
+            Mode::Skewed => {
                 let block = cursor.skew.as_mut().map_or(0, |s| s.next_block());
                 let at = fit(block * grid, len_bytes, align, region.len_bytes);
                 cursor.next_sequential = at + len_bytes;

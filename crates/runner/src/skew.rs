@@ -1,4 +1,4 @@
-//! Skewed random block choice for fio's `random_distribution`: Zipf, Pareto and normal.
+//! Skewed random block choice for fio's `random_distribution`: Zipf, Pareto, normal and zoned.
 //!
 //! The methods are the ones fio's HOWTO and its `t/genzipf` tool describe:
 //! - Zipf: Gray et al., "Quickly generating billion-record synthetic databases" (SIGMOD 1994):
@@ -8,6 +8,8 @@
 //!   the hottest 20 % of the blocks.
 //! - Normal: Box-Muller around `center` with a standard deviation of `deviation %` of the
 //!   blocks, wrapped into the region.
+//! - Zoned: a zone by its share of the IOs, then a uniform block inside it; zones are laid out
+//!   from the region's start in the order given (fio's HOWTO, `random_distribution=zoned`).
 //!
 //! Zipf and Pareto ranks are hot-first; without a center they are scattered over the region
 //! by a keyed bijection (fio hashes them too), with one the hottest block sits at that share
@@ -47,6 +49,18 @@ enum Kind {
         mean: f64,
         deviation: f64,
     },
+    Zoned {
+        zones: Vec<ZoneBlocks>,
+    },
+}
+
+/// One zone of a zoned distribution, in blocks.
+#[derive(Debug, Clone)]
+struct ZoneBlocks {
+    /// Draws (0..100) below this pick the zone: the cumulative access share up to it.
+    access_until: u32,
+    first_block: u64,
+    blocks: u64,
 }
 
 impl SkewSampler {
@@ -85,6 +99,12 @@ impl SkewSampler {
                 },
                 None,
             ),
+            RandomDistribution::Zoned { zones } => (
+                Kind::Zoned {
+                    zones: zone_blocks(&zones, n),
+                },
+                None,
+            ),
         };
         let mut rng = Xoshiro256PlusPlus::seed_from_u64(seed ^ 0x6a09_e667_f3bc_c909);
         SkewSampler {
@@ -104,6 +124,16 @@ impl SkewSampler {
     /// The next block.
     pub fn next_block(&mut self) -> u64 {
         let n = self.n;
+        if let Kind::Zoned { zones } = &self.kind {
+            let draw = ((self.rng.next_u64() as u128 * 100) >> 64) as u32;
+            let zone = zones
+                .iter()
+                .find(|zone| draw < zone.access_until)
+                .or(zones.last())
+                .expect("a zoned distribution has a zone");
+            let inside = ((self.rng.next_u64() as u128 * zone.blocks as u128) >> 64) as u64;
+            return (zone.first_block + inside).min(n - 1);
+        }
         let rank = match self.kind.clone() {
             Kind::Uniform => return ((self.rng.next_u64() as u128 * n as u128) >> 64) as u64,
             Kind::Normal { mean, deviation } => {
@@ -133,12 +163,34 @@ impl SkewSampler {
                 let u = self.unit();
                 (((n - 1) as f64) * u.powf(power)) as u64
             }
+            Kind::Zoned { .. } => unreachable!("zoned draws return above"),
         };
         match self.center_block {
             Some(first) => (first + rank) % n,
             None => scatter(rank, n, self.scatter_key),
         }
     }
+}
+
+/// The zones laid out over `n` blocks from the start: each spans its share of the blocks (at
+/// least one), and is picked by its cumulative access share.
+fn zone_blocks(zones: &[diskmeter_workload::Zone], n: u64) -> Vec<ZoneBlocks> {
+    let mut access_until = 0u32;
+    let mut size_until = 0u64;
+    zones
+        .iter()
+        .map(|zone| {
+            let first_block = (size_until * n / 100).min(n - 1);
+            size_until += u64::from(zone.size_percent);
+            access_until += u32::from(zone.access_percent);
+            let end = (size_until * n / 100).min(n);
+            ZoneBlocks {
+                access_until,
+                first_block,
+                blocks: end.saturating_sub(first_block).max(1),
+            }
+        })
+        .collect()
 }
 
 /// zeta(n, theta) = sum over i = 1..=n of 1 / i^theta.
@@ -262,5 +314,35 @@ mod tests {
                 seen[b] = true;
             }
         }
+    }
+
+    #[test]
+    fn zoned_sends_each_zones_share_of_the_ios_to_its_span() {
+        let zoned = RandomDistribution::parse("zoned:80/20:20/80").unwrap();
+        let n = 10_000u64;
+        let mut sampler = SkewSampler::new(zoned, n, 7);
+        let draws = 200_000;
+        let in_first_fifth = (0..draws).filter(|_| sampler.next_block() < n / 5).count();
+        let share = in_first_fifth as f64 / draws as f64;
+        assert!((share - 0.8).abs() < 0.01, "{share}");
+    }
+
+    #[test]
+    fn zoned_spreads_evenly_inside_a_zone_and_never_leaves_the_sizes_given() {
+        // Sizes cover 50 % of the region: the other half is never touched, as in fio.
+        let zoned = RandomDistribution::parse("zoned:50/25:50/25").unwrap();
+        let n = 1000u64;
+        let mut sampler = SkewSampler::new(zoned, n, 3);
+        let mut hits = vec![0u64; n as usize];
+        for _ in 0..100_000 {
+            hits[sampler.next_block() as usize] += 1;
+        }
+        assert!(hits[500..].iter().all(|h| *h == 0));
+        let first: u64 = hits[..250].iter().sum();
+        assert!((first as f64 / 100_000.0 - 0.5).abs() < 0.01, "{first}");
+        assert!(
+            hits[..500].iter().all(|h| *h > 100),
+            "uniform inside each zone"
+        );
     }
 }

@@ -32,7 +32,7 @@ pub use options::{
     find_option, limits_of, nearest, suggest_option, InvalidValue, LimitError, Limits, OptionDef,
     OptionKind, Range, OPTIONS,
 };
-pub use patterns::{BlockSizeShare, BlockSizeSpread, PatternError, RandomDistribution};
+pub use patterns::{BlockSizeShare, BlockSizeSpread, PatternError, RandomDistribution, Zone};
 pub use spec::{
     Direction, EngineKind, JobSpec, PerDirection, RwMode, SyncMode, DEFAULT_PERCENTILES,
 };

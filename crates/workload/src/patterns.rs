@@ -69,15 +69,40 @@ pub enum PatternError {
     #[error("the normal deviation must be 0 to 100 (percent)")]
     NormalDeviation,
 
-    /// fio's zoned distributions, which diskmeter does not implement.
+    /// fio's `zoned_abs` (zones in bytes), which diskmeter does not implement.
     #[error(
-        "{kind} distributions are not supported by diskmeter (random, zipf, pareto and normal \
-         are)"
+        "{kind} distributions are not supported by diskmeter (random, zipf, pareto, normal \
+         and zoned are)"
     )]
     ZonedUnsupported {
-        /// `zoned` or `zoned_abs`.
+        /// `zoned_abs`.
         kind: String,
     },
+
+    /// A `zoned` entry that is not `ACCESS/SIZE` with two whole percents.
+    #[error("'{entry}': a zone is ACCESS%/SIZE%, two whole percents 0 to 100 (e.g. 60/10)")]
+    BadZone {
+        /// The entry as written.
+        entry: String,
+    },
+
+    /// `zoned` shares that do not add up as fio requires.
+    #[error(
+        "the zones' access shares add up to {access_percent}% and their sizes to \
+         {size_percent}%: access must add up to 100%, sizes to at most 100%"
+    )]
+    ZoneShares {
+        /// Sum of the access shares.
+        access_percent: u32,
+        /// Sum of the size shares.
+        size_percent: u32,
+    },
+
+    /// A `zoned` list per direction (`zoned:R,W`), which diskmeter does not implement.
+    #[error(
+        "one zoned list for reads and writes together (per-direction lists are not supported)"
+    )]
+    ZonedPerDirection,
 
     /// A distribution name fio does not have.
     #[error(
@@ -243,8 +268,18 @@ pub fn show_spread(spread: &BlockSizeSpread, kb_base: KbBase) -> String {
     }
 }
 
+/// One zone of fio's `random_distribution=zoned`: a share of the IOs that goes to a share of
+/// the region, zones laid out from the region's start in order.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Zone {
+    /// Share of the random IOs that land in this zone, percent.
+    pub access_percent: u8,
+    /// Share of the region this zone spans, percent.
+    pub size_percent: u8,
+}
+
 /// How random offsets are spread over the region (fio `random_distribution`).
-#[derive(Debug, Clone, Copy, PartialEq, Default, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case", tag = "kind")]
 pub enum RandomDistribution {
     /// Every block equally likely (fio `random`, the default).
@@ -270,6 +305,11 @@ pub enum RandomDistribution {
         deviation_percent: f64,
         /// Mean, 0..1 of the region (fio's default 0.5).
         center: f64,
+    },
+    /// Zones of the region, each taking a share of the IOs, uniform inside (fio `zoned`).
+    Zoned {
+        /// The zones from the region's start; access shares add up to 100.
+        zones: Vec<Zone>,
     },
 }
 
@@ -326,7 +366,8 @@ impl RandomDistribution {
                     center,
                 }
             }
-            "zoned" | "zoned_abs" => {
+            "zoned" => return parse_zones(text.split_once(':').map_or("", |(_, rest)| rest)),
+            "zoned_abs" => {
                 return Err(PatternError::ZonedUnsupported {
                     kind: kind.to_string(),
                 })
@@ -369,8 +410,62 @@ impl RandomDistribution {
                 deviation_percent,
                 center,
             } => with_center("normal", deviation_percent, Some(center)),
+            RandomDistribution::Zoned { ref zones } => format!(
+                "zoned:{}",
+                zones
+                    .iter()
+                    .map(|z| format!("{}/{}", z.access_percent, z.size_percent))
+                    .collect::<Vec<_>>()
+                    .join(":")
+            ),
         }
     }
+}
+
+/// fio's `ZONESPLIT_MAX`: the most zones a `zoned` list may have.
+pub const MAX_ZONES: usize = 256;
+
+/// Parses the zones of `zoned:A/S:A/S...` (fio's `zone_split_ddir` rules: access shares add up
+/// to 100, sizes to at most 100).
+fn parse_zones(list: &str) -> Result<RandomDistribution, PatternError> {
+    if list.contains(',') {
+        return Err(PatternError::ZonedPerDirection);
+    }
+    let mut zones = Vec::new();
+    for entry in list.split(':').map(str::trim).filter(|e| !e.is_empty()) {
+        let bad = || PatternError::BadZone {
+            entry: entry.to_string(),
+        };
+        let (access, size) = entry.split_once('/').ok_or_else(bad)?;
+        let percent = |text: &str| {
+            text.trim()
+                .parse::<u8>()
+                .ok()
+                .filter(|p| *p <= 100)
+                .ok_or_else(bad)
+        };
+        zones.push(Zone {
+            access_percent: percent(access)?,
+            size_percent: percent(size)?,
+        });
+    }
+    if zones.is_empty() {
+        return Err(PatternError::BadZone {
+            entry: list.to_string(),
+        });
+    }
+    if zones.len() > MAX_ZONES {
+        return Err(PatternError::TooManyEntries);
+    }
+    let access_percent: u32 = zones.iter().map(|z| u32::from(z.access_percent)).sum();
+    let size_percent: u32 = zones.iter().map(|z| u32::from(z.size_percent)).sum();
+    if access_percent != 100 || size_percent > 100 {
+        return Err(PatternError::ZoneShares {
+            access_percent,
+            size_percent,
+        });
+    }
+    Ok(RandomDistribution::Zoned { zones })
 }
 
 #[cfg(test)]
@@ -447,9 +542,34 @@ mod tests {
             "pareto:1.5",
             "normal:150",
             "zipf:1.2:2",
-            "zoned:60/10:40/90",
+            "zoned_abs:60/10m:40/90m",
+            "zoned:60/10:30/90",
+            "zoned:60/10:40/95",
+            "zoned:60/10:40",
+            "zoned:60/10,50/50:50/50",
+            "zoned:",
         ] {
             assert!(RandomDistribution::parse(bad).is_err(), "{bad}");
         }
+    }
+
+    #[test]
+    fn zoned_reads_fios_zones_and_shows_them_back() {
+        let zoned = RandomDistribution::parse("zoned:60/10:30/20:8/30:2/40").unwrap();
+        let RandomDistribution::Zoned { zones } = &zoned else {
+            panic!("{zoned:?}");
+        };
+        assert_eq!(zones.len(), 4);
+        assert_eq!(
+            zones[0],
+            Zone {
+                access_percent: 60,
+                size_percent: 10
+            }
+        );
+        assert_eq!(zoned.show(), "zoned:60/10:30/20:8/30:2/40");
+        assert_eq!(RandomDistribution::parse(&zoned.show()), Ok(zoned));
+        // Sizes may cover less than the region, as in fio.
+        assert!(RandomDistribution::parse("zoned:80/20:20/30").is_ok());
     }
 }

@@ -21,7 +21,9 @@ pub fn history_command() -> Command {
             Arg::new("kind")
                 .long("kind")
                 .value_name("KIND")
-                .value_parser(["run", "suite", "sweep", "diskspd", "iometer", "capture"])
+                .value_parser([
+                    "run", "suite", "sweep", "diskspd", "iometer", "replay", "capture",
+                ])
                 .help("Only runs of this command"),
         )
         .arg(

@@ -558,7 +558,7 @@ fn offsets_for(ctx: &WorkerContext<'_>, shape: &Shape) -> OffsetGenerator {
     let no_map = job.norandommap
         || job.blockalign_bytes.read.is_some()
         || job.blockalign_bytes.write.is_some();
-    let pattern = match (job.rw.is_random(), job.random_distribution, no_map) {
+    let pattern = match (job.rw.is_random(), job.random_distribution.clone(), no_map) {
         (false, _, _) => OffsetPattern::Sequential,
         (true, RandomDistribution::Uniform, false) => OffsetPattern::RandomMap,
         (true, RandomDistribution::Uniform, true) => OffsetPattern::Uniform,

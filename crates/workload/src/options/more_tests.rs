@@ -91,7 +91,9 @@ fn random_distribution() {
         }
     );
     assert!(refused("random_distribution", Some("zipf:1.0")).contains("not 1.0"));
-    assert!(refused("random_distribution", Some("zoned:60/10:40/90")).contains("not supported"));
+    assert!(
+        refused("random_distribution", Some("zoned_abs:60/10m:40/90m")).contains("not supported")
+    );
 }
 
 #[test]

@@ -635,7 +635,7 @@ pub static OPTIONS: &[OptionDef] = &[
         kind: OptionKind::Str,
         default: "random",
         unit: "",
-        help: "Random offsets: random (uniform), zipf:THETA, pareto:H or normal:DEV%, each with an optional :CENTER (0-1)",
+        help: "Random offsets: random (uniform), zipf:THETA, pareto:H or normal:DEV%, each with an optional :CENTER (0-1), or zoned:ACCESS%/SIZE%:... (zones from the region's start)",
         limits: None,
         set: set_random_distribution,
         show: Some(show_random_distribution),

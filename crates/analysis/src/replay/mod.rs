@@ -1,0 +1,511 @@
+//! A workload that mimics a captured application, as fio options: the one description that
+//! both becomes the job `diskmeter replay` runs and the fio job file it emits, so the two
+//! cannot drift apart.
+//!
+//! What comes from where (docs/GUIDE.md, "Replaying a capture", says the same to the user):
+//! - the rate (`rate_iops=R,W`) and the queue depth (`iodepth`, aqu-sz rounded up) are the
+//!   capture's figures at the chosen level ([`LevelFigures`], one column of the checklist); a
+//!   direction with a size split is paced in bytes (`rate=`) at the split's mean size, since
+//!   fio paces `rate_iops` at the smallest size;
+//! - the read share (`rwmixread`) is the level's reads over its reads and writes, so the mix
+//!   and the two rates agree (a mix that disagreed with the rates would hold neither);
+//! - IO sizes (`bssplit`) from the traced size distribution per direction, else the mean
+//!   request sizes the counters give (`bs=rareq-sz,wareq-sz`);
+//! - the random share (`percentage_random`) from the trace; a counter capture cannot know it,
+//!   so it is the user's `--random` or fully random, and a note says which — never invented;
+//! - the hot set (`random_distribution=zoned:80/H:20/100-H`) where a trace measured it.
+//!
+//! Nothing here does IO: the caller reads the capture and hands over its figures.
+
+use crate::requirements::{Checklist, Level, Metric};
+use diskmeter_units::{format_size_suffix, format_time_suffix, KbBase};
+use serde::{Deserialize, Serialize};
+
+mod exact;
+#[cfg(test)]
+mod tests;
+mod traced;
+
+pub use exact::{build_exact_replay, ExactRequest};
+
+/// fio's `BSSPLIT_MAX`: a `bssplit` list keeps at most this many sizes per direction.
+pub const BSSPLIT_MAX: usize = 64;
+/// Direct IO moves whole sectors: mean request sizes are rounded to a multiple of this.
+pub const SECTOR_BYTES: u64 = 512;
+/// The engine the replay names: fio's default (psync) would ignore `iodepth`, and libaio is
+/// the engine the guides' fio jobs use; diskmeter runs it too.
+pub const REPLAY_ENGINE: &str = "libaio";
+/// The share of the IOs the hot set is measured for (the trace's "80 % of the IOs").
+pub const HOT_IO_PERCENT: u8 = 80;
+
+/// A capture's figures at one level: one column of the requirements checklist.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct LevelFigures {
+    /// The level they are taken at (`p90`).
+    pub level: Level,
+    /// Reads per second (`r/s`).
+    pub read_iops: f64,
+    /// Writes per second (`w/s`).
+    pub write_iops: f64,
+    /// Mean read size, bytes (`rareq-sz` x 1024); `None` where the capture saw no reads.
+    pub read_request_bytes: Option<f64>,
+    /// Mean write size, bytes (`wareq-sz` x 1024).
+    pub write_request_bytes: Option<f64>,
+    /// Requests in flight at the device (`aqu-sz`).
+    pub queue_depth: f64,
+}
+
+impl LevelFigures {
+    /// The checklist's column `level`: IOPS read and write and queue depth at the level, and
+    /// the mean IO sizes (IO-weighted over the capture: a counter capture knows only means,
+    /// and a size's percentile is not the mean size of a busy interval). A row the capture
+    /// has no figure for (no writes at all) counts as 0.
+    pub fn from_checklist(checklist: &Checklist, level: Level) -> LevelFigures {
+        let kib = |metric| checklist.level(metric, Level::Mean).map(|k| k * 1024.0);
+        LevelFigures {
+            level,
+            read_iops: checklist.level(Metric::IopsRead, level).unwrap_or(0.0),
+            write_iops: checklist.level(Metric::IopsWrite, level).unwrap_or(0.0),
+            read_request_bytes: kib(Metric::IoSizeReadKib),
+            write_request_bytes: kib(Metric::IoSizeWriteKib),
+            queue_depth: checklist.level(Metric::QueueDepth, level).unwrap_or(0.0),
+        }
+    }
+}
+
+/// What a block trace adds to the counters: the figures counters cannot give.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct TracedShape {
+    /// Read sizes as (bytes, IOs), any order.
+    pub read_sizes: Vec<(u64, u64)>,
+    /// Write sizes as (bytes, IOs).
+    pub write_sizes: Vec<(u64, u64)>,
+    /// Share of the IOs that did not continue the previous one, 0..=1.
+    pub random_fraction: f64,
+    /// Share of the touched bytes that took 80 % of the IOs, 0..=1; `None` when not measured.
+    pub hot_share: Option<f64>,
+    /// Bytes the traced IO touched at least once.
+    pub working_set_bytes: Option<u64>,
+}
+
+/// What the user asked of the replay.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ReplayRequest {
+    /// The job's name (`replay-12-p90`).
+    pub name: String,
+    /// The capture's figures at the chosen level.
+    pub level: LevelFigures,
+    /// The trace of the same device, when the capture has one.
+    pub trace: Option<TracedShape>,
+    /// `--random PCT`: the random share to use, percent (overrides the trace's).
+    pub random_percent: Option<u8>,
+    /// The region to replay on, bytes (`size=`).
+    pub size_bytes: u64,
+    /// How long to run, ns (`runtime=`, time based).
+    pub runtime_ns: u64,
+}
+
+/// The workload built: fio options in the order a job file lists them, and what the reader
+/// must know about where each came from.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ReplayWorkload {
+    /// `(option, value)` in job-file order, starting with `name`.
+    pub options: Vec<(String, String)>,
+    /// One sentence per choice the capture did not dictate (or dictated approximately).
+    pub notes: Vec<String>,
+}
+
+/// Why a replay cannot be built.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum ReplayError {
+    /// Both rates at the level are zero: there is nothing to mimic.
+    #[error(
+        "the capture did no IO at {level} (0 reads and 0 writes per second): nothing to replay"
+    )]
+    NoIo {
+        /// The level asked for.
+        level: Level,
+    },
+    /// A figure is not a finite number (a damaged capture).
+    #[error("the capture's {what} at {level} is {value}, not a number of IOs")]
+    NotFinite {
+        /// Which figure.
+        what: &'static str,
+        /// The level.
+        level: Level,
+        /// Its value.
+        value: f64,
+    },
+    /// `--random` above 100.
+    #[error("--random {0}: a share of the IOs, 0 to 100")]
+    RandomOutOfRange(u8),
+}
+
+/// Builds the workload that mimics `request`'s capture (see the module docs).
+pub fn build_replay(request: &ReplayRequest) -> Result<ReplayWorkload, ReplayError> {
+    let level = &request.level;
+    for (what, value) in [
+        ("r/s", level.read_iops),
+        ("w/s", level.write_iops),
+        ("aqu-sz", level.queue_depth),
+    ] {
+        if !value.is_finite() || value < 0.0 {
+            return Err(ReplayError::NotFinite {
+                what,
+                level: level.level,
+                value,
+            });
+        }
+    }
+    if let Some(pct) = request.random_percent.filter(|p| *p > 100) {
+        return Err(ReplayError::RandomOutOfRange(pct));
+    }
+    let read_rate = round_rate(level.read_iops);
+    let write_rate = round_rate(level.write_iops);
+    if read_rate == 0 && write_rate == 0 {
+        return Err(ReplayError::NoIo { level: level.level });
+    }
+    let mut out = Builder::default();
+    out.push("name", request.name.clone());
+    out.push(
+        "size",
+        format_size_suffix(request.size_bytes, KbBase::Binary),
+    );
+    let rw = match (read_rate > 0, write_rate > 0) {
+        (true, true) => "randrw",
+        (true, false) => "randread",
+        _ => "randwrite",
+    };
+    out.push("rw", rw.to_string());
+    if read_rate > 0 && write_rate > 0 {
+        let share = read_rate as f64 / (read_rate + write_rate) as f64 * 100.0;
+        out.push("rwmixread", format!("{}", share.round() as u64));
+        if (share - share.round()).abs() > 0.05 {
+            out.note(format!(
+                "rwmixread {}: the level's read share {share:.1} % rounded to fio's whole percent",
+                share.round()
+            ));
+        }
+    }
+    let split_means = sizes(request, read_rate > 0, write_rate > 0, &mut out);
+    randomness(request, &mut out);
+    out.push("iodepth", iodepth(level.queue_depth).to_string());
+    out.note(format!(
+        "iodepth {}: aqu-sz {:.2} at {} rounded up",
+        iodepth(level.queue_depth),
+        level.queue_depth,
+        level.level
+    ));
+    rates([read_rate, write_rate], split_means, &mut out);
+    out.push("runtime", format_time_suffix(request.runtime_ns));
+    out.push("time_based", "1".to_string());
+    out.push("direct", "1".to_string());
+    out.push("ioengine", REPLAY_ENGINE.to_string());
+    Ok(ReplayWorkload {
+        options: out.options,
+        notes: out.notes,
+    })
+}
+
+impl ReplayWorkload {
+    /// The workload as an fio job file fio runs unchanged: `comments` first (each line
+    /// prefixed with `# `), then one section named after the job with its options; `extra`
+    /// options (a `filename=`) go after the built ones.
+    pub fn job_file(&self, comments: &[String], extra: &[(String, String)]) -> String {
+        let mut text = String::new();
+        for line in comments.iter().chain(self.notes.iter()) {
+            text.push_str(&format!("# {line}\n"));
+        }
+        let name = self
+            .options
+            .iter()
+            .find(|(option, _)| option == "name")
+            .map_or("replay", |(_, value)| value.as_str());
+        text.push_str(&format!("[{name}]\n"));
+        for (option, value) in self.options.iter().chain(extra) {
+            if option != "name" {
+                text.push_str(&format!("{option}={value}\n"));
+            }
+        }
+        text
+    }
+
+    /// The value of `option`, if the workload sets it.
+    pub fn option(&self, option: &str) -> Option<&str> {
+        self.options
+            .iter()
+            .find(|(name, _)| name == option)
+            .map(|(_, value)| value.as_str())
+    }
+}
+
+/// Options and notes in the order they are decided.
+#[derive(Default)]
+struct Builder {
+    options: Vec<(String, String)>,
+    notes: Vec<String>,
+}
+
+impl Builder {
+    fn push(&mut self, option: &str, value: String) {
+        self.options.push((option.to_string(), value));
+    }
+
+    fn note(&mut self, note: String) {
+        self.notes.push(note);
+    }
+}
+
+/// A level's rate as fio's whole IOPS; a direction that did any IO keeps at least 1.
+fn round_rate(iops: f64) -> u64 {
+    if iops <= 0.0 {
+        0
+    } else {
+        (iops.round() as u64).max(1)
+    }
+}
+
+/// The queue depth to keep: aqu-sz rounded up, at least 1 (a rate needs one IO in flight).
+fn iodepth(queue_depth: f64) -> u64 {
+    (queue_depth.ceil() as u64).max(1)
+}
+
+/// The rate of each direction at the level: `rate_iops=R,W`, except when a direction's IO
+/// sizes are a split of several sizes: then `rate=` (bytes per second) at each direction's
+/// mean size. fio turns `rate_iops` into bytes at the direction's *smallest* size (backend.c,
+/// `__setup_rate`), so with 8k/60:64k/40 it would run well under the level, and it refuses
+/// `rate` and `rate_iops` together; a byte rate at the mean size runs the level's IOPS in fio
+/// and in diskmeter alike (which paces each IO by its own size).
+fn rates(iops: [u64; 2], split_means: Option<[(f64, bool); 2]>, out: &mut Builder) {
+    let value = |pair: [u64; 2]| match (iops[0] > 0, iops[1] > 0) {
+        (true, true) => format!("{},{}", pair[0], pair[1]),
+        (true, false) => pair[0].to_string(),
+        // One value sets both directions; only writes happen.
+        _ => pair[1].to_string(),
+    };
+    let means = match split_means {
+        Some(means) if (0..2).any(|d| iops[d] > 0 && means[d].1) => means,
+        _ => {
+            out.push("rate_iops", value(iops));
+            return;
+        }
+    };
+    let bytes = [0, 1].map(|d| (iops[d] as f64 * means[d].0).round() as u64);
+    out.push("rate", value(bytes));
+    for (d, name) in ["reads", "writes"].iter().enumerate() {
+        if iops[d] > 0 {
+            out.note(format!(
+                "{name}: rate {} bytes/s = {} IOPS x mean size {:.0} bytes (a size split: fio \
+                 paces rate_iops at the smallest size, so a byte rate keeps fio and diskmeter \
+                 at the level's IOPS)",
+                bytes[d], iops[d], means[d].0
+            ));
+        }
+    }
+}
+
+/// `bssplit` from the traced sizes, else `bs` from the counters' mean request sizes. With a
+/// `bssplit`, returns each direction's mean size and whether it has more than one size.
+fn sizes(
+    request: &ReplayRequest,
+    reads: bool,
+    writes: bool,
+    out: &mut Builder,
+) -> Option<[(f64, bool); 2]> {
+    let traced = request.trace.as_ref().map(|trace| {
+        (
+            split(&trace.read_sizes, out, "read"),
+            split(&trace.write_sizes, out, "write"),
+        )
+    });
+    if let Some((read_split, write_split)) = traced {
+        let wanted_known = (!reads || read_split.is_some()) && (!writes || write_split.is_some());
+        if wanted_known {
+            let means = [&read_split, &write_split].map(|s| {
+                s.as_ref()
+                    .map_or((0.0, false), |s| (mean_bytes(s), s.len() > 1))
+            });
+            let show = |s: Option<Vec<(u64, u64)>>| s.map(|s| show_split(&s)).unwrap_or_default();
+            let value = match (reads, writes) {
+                (true, true) => format!("{},{}", show(read_split), show(write_split)),
+                (true, false) => show(read_split),
+                _ => show(write_split),
+            };
+            out.push("bssplit", value);
+            out.note("IO sizes: the traced size distribution per direction".to_string());
+            return Some(means);
+        }
+        out.note(
+            "IO sizes: the trace saw no sizes for a direction the level has IO in; \
+             using the counters' mean request sizes"
+                .to_string(),
+        );
+    }
+    let level = &request.level;
+    let mean = |bytes: Option<f64>| -> u64 {
+        let bytes = bytes
+            .filter(|b| b.is_finite() && *b > 0.0)
+            .unwrap_or(4096.0);
+        (((bytes / SECTOR_BYTES as f64).round() as u64).max(1)) * SECTOR_BYTES
+    };
+    let read_bs = mean(level.read_request_bytes);
+    let write_bs = mean(level.write_request_bytes);
+    let show = |b: u64| format_size_suffix(b, KbBase::Binary);
+    out.push(
+        "bs",
+        match (reads, writes) {
+            (true, true) => format!("{},{}", show(read_bs), show(write_bs)),
+            (true, false) => show(read_bs),
+            _ => show(write_bs),
+        },
+    );
+    out.note(format!(
+        "IO sizes: the counters' mean request sizes over the capture (rareq-sz, wareq-sz) \
+         rounded to {SECTOR_BYTES}-byte sectors; a counter capture does not know their \
+         spread (capture --trace measures it)"
+    ));
+    None
+}
+
+/// The mean size of a split of (bytes, percent) entries.
+fn mean_bytes(split: &[(u64, u64)]) -> f64 {
+    split
+        .iter()
+        .map(|(b, p)| *b as f64 * *p as f64)
+        .sum::<f64>()
+        / 100.0
+}
+
+/// A split as fio writes it: `8k/60:64k/40`.
+fn show_split(split: &[(u64, u64)]) -> String {
+    split
+        .iter()
+        .map(|(bytes, p)| format!("{}/{p}", format_size_suffix(*bytes, KbBase::Binary)))
+        .collect::<Vec<_>>()
+        .join(":")
+}
+
+/// One direction's `bssplit` list as (bytes, percent): whole percents of the IOs (largest
+/// remainders, so they add up to 100), most frequent first, at most [`BSSPLIT_MAX`] sizes;
+/// `None` with no IOs.
+fn split(sizes: &[(u64, u64)], out: &mut Builder, direction: &str) -> Option<Vec<(u64, u64)>> {
+    let mut sizes: Vec<(u64, u64)> = sizes
+        .iter()
+        .copied()
+        .filter(|(bytes, ios)| *bytes > 0 && *ios > 0)
+        .collect();
+    sizes.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(&b.0)));
+    let total: u64 = sizes.iter().map(|(_, ios)| ios).sum();
+    if total == 0 {
+        return None;
+    }
+    let exact: Vec<f64> = sizes
+        .iter()
+        .map(|(_, ios)| *ios as f64 * 100.0 / total as f64)
+        .collect();
+    let mut percents: Vec<u64> = exact.iter().map(|p| p.floor() as u64).collect();
+    let mut order: Vec<usize> = (0..sizes.len()).collect();
+    order.sort_by(|&a, &b| {
+        let (ra, rb) = (exact[a] - exact[a].floor(), exact[b] - exact[b].floor());
+        rb.total_cmp(&ra).then(a.cmp(&b))
+    });
+    let missing = 100 - percents.iter().sum::<u64>();
+    for &i in order.iter().take(missing as usize) {
+        percents[i] += 1;
+    }
+    let mut kept: Vec<(u64, u64)> = sizes
+        .iter()
+        .zip(&percents)
+        .filter(|(_, p)| **p > 0)
+        .map(|((bytes, _), p)| (*bytes, *p))
+        .collect();
+    let dropped = sizes.len() - kept.len();
+    if kept.len() > BSSPLIT_MAX {
+        let cut: u64 = kept[BSSPLIT_MAX..].iter().map(|(_, p)| p).sum();
+        kept.truncate(BSSPLIT_MAX);
+        kept[0].1 += cut;
+        out.note(format!(
+            "{direction} sizes: only the {BSSPLIT_MAX} most frequent kept (fio's BSSPLIT_MAX); \
+             the rest ({cut} %) go to the most frequent"
+        ));
+    }
+    if dropped > 0 {
+        out.note(format!(
+            "{direction} sizes: {dropped} size(s) under half a percent of the IOs left out"
+        ));
+    }
+    Some(kept)
+}
+
+/// `percentage_random` (trace, `--random`, or 100 with a note) and the hot set.
+fn randomness(request: &ReplayRequest, out: &mut Builder) {
+    let traced = request.trace.as_ref();
+    let percent = match (request.random_percent, traced) {
+        (Some(pct), Some(trace)) => {
+            out.note(format!(
+                "random share: {pct} % as --random gave it (the trace measured {:.0} %)",
+                trace.random_fraction * 100.0
+            ));
+            pct
+        }
+        (Some(pct), None) => {
+            out.note(format!(
+                "random share: {pct} % as --random gave it (a counter capture does not know it)"
+            ));
+            pct
+        }
+        (None, Some(trace)) => {
+            let pct = (trace.random_fraction.clamp(0.0, 1.0) * 100.0).round() as u8;
+            out.note(format!("random share: {pct} %, traced"));
+            pct
+        }
+        (None, None) => {
+            out.note(
+                "random share: unknown (a counter capture does not know it): replaying fully \
+                 random IO; give --random PCT for the application's share (capture --trace \
+                 measures it)"
+                    .to_string(),
+            );
+            100
+        }
+    };
+    if percent < 100 {
+        out.push("percentage_random", percent.to_string());
+    }
+    let Some(trace) = traced else {
+        return;
+    };
+    match trace.hot_share {
+        Some(share) if share.is_finite() && share > 0.0 && share < 0.8 => {
+            let hot = ((share * 100.0).round() as u64).clamp(1, 99);
+            out.push(
+                "random_distribution",
+                format!(
+                    "zoned:{HOT_IO_PERCENT}/{hot}:{}/{}",
+                    100 - HOT_IO_PERCENT,
+                    100 - hot
+                ),
+            );
+            let set = trace
+                .working_set_bytes
+                .map(|b| {
+                    format!(
+                        "; the traced working set was {} (--size {} replays it over the same span)",
+                        diskmeter_units::format_bytes_binary(b),
+                        format_size_suffix(b.max(SECTOR_BYTES), KbBase::Binary)
+                    )
+                })
+                .unwrap_or_default();
+            out.note(format!(
+                "hot set: {HOT_IO_PERCENT} % of the IOs on the first {hot} % of the region, \
+                 as traced ({HOT_IO_PERCENT} % of the IOs went to {hot} % of the bytes touched){set}"
+            ));
+        }
+        Some(_) => out.note(
+            "hot set: the traced IOs were spread evenly (80 % of them took 80 % or more of \
+             the bytes touched): uniform offsets"
+                .to_string(),
+        ),
+        None => out.note("hot set: not measured by the trace: uniform offsets".to_string()),
+    }
+}

@@ -1,0 +1,44 @@
+//! A trace's figures as a replay needs them: the traced devices' sizes, random share and hot
+//! set, combined when several devices were traced.
+
+use super::TracedShape;
+use diskmeter_capture::{SizeShare, TraceProfile};
+
+impl TracedShape {
+    /// The shape of the traced devices' IO together: sizes summed per size, the random
+    /// share weighted by IOs; the hot set only from a single trace (regions of different
+    /// devices do not add up). `None` without a trace.
+    pub fn from_traces(traces: &[&TraceProfile]) -> Option<TracedShape> {
+        let (first, rest) = traces.split_first()?;
+        let mut shape = TracedShape::default();
+        let mut random_ios = 0.0;
+        let mut ios = 0u64;
+        for trace in traces {
+            add_sizes(&mut shape.read_sizes, &trace.read.sizes);
+            add_sizes(&mut shape.write_sizes, &trace.write.sizes);
+            let traced = trace.read.ios + trace.write.ios;
+            random_ios += trace.random_fraction * traced as f64;
+            ios += traced;
+        }
+        shape.random_fraction = if ios > 0 {
+            random_ios / ios as f64
+        } else {
+            first.random_fraction
+        };
+        if rest.is_empty() && first.hot_set.working_set_bytes > 0 {
+            shape.hot_share = Some(first.hot_set.share_for_80_percent_of_ios);
+            shape.working_set_bytes = Some(first.hot_set.working_set_bytes);
+        }
+        Some(shape)
+    }
+}
+
+/// Adds `sizes` to the (bytes, IOs) list `into`.
+fn add_sizes(into: &mut Vec<(u64, u64)>, sizes: &[SizeShare]) {
+    for size in sizes {
+        match into.iter_mut().find(|(bytes, _)| *bytes == size.bytes) {
+            Some((_, ios)) => *ios += size.ios,
+            None => into.push((size.bytes, size.ios)),
+        }
+    }
+}
