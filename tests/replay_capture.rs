@@ -85,6 +85,7 @@ fn trace() -> TraceProfile {
         },
         processes: vec![],
         iolog_path: None,
+        details: Default::default(),
     }
 }
 

@@ -82,6 +82,7 @@ pub fn seed_traced_capture(db: &Path) -> i64 {
         hot_set: HotSet::default(),
         processes: Vec::new(),
         iolog_path: None,
+        details: Default::default(),
     };
     seed(db, Some(trace))
 }

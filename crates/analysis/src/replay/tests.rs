@@ -322,6 +322,7 @@ fn traces_of_several_devices_add_their_sizes_and_weigh_their_random_shares() {
         },
         processes: vec![],
         iolog_path: None,
+        details: Default::default(),
     };
     let a = trace("vda", &[(4096, 300), (8192, 100)], 1.0);
     let b = trace("vdb", &[(4096, 100)], 0.0);

@@ -192,6 +192,7 @@ fn a_trace_fills_random_share_size_percentiles_and_device_latency() {
         hot_set: HotSet::default(),
         processes: Vec::new(),
         iolog_path: None,
+        details: Default::default(),
     };
     let mut builder = ChecklistBuilder::new(None, WindowSet::parse("all=00:00-24:00", 0).unwrap());
     builder.push(&sample(MIDNIGHT_MS, vec![device("vda", 100.0, 0.0)]));
