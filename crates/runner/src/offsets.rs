@@ -126,7 +126,9 @@ impl Mode {
 
 struct FileCursor {
     region: FileRegion,
-    next_sequential: u64,
+    /// Where the next sequential IO of each direction starts (reads, writes): as fio's
+    /// per-direction `last_pos`, a read continues from the previous read, not from a write.
+    next_sequential: [u64; 2],
     permutation: Option<BlockPermutation>,
     skew: Option<SkewSampler>,
 }
@@ -158,7 +160,7 @@ impl OffsetGenerator {
             .enumerate()
             .map(|(i, &region)| FileCursor {
                 region,
-                next_sequential: 0,
+                next_sequential: [0; 2],
                 permutation: (pattern == OffsetPattern::RandomMap).then(|| {
                     BlockPermutation::new(
                         (region.len_bytes / grid_bytes).max(1),
@@ -216,8 +218,10 @@ impl OffsetGenerator {
     }
 
     /// The file and byte offset of the next IO of `len_bytes`, random offsets on multiples of
-    /// `align_bytes` (files taken round-robin).
-    pub fn next(&mut self, len_bytes: u64, align_bytes: u64) -> (u32, u64) {
+    /// `align_bytes` (files taken round-robin), for direction `direction` (0 reads, 1 writes:
+    /// sequential IO continues from the end of the previous IO of the same direction).
+    pub fn next(&mut self, direction: usize, len_bytes: u64, align_bytes: u64) -> (u32, u64) {
+        let d = direction.min(1);
         let file_index = self.next_file;
         self.next_file = if self.next_file + 1 == self.files.len() {
             0
@@ -251,31 +255,31 @@ impl OffsetGenerator {
                     }
                 }
                 None => {
-                    if cursor.next_sequential + len_bytes > region.len_bytes {
-                        cursor.next_sequential = 0;
+                    if cursor.next_sequential[d] + len_bytes > region.len_bytes {
+                        cursor.next_sequential[d] = 0;
                     }
-                    let at = cursor.next_sequential;
-                    cursor.next_sequential += len_bytes + self.skip_bytes;
+                    let at = cursor.next_sequential[d];
+                    cursor.next_sequential[d] += len_bytes + self.skip_bytes;
                     at
                 }
             },
             Mode::RandomMap => {
                 let block = cursor.permutation.as_mut().map_or(0, |p| p.next_block());
                 let at = fit(block * grid, len_bytes, align, region.len_bytes);
-                cursor.next_sequential = at + len_bytes;
+                cursor.next_sequential[d] = at + len_bytes;
                 at
             }
             Mode::Uniform => {
                 let blocks = (region.len_bytes / grid).max(1);
                 let block = bounded(self.rng.next_u64(), blocks);
                 let at = fit(block * grid, len_bytes, align, region.len_bytes);
-                cursor.next_sequential = at + len_bytes;
+                cursor.next_sequential[d] = at + len_bytes;
                 at
             }
             Mode::Skewed => {
                 let block = cursor.skew.as_mut().map_or(0, |s| s.next_block());
                 let at = fit(block * grid, len_bytes, align, region.len_bytes);
-                cursor.next_sequential = at + len_bytes;
+                cursor.next_sequential[d] = at + len_bytes;
                 at
             }
         };
@@ -376,7 +380,7 @@ mod tests {
         for pattern in [OffsetPattern::RandomMap, OffsetPattern::Uniform] {
             let mut g = OffsetGenerator::new(&regions, pattern, 4096, 1);
             for _ in 0..10_000 {
-                let (file, off) = g.next(65536, 65536);
+                let (file, off) = g.next(0, 65536, 65536);
                 assert_eq!(file, 0);
                 assert_eq!((off - 8192) % 65536, 0);
                 assert!(off + 65536 <= 8192 + (1 << 20));
@@ -393,10 +397,10 @@ mod tests {
         for percent in [0u8, 60, 100] {
             let mut g = OffsetGenerator::new(&regions, OffsetPattern::RandomMap, 4096, 9)
                 .with_random_percent(percent);
-            let mut end = g.next(4096, 4096).1 + 4096;
+            let mut end = g.next(0, 4096, 4096).1 + 4096;
             let mut jumps = 0;
             for _ in 0..20_000 {
-                let (_, off) = g.next(4096, 4096);
+                let (_, off) = g.next(0, 4096, 4096);
                 if off != end {
                     jumps += 1;
                 }
@@ -423,7 +427,7 @@ mod tests {
             },
         ];
         let mut g = OffsetGenerator::new(&regions, OffsetPattern::Sequential, 4096, 1);
-        let got: Vec<(u32, u64)> = (0..6).map(|_| g.next(4096, 4096)).collect();
+        let got: Vec<(u32, u64)> = (0..6).map(|_| g.next(0, 4096, 4096)).collect();
         assert_eq!(
             got,
             vec![(0, 0), (1, 0), (0, 4096), (1, 4096), (0, 0), (1, 0)]
@@ -439,7 +443,7 @@ mod tests {
         // rw=randread:8: a jump every 8th IO, sequential in between.
         let mut g = OffsetGenerator::new(&regions, OffsetPattern::RandomMap, 4096, 4)
             .with_offset_modifier(8);
-        let got: Vec<u64> = (0..64).map(|_| g.next(4096, 4096).1).collect();
+        let got: Vec<u64> = (0..64).map(|_| g.next(0, 4096, 4096).1).collect();
         for (i, pair) in got.windows(2).enumerate() {
             let sequential = pair[1] == pair[0] + 4096;
             assert_eq!(sequential, (i + 1) % 8 != 0, "IO {}", i + 1);
@@ -447,7 +451,7 @@ mod tests {
         // rw=write:4k: every IO skips 4 KiB after itself.
         let mut g = OffsetGenerator::new(&regions, OffsetPattern::Sequential, 4096, 4)
             .with_offset_modifier(4096);
-        let got: Vec<u64> = (0..4).map(|_| g.next(4096, 4096).1).collect();
+        let got: Vec<u64> = (0..4).map(|_| g.next(0, 4096, 4096).1).collect();
         assert_eq!(got, vec![0, 8192, 16384, 24576]);
     }
 
@@ -458,7 +462,7 @@ mod tests {
             len_bytes: 1 << 24,
         }];
         let mut g = OffsetGenerator::new(&regions, OffsetPattern::Uniform, 512, 6);
-        let offsets: Vec<u64> = (0..10_000).map(|_| g.next(8192, 512).1).collect();
+        let offsets: Vec<u64> = (0..10_000).map(|_| g.next(0, 8192, 512).1).collect();
         assert!(offsets.iter().all(|o| o % 512 == 0 && o + 8192 <= 1 << 24));
         assert!(offsets.iter().any(|o| o % 8192 != 0), "not on 8 KiB blocks");
     }
@@ -475,7 +479,7 @@ mod tests {
         let mut b = OffsetGenerator::new(&regions, OffsetPattern::Sequential, 4096, 2)
             .with_shared_positions(shared);
         let got: Vec<u64> = (0..3)
-            .flat_map(|_| [a.next(4096, 4096).1, b.next(4096, 4096).1])
+            .flat_map(|_| [a.next(0, 4096, 4096).1, b.next(0, 4096, 4096).1])
             .collect();
         assert_eq!(got, vec![0, 4096, 8192, 12288, 16384, 20480]);
     }

@@ -8,6 +8,7 @@
 
 mod json;
 mod summary;
+mod trace;
 mod view;
 
 use crate::{Status, UsageError};
@@ -76,6 +77,20 @@ pub fn command() -> Command {
                 .help("text: a live iostat-style view; json: iostat -x -o JSON's document, one statistics entry per interval"),
         )
         .arg(
+            Arg::new("trace")
+                .long("trace")
+                .action(ArgAction::SetTrue)
+                .help("Also trace every IO of the devices through the kernel's block tracepoints (root): size distribution, random share, queue depth, device latency, hot set, processes"),
+        )
+        .arg(
+            Arg::new("iolog")
+                .long("iolog")
+                .value_name("FILE")
+                .requires("trace")
+                .value_parser(clap::value_parser!(std::path::PathBuf))
+                .help("With --trace: write the traced IO as an fio iolog (version 3) here [default: next to the history, iologs/capture-ID.log; none with --no-save]"),
+        )
+        .arg(
             Arg::new("name")
                 .long("name")
                 .value_name("NAME")
@@ -112,6 +127,10 @@ pub(crate) struct CaptureRequest {
     pub history: HistoryChoice,
     /// `--quiet`.
     pub quiet: bool,
+    /// `--trace`.
+    pub trace: bool,
+    /// `--iolog FILE`.
+    pub iolog: Option<std::path::PathBuf>,
 }
 
 impl CaptureRequest {
@@ -155,6 +174,8 @@ impl CaptureRequest {
                     .map_or(HistoryChoice::Default, |p| HistoryChoice::At(p.clone()))
             },
             quiet: matches.get_flag("quiet"),
+            trace: matches.get_flag("trace"),
+            iolog: matches.get_one::<std::path::PathBuf>("iolog").cloned(),
         })
     }
 }
@@ -209,8 +230,21 @@ pub fn main(matches: &ArgMatches) -> anyhow::Result<Status> {
     };
     sinks.output.begin(&devices, &stacks, &request.config);
 
+    let tracer = if request.trace {
+        Some(trace::start(
+            &devices,
+            &request,
+            sinks.recorder.as_ref().map(CaptureRecorder::run_id),
+        )?)
+    } else {
+        None
+    };
     let mut sampler = Sampler::new(files, devices, request.config, BootClock)?;
     let end = record_intervals(&mut sampler, &stop, &mut sinks)?;
+    if let Some(tracer) = tracer {
+        let profiles = tracer.finish().context("the block trace failed")?;
+        sinks.traced(&profiles, &request);
+    }
     sinks.conclude(end, &request)
 }
 
@@ -275,6 +309,31 @@ pub(crate) struct CaptureSinks {
 }
 
 impl CaptureSinks {
+    /// Shows each traced device's profile and saves it with the capture.
+    fn traced(&mut self, profiles: &[diskmeter_capture::TraceProfile], request: &CaptureRequest) {
+        let text = trace::describe(profiles);
+        if request.json || request.quiet {
+            if !request.quiet {
+                eprint!("{text}");
+            }
+        } else {
+            write_stdout(&text);
+        }
+        for profile in profiles {
+            if profile.lost_events > 0 {
+                eprintln!(
+                    "diskmeter: warning: {}: {} trace events lost (the figures cover the rest; see docs/GUIDE.md, Tracing block IO)",
+                    profile.device, profile.lost_events
+                );
+            }
+            if let Some(recorder) = &mut self.recorder {
+                if let Err(error) = recorder.save_trace_profile(profile) {
+                    self.history_error = Some(error);
+                }
+            }
+        }
+    }
+
     fn interval(&mut self, interval: &Interval) {
         if !self.output.interval(interval) {
             // Nobody reads any more: end as after Ctrl-C.

@@ -308,7 +308,11 @@ impl<C: Clock, E: IoEngine + ?Sized> Worker<'_, C, E> {
             Some(replayed) => replayed,
             None => self
                 .offsets
-                .next(len_bytes, self.shape.align[direction.index()]),
+                .next(
+                direction.index(),
+                len_bytes,
+                self.shape.align[direction.index()],
+            ),
         };
         if direction == Direction::Write {
             if self.shape.scramble {
