@@ -306,9 +306,7 @@ impl<C: Clock, E: IoEngine + ?Sized> Worker<'_, C, E> {
         // O_DIRECT alignment.
         let (file, offset_bytes) = match at {
             Some(replayed) => replayed,
-            None => self
-                .offsets
-                .next(
+            None => self.offsets.next(
                 direction.index(),
                 len_bytes,
                 self.shape.align[direction.index()],
