@@ -57,6 +57,7 @@ fn capture_trace_requirements_replay_and_check_close_the_loop() {
             "--no-save",
             "--allow-destroy",
             "--name=app",
+            "--output-format=json",
             "--rw=randrw",
             "--rwmixread=70",
             "--bssplit=8k/60:64k/40",
@@ -69,7 +70,7 @@ fn capture_trace_requirements_replay_and_check_close_the_loop() {
             "--filename",
             &device.dev,
         ])
-        .stdout(Stdio::null())
+        .stdout(Stdio::piped())
         .spawn()
         .unwrap();
     // The capture sees whole seconds of it (the run starts within its first interval).
@@ -86,7 +87,20 @@ fn capture_trace_requirements_replay_and_check_close_the_loop() {
             "--quiet",
         ],
     );
-    assert!(app.wait().unwrap().success());
+    let app = app.wait_with_output().unwrap();
+    assert!(app.status.success());
+    let did: Value = serde_json::from_slice(&app.stdout).expect("the application's JSON");
+    // The depth the application kept (fio's "IO depths": in flight at each submit), p50.
+    let mut cumulative = 0.0;
+    let app_depth_p50: f64 = did["jobs"][0]["depth"]["iodepth"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find_map(|bucket| {
+            cumulative += bucket["percent"].as_f64().unwrap();
+            (cumulative >= 50.0).then(|| bucket["label"].as_str().unwrap().parse().unwrap())
+        })
+        .unwrap();
     assert!(
         captured.status.success(),
         "{}",
@@ -120,6 +134,13 @@ fn capture_trace_requirements_replay_and_check_close_the_loop() {
     assert!(
         within(p90_reads, 1400.0, 0.03) && within(p90_writes, 600.0, 0.03),
         "p90 {p90_reads} r/s + {p90_writes} w/s"
+    );
+    // Under its rate cap the application keeps about one IO in flight (rate x latency), not
+    // its iodepth of 8: the trace's depth at issue says what the application did.
+    let traced_depth_p50 = row("device_queue_depth")["p50"].as_f64().expect("traced");
+    assert!(
+        (traced_depth_p50 - app_depth_p50).abs() <= 1.0,
+        "traced QD p50 {traced_depth_p50}, the application's {app_depth_p50}"
     );
     let read_share = row("read_percent")["mean"].as_f64().unwrap();
     assert!((read_share - 70.0).abs() <= 5.0, "read {read_share} %");
