@@ -49,7 +49,7 @@ fn capture_trace_requirements_replay_and_check_close_the_loop() {
     std::fs::write(format!("/sys/block/{name}/queue/nomerges"), "2").unwrap();
 
     // The application: 70/30, 8k/60:64k/40, 30 % random, 2,000 IOPS (1,400 + 600), QD 8.
-    let mut app = Command::new(assert_cmd::cargo::cargo_bin("diskmeter"))
+    let app = Command::new(assert_cmd::cargo::cargo_bin("diskmeter"))
         .current_dir(dir.path())
         .args([
             "run",
