@@ -7,7 +7,7 @@
 use crate::write::require_unfinished;
 use crate::{HistoryError, HistoryStore, RunSummary};
 use diskmeter_capture::{CaptureSample, TraceProfile};
-use rusqlite::{params, OptionalExtension, TransactionBehavior};
+use rusqlite::{params, OptionalExtension};
 use serde::{Deserialize, Serialize};
 
 /// The kind of run a capture is saved as.
@@ -54,9 +54,7 @@ impl HistoryStore {
                 what: "sample",
                 source,
             })?;
-        let tx = self
-            .conn
-            .transaction_with_behavior(TransactionBehavior::Immediate)?;
+        let tx = self.write_transaction()?;
         require_unfinished(&tx, run_id)?;
         let seq: u64 = tx.query_row(
             "SELECT COALESCE(MAX(seq) + 1, 0) FROM capture_samples WHERE run_id = ?1",
@@ -95,9 +93,7 @@ impl HistoryStore {
                 what: "trace profile",
                 source,
             })?;
-        let tx = self
-            .conn
-            .transaction_with_behavior(TransactionBehavior::Immediate)?;
+        let tx = self.write_transaction()?;
         require_unfinished(&tx, run_id)?;
         tx.execute(
             "INSERT OR REPLACE INTO capture_traces (run_id, device, profile_json)

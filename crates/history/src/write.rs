@@ -90,7 +90,8 @@ impl HistoryStore {
         Ok(())
     }
 
-    fn write_transaction(&mut self) -> Result<Transaction<'_>, HistoryError> {
+    /// A transaction that takes the write lock first (see the module's documentation).
+    pub(crate) fn write_transaction(&mut self) -> Result<Transaction<'_>, HistoryError> {
         Ok(self
             .conn
             .transaction_with_behavior(TransactionBehavior::Immediate)?)
