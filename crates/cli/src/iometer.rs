@@ -7,6 +7,7 @@ use clap::{Arg, ArgAction, ArgMatches, Command};
 use diskmeter_jobfile::iometer::{self, Scenario, DEFAULT_FILE_SIZE};
 use diskmeter_orchestrator::{Batch, CommandKind, Session, Step, StepContext};
 use diskmeter_report::RunResult;
+use diskmeter_suites::table::StepFigures;
 use diskmeter_units::{parse_size, parse_time_ns, KbBase, TimeUnit};
 use std::fmt::Write;
 
@@ -223,12 +224,12 @@ fn summary(rows: &[Scenario], groups: &[Vec<usize>], results: &[RunResult]) -> S
         "p99 lat ms"
     );
     for (group, result) in groups.iter().zip(results) {
-        let mut sum = Figures::default();
+        let mut sum = StepFigures::default();
         for (position, &index) in group.iter().enumerate() {
             let Some(job) = result.jobs.get(position) else {
                 continue;
             };
-            let figures = Figures::of(job);
+            let figures = StepFigures::of_job(job);
             let p99 = [&job.read.lat, &job.write.lat]
                 .iter()
                 .filter_map(|l| l.percentile(99.0))
@@ -240,8 +241,8 @@ fn summary(rows: &[Scenario], groups: &[Vec<usize>], results: &[RunResult]) -> S
                 index + 1,
                 row.spec.name,
                 row.target,
-                figures.columns(),
-                format!("{:.3}", figures.mean_latency_ns() / 1e6),
+                columns(&figures),
+                format!("{:.3}", figures.lat_mean_ns() / 1e6),
                 p99.map_or("-".to_string(), |ns| format!("{:.3}", ns as f64 / 1e6))
             );
             sum.add(&figures);
@@ -253,8 +254,8 @@ fn summary(rows: &[Scenario], groups: &[Vec<usize>], results: &[RunResult]) -> S
                 "",
                 "together",
                 "",
-                sum.columns(),
-                format!("{:.3}", sum.mean_latency_ns() / 1e6),
+                columns(&sum),
+                format!("{:.3}", sum.lat_mean_ns() / 1e6),
                 "-"
             );
         }
@@ -267,54 +268,16 @@ fn summary(rows: &[Scenario], groups: &[Vec<usize>], results: &[RunResult]) -> S
     out
 }
 
-/// Read, write and combined IOPS and bandwidth of one or more jobs.
-#[derive(Default)]
-struct Figures {
-    read_iops: f64,
-    write_iops: f64,
-    read_bytes_per_sec: f64,
-    write_bytes_per_sec: f64,
-    /// Sum of latency x IOs over reads and writes, for the IO-weighted mean.
-    latency_ns_x_ios: f64,
-    ios: f64,
-}
-
-impl Figures {
-    fn of(job: &diskmeter_report::JobResult) -> Figures {
-        Figures {
-            read_iops: job.read.iops,
-            write_iops: job.write.iops,
-            read_bytes_per_sec: job.read.bw_bytes_per_sec,
-            write_bytes_per_sec: job.write.bw_bytes_per_sec,
-            latency_ns_x_ios: job.read.lat.mean_ns * job.read.lat.count as f64
-                + job.write.lat.mean_ns * job.write.lat.count as f64,
-            ios: (job.read.lat.count + job.write.lat.count) as f64,
-        }
-    }
-
-    fn add(&mut self, other: &Figures) {
-        self.read_iops += other.read_iops;
-        self.write_iops += other.write_iops;
-        self.read_bytes_per_sec += other.read_bytes_per_sec;
-        self.write_bytes_per_sec += other.write_bytes_per_sec;
-        self.latency_ns_x_ios += other.latency_ns_x_ios;
-        self.ios += other.ios;
-    }
-
-    fn mean_latency_ns(&self) -> f64 {
-        self.latency_ns_x_ios / self.ios.max(1.0)
-    }
-
-    fn columns(&self) -> String {
-        const MIB: f64 = 1024.0 * 1024.0;
-        format!(
-            "{:>10.0} {:>10.0} {:>11.0} {:>10.2} {:>11.2} {:>10.2}",
-            self.read_iops,
-            self.write_iops,
-            self.read_iops + self.write_iops,
-            self.read_bytes_per_sec / MIB,
-            self.write_bytes_per_sec / MIB,
-            (self.read_bytes_per_sec + self.write_bytes_per_sec) / MIB
-        )
-    }
+/// A row's read, write and combined IOPS and MiB/s, in the summary's columns.
+fn columns(f: &StepFigures) -> String {
+    const MIB: f64 = 1024.0 * 1024.0;
+    format!(
+        "{:>10.0} {:>10.0} {:>11.0} {:>10.2} {:>11.2} {:>10.2}",
+        f.read_iops,
+        f.write_iops,
+        f.read_iops + f.write_iops,
+        f.read_bytes_per_sec / MIB,
+        f.write_bytes_per_sec / MIB,
+        (f.read_bytes_per_sec + f.write_bytes_per_sec) / MIB
+    )
 }
