@@ -6,7 +6,7 @@
 //! (option, value) pairs for `diskmeter_workload::jobs_from_options`.
 
 use clap::{Arg, ArgAction, ArgMatches, Command};
-use diskmeter_workload::{OptionDef, OptionKind, OPTIONS};
+use diskmeter_workload::{all_options, OptionDef, OptionKind};
 
 /// Heading under which job options appear in `--help`.
 const JOB_OPTIONS_HEADING: &str = "Job options (fio names; --name starts a new job)";
@@ -22,7 +22,7 @@ fn help_text(def: &OptionDef) -> String {
 
 /// Adds one argument per job option to `command`.
 pub fn add_job_options(mut command: Command) -> Command {
-    for def in OPTIONS.iter() {
+    for def in all_options() {
         let mut arg = Arg::new(arg_id(def))
             .long(def.name)
             .help(help_text(def))
@@ -69,7 +69,7 @@ fn value_name(def: &OptionDef) -> &'static str {
 /// The job options given, in command-line order, as (option name, value).
 pub fn ordered_job_options(matches: &ArgMatches) -> Vec<(String, Option<String>)> {
     let mut found: Vec<(usize, String, Option<String>)> = Vec::new();
-    for def in OPTIONS.iter() {
+    for def in all_options() {
         let id = arg_id(def);
         let (Some(indices), Some(values)) =
             (matches.indices_of(&id), matches.get_many::<String>(&id))

@@ -4,7 +4,7 @@
 //! again (in order) rebuilds the same job: sizes with the largest exact suffix under the job's
 //! `kb_base` (`4k`, `30g`), times with `s`/`ms`/`us`/`ns`, flags as `1`/`0`.
 
-use crate::options::OPTIONS;
+use crate::options::all_options;
 use crate::JobSpec;
 
 /// Options [`describe`] lists even at their defaults, because every reader wants them.
@@ -16,8 +16,7 @@ pub const ALWAYS_DESCRIBED: [&str; 5] = ["name", "rw", "bs", "iodepth", "ioengin
 /// `kb_base` comes before every size, so the list read back in order gives the same sizes.
 pub fn describe(spec: &JobSpec) -> Vec<(String, String)> {
     let defaults = JobSpec::default();
-    OPTIONS
-        .iter()
+    all_options()
         .filter_map(|def| {
             let show = def.show?;
             let value = show(spec)?;

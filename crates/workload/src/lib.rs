@@ -2,7 +2,7 @@
 //! long, and the fio options that build it.
 //!
 //! * [`spec`]: [`JobSpec`] and its parts, pure data.
-//! * [`options`]: the option table ([`OPTIONS`]) that drives parsing, `--help` and the docs;
+//! * [`options`]: the option table ([`all_options`]) that drives parsing, `--help` and the docs;
 //!   each option's range ([`Limits`]) is written once, in its row.
 //! * [`apply_option`] and [`jobs_from_options`]: fio option text into jobs, with fio's
 //!   command-line rules for `name=` and every error collected.
@@ -14,14 +14,19 @@
 #![forbid(unsafe_code)]
 
 mod apply;
+pub mod control;
 mod describe;
+pub mod files;
 pub mod iolog;
 mod jobs;
 pub mod options;
 pub mod patterns;
 pub mod spec;
 pub mod steady;
+pub mod system;
+pub mod trim;
 mod validate;
+pub mod verify;
 
 pub use apply::{apply_option, OptionError};
 pub use describe::{describe, ALWAYS_DESCRIBED};
@@ -29,8 +34,8 @@ pub use diskmeter_units::KbBase;
 pub use iolog::{IologOptions, ReplaySkip, UnknownSkipWord};
 pub use jobs::jobs_from_options;
 pub use options::{
-    find_option, limits_of, nearest, suggest_option, InvalidValue, LimitError, Limits, OptionDef,
-    OptionKind, Range, OPTIONS,
+    all_options, find_option, limits_of, nearest, suggest_option, InvalidValue, LimitError, Limits,
+    OptionDef, OptionKind, Range,
 };
 pub use patterns::{BlockSizeShare, BlockSizeSpread, PatternError, RandomDistribution, Zone};
 pub use spec::{

@@ -385,6 +385,24 @@ pub struct JobSpec {
     /// Replaying a trace and recording one (fio `read_iolog`, `write_iolog`, `replay_*`).
     #[serde(default)]
     pub iolog: crate::iolog::IologOptions,
+    /// Free text describing the job, kept in the results and the history (fio `description`).
+    #[serde(default)]
+    pub description: Option<String>,
+    /// How the job's files are named, created and opened, and what its buffers hold.
+    #[serde(default)]
+    pub files: crate::files::FileOptions,
+    /// Think time, IO counts, latency targets, flow and the rules that end or wait for jobs.
+    #[serde(default)]
+    pub control: crate::control::ControlOptions,
+    /// Trim IO and the IO-error policy.
+    #[serde(default)]
+    pub trim: crate::trim::TrimOptions,
+    /// Data verification (fio `verify` and its family).
+    #[serde(default)]
+    pub verify: crate::verify::VerifyOptions,
+    /// CPU, NUMA, priorities, engine options, pre/post commands and reporting options.
+    #[serde(default)]
+    pub system: crate::system::SystemOptions,
 }
 
 /// serde's default for options that default to on.
@@ -473,6 +491,12 @@ impl Default for JobSpec {
             per_job_logs: true,
             steadystate: crate::steady::SteadyState::default(),
             iolog: crate::iolog::IologOptions::default(),
+            description: None,
+            files: Default::default(),
+            control: Default::default(),
+            trim: Default::default(),
+            verify: Default::default(),
+            system: Default::default(),
         }
     }
 }

@@ -6,7 +6,7 @@
 //! all get them.
 
 use crate::options::value::parse_value;
-use crate::options::{find_option, OptionDef, OPTIONS};
+use crate::options::{all_options, find_option, OptionDef};
 use crate::{BlockSizeSpread, Direction, EngineKind, JobSpec};
 use diskmeter_units::{format_size_suffix, MAX_CPU};
 use thiserror::Error;
@@ -33,13 +33,16 @@ pub struct ValidationError {
 ///
 /// Pure: no files are opened and no devices probed (that happens when the job is planned).
 pub fn validate(spec: &JobSpec) -> Vec<ValidationError> {
-    validate_with(spec, OPTIONS)
+    validate_with(spec, all_options())
 }
 
 /// [`validate`] against the ranges of `table` (the option table; tests pass a changed copy).
-pub(crate) fn validate_with(spec: &JobSpec, table: &[OptionDef]) -> Vec<ValidationError> {
+pub(crate) fn validate_with<'a>(
+    spec: &JobSpec,
+    table: impl IntoIterator<Item = &'a OptionDef>,
+) -> Vec<ValidationError> {
     let mut errors: Vec<ValidationError> = table
-        .iter()
+        .into_iter()
         .filter_map(|def| {
             let message = out_of_range(spec, def)?;
             Some(ValidationError {

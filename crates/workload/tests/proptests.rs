@@ -9,8 +9,7 @@ use std::path::PathBuf;
 
 /// Option names: mostly real ones (so values reach the parsers), sometimes anything.
 fn option_name() -> impl Strategy<Value = String> {
-    let known: Vec<String> = OPTIONS
-        .iter()
+    let known: Vec<String> = all_options()
         .flat_map(|def| std::iter::once(def.name).chain(def.aliases.iter().copied()))
         .map(str::to_string)
         .collect();

@@ -368,7 +368,7 @@ mod tests {
             iodepth: 9,
             ..JobSpec::default()
         };
-        let messages: Vec<String> = validate_with(&spec, std::slice::from_ref(&changed))
+        let messages: Vec<String> = validate_with(&spec, std::iter::once(&changed))
             .iter()
             .map(ToString::to_string)
             .collect();
@@ -390,7 +390,7 @@ mod tests {
     /// No help text restates a range its row holds: the numbers are generated from the row.
     #[test]
     fn help_texts_leave_ranges_to_the_rows() {
-        for def in crate::OPTIONS.iter().filter(|def| def.limits.is_some()) {
+        for def in crate::all_options().filter(|def| def.limits.is_some()) {
             for phrase in [
                 "0 to 100",
                 "1 to 100",

@@ -18,6 +18,12 @@ mod log_setters;
 #[cfg(test)]
 mod more_tests;
 mod pattern_setters;
+mod rows_control;
+mod rows_files;
+mod rows_jobfile;
+mod rows_system;
+mod rows_trim;
+mod rows_verify;
 mod run_setters;
 mod setters;
 mod steady_setters;
@@ -29,7 +35,6 @@ pub(crate) mod value;
 use crate::JobSpec;
 pub use error::InvalidValue;
 pub use limits::{LimitError, Limits, Range};
-pub use table::OPTIONS;
 pub(crate) use value::Value;
 
 /// Stores a parsed value in a job; the error is the reason, without the option's name.
@@ -133,6 +138,23 @@ impl OptionDef {
     }
 }
 
+/// The groups of rows, in the order `--help`, the docs and `describe` list them. Each group
+/// lives in its own file: `table.rs` holds the core, the `rows_*.rs` files one area each.
+static GROUPS: &[&[OptionDef]] = &[
+    table::ROWS,
+    rows_jobfile::ROWS,
+    rows_files::ROWS,
+    rows_control::ROWS,
+    rows_trim::ROWS,
+    rows_verify::ROWS,
+    rows_system::ROWS,
+];
+
+/// Every option diskmeter understands, in table order.
+pub fn all_options() -> impl Iterator<Item = &'static OptionDef> + Clone {
+    GROUPS.iter().flat_map(|group| group.iter())
+}
+
 /// The range in the row of the option called `name`, if it has one.
 pub fn limits_of(name: &str) -> Option<Limits> {
     find_option(name).and_then(|def| def.limits)
@@ -140,9 +162,7 @@ pub fn limits_of(name: &str) -> Option<Limits> {
 
 /// The definition of the option called `name` or one of its aliases, exactly as fio spells it.
 pub fn find_option(name: &str) -> Option<&'static OptionDef> {
-    OPTIONS
-        .iter()
-        .find(|def| def.name == name || def.aliases.contains(&name))
+    all_options().find(|def| def.name == name || def.aliases.contains(&name))
 }
 
 /// The known option name (or alias) nearest to `name`, when it is close enough to be a typo.
@@ -150,9 +170,8 @@ pub fn find_option(name: &str) -> Option<&'static OptionDef> {
 /// "Close enough" is fio's rule (`string_distance_ok`): at most half the length of `name`, and
 /// at least one edit is always allowed.
 pub fn suggest_option(name: &str) -> Option<&'static str> {
-    let names = OPTIONS
-        .iter()
-        .flat_map(|def| std::iter::once(def.name).chain(def.aliases.iter().copied()));
+    let names =
+        all_options().flat_map(|def| std::iter::once(def.name).chain(def.aliases.iter().copied()));
     nearest(name, names)
 }
 

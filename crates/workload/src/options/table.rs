@@ -36,8 +36,8 @@ const SYNC_CHOICES: &[&str] = &["0", "1", "none", "sync", "dsync"];
 /// `kb_base=` values.
 const KB_BASE_CHOICES: &[&str] = &["1024", "1000"];
 
-/// Every option diskmeter understands.
-pub static OPTIONS: &[OptionDef] = &[
+/// The core rows: targets, sizes, patterns, engines, rates, logs and steady state.
+pub(super) static ROWS: &[OptionDef] = &[
     OptionDef {
         name: "name",
         aliases: &[],

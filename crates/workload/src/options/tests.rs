@@ -31,7 +31,7 @@ pub(super) fn refused(name: &str, value: Option<&str>) -> String {
 #[test]
 fn names_and_aliases_are_unique_and_found() {
     let mut seen = std::collections::HashSet::new();
-    for def in OPTIONS {
+    for def in all_options() {
         for name in std::iter::once(def.name).chain(def.aliases.iter().copied()) {
             assert!(seen.insert(name), "{name} is defined twice");
             assert_eq!(find_option(name).map(|d| d.name), Some(def.name));
@@ -43,7 +43,7 @@ fn names_and_aliases_are_unique_and_found() {
 
 #[test]
 fn every_default_is_the_default_job() {
-    for def in OPTIONS.iter().filter(|def| !def.default.is_empty()) {
+    for def in all_options().filter(|def| !def.default.is_empty()) {
         let spec = with(&[(def.name, Some(def.default))]);
         assert_eq!(spec, JobSpec::default(), "{}={}", def.name, def.default);
     }
@@ -51,8 +51,7 @@ fn every_default_is_the_default_job() {
 
 #[test]
 fn options_without_a_default_are_unset_in_the_default_job() {
-    let unset: Vec<&str> = OPTIONS
-        .iter()
+    let unset: Vec<&str> = all_options()
         .filter(|def| def.default.is_empty())
         .map(|def| def.name)
         .collect();
