@@ -1,0 +1,270 @@
+//! `verify_pattern`: fio's pattern syntax (hex `0x..`, decimal numbers, `"quoted strings"`,
+//! `%o` for the block's offset, in any sequence) and filling or checking a block with it.
+//!
+//! The syntax is fio's HOWTO `verify_pattern=str` (and `buffer_pattern=str`, which shares
+//! it): "Depending on the width of the pattern, fio will fill 1/2/3/4 bytes of the buffer at
+//! the time (it can be either a decimal or a hex number) ... if larger than a 32-bit quantity
+//! has to be a hex number", and "%o ... for each block offset will be written", e.g.
+//! `0xff%o"abcd"-12`. Choices where the HOWTO is silent, written in docs/GUIDE.md:
+//! hex digits are stored in the order written (`0xdeadface` is de ad fa ce, an odd count gets
+//! a leading 0 nibble); a decimal is stored little-endian in as few bytes as hold it (two's
+//! complement for negatives, so `-12` is one byte f4); `%o` is the block's file offset as 8
+//! little-endian bytes. The pattern restarts at the start of every block.
+
+use std::fmt;
+
+use serde::{Deserialize, Serialize};
+
+use crate::error::VerifyError;
+
+/// fio's limit on a pattern's length in bytes (`MAX_PATTERN_SIZE`).
+pub const MAX_PATTERN_BYTES: usize = 512;
+
+/// One piece of a pattern.
+#[derive(Debug, Clone, PartialEq, Eq)]
+enum Piece {
+    /// Fixed bytes (from hex, a decimal or a quoted string).
+    Bytes(Vec<u8>),
+    /// `%o`: the block's offset, 8 bytes little-endian.
+    Offset,
+}
+
+/// A parsed `verify_pattern`. Serialised as the text it was parsed from.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(try_from = "String", into = "String")]
+pub struct VerifyPattern {
+    text: String,
+    pieces: Vec<Piece>,
+    len: usize,
+}
+
+/// A pattern expanded for one block (its `%o` filled in) and repeated to fill up to
+/// [`MAX_PATTERN_BYTES`], so that comparing and copying go in long runs even for a one-byte
+/// pattern. Lives on the stack.
+pub(crate) struct Expanded {
+    bytes: [u8; MAX_PATTERN_BYTES],
+    len: usize,
+}
+
+impl Expanded {
+    /// The repeated pattern.
+    pub(crate) fn as_bytes(&self) -> &[u8] {
+        &self.bytes[..self.len]
+    }
+
+    /// The expected byte at `position` from the start of the block.
+    pub(crate) fn byte_at(&self, position: usize) -> u8 {
+        self.bytes[position % self.len]
+    }
+}
+
+impl VerifyPattern {
+    /// Parses fio's pattern syntax (see the module doc).
+    pub fn parse(text: &str) -> Result<VerifyPattern, VerifyError> {
+        let mut pieces = Vec::new();
+        let mut rest = text.trim();
+        while !rest.is_empty() {
+            let (piece, after) = parse_piece(text, rest)?;
+            pieces.push(piece);
+            rest = after.trim_start();
+        }
+        let len = pieces
+            .iter()
+            .map(|piece| match piece {
+                Piece::Bytes(bytes) => bytes.len(),
+                Piece::Offset => 8,
+            })
+            .sum();
+        if len == 0 {
+            return Err(VerifyError::EmptyPattern);
+        }
+        if len > MAX_PATTERN_BYTES {
+            return Err(VerifyError::PatternTooLong {
+                pattern: text.to_string(),
+                len,
+                max: MAX_PATTERN_BYTES,
+            });
+        }
+        Ok(VerifyPattern {
+            text: text.to_string(),
+            pieces,
+            len,
+        })
+    }
+
+    /// The pattern as written.
+    pub fn text(&self) -> &str {
+        &self.text
+    }
+
+    /// The length of one repetition in bytes (`%o` counts 8).
+    pub fn len(&self) -> usize {
+        self.len
+    }
+
+    /// Always false: an empty pattern does not parse.
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+
+    /// Whether the pattern has `%o` (so that a block at another offset has other bytes).
+    pub fn has_offset(&self) -> bool {
+        self.pieces.contains(&Piece::Offset)
+    }
+
+    /// The pattern for the block at `block_offset`, repeated to fill the expansion buffer.
+    pub(crate) fn expand(&self, block_offset: u64) -> Expanded {
+        let mut bytes = [0u8; MAX_PATTERN_BYTES];
+        let mut at = 0;
+        for piece in &self.pieces {
+            let source: &[u8] = match piece {
+                Piece::Bytes(b) => b,
+                Piece::Offset => &block_offset.to_le_bytes(),
+            };
+            bytes[at..at + source.len()].copy_from_slice(source);
+            at += source.len();
+        }
+        let repeats = MAX_PATTERN_BYTES / self.len;
+        for copy in 1..repeats {
+            bytes.copy_within(0..self.len, copy * self.len);
+        }
+        Expanded {
+            bytes,
+            len: repeats * self.len,
+        }
+    }
+
+    /// Fills `block` (the whole IO buffer of the block at `block_offset`) with the pattern.
+    pub fn fill(&self, block: &mut [u8], block_offset: u64) {
+        let expanded = self.expand(block_offset);
+        let unit = expanded.as_bytes();
+        let head = unit.len().min(block.len());
+        block[..head].copy_from_slice(&unit[..head]);
+        // Doubling copies: each pass copies what is already filled, so a 1 MiB block takes
+        // about 11 passes of memcpy.
+        let mut filled = head;
+        while filled < block.len() {
+            let step = filled.min(block.len() - filled);
+            // Keep the repetition aligned to the unit so the phase stays right.
+            let step = step - step % unit.len();
+            let step = if step == 0 {
+                unit.len().min(block.len() - filled)
+            } else {
+                step
+            };
+            block.copy_within(0..step, filled);
+            filled += step;
+        }
+    }
+
+    /// The first position in `block` whose byte is not the pattern's, if any.
+    pub fn first_difference(&self, block: &[u8], block_offset: u64) -> Option<usize> {
+        let expanded = self.expand(block_offset);
+        let unit = expanded.as_bytes();
+        for (index, chunk) in block.chunks(unit.len()).enumerate() {
+            if chunk != &unit[..chunk.len()] {
+                let within = chunk
+                    .iter()
+                    .zip(unit)
+                    .position(|(found, expected)| found != expected)
+                    .unwrap_or(0);
+                return Some(index * unit.len() + within);
+            }
+        }
+        None
+    }
+}
+
+impl fmt::Display for VerifyPattern {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.text)
+    }
+}
+
+impl TryFrom<String> for VerifyPattern {
+    type Error = VerifyError;
+
+    fn try_from(text: String) -> Result<Self, Self::Error> {
+        VerifyPattern::parse(&text)
+    }
+}
+
+impl From<VerifyPattern> for String {
+    fn from(pattern: VerifyPattern) -> String {
+        pattern.text
+    }
+}
+
+/// Reads one piece from the front of `rest`; `whole` is the pattern for error messages.
+fn parse_piece<'a>(whole: &str, rest: &'a str) -> Result<(Piece, &'a str), VerifyError> {
+    let bad = || VerifyError::BadPattern {
+        pattern: whole.to_string(),
+        rest: rest.to_string(),
+    };
+    if let Some(after) = rest.strip_prefix("%o") {
+        return Ok((Piece::Offset, after));
+    }
+    if let Some(after) = rest.strip_prefix('"') {
+        let end = after.find('"').ok_or_else(|| VerifyError::UnclosedQuote {
+            pattern: whole.to_string(),
+        })?;
+        return Ok((
+            Piece::Bytes(after.as_bytes()[..end].to_vec()),
+            &after[end + 1..],
+        ));
+    }
+    if let Some(after) = rest.strip_prefix("0x").or_else(|| rest.strip_prefix("0X")) {
+        let digits_len = after
+            .find(|c: char| !c.is_ascii_hexdigit())
+            .unwrap_or(after.len());
+        if digits_len == 0 {
+            return Err(bad());
+        }
+        let digits = &after[..digits_len];
+        let mut bytes = Vec::with_capacity(digits_len.div_ceil(2));
+        // An odd digit count gets a leading zero nibble: 0xabc is 0a bc.
+        let mut nibbles = digits.chars().filter_map(|c| c.to_digit(16));
+        if digits_len % 2 == 1 {
+            bytes.push(nibbles.next().unwrap_or(0) as u8);
+        }
+        while let (Some(high), Some(low)) = (nibbles.next(), nibbles.next()) {
+            bytes.push((high * 16 + low) as u8);
+        }
+        return Ok((Piece::Bytes(bytes), &after[digits_len..]));
+    }
+    let sign_len = usize::from(rest.starts_with('-'));
+    let digits_len = rest[sign_len..]
+        .find(|c: char| !c.is_ascii_digit())
+        .unwrap_or(rest.len() - sign_len);
+    if digits_len == 0 {
+        return Err(bad());
+    }
+    let number = &rest[..sign_len + digits_len];
+    let too_large = || VerifyError::PatternNumberTooLarge {
+        pattern: whole.to_string(),
+        number: number.to_string(),
+    };
+    let value: i128 = number.parse().map_err(|_| too_large())?;
+    if value > i128::from(u64::MAX) || value < i128::from(i64::MIN) {
+        return Err(too_large());
+    }
+    Ok((
+        Piece::Bytes(decimal_bytes(value)),
+        &rest[sign_len + digits_len..],
+    ))
+}
+
+/// A decimal in as few little-endian bytes as hold it (two's complement for negatives).
+fn decimal_bytes(value: i128) -> Vec<u8> {
+    let all = value.to_le_bytes();
+    let fits = |width: usize| {
+        let bits = 8 * width as u32;
+        if value < 0 {
+            value >= -(1i128 << (bits - 1))
+        } else {
+            value < (1i128 << bits)
+        }
+    };
+    let width = (1..=8).find(|width| fits(*width)).unwrap_or(8);
+    all[..width].to_vec()
+}
