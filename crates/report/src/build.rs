@@ -182,6 +182,7 @@ fn job_result(p: Pending) -> JobResult {
         depth: depth_result(&stats.depth),
         series: stats.series.clone(),
         sync: (stats.sync.count() > 0).then(|| summarize(&stats.sync, percentiles)),
+        verify: verify_result(&stats.verify),
         error: error_text(&p.errors, p.workers),
         steady_state: crate::steady::steady_state_result(&p.spec, p.steady_state.as_ref()).map(
             |mut ss| {
@@ -407,4 +408,16 @@ fn group_direction<'a>(dirs: impl Iterator<Item = &'a DirectionResult>) -> Group
         min_runtime_ns: active.iter().map(|d| d.runtime_ns).min().unwrap_or(0),
         max_runtime_ns,
     }
+}
+
+/// The verification summary, when the job read anything back.
+fn verify_result(v: &diskmeter_stats::VerifyStats) -> Option<crate::schema::VerifyResult> {
+    (v.blocks > 0).then(|| crate::schema::VerifyResult {
+        blocks: v.blocks,
+        bytes: v.bytes,
+        errors: v.errors,
+        runtime_ns: v.runtime_ns,
+        bw_bytes_per_sec: per_second(v.bytes, v.runtime_ns),
+        failures: v.failures.clone(),
+    })
 }

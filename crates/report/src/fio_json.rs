@@ -45,8 +45,12 @@ fn fio_job(job: &JobResult, meta: &RunMeta) -> Value {
     let mut job_json = json!({
         "jobname": job.name,
         "groupid": job.group_id,
-        // fio gives an errno here; diskmeter's errors are messages (in its own JSON), so 1 = failed.
-        "error": u32::from(job.error.is_some()),
+        // fio gives an errno here; diskmeter's errors are messages (in its own JSON), so 1 =
+        // failed, except a verify failure: fio ends that job with EILSEQ (84), so does this.
+        "error": match &job.verify {
+            Some(verify) if verify.errors > 0 => 84,
+            _ => u32::from(job.error.is_some()),
+        },
         // A finished job has nothing left to wait for (fio prints INT_MAX here).
         "eta": 0,
         "elapsed": wall_ms.div_ceil(1000),
@@ -78,6 +82,17 @@ fn fio_job(job: &JobResult, meta: &RunMeta) -> Value {
     // fio adds the object only for jobs that asked for steady state.
     if let Some(steady) = crate::steady::fio_steadystate(job) {
         job_json["steadystate"] = steady;
+    }
+    // fio's JSON has no verify object (its verify reads are in "read"); diskmeter counts
+    // them apart and adds its own key.
+    if let Some(verify) = &job.verify {
+        job_json["diskmeter_verify"] = json!({
+            "blocks": verify.blocks,
+            "io_kbytes": verify.bytes / 1024,
+            "errors": verify.errors,
+            "runtime": verify.runtime_ns / 1_000_000,
+            "failures": verify.failures,
+        });
     }
     job_json
 }

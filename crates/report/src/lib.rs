@@ -28,7 +28,7 @@ pub use schema::{ConfidenceInterval, SteadyStateResult};
 pub use schema::{
     CpuResult, DepthResult, DirectionResult, GroupDirection, GroupResult, JobOption, JobResult,
     JobWorkload, LabeledPercent, LatencyBucket, LatencySummary, Percentile, RunResult, SampleStats,
-    SCHEMA_VERSION,
+    VerifyResult, SCHEMA_VERSION,
 };
 pub use terminal::render_terminal;
 

@@ -72,6 +72,10 @@ pub struct JobResult {
     /// the job issued none.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub sync: Option<LatencySummary>,
+    /// Read-back verification of the written data (fio `verify`): blocks checked and the
+    /// mismatches found; absent when the job read nothing back.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub verify: Option<VerifyResult>,
     /// Why the job (or a merged worker, prefixed "clone N:") stopped early; `None` if it did not.
     pub error: Option<String>,
     /// Steady-state detection (fio `steadystate`, `ss_dur`, `ss_ramp`; diskmeter's
@@ -383,4 +387,23 @@ impl JobResult {
             Direction::Write => &self.write,
         }
     }
+}
+
+/// What a job's read-back verification found (fio `verify`, `do_verify`, `verify_backlog`,
+/// `verify_only`). Verify reads are counted here, not in [`JobResult::read`].
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct VerifyResult {
+    /// Blocks read back and checked.
+    pub blocks: u64,
+    /// Bytes read back and checked.
+    pub bytes: u64,
+    /// Blocks that did not hold what was written.
+    pub errors: u64,
+    /// Time spent reading back and checking, ns (the longest worker's when merged).
+    pub runtime_ns: u64,
+    /// Bytes checked per second of that time.
+    pub bw_bytes_per_sec: f64,
+    /// The first mismatches (up to 64 per job), each with its file, offset, kind, expected
+    /// and found values, in the order they were found.
+    pub failures: Vec<diskmeter_stats::VerifyFailure>,
 }

@@ -87,6 +87,9 @@ fn render_job(out: &mut String, job: &JobResult) {
         );
         latency_line(out, "    sync lat", sync);
     }
+    if let Some(verify) = &job.verify {
+        render_verify(out, verify);
+    }
     render_lat_buckets(out, job);
     let cpu = &job.cpu;
     let _ = writeln!(
@@ -277,4 +280,29 @@ fn group_line(out: &mut String, label: &str, d: &GroupDirection) {
         seconds(d.min_runtime_ns),
         seconds(d.max_runtime_ns)
     );
+}
+
+/// The read-back verification: what was checked, how fast, and each kept mismatch with its
+/// offset, kind, expected and found values.
+fn render_verify(out: &mut String, verify: &crate::schema::VerifyResult) {
+    let _ = writeln!(
+        out,
+        "  verify: {} blocks, {} checked in {} ({}), {} errors",
+        count(verify.blocks),
+        bytes_both(verify.bytes as f64),
+        seconds(verify.runtime_ns),
+        rate_both(verify.bw_bytes_per_sec),
+        count(verify.errors)
+    );
+    for f in &verify.failures {
+        let _ = writeln!(
+            out,
+            "    verify error: {} offset {} (len {}): {}, expected {}, found {}",
+            f.path, f.offset_bytes, f.len_bytes, f.kind, f.expected, f.found
+        );
+    }
+    let unlisted = verify.errors.saturating_sub(verify.failures.len() as u64);
+    if unlisted > 0 {
+        let _ = writeln!(out, "    ... and {} more verify errors", count(unlisted));
+    }
 }

@@ -14,6 +14,7 @@ mod depth;
 mod histogram;
 mod interval;
 mod iolog;
+mod verify;
 mod worker;
 
 pub use diskmeter_units::Direction;
@@ -23,4 +24,5 @@ pub use depth::{DepthDistribution, DEPTH_LABELS, SUBMIT_LABELS};
 pub use histogram::{HistogramError, LatencyHistogram, MAX_LATENCY_NS, SIGNIFICANT_DIGITS};
 pub use interval::{merge_series, IntervalDirection, IntervalRecorder, IntervalSample};
 pub use iolog::{CompletedIo, IoLogError, IoLogRecorder, LogKind, MAX_PENDING_ENTRIES};
+pub use verify::{VerifyFailure, VerifyStats, MAX_KEPT_VERIFY_FAILURES};
 pub use worker::{CpuUsage, DirectionStats, WorkerStats};

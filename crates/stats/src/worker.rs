@@ -4,6 +4,7 @@
 use crate::depth::DepthDistribution;
 use crate::histogram::LatencyHistogram;
 use crate::interval::{merge_series, IntervalSample};
+use crate::verify::VerifyStats;
 use diskmeter_units::Direction;
 
 /// Counts and latencies of one direction (reads or writes) of one worker or merged workers.
@@ -105,6 +106,9 @@ pub struct WorkerStats {
     /// Latency of the file syncs (fio `fsync`, `fdatasync`, `end_fsync`); its count is the
     /// number of syncs.
     pub sync: LatencyHistogram,
+    /// Read-back verification of the written data (fio `verify`); empty when the job does
+    /// not verify.
+    pub verify: VerifyStats,
 }
 
 impl WorkerStats {
@@ -142,6 +146,7 @@ impl WorkerStats {
         self.cpu.add(&other.cpu);
         self.runtime_ns = self.runtime_ns.max(other.runtime_ns);
         self.sync.merge(&other.sync);
+        self.verify.merge(&other.verify);
     }
 }
 
