@@ -101,6 +101,11 @@ const MIGRATIONS: &[Migration] = &[
      );
      CREATE INDEX warmups_by_file ON warmups(file);",
     ),
+    // v5: each step's data verification counts (fio `verify`), summed over its jobs.
+    Migration::Sql(
+        "ALTER TABLE steps ADD COLUMN verify_blocks INTEGER NOT NULL DEFAULT 0;
+     ALTER TABLE steps ADD COLUMN verify_errors INTEGER NOT NULL DEFAULT 0;",
+    ),
 ];
 
 /// The schema version this build writes.

@@ -160,10 +160,11 @@ fn insert_step(
     step: &NewStep,
 ) -> Result<(), HistoryError> {
     let (iops, bw) = step_totals(&step.result);
+    let (verify_blocks, verify_errors) = step_verify_counts(&step.result);
     tx.execute(
         "INSERT INTO steps (run_id, position, name, partial, iops, bw_bytes_per_sec, job_file,
-             result_schema_version, result_json)
-         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
+             result_schema_version, result_json, verify_blocks, verify_errors)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)",
         params![
             run_id,
             position,
@@ -174,6 +175,8 @@ fn insert_step(
             diskmeter_report::to_job_file(&step.result),
             RESULT_SCHEMA_VERSION,
             diskmeter_report::to_json(&step.result),
+            verify_blocks as i64,
+            verify_errors as i64,
         ],
     )?;
     for (direction, kind, histogram) in &step.histograms {
@@ -223,19 +226,36 @@ pub(crate) fn step_totals(result: &RunResult) -> (f64, f64) {
     })
 }
 
+/// Blocks read back and verify errors of a step's jobs together (fio `verify`).
+fn step_verify_counts(result: &RunResult) -> (u64, u64) {
+    result
+        .jobs
+        .iter()
+        .filter_map(|job| job.verify.as_ref())
+        .fold((0, 0), |(blocks, errors), v| {
+            (blocks + v.blocks, errors + v.errors)
+        })
+}
+
 /// "5012 IOPS, 19.6 MiB/s" for one step; "8 steps, up to 89597 IOPS and 6319.0 MiB/s" (the
-/// step with the most IOPS and the one with the most bandwidth) for several.
+/// step with the most IOPS and the one with the most bandwidth) for several; either with
+/// ", 3 verify errors" when blocks read back did not match.
 fn headline(tx: &Transaction<'_>, run_id: i64) -> Result<String, HistoryError> {
-    let (steps, iops, bw): (u32, f64, f64) = tx.query_row(
-        "SELECT COUNT(*), COALESCE(MAX(iops), 0), COALESCE(MAX(bw_bytes_per_sec), 0)
+    let (steps, iops, bw, verify_errors): (u32, f64, f64, i64) = tx.query_row(
+        "SELECT COUNT(*), COALESCE(MAX(iops), 0), COALESCE(MAX(bw_bytes_per_sec), 0),
+             COALESCE(SUM(verify_errors), 0)
          FROM steps WHERE run_id = ?1",
         [run_id],
-        |row| Ok((row.get(0)?, row.get(1)?, row.get(2)?)),
+        |row| Ok((row.get(0)?, row.get(1)?, row.get(2)?, row.get(3)?)),
     )?;
-    Ok(match steps {
+    let figures = match steps {
         0 => "no step finished".to_string(),
         1 => format!("{iops:.0} IOPS, {:.1} MiB/s", bw / MIB),
         n => format!("{n} steps, up to {iops:.0} IOPS and {:.1} MiB/s", bw / MIB),
+    };
+    Ok(match verify_errors {
+        0 => figures,
+        n => format!("{figures}, {n} verify errors"),
     })
 }
 

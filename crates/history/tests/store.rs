@@ -375,3 +375,46 @@ fn a_capture_keeps_its_samples_and_trace_and_lists_as_a_run() {
     assert_eq!(store.newest_capture_id().unwrap(), Some(id));
     assert!(!capture.summary.unfinished);
 }
+
+#[test]
+fn verify_errors_are_counted_in_the_step_and_the_headline() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut store = HistoryStore::open(&dir.path().join("history.db")).unwrap();
+    let mut run = new_run("run", "verified", "/dev/loop7", 1_700_000_000_000, 1);
+    let failure = diskmeter_stats::VerifyFailure {
+        path: "/dev/loop7".into(),
+        offset_bytes: 327_680,
+        len_bytes: 16_384,
+        kind: "lost_write".into(),
+        expected: "generation 84".into(),
+        found: "generation 20".into(),
+    };
+    run.steps[0].result.jobs[0].verify = Some(diskmeter_report::VerifyResult {
+        blocks: 64,
+        bytes: 64 * 16_384,
+        errors: 3,
+        runtime_ns: 1_000_000,
+        bw_bytes_per_sec: 1e9,
+        failures: vec![failure.clone()],
+    });
+    let id = store.save(&run).unwrap();
+
+    let (blocks, errors): (i64, i64) = store
+        .connection()
+        .query_row(
+            "SELECT verify_blocks, verify_errors FROM steps WHERE run_id = ?1",
+            [id],
+            |r| Ok((r.get(0)?, r.get(1)?)),
+        )
+        .unwrap();
+    assert_eq!((blocks, errors), (64, 3));
+    let listed = &store.list(&RunFilter::default()).unwrap()[0];
+    assert!(
+        listed.summary.ends_with(", 3 verify errors"),
+        "{}",
+        listed.summary
+    );
+    let loaded = store.load(id).unwrap();
+    let verify = loaded.steps[0].result.jobs[0].verify.as_ref().unwrap();
+    assert_eq!(verify.failures, [failure]);
+}
