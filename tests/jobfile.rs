@@ -223,7 +223,7 @@ fn job_file_errors_name_file_line_and_option() {
     let bad = dir.path().join("bad.fio");
     std::fs::write(
         &bad,
-        "[a]\nioengine=null\nsize=1m\niodpeth=4\nverify=md5\nbs=4q\n",
+        "[a]\nioengine=null\nsize=1m\niodpeth=4\ncgroup_weight=100\nbs=4q\n",
     )
     .unwrap();
     diskmeter(dir.path())
@@ -234,7 +234,7 @@ fn job_file_errors_name_file_line_and_option() {
             "bad.fio:4: iodpeth: unknown option 'iodpeth' (did you mean 'iodepth'?)",
         ))
         .stderr(predicate::str::contains(
-            "bad.fio:5: verify: fio option 'verify' is not supported",
+            "bad.fio:5: cgroup_weight: fio option 'cgroup_weight' is not supported",
         ))
         .stderr(predicate::str::contains("bad.fio:6: bs: bs=4q:"))
         .stderr(predicate::str::contains("panicked").not());
@@ -248,7 +248,7 @@ fn job_file_errors_name_file_line_and_option() {
         .assert()
         .code(2)
         .stderr(predicate::str::contains("not both"));
-    std::fs::write(&bad, "[a]\nioengine=null\nsize=1m\nverify=md5\n").unwrap();
+    std::fs::write(&bad, "[a]\nioengine=null\nsize=1m\ncgroup_weight=100\n").unwrap();
     diskmeter(dir.path())
         .args(["run", "--quiet", "--ignore-unsupported", "bad.fio"])
         .assert()

@@ -480,7 +480,12 @@ mod tests {
             e[0]
         );
 
-        let sections = parse("t.fio", "[a]\niodpeth=4\nverify=md5\nblah=1\nbs=4q\n", &m).unwrap();
+        let sections = parse(
+            "t.fio",
+            "[a]\niodpeth=4\ncgroup_weight=100\nblah=1\nbs=4q\n",
+            &m,
+        )
+        .unwrap();
         let e = resolve(&sections, &JobSpec::default(), Unsupported::Refuse).unwrap_err();
         let text: Vec<String> = e.iter().map(ToString::to_string).collect();
         assert_eq!(text.len(), 4, "{text:?}");
@@ -491,7 +496,8 @@ mod tests {
             "{text:?}"
         );
         assert!(
-            text[1].starts_with("t.fio:3: verify: fio option 'verify' is not supported"),
+            text[1]
+                .starts_with("t.fio:3: cgroup_weight: fio option 'cgroup_weight' is not supported"),
             "{text:?}"
         );
         assert!(text[2].contains("unknown option 'blah'"), "{text:?}");
@@ -501,7 +507,7 @@ mod tests {
     #[test]
     fn ignore_unsupported_turns_only_unsupported_options_into_warnings() {
         let m = Memory::default();
-        let sections = parse("t.fio", "[a]\nverify=md5\nzonemode=zbd\nbs=8k\n", &m).unwrap();
+        let sections = parse("t.fio", "[a]\ncgroup_weight=100\nzonemode=zbd\nbs=8k\n", &m).unwrap();
         let (j, warnings) = resolve(&sections, &JobSpec::default(), Unsupported::Warn).unwrap();
         assert_eq!(j[0].bs_bytes.read, 8192);
         assert_eq!(warnings.len(), 2);

@@ -145,10 +145,10 @@ mod tests {
             "unknown option 'blocksiz' (did you mean 'blocksize'?)"
         );
         assert_eq!(
-            apply_option(&mut spec, "verify", Some("crc32c"))
+            apply_option(&mut spec, "xyzzy", Some("crc32c"))
                 .unwrap_err()
                 .to_string(),
-            "unknown option 'verify'"
+            "unknown option 'xyzzy'"
         );
     }
 

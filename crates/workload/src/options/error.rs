@@ -93,6 +93,10 @@ pub enum InvalidValue {
     #[error(transparent)]
     SteadyState(#[from] SteadyStateError),
 
+    /// A `verify` kind or `verify_pattern` problem.
+    #[error(transparent)]
+    Verify(#[from] diskmeter_verify::VerifyError),
+
     /// A value that must be a power of two (`replay_align`).
     #[error("must be a power of two (or 0 for none)")]
     NotPowerOfTwo,

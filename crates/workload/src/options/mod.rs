@@ -31,6 +31,9 @@ mod table;
 #[cfg(test)]
 mod tests;
 pub(crate) mod value;
+mod verify_setters;
+#[cfg(test)]
+mod verify_tests;
 
 use crate::JobSpec;
 pub use error::InvalidValue;

@@ -78,7 +78,13 @@ fn options_without_a_default_are_unset_in_the_default_job() {
             "read_iolog",
             "write_iolog",
             "replay_redirect",
-            "replay_skip"
+            "replay_skip",
+            "verify_pattern",
+            "verify_interval",
+            "verify_offset",
+            "verify_async_cpus",
+            "verify_backlog",
+            "verify_backlog_batch"
         ]
     );
     let defaults = JobSpec::default();
