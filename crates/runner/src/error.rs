@@ -112,6 +112,23 @@ pub enum RunError {
         /// The minimum, bytes per second.
         min_bytes_per_sec: u64,
     },
+    /// Blocks read back did not hold what was written (fio `verify`); fio ends such a job
+    /// with EILSEQ.
+    #[error(
+        "job {job}: verify failed: {errors} of {blocks} blocks checked did not match; first at \
+         {} offset {}: {}, expected {}, found {}",
+        first.path, first.offset_bytes, first.kind, first.expected, first.found
+    )]
+    VerifyFailed {
+        /// The job's name.
+        job: String,
+        /// Blocks that did not match.
+        errors: u64,
+        /// Blocks checked.
+        blocks: u64,
+        /// The first mismatch found.
+        first: Box<diskmeter_stats::VerifyFailure>,
+    },
 }
 
 /// Why the in-engine throttle cannot work as asked.

@@ -197,6 +197,20 @@ impl<C: Clock, E: IoEngine + ?Sized> Worker<'_, C, E> {
             self.fail(&slot, completion.result);
             return;
         }
+        if let (SlotOp::Transfer(Direction::Write), Some(verify)) = (slot.op, &mut self.verify) {
+            // Every write is read back, ramp included; a short one left part of the block old.
+            if completion.result as u64 == u64::from(slot.len_bytes) {
+                verify.log_write(super::verify::WrittenBlock {
+                    file: slot.file,
+                    offset_bytes: slot.offset_bytes,
+                    len_bytes: slot.len_bytes,
+                    generation: slot.generation,
+                });
+            }
+        }
+        if slot.op == SlotOp::Transfer(Direction::Read) && self.verify.is_some() {
+            self.check_completed_read(completion.slot, &slot, completion.result);
+        }
         if !window.counts(slot.granted_ns) {
             return;
         }
@@ -286,7 +300,7 @@ impl<C: Clock, E: IoEngine + ?Sized> Worker<'_, C, E> {
     }
 
     /// The error of an IO that completed with `-errno` = `result`.
-    fn io_failure(&self, slot: &SlotState, result: i64) -> RunError {
+    pub(super) fn io_failure(&self, slot: &SlotState, result: i64) -> RunError {
         let path = self
             .ctx
             .targets

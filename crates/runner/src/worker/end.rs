@@ -90,9 +90,9 @@ impl<C: Clock, E: IoEngine + ?Sized> Worker<'_, C, E> {
         self.stopping = true;
     }
 
-    /// The statistics of the measured period, and the error that ended it early, if any.
-    pub(super) fn finish(mut self) -> WorkerOutcome {
-        let end = self.clock.now_ns();
+    /// The statistics of the measured period, which ended at `end` (the job's last IO; a
+    /// verify phase after it is timed apart), and the error that ended it early, if any.
+    pub(super) fn finish(mut self, end: u64) -> WorkerOutcome {
         if let Some(recorder) = self.recorder.take() {
             if let Err(error) = recorder.finish(end) {
                 self.failure.get_or_insert(error);
@@ -102,8 +102,12 @@ impl<C: Clock, E: IoEngine + ?Sized> Worker<'_, C, E> {
         let runtime_ns = end
             .min(window.measure_end)
             .saturating_sub(window.measure_start.min(end));
+        let mut stats = self.tally.finish(runtime_ns);
+        if let Some(verify) = self.verify.take() {
+            stats.verify = verify.stats;
+        }
         WorkerOutcome {
-            stats: self.tally.finish(runtime_ns),
+            stats,
             error: self.failure,
         }
     }

@@ -120,6 +120,10 @@ impl<C: Clock, E: IoEngine + ?Sized> Worker<'_, C, E> {
         if self.stopping && self.queue.held.is_empty() {
             return Ok(AfterIssue::Reap { wake_at });
         }
+        if self.verify.as_ref().is_some_and(|v| v.backlog_due()) {
+            // The backlog is checked once what is in flight has completed (see `run_loop`).
+            return Ok(AfterIssue::Reap { wake_at });
+        }
         while self.queue.just_queued.len() < self.shape.batch
             && self.tally.issued_bytes < self.shape.io_limit_bytes
         {
@@ -312,8 +316,12 @@ impl<C: Clock, E: IoEngine + ?Sized> Worker<'_, C, E> {
                 self.shape.align[direction.index()],
             ),
         };
+        let mut generation = 0;
         if direction == Direction::Write {
-            if self.shape.scramble {
+            if let Some(verify) = self.verify.as_deref_mut() {
+                let buffer = &mut self.engine.buffer_mut(slot)[..len_bytes as usize];
+                generation = verify.fill(buffer, offset_bytes);
+            } else if self.shape.scramble {
                 self.stamp(slot, len_bytes);
             }
             self.count_write_for_syncs(file);
@@ -327,6 +335,7 @@ impl<C: Clock, E: IoEngine + ?Sized> Worker<'_, C, E> {
             issue_ns: wanted_ns,
             granted_ns,
             submit_ns: now,
+            generation,
         };
         let op = match direction {
             Direction::Read => IoOp::Read,
@@ -401,6 +410,7 @@ impl<C: Clock, E: IoEngine + ?Sized> Worker<'_, C, E> {
             issue_ns: now,
             granted_ns: now,
             submit_ns: now,
+            generation: 0,
         };
         self.engine
             .queue(IoUnit {

@@ -29,6 +29,7 @@ mod end;
 mod issue;
 #[cfg(test)]
 mod tests;
+mod verify;
 
 use crate::clock::{Clock, TscClock};
 use crate::gate::StartGate;
@@ -80,6 +81,8 @@ struct SlotState {
     granted_ns: u64,
     /// When the engine had it.
     submit_ns: u64,
+    /// A verified write's generation (see [`verify`]); 0 otherwise.
+    generation: u64,
 }
 
 impl Default for SlotState {
@@ -93,6 +96,7 @@ impl Default for SlotState {
             issue_ns: 0,
             granted_ns: 0,
             submit_ns: 0,
+            generation: 0,
         }
     }
 }
@@ -312,6 +316,8 @@ pub(crate) struct Worker<'a, C: Clock, E: IoEngine + ?Sized> {
     stopping: bool,
     /// What ended the worker early, if anything did.
     failure: Option<RunError>,
+    /// Data verification (fio `verify`), when the job asks for it.
+    verify: Option<Box<verify::VerifyRun>>,
 }
 
 /// What a pass of the loop does next after issuing.
@@ -342,7 +348,10 @@ impl<'a, C: Clock, E: IoEngine + ?Sized> Worker<'a, C, E> {
                 .unwrap_or(job.bs_bounds(d).0)
                 .max(1)
         });
-        let scramble = !job.zero_buffers && job.buffer_compress_percentage != Some(100);
+        let verify = verify::VerifyRun::for_job(ctx);
+        // Verified writes carry their own unique contents: no stamps over them.
+        let scramble =
+            verify.is_none() && !job.zero_buffers && job.buffer_compress_percentage != Some(100);
         // Stamp each sector; in a compressible buffer only the random head of each chunk, so
         // the stamps do not eat into the zeros.
         let (stamp_every, stamp_len) = match job.buffer_compress_percentage {
@@ -418,6 +427,7 @@ impl<'a, C: Clock, E: IoEngine + ?Sized> Worker<'a, C, E> {
             recorder: None,
             stopping: false,
             failure: None,
+            verify,
         }
     }
 
@@ -445,8 +455,16 @@ impl<'a, C: Clock, E: IoEngine + ?Sized> Worker<'a, C, E> {
     pub(crate) fn run(mut self) -> WorkerOutcome {
         self.start_delay();
         self.start();
-        match self.run_loop() {
-            Ok(()) => self.finish(),
+        let only_verify = self.verify.as_ref().is_some_and(|v| v.only);
+        let ran = if only_verify {
+            self.log_writes_without_writing()
+        } else {
+            self.run_loop()
+        };
+        // The job's own IO ends here: the verify phase after it is timed apart.
+        let io_end = self.clock.now_ns();
+        match ran.and_then(|()| self.after_writes(only_verify)) {
+            Ok(()) => self.finish(io_end),
             Err(error) => WorkerOutcome {
                 stats: WorkerStats::new(),
                 error: Some(error),
@@ -505,6 +523,9 @@ impl<'a, C: Clock, E: IoEngine + ?Sized> Worker<'a, C, E> {
     /// The loop: each pass issues what is due, then reaps and accounts what completed.
     fn run_loop(&mut self) -> Result<(), RunError> {
         loop {
+            if self.verify.is_some() {
+                self.verify_backlog_if_due()?;
+            }
             let now = self.clock.now_ns();
             self.tally.enter_measurement(now);
             self.check_rate_min(now);

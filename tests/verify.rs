@@ -1,0 +1,294 @@
+//! Data verification (fio `verify`) on a loop device, with faults injected into the backing
+//! file between the write and the verify: a flipped bit, a torn 4 KiB write inside a 16 KiB
+//! block, a lost write (the block of an older generation read back) and a misdirected write
+//! (a valid block copied to another offset). Each is caught with its offset for md5, crc32c,
+//! xxhash and sha256, and a clean write + verify run finds no error.
+//!
+//! How the faults are made: run A writes the device once (`loops=1`), run B twice
+//! (`loops=2`, so every block's second write is its newest generation), both with
+//! `do_verify=0`. The same seed gives the same first pass, so run A's image holds the older
+//! generation of each of run B's blocks. The faults are patched into run B's image and a
+//! `verify_only` run of B's job reads every block back.
+
+mod common;
+
+use common::{real_io, require_root, LoopDevice, TestDir};
+use std::os::unix::fs::FileExt;
+use std::path::Path;
+
+const BLOCK: u64 = 16 * 1024;
+/// Blocks on the 1 MiB device.
+const BLOCKS: u64 = 64;
+
+const FLIPPED: u64 = 3;
+const TORN: u64 = 10;
+const LOST: u64 = 20;
+const MISDIRECTED: u64 = 30;
+/// The block copied over `MISDIRECTED`.
+const MISDIRECTED_FROM: u64 = 40;
+
+/// `diskmeter run` arguments of a sequential 16 KiB write job over the whole device.
+fn write_job(device: &str, verify: &str, extra: &[&str]) -> Vec<String> {
+    let mut args: Vec<String> = [
+        "--name=verified",
+        "--rw=write",
+        "--bs=16k",
+        "--size=1m",
+        "--direct=1",
+        "--ioengine=psync",
+        "--allow-destroy",
+    ]
+    .iter()
+    .map(|s| s.to_string())
+    .collect();
+    args.push(format!("--filename={device}"));
+    args.push(format!("--verify={verify}"));
+    args.extend(extra.iter().map(|s| s.to_string()));
+    args
+}
+
+/// Runs diskmeter with `args` and `--output-format=json`; returns the exit code and the JSON.
+fn run(t: &TestDir, args: &[String]) -> (i32, serde_json::Value) {
+    let args: Vec<&str> = args.iter().map(String::as_str).collect();
+    let output = t
+        .run(&args)
+        .arg("--output-format=json")
+        .output()
+        .expect("run diskmeter");
+    let json = serde_json::from_slice(&output.stdout).unwrap_or_else(|e| {
+        panic!(
+            "stdout is not JSON ({e}): {}\n{}",
+            String::from_utf8_lossy(&output.stderr),
+            String::from_utf8_lossy(&output.stdout)
+        )
+    });
+    (output.status.code().unwrap_or(-1), json)
+}
+
+fn read_image(backing: &Path) -> Vec<u8> {
+    std::fs::read(backing).expect("read the backing file")
+}
+
+/// Writes `bytes` at `offset` of the backing file, under the loop device.
+fn patch(backing: &Path, offset: u64, bytes: &[u8]) {
+    let file = std::fs::OpenOptions::new()
+        .write(true)
+        .open(backing)
+        .expect("open the backing file");
+    file.write_all_at(bytes, offset).expect("patch");
+    file.sync_all().expect("sync the backing file");
+}
+
+fn block(image: &[u8], k: u64) -> &[u8] {
+    &image[(k * BLOCK) as usize..((k + 1) * BLOCK) as usize]
+}
+
+/// The matrix for one checksum kind.
+fn faults_are_caught_with_their_offsets(verify: &str) {
+    let test = format!("faults_are_caught_with_their_offsets_{verify}");
+    if !require_root(&test) {
+        return;
+    }
+    let _turn = real_io();
+    let t = TestDir::new();
+    let device = LoopDevice::new_direct(t.path(), "verified.img", 1);
+    let backing = t.path().join("verified.img");
+
+    let (code, _) = run(&t, &write_job(&device.dev, verify, &["--do_verify=0"]));
+    assert_eq!(code, 0, "run A writes");
+    let older = read_image(&backing);
+    let (code, _) = run(
+        &t,
+        &write_job(&device.dev, verify, &["--do_verify=0", "--loops=2"]),
+    );
+    assert_eq!(code, 0, "run B writes");
+    let newest = read_image(&backing);
+
+    // A flipped bit in the data, away from the header.
+    let at = FLIPPED * BLOCK + 9000;
+    patch(&backing, at, &[newest[at as usize] ^ 0x10]);
+    // 4 KiB of the block still hold the older write: the rest of it landed.
+    let torn_at = TORN * BLOCK + 8192;
+    patch(
+        &backing,
+        torn_at,
+        &older[torn_at as usize..(torn_at + 4096) as usize],
+    );
+    // The newest write of the block never reached the disk: its older generation is there.
+    patch(&backing, LOST * BLOCK, block(&older, LOST));
+    // A valid block written at the wrong offset.
+    patch(
+        &backing,
+        MISDIRECTED * BLOCK,
+        block(&newest, MISDIRECTED_FROM),
+    );
+
+    let (code, json) = run(
+        &t,
+        &write_job(&device.dev, verify, &["--verify_only=1", "--loops=2"]),
+    );
+    assert_eq!(code, 1, "a verify failure fails the job: {json}");
+    let v = &json["jobs"][0]["verify"];
+    assert_eq!(v["blocks"], BLOCKS, "every block checked: {v}");
+    assert_eq!(v["errors"], 4, "four faults, four errors: {v}");
+    let found: Vec<(u64, String)> = v["failures"]
+        .as_array()
+        .expect("failures")
+        .iter()
+        .map(|f| {
+            (
+                f["offset_bytes"].as_u64().unwrap(),
+                f["kind"].as_str().unwrap().to_string(),
+            )
+        })
+        .collect();
+    let offsets: Vec<u64> = found.iter().map(|(o, _)| *o).collect();
+    assert_eq!(
+        offsets,
+        [FLIPPED, TORN, LOST, MISDIRECTED].map(|k| k * BLOCK),
+        "each fault at its block's offset: {v}"
+    );
+    let kinds: Vec<&str> = found.iter().map(|(_, k)| k.as_str()).collect();
+    assert_eq!(
+        kinds,
+        ["flipped_bits", "torn", "lost_write", "misdirected"],
+        "each fault classified: {v}"
+    );
+    // Each failure says what was expected and what was found.
+    for f in v["failures"].as_array().unwrap() {
+        assert_ne!(f["expected"], f["found"], "{f}");
+        assert!(f["path"].as_str().unwrap().starts_with("/dev/loop"), "{f}");
+    }
+
+    // A clean write + verify in one run: every block read back, no error.
+    let (code, json) = run(&t, &write_job(&device.dev, verify, &[]));
+    assert_eq!(code, 0, "clean run: {json}");
+    let v = &json["jobs"][0]["verify"];
+    assert_eq!(
+        (v["blocks"].as_u64(), v["errors"].as_u64()),
+        (Some(BLOCKS), Some(0)),
+        "{v}"
+    );
+    assert_eq!(
+        json["jobs"][0]["read"]["ios"], 0,
+        "verify reads are not the job's reads"
+    );
+}
+
+#[test]
+fn faults_are_caught_with_their_offsets_md5() {
+    faults_are_caught_with_their_offsets("md5");
+}
+
+#[test]
+fn faults_are_caught_with_their_offsets_crc32c() {
+    faults_are_caught_with_their_offsets("crc32c");
+}
+
+#[test]
+fn faults_are_caught_with_their_offsets_xxhash() {
+    faults_are_caught_with_their_offsets("xxhash");
+}
+
+#[test]
+fn faults_are_caught_with_their_offsets_sha256() {
+    faults_are_caught_with_their_offsets("sha256");
+}
+
+/// `diskmeter run` arguments of a 1 MiB job in 4 KiB blocks on `f.dat` in the test folder.
+fn file_job(rw: &str, extra: &[&str]) -> Vec<String> {
+    let mut args: Vec<String> = [
+        "--name=f",
+        "--filename=f.dat",
+        "--bs=4k",
+        "--size=1m",
+        "--verify=xxhash",
+        "--unlink=0",
+    ]
+    .iter()
+    .map(|s| s.to_string())
+    .collect();
+    args.push(format!("--rw={rw}"));
+    args.extend(extra.iter().map(|s| s.to_string()));
+    args
+}
+
+#[test]
+fn verify_backlog_checks_every_block_while_writing() {
+    let t = TestDir::new();
+    let (code, json) = run(
+        &t,
+        &file_job(
+            "randwrite",
+            &[
+                "--verify_backlog=16",
+                "--verify_backlog_batch=8",
+                "--iodepth=8",
+                "--ioengine=io_uring",
+            ],
+        ),
+    );
+    assert_eq!(code, 0, "{json}");
+    let job = &json["jobs"][0];
+    assert_eq!(job["write"]["ios"], 256);
+    assert_eq!(job["verify"]["blocks"], 256, "{}", job["verify"]);
+    assert_eq!(job["verify"]["errors"], 0);
+}
+
+/// Writes `f.dat` with headers and no read-back, then damages it: one flipped bit in block
+/// 5, block 9 zeroed.
+fn damaged_file(t: &TestDir) -> std::path::PathBuf {
+    let (code, json) = run(t, &file_job("write", &["--do_verify=0"]));
+    assert_eq!(code, 0, "{json}");
+    assert!(json["jobs"][0].get("verify").is_none(), "nothing read back");
+    let path = t.path().join("f.dat");
+    let image = std::fs::read(&path).unwrap();
+    patch(&path, 5 * 4096 + 100, &[image[5 * 4096 + 100] ^ 1]);
+    patch(&path, 9 * 4096, &[0u8; 4096]);
+    path
+}
+
+#[test]
+fn a_read_job_checks_what_a_write_job_left_and_dumps_the_blocks_that_differ() {
+    let t = TestDir::new();
+    damaged_file(&t);
+    let (code, json) = run(&t, &file_job("read", &["--verify_dump=1"]));
+    assert_eq!(code, 1, "a verify failure fails the job: {json}");
+    let job = &json["jobs"][0];
+    assert_eq!(job["read"]["ios"], 256, "the job's own reads are counted");
+    let v = &job["verify"];
+    assert_eq!(
+        (v["blocks"].as_u64(), v["errors"].as_u64()),
+        (Some(256), Some(2)),
+        "{v}"
+    );
+    let found: Vec<(u64, &str)> = v["failures"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| {
+            (
+                f["offset_bytes"].as_u64().unwrap(),
+                f["kind"].as_str().unwrap(),
+            )
+        })
+        .collect();
+    assert_eq!(found, [(5 * 4096, "flipped_bits"), (9 * 4096, "unwritten")]);
+    // verify_dump: the block as read and as written, differing in the one flipped byte.
+    let received = std::fs::read(t.path().join("f.dat.20480.received")).unwrap();
+    let expected = std::fs::read(t.path().join("f.dat.20480.expected")).unwrap();
+    let differ: Vec<usize> = (0..4096).filter(|&i| received[i] != expected[i]).collect();
+    assert_eq!(differ, [100]);
+    assert!(t.path().join("f.dat.36864.received").exists());
+}
+
+#[test]
+fn verify_fatal_stops_at_the_first_mismatch() {
+    let t = TestDir::new();
+    damaged_file(&t);
+    let (code, json) = run(&t, &file_job("read", &["--verify_fatal=1"]));
+    assert_eq!(code, 1, "{json}");
+    let v = &json["jobs"][0]["verify"];
+    assert_eq!(v["errors"], 1, "{v}");
+    assert!(v["blocks"].as_u64().unwrap() < 256, "stopped early: {v}");
+}
