@@ -292,3 +292,69 @@ fn verify_fatal_stops_at_the_first_mismatch() {
     assert_eq!(v["errors"], 1, "{v}");
     assert!(v["blocks"].as_u64().unwrap() < 256, "stopped early: {v}");
 }
+
+/// True once the process `pid` catches SIGINT (diskmeter installs its handler when its
+/// session opens; a signal before would end the process the default way).
+fn catches_sigint(pid: u32) -> bool {
+    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).unwrap_or_default();
+    status
+        .lines()
+        .find_map(|l| l.strip_prefix("SigCgt:"))
+        .and_then(|mask| u64::from_str_radix(mask.trim(), 16).ok())
+        .is_some_and(|mask| mask & (1 << (libc::SIGINT - 1)) != 0)
+}
+
+#[test]
+fn an_interrupted_write_saves_its_state_and_verify_only_checks_just_what_it_wrote() {
+    let t = TestDir::new();
+    // 256 writes at 100 a second: Ctrl-C after about a second stops it a third of the way.
+    let args = file_job("write", &["--rate_iops=100", "--ioengine=psync"]);
+    let args: Vec<&str> = args.iter().map(String::as_str).collect();
+    let mut child = std::process::Command::new(assert_cmd::cargo::cargo_bin("diskmeter"))
+        .current_dir(t.path())
+        .args(["run", "--quiet"])
+        .args(&args)
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .expect("start diskmeter");
+    let started = std::time::Instant::now();
+    while !catches_sigint(child.id()) && started.elapsed() < std::time::Duration::from_secs(10) {
+        std::thread::sleep(std::time::Duration::from_millis(10));
+    }
+    std::thread::sleep(std::time::Duration::from_millis(1000));
+    // SAFETY: kill sends a signal to the child we started; no memory is involved.
+    unsafe { libc::kill(child.id() as i32, libc::SIGINT) };
+    assert_eq!(
+        child.wait().unwrap().code(),
+        Some(1),
+        "an interrupted run exits 1"
+    );
+
+    let state = std::fs::read_to_string(t.path().join("local-f-0-verify.state"))
+        .expect("verify_state_save wrote the state");
+    let written: u64 = state
+        .lines()
+        .find_map(|l| l.strip_prefix("writes "))
+        .and_then(|n| n.parse().ok())
+        .unwrap_or_else(|| panic!("a writes line: {state}"));
+    assert!(written > 0 && written < 256, "{state}");
+
+    let (code, json) = run(
+        &t,
+        &file_job("write", &["--verify_only=1", "--verify_state_load=1"]),
+    );
+    assert_eq!(code, 0, "what was written reads back: {json}");
+    let v = &json["jobs"][0]["verify"];
+    assert_eq!(
+        (v["blocks"].as_u64(), v["errors"].as_u64()),
+        (Some(written), Some(0)),
+        "{v}"
+    );
+
+    // Without the state, verify_only expects the whole job's writes: the rest never came.
+    let (code, json) = run(&t, &file_job("write", &["--verify_only=1"]));
+    assert_eq!(code, 1);
+    let v = &json["jobs"][0]["verify"];
+    assert_eq!(v["errors"].as_u64(), Some(256 - written), "{v}");
+}

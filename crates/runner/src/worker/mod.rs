@@ -459,7 +459,11 @@ impl<'a, C: Clock, E: IoEngine + ?Sized> Worker<'a, C, E> {
         let ran = if only_verify {
             self.log_writes_without_writing()
         } else {
-            self.run_loop()
+            let ran = self.run_loop();
+            if self.verify.is_some() {
+                self.save_state_if_cut_short();
+            }
+            ran
         };
         // The job's own IO ends here: the verify phase after it is timed apart.
         let io_end = self.clock.now_ns();

@@ -66,6 +66,11 @@ pub(super) struct VerifyRun {
     fatal: bool,
     /// Where `verify_dump` writes blocks that did not match.
     dump_dir: Option<PathBuf>,
+    /// fio `verify_state_save`: a write phase cut short leaves this file saying how far it
+    /// got. `None` for a job that does not write.
+    state_save: Option<PathBuf>,
+    /// fio `verify_state_load`: `verify_only` checks only the writes this file counts.
+    state_load: Option<PathBuf>,
     pub(super) stats: VerifyStats,
 }
 
@@ -78,6 +83,12 @@ impl VerifyRun {
         // run can check them), read back as the phase says.
         let verifier = Verifier::new(options.setup()?).ok()?;
         let writes = job.rw.writes();
+        // fio's name for a local job's state: <type>-<jobname>-<index>-verify.state, in the
+        // working directory.
+        let state_file = PathBuf::from(format!(
+            "local-{}-{}-verify.state",
+            job.name, ctx.plan.clone_index
+        ));
         let (after_writes, existing, (backlog_every, backlog_batch)) =
             match options.phase(job.rw.writes()) {
                 VerifyPhase::None => (false, false, (0, 0)),
@@ -108,6 +119,8 @@ impl VerifyRun {
                 GenerationCheck::Exact
             },
             fatal: options.fatal,
+            state_save: (options.state_save && writes && !existing).then(|| state_file.clone()),
+            state_load: (options.state_load && existing && writes).then_some(state_file),
             dump_dir: options
                 .dump
                 .then(|| std::env::current_dir().unwrap_or_else(|_| PathBuf::from("."))),
@@ -285,6 +298,25 @@ impl VerifyRun {
     }
 }
 
+/// The first line of a verify state file (diskmeter's own text format: fio's is a binary
+/// dump of its thread state).
+const STATE_HEADER: &str = "diskmeter verify state 1";
+
+/// The number of writes a verify state file counts.
+fn load_state(path: &std::path::Path) -> Result<u64, String> {
+    let text = std::fs::read_to_string(path).map_err(|e| e.to_string())?;
+    let mut lines = text.lines();
+    if lines.next() != Some(STATE_HEADER) {
+        return Err(format!(
+            "not a diskmeter verify state (first line is not \"{STATE_HEADER}\")"
+        ));
+    }
+    lines
+        .find_map(|line| line.strip_prefix("writes "))
+        .and_then(|n| n.trim().parse().ok())
+        .ok_or_else(|| "no \"writes N\" line".to_string())
+}
+
 /// What the block should have held and what it held, as the results print them.
 fn expected_and_found(mismatch: &Mismatch) -> (String, String) {
     let interval = mismatch.offset;
@@ -366,11 +398,19 @@ impl<C: Clock, E: IoEngine + ?Sized> Worker<'_, C, E> {
                     .to_string(),
             });
         }
+        let job = &self.ctx.job.name;
         let Some(verify) = self.verify.as_deref_mut() else {
             return Ok(());
         };
+        let max_writes = match &verify.state_load {
+            Some(path) => load_state(path).map_err(|message| RunError::Job {
+                job: job.clone(),
+                message: format!("verify_state_load: {}: {message}", path.display()),
+            })?,
+            None => u64::MAX,
+        };
         let mut issued = 0u64;
-        while issued < limit {
+        while issued < limit && verify.next_generation < max_writes {
             let direction = if self.mix.next_is_read() {
                 Direction::Read
             } else {
@@ -395,6 +435,25 @@ impl<C: Clock, E: IoEngine + ?Sized> Worker<'_, C, E> {
             issued += len_bytes;
         }
         Ok(())
+    }
+
+    /// fio's `verify_state_save`: when the write phase was cut short (a signal, a failed
+    /// sibling, an error), the number of writes issued (every one of them completed or failed
+    /// before the loop ended) goes to the state file. A state that cannot be written loses
+    /// the state, not the run.
+    pub(super) fn save_state_if_cut_short(&mut self) {
+        let cut_short = self.ctx.stop.load(Ordering::Relaxed)
+            || self.ctx.abort.load(Ordering::Relaxed)
+            || self.failure.is_some();
+        let Some(verify) = self.verify.as_deref() else {
+            return;
+        };
+        if let (true, Some(path)) = (cut_short, &verify.state_save) {
+            let _ = std::fs::write(
+                path,
+                format!("{STATE_HEADER}\nwrites {}\n", verify.next_generation),
+            );
+        }
     }
 
     /// Checks a read of a job that only reads (`check_reads`) as it completes; with
