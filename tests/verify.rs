@@ -358,3 +358,37 @@ fn an_interrupted_write_saves_its_state_and_verify_only_checks_just_what_it_wrot
     let v = &json["jobs"][0]["verify"];
     assert_eq!(v["errors"].as_u64(), Some(256 - written), "{v}");
 }
+
+#[test]
+fn on_the_null_engine_blocks_are_read_back_but_not_checked_as_fio() {
+    // fio 3.33 on its null engine: 256 verify reads, error 0 (no data moves to check).
+    let t = TestDir::new();
+    let (code, json) = run(&t, &file_job("write", &["--ioengine=null"]));
+    assert_eq!(code, 0, "{json}");
+    let v = &json["jobs"][0]["verify"];
+    assert_eq!(
+        (v["blocks"].as_u64(), v["errors"].as_u64()),
+        (Some(256), Some(0)),
+        "{v}"
+    );
+}
+
+#[test]
+fn a_job_whose_runtime_ran_out_has_no_verify_phase_as_fio() {
+    // fio 3.33 with time_based: no verify reads after the runtime.
+    let t = TestDir::new();
+    let (code, json) = run(
+        &t,
+        &file_job(
+            "randwrite",
+            &["--ioengine=null", "--time_based", "--runtime=200ms"],
+        ),
+    );
+    assert_eq!(code, 0, "{json}");
+    assert!(json["jobs"][0]["write"]["ios"].as_u64().unwrap() > 0);
+    assert!(
+        json["jobs"][0].get("verify").is_none(),
+        "{}",
+        json["jobs"][0]
+    );
+}

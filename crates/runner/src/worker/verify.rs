@@ -64,6 +64,9 @@ pub(super) struct VerifyRun {
     generations: GenerationCheck,
     /// Stop at the first mismatch (fio `verify_fatal`).
     fatal: bool,
+    /// The engine moves no data (null): blocks are read back and counted but not checked,
+    /// as fio does on its null engine (a read there leaves the buffer as it was).
+    no_data: bool,
     /// Where `verify_dump` writes blocks that did not match.
     dump_dir: Option<PathBuf>,
     /// fio `verify_state_save`: a write phase cut short leaves this file saying how far it
@@ -121,6 +124,7 @@ impl VerifyRun {
             fatal: options.fatal,
             state_save: (options.state_save && writes && !existing).then(|| state_file.clone()),
             state_load: (options.state_load && existing && writes).then_some(state_file),
+            no_data: job.ioengine == diskmeter_workload::EngineKind::Null,
             dump_dir: options
                 .dump
                 .then(|| std::env::current_dir().unwrap_or_else(|_| PathBuf::from("."))),
@@ -229,7 +233,9 @@ impl VerifyRun {
     /// Checks the block read into `data` and counts it; the failure when it did not match.
     fn check(&mut self, block: &WrittenBlock, data: &[u8], path: &str) -> Option<VerifyFailure> {
         let id = self.stamp(block.offset_bytes, block.generation);
-        let failure = if data.len() < block.len_bytes as usize {
+        let failure = if self.no_data {
+            None
+        } else if data.len() < block.len_bytes as usize {
             Some(VerifyFailure {
                 path: path.to_string(),
                 offset_bytes: block.offset_bytes,
@@ -500,7 +506,15 @@ impl<C: Clock, E: IoEngine + ?Sized> Worker<'_, C, E> {
         };
         let interrupted =
             self.ctx.stop.load(Ordering::Relaxed) || self.ctx.abort.load(Ordering::Relaxed);
-        if (verify.after_writes || only_verify) && self.failure.is_none() && !interrupted {
+        // Like fio, a job whose runtime ran out (time_based, or a runtime shorter than its
+        // size) has no time left for the verify phase; its backlog passes did run.
+        let now = self.clock.now_ns();
+        let out_of_time = self.window.deadline.is_some_and(|d| now >= d);
+        if (verify.after_writes || only_verify)
+            && self.failure.is_none()
+            && !interrupted
+            && !out_of_time
+        {
             self.verify_phase()?;
         }
         self.verify_outcome();
