@@ -48,7 +48,7 @@ pub(crate) fn classify_interval(view: &IntervalView<'_>) -> Option<Failure> {
     if setup.kind == VerifyKind::Pattern {
         let pattern = setup.pattern.as_ref()?;
         let expanded = pattern.expand(view.expected.offset);
-        if matches_pattern(interval, view.start, &expanded) {
+        if expanded.matches(interval, view.start) {
             return None;
         }
         if interval.iter().all(|byte| *byte == 0) {
@@ -181,14 +181,6 @@ enum Source<'a> {
     Stream(u64),
     /// The verify_pattern as expanded for the block.
     Pattern(&'a Expanded),
-}
-
-/// Whether `interval` (at `start` in its block) is the pattern throughout.
-fn matches_pattern(interval: &[u8], start: usize, expanded: &Expanded) -> bool {
-    interval
-        .iter()
-        .enumerate()
-        .all(|(index, byte)| *byte == expanded.byte_at(start + index))
 }
 
 /// The sector-by-sector comparison of an interval with what should be there.
