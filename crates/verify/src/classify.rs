@@ -54,6 +54,12 @@ pub(crate) fn classify_interval(view: &IntervalView<'_>) -> Option<Failure> {
         if interval.iter().all(|byte| *byte == 0) {
             return Some(Failure::Unwritten);
         }
+        if let Some(found_offset) = pattern_offset_elsewhere(view) {
+            return Some(Failure::Misdirected {
+                found_offset,
+                found_generation: None,
+            });
+        }
         let analysis = analyse(view, &Source::Pattern(&expanded), None);
         return Some(
             analysis
@@ -93,6 +99,22 @@ pub(crate) fn classify_interval(view: &IntervalView<'_>) -> Option<Failure> {
     }
 }
 
+/// For `verify=pattern` with `%o`: the other block offset whose pattern the whole interval
+/// is, read from where the block's first `%o` was written, if it is one.
+fn pattern_offset_elsewhere(view: &IntervalView<'_>) -> Option<u64> {
+    let pattern = view.verifier.setup().pattern.as_ref()?;
+    let at = pattern.offset_position()?;
+    let bytes = view.block.get(at..at + 8)?;
+    let found_offset = u64::from_le_bytes(bytes.try_into().ok()?);
+    if found_offset == view.expected.offset {
+        return None;
+    }
+    pattern
+        .expand(found_offset)
+        .matches(view.bytes(), view.start)
+        .then_some(found_offset)
+}
+
 /// An interval with a valid header: its checksum, then whose block it is.
 fn check_against_header(view: &IntervalView<'_>, header: &Header) -> Option<Failure> {
     let setup = view.verifier.setup();
@@ -130,7 +152,7 @@ fn check_against_header(view: &IntervalView<'_>, header: &Header) -> Option<Fail
     if header.offset != view.file_offset() {
         return Some(Failure::Misdirected {
             found_offset: header.offset,
-            found_generation: header.generation,
+            found_generation: Some(header.generation),
         });
     }
     if header.seed != expected.seed {

@@ -129,6 +129,18 @@ impl VerifyPattern {
         self.pieces.contains(&Piece::Offset)
     }
 
+    /// Where the first `%o` sits in the pattern (bytes from its start), if it has one.
+    pub fn offset_position(&self) -> Option<usize> {
+        let mut at = 0;
+        for piece in &self.pieces {
+            match piece {
+                Piece::Offset => return Some(at),
+                Piece::Bytes(bytes) => at += bytes.len(),
+            }
+        }
+        None
+    }
+
     /// The pattern for the block at `block_offset`, repeated to fill the expansion buffer.
     pub(crate) fn expand(&self, block_offset: u64) -> Expanded {
         let mut bytes = [0u8; MAX_PATTERN_BYTES];
