@@ -204,6 +204,18 @@ impl Mismatch {
     pub fn class(&self) -> FailureClass {
         self.failure.class()
     }
+
+    /// Where the damage is: the first differing byte of flipped bits or corrupt data, the
+    /// first foreign sector of a torn write, else the failed interval's start (a lost,
+    /// misdirected or unwritten interval is wrong as a whole).
+    pub fn damage_offset(&self) -> u64 {
+        match self.failure {
+            Failure::FlippedBits { at, .. }
+            | Failure::Torn { at, .. }
+            | Failure::Corrupt { at, .. } => at,
+            _ => self.offset,
+        }
+    }
 }
 
 impl fmt::Display for Failure {

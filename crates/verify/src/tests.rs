@@ -173,6 +173,7 @@ fn a_torn_write_whose_first_sector_is_old_names_the_old_header_generation() {
     let mut block = filled(&verifier, &stamp(0, 2), BLOCK);
     block[..4096].copy_from_slice(&old[..4096]);
     let mismatch = failure_of(&verifier, &block, &stamp(0, 2));
+    assert_eq!(mismatch.damage_offset(), 4096);
     assert_eq!(
         mismatch.failure,
         Failure::Torn {
@@ -213,6 +214,7 @@ fn an_older_valid_block_is_a_lost_write() {
             }
         );
         assert_eq!(mismatch.offset, 65536);
+        assert_eq!(mismatch.damage_offset(), 65536);
         assert_eq!(
             verifier.check_with(&block, &stamp(65536, 4), GenerationCheck::Any),
             Ok(())

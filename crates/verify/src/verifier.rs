@@ -138,7 +138,9 @@ impl Verifier {
     }
 
     /// Fills `block` (the whole buffer of one write) for the write described by `stamp`:
-    /// data, then each interval's header with its checksum. Allocates nothing.
+    /// data, then each interval's header with its checksum. Allocates nothing. Filling a
+    /// buffer with the stamp a check expected also gives the expected contents of a failed
+    /// block (what `verify_dump` writes beside the found ones).
     pub fn fill(&self, block: &mut [u8], stamp: &Stamp) {
         if let Some(pattern) = &self.setup.pattern {
             pattern.fill(block, stamp.offset);
