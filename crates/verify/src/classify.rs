@@ -68,9 +68,17 @@ pub(crate) fn classify_interval(view: &IntervalView<'_>) -> Option<Failure> {
         );
     }
     let at = setup.header_offset_bytes as usize;
-    let header_len = view.verifier.header_len();
-    match Header::decode(&interval[at..at + header_len], setup.kind) {
+    let Some(header_bytes) = interval.get(at..) else {
+        return Some(Failure::BadHeader {
+            fault: HeaderFault::Short {
+                needed: (at + view.verifier.header_len()) as u32,
+                found: interval.len() as u32,
+            },
+        });
+    };
+    match Header::decode(header_bytes, setup.kind) {
         Ok(header) => check_against_header(view, &header),
+        Err(fault @ HeaderFault::Short { .. }) => Some(Failure::BadHeader { fault }),
         Err(fault) => {
             if interval.iter().all(|byte| *byte == 0) {
                 return Some(Failure::Unwritten);

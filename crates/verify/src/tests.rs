@@ -338,6 +338,22 @@ fn layouts_that_cannot_hold_the_header_are_refused() {
 }
 
 #[test]
+fn a_block_too_short_for_the_header_is_reported_not_a_panic() {
+    let verifier = Verifier::new(setup(VerifyKind::Sha512)).unwrap();
+    let mut block = vec![0u8; 100];
+    verifier.fill(&mut block, &stamp(0, 1));
+    assert_eq!(
+        failure_of(&verifier, &block, &stamp(0, 1)).failure,
+        Failure::BadHeader {
+            fault: HeaderFault::Short {
+                needed: 112,
+                found: 100
+            }
+        }
+    );
+}
+
+#[test]
 fn the_null_kind_never_fails() {
     let verifier = Verifier::new(setup(VerifyKind::Null)).unwrap();
     assert_eq!(verifier.check(&[0u8; 4096], &stamp(0, 1)), Ok(()));
@@ -561,6 +577,28 @@ mod properties {
     }
 
     proptest! {
+        #[test]
+        fn any_bytes_give_a_verdict_and_never_a_panic(
+            kind in proptest::sample::select(ALL_KINDS.to_vec()),
+            bytes in proptest::collection::vec(any::<u8>(), 0..600),
+            interval in prop_oneof![Just(None), Just(Some(128u32)), Just(Some(200u32))],
+            header_offset in prop_oneof![Just(0u32), Just(40u32)],
+        ) {
+            let pattern = (kind == VerifyKind::Pattern)
+                .then(|| VerifyPattern::parse("0x0102%o").unwrap());
+            if let Ok(verifier) = Verifier::new(VerifySetup {
+                kind,
+                interval_bytes: interval,
+                header_offset_bytes: header_offset,
+                pattern,
+            }) {
+                let _ = verifier.check(&bytes, &stamp(0, 1));
+                let mut block = bytes.clone();
+                verifier.fill(&mut block, &stamp(0, 1));
+                let _ = verifier.check(&block, &stamp(0, 1));
+            }
+        }
+
         #[test]
         fn any_single_bit_flip_is_caught_where_it_is(
             position in 0usize..8192,
