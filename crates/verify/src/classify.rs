@@ -48,11 +48,17 @@ pub(crate) fn classify_interval(view: &IntervalView<'_>) -> Option<Failure> {
     if setup.kind == VerifyKind::Pattern {
         let pattern = setup.pattern.as_ref()?;
         let expanded = pattern.expand(view.expected.offset);
-        if matches_pattern(interval, view.start, &expanded) {
+        if expanded.matches(interval, view.start) {
             return None;
         }
         if interval.iter().all(|byte| *byte == 0) {
             return Some(Failure::Unwritten);
+        }
+        if let Some(found_offset) = pattern_offset_elsewhere(view) {
+            return Some(Failure::Misdirected {
+                found_offset,
+                found_generation: None,
+            });
         }
         let analysis = analyse(view, &Source::Pattern(&expanded), None);
         return Some(
@@ -62,9 +68,17 @@ pub(crate) fn classify_interval(view: &IntervalView<'_>) -> Option<Failure> {
         );
     }
     let at = setup.header_offset_bytes as usize;
-    let header_len = view.verifier.header_len();
-    match Header::decode(&interval[at..at + header_len], setup.kind) {
+    let Some(header_bytes) = interval.get(at..) else {
+        return Some(Failure::BadHeader {
+            fault: HeaderFault::Short {
+                needed: (at + view.verifier.header_len()) as u32,
+                found: interval.len() as u32,
+            },
+        });
+    };
+    match Header::decode(header_bytes, setup.kind) {
         Ok(header) => check_against_header(view, &header),
+        Err(fault @ HeaderFault::Short { .. }) => Some(Failure::BadHeader { fault }),
         Err(fault) => {
             if interval.iter().all(|byte| *byte == 0) {
                 return Some(Failure::Unwritten);
@@ -91,6 +105,22 @@ pub(crate) fn classify_interval(view: &IntervalView<'_>) -> Option<Failure> {
             )
         }
     }
+}
+
+/// For `verify=pattern` with `%o`: the other block offset whose pattern the whole interval
+/// is, read from where the block's first `%o` was written, if it is one.
+fn pattern_offset_elsewhere(view: &IntervalView<'_>) -> Option<u64> {
+    let pattern = view.verifier.setup().pattern.as_ref()?;
+    let at = pattern.offset_position()?;
+    let bytes = view.block.get(at..at + 8)?;
+    let found_offset = u64::from_le_bytes(bytes.try_into().ok()?);
+    if found_offset == view.expected.offset {
+        return None;
+    }
+    pattern
+        .expand(found_offset)
+        .matches(view.bytes(), view.start)
+        .then_some(found_offset)
 }
 
 /// An interval with a valid header: its checksum, then whose block it is.
@@ -130,7 +160,7 @@ fn check_against_header(view: &IntervalView<'_>, header: &Header) -> Option<Fail
     if header.offset != view.file_offset() {
         return Some(Failure::Misdirected {
             found_offset: header.offset,
-            found_generation: header.generation,
+            found_generation: Some(header.generation),
         });
     }
     if header.seed != expected.seed {
@@ -181,14 +211,6 @@ enum Source<'a> {
     Stream(u64),
     /// The verify_pattern as expanded for the block.
     Pattern(&'a Expanded),
-}
-
-/// Whether `interval` (at `start` in its block) is the pattern throughout.
-fn matches_pattern(interval: &[u8], start: usize, expanded: &Expanded) -> bool {
-    interval
-        .iter()
-        .enumerate()
-        .all(|(index, byte)| *byte == expanded.byte_at(start + index))
 }
 
 /// The sector-by-sector comparison of an interval with what should be there.

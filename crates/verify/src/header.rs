@@ -97,6 +97,14 @@ pub enum HeaderFault {
         /// The crc stored.
         found: u32,
     },
+    /// The interval is too short to hold a header at `verify_offset` (a block shorter than
+    /// the layout allows; [`crate::Verifier::check_block_len`] refuses such sizes up front).
+    Short {
+        /// Bytes the header needs from the interval's start.
+        needed: u32,
+        /// Bytes the interval has.
+        found: u32,
+    },
     /// The interval-length field disagrees with the interval being checked.
     IntervalLength {
         /// The interval's length.
@@ -131,6 +139,10 @@ impl std::fmt::Display for HeaderFault {
                 f,
                 "header crc mismatch (computed {expected:#010x}, stored {found:#010x})"
             ),
+            HeaderFault::Short { needed, found } => write!(
+                f,
+                "the interval has {found} bytes, the header needs {needed}"
+            ),
             HeaderFault::IntervalLength { expected, found } => {
                 write!(f, "header covers {found} bytes, expected {expected}")
             }
@@ -139,7 +151,10 @@ impl std::fmt::Display for HeaderFault {
 }
 
 impl Header {
-    /// Writes the header into `out` (exactly [`header_len`] bytes of its kind).
+    /// Writes the header into the first [`header_len`] bytes of `out`.
+    ///
+    /// # Panics
+    /// When `out` is shorter than that (the caller sizes it from [`header_len`]).
     pub fn encode(&self, out: &mut [u8]) {
         let len = header_len(self.kind);
         let out = &mut out[..len];
@@ -158,10 +173,13 @@ impl Header {
         out[CRC_AT..FIXED_HEADER_BYTES].copy_from_slice(&crc.to_le_bytes());
     }
 
-    /// Reads a header of `kind` from `bytes` (at least [`header_len`] of it long).
+    /// Reads a header of `kind` from the start of `bytes`.
     pub fn decode(bytes: &[u8], kind: VerifyKind) -> Result<Header, HeaderFault> {
         let len = header_len(kind);
-        let bytes = &bytes[..len];
+        let bytes = bytes.get(..len).ok_or(HeaderFault::Short {
+            needed: len as u32,
+            found: bytes.len() as u32,
+        })?;
         let magic: [u8; 4] = bytes[0..4].try_into().unwrap_or_default();
         if magic != MAGIC {
             return Err(HeaderFault::Magic {

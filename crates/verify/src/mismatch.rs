@@ -72,13 +72,13 @@ pub enum Failure {
         /// The generation read back.
         found_generation: u64,
     },
-    /// A complete, valid interval whose header names another offset: a write meant for
-    /// `found_offset` landed here.
+    /// A complete, valid interval whose header (or, for `verify=pattern`, whose `%o`) names
+    /// another offset: a write meant for `found_offset` landed here.
     Misdirected {
         /// The offset the interval was written for.
         found_offset: u64,
-        /// Its generation.
-        found_generation: u64,
+        /// Its generation (`None` for `verify=pattern`, which has no header).
+        found_generation: Option<u64>,
     },
     /// A complete, valid interval written by another job (another verify seed).
     OtherJob {
@@ -204,6 +204,18 @@ impl Mismatch {
     pub fn class(&self) -> FailureClass {
         self.failure.class()
     }
+
+    /// Where the damage is: the first differing byte of flipped bits or corrupt data, the
+    /// first foreign sector of a torn write, else the failed interval's start (a lost,
+    /// misdirected or unwritten interval is wrong as a whole).
+    pub fn damage_offset(&self) -> u64 {
+        match self.failure {
+            Failure::FlippedBits { at, .. }
+            | Failure::Torn { at, .. }
+            | Failure::Corrupt { at, .. } => at,
+            _ => self.offset,
+        }
+    }
 }
 
 impl fmt::Display for Failure {
@@ -249,10 +261,16 @@ impl fmt::Display for Failure {
             Failure::Misdirected {
                 found_offset,
                 found_generation,
-            } => write!(
-                f,
-                "misdirected write: found the block written for offset {found_offset} (generation {found_generation})"
-            ),
+            } => {
+                write!(
+                    f,
+                    "misdirected write: found the block written for offset {found_offset}"
+                )?;
+                if let Some(generation) = found_generation {
+                    write!(f, " (generation {generation})")?;
+                }
+                Ok(())
+            }
             Failure::OtherJob {
                 expected_seed,
                 found_seed,

@@ -52,6 +52,23 @@ impl Expanded {
         &self.bytes[..self.len]
     }
 
+    /// Whether `bytes`, found at `start` from the start of the block, are the pattern
+    /// throughout (compared in runs of the expanded pattern, not byte by byte).
+    pub(crate) fn matches(&self, bytes: &[u8], start: usize) -> bool {
+        let unit = self.as_bytes();
+        let mut phase = start % unit.len();
+        let mut rest = bytes;
+        while !rest.is_empty() {
+            let run = (unit.len() - phase).min(rest.len());
+            if rest[..run] != unit[phase..phase + run] {
+                return false;
+            }
+            rest = &rest[run..];
+            phase = 0;
+        }
+        true
+    }
+
     /// The expected byte at `position` from the start of the block.
     pub(crate) fn byte_at(&self, position: usize) -> u8 {
         self.bytes[position % self.len]
@@ -110,6 +127,18 @@ impl VerifyPattern {
     /// Whether the pattern has `%o` (so that a block at another offset has other bytes).
     pub fn has_offset(&self) -> bool {
         self.pieces.contains(&Piece::Offset)
+    }
+
+    /// Where the first `%o` sits in the pattern (bytes from its start), if it has one.
+    pub fn offset_position(&self) -> Option<usize> {
+        let mut at = 0;
+        for piece in &self.pieces {
+            match piece {
+                Piece::Offset => return Some(at),
+                Piece::Bytes(bytes) => at += bytes.len(),
+            }
+        }
+        None
     }
 
     /// The pattern for the block at `block_offset`, repeated to fill the expansion buffer.

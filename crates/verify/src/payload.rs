@@ -2,14 +2,19 @@
 //! pseudo-random bytes that is a pure function of (seed, interval offset, generation), so a
 //! check can regenerate any byte of what should be there without storing it.
 //!
-//! Word `k` of an interval is SplitMix64's output function applied to
-//! `key + k * golden-gamma`: counter-based, so any word can be computed on its own (the
-//! classification of a failed block compares sector by sector), and cheap (two multiplies per
-//! 8 bytes), so filling runs well above device speed. SplitMix64 is Steele, Lea and Flood,
-//! "Fast splittable pseudorandom number generators" (OOPSLA 2014).
+//! Word `k` of an interval is wyrand's output function (Wang Yi's wyhash family: one
+//! 64x64->128-bit multiply, high and low halves folded) applied to `key + k * P0`:
+//! counter-based, so any word can be computed on its own (the classification of a failed
+//! block compares sector by sector), and cheap (one multiply per 8 bytes), so filling runs
+//! well above device speed. The key itself is derived with SplitMix64's output function
+//! (Steele, Lea and Flood, "Fast splittable pseudorandom number generators", OOPSLA 2014).
 
 /// SplitMix64's increment (the golden ratio in 64 bits).
 const GAMMA: u64 = 0x9e37_79b9_7f4a_7c15;
+/// wyrand's increment.
+const WY_P0: u64 = 0xa076_1d64_78bd_642f;
+/// wyrand's multiplier mask.
+const WY_P1: u64 = 0xe703_7ed1_a0b4_28db;
 
 /// SplitMix64's output function.
 #[inline(always)]
@@ -27,7 +32,9 @@ pub(crate) fn key(seed: u64, offset: u64, generation: u64) -> u64 {
 /// Word `index` of the stream with `key`.
 #[inline(always)]
 fn word(key: u64, index: u64) -> u64 {
-    mix(key.wrapping_add(index.wrapping_mul(GAMMA)))
+    let state = key.wrapping_add(index.wrapping_mul(WY_P0));
+    let product = u128::from(state) * u128::from(state ^ WY_P1);
+    (product >> 64) as u64 ^ product as u64
 }
 
 /// Fills `interval` with the stream of `key`.

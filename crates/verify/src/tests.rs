@@ -173,6 +173,7 @@ fn a_torn_write_whose_first_sector_is_old_names_the_old_header_generation() {
     let mut block = filled(&verifier, &stamp(0, 2), BLOCK);
     block[..4096].copy_from_slice(&old[..4096]);
     let mismatch = failure_of(&verifier, &block, &stamp(0, 2));
+    assert_eq!(mismatch.damage_offset(), 4096);
     assert_eq!(
         mismatch.failure,
         Failure::Torn {
@@ -213,6 +214,7 @@ fn an_older_valid_block_is_a_lost_write() {
             }
         );
         assert_eq!(mismatch.offset, 65536);
+        assert_eq!(mismatch.damage_offset(), 65536);
         assert_eq!(
             verifier.check_with(&block, &stamp(65536, 4), GenerationCheck::Any),
             Ok(())
@@ -229,7 +231,7 @@ fn a_valid_block_of_another_offset_is_a_misdirected_write() {
         mismatch.failure,
         Failure::Misdirected {
             found_offset: 131072,
-            found_generation: 1
+            found_generation: Some(1)
         }
     );
     assert_eq!(mismatch.offset, 196608);
@@ -336,6 +338,22 @@ fn layouts_that_cannot_hold_the_header_are_refused() {
 }
 
 #[test]
+fn a_block_too_short_for_the_header_is_reported_not_a_panic() {
+    let verifier = Verifier::new(setup(VerifyKind::Sha512)).unwrap();
+    let mut block = vec![0u8; 100];
+    verifier.fill(&mut block, &stamp(0, 1));
+    assert_eq!(
+        failure_of(&verifier, &block, &stamp(0, 1)).failure,
+        Failure::BadHeader {
+            fault: HeaderFault::Short {
+                needed: 112,
+                found: 100
+            }
+        }
+    );
+}
+
+#[test]
 fn the_null_kind_never_fails() {
     let verifier = Verifier::new(setup(VerifyKind::Null)).unwrap();
     assert_eq!(verifier.check(&[0u8; 4096], &stamp(0, 1)), Ok(()));
@@ -415,6 +433,53 @@ fn the_pattern_kind_finds_a_changed_byte_and_a_torn_sector() {
 }
 
 #[test]
+fn the_pattern_kind_with_offsets_finds_a_misdirected_block() {
+    let verifier = Verifier::new(VerifySetup {
+        pattern: Some(VerifyPattern::parse("\"ab\"%o").unwrap()),
+        ..setup(VerifyKind::Pattern)
+    })
+    .unwrap();
+    let block = filled(&verifier, &stamp(8192, 1), 4096);
+    assert_eq!(verifier.check(&block, &stamp(8192, 1)), Ok(()));
+    let mismatch = failure_of(&verifier, &block, &stamp(16384, 1));
+    assert_eq!(
+        mismatch.failure,
+        Failure::Misdirected {
+            found_offset: 8192,
+            found_generation: None
+        }
+    );
+    assert_eq!(
+        mismatch.to_string(),
+        "verify failed at offset 16384 (interval of 4096 bytes): misdirected write: found the \
+         block written for offset 8192"
+    );
+}
+
+#[test]
+fn a_short_tail_joins_the_last_interval_and_a_long_one_has_its_own_header() {
+    let verifier = Verifier::new(VerifySetup {
+        interval_bytes: Some(4096),
+        ..setup(VerifyKind::Crc32c)
+    })
+    .unwrap();
+    let stamp = stamp(0, 1);
+    // 8 KiB + 40 bytes: the tail cannot hold a 52-byte header, so it joins interval 2.
+    let mut block = filled(&verifier, &stamp, 8192 + 40);
+    assert_eq!(verifier.check(&block, &stamp), Ok(()));
+    block[8192 + 10] ^= 1;
+    let mismatch = failure_of(&verifier, &block, &stamp);
+    assert_eq!(
+        (mismatch.offset, mismatch.len, mismatch.intervals),
+        (4096, 4136, 2)
+    );
+    // 8 KiB + 1 KiB: the tail is its own interval with its own header.
+    let block = filled(&verifier, &stamp, 9216);
+    assert_eq!(&block[8192..8196], b"dmVH");
+    assert_eq!(verifier.check(&block, &stamp), Ok(()));
+}
+
+#[test]
 fn a_pattern_with_a_checksum_kind_keeps_the_pattern_outside_the_header() {
     let verifier = Verifier::new(VerifySetup {
         pattern: Some(VerifyPattern::parse("\"xy\"").unwrap()),
@@ -448,7 +513,92 @@ mod properties {
     use super::*;
     use proptest::prelude::*;
 
+    /// Every kind with a header and a checksum.
+    fn checksum_kinds() -> impl Strategy<Value = VerifyKind> {
+        proptest::sample::select(
+            ALL_KINDS
+                .iter()
+                .copied()
+                .filter(|kind| kind.digest_len() > 0)
+                .collect::<Vec<_>>(),
+        )
+    }
+
     proptest! {
+        // Each case fills 32 KiB four times; sha3 in a debug build makes more cases slow.
+        #![proptest_config(ProptestConfig::with_cases(64))]
+
+        #[test]
+        fn every_checksum_kind_classifies_the_four_injected_faults(
+            kind in checksum_kinds(),
+            sector in 0usize..8,
+            byte in 0usize..4096,
+            bit in 0u8..8,
+        ) {
+            let verifier = Verifier::new(setup(kind)).unwrap();
+            let len = 8 * 4096;
+            let written = stamp(1 << 20, 2);
+            let good = filled(&verifier, &written, len);
+            prop_assert_eq!(verifier.check(&good, &written), Ok(()));
+
+            let mut flipped = good.clone();
+            flipped[sector * 4096 + byte] ^= 1 << bit;
+            let found = failure_of(&verifier, &flipped, &written);
+            prop_assert_eq!(found.class(), FailureClass::FlippedBits);
+            let expected_at = (1 << 20) + (sector * 4096 + byte) as u64;
+            let as_expected = matches!(found.failure, Failure::FlippedBits { at, bits: 1, .. } if at == expected_at);
+            prop_assert!(as_expected, "{:?}", found);
+
+            let older = filled(&verifier, &stamp(1 << 20, 1), len);
+            let mut torn = good.clone();
+            torn[sector * 4096..(sector + 1) * 4096]
+                .copy_from_slice(&older[sector * 4096..(sector + 1) * 4096]);
+            let found = failure_of(&verifier, &torn, &written);
+            prop_assert_eq!(found.class(), FailureClass::Torn);
+            if sector > 0 {
+                let expected_at = (1 << 20) + (sector * 4096) as u64;
+                let as_expected = matches!(found.failure, Failure::Torn { at, foreign_bytes: 4096, .. } if at == expected_at);
+                prop_assert!(as_expected, "{:?}", found);
+            }
+
+            let found = failure_of(&verifier, &older, &written);
+            prop_assert_eq!(found.failure, Failure::LostWrite {
+                expected_generation: 2,
+                found_generation: 1,
+            });
+
+            let elsewhere = filled(&verifier, &stamp(3 << 20, 2), len);
+            let found = failure_of(&verifier, &elsewhere, &written);
+            prop_assert_eq!(found.failure, Failure::Misdirected {
+                found_offset: 3 << 20,
+                found_generation: Some(2),
+            });
+        }
+    }
+
+    proptest! {
+        #[test]
+        fn any_bytes_give_a_verdict_and_never_a_panic(
+            kind in proptest::sample::select(ALL_KINDS.to_vec()),
+            bytes in proptest::collection::vec(any::<u8>(), 0..600),
+            interval in prop_oneof![Just(None), Just(Some(128u32)), Just(Some(200u32))],
+            header_offset in prop_oneof![Just(0u32), Just(40u32)],
+        ) {
+            let pattern = (kind == VerifyKind::Pattern)
+                .then(|| VerifyPattern::parse("0x0102%o").unwrap());
+            if let Ok(verifier) = Verifier::new(VerifySetup {
+                kind,
+                interval_bytes: interval,
+                header_offset_bytes: header_offset,
+                pattern,
+            }) {
+                let _ = verifier.check(&bytes, &stamp(0, 1));
+                let mut block = bytes.clone();
+                verifier.fill(&mut block, &stamp(0, 1));
+                let _ = verifier.check(&block, &stamp(0, 1));
+            }
+        }
+
         #[test]
         fn any_single_bit_flip_is_caught_where_it_is(
             position in 0usize..8192,

@@ -138,7 +138,9 @@ impl Verifier {
     }
 
     /// Fills `block` (the whole buffer of one write) for the write described by `stamp`:
-    /// data, then each interval's header with its checksum. Allocates nothing.
+    /// data, then each interval's header with its checksum. Allocates nothing. Filling a
+    /// buffer with the stamp a check expected also gives the expected contents of a failed
+    /// block (what `verify_dump` writes beside the found ones).
     pub fn fill(&self, block: &mut [u8], stamp: &Stamp) {
         if let Some(pattern) = &self.setup.pattern {
             pattern.fill(block, stamp.offset);
@@ -153,7 +155,10 @@ impl Verifier {
                     payload::key(stamp.seed, interval_offset, stamp.generation),
                 );
             }
-            if self.setup.kind.has_header() {
+            // A block too short for the layout (refused by check_block_len) gets no header;
+            // its check reports that rather than this panicking.
+            let room = self.setup.header_offset_bytes as usize + self.header_len;
+            if self.setup.kind.has_header() && interval.len() >= room {
                 self.write_header(interval, interval_offset, block_len, stamp);
             }
         }
@@ -184,10 +189,11 @@ impl Verifier {
 
     /// The checksum of an interval outside its header.
     pub(crate) fn data_digest(&self, interval: &[u8]) -> crate::DigestBytes {
-        let at = self.setup.header_offset_bytes as usize;
+        let at = (self.setup.header_offset_bytes as usize).min(interval.len());
+        let end = (at + self.header_len).min(interval.len());
         let mut hasher = Hasher::new(self.setup.kind);
         hasher.update(&interval[..at]);
-        hasher.update(&interval[at + self.header_len..]);
+        hasher.update(&interval[end..]);
         hasher.finish()
     }
 

@@ -119,6 +119,16 @@ impl VerifyOptions {
         })
     }
 
+    /// The verifier for this job's layout, `None` when the job does not verify; the error is
+    /// what [`crate::validate`] reports for the same job.
+    pub fn verifier(
+        &self,
+    ) -> Result<Option<diskmeter_verify::Verifier>, diskmeter_verify::VerifyError> {
+        self.setup()
+            .map(diskmeter_verify::Verifier::new)
+            .transpose()
+    }
+
     /// Which verify phase a job runs; `writes` is whether its `rw` issues writes.
     pub fn phase(&self, writes: bool) -> VerifyPhase {
         match self.effective_kind() {

@@ -178,6 +178,21 @@ fn the_phase_follows_fio_write_then_verify_reads_check_existing_data() {
 }
 
 #[test]
+fn the_verifier_follows_the_options() {
+    assert!(JobSpec::default().verify.verifier().unwrap().is_none());
+    let spec = with(&[
+        ("verify", Some("sha256")),
+        ("verify_interval", Some("4k")),
+        ("verify_offset", Some("64")),
+    ]);
+    let verifier = spec.verify.verifier().unwrap().unwrap();
+    assert_eq!(verifier.setup().kind, VerifyKind::Sha256);
+    assert_eq!(verifier.setup().interval_bytes, Some(4096));
+    assert_eq!(verifier.setup().header_offset_bytes, 64);
+    assert_eq!(verifier.header_len(), 48 + 32);
+}
+
+#[test]
 fn a_verify_read_job_is_valid_as_in_fio() {
     let spec = with(&[("verify", Some("crc32c")), ("rw", Some("randread"))]);
     assert_eq!(messages(&spec), Vec::<String>::new());
