@@ -154,6 +154,19 @@ fn faults_are_caught_with_their_offsets(verify: &str) {
         ["flipped_bits", "torn", "lost_write", "misdirected"],
         "each fault classified: {v}"
     );
+    // Where the damage is: the flipped byte, the first torn sector, the lost and the
+    // misdirected blocks as a whole.
+    let damage: Vec<u64> = v["failures"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| f["damage_offset_bytes"].as_u64().unwrap())
+        .collect();
+    assert_eq!(
+        damage,
+        [at, torn_at, LOST * BLOCK, MISDIRECTED * BLOCK],
+        "{v}"
+    );
     // Each failure says what was expected and what was found.
     for f in v["failures"].as_array().unwrap() {
         assert_ne!(f["expected"], f["found"], "{f}");

@@ -385,6 +385,7 @@ fn verify_errors_are_counted_in_the_step_and_the_headline() {
         path: "/dev/loop7".into(),
         offset_bytes: 327_680,
         len_bytes: 16_384,
+        damage_offset_bytes: 327_680,
         kind: "lost_write".into(),
         expected: "generation 84".into(),
         found: "generation 20".into(),

@@ -297,8 +297,8 @@ fn render_verify(out: &mut String, verify: &crate::schema::VerifyResult) {
     for f in &verify.failures {
         let _ = writeln!(
             out,
-            "    verify error: {} offset {} (len {}): {}, expected {}, found {}",
-            f.path, f.offset_bytes, f.len_bytes, f.kind, f.expected, f.found
+            "    verify error: {} offset {} (len {}, damage at {}): {}, expected {}, found {}",
+            f.path, f.offset_bytes, f.len_bytes, f.damage_offset_bytes, f.kind, f.expected, f.found
         );
     }
     let unlisted = verify.errors.saturating_sub(verify.failures.len() as u64);

@@ -19,6 +19,11 @@ pub struct VerifyFailure {
     pub offset_bytes: u64,
     /// The block's length, bytes.
     pub len_bytes: u64,
+    /// Where in the file the damage is, bytes: the first differing byte of flipped bits or
+    /// corrupt data, the first foreign sector of a torn write, else the start of the failed
+    /// interval (a lost, misdirected or unwritten one is wrong as a whole).
+    #[serde(default)]
+    pub damage_offset_bytes: u64,
     /// What went wrong, as the checker classified it (`flipped_bits`, `torn`, `lost_write`,
     /// `misdirected`, `bad_header`, `short_read`, ...).
     pub kind: String,
@@ -80,6 +85,7 @@ mod tests {
             path: "/dev/loop0".into(),
             offset_bytes,
             len_bytes: 4096,
+            damage_offset_bytes: offset_bytes,
             kind: "flipped_bits".into(),
             expected: "crc32c 0x1".into(),
             found: "crc32c 0x2".into(),

@@ -240,6 +240,7 @@ impl VerifyRun {
                 path: path.to_string(),
                 offset_bytes: block.offset_bytes,
                 len_bytes: u64::from(block.len_bytes),
+                damage_offset_bytes: block.offset_bytes + data.len() as u64,
                 kind: "short_read".to_string(),
                 expected: format!("{} bytes", block.len_bytes),
                 found: format!("{} bytes", data.len()),
@@ -254,6 +255,7 @@ impl VerifyRun {
                         path: path.to_string(),
                         offset_bytes: block.offset_bytes,
                         len_bytes: u64::from(block.len_bytes),
+                        damage_offset_bytes: mismatch.damage_offset(),
                         kind: mismatch.class().name().to_string(),
                         expected,
                         found,
@@ -365,7 +367,10 @@ fn expected_and_found(mismatch: &Mismatch) -> (String, String) {
             found_generation,
         } => (
             format!("the block of offset {interval}"),
-            format!("the block of offset {found_offset} (generation {found_generation})"),
+            match found_generation {
+                Some(g) => format!("the block of offset {found_offset} (generation {g})"),
+                None => format!("the block of offset {found_offset}"),
+            },
         ),
         Failure::OtherJob {
             expected_seed,
