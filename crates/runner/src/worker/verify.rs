@@ -166,13 +166,13 @@ impl VerifyRun {
         let end = offset_bytes + u64::from(len_bytes);
         let from = offset_bytes.saturating_sub(self.max_len_bytes.saturating_sub(1));
         // Blocks the new one overlaps were overwritten (in part): their old contents are gone.
-        let overlapped: Vec<(u32, u64)> = self
+        // One range scan when nothing overlaps, the common case; no allocation per write.
+        while let Some(key) = self
             .written
             .range((file, from)..(file, end))
-            .filter(|(&(_, start), &(len, _))| start + u64::from(len) > offset_bytes)
+            .find(|(&(_, start), &(len, _))| start + u64::from(len) > offset_bytes)
             .map(|(&key, _)| key)
-            .collect();
-        for key in overlapped {
+        {
             self.written.remove(&key);
         }
         self.written
