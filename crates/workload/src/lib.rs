@@ -37,7 +37,9 @@ pub use options::{
     all_options, find_option, limits_of, nearest, suggest_option, InvalidValue, LimitError, Limits,
     OptionDef, OptionKind, Range,
 };
-pub use patterns::{BlockSizeShare, BlockSizeSpread, PatternError, RandomDistribution, Zone};
+pub use patterns::{
+    AbsZone, BlockSizeShare, BlockSizeSpread, PatternError, RandomDistribution, Zone,
+};
 pub use spec::{
     Direction, EngineKind, JobSpec, PerDirection, RwMode, SyncMode, DEFAULT_PERCENTILES,
 };
