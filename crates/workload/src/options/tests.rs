@@ -78,7 +78,11 @@ fn options_without_a_default_are_unset_in_the_default_job() {
             "read_iolog",
             "write_iolog",
             "replay_redirect",
-            "replay_skip"
+            "replay_skip",
+            "description",
+            "gtod_cpu",
+            "clocksource",
+            "threads"
         ]
     );
     let defaults = JobSpec::default();
