@@ -119,11 +119,14 @@ fn jobs(matches: &ArgMatches, quiet: bool) -> anyhow::Result<Vec<JobSpec>> {
         )
         .into());
     }
-    let defaults = diskmeter_workload::jobs_from_options(&given)
+    // A job file means what it means to fio: its jobs start from fio's defaults (psync,
+    // unlink=0), and so do the options given before it, which are its defaults.
+    let base = JobSpec::fio_job_file_default();
+    let defaults = diskmeter_workload::jobs_from_options_over(&base, &given)
         .map_err(|errors| usage(errors.iter().map(ToString::to_string).collect()))?
         .into_iter()
         .next()
-        .unwrap_or_default();
+        .unwrap_or(base);
     let unsupported = if matches.get_flag("ignore-unsupported") {
         Unsupported::Warn
     } else {

@@ -17,7 +17,7 @@
 //!
 //! Parsing is pure: files and variables come through [`Sources`], so no IO happens here.
 
-use crate::{JobFileError, JobFileProblem};
+use crate::{refusals, JobFileError, JobFileProblem};
 use diskmeter_workload::{
     apply_option, find_option, nearest, suggest_option, JobSpec, OptionError,
 };
@@ -350,16 +350,27 @@ pub fn resolve(
 }
 
 fn locate(option: &OptionLine, error: OptionError, policy: Unsupported) -> JobFileError {
+    let skipped = policy == Unsupported::Warn;
+    let value = option.value.as_deref();
+    let refused = |name: String, reason| JobFileProblem::Refused {
+        name,
+        reason,
+        skipped,
+    };
     let problem = match error {
-        OptionError::Unknown { name, .. } if is_fio_option(&name) => JobFileProblem::Unsupported {
-            name,
-            skipped: policy == Unsupported::Warn,
+        OptionError::Unknown { name, .. } => match refusals::refusal(&name, value) {
+            Some(reason) => refused(name, reason),
+            None if is_fio_option(&name) => JobFileProblem::Unsupported { name, skipped },
+            None => {
+                let suggestion =
+                    suggest_option(&name).or_else(|| nearest(&name, fio_option_names()));
+                JobFileProblem::UnknownOption { name, suggestion }
+            }
         },
-        OptionError::Unknown { name, .. } => {
-            let suggestion = suggest_option(&name).or_else(|| nearest(&name, fio_option_names()));
-            JobFileProblem::UnknownOption { name, suggestion }
-        }
-        other => JobFileProblem::Option(other),
+        other => match value.and_then(|v| refusals::value_refusal(&option.key, v)) {
+            Some(reason) => refused(option.key.clone(), reason),
+            None => JobFileProblem::Option(other),
+        },
     };
     JobFileError {
         file: option.at.file.clone(),
@@ -502,6 +513,35 @@ mod tests {
         );
         assert!(text[2].contains("unknown option 'blah'"), "{text:?}");
         assert!(text[3].starts_with("t.fio:5: bs: bs=4q:"), "{text:?}");
+    }
+
+    #[test]
+    fn options_that_cannot_apply_are_refused_with_their_reason() {
+        let m = Memory::default();
+        let text = "[a]\nioengine=xnvme\nzonemode=zbd\nhostname=h\nnum_range=8\nuid=0\n";
+        let sections = parse("t.fio", text, &m).unwrap();
+        let e = resolve(&sections, &JobSpec::default(), Unsupported::Refuse).unwrap_err();
+        let text: Vec<String> = e.iter().map(ToString::to_string).collect();
+        assert_eq!(text.len(), 5, "{text:?}");
+        assert!(
+            text[0].starts_with(
+                "t.fio:2: ioengine: fio option 'ioengine' cannot apply in \
+                 diskmeter: fio's xnvme engine (a fio built with other libraries) is not one \
+                 diskmeter has"
+            ),
+            "{text:?}"
+        );
+        assert!(text[1].starts_with("t.fio:3: zonemode:") && text[1].contains("zoned block"));
+        assert!(
+            text[2].contains("net/netsplice/rdma/libhdfs engines"),
+            "{text:?}"
+        );
+        assert!(text[3].contains("fio releases after 3.33"), "{text:?}");
+        assert!(text[4].contains("thread of one process"), "{text:?}");
+        let (_, warnings) = resolve(&sections[..], &JobSpec::default(), Unsupported::Warn)
+            .map(|(jobs, w)| (jobs, w.len()))
+            .unwrap();
+        assert_eq!(warnings, 5);
     }
 
     #[test]

@@ -8,6 +8,7 @@
 pub mod diskspd;
 pub mod fio;
 pub mod iometer;
+pub mod refusals;
 
 use diskmeter_workload::OptionError;
 use thiserror::Error;
@@ -31,7 +32,10 @@ impl JobFileError {
     /// A real fio option that diskmeter does not implement (a warning with
     /// `--ignore-unsupported`).
     pub fn unsupported(&self) -> bool {
-        matches!(self.problem, JobFileProblem::Unsupported { .. })
+        matches!(
+            self.problem,
+            JobFileProblem::Unsupported { .. } | JobFileProblem::Refused { .. }
+        )
     }
 }
 
@@ -82,6 +86,20 @@ pub enum JobFileProblem {
     Unsupported {
         /// The option's name.
         name: String,
+        /// Skipped with a warning (`--ignore-unsupported`) rather than refused.
+        skipped: bool,
+    },
+
+    /// A real fio option (or value) that cannot apply in diskmeter, with the reason.
+    #[error(
+        "fio option '{name}' cannot apply in diskmeter: {reason}{}",
+        if *skipped { "; skipped" } else { " (--ignore-unsupported skips it with a warning)" }
+    )]
+    Refused {
+        /// The option's name.
+        name: String,
+        /// Why it cannot apply.
+        reason: refusals::Refusal,
         /// Skipped with a warning (`--ignore-unsupported`) rather than refused.
         skipped: bool,
     },

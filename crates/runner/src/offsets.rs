@@ -171,6 +171,7 @@ impl OffsetGenerator {
                     OffsetPattern::Skewed(distribution) => Some(SkewSampler::new(
                         distribution.clone(),
                         (region.len_bytes / grid_bytes).max(1),
+                        grid_bytes,
                         seed ^ (i as u64).wrapping_mul(0xe703_7ed1_a0b4_28db),
                     )),
                     _ => None,

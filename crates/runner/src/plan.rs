@@ -154,6 +154,8 @@ pub fn resolve(jobs: &[JobSpec], options: &PlanOptions) -> Result<RunPlan, RunEr
         if job_index > 0 && job.stonewall {
             phase += 1;
         }
+        plan.notes
+            .extend(diskmeter_workload::fio_reading_notes(job));
         let caps = diskmeter_engine::capabilities_of(engine_choice(job.ioengine));
         let iodepth = match caps.max_iodepth {
             Some(max) if job.iodepth > max => {

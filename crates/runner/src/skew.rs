@@ -64,8 +64,8 @@ struct ZoneBlocks {
 }
 
 impl SkewSampler {
-    /// A sampler over `n` blocks.
-    pub fn new(distribution: RandomDistribution, n: u64, seed: u64) -> Self {
+    /// A sampler over `n` blocks of `block_bytes` (which places `zoned_abs` zones).
+    pub fn new(distribution: RandomDistribution, n: u64, block_bytes: u64, seed: u64) -> Self {
         let n = n.max(1);
         let (kind, center) = match distribution {
             RandomDistribution::Uniform => (Kind::Uniform, None),
@@ -102,6 +102,12 @@ impl SkewSampler {
             RandomDistribution::Zoned { zones } => (
                 Kind::Zoned {
                     zones: zone_blocks(&zones, n),
+                },
+                None,
+            ),
+            RandomDistribution::ZonedAbs { zones } => (
+                Kind::Zoned {
+                    zones: abs_zone_blocks(&zones, n, block_bytes.max(1)),
                 },
                 None,
             ),
@@ -193,6 +199,30 @@ fn zone_blocks(zones: &[diskmeter_workload::Zone], n: u64) -> Vec<ZoneBlocks> {
         .collect()
 }
 
+/// `zoned_abs` zones laid out over `n` blocks of `block_bytes` from the start: each spans its
+/// bytes (at least one block), cut at the region's end as fio cuts them.
+fn abs_zone_blocks(
+    zones: &[diskmeter_workload::AbsZone],
+    n: u64,
+    block_bytes: u64,
+) -> Vec<ZoneBlocks> {
+    let mut access_until = 0u32;
+    let mut next_block = 0u64;
+    zones
+        .iter()
+        .map(|zone| {
+            let first_block = next_block.min(n - 1);
+            next_block = next_block.saturating_add(zone.size_bytes / block_bytes);
+            access_until += u32::from(zone.access_percent);
+            ZoneBlocks {
+                access_until,
+                first_block,
+                blocks: next_block.min(n).saturating_sub(first_block).max(1),
+            }
+        })
+        .collect()
+}
+
 /// zeta(n, theta) = sum over i = 1..=n of 1 / i^theta.
 fn zeta(n: u64, theta: f64) -> f64 {
     (1..=n).map(|i| (i as f64).powf(-theta)).sum()
@@ -226,7 +256,7 @@ mod tests {
 
     /// Share of all draws that land on the hottest `top` share of the blocks.
     fn hot_share(distribution: RandomDistribution, n: u64, top: f64) -> f64 {
-        let mut sampler = SkewSampler::new(distribution, n, 11);
+        let mut sampler = SkewSampler::new(distribution, n, 4096, 11);
         let mut hits = vec![0u64; n as usize];
         let draws = 400_000;
         for _ in 0..draws {
@@ -277,6 +307,7 @@ mod tests {
                 center: 0.25,
             },
             n,
+            4096,
             3,
         );
         let inside = (0..100_000)
@@ -294,6 +325,7 @@ mod tests {
                 center: Some(0.25),
             },
             n,
+            4096,
             5,
         );
         let mut hits = vec![0u64; n as usize];
@@ -320,7 +352,7 @@ mod tests {
     fn zoned_sends_each_zones_share_of_the_ios_to_its_span() {
         let zoned = RandomDistribution::parse("zoned:80/20:20/80").unwrap();
         let n = 10_000u64;
-        let mut sampler = SkewSampler::new(zoned, n, 7);
+        let mut sampler = SkewSampler::new(zoned, n, 4096, 7);
         let draws = 200_000;
         let in_first_fifth = (0..draws).filter(|_| sampler.next_block() < n / 5).count();
         let share = in_first_fifth as f64 / draws as f64;
@@ -332,7 +364,7 @@ mod tests {
         // Sizes cover 50 % of the region: the other half is never touched, as in fio.
         let zoned = RandomDistribution::parse("zoned:50/25:50/25").unwrap();
         let n = 1000u64;
-        let mut sampler = SkewSampler::new(zoned, n, 3);
+        let mut sampler = SkewSampler::new(zoned, n, 4096, 3);
         let mut hits = vec![0u64; n as usize];
         for _ in 0..100_000 {
             hits[sampler.next_block() as usize] += 1;
@@ -344,5 +376,23 @@ mod tests {
             hits[..500].iter().all(|h| *h > 100),
             "uniform inside each zone"
         );
+    }
+
+    #[test]
+    fn zoned_abs_places_its_zones_in_bytes_and_cuts_them_at_the_regions_end() {
+        // 1000 blocks of 4 KiB: 60 % of the IOs to the first 400 KiB (100 blocks), the rest to
+        // a zone asked as 1 GiB, cut at the region's end.
+        let zoned = RandomDistribution::parse("zoned_abs:60/400k:40/1g").unwrap();
+        let n = 1000u64;
+        let mut sampler = SkewSampler::new(zoned, n, 4096, 5);
+        let draws = 100_000;
+        let mut first = 0;
+        for _ in 0..draws {
+            let block = sampler.next_block();
+            assert!(block < n);
+            first += usize::from(block < 100);
+        }
+        let share = first as f64 / draws as f64;
+        assert!((share - 0.6).abs() < 0.01, "{share}");
     }
 }

@@ -15,7 +15,16 @@ use crate::{apply_option, InvalidValue, JobSpec, OptionError};
 pub fn jobs_from_options(
     options: &[(String, Option<String>)],
 ) -> Result<Vec<JobSpec>, Vec<OptionError>> {
-    let mut globals = JobSpec::default();
+    jobs_from_options_over(&JobSpec::default(), options)
+}
+
+/// [`jobs_from_options`] starting from `base` instead of diskmeter's defaults (job files
+/// start from [`JobSpec::fio_job_file_default`], so the options given before them do too).
+pub fn jobs_from_options_over(
+    base: &JobSpec,
+    options: &[(String, Option<String>)],
+) -> Result<Vec<JobSpec>, Vec<OptionError>> {
+    let mut globals = base.clone();
     let mut current: Option<JobSpec> = None;
     let mut jobs = Vec::new();
     let mut errors = Vec::new();

@@ -14,6 +14,7 @@
 #![forbid(unsafe_code)]
 
 mod apply;
+pub mod compat;
 pub mod control;
 mod describe;
 pub mod files;
@@ -29,15 +30,18 @@ mod validate;
 pub mod verify;
 
 pub use apply::{apply_option, OptionError};
+pub use compat::{fio_reading_notes, CompatOptions};
 pub use describe::{describe, ALWAYS_DESCRIBED};
 pub use diskmeter_units::KbBase;
 pub use iolog::{IologOptions, ReplaySkip, UnknownSkipWord};
-pub use jobs::jobs_from_options;
+pub use jobs::{jobs_from_options, jobs_from_options_over};
 pub use options::{
     all_options, find_option, limits_of, nearest, suggest_option, InvalidValue, LimitError, Limits,
     OptionDef, OptionKind, Range,
 };
-pub use patterns::{BlockSizeShare, BlockSizeSpread, PatternError, RandomDistribution, Zone};
+pub use patterns::{
+    AbsZone, BlockSizeShare, BlockSizeSpread, PatternError, RandomDistribution, Zone,
+};
 pub use spec::{
     Direction, EngineKind, JobSpec, PerDirection, RwMode, SyncMode, DEFAULT_PERCENTILES,
 };

@@ -135,12 +135,15 @@ pub enum EngineKind {
 }
 
 impl EngineKind {
-    /// Parses fio's engine names (`io_uring`, `libaio`, `psync`, `pvsync`, `sync`, `null`).
+    /// Parses fio's engine names (`io_uring`, `libaio`, `psync`, `pvsync`, `pvsync2`, `sync`,
+    /// `vsync`, `posixaio`, `null`); the synchronous ones run as psync, posixaio as io_uring.
     pub fn parse(text: &str) -> Option<EngineKind> {
         Some(match text {
             "io_uring" | "uring" => EngineKind::IoUring,
             "libaio" => EngineKind::Libaio,
-            "psync" | "pvsync" | "sync" => EngineKind::Psync,
+            "psync" | "pvsync" | "pvsync2" | "sync" | "vsync" => EngineKind::Psync,
+            // POSIX AIO keeps iodepth IOs in flight, buffered or direct: io_uring does too.
+            "posixaio" => EngineKind::IoUring,
             "null" => EngineKind::Null,
             _ => return None,
         })
@@ -403,6 +406,10 @@ pub struct JobSpec {
     /// CPU, NUMA, priorities, engine options, pre/post commands and reporting options.
     #[serde(default)]
     pub system: crate::system::SystemOptions,
+    /// fio options accepted for compatibility that do not change the IO (reporting, clock,
+    /// random generator name); `crate::fio_reading_notes` says what each means here.
+    #[serde(default)]
+    pub compat: crate::compat::CompatOptions,
 }
 
 /// serde's default for options that default to on.
@@ -497,6 +504,7 @@ impl Default for JobSpec {
             trim: Default::default(),
             verify: Default::default(),
             system: Default::default(),
+            compat: Default::default(),
         }
     }
 }
@@ -513,6 +521,18 @@ impl JobSpec {
             runtime_ns: Some(10_000_000_000),
             time_based: true,
             direct: true,
+            ..JobSpec::default()
+        }
+    }
+
+    /// The defaults of a job in an fio job file: fio's own, so a file means what it means to
+    /// fio. They differ from [`JobSpec::default`] (diskmeter's, for its own commands) in
+    /// `ioengine` (fio: psync, one IO at a time, whatever `iodepth` says) and `unlink` (fio: 0,
+    /// the files stay).
+    pub fn fio_job_file_default() -> JobSpec {
+        JobSpec {
+            ioengine: EngineKind::Psync,
+            unlink: false,
             ..JobSpec::default()
         }
     }

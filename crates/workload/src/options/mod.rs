@@ -8,11 +8,14 @@
 //! test. A range is written only in the row: the parser, [`crate::validate`] and `--help`
 //! read it from there.
 
+mod compat_setters;
 mod convert;
 mod error;
 mod iolog_setters;
 #[cfg(test)]
 mod iolog_tests;
+#[cfg(test)]
+mod jobfile_tests;
 mod limits;
 mod log_setters;
 #[cfg(test)]

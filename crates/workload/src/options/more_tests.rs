@@ -92,7 +92,14 @@ fn random_distribution() {
     );
     assert!(refused("random_distribution", Some("zipf:1.0")).contains("not 1.0"));
     assert!(
-        refused("random_distribution", Some("zoned_abs:60/10m:40/90m")).contains("not supported")
+        refused("random_distribution", Some("zoned:60/10,50/50:50/50"))
+            .contains("per-direction lists are not supported")
+    );
+    assert_eq!(
+        with(&[("random_distribution", Some("zoned_abs:60/10m:40/90m"))])
+            .random_distribution
+            .show(),
+        "zoned_abs:60/10m:40/90m"
     );
 }
 

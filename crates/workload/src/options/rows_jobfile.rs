@@ -1,6 +1,234 @@
-//! The rows of the option table for jobfile options (see the module doc of `options`).
+//! The rows of the option table for job-file options that do not change the IO: the job's
+//! `description`, and fio's reporting, clock and generator options, which diskmeter accepts
+//! and keeps (in [`crate::CompatOptions`]). What each means in diskmeter is its help line and
+//! `crate::fio_reading_notes`, which `--dry-run` and the results print.
 
-use super::OptionDef;
+use super::compat_setters::*;
+use super::limits::{Limits, Range};
+use super::{OptionDef, OptionKind};
+
+/// `random_generator=` values (fio 3.33).
+const GENERATOR_CHOICES: &[&str] = &["tausworthe", "lfsr", "tausworthe64"];
+
+/// `clocksource=` values.
+const CLOCKSOURCE_CHOICES: &[&str] = &["gettimeofday", "clock_gettime", "cpu"];
+
+/// `unified_rw_reporting=` values.
+const UNIFIED_CHOICES: &[&str] = &["none", "mixed", "both", "0", "1", "2"];
+
+/// `unit_base=` values.
+const UNIT_BASE_CHOICES: &[&str] = &["0", "8", "1"];
+
+/// A row for a flag kept for compatibility.
+macro_rules! flag_row {
+    ($name:literal, $aliases:expr, $default:literal, $help:literal, $set:ident, $show:ident) => {
+        OptionDef {
+            name: $name,
+            aliases: $aliases,
+            kind: OptionKind::Flag,
+            default: $default,
+            unit: "",
+            help: $help,
+            limits: None,
+            set: $set,
+            show: Some($show),
+        }
+    };
+}
 
 /// The jobfile rows.
-pub(super) static ROWS: &[OptionDef] = &[];
+pub(super) static ROWS: &[OptionDef] = &[
+    OptionDef {
+        name: "description",
+        aliases: &[],
+        kind: OptionKind::Str,
+        default: "",
+        unit: "",
+        help: "Free text describing the job; kept in the results (the job's options) and the \
+               history",
+        limits: None,
+        set: set_description,
+        show: Some(show_description),
+    },
+    OptionDef {
+        name: "random_generator",
+        aliases: &[],
+        kind: OptionKind::Choice(GENERATOR_CHOICES),
+        default: "tausworthe",
+        unit: "",
+        help: "fio's generator of random offsets. Accepted: diskmeter always uses its own \
+               (xoshiro256++ with a permutation that covers every block once per pass, which \
+               is what fio's lfsr guarantees); the run notes say so",
+        limits: None,
+        set: set_random_generator,
+        show: Some(show_random_generator),
+    },
+    flag_row!(
+        "gtod_reduce",
+        &[],
+        "0",
+        "fio: stop timing IOs to save clock reads. Accepted: diskmeter still times every IO \
+         (latencies and bandwidth are measured and reported); the run notes say so",
+        set_gtod_reduce,
+        show_gtod_reduce
+    ),
+    OptionDef {
+        name: "gtod_cpu",
+        aliases: &[],
+        kind: OptionKind::Int,
+        default: "",
+        unit: "CPU",
+        help: "fio: a thread on this CPU keeps the time. Accepted: diskmeter has no timer \
+               thread; each worker reads CLOCK_MONOTONIC",
+        limits: None,
+        set: set_gtod_cpu,
+        show: Some(show_gtod_cpu),
+    },
+    OptionDef {
+        name: "clocksource",
+        aliases: &[],
+        kind: OptionKind::Choice(CLOCKSOURCE_CHOICES),
+        default: "",
+        unit: "",
+        help: "fio's clock for timing IOs. Accepted: diskmeter always uses \
+               clock_gettime(CLOCK_MONOTONIC) (vDSO, nanoseconds)",
+        limits: None,
+        set: set_clocksource,
+        show: Some(show_clocksource),
+    },
+    flag_row!(
+        "disable_lat",
+        &[],
+        "0",
+        "fio: do not measure total latency. Accepted: diskmeter measures and reports it",
+        set_disable_lat,
+        show_disable_lat
+    ),
+    flag_row!(
+        "disable_clat",
+        &[],
+        "0",
+        "fio: do not measure completion latency. Accepted: diskmeter measures and reports it",
+        set_disable_clat,
+        show_disable_clat
+    ),
+    flag_row!(
+        "disable_slat",
+        &[],
+        "0",
+        "fio: do not measure submission latency. Accepted: diskmeter measures and reports it",
+        set_disable_slat,
+        show_disable_slat
+    ),
+    flag_row!(
+        "disable_bw_measurement",
+        &["disable_bw"],
+        "0",
+        "fio: do not sample bandwidth. Accepted: diskmeter measures and reports it",
+        set_disable_bw,
+        show_disable_bw
+    ),
+    flag_row!(
+        "stats",
+        &[],
+        "1",
+        "fio: 0 keeps no statistics for the job. Accepted: diskmeter reports every job",
+        set_stats,
+        show_stats
+    ),
+    OptionDef {
+        name: "significant_figures",
+        aliases: &[],
+        kind: OptionKind::Int,
+        default: "4",
+        unit: "digits",
+        help: "Digits of fio's normal output. Accepted: diskmeter's output has its own fixed \
+               precision (docs/output-fields.md)",
+        limits: Some(Limits {
+            range: Range::Int {
+                min: 1,
+                max: Some(10),
+            },
+            why: "",
+        }),
+        set: set_significant_figures,
+        show: Some(show_significant_figures),
+    },
+    OptionDef {
+        name: "unified_rw_reporting",
+        aliases: &[],
+        kind: OptionKind::Choice(UNIFIED_CHOICES),
+        default: "none",
+        unit: "",
+        help: "fio: report reads and writes as one mixed direction. Accepted: diskmeter \
+               reports them separately and the group's total",
+        limits: None,
+        set: set_unified_rw_reporting,
+        show: Some(show_unified_rw_reporting),
+    },
+    OptionDef {
+        name: "bwavgtime",
+        aliases: &[],
+        kind: OptionKind::Int,
+        default: "500",
+        unit: "ms",
+        help: "fio's window for bandwidth samples. Accepted: diskmeter's bandwidth figures are \
+               over the whole run (and per second in its logs)",
+        limits: None,
+        set: set_bwavgtime,
+        show: Some(show_bwavgtime),
+    },
+    OptionDef {
+        name: "iopsavgtime",
+        aliases: &[],
+        kind: OptionKind::Int,
+        default: "500",
+        unit: "ms",
+        help: "fio's window for IOPS samples. Accepted: diskmeter's IOPS figures are over the \
+               whole run (and per second in its logs)",
+        limits: None,
+        set: set_iopsavgtime,
+        show: Some(show_iopsavgtime),
+    },
+    flag_row!(
+        "disk_util",
+        &[],
+        "1",
+        "fio's disk-utilisation section. Accepted: diskmeter's device figures come from its \
+         capture commands",
+        set_disk_util,
+        show_disk_util
+    ),
+    flag_row!(
+        "unique_filename",
+        &[],
+        "1",
+        "fio client/server: prefix files with the client's address. Accepted: diskmeter has \
+         no client/server mode",
+        set_unique_filename,
+        show_unique_filename
+    ),
+    OptionDef {
+        name: "unit_base",
+        aliases: &[],
+        kind: OptionKind::Choice(UNIT_BASE_CHOICES),
+        default: "0",
+        unit: "",
+        help: "fio's output in bits (8) or bytes (1). Accepted: diskmeter prints bytes",
+        limits: None,
+        set: set_unit_base,
+        show: Some(show_unit_base),
+    },
+    OptionDef {
+        name: "threads",
+        aliases: &[],
+        kind: OptionKind::Int,
+        default: "",
+        unit: "",
+        help: "Read and ignored by fio 3.33 (not thread, not numjobs: the job stays one \
+               process); accepted with the same effect, none",
+        limits: None,
+        set: set_threads,
+        show: Some(show_threads),
+    },
+];

@@ -66,6 +66,10 @@ pub(crate) fn show_direct(spec: &JobSpec) -> Option<String> {
 pub(crate) fn set_ioengine(spec: &mut JobSpec, value: Value) -> Result<(), InvalidValue> {
     let choice = choice(value)?;
     spec.ioengine = EngineKind::parse(choice).ok_or_else(|| mismatch(&Value::Choice(choice)))?;
+    // Kept so the plan can say that `posixaio` runs as io_uring (and `vsync` as psync).
+    spec.compat.ioengine_as_written = (choice != spec.ioengine.as_str()
+        && !matches!(choice, "sync" | "pvsync"))
+    .then(|| choice.to_string());
     Ok(())
 }
 

@@ -2,7 +2,8 @@
 //!
 //! Names, aliases and defaults are fio's (HOWTO "Job file parameters"), except where the help
 //! says "diskmeter": `ioengine` defaults to io_uring, `unlink` to 1, and `randseed` to
-//! diskmeter's own seed.
+//! diskmeter's own seed. Job files start from fio's own defaults instead
+//! (`JobSpec::fio_job_file_default`: psync, unlink=0).
 
 use super::iolog_setters::*;
 use super::limits::{Limits, Range};
@@ -24,8 +25,11 @@ pub(super) const RW_CHOICES: &[&str] = &[
     "randrw",
 ];
 
-/// `ioengine=` names diskmeter implements (`sync` and `pvsync` run as psync).
-const ENGINE_CHOICES: &[&str] = &["io_uring", "libaio", "psync", "pvsync", "sync", "null"];
+/// `ioengine=` names diskmeter implements (`sync`, `vsync`, `pvsync` and `pvsync2` run as
+/// psync, `posixaio` as io_uring).
+const ENGINE_CHOICES: &[&str] = &[
+    "io_uring", "libaio", "psync", "pvsync", "pvsync2", "sync", "vsync", "posixaio", "null",
+];
 
 /// `rate_process=` values.
 const RATE_PROCESS_CHOICES: &[&str] = &["linear", "poisson"];
@@ -88,7 +92,7 @@ pub(super) static ROWS: &[OptionDef] = &[
     },
     OptionDef {
         name: "nrfiles",
-        aliases: &[],
+        aliases: &["nr_files"],
         kind: OptionKind::Int,
         default: "1",
         unit: "files",
@@ -131,7 +135,7 @@ pub(super) static ROWS: &[OptionDef] = &[
     },
     OptionDef {
         name: "offset",
-        aliases: &[],
+        aliases: &["fileoffset"],
         kind: OptionKind::SizeOrPercent,
         default: "0",
         unit: "bytes",
@@ -388,8 +392,9 @@ pub(super) static ROWS: &[OptionDef] = &[
         kind: OptionKind::Choice(ENGINE_CHOICES),
         default: "io_uring",
         unit: "",
-        help: "How IO is issued: io_uring (diskmeter's default), libaio, psync (sync and pvsync \
-               run as psync) or null (no IO; measures diskmeter itself)",
+        help: "How IO is issued: io_uring (diskmeter's default; job files default to fio's \
+               psync), libaio, psync (sync, vsync, pvsync and pvsync2 run as psync), posixaio \
+               (runs as io_uring) or null (no IO; measures diskmeter itself)",
         limits: None,
         set: set_ioengine,
         show: Some(show_ioengine),
@@ -675,7 +680,7 @@ pub(super) static ROWS: &[OptionDef] = &[
     },
     OptionDef {
         name: "rate_min",
-        aliases: &[],
+        aliases: &["ratemin"],
         kind: OptionKind::SizePair,
         default: "",
         unit: "bytes/s",
@@ -686,7 +691,7 @@ pub(super) static ROWS: &[OptionDef] = &[
     },
     OptionDef {
         name: "rate_cycle",
-        aliases: &[],
+        aliases: &["ratecycle"],
         kind: OptionKind::Int,
         default: "1000",
         unit: "ms",
