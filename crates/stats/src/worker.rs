@@ -105,6 +105,9 @@ pub struct WorkerStats {
     /// Latency of the file syncs (fio `fsync`, `fdatasync`, `end_fsync`); its count is the
     /// number of syncs.
     pub sync: LatencyHistogram,
+    /// The queue depth fio's `latency_target` search settled on (the deepest that met the
+    /// target); `None` when the job did not search. Merged stats keep the smallest.
+    pub latency_target_depth: Option<u32>,
 }
 
 impl WorkerStats {
@@ -142,6 +145,10 @@ impl WorkerStats {
         self.cpu.add(&other.cpu);
         self.runtime_ns = self.runtime_ns.max(other.runtime_ns);
         self.sync.merge(&other.sync);
+        self.latency_target_depth = match (self.latency_target_depth, other.latency_target_depth) {
+            (Some(a), Some(b)) => Some(a.min(b)),
+            (a, b) => a.or(b),
+        };
     }
 }
 

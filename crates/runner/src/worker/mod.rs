@@ -25,6 +25,7 @@
 //! all, so a cap holds at any runtime (the over-report of exactly `iodepth` IOs of issue 13).
 
 mod account;
+mod control;
 mod end;
 mod issue;
 #[cfg(test)]
@@ -43,6 +44,8 @@ use diskmeter_workload::{Direction, JobSpec, RandomDistribution};
 use std::os::fd::RawFd;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::Arc;
+
+pub use control::FlowGroup;
 
 /// Per-second samples of the series.
 const INTERVAL_NS: u64 = 1_000_000_000;
@@ -140,6 +143,16 @@ pub struct WorkerContext<'a> {
     pub steady: Option<crate::monitor::SteadyHooks<'a>>,
     /// The run's shared throttle, if it has caps.
     pub throttle: Option<&'a crate::throttle::Throttle>,
+    /// What the worker shares with other jobs: `wait_for`, `exitall`, `flow`.
+    pub links: crate::coordination::Links<'a>,
+}
+
+impl<'a> WorkerContext<'a> {
+    /// The context with its links to other jobs.
+    pub(crate) fn with_links(mut self, links: crate::coordination::Links<'a>) -> Self {
+        self.links = links;
+        self
+    }
 }
 
 /// What a worker hands back: its statistics and the error that ended it early, if any.
@@ -188,10 +201,12 @@ pub fn run_worker(mut ctx: WorkerContext<'_>) -> WorkerOutcome {
             };
         }
     };
-    Worker::new(&ctx, engine.as_mut(), TscClock, iolog)
+    let outcome = Worker::new(&ctx, engine.as_mut(), TscClock, iolog)
         .with_replay(replay)
         .with_recorder(recorder)
-        .run()
+        .run();
+    ctx.links.finished();
+    outcome
 }
 
 fn build_engine(ctx: &WorkerContext<'_>) -> Result<Box<dyn IoEngine>, RunError> {
@@ -308,6 +323,11 @@ pub(crate) struct Worker<'a, C: Clock, E: IoEngine + ?Sized> {
     replay: Option<ReplaySource>,
     /// The job's `write_iolog`: where issued IOs are recorded.
     recorder: Option<IoRecorder>,
+    /// Think time, `number_ios`, the latency search, flow, `iodepth_low`, `max_latency`
+    /// (`None` when the job uses none of them).
+    controls: Option<Box<control::Controls>>,
+    /// Some job of the run has `exitall`: watch its flags.
+    watch_exit: bool,
     /// No new IO is chosen; in-flight IO drains.
     stopping: bool,
     /// What ended the worker early, if anything did.
@@ -416,6 +436,8 @@ impl<'a, C: Clock, E: IoEngine + ?Sized> Worker<'a, C, E> {
             iolog,
             replay: None,
             recorder: None,
+            controls: control::Controls::for_job(job, depth as u32, ctx.links.flow.clone()),
+            watch_exit: ctx.links.exit.is_some(),
             stopping: false,
             failure: None,
         }
@@ -445,7 +467,11 @@ impl<'a, C: Clock, E: IoEngine + ?Sized> Worker<'a, C, E> {
     pub(crate) fn run(mut self) -> WorkerOutcome {
         self.start_delay();
         self.start();
-        match self.run_loop() {
+        let ended = self.run_loop();
+        if let Some(controls) = &mut self.controls {
+            controls.finish();
+        }
+        match ended {
             Ok(()) => self.finish(),
             Err(error) => WorkerOutcome {
                 stats: WorkerStats::new(),
@@ -454,8 +480,18 @@ impl<'a, C: Clock, E: IoEngine + ?Sized> Worker<'a, C, E> {
         }
     }
 
-    /// fio's `startdelay`, in short slices so Ctrl-C is seen during a long delay.
+    /// fio's `wait_for` (until the other job's workers have all finished), then its
+    /// `startdelay`, in short slices so Ctrl-C is seen during a long delay.
     fn start_delay(&self) {
+        let links = &self.ctx.links;
+        while !links.may_start()
+            && !self.ctx.stop.load(Ordering::Relaxed)
+            && !self.ctx.abort.load(Ordering::Relaxed)
+            && !links.told_to_exit()
+        {
+            let now = self.clock.now_ns();
+            self.clock.sleep_until(now + 1_000_000);
+        }
         if self.ctx.job.startdelay_ns == 0 {
             return;
         }
@@ -491,6 +527,9 @@ impl<'a, C: Clock, E: IoEngine + ?Sized> Worker<'a, C, E> {
                 .map(|_| measure_end.saturating_add(job.cooldown_ns)),
         };
         self.pace.start(t0);
+        if let Some(controls) = &mut self.controls {
+            controls.start(t0);
+        }
         if let Some(replay) = &mut self.replay {
             replay.start(t0);
         }
@@ -507,6 +546,9 @@ impl<'a, C: Clock, E: IoEngine + ?Sized> Worker<'a, C, E> {
         loop {
             let now = self.clock.now_ns();
             self.tally.enter_measurement(now);
+            if let Some(controls) = &mut self.controls {
+                controls.tick(now);
+            }
             self.check_rate_min(now);
             self.check_stop(now);
             if self.stopping && !self.queue.held.is_empty() {
