@@ -371,6 +371,9 @@ impl<C: Clock, E: IoEngine + ?Sized> Worker<'_, C, E> {
         if let Some(controls) = &mut self.controls {
             controls.issued(now, now >= self.window.measure_start);
         }
+        if self.zones.is_some() {
+            self.zone_issued(len_bytes);
+        }
         // The size limit counts measured IO only: a fast device must not finish `size`
         // inside the ramp and report nothing.
         if now >= self.window.measure_start {

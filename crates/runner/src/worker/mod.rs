@@ -30,6 +30,7 @@ mod end;
 mod issue;
 #[cfg(test)]
 mod tests;
+mod zones;
 
 use crate::clock::{Clock, TscClock};
 use crate::gate::StartGate;
@@ -328,6 +329,8 @@ pub(crate) struct Worker<'a, C: Clock, E: IoEngine + ?Sized> {
     controls: Option<Box<control::Controls>>,
     /// Some job of the run has `exitall`: watch its flags.
     watch_exit: bool,
+    /// fio `zonemode=strided`: the zone the offsets come from.
+    zones: Option<Box<zones::Zones>>,
     /// No new IO is chosen; in-flight IO drains.
     stopping: bool,
     /// What ended the worker early, if anything did.
@@ -394,8 +397,19 @@ impl<'a, C: Clock, E: IoEngine + ?Sized> Worker<'a, C, E> {
             clock.want_precise_sleeps();
         }
         let throttled = ctx.throttle.is_some();
+        let zones = job.control.strided_zones().map(|z| {
+            Box::new(zones::Zones::new(
+                z,
+                ctx.targets.iter().map(|(_, t)| region_of(t)).collect(),
+            ))
+        });
+        let offsets = match &zones {
+            Some(zones) => offsets_for_regions(ctx, &shape, &zones.zone_regions()),
+            None => offsets_for(ctx, &shape),
+        };
         Worker {
-            offsets: offsets_for(ctx, &shape),
+            offsets,
+            zones,
             sizes: SizeChooser::new(job, plan.seed),
             mix: MixChooser::new(
                 if job.rw.is_mixed() {
@@ -582,15 +596,25 @@ impl<'a, C: Clock, E: IoEngine + ?Sized> Worker<'a, C, E> {
 /// The offset generator of a worker: its targets' regions, the job's pattern, and the grid
 /// random offsets fall on.
 fn offsets_for(ctx: &WorkerContext<'_>, shape: &Shape) -> OffsetGenerator {
+    let regions: Vec<FileRegion> = ctx.targets.iter().map(|(_, t)| region_of(t)).collect();
+    offsets_for_regions(ctx, shape, &regions)
+}
+
+/// A target's region.
+fn region_of(target: &TargetPlan) -> FileRegion {
+    FileRegion {
+        start_bytes: target.region_start_bytes,
+        len_bytes: target.region_len_bytes,
+    }
+}
+
+/// [`offsets_for`] over `regions` instead of the targets' own (a strided zone).
+fn offsets_for_regions(
+    ctx: &WorkerContext<'_>,
+    shape: &Shape,
+    regions: &[FileRegion],
+) -> OffsetGenerator {
     let job = ctx.job;
-    let regions: Vec<FileRegion> = ctx
-        .targets
-        .iter()
-        .map(|(_, t)| FileRegion {
-            start_bytes: t.region_start_bytes,
-            len_bytes: t.region_len_bytes,
-        })
-        .collect();
     let grid = Direction::BOTH
         .into_iter()
         .filter(|d| shape.issues[d.index()])
@@ -606,7 +630,7 @@ fn offsets_for(ctx: &WorkerContext<'_>, shape: &Shape) -> OffsetGenerator {
         (true, RandomDistribution::Uniform, true) => OffsetPattern::Uniform,
         (true, skewed, _) => OffsetPattern::Skewed(skewed),
     };
-    let mut offsets = OffsetGenerator::new(&regions, pattern, grid, ctx.plan.seed)
+    let mut offsets = OffsetGenerator::new(regions, pattern, grid, ctx.plan.seed)
         .with_random_percent(job.percentage_random)
         .with_offset_modifier(job.rw_offset_modifier);
     if let Some(shared) = &ctx.shared_positions {
