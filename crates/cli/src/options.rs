@@ -56,7 +56,7 @@ fn value_name(def: &OptionDef) -> &'static str {
     match def.kind {
         OptionKind::Size | OptionKind::SizePair => "SIZE",
         OptionKind::SizeOrPercent => "SIZE|PCT%",
-        OptionKind::Time => "TIME",
+        OptionKind::Time | OptionKind::TimeMicros => "TIME",
         OptionKind::Int => "N",
         OptionKind::Percent => "PCT",
         OptionKind::CpuList => "CPUS",

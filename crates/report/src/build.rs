@@ -193,6 +193,14 @@ fn job_result(p: Pending) -> JobResult {
             },
         ),
         iops_mean_ci: crate::steady::iops_confidence(&stats.series),
+        latency_target: p.spec.control.latency_search().and_then(|search| {
+            Some(crate::schema::LatencyTargetResult {
+                target_ns: search.target_ns,
+                window_ns: search.window_ns,
+                percentile: search.percentile,
+                depth: stats.latency_target_depth?,
+            })
+        }),
         options: JobOption::list_of(&p.spec),
         workload: JobWorkload::of(&p.spec),
     }

@@ -74,10 +74,11 @@ fn fio_job(job: &JobResult, meta: &RunMeta) -> Value {
         "latency_ns": buckets(&b[0..10], 1),
         "latency_us": buckets(&b[10..20], 1_000),
         "latency_ms": latency_ms,
-        "latency_depth": job.workload.iodepth,
-        "latency_target": 0,
-        "latency_percentile": 100.0,
-        "latency_window": 0,
+        // fio's latency_target search: the depth found, and the target in fio's units (us).
+        "latency_depth": job.latency_target.map_or(job.workload.iodepth, |l| l.depth),
+        "latency_target": job.latency_target.map_or(0, |l| l.target_ns / 1_000),
+        "latency_percentile": job.latency_target.map_or(100.0, |l| l.percentile),
+        "latency_window": job.latency_target.map_or(0, |l| l.window_ns / 1_000),
     });
     // fio adds the object only for jobs that asked for steady state.
     if let Some(steady) = crate::steady::fio_steadystate(job) {

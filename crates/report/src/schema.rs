@@ -82,10 +82,29 @@ pub struct JobResult {
     /// `ss_sample`, `ss_precision`); absent when the job did not ask for it.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub steady_state: Option<SteadyStateResult>,
+    /// fio's `latency_target` search (`latency_target`, `latency_window`,
+    /// `latency_percentile`) and the queue depth it settled on; absent when the job did not
+    /// search.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub latency_target: Option<LatencyTargetResult>,
     /// 95 % confidence interval of the mean IOPS (reads and writes together) over the
     /// full per-second samples of `series`, by batch means.
     #[serde(default)]
     pub iops_mean_ci: ConfidenceInterval,
+}
+
+/// The outcome of fio's `latency_target` search for a reported job.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct LatencyTargetResult {
+    /// The latency IOs had to meet, ns (fio `latency_target`).
+    pub target_ns: u64,
+    /// How long each depth was tried, ns (fio `latency_window`).
+    pub window_ns: u64,
+    /// The share of a window's IOs that had to meet it, percent (fio `latency_percentile`).
+    pub percentile: f64,
+    /// The deepest queue that met it (the smallest over a merged group's workers); fio's
+    /// `latency_depth`.
+    pub depth: u32,
 }
 
 /// One fio job-file option: `name=value` (flags as `1`/`0`, sizes with fio's suffixes).

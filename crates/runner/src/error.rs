@@ -129,6 +129,49 @@ pub enum RunError {
         /// The first mismatch found.
         first: Box<diskmeter_stats::VerifyFailure>,
     },
+    /// fio's `rate_iops_min` was not met over a `rate_cycle`.
+    #[error(
+        "job {job}: rate_iops_min not met: {} did {moved_iops} IOPS over the last {window_ms} \
+         ms, below the minimum {min_iops} (fio ends such a job too)",
+        match direction { Direction::Read => "reads", Direction::Write => "writes" }
+    )]
+    RateIopsMinNotMet {
+        /// The job's name.
+        job: String,
+        /// The direction that fell short.
+        direction: Direction,
+        /// Its IOPS over the window.
+        moved_iops: u64,
+        /// The window, ms.
+        window_ms: u64,
+        /// The minimum.
+        min_iops: u64,
+    },
+    /// An IO took longer than fio's `max_latency` (fio ends the job with ETIMEDOUT).
+    #[error(
+        "job {job}: an IO took {}, over max_latency={} (ETIMEDOUT, as fio ends it)",
+        diskmeter_units::format_time_suffix(*latency_ns),
+        diskmeter_units::format_time_suffix(*max_ns)
+    )]
+    MaxLatencyExceeded {
+        /// The job's name.
+        job: String,
+        /// The IO's latency, ns.
+        latency_ns: u64,
+        /// The limit, ns.
+        max_ns: u64,
+    },
+    /// `wait_for` names no job before this one (fio: the waitee must come first).
+    #[error(
+        "job {job}: wait_for={waitee} names no job before it (fio waits only for an earlier \
+         job, by its name)"
+    )]
+    WaitForUnknown {
+        /// The waiting job.
+        job: String,
+        /// The name it waits for.
+        waitee: String,
+    },
 }
 
 /// Why the in-engine throttle cannot work as asked.

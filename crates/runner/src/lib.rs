@@ -13,6 +13,7 @@
 
 mod arrivals;
 mod clock;
+mod coordination;
 mod error;
 mod gate;
 pub mod layout;
@@ -232,9 +233,14 @@ fn execute_inner(
     // One set of buckets for the whole run: the cap is the device's (or the VM's), not a
     // job's, so every worker of every phase draws from it.
     let throttle = throttle::Throttle::new(&plan.throttle);
+    let coordination = coordination::Coordination::new(plan)?;
     for phase in 0..=last_phase {
-        // A stop (or a failed worker) between phases leaves the later jobs unstarted.
+        // A stop (or a failed worker) between phases leaves the later jobs unstarted, as
+        // does a finished `exitall` job with `exit_what=all`.
         if phase > 0 && (options.stop.load(Ordering::Relaxed) || abort.load(Ordering::Relaxed)) {
+            break;
+        }
+        if !coordination.next_phase() {
             break;
         }
         let members: Vec<usize> = (0..plan.workers.len())
@@ -247,7 +253,7 @@ fn execute_inner(
             &worker_files,
             &abort,
             &mut recorders,
-            throttle.as_ref(),
+            (throttle.as_ref(), &coordination),
         )?;
         for (i, outcome, steady_state) in phase_outcomes {
             steady[i] = steady_state;
@@ -292,7 +298,7 @@ fn run_phase(
     worker_files: &[Vec<std::fs::File>],
     abort: &AtomicBool,
     recorders: &mut [Option<IoLogRecorder>],
-    throttle: Option<&throttle::Throttle>,
+    (throttle, coordination): (Option<&throttle::Throttle>, &coordination::Coordination),
 ) -> Result<Vec<(usize, worker::WorkerOutcome, Option<SteadyStateOutcome>)>, RunError> {
     let watch = monitor::PhaseWatch::for_phase(plan, members);
     // The monitor passes the start gate with the workers, so its clock starts with theirs.
@@ -340,14 +346,17 @@ fn run_phase(
                 shared.get(&plan.workers[index].job_index).cloned(),
                 iologs[index].take(),
                 watch.as_ref().and_then(|w| w.hooks(index)),
-            );
+            )
+            .with_links(coordination.links(plan, index));
             let job = &plan.jobs[plan.workers[index].job_index];
             let name = format!("dm-{}-{}", job.name, plan.workers[index].clone_index);
             let watch = watch.as_ref();
             let spawned = std::thread::Builder::new()
                 .name(name.chars().take(15).collect())
                 .spawn_scoped(scope, move || {
+                    let job_index = context.plan.job_index;
                     let outcome = worker::run_worker(context);
+                    coordination.worker_finished(job_index);
                     if let Some(watch) = watch {
                         watch.finished(index);
                     }
@@ -439,5 +448,6 @@ fn worker_context<'a>(
         iolog,
         steady,
         throttle,
+        links: coordination::Links::default(),
     }
 }

@@ -109,6 +109,9 @@ pub struct WorkerStats {
     /// Read-back verification of the written data (fio `verify`); empty when the job does
     /// not verify.
     pub verify: VerifyStats,
+    /// The queue depth fio's `latency_target` search settled on (the deepest that met the
+    /// target); `None` when the job did not search. Merged stats keep the smallest.
+    pub latency_target_depth: Option<u32>,
 }
 
 impl WorkerStats {
@@ -147,6 +150,10 @@ impl WorkerStats {
         self.runtime_ns = self.runtime_ns.max(other.runtime_ns);
         self.sync.merge(&other.sync);
         self.verify.merge(&other.verify);
+        self.latency_target_depth = match (self.latency_target_depth, other.latency_target_depth) {
+            (Some(a), Some(b)) => Some(a.min(b)),
+            (a, b) => a.or(b),
+        };
     }
 }
 

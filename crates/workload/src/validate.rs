@@ -180,6 +180,7 @@ pub(crate) fn validate_with<'a>(
     crate::steady::validate_steady(spec, &mut fail);
     crate::iolog::validate_iolog(spec, &mut fail);
     crate::verify::validate_verify(spec, &mut fail);
+    crate::control::validate_control(spec, &mut fail);
     errors
 }
 

@@ -21,6 +21,9 @@ pub(super) struct Tally {
     rate_cycle_ns: u64,
     rate_window_start: u64,
     rate_window_bytes: [u64; 2],
+    /// fio's `rate_iops_min` per direction, for the directions the job does.
+    rate_min_ios: [Option<u64>; 2],
+    rate_window_ios: [u64; 2],
     /// `[read_ios, read_bytes, write_ios, write_bytes]` not yet published.
     live_pending: [u64; 4],
     /// Bytes issued in the measured period (the size limit).
@@ -44,6 +47,13 @@ impl Tally {
                     .get(d)
                     .filter(|_| issues[d.index()])
             }),
+            rate_min_ios: Direction::BOTH.map(|d| {
+                job.control
+                    .rate_iops_min
+                    .get(d)
+                    .filter(|_| issues[d.index()])
+            }),
+            rate_window_ios: [0; 2],
             rate_cycle_ns: job.rate_cycle_ns,
             rate_window_start: 0,
             rate_window_bytes: [0; 2],
@@ -211,6 +221,14 @@ impl<C: Clock, E: IoEngine + ?Sized> Worker<'_, C, E> {
         if slot.op == SlotOp::Transfer(Direction::Read) && self.verify.is_some() {
             self.check_completed_read(completion.slot, &slot, completion.result);
         }
+        if let Some(controls) = &mut self.controls {
+            let lat = done.saturating_sub(slot.issue_ns);
+            controls.completed(done, lat);
+            if lat > controls.max_latency_ns {
+                self.fail_slow(lat);
+                return;
+            }
+        }
         if !window.counts(slot.granted_ns) {
             return;
         }
@@ -225,6 +243,7 @@ impl<C: Clock, E: IoEngine + ?Sized> Worker<'_, C, E> {
         let slat = (!synchronous).then(|| slot.submit_ns.saturating_sub(slot.issue_ns));
         let tally = &mut self.tally;
         tally.rate_window_bytes[direction.index()] += bytes;
+        tally.rate_window_ios[direction.index()] += 1;
         let stats = tally.stats.direction_mut(direction);
         stats.ios += 1;
         stats.bytes += bytes;
@@ -256,6 +275,20 @@ impl<C: Clock, E: IoEngine + ?Sized> Worker<'_, C, E> {
         }
         tally.live_pending[direction.index() * 2] += 1;
         tally.live_pending[direction.index() * 2 + 1] += bytes;
+    }
+
+    /// fio's `max_latency`: an IO slower than it ends the job with an error.
+    #[cold]
+    fn fail_slow(&mut self, latency_ns: u64) {
+        if self.failure.is_none() {
+            let max_ns = self.controls.as_ref().map_or(0, |c| c.max_latency_ns);
+            self.failure = Some(RunError::MaxLatencyExceeded {
+                job: self.ctx.job.name.clone(),
+                latency_ns,
+                max_ns,
+            });
+        }
+        self.stopping = true;
     }
 
     /// The first error ends the worker (after its in-flight IO has drained).
@@ -294,8 +327,22 @@ impl<C: Clock, E: IoEngine + ?Sized> Worker<'_, C, E> {
                     self.stopping = true;
                 }
             }
+            if let Some(min) = tally.rate_min_ios[d] {
+                let got = u128::from(tally.rate_window_ios[d]) * 1_000_000_000 / window_ns as u128;
+                if got < u128::from(min) && now < self.window.measure_end {
+                    self.failure.get_or_insert(RunError::RateIopsMinNotMet {
+                        job: self.ctx.job.name.clone(),
+                        direction,
+                        moved_iops: u64::try_from(got).unwrap_or(u64::MAX),
+                        window_ms: window_ns / 1_000_000,
+                        min_iops: min,
+                    });
+                    self.stopping = true;
+                }
+            }
         }
         tally.rate_window_bytes = [0; 2];
+        tally.rate_window_ios = [0; 2];
         tally.rate_window_start = now;
     }
 

@@ -21,7 +21,9 @@ impl<C: Clock, E: IoEngine + ?Sized> Worker<'_, C, E> {
                     .steady
                     .is_some_and(|s| s.stop.load(Ordering::Relaxed))
                 || self.tally.issued_bytes >= self.shape.io_limit_bytes
-                || self.replay.as_ref().is_some_and(|r| r.finished()))
+                || self.replay.as_ref().is_some_and(|r| r.finished())
+                || self.controls.as_ref().is_some_and(|c| c.done())
+                || (self.watch_exit && self.ctx.links.told_to_exit()))
         {
             self.stopping = true;
         }
@@ -106,6 +108,7 @@ impl<C: Clock, E: IoEngine + ?Sized> Worker<'_, C, E> {
         if let Some(verify) = self.verify.take() {
             stats.verify = verify.stats;
         }
+        stats.latency_target_depth = self.controls.as_ref().and_then(|c| c.latency_depth());
         WorkerOutcome {
             stats,
             error: self.failure,

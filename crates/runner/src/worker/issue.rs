@@ -2,6 +2,7 @@
 //! direction in between, or the read/write mix), the throttle's turn, offsets, buffer
 //! stamps, and the syncs of `fsync=N`, `fdatasync=N` and `end_fsync`.
 
+use super::control::Gate;
 use super::{engine_error, mark_submitted, AfterIssue, HeldIo, SlotOp, SlotState, Worker};
 use crate::arrivals::PoissonGaps;
 use crate::clock::Clock;
@@ -60,6 +61,14 @@ impl Pacing {
     /// The schedule starts when the worker's clock does (the ramp is on it too).
     pub(super) fn start(&mut self, t0: u64) {
         self.next_intended_ns = [t0; 2];
+    }
+
+    /// Moves the schedule `ns` later (fio `rate_ignore_thinktime`: no catching up on the IOs
+    /// a think-time stall delayed).
+    pub(super) fn shift(&mut self, ns: u64) {
+        for due in &mut self.next_intended_ns {
+            *due += ns;
+        }
     }
 
     /// True when `direction` is rate-limited, so its IOs have an intended issue time.
@@ -145,6 +154,20 @@ impl<C: Clock, E: IoEngine + ?Sized> Worker<'_, C, E> {
                         self.queue.just_queued.push(slot);
                         self.syncs.pending = None;
                         break;
+                    }
+                    if let Some(controls) = &mut self.controls {
+                        if controls.ignore_think_for_rate {
+                            self.pace.shift(controls.take_new_stall_ns());
+                        }
+                        let in_flight = self.queue.in_flight + self.queue.just_queued.len();
+                        match controls.gate(now, in_flight) {
+                            Gate::Go => {}
+                            Gate::WaitUntil(due) => {
+                                wake_at = Some(due);
+                                break;
+                            }
+                            Gate::Full | Gate::Done => break,
+                        }
                     }
                     let (direction, intended_ns, len_bytes, at) = match self.pace(now) {
                         Due::Io {
@@ -354,6 +377,12 @@ impl<C: Clock, E: IoEngine + ?Sized> Worker<'_, C, E> {
             recorder.record(now, op, file, offset_bytes, len_bytes)?;
         }
         self.queue.just_queued.push(slot);
+        if let Some(controls) = &mut self.controls {
+            controls.issued(now, now >= self.window.measure_start);
+        }
+        if self.zones.is_some() {
+            self.zone_issued(len_bytes);
+        }
         // The size limit counts measured IO only: a fast device must not finish `size`
         // inside the ramp and report nothing.
         if now >= self.window.measure_start {

@@ -25,11 +25,13 @@
 //! all, so a cap holds at any runtime (the over-report of exactly `iodepth` IOs of issue 13).
 
 mod account;
+mod control;
 mod end;
 mod issue;
 #[cfg(test)]
 mod tests;
 mod verify;
+mod zones;
 
 use crate::clock::{Clock, TscClock};
 use crate::gate::StartGate;
@@ -44,6 +46,8 @@ use diskmeter_workload::{Direction, JobSpec, RandomDistribution};
 use std::os::fd::RawFd;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::Arc;
+
+pub use control::FlowGroup;
 
 /// Per-second samples of the series.
 const INTERVAL_NS: u64 = 1_000_000_000;
@@ -144,6 +148,16 @@ pub struct WorkerContext<'a> {
     pub steady: Option<crate::monitor::SteadyHooks<'a>>,
     /// The run's shared throttle, if it has caps.
     pub throttle: Option<&'a crate::throttle::Throttle>,
+    /// What the worker shares with other jobs: `wait_for`, `exitall`, `flow`.
+    pub links: crate::coordination::Links<'a>,
+}
+
+impl<'a> WorkerContext<'a> {
+    /// The context with its links to other jobs.
+    pub(crate) fn with_links(mut self, links: crate::coordination::Links<'a>) -> Self {
+        self.links = links;
+        self
+    }
 }
 
 /// What a worker hands back: its statistics and the error that ended it early, if any.
@@ -192,10 +206,12 @@ pub fn run_worker(mut ctx: WorkerContext<'_>) -> WorkerOutcome {
             };
         }
     };
-    Worker::new(&ctx, engine.as_mut(), TscClock, iolog)
+    let outcome = Worker::new(&ctx, engine.as_mut(), TscClock, iolog)
         .with_replay(replay)
         .with_recorder(recorder)
-        .run()
+        .run();
+    ctx.links.finished();
+    outcome
 }
 
 fn build_engine(ctx: &WorkerContext<'_>) -> Result<Box<dyn IoEngine>, RunError> {
@@ -312,6 +328,13 @@ pub(crate) struct Worker<'a, C: Clock, E: IoEngine + ?Sized> {
     replay: Option<ReplaySource>,
     /// The job's `write_iolog`: where issued IOs are recorded.
     recorder: Option<IoRecorder>,
+    /// Think time, `number_ios`, the latency search, flow, `iodepth_low`, `max_latency`
+    /// (`None` when the job uses none of them).
+    controls: Option<Box<control::Controls>>,
+    /// Some job of the run has `exitall`: watch its flags.
+    watch_exit: bool,
+    /// fio `zonemode=strided`: the zone the offsets come from.
+    zones: Option<Box<zones::Zones>>,
     /// No new IO is chosen; in-flight IO drains.
     stopping: bool,
     /// What ended the worker early, if anything did.
@@ -383,8 +406,19 @@ impl<'a, C: Clock, E: IoEngine + ?Sized> Worker<'a, C, E> {
             clock.want_precise_sleeps();
         }
         let throttled = ctx.throttle.is_some();
+        let zones = job.control.strided_zones().map(|z| {
+            Box::new(zones::Zones::new(
+                z,
+                ctx.targets.iter().map(|(_, t)| region_of(t)).collect(),
+            ))
+        });
+        let offsets = match &zones {
+            Some(zones) => offsets_for_regions(ctx, &shape, &zones.zone_regions()),
+            None => offsets_for(ctx, &shape),
+        };
         Worker {
-            offsets: offsets_for(ctx, &shape),
+            offsets,
+            zones,
             sizes: SizeChooser::new(job, plan.seed),
             mix: MixChooser::new(
                 if job.rw.is_mixed() {
@@ -425,6 +459,8 @@ impl<'a, C: Clock, E: IoEngine + ?Sized> Worker<'a, C, E> {
             iolog,
             replay: None,
             recorder: None,
+            controls: control::Controls::for_job(job, depth as u32, ctx.links.flow.clone()),
+            watch_exit: ctx.links.exit.is_some(),
             stopping: false,
             failure: None,
             verify,
@@ -467,7 +503,12 @@ impl<'a, C: Clock, E: IoEngine + ?Sized> Worker<'a, C, E> {
         };
         // The job's own IO ends here: the verify phase after it is timed apart.
         let io_end = self.clock.now_ns();
-        match ran.and_then(|()| self.after_writes(only_verify)) {
+        let ended = ran.and_then(|()| self.after_writes(only_verify));
+        // fio's job ends after its verify phase: flow, wait_for and exitall see it then.
+        if let Some(controls) = &mut self.controls {
+            controls.finish();
+        }
+        match ended {
             Ok(()) => self.finish(io_end),
             Err(error) => WorkerOutcome {
                 stats: WorkerStats::new(),
@@ -476,8 +517,18 @@ impl<'a, C: Clock, E: IoEngine + ?Sized> Worker<'a, C, E> {
         }
     }
 
-    /// fio's `startdelay`, in short slices so Ctrl-C is seen during a long delay.
+    /// fio's `wait_for` (until the other job's workers have all finished), then its
+    /// `startdelay`, in short slices so Ctrl-C is seen during a long delay.
     fn start_delay(&self) {
+        let links = &self.ctx.links;
+        while !links.may_start()
+            && !self.ctx.stop.load(Ordering::Relaxed)
+            && !self.ctx.abort.load(Ordering::Relaxed)
+            && !links.told_to_exit()
+        {
+            let now = self.clock.now_ns();
+            self.clock.sleep_until(now + 1_000_000);
+        }
         if self.ctx.job.startdelay_ns == 0 {
             return;
         }
@@ -513,6 +564,9 @@ impl<'a, C: Clock, E: IoEngine + ?Sized> Worker<'a, C, E> {
                 .map(|_| measure_end.saturating_add(job.cooldown_ns)),
         };
         self.pace.start(t0);
+        if let Some(controls) = &mut self.controls {
+            controls.start(t0);
+        }
         if let Some(replay) = &mut self.replay {
             replay.start(t0);
         }
@@ -532,6 +586,9 @@ impl<'a, C: Clock, E: IoEngine + ?Sized> Worker<'a, C, E> {
             }
             let now = self.clock.now_ns();
             self.tally.enter_measurement(now);
+            if let Some(controls) = &mut self.controls {
+                controls.tick(now);
+            }
             self.check_rate_min(now);
             self.check_stop(now);
             if self.stopping && !self.queue.held.is_empty() {
@@ -565,15 +622,25 @@ impl<'a, C: Clock, E: IoEngine + ?Sized> Worker<'a, C, E> {
 /// The offset generator of a worker: its targets' regions, the job's pattern, and the grid
 /// random offsets fall on.
 fn offsets_for(ctx: &WorkerContext<'_>, shape: &Shape) -> OffsetGenerator {
+    let regions: Vec<FileRegion> = ctx.targets.iter().map(|(_, t)| region_of(t)).collect();
+    offsets_for_regions(ctx, shape, &regions)
+}
+
+/// A target's region.
+fn region_of(target: &TargetPlan) -> FileRegion {
+    FileRegion {
+        start_bytes: target.region_start_bytes,
+        len_bytes: target.region_len_bytes,
+    }
+}
+
+/// [`offsets_for`] over `regions` instead of the targets' own (a strided zone).
+fn offsets_for_regions(
+    ctx: &WorkerContext<'_>,
+    shape: &Shape,
+    regions: &[FileRegion],
+) -> OffsetGenerator {
     let job = ctx.job;
-    let regions: Vec<FileRegion> = ctx
-        .targets
-        .iter()
-        .map(|(_, t)| FileRegion {
-            start_bytes: t.region_start_bytes,
-            len_bytes: t.region_len_bytes,
-        })
-        .collect();
     let grid = Direction::BOTH
         .into_iter()
         .filter(|d| shape.issues[d.index()])
@@ -589,7 +656,7 @@ fn offsets_for(ctx: &WorkerContext<'_>, shape: &Shape) -> OffsetGenerator {
         (true, RandomDistribution::Uniform, true) => OffsetPattern::Uniform,
         (true, skewed, _) => OffsetPattern::Skewed(skewed),
     };
-    let mut offsets = OffsetGenerator::new(&regions, pattern, grid, ctx.plan.seed)
+    let mut offsets = OffsetGenerator::new(regions, pattern, grid, ctx.plan.seed)
         .with_random_percent(job.percentage_random)
         .with_offset_modifier(job.rw_offset_modifier);
     if let Some(shared) = &ctx.shared_positions {

@@ -178,6 +178,7 @@ fn run_with(
         iolog: None,
         steady: None,
         throttle,
+        links: Default::default(),
     };
     let mut engine = Watched::new(job, worker_plan.iodepth, Arc::clone(clock));
     watch(&mut engine);

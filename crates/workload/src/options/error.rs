@@ -101,6 +101,14 @@ pub enum InvalidValue {
     #[error("must be a power of two (or 0 for none)")]
     NotPowerOfTwo,
 
+    /// `zonemode=zbd`: diskmeter has no zoned-block-device support.
+    #[error(
+        "zonemode=zbd drives a zoned block device (host-managed SMR or ZNS) zone by zone; \
+         diskmeter has no zoned-device support, use zonemode=strided for zone stepping on a \
+         regular device"
+    )]
+    ZonedDeviceMode,
+
     /// The table pairs the option with a setter of another value kind: a defect the
     /// per-option tests keep out, never the user's input.
     #[error("internal error: unexpected value {value} for this option")]

@@ -9,6 +9,9 @@
 //! read it from there.
 
 mod compat_setters;
+mod control_setters;
+#[cfg(test)]
+mod control_tests;
 mod convert;
 mod error;
 mod iolog_setters;
@@ -88,6 +91,9 @@ pub enum OptionKind {
     IntPair,
     /// A time with fio's suffixes; seconds when none is given (`30`, `500ms`, `2m`).
     Time,
+    /// A time with fio's suffixes; microseconds when none is given (fio's `thinktime`,
+    /// `latency_target`: `500` = 500 us).
+    TimeMicros,
     /// A whole number; fio's size suffixes apply (`1k` = 1024 under `kb_base=1024`).
     Int,
     /// Free text (names, paths).
@@ -115,6 +121,7 @@ impl OptionKind {
             OptionKind::SizePair => "4k or 4k,64k",
             OptionKind::IntPair => "3200 or 3200,500",
             OptionKind::Time => "60 or 500ms",
+            OptionKind::TimeMicros => "500 or 2ms",
             OptionKind::Int => "4",
             OptionKind::Str | OptionKind::OptionalStr => "text",
             OptionKind::Choice(choices) => choices.first().copied().unwrap_or(""),

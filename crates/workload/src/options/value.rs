@@ -83,6 +83,7 @@ pub(crate) fn parse_value(
         OptionKind::SizePair => Value::Pair(parse_pair(text, kb_base, parse_size)?),
         OptionKind::IntPair => Value::Pair(parse_pair(text, kb_base, parse_int)?),
         OptionKind::Time => Value::Nanos(parse_time_ns(text, TimeUnit::Seconds)?),
+        OptionKind::TimeMicros => Value::Nanos(parse_time_ns(text, TimeUnit::Microseconds)?),
         OptionKind::Str | OptionKind::OptionalStr => Value::Text(text.to_string()),
         OptionKind::Choice(choices) => {
             Value::Choice(parse_choice(text, choices).map_err(ValueError::Invalid)?)
