@@ -301,9 +301,11 @@ pub struct JobSpec {
     #[serde(default)]
     pub blockalign_bytes: PerDirection<Option<u64>>,
     /// fio's `rw=...:N` suffix: a random job takes a new random offset every N IOs
-    /// (sequential in between); a sequential job skips N bytes after each IO. 0 = none.
+    /// (sequential in between); a sequential job skips N bytes after each IO, or with a
+    /// negative N (`rw=read:-8k`) moves back |N| bytes from the end of each IO, i.e. runs
+    /// backwards. 0 = none.
     #[serde(default)]
-    pub rw_offset_modifier: u64,
+    pub rw_offset_modifier: i64,
     /// How random offsets are spread (fio `random_distribution`).
     #[serde(default)]
     pub random_distribution: RandomDistribution,
