@@ -23,4 +23,4 @@ pub use depth::{DepthDistribution, DEPTH_LABELS, SUBMIT_LABELS};
 pub use histogram::{HistogramError, LatencyHistogram, MAX_LATENCY_NS, SIGNIFICANT_DIGITS};
 pub use interval::{merge_series, IntervalDirection, IntervalRecorder, IntervalSample};
 pub use iolog::{CompletedIo, IoLogError, IoLogRecorder, LogKind, MAX_PENDING_ENTRIES};
-pub use worker::{CpuUsage, DirectionStats, WorkerStats};
+pub use worker::{CpuUsage, DirectionStats, IoErrorRecord, IoErrors, WorkerStats};

@@ -13,7 +13,7 @@ use diskmeter_workload::{Direction, JobSpec};
 /// What the worker has counted so far.
 pub(super) struct Tally {
     /// Reads, writes and syncs of the measured period.
-    stats: WorkerStats,
+    pub(super) stats: WorkerStats,
     series: IntervalRecorder,
     pub(super) depth: DepthDistribution,
     /// fio's `rate_min` per direction, for the directions the job does.
@@ -182,6 +182,10 @@ impl<C: Clock, E: IoEngine + ?Sized> Worker<'_, C, E> {
                 }
                 return;
             }
+            SlotOp::Trim => {
+                self.account_trim(&slot, completion.result, done);
+                return;
+            }
         };
         if completion.result < 0 {
             let errno = -completion.result;
@@ -191,10 +195,7 @@ impl<C: Clock, E: IoEngine + ?Sized> Worker<'_, C, E> {
                 self.stopping = true;
                 return;
             }
-            if slot.granted_ns >= window.measure_start {
-                self.tally.stats.direction_mut(direction).errors += 1;
-            }
-            self.fail(&slot, completion.result);
+            self.io_error(&slot, completion.result);
             return;
         }
         if !window.counts(slot.granted_ns) {
@@ -246,7 +247,7 @@ impl<C: Clock, E: IoEngine + ?Sized> Worker<'_, C, E> {
 
     /// The first error ends the worker (after its in-flight IO has drained).
     #[cold]
-    fn fail(&mut self, slot: &SlotState, result: i64) {
+    pub(super) fn fail(&mut self, slot: &SlotState, result: i64) {
         if self.failure.is_none() {
             self.failure = Some(self.io_failure(slot, result));
         }
@@ -301,6 +302,11 @@ impl<C: Clock, E: IoEngine + ?Sized> Worker<'_, C, E> {
                 path,
             },
             SlotOp::Sync | SlotOp::EndSync => FailedIo::Sync { path },
+            SlotOp::Trim => FailedIo::Trim {
+                len_bytes: slot.len_bytes,
+                offset_bytes: slot.offset_bytes,
+                path,
+            },
         };
         RunError::IoFailed {
             job: self.ctx.job.name.clone(),

@@ -142,6 +142,21 @@ impl<C: Clock, E: IoEngine + ?Sized> Worker<'_, C, E> {
                         self.syncs.pending = None;
                         break;
                     }
+                    if let Some((file, offset, len)) = self.write_after_trim.take() {
+                        // trimwrite: the block just trimmed is written now, in the next slot.
+                        let slot = self.queue.free.pop().unwrap_or_default();
+                        let ready = Ready {
+                            slot,
+                            direction: Direction::Write,
+                            intended_ns: now,
+                            len_bytes: len,
+                            wanted_ns: now,
+                            granted_ns: now,
+                            at: Some((file, offset)),
+                        };
+                        self.submit(ready, now)?;
+                        continue;
+                    }
                     let (direction, intended_ns, len_bytes, at) = match self.pace(now) {
                         Due::Io {
                             direction,
@@ -312,14 +327,26 @@ impl<C: Clock, E: IoEngine + ?Sized> Worker<'_, C, E> {
                 self.shape.align[direction.index()],
             ),
         };
-        if direction == Direction::Write {
+        let trim = self.shape.trims && direction == Direction::Write && self.is_trim(at);
+        if trim {
+            if !self.shape.trims_only {
+                // trimwrite: this block is written right after its trim (which every
+                // engine completes before the write is submitted); the pair counts once
+                // towards the size, as in fio.
+                self.write_after_trim = Some((file, offset_bytes, len_bytes));
+            }
+        } else if direction == Direction::Write {
             if self.shape.scramble {
                 self.stamp(slot, len_bytes);
             }
             self.count_write_for_syncs(file);
         }
         self.queue.slots[slot as usize] = SlotState {
-            op: SlotOp::Transfer(direction),
+            op: if trim {
+                SlotOp::Trim
+            } else {
+                SlotOp::Transfer(direction)
+            },
             len_bytes: len_bytes as u32,
             offset_bytes,
             file,
@@ -327,8 +354,10 @@ impl<C: Clock, E: IoEngine + ?Sized> Worker<'_, C, E> {
             issue_ns: wanted_ns,
             granted_ns,
             submit_ns: now,
+            trimmed_ns: 0,
         };
         let op = match direction {
+            _ if trim => IoOp::Trim,
             Direction::Read => IoOp::Read,
             Direction::Write => IoOp::Write,
         };
@@ -341,16 +370,30 @@ impl<C: Clock, E: IoEngine + ?Sized> Worker<'_, C, E> {
                 slot,
             })
             .map_err(|e| engine_error(self.ctx.job, e))?;
+        if trim && !self.shape.synchronous {
+            // The engine trimmed while queueing: the trim ended now, not at the reap after
+            // the rest of the batch.
+            self.queue.slots[slot as usize].trimmed_ns = self.clock.now_ns();
+        }
         if let Some(recorder) = &mut self.recorder {
             recorder.record(now, op, file, offset_bytes, len_bytes)?;
         }
         self.queue.just_queued.push(slot);
         // The size limit counts measured IO only: a fast device must not finish `size`
         // inside the ramp and report nothing.
-        if now >= self.window.measure_start {
+        // A trimwrite's trim rides on its write's bytes.
+        let counted = !trim || self.shape.trims_only;
+        if counted && now >= self.window.measure_start {
             self.tally.issued_bytes += len_bytes;
         }
         Ok(())
+    }
+
+    /// Whether a write-side IO of a trimming job is a trim: always for `trim`/`randtrim`;
+    /// for `trimwrite` the first of each pair (the write comes back with its place, `at`).
+    #[cold]
+    fn is_trim(&self, at: Option<(u32, u64)>) -> bool {
+        self.shape.trims_only || at.is_none()
     }
 
     /// Like fio's scramble_buffers: every written 512-byte sector (every chunk of a
@@ -401,6 +444,7 @@ impl<C: Clock, E: IoEngine + ?Sized> Worker<'_, C, E> {
             issue_ns: now,
             granted_ns: now,
             submit_ns: now,
+            trimmed_ns: 0,
         };
         self.engine
             .queue(IoUnit {

@@ -29,6 +29,7 @@ mod end;
 mod issue;
 #[cfg(test)]
 mod tests;
+mod trims;
 
 use crate::clock::{Clock, TscClock};
 use crate::gate::StartGate;
@@ -62,6 +63,8 @@ enum SlotOp {
     Sync,
     /// A sync of `end_fsync`: like fio, not counted.
     EndSync,
+    /// A trim, counted in the trim statistics.
+    Trim,
 }
 
 /// The IO in one slot, from its issue to its completion.
@@ -80,6 +83,9 @@ struct SlotState {
     granted_ns: u64,
     /// When the engine had it.
     submit_ns: u64,
+    /// A trim's end when the engine did it while queueing it (every engine but psync,
+    /// which trims in `commit`); 0 otherwise.
+    trimmed_ns: u64,
 }
 
 impl Default for SlotState {
@@ -93,6 +99,7 @@ impl Default for SlotState {
             issue_ns: 0,
             granted_ns: 0,
             submit_ns: 0,
+            trimmed_ns: 0,
         }
     }
 }
@@ -239,6 +246,10 @@ struct Shape {
     align: [u64; 2],
     /// Bytes to issue before stopping (size-based runs); `u64::MAX` for time-only limits.
     io_limit_bytes: u64,
+    /// The job trims (`rw=trim`, `randtrim`, `trimwrite`): one check on the hot path.
+    trims: bool,
+    /// Every IO is a trim (`trim`, `randtrim`), chosen as writes are.
+    trims_only: bool,
     /// Stamp written sectors so every write is unique (fio `scramble_buffers`).
     scramble: bool,
     stamp_every: usize,
@@ -308,6 +319,8 @@ pub(crate) struct Worker<'a, C: Clock, E: IoEngine + ?Sized> {
     replay: Option<ReplaySource>,
     /// The job's `write_iolog`: where issued IOs are recorded.
     recorder: Option<IoRecorder>,
+    /// `trimwrite`: the write due after the trim of its block (file, offset, bytes).
+    write_after_trim: Option<(u32, u64, u64)>,
     /// No new IO is chosen; in-flight IO drains.
     stopping: bool,
     /// What ended the worker early, if anything did.
@@ -365,6 +378,8 @@ impl<'a, C: Clock, E: IoEngine + ?Sized> Worker<'a, C, E> {
             issues,
             align,
             io_limit_bytes: plan.io_limit_bytes.unwrap_or(u64::MAX),
+            trims: job.rw.trims(),
+            trims_only: job.rw.trims_only(),
             scramble,
             stamp_every,
             stamp_len,
@@ -416,6 +431,7 @@ impl<'a, C: Clock, E: IoEngine + ?Sized> Worker<'a, C, E> {
             iolog,
             replay: None,
             recorder: None,
+            write_after_trim: None,
             stopping: false,
             failure: None,
         }

@@ -81,6 +81,10 @@ pub enum InvalidValue {
     #[error("after ':': the skip is larger than 8 EiB")]
     RwSuffixTooLarge,
 
+    /// An `ignore_error` list fio would refuse.
+    #[error(transparent)]
+    IgnoreError(#[from] crate::trim::IgnoreErrorProblem),
+
     /// `rw=randread:-N`: a negative suffix only means something for sequential IO.
     #[error(
         "after ':': a negative number (backwards IO) applies only to sequential IO \

@@ -30,6 +30,9 @@ mod steady_setters;
 mod table;
 #[cfg(test)]
 mod tests;
+mod trim_setters;
+#[cfg(test)]
+mod trim_tests;
 pub(crate) mod value;
 
 use crate::JobSpec;

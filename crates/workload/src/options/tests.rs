@@ -78,7 +78,10 @@ fn options_without_a_default_are_unset_in_the_default_job() {
             "read_iolog",
             "write_iolog",
             "replay_redirect",
-            "replay_skip"
+            "replay_skip",
+            "ignore_error",
+            "trim_backlog",
+            "trim_backlog_batch"
         ]
     );
     let defaults = JobSpec::default();
@@ -191,12 +194,16 @@ fn rw() {
         ("randread", RwMode::RandRead),
         ("randwrite", RwMode::RandWrite),
         ("randrw", RwMode::RandRw),
+        ("trim", RwMode::Trim),
+        ("randtrim", RwMode::RandTrim),
+        ("trimwrite", RwMode::TrimWrite),
+        ("randtrimwrite", RwMode::RandTrimWrite),
     ];
     for (text, mode) in cases {
         assert_eq!(with(&[("rw", Some(text))]).rw, mode, "{text}");
     }
     assert_eq!(with(&[("readwrite", Some("randrw"))]).rw, RwMode::RandRw);
-    assert!(refused("rw", Some("trim")).starts_with("rw=trim: use one of read, write, rw"));
+    assert!(refused("rw", Some("trimm")).starts_with("rw=trimm: use one of read, write, rw"));
 }
 
 #[test]
