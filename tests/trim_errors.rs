@@ -401,3 +401,33 @@ fn trims_and_error_counts_are_kept_in_the_history() {
     let shown = diskmeter(&["show", "1", "--full"]);
     assert!(shown.contains("trim: IOPS="), "{shown}");
 }
+
+#[test]
+fn trim_backlog_trims_its_share_of_the_written_blocks() {
+    let _io = real_io();
+    let t = TestDir::new();
+    let v = t.run_json(&[
+        "--name=backlog",
+        "--filename=data",
+        "--unlink=0",
+        "--rw=write",
+        "--bs=64k",
+        "--size=8m",
+        "--ioengine=psync",
+        "--trim_percentage=50",
+        "--trim_backlog=8",
+    ]);
+    let writes = ours(&v, "write")["ios"].as_u64().unwrap();
+    let trims = ours(&v, "trim")["ios"].as_u64().unwrap();
+    assert_eq!(writes, 128, "trims do not count towards size");
+    assert!((40..=88).contains(&trims), "about half of 128: {trims}");
+    // Every trimmed 64 KiB block is a hole now.
+    let data = t.path().join("data");
+    sh(&format!("sync {}", data.display()));
+    let kept = allocated_blocks(&data);
+    let expected = (writes - trims) * 128;
+    assert!(
+        kept.abs_diff(expected) <= 128,
+        "{kept} sectors allocated, {expected} expected after {trims} trims"
+    );
+}

@@ -210,6 +210,11 @@ impl<C: Clock, E: IoEngine + ?Sized> Worker<'_, C, E> {
             done.saturating_sub(slot.submit_ns)
         };
         let slat = (!synchronous).then(|| slot.submit_ns.saturating_sub(slot.issue_ns));
+        if self.shape.trims && direction == Direction::Write {
+            if let Some(backlog) = &mut self.backlog {
+                backlog.written(slot.file, slot.offset_bytes, bytes);
+            }
+        }
         let tally = &mut self.tally;
         tally.rate_window_bytes[direction.index()] += bytes;
         let stats = tally.stats.direction_mut(direction);

@@ -142,19 +142,7 @@ impl<C: Clock, E: IoEngine + ?Sized> Worker<'_, C, E> {
                         self.syncs.pending = None;
                         break;
                     }
-                    if let Some((file, offset, len)) = self.write_after_trim.take() {
-                        // trimwrite: the block just trimmed is written now, in the next slot.
-                        let slot = self.queue.free.pop().unwrap_or_default();
-                        let ready = Ready {
-                            slot,
-                            direction: Direction::Write,
-                            intended_ns: now,
-                            len_bytes: len,
-                            wanted_ns: now,
-                            granted_ns: now,
-                            at: Some((file, offset)),
-                        };
-                        self.submit(ready, now)?;
+                    if self.shape.trims && self.issue_trim_work(now)? {
                         continue;
                     }
                     let (direction, intended_ns, len_bytes, at) = match self.pace(now) {
@@ -393,7 +381,34 @@ impl<C: Clock, E: IoEngine + ?Sized> Worker<'_, C, E> {
     /// for `trimwrite` the first of each pair (the write comes back with its place, `at`).
     #[cold]
     fn is_trim(&self, at: Option<(u32, u64)>) -> bool {
-        self.shape.trims_only || at.is_none()
+        self.shape.trims_only || (self.shape.trim_before_write && at.is_none())
+    }
+
+    /// Issues what trimming owes before a new IO is chosen, in a free slot: the write of a
+    /// `trimwrite` block just trimmed, or the next trim of a `trim_backlog` batch. True when
+    /// it issued something.
+    #[cold]
+    fn issue_trim_work(&mut self, now: u64) -> Result<bool, RunError> {
+        if let Some((file, offset, len)) = self.write_after_trim.take() {
+            let slot = self.queue.free.pop().unwrap_or_default();
+            let ready = Ready {
+                slot,
+                direction: Direction::Write,
+                intended_ns: now,
+                len_bytes: len,
+                wanted_ns: now,
+                granted_ns: now,
+                at: Some((file, offset)),
+            };
+            self.submit(ready, now)?;
+            return Ok(true);
+        }
+        if let Some(block) = self.backlog.as_mut().and_then(|b| b.next()) {
+            let slot = self.queue.free.pop().unwrap_or_default();
+            self.queue_backlog_trim(slot, block, now)?;
+            return Ok(true);
+        }
+        Ok(false)
     }
 
     /// Like fio's scramble_buffers: every written 512-byte sector (every chunk of a

@@ -25,6 +25,7 @@
 //! all, so a cap holds at any runtime (the over-report of exactly `iodepth` IOs of issue 13).
 
 mod account;
+mod backlog;
 mod end;
 mod issue;
 #[cfg(test)]
@@ -246,10 +247,13 @@ struct Shape {
     align: [u64; 2],
     /// Bytes to issue before stopping (size-based runs); `u64::MAX` for time-only limits.
     io_limit_bytes: u64,
-    /// The job trims (`rw=trim`, `randtrim`, `trimwrite`): one check on the hot path.
+    /// The job trims (`rw=trim`, `randtrim`, `trimwrite`, `trim_backlog`): one check on
+    /// the hot path guards the rest.
     trims: bool,
     /// Every IO is a trim (`trim`, `randtrim`), chosen as writes are.
     trims_only: bool,
+    /// Each write's block is trimmed just before it (`trimwrite`, `randtrimwrite`).
+    trim_before_write: bool,
     /// Stamp written sectors so every write is unique (fio `scramble_buffers`).
     scramble: bool,
     stamp_every: usize,
@@ -321,6 +325,8 @@ pub(crate) struct Worker<'a, C: Clock, E: IoEngine + ?Sized> {
     recorder: Option<IoRecorder>,
     /// `trimwrite`: the write due after the trim of its block (file, offset, bytes).
     write_after_trim: Option<(u32, u64, u64)>,
+    /// fio's `trim_backlog`: written blocks waiting for their trim.
+    backlog: Option<backlog::TrimBacklog>,
     /// No new IO is chosen; in-flight IO drains.
     stopping: bool,
     /// What ended the worker early, if anything did.
@@ -378,8 +384,9 @@ impl<'a, C: Clock, E: IoEngine + ?Sized> Worker<'a, C, E> {
             issues,
             align,
             io_limit_bytes: plan.io_limit_bytes.unwrap_or(u64::MAX),
-            trims: job.rw.trims(),
+            trims: job.rw.trims() || job.trim.backlog_trims(),
             trims_only: job.rw.trims_only(),
+            trim_before_write: job.rw.trims() && !job.rw.trims_only(),
             scramble,
             stamp_every,
             stamp_len,
@@ -432,6 +439,7 @@ impl<'a, C: Clock, E: IoEngine + ?Sized> Worker<'a, C, E> {
             replay: None,
             recorder: None,
             write_after_trim: None,
+            backlog: backlog::TrimBacklog::of(&job.trim, plan.seed),
             stopping: false,
             failure: None,
         }
