@@ -431,3 +431,33 @@ fn trim_backlog_trims_its_share_of_the_written_blocks() {
         "{kept} sectors allocated, {expected} expected after {trims} trims"
     );
 }
+
+#[test]
+fn a_logged_trim_is_replayed_as_a_trim() {
+    let _io = real_io();
+    let t = TestDir::new();
+    t.run(&[
+        "--name=rec",
+        "--filename=data",
+        "--unlink=0",
+        "--rw=randtrimwrite",
+        "--bs=8k",
+        "--size=512k",
+        "--ioengine=psync",
+        "--write_iolog=rec.log",
+    ])
+    .assert()
+    .success();
+    let logged = iolog_ios(&t.path().join("rec.log"));
+    assert_eq!(logged.iter().filter(|io| io.0 == "trim").count(), 64);
+    let v = t.run_json(&[
+        "--name=again",
+        "--read_iolog=rec.log",
+        "--allow-destroy",
+        "--ioengine=io_uring",
+        "--iodepth=4",
+    ]);
+    assert_eq!(ours(&v, "trim")["ios"], 64);
+    assert_eq!(ours(&v, "write")["ios"], 64);
+    assert_eq!(ours(&v, "trim")["bytes"], 512 << 10);
+}

@@ -385,8 +385,8 @@ impl<C: Clock, E: IoEngine + ?Sized> Worker<'_, C, E> {
     }
 
     /// Issues what trimming owes before a new IO is chosen, in a free slot: the write of a
-    /// `trimwrite` block just trimmed, or the next trim of a `trim_backlog` batch. True when
-    /// it issued something.
+    /// `trimwrite` block just trimmed, a replayed trim, or the next trim of a
+    /// `trim_backlog` batch. True when it issued something.
     #[cold]
     fn issue_trim_work(&mut self, now: u64) -> Result<bool, RunError> {
         if let Some((file, offset, len)) = self.write_after_trim.take() {
@@ -403,7 +403,11 @@ impl<C: Clock, E: IoEngine + ?Sized> Worker<'_, C, E> {
             self.submit(ready, now)?;
             return Ok(true);
         }
-        if let Some(block) = self.backlog.as_mut().and_then(|b| b.next()) {
+        let block = self
+            .replayed_trim
+            .take()
+            .or_else(|| self.backlog.as_mut().and_then(|b| b.next()));
+        if let Some(block) = block {
             let slot = self.queue.free.pop().unwrap_or_default();
             self.queue_backlog_trim(slot, block, now)?;
             return Ok(true);
@@ -502,6 +506,11 @@ impl<C: Clock, E: IoEngine + ?Sized> Worker<'_, C, E> {
                 len_bytes: next.len_bytes,
                 at: Some((next.file, next.offset_bytes)),
             },
+            ReplayOp::Trim => {
+                // Issued by `issue_trim_work` in the next pass, in the log's order.
+                self.replayed_trim = Some((next.file, next.offset_bytes, next.len_bytes));
+                Due::WaitUntil(now)
+            }
             ReplayOp::Sync(op) => {
                 self.syncs.pending = Some((op, next.file));
                 Due::WaitUntil(now)

@@ -327,6 +327,8 @@ pub(crate) struct Worker<'a, C: Clock, E: IoEngine + ?Sized> {
     write_after_trim: Option<(u32, u64, u64)>,
     /// fio's `trim_backlog`: written blocks waiting for their trim.
     backlog: Option<backlog::TrimBacklog>,
+    /// A replayed trim due next (file, offset, bytes).
+    replayed_trim: Option<(u32, u64, u64)>,
     /// No new IO is chosen; in-flight IO drains.
     stopping: bool,
     /// What ended the worker early, if anything did.
@@ -440,6 +442,7 @@ impl<'a, C: Clock, E: IoEngine + ?Sized> Worker<'a, C, E> {
             recorder: None,
             write_after_trim: None,
             backlog: backlog::TrimBacklog::of(&job.trim, plan.seed),
+            replayed_trim: None,
             stopping: false,
             failure: None,
         }
@@ -448,6 +451,9 @@ impl<'a, C: Clock, E: IoEngine + ?Sized> Worker<'a, C, E> {
     /// Replays `replay` instead of generating IO: its IOs, at its times.
     pub(crate) fn with_replay(mut self, replay: Option<ReplaySource>) -> Self {
         if let Some(source) = &replay {
+            // A log may hold trims: their check is off the hot path of jobs that do not
+            // replay.
+            self.shape.trims = true;
             if source.timed() {
                 self.pace.replay_timed = true;
                 self.clock.want_precise_sleeps();
