@@ -461,3 +461,26 @@ fn a_logged_trim_is_replayed_as_a_trim() {
     assert_eq!(ours(&v, "write")["ios"], 64);
     assert_eq!(ours(&v, "trim")["bytes"], 512 << 10);
 }
+
+#[test]
+fn trims_take_fios_block_size_from_bs() {
+    let t = TestDir::new();
+    for bs in ["16k", "4k,8k", "4k,8k,32k", ",,16k"] {
+        let job = ["--name=sizes", "--rw=trim", "--ioengine=null", "--size=1m"];
+        let bs_arg = format!("--bs={bs}");
+        let mut args = job.to_vec();
+        args.push(&bs_arg);
+        let v = t.run_json(&args);
+        let trims = ours(&v, "trim")["ios"].as_u64().unwrap();
+        if let Some(mut fio) = fio_command("trims_take_fios_block_size_from_bs", t.path()) {
+            let theirs = common::fio_json(fio.args(&args));
+            assert_eq!(theirs["jobs"][0]["trim"]["total_ios"], trims, "bs={bs}");
+        }
+        let expected = match bs {
+            "16k" | ",,16k" => 64,
+            "4k,8k" => 128,
+            _ => 32,
+        };
+        assert_eq!(trims, expected, "bs={bs}");
+    }
+}

@@ -148,6 +148,9 @@ pub struct TrimOptions {
     pub trim_backlog: u64,
     /// Most blocks trimmed per backlog pass (fio `trim_backlog_batch`); 0 = the whole share.
     pub trim_backlog_batch: u64,
+    /// Size of a trim, bytes: fio's third `bs` value (`bs=4k,4k,64k`); `None` = the write
+    /// size, as fio.
+    pub bs_bytes: Option<u64>,
 }
 
 impl TrimOptions {
@@ -167,6 +170,11 @@ impl TrimOptions {
     /// `first_error`).
     pub fn continues_on_errors(&self) -> bool {
         self.continue_on_error.any()
+    }
+
+    /// The size of a trim-only job's IOs: the third `bs` value, else `write_bs_bytes`.
+    pub fn trim_bs_bytes(&self, write_bs_bytes: u64) -> u64 {
+        self.bs_bytes.unwrap_or(write_bs_bytes)
     }
 
     /// Whether the job mixes trims into its writes (fio `trim_backlog` with a

@@ -356,11 +356,14 @@ impl<'a, C: Clock, E: IoEngine + ?Sized> Worker<'a, C, E> {
         let depth = plan.iodepth.max(1) as usize;
         let batch = plan.submit_batch.clamp(1, depth as u32) as usize;
         let issues = [job.rw.reads(), job.rw.writes()];
+        // A trim-only job's IOs are chosen as writes of the trim size.
+        let trim_sized = trims::trim_sized(job);
+        let sized = trim_sized.as_ref().unwrap_or(job);
         // Random offsets fall on `blockalign`, by default the direction's smallest block size.
         let align = Direction::BOTH.map(|d| {
             job.blockalign_bytes
                 .get(d)
-                .unwrap_or(job.bs_bounds(d).0)
+                .unwrap_or(sized.bs_bounds(d).0)
                 .max(1)
         });
         let scramble = !job.zero_buffers && job.buffer_compress_percentage != Some(100);
@@ -400,7 +403,7 @@ impl<'a, C: Clock, E: IoEngine + ?Sized> Worker<'a, C, E> {
         let throttled = ctx.throttle.is_some();
         Worker {
             offsets: offsets_for(ctx, &shape),
-            sizes: SizeChooser::new(job, plan.seed),
+            sizes: SizeChooser::new(sized, plan.seed),
             mix: MixChooser::new(
                 if job.rw.is_mixed() {
                     job.rwmixread

@@ -8,7 +8,17 @@ use crate::clock::Clock;
 use diskmeter_engine::IoEngine;
 use diskmeter_stats::IoErrorRecord;
 use diskmeter_workload::trim::ErrorClass;
-use diskmeter_workload::Direction;
+use diskmeter_workload::{BlockSizeSpread, Direction, JobSpec};
+
+/// For a trim-only job whose trims have their own size (fio's third `bs` value), the job as
+/// its IOs are chosen: writes of the trim size. `None` for every other job.
+pub(super) fn trim_sized(job: &JobSpec) -> Option<JobSpec> {
+    let trim_bs = job.trim.bs_bytes.filter(|_| job.rw.trims_only())?;
+    let mut sized = job.clone();
+    sized.bs_bytes.write = trim_bs;
+    sized.bs_spread.write = BlockSizeSpread::Fixed;
+    Some(sized)
+}
 
 impl<C: Clock, E: IoEngine + ?Sized> Worker<'_, C, E> {
     /// Counts one finished trim: an error goes through the error policy; a trim granted

@@ -82,3 +82,22 @@ fn trim_modes_change_data_and_read_nothing() {
     assert!(!with(&[("rw", Some("trimwrite"))]).rw.trims_only());
     assert_eq!(with(&[("rw", Some("trim"))]).rw, RwMode::Trim);
 }
+
+#[test]
+fn bs_third_value_is_the_trim_size() {
+    let job = with(&[("bs", Some("4k,8k,64k"))]);
+    assert_eq!(job.trim.bs_bytes, Some(65536));
+    assert_eq!(job.trim.trim_bs_bytes(job.bs_bytes.write), 65536);
+    assert_eq!(shown(&job, "bs").unwrap(), "4k,8k,64k");
+    let only_trims = with(&[("bs", Some(",,16k"))]);
+    assert_eq!(
+        (only_trims.bs_bytes.write, only_trims.trim.bs_bytes),
+        (4096, Some(16384))
+    );
+    assert_eq!(shown(&only_trims, "bs").unwrap(), "4k,4k,16k");
+    // Without a third value trims take the write size, and a later bs resets an earlier one.
+    let job = with(&[("bs", Some("4k,4k,64k")), ("bs", Some("4k,8k"))]);
+    assert_eq!(job.trim.bs_bytes, None);
+    assert_eq!(job.trim.trim_bs_bytes(job.bs_bytes.write), 8192);
+    assert_eq!(shown(&job, "bs").unwrap(), "4k,8k");
+}
