@@ -127,6 +127,9 @@ impl RunResult {
             if let Some(group) = group {
                 job.read.bw_percent_of_group = percent(job.read.bw_bytes_per_sec, group.read);
                 job.write.bw_percent_of_group = percent(job.write.bw_bytes_per_sec, group.write);
+                if let (Some(trim), Some(group_trim)) = (job.trim.as_mut(), group.trim) {
+                    trim.bw_percent_of_group = percent(trim.bw_bytes_per_sec, group_trim);
+                }
             }
         }
         RunResult {
@@ -415,6 +418,10 @@ fn group_results(jobs: &[JobResult]) -> Vec<GroupResult> {
                 workers: members.iter().map(|j| j.workers).sum(),
                 read: group_direction(members.iter().map(|j| &j.read)),
                 write: group_direction(members.iter().map(|j| &j.write)),
+                trim: Some(group_direction(
+                    members.iter().filter_map(|j| j.trim.as_ref()),
+                ))
+                .filter(|trim| trim.ios > 0),
             }
         })
         .collect()

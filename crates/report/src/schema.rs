@@ -15,8 +15,9 @@ use crate::input::{RunMeta, TargetInfo};
 
 /// Version of this schema: changes whenever a field is added, renamed, removed or changes
 /// type. 1: jobs carried the internal job specification (`spec`); 2: jobs carry `options`
-/// (fio option strings) and `workload` (typed facts) instead; 3: jobs may carry `trim` (fio's
-/// third direction) and `io_errors` (`continue_on_error`'s counts and `error_dump`).
+/// (fio option strings) and `workload` (typed facts) instead; 3: jobs and groups may carry
+/// `trim` (fio's third direction) and jobs `io_errors` (`continue_on_error`'s counts and
+/// `error_dump`).
 pub const SCHEMA_VERSION: u32 = 3;
 
 /// The whole run as reported.
@@ -375,6 +376,9 @@ pub struct GroupResult {
     pub read: GroupDirection,
     /// Writes of all jobs of the group.
     pub write: GroupDirection,
+    /// Trims of all jobs of the group (fio's `TRIM:` line); absent when none trimmed.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub trim: Option<GroupDirection>,
 }
 
 /// One direction of a group's totals.

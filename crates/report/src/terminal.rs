@@ -40,6 +40,9 @@ pub fn render_terminal(result: &RunResult) -> String {
                 group_line(&mut out, label, dir);
             }
         }
+        if let Some(trim) = &group.trim {
+            group_line(&mut out, "TRIM", trim);
+        }
     }
     out
 }

@@ -45,6 +45,7 @@ fn result_with_every_field() -> RunResult {
         .expect("the steady input asks for it");
     ss.precision_limit_percent = Some(3.0);
     ss.precision_percent = Some(1.5);
+    result.groups[0].trim = Some(result.groups[0].read);
     assert!(result.jobs.iter().any(|j| j.error.is_some()));
     assert!(result.jobs.iter().any(|j| j.clone_index.is_some()));
     result
