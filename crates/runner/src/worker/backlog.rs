@@ -79,9 +79,10 @@ impl TrimBacklog {
 }
 
 impl<C: Clock, E: IoEngine + ?Sized> Worker<'_, C, E> {
-    /// Queues a backlog trim of `len` bytes at `offset` of `file` in `slot`.
+    /// Queues a trim of `len` bytes at `offset` of `file` in `slot` (a backlog's or a
+    /// replayed one: its place is given, not chosen).
     #[cold]
-    pub(super) fn queue_backlog_trim(
+    pub(super) fn queue_trim_at(
         &mut self,
         slot: u32,
         (file, offset_bytes, len): (u32, u64, u64),

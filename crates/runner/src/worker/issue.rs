@@ -409,7 +409,7 @@ impl<C: Clock, E: IoEngine + ?Sized> Worker<'_, C, E> {
             .or_else(|| self.backlog.as_mut().and_then(|b| b.next()));
         if let Some(block) = block {
             let slot = self.queue.free.pop().unwrap_or_default();
-            self.queue_backlog_trim(slot, block, now)?;
+            self.queue_trim_at(slot, block, now)?;
             return Ok(true);
         }
         Ok(false)
