@@ -14,6 +14,7 @@ mod null;
 mod psync;
 mod slots;
 pub mod sys;
+mod trim;
 mod uring;
 
 use std::os::fd::RawFd;
@@ -45,6 +46,9 @@ pub enum IoOp {
     Fsync,
     /// fdatasync(2) the file: data, and the metadata needed to read it back.
     Fdatasync,
+    /// Discard `len` bytes at `offset`: BLKDISCARD on a block device, a punched hole in a
+    /// file (fio's trim). Done synchronously by every engine; the buffer is unused.
+    Trim,
 }
 
 /// One IO to perform. `slot` names both the buffer and the in-flight tag (0..iodepth):

@@ -25,6 +25,8 @@ pub(crate) const CAPABILITIES: Capabilities = Capabilities {
 const IOCB_CMD_PREAD: u16 = 0;
 const IOCB_CMD_PWRITE: u16 = 1;
 const IOCB_CMD_FSYNC: u16 = 2;
+/// IOCB_CMD_NOOP (aio_abi.h).
+const IOCB_CMD_NOOP: u16 = 6;
 const IOCB_CMD_FDSYNC: u16 = 3;
 
 /// `struct iocb` of linux/aio_abi.h (64 bytes).
@@ -80,6 +82,8 @@ pub(crate) struct AioEngine {
     /// Units the kernel accepted and has not yet completed.
     in_kernel: usize,
     slots: SlotTracker,
+    /// Trims are done at queue time (native AIO has no discard) and land in `refused`.
+    trimmer: crate::trim::Trimmer,
     /// Declared last and freed in `Drop` only after the kernel is done with it.
     buffers: AlignedBuffers,
 }
@@ -129,6 +133,7 @@ impl AioEngine {
             events: vec![IoEvent::default(); depth],
             in_kernel: 0,
             slots: SlotTracker::new(depth, config.buffer_len_bytes, config.fds.len()),
+            trimmer: crate::trim::Trimmer::new(&config.fds),
             buffers,
         })
     }
@@ -265,6 +270,17 @@ impl IoEngine for AioEngine {
             });
             return Ok(());
         };
+        if unit.op == IoOp::Trim {
+            let fd = self.fds[unit.file as usize];
+            let result = self
+                .trimmer
+                .trim(fd, unit.file, unit.offset_bytes, unit.len_bytes);
+            self.refused.push(IoCompletion {
+                slot: unit.slot,
+                result,
+            });
+            return Ok(());
+        }
         let sync = matches!(unit.op, IoOp::Fsync | IoOp::Fdatasync);
         self.iocbs[unit.slot as usize] = Iocb {
             aio_data: u64::from(unit.slot),
@@ -273,6 +289,8 @@ impl IoEngine for AioEngine {
                 IoOp::Write => IOCB_CMD_PWRITE,
                 IoOp::Fsync => IOCB_CMD_FSYNC,
                 IoOp::Fdatasync => IOCB_CMD_FDSYNC,
+                // Not reached: trims were done above.
+                IoOp::Trim => IOCB_CMD_NOOP,
             },
             // A negative fd (closed or placeholder) becomes a huge one: EBADF either way.
             aio_fildes: self.fds[unit.file as usize] as u32,

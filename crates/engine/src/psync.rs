@@ -8,6 +8,7 @@ use std::os::fd::RawFd;
 
 use crate::buffers::AlignedBuffers;
 use crate::slots::{neg_errno, SlotTracker};
+use crate::trim::Trimmer;
 use crate::{Capabilities, EngineConfig, EngineError, IoCompletion, IoEngine, IoOp, IoUnit};
 
 /// What the psync engine can do.
@@ -25,6 +26,7 @@ pub(crate) struct PsyncEngine {
     slots: SlotTracker,
     pending: Vec<IoUnit>,
     done: Vec<IoCompletion>,
+    trimmer: Trimmer,
 }
 
 impl PsyncEngine {
@@ -45,6 +47,7 @@ impl PsyncEngine {
             slots: SlotTracker::new(depth, config.buffer_len_bytes, config.fds.len()),
             pending: Vec::with_capacity(depth),
             done: Vec::with_capacity(depth),
+            trimmer: Trimmer::new(&config.fds),
         })
     }
 
@@ -68,6 +71,11 @@ impl PsyncEngine {
                 IoOp::Fsync => unsafe { libc::fsync(fd) as isize },
                 // SAFETY: as above.
                 IoOp::Fdatasync => unsafe { libc::fdatasync(fd) as isize },
+                IoOp::Trim => {
+                    return self
+                        .trimmer
+                        .trim(fd, unit.file, unit.offset_bytes, unit.len_bytes)
+                }
             };
             if n >= 0 {
                 return n as i64;

@@ -41,7 +41,8 @@ impl SlotTracker {
                 "was queued while its previous IO is still in flight",
             ));
         }
-        if unit.len_bytes as usize > self.slot_len {
+        // A trim moves no data through the buffer, so it may be longer than a slot.
+        if unit.len_bytes as usize > self.slot_len && unit.op != crate::IoOp::Trim {
             return Err(bad(slot, "is longer than the engine's buffer slots"));
         }
         if unit.file as usize >= self.files {

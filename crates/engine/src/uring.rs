@@ -48,6 +48,10 @@ pub(crate) struct UringEngine {
     /// False while the ring is still R_DISABLED (see the module docs).
     enabled: bool,
     slots: SlotTracker,
+    /// Trims, done at queue time (io_uring has no discard for block devices).
+    trimmer: crate::trim::Trimmer,
+    /// Completions of trims, handed out by the next `getevents` before the ring's.
+    done_at_queue: Vec<IoCompletion>,
     /// Freed by `Drop` only after every in-flight unit completed (or leaked if that fails),
     /// because the kernel may still be writing into it.
     buffers: ManuallyDrop<AlignedBuffers>,
@@ -149,6 +153,8 @@ impl UringEngine {
             registered_files: register_files,
             enabled: !disabled,
             slots: SlotTracker::new(depth as usize, config.buffer_len_bytes, config.fds.len()),
+            trimmer: crate::trim::Trimmer::new(&config.fds),
+            done_at_queue: Vec::new(),
             buffers: ManuallyDrop::new(buffers),
         })
     }
@@ -225,6 +231,29 @@ impl UringEngine {
         Ok(got)
     }
 
+    /// Moves the completions of trims done at queue time to `out`.
+    #[cold]
+    fn take_done_at_queue(&mut self, out: &mut Vec<IoCompletion>) -> usize {
+        let n = self.done_at_queue.len();
+        for c in self.done_at_queue.drain(..) {
+            self.slots.end(c.slot);
+            out.push(c);
+        }
+        n
+    }
+
+    /// Completions that need no enter: trims done at queue time (a cold path, so jobs
+    /// without trims pay one length check), then the CQ's.
+    #[inline]
+    fn reap_ready(&mut self, out: &mut Vec<IoCompletion>) -> usize {
+        let early = if self.done_at_queue.is_empty() {
+            0
+        } else {
+            self.take_done_at_queue(out)
+        };
+        early + self.reap(out)
+    }
+
     /// Units queued but not yet taken by the kernel.
     #[inline]
     fn unsubmitted(&mut self) -> usize {
@@ -249,6 +278,8 @@ macro_rules! rw_entry {
             (IoOp::Fdatasync, _) => opcode::Fsync::new($fd)
                 .flags(types::FsyncFlags::DATASYNC)
                 .build(),
+            // Not reached: `queue` does trims itself.
+            (IoOp::Trim, _) => opcode::Nop::new().build(),
         }
     }};
 }
@@ -265,6 +296,17 @@ impl IoEngine for UringEngine {
     #[inline]
     fn queue(&mut self, unit: IoUnit) -> Result<(), EngineError> {
         self.slots.begin(&unit)?;
+        if unit.op == IoOp::Trim {
+            let fd = self.fds[unit.file as usize];
+            let result = self
+                .trimmer
+                .trim(fd, unit.file, unit.offset_bytes, unit.len_bytes);
+            self.done_at_queue.push(IoCompletion {
+                slot: unit.slot,
+                result,
+            });
+            return Ok(());
+        }
         let buf = self.buffers.slot_ptr(unit.slot as usize);
         let entry: squeue::Entry = if self.registered_files {
             rw_entry!(types::Fixed(unit.file), unit, buf, self.fixed_buffers)
@@ -296,7 +338,7 @@ impl IoEngine for UringEngine {
     #[inline]
     fn getevents(&mut self, min: usize, out: &mut Vec<IoCompletion>) -> Result<usize, EngineError> {
         let want = min.min(self.slots.in_flight());
-        let got = self.reap(out);
+        let got = self.reap_ready(out);
         // Completions can be parked as deferred task work that only an enter with GETEVENTS
         // turns into CQEs; the kernel says so with the TASKRUN flag, so even `min == 0` looks.
         let needs_enter = self.unsubmitted() > 0 || {
@@ -322,8 +364,14 @@ impl IoEngine for UringEngine {
             return Ok((0, self.getevents(min, out)?));
         }
         let want = min.min(self.slots.in_flight());
-        let submitted = self.enter(want)?;
-        let got = self.reap(out);
+        // Trims done at queue time count towards `want` without the ring.
+        let early = if self.done_at_queue.is_empty() {
+            0
+        } else {
+            self.take_done_at_queue(out)
+        };
+        let submitted = self.enter(want.saturating_sub(early))?;
+        let got = early + self.reap(out);
         Ok((submitted, self.wait_for(want, got, out)?))
     }
 

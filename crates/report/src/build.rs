@@ -14,9 +14,9 @@ use diskmeter_workload::JobSpec;
 
 use crate::input::{JobInput, RunInput, SteadyStateInput, TargetInfo};
 use crate::schema::{
-    CpuResult, DepthResult, DirectionResult, GroupDirection, GroupResult, JobOption, JobResult,
-    JobWorkload, LabeledPercent, LatencyBucket, LatencySummary, Percentile, RunResult, SampleStats,
-    SCHEMA_VERSION,
+    CpuResult, DepthResult, DirectionResult, GroupDirection, GroupResult, IoErrorSummary,
+    JobOption, JobResult, JobWorkload, LabeledPercent, LatencyBucket, LatencySummary, Percentile,
+    RunResult, SampleStats, SCHEMA_VERSION,
 };
 
 /// Exclusive upper bounds of fio's latency buckets, ns: its `latency_ns` keys (2 ns ..= 1000 ns),
@@ -127,6 +127,9 @@ impl RunResult {
             if let Some(group) = group {
                 job.read.bw_percent_of_group = percent(job.read.bw_bytes_per_sec, group.read);
                 job.write.bw_percent_of_group = percent(job.write.bw_bytes_per_sec, group.write);
+                if let (Some(trim), Some(group_trim)) = (job.trim.as_mut(), group.trim) {
+                    trim.bw_percent_of_group = percent(trim.bw_bytes_per_sec, group_trim);
+                }
             }
         }
         RunResult {
@@ -183,6 +186,9 @@ fn job_result(p: Pending) -> JobResult {
         series: stats.series.clone(),
         sync: (stats.sync.count() > 0).then(|| summarize(&stats.sync, percentiles)),
         verify: verify_result(&stats.verify),
+        trim: (stats.trim.ios + stats.trim.errors > 0)
+            .then(|| direction_result(&stats.trim, stats.runtime_ns, &[], percentiles, 1)),
+        io_errors: io_error_summary(stats, &p.spec),
         error: error_text(&p.errors, p.workers),
         steady_state: crate::steady::steady_state_result(&p.spec, p.steady_state.as_ref()).map(
             |mut ss| {
@@ -203,6 +209,33 @@ fn job_result(p: Pending) -> JobResult {
         }),
         options: JobOption::list_of(&p.spec),
         workload: JobWorkload::of(&p.spec),
+    }
+}
+
+/// The job's IO errors, when it had any or goes on after them.
+fn io_error_summary(stats: &WorkerStats, spec: &JobSpec) -> Option<IoErrorSummary> {
+    let total = stats.total_errors();
+    let continues = spec.trim.continues_on_errors();
+    if total == 0 && !continues {
+        return None;
+    }
+    let first_errno = stats.io_errors.first_errno;
+    Some(IoErrorSummary {
+        total,
+        first_errno,
+        first_error: first_errno.map(errno_text),
+        continue_on_error: continues,
+        dump: stats.io_errors.dump.clone(),
+        dump_dropped: stats.io_errors.dropped,
+    })
+}
+
+/// The kernel's text for `errno`, without the "(os error N)" std adds.
+pub(crate) fn errno_text(errno: i32) -> String {
+    let text = std::io::Error::from_raw_os_error(errno).to_string();
+    match text.find(" (os error") {
+        Some(at) => text[..at].to_string(),
+        None => text,
     }
 }
 
@@ -394,6 +427,10 @@ fn group_results(jobs: &[JobResult]) -> Vec<GroupResult> {
                 workers: members.iter().map(|j| j.workers).sum(),
                 read: group_direction(members.iter().map(|j| &j.read)),
                 write: group_direction(members.iter().map(|j| &j.write)),
+                trim: Some(group_direction(
+                    members.iter().filter_map(|j| j.trim.as_ref()),
+                ))
+                .filter(|trim| trim.ios > 0),
             }
         })
         .collect()

@@ -2,7 +2,7 @@
 //! so scripts and dashboards written for fio read diskmeter's results unchanged.
 //!
 //! Units follow fio, not diskmeter: `bw*` in KiB/s, `runtime` and `job_runtime` in ms, latencies
-//! in ns, `io_kbytes` in KiB. Fields for things diskmeter does not measure (trim, sync, page
+//! in ns, `io_kbytes` in KiB. Fields for things diskmeter does not measure (sync, page
 //! faults, latency targets, disk utilisation) are present with fio's neutral values (zeros,
 //! `latency_percentile` 100, `disk_util` empty) so parsers find every key they expect.
 //! diskmeter adds keys of its own only under names that start with `diskmeter_`.
@@ -45,11 +45,12 @@ fn fio_job(job: &JobResult, meta: &RunMeta) -> Value {
     let mut job_json = json!({
         "jobname": job.name,
         "groupid": job.group_id,
-        // fio gives an errno here; diskmeter's errors are messages (in its own JSON), so 1 =
-        // failed, except a verify failure: fio ends that job with EILSEQ (84), so does this.
+        // fio gives the errno of the job's (first) IO error here, also when the job went on
+        // after it; a job that failed for another reason (rate_min) gives 1; a verify failure
+        // ends the job with EILSEQ (84) in fio, and here.
         "error": match &job.verify {
             Some(verify) if verify.errors > 0 => 84,
-            _ => u32::from(job.error.is_some()),
+            _ => error_number(job),
         },
         // A finished job has nothing left to wait for (fio prints INT_MAX here).
         "eta": 0,
@@ -57,7 +58,7 @@ fn fio_job(job: &JobResult, meta: &RunMeta) -> Value {
         "job options": job_options(job),
         "read": fio_direction(&job.read, &job.workload),
         "write": fio_direction(&job.write, &job.workload),
-        "trim": fio_direction(&idle_direction(), &job.workload),
+        "trim": fio_direction(job.trim.as_ref().unwrap_or(&idle_direction()), &job.workload),
         "sync": match &job.sync {
             Some(sync) => json!({ "total_ios": sync.count, "lat_ns": lat_object(sync, true) }),
             None => json!({ "total_ios": 0, "lat_ns": lat_object(&idle_summary(), false) }),
@@ -80,6 +81,11 @@ fn fio_job(job: &JobResult, meta: &RunMeta) -> Value {
         "latency_percentile": job.latency_target.map_or(100.0, |l| l.percentile),
         "latency_window": job.latency_target.map_or(0, |l| l.window_ns / 1_000),
     });
+    // fio adds these two only for jobs with continue_on_error.
+    if let Some(errors) = job.io_errors.as_ref().filter(|e| e.continue_on_error) {
+        job_json["total_err"] = json!(errors.total);
+        job_json["first_error"] = json!(errors.first_errno.unwrap_or(0));
+    }
     // fio adds the object only for jobs that asked for steady state.
     if let Some(steady) = crate::steady::fio_steadystate(job) {
         job_json["steadystate"] = steady;
@@ -96,6 +102,16 @@ fn fio_job(job: &JobResult, meta: &RunMeta) -> Value {
         });
     }
     job_json
+}
+
+/// fio's `error`: the first IO error's errno, 1 for a job that failed otherwise, else 0.
+fn error_number(job: &JobResult) -> i64 {
+    let first_io_error = job.io_errors.as_ref().and_then(|e| e.first_errno);
+    match (first_io_error, &job.error) {
+        (Some(errno), _) => i64::from(errno),
+        (None, Some(_)) => 1,
+        (None, None) => 0,
+    }
 }
 
 /// fio's "job options": the job's resolved options as strings, as a job file gives them.
@@ -126,7 +142,8 @@ fn fio_direction(d: &DirectionResult, workload: &JobWorkload) -> Value {
         "bw": bw_bytes / 1024,
         "iops": d.iops,
         "runtime": d.runtime_ns / 1_000_000,
-        "total_ios": d.ios,
+        // fio counts issued IOs here, the failed ones too (`continue_on_error`).
+        "total_ios": d.ios + d.errors,
         "short_ios": d.short_ios,
         "drop_ios": 0,
         "slat_ns": lat_object(&d.slat, false),
@@ -203,7 +220,7 @@ fn idle_summary() -> LatencySummary {
     }
 }
 
-/// A direction with no IO, for fio's "trim" (diskmeter does not trim).
+/// A direction with no IO, for fio's "trim" of a job that did not trim.
 fn idle_direction() -> DirectionResult {
     DirectionResult {
         ios: 0,

@@ -15,8 +15,10 @@ use crate::input::{RunMeta, TargetInfo};
 
 /// Version of this schema: changes whenever a field is added, renamed, removed or changes
 /// type. 1: jobs carried the internal job specification (`spec`); 2: jobs carry `options`
-/// (fio option strings) and `workload` (typed facts) instead.
-pub const SCHEMA_VERSION: u32 = 2;
+/// (fio option strings) and `workload` (typed facts) instead; 3: jobs and groups may carry
+/// `trim` (fio's third direction) and jobs `io_errors` (`continue_on_error`'s counts and
+/// `error_dump`).
+pub const SCHEMA_VERSION: u32 = 3;
 
 /// The whole run as reported.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -76,6 +78,15 @@ pub struct JobResult {
     /// mismatches found; absent when the job read nothing back.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub verify: Option<VerifyResult>,
+    /// Trims (fio `rw=trim`, `randtrim`, `trimwrite`, `trim_backlog`): fio's third
+    /// direction; absent when the job issued none. No submission latency (trims are
+    /// synchronous in every engine) and no per-interval samples.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub trim: Option<DirectionResult>,
+    /// IO errors: how many, the first, and each one under `error_dump`; absent when the job
+    /// had none and does not go on after errors (fio `continue_on_error`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub io_errors: Option<IoErrorSummary>,
     /// Why the job (or a merged worker, prefixed "clone N:") stopped early; `None` if it did not.
     pub error: Option<String>,
     /// Steady-state detection (fio `steadystate`, `ss_dur`, `ss_ramp`; diskmeter's
@@ -105,6 +116,25 @@ pub struct LatencyTargetResult {
     /// The deepest queue that met it (the smallest over a merged group's workers); fio's
     /// `latency_depth`.
     pub depth: u32,
+}
+
+/// A job's IO errors (fio's `total_err` and `first_error`).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct IoErrorSummary {
+    /// IO errors of the measured period, every direction (reads, writes, trims).
+    pub total: u64,
+    /// The errno of the first of them.
+    pub first_errno: Option<i32>,
+    /// The kernel's text for `first_errno` ("No space left on device").
+    pub first_error: Option<String>,
+    /// The job goes on after some errors (fio `continue_on_error` or `ignore_error`).
+    pub continue_on_error: bool,
+    /// Each error under fio's `error_dump` (at most 1000 per worker), oldest first.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub dump: Vec<diskmeter_stats::IoErrorRecord>,
+    /// Errors left out of `dump` because it was full.
+    #[serde(default)]
+    pub dump_dropped: u64,
 }
 
 /// One fio job-file option: `name=value` (flags as `1`/`0`, sizes with fio's suffixes).
@@ -369,6 +399,9 @@ pub struct GroupResult {
     pub read: GroupDirection,
     /// Writes of all jobs of the group.
     pub write: GroupDirection,
+    /// Trims of all jobs of the group (fio's `TRIM:` line); absent when none trimmed.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub trim: Option<GroupDirection>,
 }
 
 /// One direction of a group's totals.

@@ -40,6 +40,9 @@ pub fn render_terminal(result: &RunResult) -> String {
                 group_line(&mut out, label, dir);
             }
         }
+        if let Some(trim) = &group.trim {
+            group_line(&mut out, "TRIM", trim);
+        }
     }
     out
 }
@@ -78,6 +81,9 @@ fn render_job(out: &mut String, job: &JobResult) {
         if d.ios > 0 {
             render_direction(out, direction.as_str(), d);
         }
+    }
+    if let Some(trim) = &job.trim {
+        render_direction(out, "trim", trim);
     }
     if let Some(sync) = &job.sync {
         let _ = writeln!(
@@ -119,6 +125,18 @@ fn render_job(out: &mut String, job: &JobResult) {
         count(job.read.errors),
         count(job.write.errors)
     );
+    if let Some(trim) = &job.trim {
+        let _ = writeln!(
+            out,
+            "     trims     : total={} short={} errors={}",
+            count(trim.ios),
+            count(trim.short_ios),
+            count(trim.errors)
+        );
+    }
+    if let Some(errors) = &job.io_errors {
+        render_io_errors(out, errors);
+    }
     for target in &job.targets {
         let _ = writeln!(
             out,
@@ -126,6 +144,39 @@ fn render_job(out: &mut String, job: &JobResult) {
             target.path,
             target.kind,
             bytes_both(target.size_bytes as f64)
+        );
+    }
+}
+
+/// fio's "errors" line (`total=48, first_error=28/<No space left on device>`), then each
+/// error of an `error_dump`.
+fn render_io_errors(out: &mut String, errors: &crate::schema::IoErrorSummary) {
+    let first = match (errors.first_errno, &errors.first_error) {
+        (Some(errno), Some(text)) => format!("{errno}/<{text}>"),
+        _ => "0".to_string(),
+    };
+    let _ = writeln!(
+        out,
+        "     errors    : total={}, first_error={first}",
+        count(errors.total)
+    );
+    for e in &errors.dump {
+        let _ = writeln!(
+            out,
+            "       {} error: {} offset={} len={} file#{}{}",
+            e.op,
+            crate::build::errno_text(e.errno),
+            e.offset_bytes,
+            e.len_bytes,
+            e.file,
+            if e.continued { " (went on)" } else { "" }
+        );
+    }
+    if errors.dump_dropped > 0 {
+        let _ = writeln!(
+            out,
+            "       ... {} more errors not listed",
+            errors.dump_dropped
         );
     }
 }

@@ -20,6 +20,22 @@ fn result_with_every_field() -> RunResult {
     let mut result = RunResult::build(common::steady_input());
     let job = &mut result.jobs[0];
     job.sync = Some(job.read.lat.clone());
+    job.trim = Some(job.write.clone());
+    job.io_errors = Some(diskmeter_report::IoErrorSummary {
+        total: 2,
+        first_errno: Some(28),
+        first_error: Some("No space left on device".into()),
+        continue_on_error: true,
+        dump: vec![diskmeter_stats::IoErrorRecord {
+            op: "write".into(),
+            file: 0,
+            offset_bytes: 4096,
+            len_bytes: 4096,
+            errno: 28,
+            continued: true,
+        }],
+        dump_dropped: 1,
+    });
     job.iops_mean_ci.half_width = Some(12.5);
     job.workload.bs_read_spread = Some("4k/50:64k/50".into());
     job.workload.bs_write_spread = Some("1k-8k".into());
@@ -29,6 +45,7 @@ fn result_with_every_field() -> RunResult {
         .expect("the steady input asks for it");
     ss.precision_limit_percent = Some(3.0);
     ss.precision_percent = Some(1.5);
+    result.groups[0].trim = Some(result.groups[0].read);
     assert!(result.jobs.iter().any(|j| j.error.is_some()));
     assert!(result.jobs.iter().any(|j| j.clone_index.is_some()));
     result

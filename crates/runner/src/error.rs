@@ -204,6 +204,15 @@ pub enum FailedIo {
         /// The file or device.
         path: PathBuf,
     },
+    /// A trim (BLKDISCARD on a device, a punched hole in a file).
+    Trim {
+        /// Bytes asked for.
+        len_bytes: u32,
+        /// Where in the file.
+        offset_bytes: u64,
+        /// The file or device.
+        path: PathBuf,
+    },
 }
 
 impl std::fmt::Display for FailedIo {
@@ -221,6 +230,15 @@ impl std::fmt::Display for FailedIo {
                 path.display()
             ),
             FailedIo::Sync { path } => write!(f, "syncing {}", path.display()),
+            FailedIo::Trim {
+                len_bytes,
+                offset_bytes,
+                path,
+            } => write!(
+                f,
+                "trim of {len_bytes} bytes at offset {offset_bytes} of {}",
+                path.display()
+            ),
         }
     }
 }

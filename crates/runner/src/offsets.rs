@@ -144,8 +144,9 @@ pub struct OffsetGenerator {
     /// fio `rw=randread:N`: a new random offset every N IOs (0 or 1 = every IO).
     random_every: u64,
     ios: u64,
-    /// fio `rw=write:N`: bytes skipped after each sequential IO.
-    skip_bytes: u64,
+    /// fio `rw=write:N`: bytes skipped after each sequential IO; negative (`rw=read:-8k`)
+    /// moves back from the end of each IO, so the job runs backwards.
+    skip_bytes: i64,
     /// DiskSpd `-si`: one sequential position per file, shared by every worker of the job.
     shared: Option<Arc<[AtomicU64]>>,
 }
@@ -193,12 +194,13 @@ impl OffsetGenerator {
     }
 
     /// Applies fio's `rw=...:N` suffix: for a random pattern a new random offset every `n`
-    /// IOs (sequential in between), for a sequential one `n` bytes skipped after each IO.
-    pub fn with_offset_modifier(mut self, n: u64) -> Self {
+    /// IOs (sequential in between), for a sequential one `n` bytes skipped after each IO
+    /// (a negative `n` steps back: backwards IO).
+    pub fn with_offset_modifier(mut self, n: i64) -> Self {
         if self.mode == Mode::Sequential {
             self.skip_bytes = n;
         } else {
-            self.random_every = n.max(1);
+            self.random_every = n.max(1) as u64;
         }
         self
     }
@@ -245,7 +247,8 @@ impl OffsetGenerator {
         let relative = match mode {
             Mode::Sequential => match &self.shared {
                 Some(shared) => {
-                    let step = len_bytes + self.skip_bytes;
+                    // DiskSpd's shared position only ever moves forward.
+                    let step = len_bytes + self.skip_bytes.max(0) as u64;
                     let at = shared[file_index].fetch_add(step, Ordering::Relaxed);
                     let span = region.len_bytes.max(1);
                     let at = at % span;
@@ -260,7 +263,8 @@ impl OffsetGenerator {
                         cursor.next_sequential[d] = 0;
                     }
                     let at = cursor.next_sequential[d];
-                    cursor.next_sequential[d] += len_bytes + self.skip_bytes;
+                    cursor.next_sequential[d] =
+                        next_sequential(at, len_bytes, self.skip_bytes, region.len_bytes);
                     at
                 }
             },
@@ -285,6 +289,21 @@ impl OffsetGenerator {
             }
         };
         (file_index as u32, region.start_bytes + relative)
+    }
+}
+
+/// Where the sequential IO after one of `len` bytes at `at` starts, `skip` bytes after
+/// its end. Going backwards past the region's start wraps to `skip` before the region's
+/// end, as fio does: `rw=read:-8k` with 4 KiB blocks reads 0, then end - 8k, end - 12k, ...
+#[inline]
+fn next_sequential(at: u64, len: u64, skip: i64, region_len: u64) -> u64 {
+    if skip >= 0 {
+        return at + len + skip as u64;
+    }
+    let back = skip.unsigned_abs();
+    match (at + len).checked_sub(back) {
+        Some(next) => next,
+        None => region_len.saturating_sub(back),
     }
 }
 
@@ -454,6 +473,26 @@ mod tests {
             .with_offset_modifier(4096);
         let got: Vec<u64> = (0..4).map(|_| g.next(0, 4096, 4096).1).collect();
         assert_eq!(got, vec![0, 8192, 16384, 24576]);
+    }
+
+    #[test]
+    fn a_negative_skip_reads_backwards_like_fio() {
+        // fio 3.33, bs=4k rw=read:-8k size=32k: 0, 24k, 20k, 16k, 12k, 8k, 4k, 0
+        // (its write_iolog for the same job).
+        let regions = [FileRegion {
+            start_bytes: 1 << 20,
+            len_bytes: 32 << 10,
+        }];
+        let mut g = OffsetGenerator::new(&regions, OffsetPattern::Sequential, 4096, 4)
+            .with_offset_modifier(-8192);
+        let got: Vec<u64> = (0..9)
+            .map(|_| g.next(0, 4096, 4096).1 - (1 << 20))
+            .collect();
+        let k = 1024;
+        assert_eq!(
+            got,
+            vec![0, 24 * k, 20 * k, 16 * k, 12 * k, 8 * k, 4 * k, 0, 24 * k]
+        );
     }
 
     #[test]

@@ -25,4 +25,4 @@ pub use histogram::{HistogramError, LatencyHistogram, MAX_LATENCY_NS, SIGNIFICAN
 pub use interval::{merge_series, IntervalDirection, IntervalRecorder, IntervalSample};
 pub use iolog::{CompletedIo, IoLogError, IoLogRecorder, LogKind, MAX_PENDING_ENTRIES};
 pub use verify::{VerifyFailure, VerifyStats, MAX_KEPT_VERIFY_FAILURES};
-pub use worker::{CpuUsage, DirectionStats, WorkerStats};
+pub use worker::{CpuUsage, DirectionStats, IoErrorRecord, IoErrors, WorkerStats};

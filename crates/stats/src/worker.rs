@@ -112,6 +112,71 @@ pub struct WorkerStats {
     /// The queue depth fio's `latency_target` search settled on (the deepest that met the
     /// target); `None` when the job did not search. Merged stats keep the smallest.
     pub latency_target_depth: Option<u32>,
+    /// Trims (fio `rw=trim`, `randtrim`, `trimwrite`, `trim_backlog`): fio's third direction.
+    /// Trims are synchronous in every engine, so `slat` stays empty and `clat` = `lat`.
+    pub trim: DirectionStats,
+    /// The IO errors the job went on after (fio `continue_on_error`) and the first error.
+    pub io_errors: IoErrors,
+}
+
+/// IO errors of a worker (or merged workers): the errno of the first, and each error when
+/// the job asked for a dump (fio `error_dump`). The counts per direction are
+/// [`DirectionStats::errors`].
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct IoErrors {
+    /// The errno of the first IO error of the measured period.
+    pub first_errno: Option<i32>,
+    /// Each error, oldest first, when the job asked for a dump (at most
+    /// [`IoErrors::DUMP_LIMIT`] per worker; `dropped` counts the rest).
+    pub dump: Vec<IoErrorRecord>,
+    /// Errors not kept in `dump` because it was full.
+    pub dropped: u64,
+}
+
+impl IoErrors {
+    /// Most errors one worker keeps for `error_dump`: a failing device can fail every IO,
+    /// and the dump is for reading, not for filling memory.
+    pub const DUMP_LIMIT: usize = 1000;
+
+    /// Notes an error with `errno`; keeps `record` when dumping.
+    pub fn note(&mut self, errno: i32, record: Option<IoErrorRecord>) {
+        if self.first_errno.is_none() {
+            self.first_errno = Some(errno);
+        }
+        if let Some(record) = record {
+            if self.dump.len() < Self::DUMP_LIMIT {
+                self.dump.push(record);
+            } else {
+                self.dropped += 1;
+            }
+        }
+    }
+
+    /// Adds another worker's errors (its first error counts only if this has none).
+    pub fn merge(&mut self, other: &IoErrors) {
+        if self.first_errno.is_none() {
+            self.first_errno = other.first_errno;
+        }
+        self.dump.extend(other.dump.iter().cloned());
+        self.dropped += other.dropped;
+    }
+}
+
+/// One IO error as `error_dump` lists it.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct IoErrorRecord {
+    /// `read`, `write` or `trim`.
+    pub op: String,
+    /// Index of the file among the worker's targets.
+    pub file: u32,
+    /// Byte offset of the IO.
+    pub offset_bytes: u64,
+    /// Bytes asked for.
+    pub len_bytes: u64,
+    /// The kernel's errno.
+    pub errno: i32,
+    /// The job went on after it (`continue_on_error`).
+    pub continued: bool,
 }
 
 impl WorkerStats {
@@ -154,6 +219,13 @@ impl WorkerStats {
             (Some(a), Some(b)) => Some(a.min(b)),
             (a, b) => a.or(b),
         };
+        self.trim.merge(&other.trim);
+        self.io_errors.merge(&other.io_errors);
+    }
+
+    /// IO errors of every direction (trims included).
+    pub fn total_errors(&self) -> u64 {
+        self.read.errors + self.write.errors + self.trim.errors
     }
 }
 

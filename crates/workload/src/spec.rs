@@ -71,10 +71,19 @@ pub enum RwMode {
     RandWrite,
     /// Random mixed reads and writes (`randrw`).
     RandRw,
+    /// Sequential trims (`trim`): BLKDISCARD on block devices, punched holes in files.
+    Trim,
+    /// Random trims (`randtrim`).
+    RandTrim,
+    /// Sequential writes, each block trimmed just before it is written (`trimwrite`).
+    TrimWrite,
+    /// Random writes, each block trimmed just before it is written (`randtrimwrite`).
+    RandTrimWrite,
 }
 
 impl RwMode {
-    /// Parses fio's spelling (`read`, `write`, `rw`, `readwrite`, `randread`, `randwrite`, `randrw`).
+    /// Parses fio's spelling (`read`, `write`, `rw`, `readwrite`, `randread`, `randwrite`,
+    /// `randrw`, `trim`, `randtrim`, `trimwrite`, `randtrimwrite`).
     pub fn parse(text: &str) -> Option<RwMode> {
         Some(match text {
             "read" => RwMode::Read,
@@ -83,6 +92,10 @@ impl RwMode {
             "randread" => RwMode::RandRead,
             "randwrite" => RwMode::RandWrite,
             "randrw" => RwMode::RandRw,
+            "trim" => RwMode::Trim,
+            "randtrim" => RwMode::RandTrim,
+            "trimwrite" => RwMode::TrimWrite,
+            "randtrimwrite" => RwMode::RandTrimWrite,
             _ => return None,
         })
     }
@@ -96,27 +109,60 @@ impl RwMode {
             RwMode::RandRead => "randread",
             RwMode::RandWrite => "randwrite",
             RwMode::RandRw => "randrw",
+            RwMode::Trim => "trim",
+            RwMode::RandTrim => "randtrim",
+            RwMode::TrimWrite => "trimwrite",
+            RwMode::RandTrimWrite => "randtrimwrite",
         }
     }
 
     /// True when offsets are random rather than sequential.
     pub fn is_random(self) -> bool {
-        matches!(self, RwMode::RandRead | RwMode::RandWrite | RwMode::RandRw)
+        matches!(
+            self,
+            RwMode::RandRead
+                | RwMode::RandWrite
+                | RwMode::RandRw
+                | RwMode::RandTrim
+                | RwMode::RandTrimWrite
+        )
     }
 
     /// True when the job issues reads.
     pub fn reads(self) -> bool {
-        !matches!(self, RwMode::Write | RwMode::RandWrite)
+        matches!(
+            self,
+            RwMode::Read | RwMode::RandRead | RwMode::ReadWrite | RwMode::RandRw
+        )
     }
 
-    /// True when the job issues writes.
+    /// True when the job changes the target's contents: writes, and trims too (a trim
+    /// discards data, so it opens the target for writing and passes the same safety checks).
+    /// The IO of a trim-only job is chosen like writes (write block size, write offsets).
     pub fn writes(self) -> bool {
-        !matches!(self, RwMode::Read | RwMode::RandRead)
+        !self.reads() || self.is_mixed_rw()
+    }
+
+    /// True when the job issues trims (`trim`, `randtrim`, `trimwrite`, `randtrimwrite`).
+    pub fn trims(self) -> bool {
+        matches!(
+            self,
+            RwMode::Trim | RwMode::RandTrim | RwMode::TrimWrite | RwMode::RandTrimWrite
+        )
+    }
+
+    /// True when every IO of the job is a trim (`trim`, `randtrim`).
+    pub fn trims_only(self) -> bool {
+        matches!(self, RwMode::Trim | RwMode::RandTrim)
+    }
+
+    fn is_mixed_rw(self) -> bool {
+        matches!(self, RwMode::ReadWrite | RwMode::RandRw)
     }
 
     /// True when the job mixes reads and writes (rwmixread applies).
     pub fn is_mixed(self) -> bool {
-        self.reads() && self.writes()
+        self.is_mixed_rw()
     }
 }
 
@@ -304,9 +350,11 @@ pub struct JobSpec {
     #[serde(default)]
     pub blockalign_bytes: PerDirection<Option<u64>>,
     /// fio's `rw=...:N` suffix: a random job takes a new random offset every N IOs
-    /// (sequential in between); a sequential job skips N bytes after each IO. 0 = none.
+    /// (sequential in between); a sequential job skips N bytes after each IO, or with a
+    /// negative N (`rw=read:-8k`) moves back |N| bytes from the end of each IO, i.e. runs
+    /// backwards. 0 = none.
     #[serde(default)]
-    pub rw_offset_modifier: u64,
+    pub rw_offset_modifier: i64,
     /// How random offsets are spread (fio `random_distribution`).
     #[serde(default)]
     pub random_distribution: RandomDistribution,

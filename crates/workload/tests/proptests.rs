@@ -180,7 +180,7 @@ fn expressible_job() -> impl Strategy<Value = JobSpec> {
                 }
                 *job.bs_spread.get_mut(direction) = spread;
             }
-            job.rw_offset_modifier = modifier;
+            job.rw_offset_modifier = modifier as i64;
             job.random_distribution = random_distribution;
             job.fsync_every = fsync_every;
             job.fdatasync_every = fdatasync_every;

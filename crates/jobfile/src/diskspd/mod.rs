@@ -524,7 +524,7 @@ mod tests {
         let p = parse(&args("-b4K -si16K -t4 -T4K t")).unwrap();
         let j = &p.jobs[0];
         assert!(j.shared_sequential);
-        assert_eq!((j.rw, j.rw_offset_modifier), (RwMode::Read, 12 << 10));
+        assert_eq!((j.rw, j.rw_offset_modifier), (RwMode::Read, 12 << 10i64));
         assert_eq!(j.offset_increment_bytes, 4096);
         let plain = parse(&args("-b4K -s4K t")).unwrap();
         assert_eq!(plain.jobs[0].rw_offset_modifier, 0);

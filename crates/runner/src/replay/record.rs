@@ -65,6 +65,7 @@ impl IoRecorder {
             IoOp::Write => IoKind::Write,
             IoOp::Fsync => IoKind::Sync,
             IoOp::Fdatasync => IoKind::Datasync,
+            IoOp::Trim => IoKind::Trim,
         };
         let name = self.files.get(file as usize).map_or("", String::as_str);
         self.writer

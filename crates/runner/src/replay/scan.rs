@@ -19,6 +19,8 @@ pub struct LogScan {
     pub ios: PerDirection<u64>,
     /// Replayed syncs (fsync and fdatasync).
     pub syncs: u64,
+    /// Replayed trims.
+    pub trims: u64,
     /// The largest replayed IO per direction, bytes.
     pub max_len_bytes: PerDirection<u64>,
     /// First and last timestamp of a version 3 log, ns.
@@ -128,16 +130,9 @@ impl LogScan {
                 self.syncs += 1;
                 return Ok(());
             }
-            IoKind::Trim => {
-                return Err(RunError::Job {
-                    job: job.name.clone(),
-                    message: format!(
-                        "{log}:{}: diskmeter's engines do not trim; replay_skip=trim leaves the \
-                         log's trims out",
-                        entry.line
-                    ),
-                })
-            }
+            // A trim changes data like a write (the job opens its targets for writing);
+            // its length is checked below with the writes'.
+            IoKind::Trim => Direction::Write,
         };
         if length_bytes == 0 || length_bytes > u64::from(u32::MAX) {
             return Err(RunError::Job {
@@ -151,6 +146,11 @@ impl LogScan {
         }
         let end = replayed_offset(job, offset_bytes).saturating_add(length_bytes);
         self.end_bytes[file] = self.end_bytes[file].max(end);
+        if kind == IoKind::Trim {
+            // Trims need no buffer: they count apart and leave the block sizes alone.
+            self.trims += 1;
+            return Ok(());
+        }
         *self.ios.get_mut(direction) += 1;
         let max = self.max_len_bytes.get_mut(direction);
         *max = (*max).max(length_bytes);
@@ -171,7 +171,7 @@ pub fn plan_job(job: &JobSpec) -> Result<(JobSpec, Option<LogScan>), RunError> {
         Some(target) => vec![target.clone()],
         None => scan.files.iter().map(PathBuf::from).collect(),
     };
-    planned.rw = match (scan.ios.read > 0, scan.ios.write > 0) {
+    planned.rw = match (scan.ios.read > 0, scan.ios.write + scan.trims > 0) {
         (true, true) => RwMode::ReadWrite,
         (false, true) => RwMode::Write,
         _ => RwMode::Read,
@@ -315,16 +315,24 @@ mod tests {
     }
 
     #[test]
-    fn trims_are_refused_with_the_line_unless_skipped() {
+    fn trims_are_replayed_as_data_changes_unless_skipped() {
         let (_dir, mut job) =
-            job_with_log("fio version 3 iolog\n1 /a read 0 4096\n2 /a trim 0 4096\n");
-        let message = scan(&job).unwrap_err().to_string();
-        assert!(
-            message.contains("app.log:3: diskmeter's engines do not trim"),
-            "{message}"
+            job_with_log("fio version 3 iolog\n1 /a read 0 4096\n2 /a trim 8192 65536\n");
+        let scanned = scan(&job).unwrap();
+        assert_eq!(
+            (scanned.ios.read, scanned.ios.write, scanned.trims),
+            (1, 0, 1)
+        );
+        assert_eq!(scanned.end_bytes, [8192 + 65536]);
+        let (planned, _) = plan_job(&job).unwrap();
+        assert_eq!(
+            planned.rw,
+            RwMode::ReadWrite,
+            "a trim opens the file for writing"
         );
         job.iolog.replay_skip.trim = true;
-        assert_eq!(scan(&job).unwrap().ios.read, 1);
+        let scanned = scan(&job).unwrap();
+        assert_eq!((scanned.ios.read, scanned.trims), (1, 0));
     }
 
     #[test]

@@ -17,6 +17,8 @@ pub enum ReplayOp {
     Transfer(Direction),
     /// An fsync or fdatasync of the file.
     Sync(IoOp),
+    /// A trim of the range.
+    Trim,
 }
 
 /// One IO of the replay.
@@ -180,8 +182,7 @@ impl ReplaySource {
                 IoKind::Write => ReplayOp::Transfer(Direction::Write),
                 IoKind::Sync => ReplayOp::Sync(IoOp::Fsync),
                 IoKind::Datasync => ReplayOp::Sync(IoOp::Fdatasync),
-                // Planning refused a log with trims that are not skipped.
-                IoKind::Trim => continue,
+                IoKind::Trim => ReplayOp::Trim,
             };
             let intended_ns = if self.no_stall {
                 None

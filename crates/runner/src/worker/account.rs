@@ -13,7 +13,7 @@ use diskmeter_workload::{Direction, JobSpec};
 /// What the worker has counted so far.
 pub(super) struct Tally {
     /// Reads, writes and syncs of the measured period.
-    stats: WorkerStats,
+    pub(super) stats: WorkerStats,
     series: IntervalRecorder,
     pub(super) depth: DepthDistribution,
     /// fio's `rate_min` per direction, for the directions the job does.
@@ -192,6 +192,10 @@ impl<C: Clock, E: IoEngine + ?Sized> Worker<'_, C, E> {
                 }
                 return;
             }
+            SlotOp::Trim => {
+                self.account_trim(&slot, completion.result, done);
+                return;
+            }
         };
         if completion.result < 0 {
             let errno = -completion.result;
@@ -201,10 +205,7 @@ impl<C: Clock, E: IoEngine + ?Sized> Worker<'_, C, E> {
                 self.stopping = true;
                 return;
             }
-            if slot.granted_ns >= window.measure_start {
-                self.tally.stats.direction_mut(direction).errors += 1;
-            }
-            self.fail(&slot, completion.result);
+            self.io_error(&slot, completion.result);
             return;
         }
         if let (SlotOp::Transfer(Direction::Write), Some(verify)) = (slot.op, &mut self.verify) {
@@ -241,6 +242,11 @@ impl<C: Clock, E: IoEngine + ?Sized> Worker<'_, C, E> {
             done.saturating_sub(slot.submit_ns)
         };
         let slat = (!synchronous).then(|| slot.submit_ns.saturating_sub(slot.issue_ns));
+        if self.shape.trims && direction == Direction::Write {
+            if let Some(backlog) = &mut self.backlog {
+                backlog.written(slot.file, slot.offset_bytes, bytes);
+            }
+        }
         let tally = &mut self.tally;
         tally.rate_window_bytes[direction.index()] += bytes;
         tally.rate_window_ios[direction.index()] += 1;
@@ -293,7 +299,7 @@ impl<C: Clock, E: IoEngine + ?Sized> Worker<'_, C, E> {
 
     /// The first error ends the worker (after its in-flight IO has drained).
     #[cold]
-    fn fail(&mut self, slot: &SlotState, result: i64) {
+    pub(super) fn fail(&mut self, slot: &SlotState, result: i64) {
         if self.failure.is_none() {
             self.failure = Some(self.io_failure(slot, result));
         }
@@ -362,6 +368,11 @@ impl<C: Clock, E: IoEngine + ?Sized> Worker<'_, C, E> {
                 path,
             },
             SlotOp::Sync | SlotOp::EndSync => FailedIo::Sync { path },
+            SlotOp::Trim => FailedIo::Trim {
+                len_bytes: slot.len_bytes,
+                offset_bytes: slot.offset_bytes,
+                path,
+            },
         };
         RunError::IoFailed {
             job: self.ctx.job.name.clone(),

@@ -169,6 +169,9 @@ impl<C: Clock, E: IoEngine + ?Sized> Worker<'_, C, E> {
                             Gate::Full | Gate::Done => break,
                         }
                     }
+                    if self.shape.trims && self.issue_trim_work(now)? {
+                        continue;
+                    }
                     let (direction, intended_ns, len_bytes, at) = match self.pace(now) {
                         Due::Io {
                             direction,
@@ -339,8 +342,16 @@ impl<C: Clock, E: IoEngine + ?Sized> Worker<'_, C, E> {
                 self.shape.align[direction.index()],
             ),
         };
+        let trim = self.shape.trims && direction == Direction::Write && self.is_trim(at);
         let mut generation = 0;
-        if direction == Direction::Write {
+        if trim {
+            if !self.shape.trims_only {
+                // trimwrite: this block is written right after its trim (which every
+                // engine completes before the write is submitted); the pair counts once
+                // towards the size, as in fio.
+                self.write_after_trim = Some((file, offset_bytes, len_bytes));
+            }
+        } else if direction == Direction::Write {
             if let Some(verify) = self.verify.as_deref_mut() {
                 let buffer = &mut self.engine.buffer_mut(slot)[..len_bytes as usize];
                 generation = verify.fill(buffer, offset_bytes);
@@ -350,7 +361,11 @@ impl<C: Clock, E: IoEngine + ?Sized> Worker<'_, C, E> {
             self.count_write_for_syncs(file);
         }
         self.queue.slots[slot as usize] = SlotState {
-            op: SlotOp::Transfer(direction),
+            op: if trim {
+                SlotOp::Trim
+            } else {
+                SlotOp::Transfer(direction)
+            },
             len_bytes: len_bytes as u32,
             offset_bytes,
             file,
@@ -359,8 +374,10 @@ impl<C: Clock, E: IoEngine + ?Sized> Worker<'_, C, E> {
             granted_ns,
             submit_ns: now,
             generation,
+            trimmed_ns: 0,
         };
         let op = match direction {
+            _ if trim => IoOp::Trim,
             Direction::Read => IoOp::Read,
             Direction::Write => IoOp::Write,
         };
@@ -373,6 +390,11 @@ impl<C: Clock, E: IoEngine + ?Sized> Worker<'_, C, E> {
                 slot,
             })
             .map_err(|e| engine_error(self.ctx.job, e))?;
+        if trim && !self.shape.synchronous {
+            // The engine trimmed while queueing: the trim ended now, not at the reap after
+            // the rest of the batch.
+            self.queue.slots[slot as usize].trimmed_ns = self.clock.now_ns();
+        }
         if let Some(recorder) = &mut self.recorder {
             recorder.record(now, op, file, offset_bytes, len_bytes)?;
         }
@@ -385,10 +407,50 @@ impl<C: Clock, E: IoEngine + ?Sized> Worker<'_, C, E> {
         }
         // The size limit counts measured IO only: a fast device must not finish `size`
         // inside the ramp and report nothing.
-        if now >= self.window.measure_start {
+        // A trimwrite's trim rides on its write's bytes.
+        let counted = !trim || self.shape.trims_only;
+        if counted && now >= self.window.measure_start {
             self.tally.issued_bytes += len_bytes;
         }
         Ok(())
+    }
+
+    /// Whether a write-side IO of a trimming job is a trim: always for `trim`/`randtrim`;
+    /// for `trimwrite` the first of each pair (the write comes back with its place, `at`).
+    #[cold]
+    fn is_trim(&self, at: Option<(u32, u64)>) -> bool {
+        self.shape.trims_only || (self.shape.trim_before_write && at.is_none())
+    }
+
+    /// Issues what trimming owes before a new IO is chosen, in a free slot: the write of a
+    /// `trimwrite` block just trimmed, a replayed trim, or the next trim of a
+    /// `trim_backlog` batch. True when it issued something.
+    #[cold]
+    fn issue_trim_work(&mut self, now: u64) -> Result<bool, RunError> {
+        if let Some((file, offset, len)) = self.write_after_trim.take() {
+            let slot = self.queue.free.pop().unwrap_or_default();
+            let ready = Ready {
+                slot,
+                direction: Direction::Write,
+                intended_ns: now,
+                len_bytes: len,
+                wanted_ns: now,
+                granted_ns: now,
+                at: Some((file, offset)),
+            };
+            self.submit(ready, now)?;
+            return Ok(true);
+        }
+        let block = self
+            .replayed_trim
+            .take()
+            .or_else(|| self.backlog.as_mut().and_then(|b| b.next()));
+        if let Some(block) = block {
+            let slot = self.queue.free.pop().unwrap_or_default();
+            self.queue_trim_at(slot, block, now)?;
+            return Ok(true);
+        }
+        Ok(false)
     }
 
     /// Like fio's scramble_buffers: every written 512-byte sector (every chunk of a
@@ -440,6 +502,7 @@ impl<C: Clock, E: IoEngine + ?Sized> Worker<'_, C, E> {
             granted_ns: now,
             submit_ns: now,
             generation: 0,
+            trimmed_ns: 0,
         };
         self.engine
             .queue(IoUnit {
@@ -482,6 +545,11 @@ impl<C: Clock, E: IoEngine + ?Sized> Worker<'_, C, E> {
                 len_bytes: next.len_bytes,
                 at: Some((next.file, next.offset_bytes)),
             },
+            ReplayOp::Trim => {
+                // Issued by `issue_trim_work` in the next pass, in the log's order.
+                self.replayed_trim = Some((next.file, next.offset_bytes, next.len_bytes));
+                Due::WaitUntil(now)
+            }
             ReplayOp::Sync(op) => {
                 self.syncs.pending = Some((op, next.file));
                 Due::WaitUntil(now)

@@ -26,12 +26,14 @@
 
 mod account;
 mod control;
+mod backlog;
 mod end;
 mod issue;
 #[cfg(test)]
 mod tests;
 mod verify;
 mod zones;
+mod trims;
 
 use crate::clock::{Clock, TscClock};
 use crate::gate::StartGate;
@@ -67,6 +69,8 @@ enum SlotOp {
     Sync,
     /// A sync of `end_fsync`: like fio, not counted.
     EndSync,
+    /// A trim, counted in the trim statistics.
+    Trim,
 }
 
 /// The IO in one slot, from its issue to its completion.
@@ -87,6 +91,9 @@ struct SlotState {
     submit_ns: u64,
     /// A verified write's generation (see [`verify`]); 0 otherwise.
     generation: u64,
+    /// A trim's end when the engine did it while queueing it (every engine but psync,
+    /// which trims in `commit`); 0 otherwise.
+    trimmed_ns: u64,
 }
 
 impl Default for SlotState {
@@ -101,6 +108,7 @@ impl Default for SlotState {
             granted_ns: 0,
             submit_ns: 0,
             generation: 0,
+            trimmed_ns: 0,
         }
     }
 }
@@ -259,6 +267,13 @@ struct Shape {
     align: [u64; 2],
     /// Bytes to issue before stopping (size-based runs); `u64::MAX` for time-only limits.
     io_limit_bytes: u64,
+    /// The job trims (`rw=trim`, `randtrim`, `trimwrite`, `trim_backlog`): one check on
+    /// the hot path guards the rest.
+    trims: bool,
+    /// Every IO is a trim (`trim`, `randtrim`), chosen as writes are.
+    trims_only: bool,
+    /// Each write's block is trimmed just before it (`trimwrite`, `randtrimwrite`).
+    trim_before_write: bool,
     /// Stamp written sectors so every write is unique (fio `scramble_buffers`).
     scramble: bool,
     stamp_every: usize,
@@ -335,6 +350,12 @@ pub(crate) struct Worker<'a, C: Clock, E: IoEngine + ?Sized> {
     watch_exit: bool,
     /// fio `zonemode=strided`: the zone the offsets come from.
     zones: Option<Box<zones::Zones>>,
+    /// `trimwrite`: the write due after the trim of its block (file, offset, bytes).
+    write_after_trim: Option<(u32, u64, u64)>,
+    /// fio's `trim_backlog`: written blocks waiting for their trim.
+    backlog: Option<backlog::TrimBacklog>,
+    /// A replayed trim due next (file, offset, bytes).
+    replayed_trim: Option<(u32, u64, u64)>,
     /// No new IO is chosen; in-flight IO drains.
     stopping: bool,
     /// What ended the worker early, if anything did.
@@ -364,11 +385,14 @@ impl<'a, C: Clock, E: IoEngine + ?Sized> Worker<'a, C, E> {
         let depth = plan.iodepth.max(1) as usize;
         let batch = plan.submit_batch.clamp(1, depth as u32) as usize;
         let issues = [job.rw.reads(), job.rw.writes()];
+        // A trim-only job's IOs are chosen as writes of the trim size.
+        let trim_sized = trims::trim_sized(job);
+        let sized = trim_sized.as_ref().unwrap_or(job);
         // Random offsets fall on `blockalign`, by default the direction's smallest block size.
         let align = Direction::BOTH.map(|d| {
             job.blockalign_bytes
                 .get(d)
-                .unwrap_or(job.bs_bounds(d).0)
+                .unwrap_or(sized.bs_bounds(d).0)
                 .max(1)
         });
         let verify = verify::VerifyRun::for_job(ctx);
@@ -397,6 +421,9 @@ impl<'a, C: Clock, E: IoEngine + ?Sized> Worker<'a, C, E> {
             issues,
             align,
             io_limit_bytes: plan.io_limit_bytes.unwrap_or(u64::MAX),
+            trims: job.rw.trims() || job.trim.backlog_trims(),
+            trims_only: job.rw.trims_only(),
+            trim_before_write: job.rw.trims() && !job.rw.trims_only(),
             scramble,
             stamp_every,
             stamp_len,
@@ -419,7 +446,7 @@ impl<'a, C: Clock, E: IoEngine + ?Sized> Worker<'a, C, E> {
         Worker {
             offsets,
             zones,
-            sizes: SizeChooser::new(job, plan.seed),
+            sizes: SizeChooser::new(sized, plan.seed),
             mix: MixChooser::new(
                 if job.rw.is_mixed() {
                     job.rwmixread
@@ -461,6 +488,9 @@ impl<'a, C: Clock, E: IoEngine + ?Sized> Worker<'a, C, E> {
             recorder: None,
             controls: control::Controls::for_job(job, depth as u32, ctx.links.flow.clone()),
             watch_exit: ctx.links.exit.is_some(),
+            write_after_trim: None,
+            backlog: backlog::TrimBacklog::of(&job.trim, plan.seed),
+            replayed_trim: None,
             stopping: false,
             failure: None,
             verify,
@@ -470,6 +500,9 @@ impl<'a, C: Clock, E: IoEngine + ?Sized> Worker<'a, C, E> {
     /// Replays `replay` instead of generating IO: its IOs, at its times.
     pub(crate) fn with_replay(mut self, replay: Option<ReplaySource>) -> Self {
         if let Some(source) = &replay {
+            // A log may hold trims: their check is off the hot path of jobs that do not
+            // replay.
+            self.shape.trims = true;
             if source.timed() {
                 self.pace.replay_timed = true;
                 self.clock.want_precise_sleeps();

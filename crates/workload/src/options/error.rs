@@ -77,6 +77,21 @@ pub enum InvalidValue {
     #[error("after ':': {0}")]
     RwSuffix(#[source] UnitError),
 
+    /// The number after `rw=...:` does not fit a signed 64-bit byte count.
+    #[error("after ':': the skip is larger than 8 EiB")]
+    RwSuffixTooLarge,
+
+    /// An `ignore_error` list fio would refuse.
+    #[error(transparent)]
+    IgnoreError(#[from] crate::trim::IgnoreErrorProblem),
+
+    /// `rw=randread:-N`: a negative suffix only means something for sequential IO.
+    #[error(
+        "after ':': a negative number (backwards IO) applies only to sequential IO \
+         (read, write, rw); a random job's :N is a count of IOs"
+    )]
+    NegativeRandomSuffix,
+
     /// A `filesize` end the size parser refused.
     #[error(transparent)]
     FileSize(UnitError),

@@ -36,6 +36,9 @@ mod steady_setters;
 mod table;
 #[cfg(test)]
 mod tests;
+mod trim_setters;
+#[cfg(test)]
+mod trim_tests;
 pub(crate) mod value;
 mod verify_setters;
 #[cfg(test)]

@@ -20,6 +20,13 @@ fn rw_offset_modifier() {
     assert_eq!(describe_value(&holes, "rw"), "write:4k");
     assert_eq!(describe_value(&random, "rw"), "randread:8");
     assert!(refused("rw", Some("randread:x")).contains("after ':'"));
+    let backwards = with(&[("rw", Some("read:-8k"))]);
+    assert_eq!(
+        (backwards.rw, backwards.rw_offset_modifier),
+        (RwMode::Read, -8192)
+    );
+    assert_eq!(describe_value(&backwards, "rw"), "read:-8k");
+    assert!(refused("rw", Some("randread:-8")).contains("only to sequential IO"));
     assert!(refused("rw", Some("radnread")).contains("did you mean 'randread'"));
 }
 

@@ -19,9 +19,26 @@ pub(crate) fn set_rw(spec: &mut JobSpec, value: Value) -> Result<(), InvalidValu
     };
     let word = parse_choice(word.trim(), RW_CHOICES)?;
     let rw = RwMode::parse(word).ok_or_else(|| mismatch(&Value::Choice(word)))?;
-    // fio reads the suffix as a number with size suffixes (`write:4k`, `randread:8`).
+    // fio reads the suffix as a number with size suffixes (`write:4k`, `randread:8`); a
+    // sequential job may take a negative one (`read:-8k`: backwards IO).
     spec.rw_offset_modifier = match suffix {
-        Some(n) => parse_int(n.trim(), spec.kb_base).map_err(InvalidValue::RwSuffix)?,
+        Some(n) => {
+            let n = n.trim();
+            let (negative, digits) = match n.strip_prefix('-') {
+                Some(rest) => (true, rest.trim_start()),
+                None => (false, n),
+            };
+            let magnitude = parse_int(digits, spec.kb_base).map_err(InvalidValue::RwSuffix)?;
+            let magnitude = i64::try_from(magnitude).map_err(|_| InvalidValue::RwSuffixTooLarge)?;
+            if negative && rw.is_random() {
+                return Err(InvalidValue::NegativeRandomSuffix);
+            }
+            if negative {
+                -magnitude
+            } else {
+                magnitude
+            }
+        }
         None => 0,
     };
     spec.rw = rw;
@@ -33,7 +50,11 @@ pub(crate) fn show_rw(spec: &JobSpec) -> Option<String> {
     Some(match spec.rw_offset_modifier {
         0 => name.to_string(),
         n if spec.rw.is_random() => format!("{name}:{n}"),
-        n => format!("{name}:{}", format_size_suffix(n, spec.kb_base)),
+        n if n < 0 => format!(
+            "{name}:-{}",
+            format_size_suffix(n.unsigned_abs(), spec.kb_base)
+        ),
+        n => format!("{name}:{}", format_size_suffix(n as u64, spec.kb_base)),
     })
 }
 

@@ -1,6 +1,88 @@
-//! The rows of the option table for trim options (see the module doc of `options`).
+//! The rows of the option table for trim options and the IO-error policy (see the module
+//! doc of `options`); names, aliases and defaults are fio 3.33's (`fio --cmdhelp=NAME`).
 
-use super::OptionDef;
+use super::limits::{Limits, Range};
+use super::trim_setters::*;
+use super::{OptionDef, OptionKind};
 
-/// The trim rows.
-pub(super) static ROWS: &[OptionDef] = &[];
+/// The trim and error-policy rows.
+pub(super) static ROWS: &[OptionDef] = &[
+    OptionDef {
+        name: "continue_on_error",
+        aliases: &[],
+        kind: OptionKind::Choice(CONTINUE_ON_ERROR_CHOICES),
+        default: "none",
+        unit: "",
+        help: "Go on after IO errors of these classes (none, read, write, io, verify, all; 0 = \
+               none, 1 = all) whose errno is in ignore_error's list (EIO and EILSEQ by \
+               default); each is counted (total_err, first_error)",
+        limits: None,
+        set: set_continue_on_error,
+        show: Some(show_continue_on_error),
+    },
+    OptionDef {
+        name: "ignore_error",
+        aliases: &[],
+        kind: OptionKind::Str,
+        default: "",
+        unit: "",
+        help: "Errnos to go on after, as READ,WRITE,VERIFY lists of names or numbers separated \
+               by ':' (',ENOSPC' = writes that find the filesystem full); turns on \
+               continue_on_error for the lists given",
+        limits: None,
+        set: set_ignore_error,
+        show: Some(show_ignore_error),
+    },
+    OptionDef {
+        name: "error_dump",
+        aliases: &[],
+        kind: OptionKind::Flag,
+        default: "0",
+        unit: "",
+        help: "List every IO error (op, offset, length, file, errno), the ones the job went on \
+               after too",
+        limits: None,
+        set: set_error_dump,
+        show: Some(show_error_dump),
+    },
+    OptionDef {
+        name: "trim_percentage",
+        aliases: &[],
+        kind: OptionKind::Percent,
+        default: "0",
+        unit: "%",
+        help: "Share of the blocks written in each trim_backlog that are then trimmed",
+        limits: Some(Limits {
+            range: Range::Percent {
+                min: 0.0,
+                max: 100.0,
+                whole: true,
+            },
+            why: "",
+        }),
+        set: set_trim_percentage,
+        show: Some(show_trim_percentage),
+    },
+    OptionDef {
+        name: "trim_backlog",
+        aliases: &[],
+        kind: OptionKind::Int,
+        default: "",
+        unit: "blocks",
+        help: "After every N blocks written, trim trim_percentage of them (0 = never)",
+        limits: None,
+        set: set_trim_backlog,
+        show: Some(show_trim_backlog),
+    },
+    OptionDef {
+        name: "trim_backlog_batch",
+        aliases: &[],
+        kind: OptionKind::Int,
+        default: "",
+        unit: "blocks",
+        help: "Most blocks trimmed per trim_backlog pass (0 = all its share)",
+        limits: None,
+        set: set_trim_backlog_batch,
+        show: Some(show_trim_backlog_batch),
+    },
+];

@@ -211,6 +211,10 @@ pub(crate) fn set_bs(spec: &mut JobSpec, value: Value) -> Result<(), InvalidValu
         spec.bs_bytes.write = write;
         spec.bs_spread.write = BlockSizeSpread::Fixed;
     }
+    // Trims take the third value, else the write size (fio: `bs=4k,8k` trims 8k).
+    if pair.trim.is_some() || pair.write.is_some() {
+        spec.trim.bs_bytes = pair.trim;
+    }
     Ok(())
 }
 
@@ -220,7 +224,18 @@ pub(crate) fn show_bs(spec: &JobSpec) -> Option<String> {
         read: Some(spec.bs_bytes.read),
         write: Some(spec.bs_bytes.write),
     };
-    Some(show_pair(bs, size))
+    let shown = show_pair(bs, size);
+    Some(match spec.trim.bs_bytes {
+        Some(trim) if trim != spec.bs_bytes.write => {
+            let pair = if shown.contains(',') {
+                shown
+            } else {
+                format!("{shown},{shown}")
+            };
+            format!("{pair},{}", size(trim))
+        }
+        _ => shown,
+    })
 }
 
 pub(crate) fn set_iodepth(spec: &mut JobSpec, value: Value) -> Result<(), InvalidValue> {

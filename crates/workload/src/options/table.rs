@@ -14,7 +14,7 @@ use super::setters::*;
 use super::steady_setters::*;
 use super::{OptionDef, OptionKind};
 
-/// `rw=` spellings, as fio accepts them (trim modes are not supported).
+/// `rw=` spellings, as fio accepts them.
 pub(super) const RW_CHOICES: &[&str] = &[
     "read",
     "write",
@@ -23,6 +23,10 @@ pub(super) const RW_CHOICES: &[&str] = &[
     "randread",
     "randwrite",
     "randrw",
+    "trim",
+    "randtrim",
+    "trimwrite",
+    "randtrimwrite",
 ];
 
 /// `ioengine=` names diskmeter implements (`sync`, `vsync`, `pvsync` and `pvsync2` run as
@@ -170,8 +174,10 @@ pub(super) static ROWS: &[OptionDef] = &[
         kind: OptionKind::Str,
         default: "read",
         unit: "",
-        help: "IO pattern: read, write, rw (mixed), randread, randwrite or randrw; a :N suffix \
-               skips N bytes after each sequential IO, or takes a new random offset every N IOs",
+        help: "IO pattern: read, write, rw (mixed), randread, randwrite, randrw, trim, randtrim, \
+               trimwrite or randtrimwrite (each block trimmed, then written); a :N suffix skips N \
+               bytes after each sequential IO (a negative N runs backwards), or takes a new \
+               random offset every N IOs",
         limits: None,
         set: set_rw,
         show: Some(show_rw),

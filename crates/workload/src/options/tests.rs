@@ -81,16 +81,6 @@ fn options_without_a_default_are_unset_in_the_default_job() {
             "write_iolog",
             "replay_redirect",
             "replay_skip",
-            "description",
-            "gtod_cpu",
-            "clocksource",
-            "threads",
-            "verify_pattern",
-            "verify_interval",
-            "verify_offset",
-            "verify_async_cpus",
-            "verify_backlog",
-            "verify_backlog_batch"
         ]
     );
     let defaults = JobSpec::default();
@@ -206,12 +196,16 @@ fn rw() {
         ("randread", RwMode::RandRead),
         ("randwrite", RwMode::RandWrite),
         ("randrw", RwMode::RandRw),
+        ("trim", RwMode::Trim),
+        ("randtrim", RwMode::RandTrim),
+        ("trimwrite", RwMode::TrimWrite),
+        ("randtrimwrite", RwMode::RandTrimWrite),
     ];
     for (text, mode) in cases {
         assert_eq!(with(&[("rw", Some(text))]).rw, mode, "{text}");
     }
     assert_eq!(with(&[("readwrite", Some("randrw"))]).rw, RwMode::RandRw);
-    assert!(refused("rw", Some("trim")).starts_with("rw=trim: use one of read, write, rw"));
+    assert!(refused("rw", Some("trimm")).starts_with("rw=trimm: use one of read, write, rw"));
 }
 
 #[test]

@@ -40,6 +40,8 @@ pub(crate) struct Pair {
     pub read: Option<u64>,
     /// The write value, if given.
     pub write: Option<u64>,
+    /// fio's third value, for trims (`bs=4k,4k,64k`), if given; only `bs` reads it.
+    pub trim: Option<u64>,
 }
 
 /// Why a value could not be parsed; the caller adds the option's name.
@@ -95,8 +97,8 @@ pub(crate) fn parse_value(
 }
 
 /// fio's per-direction values: `v` sets both, `r,w` each, `,w` only write, `r,` both (fio drops
-/// one trailing comma). A third value is fio's trim setting: checked, then ignored, because
-/// diskmeter issues no trims.
+/// one trailing comma). A third value is fio's trim setting, kept in `trim` (the options
+/// other than `bs` check it and ignore it).
 fn parse_pair(
     text: &str,
     kb_base: KbBase,
@@ -123,17 +125,20 @@ fn parse_pair(
             Ok(Pair {
                 read: Some(value),
                 write: Some(value),
+                trim: None,
             })
         }
         [read, write] | [read, write, _] => {
-            if let Some(trim) = parts.get(2) {
-                optional(trim)?;
-            }
+            let trim = match parts.get(2) {
+                Some(trim) => optional(trim)?,
+                None => None,
+            };
             let pair = Pair {
                 read: optional(read)?,
                 write: optional(write)?,
+                trim,
             };
-            if pair.read.is_none() && pair.write.is_none() {
+            if pair.read.is_none() && pair.write.is_none() && pair.trim.is_none() {
                 return Err(ValueError::Invalid(InvalidValue::PairEmpty));
             }
             Ok(pair)
@@ -169,6 +174,7 @@ mod tests {
         let both = Pair {
             read: Some(4096),
             write: Some(4096),
+            trim: None,
         };
         assert_eq!(pair("4k"), Ok(both));
         assert_eq!(pair("4k,"), Ok(both));
@@ -176,21 +182,32 @@ mod tests {
             pair("4k,64k"),
             Ok(Pair {
                 read: Some(4096),
-                write: Some(65536)
+                write: Some(65536),
+                trim: None,
             })
         );
         assert_eq!(
             pair(",64k"),
             Ok(Pair {
                 read: None,
-                write: Some(65536)
+                write: Some(65536),
+                trim: None,
             })
         );
         assert_eq!(
             pair("4k,64k,8k"),
             Ok(Pair {
                 read: Some(4096),
-                write: Some(65536)
+                write: Some(65536),
+                trim: Some(8192),
+            })
+        );
+        assert_eq!(
+            pair(",,8k"),
+            Ok(Pair {
+                read: None,
+                write: None,
+                trim: Some(8192),
             })
         );
     }

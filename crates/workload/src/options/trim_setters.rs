@@ -1,0 +1,72 @@
+//! Setters and printers of the trim and IO-error options (`continue_on_error`,
+//! `ignore_error`, `error_dump`, `trim_percentage`, `trim_backlog`, `trim_backlog_batch`);
+//! same conventions as `setters.rs`.
+
+use super::convert::{choice, flag, mismatch, number, show_flag, text, whole_percent};
+use super::error::InvalidValue;
+use super::value::Value;
+use crate::trim::ErrorClasses;
+use crate::JobSpec;
+
+/// `continue_on_error=` words, fio's.
+pub(super) const CONTINUE_ON_ERROR_CHOICES: &[&str] =
+    &["none", "read", "write", "io", "verify", "all", "0", "1"];
+
+pub(crate) fn set_continue_on_error(spec: &mut JobSpec, value: Value) -> Result<(), InvalidValue> {
+    let word = choice(value)?;
+    spec.trim.continue_on_error =
+        ErrorClasses::parse(word).ok_or_else(|| mismatch(&Value::Choice(word)))?;
+    Ok(())
+}
+
+pub(crate) fn show_continue_on_error(spec: &JobSpec) -> Option<String> {
+    // Classes ignore_error turned on are printed by ignore_error, so applying both again
+    // rebuilds the job.
+    Some(spec.trim.continue_on_error.as_str().to_string())
+}
+
+pub(crate) fn set_ignore_error(spec: &mut JobSpec, value: Value) -> Result<(), InvalidValue> {
+    spec.trim
+        .set_ignore_error(&text(value)?)
+        .map_err(InvalidValue::IgnoreError)
+}
+
+pub(crate) fn show_ignore_error(spec: &JobSpec) -> Option<String> {
+    spec.trim.ignore_error_text()
+}
+
+pub(crate) fn set_error_dump(spec: &mut JobSpec, value: Value) -> Result<(), InvalidValue> {
+    spec.trim.error_dump = flag(value)?;
+    Ok(())
+}
+
+pub(crate) fn show_error_dump(spec: &JobSpec) -> Option<String> {
+    Some(show_flag(spec.trim.error_dump))
+}
+
+pub(crate) fn set_trim_percentage(spec: &mut JobSpec, value: Value) -> Result<(), InvalidValue> {
+    spec.trim.trim_percentage = whole_percent(value)?;
+    Ok(())
+}
+
+pub(crate) fn show_trim_percentage(spec: &JobSpec) -> Option<String> {
+    Some(spec.trim.trim_percentage.to_string())
+}
+
+pub(crate) fn set_trim_backlog(spec: &mut JobSpec, value: Value) -> Result<(), InvalidValue> {
+    spec.trim.trim_backlog = number(value)?;
+    Ok(())
+}
+
+pub(crate) fn show_trim_backlog(spec: &JobSpec) -> Option<String> {
+    (spec.trim.trim_backlog > 0).then(|| spec.trim.trim_backlog.to_string())
+}
+
+pub(crate) fn set_trim_backlog_batch(spec: &mut JobSpec, value: Value) -> Result<(), InvalidValue> {
+    spec.trim.trim_backlog_batch = number(value)?;
+    Ok(())
+}
+
+pub(crate) fn show_trim_backlog_batch(spec: &JobSpec) -> Option<String> {
+    (spec.trim.trim_backlog_batch > 0).then(|| spec.trim.trim_backlog_batch.to_string())
+}
