@@ -14,6 +14,7 @@
 mod arrivals;
 mod clock;
 mod error;
+pub mod file_service;
 mod gate;
 pub mod layout;
 pub mod logs;

@@ -564,9 +564,15 @@ fn offsets_for(ctx: &WorkerContext<'_>, shape: &Shape) -> OffsetGenerator {
         (true, RandomDistribution::Uniform, true) => OffsetPattern::Uniform,
         (true, skewed, _) => OffsetPattern::Skewed(skewed),
     };
+    let region_bytes: Vec<u64> = regions.iter().map(|r| r.len_bytes).collect();
     let mut offsets = OffsetGenerator::new(&regions, pattern, grid, ctx.plan.seed)
         .with_random_percent(job.percentage_random)
-        .with_offset_modifier(job.rw_offset_modifier);
+        .with_offset_modifier(job.rw_offset_modifier)
+        .with_file_chooser(crate::file_service::FileChooser::for_job(
+            job,
+            &region_bytes,
+            ctx.plan.seed,
+        ));
     if let Some(shared) = &ctx.shared_positions {
         offsets = offsets.with_shared_positions(Arc::clone(shared));
     }

@@ -93,6 +93,10 @@ pub enum InvalidValue {
     #[error(transparent)]
     SteadyState(#[from] SteadyStateError),
 
+    /// A files or buffer option's value (`file_service_type`, `buffer_pattern`, `mem`, ...).
+    #[error(transparent)]
+    Files(#[from] crate::files::FilesError),
+
     /// A value that must be a power of two (`replay_align`).
     #[error("must be a power of two (or 0 for none)")]
     NotPowerOfTwo,

@@ -10,6 +10,7 @@
 
 mod convert;
 mod error;
+mod files_setters;
 mod iolog_setters;
 #[cfg(test)]
 mod iolog_tests;

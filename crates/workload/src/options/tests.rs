@@ -78,7 +78,12 @@ fn options_without_a_default_are_unset_in_the_default_job() {
             "read_iolog",
             "write_iolog",
             "replay_redirect",
-            "replay_skip"
+            "replay_skip",
+            "openfiles",
+            "overwrite",
+            "opendir",
+            "buffer_pattern",
+            "dedupe_percentage"
         ]
     );
     let defaults = JobSpec::default();
