@@ -18,7 +18,7 @@ mod uring;
 
 use std::os::fd::RawFd;
 
-pub use buffers::{AlignedBuffers, BufferFill};
+pub use buffers::{fill_random, AlignedBuffers, BufferFill};
 
 /// Which engine to build (mirrors `diskmeter_workload::EngineKind`, kept separate so the
 /// engine does not depend on the workload model).

@@ -12,6 +12,7 @@
 #![forbid(unsafe_code)]
 
 mod arrivals;
+pub mod buffer_contents;
 mod clock;
 mod error;
 pub mod file_service;
@@ -262,6 +263,7 @@ fn execute_inner(
             outcomes[i] = Some(outcome);
         }
     }
+    layout::fsync_on_close(plan, &worker_files);
     drop(worker_files);
     let partial = options.stop.load(Ordering::Relaxed);
     let results = plan

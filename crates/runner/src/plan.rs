@@ -42,6 +42,9 @@ pub enum FileContents {
     Sparse,
     /// Empty: the job's writes extend it until the filesystem is full (fio `fill_device`).
     Empty,
+    /// Sized, its space reserved as `fallocate` says, not written (fio's `overwrite=0` for a
+    /// job that only writes).
+    Reserved,
 }
 
 /// What the runner does with a target before the run.
@@ -578,6 +581,8 @@ fn plan_target(
         } else if job.create_on_open && !job.rw.reads() {
             // A job that reads needs data to read: reading holes would measure nothing.
             FileContents::Sparse
+        } else if job.files.overwrite == Some(false) && !job.rw.reads() {
+            FileContents::Reserved
         } else {
             FileContents::Written
         },

@@ -313,7 +313,9 @@ impl<C: Clock, E: IoEngine + ?Sized> Worker<'_, C, E> {
             ),
         };
         if direction == Direction::Write {
-            if self.shape.scramble {
+            if let Some(dedupe) = &mut self.dedupe {
+                dedupe.fill(&mut self.engine.buffer_mut(slot)[..len_bytes as usize]);
+            } else if self.shape.scramble {
                 self.stamp(slot, len_bytes);
             }
             self.count_write_for_syncs(file);

@@ -308,6 +308,8 @@ pub(crate) struct Worker<'a, C: Clock, E: IoEngine + ?Sized> {
     replay: Option<ReplaySource>,
     /// The job's `write_iolog`: where issued IOs are recorded.
     recorder: Option<IoRecorder>,
+    /// fio's `dedupe_percentage`: each write's data generated (`None` when off).
+    dedupe: Option<Box<crate::buffer_contents::DedupeFill>>,
     /// No new IO is chosen; in-flight IO drains.
     stopping: bool,
     /// What ended the worker early, if anything did.
@@ -342,7 +344,15 @@ impl<'a, C: Clock, E: IoEngine + ?Sized> Worker<'a, C, E> {
                 .unwrap_or(job.bs_bounds(d).0)
                 .max(1)
         });
-        let scramble = !job.zero_buffers && job.buffer_compress_percentage != Some(100);
+        let scramble = job.files.scramble_buffers
+            && !job.zero_buffers
+            && job.buffer_compress_percentage != Some(100);
+        // fio's buffer_pattern: every slot holds the pattern from the start.
+        if let Some(pattern) = &job.files.buffer_pattern {
+            for slot in 0..depth as u32 {
+                crate::buffer_contents::fill_pattern(engine.buffer_mut(slot), pattern);
+            }
+        }
         // Stamp each sector; in a compressible buffer only the random head of each chunk, so
         // the stamps do not eat into the zeros.
         let (stamp_every, stamp_len) = match job.buffer_compress_percentage {
@@ -416,6 +426,12 @@ impl<'a, C: Clock, E: IoEngine + ?Sized> Worker<'a, C, E> {
             iolog,
             replay: None,
             recorder: None,
+            dedupe: crate::buffer_contents::DedupeFill::for_job(
+                job,
+                ctx.targets.iter().map(|(_, t)| t.region_len_bytes).sum(),
+                plan.seed,
+            )
+            .map(Box::new),
             stopping: false,
             failure: None,
         }
