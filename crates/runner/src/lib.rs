@@ -15,6 +15,7 @@ mod arrivals;
 pub mod buffer_contents;
 mod clock;
 mod error;
+pub mod file_lock;
 pub mod file_service;
 mod gate;
 pub mod layout;

@@ -219,10 +219,16 @@ fn build_engine(ctx: &WorkerContext<'_>) -> Result<Box<dyn IoEngine>, RunError> 
         },
         seed: ctx.plan.seed,
     };
-    diskmeter_engine::open_engine(&config).map_err(|source| RunError::Engine {
+    let engine = diskmeter_engine::open_engine(&config).map_err(|source| RunError::Engine {
         job: ctx.job.name.clone(),
         source,
-    })
+    })?;
+    // fio's lockfile: only a job that asks gets the locking wrapper.
+    Ok(crate::file_lock::LockingEngine::wrap(
+        engine,
+        ctx.job.files.lockfile,
+        ctx.targets.iter().map(|(_, t)| t.path.as_path()),
+    ))
 }
 
 /// What the job asks of the loop, read from the job and plan once.
