@@ -374,3 +374,25 @@ fn opendir_takes_every_file_below_the_folder() {
         assert!(plan.contains(name), "{name} missing from\n{plan}");
     }
 }
+
+#[test]
+fn the_files_job_files_run_for_real() {
+    let _io = real_io();
+    let jobs = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/jobs");
+    for name in ["layout", "buffers", "locking"] {
+        let dir = TestDir::new();
+        let file = jobs.join(format!("options-files-{name}.fio"));
+        let out = dir
+            .run(&[file.to_str().unwrap()])
+            .env("DM_DIR", dir.path())
+            .env("DM_SIZE", "4m")
+            .env("DM_RUNTIME", "1")
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "{name}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
+}
