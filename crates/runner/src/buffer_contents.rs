@@ -9,12 +9,35 @@
 //! by chance: their seeds come from a counter.
 //!
 //! Nothing here runs when the options are off: the IO loop checks one `Option`.
+//!
+//! Also fio's `lockmem`: memory pinned for a worker's life, so the page cache has less.
 
 use diskmeter_engine::fill_random;
 use diskmeter_workload::files::DedupeMode;
 use diskmeter_workload::JobSpec;
 use rand_xoshiro::rand_core::{RngCore, SeedableRng};
 use rand_xoshiro::Xoshiro256PlusPlus;
+
+/// fio's `lockmem`: pins the job's amount of memory for as long as the result is kept;
+/// `None` when the job asks for none.
+pub fn lock_job_memory(
+    job: &JobSpec,
+) -> Result<Option<diskmeter_engine::sys::LockedMemory>, crate::RunError> {
+    if job.files.lockmem_bytes == 0 {
+        return Ok(None);
+    }
+    let bytes = usize::try_from(job.files.lockmem_bytes).unwrap_or(usize::MAX);
+    diskmeter_engine::sys::lock_memory(bytes)
+        .map(Some)
+        .map_err(|e| crate::RunError::Job {
+            job: job.name.clone(),
+            message: format!(
+                "lockmem: cannot pin {} bytes ({e}); lower lockmem or raise the memlock limit \
+                 (ulimit -l)",
+                job.files.lockmem_bytes
+            ),
+        })
+}
 
 /// Fills `buffer` with `pattern` repeated from its first byte (fio's `buffer_pattern`).
 pub fn fill_pattern(buffer: &mut [u8], pattern: &[u8]) {

@@ -316,9 +316,9 @@ impl DedupeMode {
     }
 }
 
-/// fio's `mem`/`iomem`: what fio allocates IO buffers with. diskmeter always uses one
-/// anonymous mapping per worker (O_DIRECT alignment, io_uring registration); the huge-page
-/// kinds ask for huge pages on it, the others change nothing a benchmark measures.
+/// fio's `mem`/`iomem`: what fio allocates IO buffers with. Accepted and kept: diskmeter
+/// always uses one aligned anonymous mapping per worker (O_DIRECT alignment, io_uring
+/// registration), in transparent huge pages when an IO spans pages, whatever the kind.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum MemKind {

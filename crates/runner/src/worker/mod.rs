@@ -155,7 +155,11 @@ pub struct WorkerOutcome {
 /// could not be started) the worker does nothing.
 pub fn run_worker(mut ctx: WorkerContext<'_>) -> WorkerOutcome {
     let iolog = ctx.iolog.take();
-    let engine = build_engine(&ctx);
+    // fio's lockmem: pinned for the worker's life, before its engine and buffers exist.
+    let (engine, _locked) = match crate::buffer_contents::lock_job_memory(ctx.job) {
+        Ok(locked) => (build_engine(&ctx), locked),
+        Err(error) => (Err(error), None),
+    };
     let (replay, recorder) = match crate::replay::open_for_worker(
         ctx.job,
         ctx.targets.iter().map(|(_, t)| t.path.as_path()),
