@@ -396,3 +396,50 @@ fn the_files_job_files_run_for_real() {
         );
     }
 }
+
+/// The sync count of the first job of fio-3.x JSON.
+fn syncs_in(json: &serde_json::Value) -> u64 {
+    json["jobs"][0]["sync"]["lat_ns"]["N"].as_u64().unwrap()
+}
+
+#[test]
+fn sync_file_range_syncs_every_n_writes_as_fio_counts_them() {
+    let _io = real_io();
+    for engine in ["psync", "io_uring", "libaio"] {
+        let dir = TestDir::new();
+        let args = [
+            "--name=s".to_string(),
+            format!("--ioengine={engine}"),
+            "--filename=s".to_string(),
+            "--size=64k".to_string(),
+            "--bs=4k".to_string(),
+            "--rw=write".to_string(),
+            "--sync_file_range=wait_before,write:4".to_string(),
+        ];
+        let args: Vec<&str> = args.iter().map(String::as_str).collect();
+        let out = dir
+            .run(&args)
+            .arg("--output-format=fio-json")
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "{engine}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let ours: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+        // 16 writes, a sync after every 4th but the last (the job ends there): 3, as fio.
+        assert_eq!(syncs_in(&ours), 3, "{engine}");
+        assert_eq!(ours["jobs"][0]["error"], 0, "{engine}");
+        if engine == "psync" {
+            let fios = TestDir::new();
+            if let Some(mut fio) = fio_command(
+                "sync_file_range_syncs_every_n_writes_as_fio_counts_them",
+                fios.path(),
+            ) {
+                let theirs = common::fio_json(fio.args(&args));
+                assert_eq!(syncs_in(&ours), syncs_in(&theirs));
+            }
+        }
+    }
+}

@@ -45,6 +45,9 @@ pub enum IoOp {
     Fsync,
     /// fdatasync(2) the file: data, and the metadata needed to read it back.
     Fdatasync,
+    /// sync_file_range(2) of `len` bytes at `offset` (0 bytes: to the end of the file) with
+    /// these `SYNC_FILE_RANGE_*` flags (fio `sync_file_range`).
+    SyncFileRange(u32),
 }
 
 /// One IO to perform. `slot` names both the buffer and the in-flight tag (0..iodepth):

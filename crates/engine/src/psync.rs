@@ -68,6 +68,10 @@ impl PsyncEngine {
                 IoOp::Fsync => unsafe { libc::fsync(fd) as isize },
                 // SAFETY: as above.
                 IoOp::Fdatasync => unsafe { libc::fdatasync(fd) as isize },
+                // SAFETY: as above; the call touches no memory of ours.
+                IoOp::SyncFileRange(flags) => unsafe {
+                    libc::sync_file_range(fd, offset, len as libc::off_t, flags) as isize
+                },
             };
             if n >= 0 {
                 return n as i64;

@@ -249,6 +249,10 @@ macro_rules! rw_entry {
             (IoOp::Fdatasync, _) => opcode::Fsync::new($fd)
                 .flags(types::FsyncFlags::DATASYNC)
                 .build(),
+            (IoOp::SyncFileRange(flags), _) => opcode::SyncFileRange::new($fd, len)
+                .offset(off)
+                .flags(flags)
+                .build(),
         }
     }};
 }

@@ -46,6 +46,8 @@ pub struct FileOptions {
     pub file_append: bool,
     /// fsync a file the job wrote when the job closes it (fio `fsync_on_close`).
     pub fsync_on_close: bool,
+    /// sync_file_range(2) after every N writes (fio `sync_file_range=FLAGS:N`).
+    pub sync_file_range: Option<SyncFileRange>,
     /// posix_fadvise hint given when a file is opened (fio `fadvise_hint`).
     pub fadvise_hint: FadviseHint,
     /// Every file below this folder is a target (fio `opendir`).
@@ -89,6 +91,7 @@ impl Default for FileOptions {
             allow_file_create: true,
             file_append: false,
             fsync_on_close: false,
+            sync_file_range: None,
             fadvise_hint: FadviseHint::Pattern,
             opendir: None,
             buffer_pattern: None,
@@ -203,6 +206,71 @@ impl FileService {
             FileService::Sequential => "sequential".to_string(),
             FileService::Skewed(distribution) => distribution.show(),
         }
+    }
+}
+
+/// fio's `sync_file_range=FLAGS[:N]`: which `SYNC_FILE_RANGE_*` flags, after how many writes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SyncFileRange {
+    /// `wait_before`: wait for writeback already under way first.
+    pub wait_before: bool,
+    /// `write`: start writeback of the dirty pages.
+    pub write: bool,
+    /// `wait_after`: wait for the writeback to finish.
+    pub wait_after: bool,
+    /// Writes between calls (1 when no `:N` is given, as fio).
+    pub every: u32,
+}
+
+impl SyncFileRange {
+    /// Parses fio's `wait_before,write,wait_after` (one or more, ',' between) and `:N`.
+    pub fn parse(text: &str) -> Result<SyncFileRange, FilesError> {
+        let (words, every) = match text.rsplit_once(':') {
+            Some((words, n)) => (
+                words,
+                n.trim()
+                    .parse::<u32>()
+                    .ok()
+                    .filter(|&n| n > 0)
+                    .ok_or_else(|| FilesError::ServiceCount {
+                        text: n.to_string(),
+                    })?,
+            ),
+            None => (text, 1),
+        };
+        let mut range = SyncFileRange {
+            wait_before: false,
+            write: false,
+            wait_after: false,
+            every,
+        };
+        for word in words.split([',', ':']).map(str::trim) {
+            match word {
+                "wait_before" => range.wait_before = true,
+                "write" => range.write = true,
+                "wait_after" => range.wait_after = true,
+                other => {
+                    return Err(FilesError::SyncFileRangeFlag {
+                        word: other.to_string(),
+                    })
+                }
+            }
+        }
+        Ok(range)
+    }
+
+    /// fio's spelling, parseable again.
+    pub fn show(&self) -> String {
+        let words: Vec<&str> = [
+            (self.wait_before, "wait_before"),
+            (self.write, "write"),
+            (self.wait_after, "wait_after"),
+        ]
+        .iter()
+        .filter(|(on, _)| *on)
+        .map(|(_, word)| *word)
+        .collect();
+        format!("{}:{}", words.join(","), self.every)
     }
 }
 
@@ -392,6 +460,12 @@ pub enum FilesError {
         /// The unreadable rest of the pattern.
         piece: String,
     },
+    /// A `sync_file_range` word fio does not know.
+    #[error("unknown sync_file_range flag '{word}'; use wait_before, write and/or wait_after (',' between), then :N writes")]
+    SyncFileRangeFlag {
+        /// The word as written.
+        word: String,
+    },
     /// An empty pattern.
     #[error("the pattern is empty")]
     EmptyPattern,
@@ -545,6 +619,12 @@ mod tests {
             FileService::Skewed(RandomDistribution::Zipf { .. })
         ));
         assert!(FileService::parse("random:0").is_err());
+        let range = SyncFileRange::parse("wait_before,write:8").unwrap();
+        assert!(range.wait_before && range.write && !range.wait_after);
+        assert_eq!(range.every, 8);
+        assert_eq!(SyncFileRange::parse(&range.show()).unwrap(), range);
+        assert_eq!(SyncFileRange::parse("write").unwrap().every, 1);
+        assert!(SyncFileRange::parse("bogus:3").is_err());
         assert!(FileService::parse("lru").is_err());
         for text in ["roundrobin:3", "random", "sequential", "pareto:0.3"] {
             let parsed = FileService::parse(text).unwrap();

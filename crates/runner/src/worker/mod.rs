@@ -286,11 +286,11 @@ struct Queue {
     in_flight: usize,
 }
 
-/// fio's `fsync=N`, `fdatasync=N` and `end_fsync`.
+/// fio's `fsync=N`, `fdatasync=N`, `sync_file_range=FLAGS:N` and `end_fsync`.
 struct Syncs {
-    /// (every N writes, op) for fsync and fdatasync; N = 0 is off.
-    every: [(u32, IoOp); 2],
-    writes_since: [u32; 2],
+    /// (every N writes, op) for fsync, fdatasync and sync_file_range; N = 0 is off.
+    every: [(u32, IoOp); 3],
+    writes_since: [u32; 3],
     /// A sync due once the writes before it have completed: (op, file).
     pending: Option<(IoOp, u32)>,
     end_done: bool,
@@ -419,8 +419,9 @@ impl<'a, C: Clock, E: IoEngine + ?Sized> Worker<'a, C, E> {
                 every: [
                     (job.fsync_every, IoOp::Fsync),
                     (job.fdatasync_every, IoOp::Fdatasync),
+                    sync_file_range(job),
                 ],
-                writes_since: [0; 2],
+                writes_since: [0; 3],
                 pending: None,
                 end_done: !(job.end_fsync && job.rw.writes()),
                 end_next_file: 0,
@@ -560,6 +561,24 @@ impl<'a, C: Clock, E: IoEngine + ?Sized> Worker<'a, C, E> {
             self.tally.publish(self.ctx);
         }
         Ok(())
+    }
+}
+
+/// fio's `sync_file_range=FLAGS:N` as a (every N writes, op) pair; N = 0 when unset.
+fn sync_file_range(job: &JobSpec) -> (u32, IoOp) {
+    match job.files.sync_file_range {
+        Some(range) => {
+            let flags = [
+                (range.wait_before, libc::SYNC_FILE_RANGE_WAIT_BEFORE),
+                (range.write, libc::SYNC_FILE_RANGE_WRITE),
+                (range.wait_after, libc::SYNC_FILE_RANGE_WAIT_AFTER),
+            ]
+            .iter()
+            .filter(|(on, _)| *on)
+            .fold(0, |all, (_, flag)| all | flag);
+            (range.every, IoOp::SyncFileRange(flags))
+        }
+        None => (0, IoOp::SyncFileRange(0)),
     }
 }
 

@@ -7,7 +7,7 @@ use super::error::InvalidValue;
 use super::value::Value;
 use crate::files::{
     parse_byte_pattern, show_byte_pattern, DedupeMode, FadviseHint, Fallocate, FileService,
-    FilesError, LockFile, MemKind, DEFAULT_FILENAME_FORMAT,
+    FilesError, LockFile, MemKind, SyncFileRange, DEFAULT_FILENAME_FORMAT,
 };
 use crate::JobSpec;
 use diskmeter_units::format_size_suffix;
@@ -150,6 +150,15 @@ pub(crate) fn set_fsync_on_close(spec: &mut JobSpec, value: Value) -> Result<(),
 
 pub(crate) fn show_fsync_on_close(spec: &JobSpec) -> Option<String> {
     Some(show_flag(spec.files.fsync_on_close))
+}
+
+pub(crate) fn set_sync_file_range(spec: &mut JobSpec, value: Value) -> Result<(), InvalidValue> {
+    spec.files.sync_file_range = Some(SyncFileRange::parse(&text(value)?)?);
+    Ok(())
+}
+
+pub(crate) fn show_sync_file_range(spec: &JobSpec) -> Option<String> {
+    spec.files.sync_file_range.map(|range| range.show())
 }
 
 pub(crate) fn set_fadvise_hint(spec: &mut JobSpec, value: Value) -> Result<(), InvalidValue> {

@@ -164,6 +164,19 @@ pub(super) static ROWS: &[OptionDef] = &[
         show: Some(show_fsync_on_close),
     },
     OptionDef {
+        name: "sync_file_range",
+        aliases: &[],
+        kind: OptionKind::Str,
+        default: "",
+        unit: "",
+        help: "sync_file_range(2) of the file after every N writes, timed and counted as syncs: \
+               wait_before, write and/or wait_after (',' between), then :N (1 without it); \
+               diskmeter syncs the whole file (fio the range written since the last call)",
+        limits: None,
+        set: set_sync_file_range,
+        show: Some(show_sync_file_range),
+    },
+    OptionDef {
         name: "fadvise_hint",
         aliases: &[],
         kind: OptionKind::Choice(FADVISE_CHOICES),

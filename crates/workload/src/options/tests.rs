@@ -81,6 +81,7 @@ fn options_without_a_default_are_unset_in_the_default_job() {
             "replay_skip",
             "openfiles",
             "overwrite",
+            "sync_file_range",
             "opendir",
             "buffer_pattern",
             "dedupe_percentage"
