@@ -144,6 +144,96 @@ mod tests {
         assert!(!Arc::ptr_eq(&a, &c));
     }
 
+    use std::sync::atomic::{AtomicUsize, Ordering};
+
+    /// An engine whose `commit` counts how many commits run at once on its file.
+    struct Overlap {
+        active: Arc<AtomicUsize>,
+        most: Arc<AtomicUsize>,
+    }
+
+    impl IoEngine for Overlap {
+        fn name(&self) -> &'static str {
+            "overlap"
+        }
+        fn capabilities(&self) -> Capabilities {
+            Capabilities {
+                synchronous: true,
+                ..diskmeter_engine::capabilities_of(diskmeter_engine::EngineChoice::Psync)
+            }
+        }
+        fn queue(&mut self, _unit: IoUnit) -> Result<(), EngineError> {
+            Ok(())
+        }
+        fn commit(&mut self) -> Result<usize, EngineError> {
+            let now = self.active.fetch_add(1, Ordering::SeqCst) + 1;
+            self.most.fetch_max(now, Ordering::SeqCst);
+            std::thread::sleep(std::time::Duration::from_millis(2));
+            self.active.fetch_sub(1, Ordering::SeqCst);
+            Ok(1)
+        }
+        fn getevents(&mut self, _: usize, _: &mut Vec<IoCompletion>) -> Result<usize, EngineError> {
+            Ok(0)
+        }
+        fn buffer_mut(&mut self, _slot: u32) -> &mut [u8] {
+            &mut []
+        }
+    }
+
+    /// The most commits that ran at once when 4 workers each committed `op` 10 times on
+    /// one file under `mode`.
+    fn most_at_once(mode: LockFile, op: IoOp, path: &str) -> usize {
+        let (active, most) = (Arc::new(AtomicUsize::new(0)), Arc::new(AtomicUsize::new(0)));
+        // All four start together, so unlocked commits do overlap.
+        let start = Arc::new(std::sync::Barrier::new(4));
+        let workers: Vec<_> = (0..4)
+            .map(|_| {
+                let inner = Box::new(Overlap {
+                    active: Arc::clone(&active),
+                    most: Arc::clone(&most),
+                });
+                let mut engine = LockingEngine::wrap(inner, mode, [Path::new(path)].into_iter());
+                let start = Arc::clone(&start);
+                std::thread::spawn(move || {
+                    start.wait();
+                    for slot in 0..10 {
+                        let unit = IoUnit {
+                            op,
+                            file: 0,
+                            offset_bytes: 0,
+                            len_bytes: 4096,
+                            slot,
+                        };
+                        engine.queue(unit).unwrap();
+                        engine.commit().unwrap();
+                    }
+                })
+            })
+            .collect();
+        for worker in workers {
+            worker.join().unwrap();
+        }
+        most.load(Ordering::SeqCst)
+    }
+
+    #[test]
+    fn exclusive_lets_one_commit_at_a_time_reach_the_file() {
+        assert_eq!(
+            most_at_once(LockFile::Exclusive, IoOp::Read, "/tmp/dm-lock-ex"),
+            1
+        );
+    }
+
+    #[test]
+    fn readwrite_lets_reads_overlap_and_writes_go_alone() {
+        assert_eq!(
+            most_at_once(LockFile::ReadWrite, IoOp::Write, "/tmp/dm-lock-rw-w"),
+            1
+        );
+        assert!(most_at_once(LockFile::ReadWrite, IoOp::Read, "/tmp/dm-lock-rw-r") > 1);
+        assert!(most_at_once(LockFile::None, IoOp::Write, "/tmp/dm-lock-none") > 1);
+    }
+
     #[test]
     fn an_exclusive_lock_keeps_a_second_commit_waiting() {
         let lock = lock_for(Path::new("/tmp/diskmeter-lock-test-x"));
