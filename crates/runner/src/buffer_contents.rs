@@ -12,11 +12,28 @@
 //!
 //! Also fio's `lockmem`: memory pinned for a worker's life, so the page cache has less.
 
-use diskmeter_engine::fill_random;
+use crate::plan::TargetPlan;
+use diskmeter_engine::{fill_random, IoEngine};
 use diskmeter_workload::files::DedupeMode;
 use diskmeter_workload::JobSpec;
 use rand_xoshiro::rand_core::{RngCore, SeedableRng};
 use rand_xoshiro::Xoshiro256PlusPlus;
+
+/// Runs `build` (a worker's engine) once fio's `lockmem` is pinned, and hands back both: the
+/// memory stays pinned for as long as the caller keeps it (the worker's life). A failure to
+/// pin is the result's error.
+pub fn with_lockmem<T>(
+    job: &JobSpec,
+    build: impl FnOnce() -> Result<T, crate::RunError>,
+) -> (
+    Result<T, crate::RunError>,
+    Option<diskmeter_engine::sys::LockedMemory>,
+) {
+    match lock_job_memory(job) {
+        Ok(locked) => (build(), locked),
+        Err(error) => (Err(error), None),
+    }
+}
 
 /// fio's `lockmem`: pins the job's amount of memory for as long as the result is kept;
 /// `None` when the job asks for none.
@@ -37,6 +54,22 @@ pub fn lock_job_memory(
                 job.files.lockmem_bytes
             ),
         })
+}
+
+/// Whether writes are stamped per sector (fio's `scramble_buffers`, on by default): not for
+/// zeros, fully compressible buffers, or when the job turns it off.
+pub fn scrambles(job: &JobSpec) -> bool {
+    job.files.scramble_buffers && !job.zero_buffers && job.buffer_compress_percentage != Some(100)
+}
+
+/// fio's `buffer_pattern`: every one of the engine's `slots` holds the pattern from the
+/// start (before the clock starts; writes then only stamp or keep it).
+pub fn fill_slots_with_pattern<E: IoEngine + ?Sized>(engine: &mut E, job: &JobSpec, slots: u32) {
+    if let Some(pattern) = &job.files.buffer_pattern {
+        for slot in 0..slots {
+            fill_pattern(engine.buffer_mut(slot), pattern);
+        }
+    }
 }
 
 /// Fills `buffer` with `pattern` repeated from its first byte (fio's `buffer_pattern`).
@@ -70,6 +103,17 @@ pub struct DedupeFill {
 }
 
 impl DedupeFill {
+    /// The generator of a worker of `job` on `targets` (their regions together), boxed for
+    /// the worker; `None` when the job does not dedupe.
+    pub fn for_worker(
+        job: &JobSpec,
+        targets: &[(std::os::fd::RawFd, &TargetPlan)],
+        seed: u64,
+    ) -> Option<Box<DedupeFill>> {
+        let region_bytes = targets.iter().map(|(_, t)| t.region_len_bytes).sum();
+        DedupeFill::for_job(job, region_bytes, seed).map(Box::new)
+    }
+
     /// The generator for `job`'s worker with `seed`, over a region of `region_bytes`; `None`
     /// when the job does not dedupe.
     pub fn for_job(job: &JobSpec, region_bytes: u64, seed: u64) -> Option<DedupeFill> {

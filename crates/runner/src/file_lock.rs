@@ -44,6 +44,17 @@ pub struct LockingEngine {
 }
 
 impl LockingEngine {
+    /// Wraps a worker's engine when its job asks for `lockfile`, with the locks of its
+    /// `targets`' paths; otherwise returns the engine as it is.
+    pub fn for_job(
+        inner: Box<dyn IoEngine>,
+        job: &diskmeter_workload::JobSpec,
+        targets: &[(std::os::fd::RawFd, &crate::plan::TargetPlan)],
+    ) -> Box<dyn IoEngine> {
+        let paths = targets.iter().map(|(_, t)| t.path.as_path());
+        LockingEngine::wrap(inner, job.files.lockfile, paths)
+    }
+
     /// Wraps `inner` when `mode` asks for locking; otherwise returns it as it is.
     pub fn wrap<'p>(
         inner: Box<dyn IoEngine>,

@@ -46,6 +46,17 @@ enum Kind {
 }
 
 impl FileChooser {
+    /// The chooser for `job` over files with these regions, or `None` when the default
+    /// round robin applies.
+    pub fn for_regions(
+        job: &JobSpec,
+        regions: &[crate::offsets::FileRegion],
+        seed: u64,
+    ) -> Option<FileChooser> {
+        let region_bytes: Vec<u64> = regions.iter().map(|r| r.len_bytes).collect();
+        FileChooser::for_job(job, &region_bytes, seed)
+    }
+
     /// The chooser for `job` over files with these region lengths, or `None` when the
     /// default round robin applies.
     pub fn for_job(job: &JobSpec, region_bytes: &[u64], seed: u64) -> Option<FileChooser> {

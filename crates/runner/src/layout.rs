@@ -260,6 +260,19 @@ fn pre_read(target: &TargetPlan) -> Result<(), RunError> {
     Ok(())
 }
 
+/// fio's `sync_file_range=FLAGS:N` as the (every N writes, op) pair of the worker's syncs;
+/// N = 0 (off) when the job does not ask.
+pub(crate) fn sync_file_range_every(job: &JobSpec) -> (u32, diskmeter_engine::IoOp) {
+    job.files
+        .sync_file_range
+        .map_or((0, diskmeter_engine::IoOp::Fsync), |range| {
+            (
+                range.every,
+                diskmeter_engine::IoOp::SyncFileRange(range.linux_flags()),
+            )
+        })
+}
+
 /// fio's `fsync_on_close`: fsync each file a job wrote when it is closed at the end of the
 /// run (not timed or counted, unlike `end_fsync`). `worker_files` are in `plan.workers` order.
 pub fn fsync_on_close(plan: &RunPlan, worker_files: &[Vec<File>]) {

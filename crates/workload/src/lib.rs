@@ -14,6 +14,7 @@
 #![forbid(unsafe_code)]
 
 mod apply;
+pub mod byte_pattern;
 pub mod control;
 mod describe;
 pub mod files;

@@ -31,6 +31,7 @@ mod issue;
 mod tests;
 
 use crate::clock::{Clock, TscClock};
+use crate::file_service::FileChooser;
 use crate::gate::StartGate;
 use crate::offsets::{FileRegion, MixChooser, OffsetGenerator, OffsetPattern};
 use crate::plan::{engine_choice, TargetPlan, WorkerPlan};
@@ -155,11 +156,7 @@ pub struct WorkerOutcome {
 /// could not be started) the worker does nothing.
 pub fn run_worker(mut ctx: WorkerContext<'_>) -> WorkerOutcome {
     let iolog = ctx.iolog.take();
-    // fio's lockmem: pinned for the worker's life, before its engine and buffers exist.
-    let (engine, _locked) = match crate::buffer_contents::lock_job_memory(ctx.job) {
-        Ok(locked) => (build_engine(&ctx), locked),
-        Err(error) => (Err(error), None),
-    };
+    let (engine, _locked) = crate::buffer_contents::with_lockmem(ctx.job, || build_engine(&ctx));
     let (replay, recorder) = match crate::replay::open_for_worker(
         ctx.job,
         ctx.targets.iter().map(|(_, t)| t.path.as_path()),
@@ -223,16 +220,12 @@ fn build_engine(ctx: &WorkerContext<'_>) -> Result<Box<dyn IoEngine>, RunError> 
         },
         seed: ctx.plan.seed,
     };
-    let engine = diskmeter_engine::open_engine(&config).map_err(|source| RunError::Engine {
-        job: ctx.job.name.clone(),
-        source,
-    })?;
-    // fio's lockfile: only a job that asks gets the locking wrapper.
-    Ok(crate::file_lock::LockingEngine::wrap(
-        engine,
-        ctx.job.files.lockfile,
-        ctx.targets.iter().map(|(_, t)| t.path.as_path()),
-    ))
+    diskmeter_engine::open_engine(&config)
+        .map(|engine| crate::file_lock::LockingEngine::for_job(engine, ctx.job, &ctx.targets))
+        .map_err(|source| RunError::Engine {
+            job: ctx.job.name.clone(),
+            source,
+        })
 }
 
 /// What the job asks of the loop, read from the job and plan once.
@@ -354,15 +347,8 @@ impl<'a, C: Clock, E: IoEngine + ?Sized> Worker<'a, C, E> {
                 .unwrap_or(job.bs_bounds(d).0)
                 .max(1)
         });
-        let scramble = job.files.scramble_buffers
-            && !job.zero_buffers
-            && job.buffer_compress_percentage != Some(100);
-        // fio's buffer_pattern: every slot holds the pattern from the start.
-        if let Some(pattern) = &job.files.buffer_pattern {
-            for slot in 0..depth as u32 {
-                crate::buffer_contents::fill_pattern(engine.buffer_mut(slot), pattern);
-            }
-        }
+        let scramble = crate::buffer_contents::scrambles(job);
+        crate::buffer_contents::fill_slots_with_pattern(&mut *engine, job, depth as u32);
         // Stamp each sector; in a compressible buffer only the random head of each chunk, so
         // the stamps do not eat into the zeros.
         let (stamp_every, stamp_len) = match job.buffer_compress_percentage {
@@ -419,7 +405,7 @@ impl<'a, C: Clock, E: IoEngine + ?Sized> Worker<'a, C, E> {
                 every: [
                     (job.fsync_every, IoOp::Fsync),
                     (job.fdatasync_every, IoOp::Fdatasync),
-                    sync_file_range(job),
+                    crate::layout::sync_file_range_every(job),
                 ],
                 writes_since: [0; 3],
                 pending: None,
@@ -437,12 +423,7 @@ impl<'a, C: Clock, E: IoEngine + ?Sized> Worker<'a, C, E> {
             iolog,
             replay: None,
             recorder: None,
-            dedupe: crate::buffer_contents::DedupeFill::for_job(
-                job,
-                ctx.targets.iter().map(|(_, t)| t.region_len_bytes).sum(),
-                plan.seed,
-            )
-            .map(Box::new),
+            dedupe: crate::buffer_contents::DedupeFill::for_worker(job, &ctx.targets, plan.seed),
             stopping: false,
             failure: None,
         }
@@ -564,24 +545,6 @@ impl<'a, C: Clock, E: IoEngine + ?Sized> Worker<'a, C, E> {
     }
 }
 
-/// fio's `sync_file_range=FLAGS:N` as a (every N writes, op) pair; N = 0 when unset.
-fn sync_file_range(job: &JobSpec) -> (u32, IoOp) {
-    match job.files.sync_file_range {
-        Some(range) => {
-            let flags = [
-                (range.wait_before, libc::SYNC_FILE_RANGE_WAIT_BEFORE),
-                (range.write, libc::SYNC_FILE_RANGE_WRITE),
-                (range.wait_after, libc::SYNC_FILE_RANGE_WAIT_AFTER),
-            ]
-            .iter()
-            .filter(|(on, _)| *on)
-            .fold(0, |all, (_, flag)| all | flag);
-            (range.every, IoOp::SyncFileRange(flags))
-        }
-        None => (0, IoOp::SyncFileRange(0)),
-    }
-}
-
 /// The offset generator of a worker: its targets' regions, the job's pattern, and the grid
 /// random offsets fall on.
 fn offsets_for(ctx: &WorkerContext<'_>, shape: &Shape) -> OffsetGenerator {
@@ -609,15 +572,10 @@ fn offsets_for(ctx: &WorkerContext<'_>, shape: &Shape) -> OffsetGenerator {
         (true, RandomDistribution::Uniform, true) => OffsetPattern::Uniform,
         (true, skewed, _) => OffsetPattern::Skewed(skewed),
     };
-    let region_bytes: Vec<u64> = regions.iter().map(|r| r.len_bytes).collect();
     let mut offsets = OffsetGenerator::new(&regions, pattern, grid, ctx.plan.seed)
         .with_random_percent(job.percentage_random)
         .with_offset_modifier(job.rw_offset_modifier)
-        .with_file_chooser(crate::file_service::FileChooser::for_job(
-            job,
-            &region_bytes,
-            ctx.plan.seed,
-        ));
+        .with_file_chooser(FileChooser::for_regions(job, &regions, ctx.plan.seed));
     if let Some(shared) = &ctx.shared_positions {
         offsets = offsets.with_shared_positions(Arc::clone(shared));
     }
