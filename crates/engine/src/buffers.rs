@@ -239,7 +239,7 @@ impl Drop for AlignedBuffers {
 
 /// Fills `buf` with splitmix64 output: fast (one multiply-xorshift chain per 8 bytes) and
 /// statistically good enough that no compressor finds structure in it.
-pub(crate) fn fill_random(buf: &mut [u8], seed: u64) {
+pub fn fill_random(buf: &mut [u8], seed: u64) {
     let mut state = seed;
     let mut chunks = buf.chunks_exact_mut(8);
     for chunk in &mut chunks {

@@ -19,7 +19,7 @@ mod uring;
 
 use std::os::fd::RawFd;
 
-pub use buffers::{AlignedBuffers, BufferFill};
+pub use buffers::{fill_random, AlignedBuffers, BufferFill};
 
 /// Which engine to build (mirrors `diskmeter_workload::EngineKind`, kept separate so the
 /// engine does not depend on the workload model).
@@ -49,6 +49,9 @@ pub enum IoOp {
     /// Discard `len` bytes at `offset`: BLKDISCARD on a block device, a punched hole in a
     /// file (fio's trim). Done synchronously by every engine; the buffer is unused.
     Trim,
+    /// sync_file_range(2) of `len` bytes at `offset` (0 bytes: to the end of the file) with
+    /// these `SYNC_FILE_RANGE_*` flags (fio `sync_file_range`).
+    SyncFileRange(u32),
 }
 
 /// One IO to perform. `slot` names both the buffer and the in-flight tag (0..iodepth):

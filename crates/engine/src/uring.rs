@@ -280,6 +280,10 @@ macro_rules! rw_entry {
                 .build(),
             // Not reached: `queue` does trims itself.
             (IoOp::Trim, _) => opcode::Nop::new().build(),
+            (IoOp::SyncFileRange(flags), _) => opcode::SyncFileRange::new($fd, len)
+                .offset(off)
+                .flags(flags)
+                .build(),
         }
     }};
 }

@@ -255,7 +255,11 @@ fn include_target(line: &str) -> Option<&str> {
     (!path.is_empty() && !path.contains('=')).then_some(path)
 }
 
-/// Expands `${VAR}` and fio's built-in `$ncpus`, `$pagesize`, `$mb_memory`.
+/// The variables of `filename_format`, kept as written for the planner to replace.
+const FILENAME_FORMAT_VARIABLES: &[&str] = &["jobname", "jobnum", "filenum", "clientuid"];
+
+/// Expands `${VAR}` and fio's built-in `$ncpus`, `$pagesize`, `$mb_memory`; keeps
+/// `filename_format`'s `$jobname`, `$jobnum`, `$filenum` and `$clientuid`.
 fn expand(value: &str, sources: &dyn Sources) -> Result<String, ExpandError> {
     let mut out = String::with_capacity(value.len());
     let mut rest = value;
@@ -283,6 +287,13 @@ fn expand(value: &str, sources: &dyn Sources) -> Result<String, ExpandError> {
             .find(|c: char| !c.is_ascii_alphanumeric() && c != '_')
             .unwrap_or(after.len());
         let name = &after[..name_len];
+        // filename_format's own variables are replaced per file when the job is planned.
+        if FILENAME_FORMAT_VARIABLES.contains(&name) {
+            out.push('$');
+            out.push_str(name);
+            rest = &after[name_len..];
+            continue;
+        }
         match sources.builtin(name) {
             Some(n) => out.push_str(&n.to_string()),
             None => {

@@ -1,5 +1,6 @@
 //! Test files: creating and fully writing them before a run, opening them for the workers,
-//! and removing the ones diskmeter created.
+//! and removing the ones diskmeter created; fio's `fallocate`, `overwrite`, `create_fsync`,
+//! `fadvise_hint`, `pre_read` and `fsync_on_close` on them.
 //!
 //! A new file is preallocated with fallocate and then written end to end with incompressible
 //! data, so reads touch the device (a sparse or unwritten extent reads back zeros without
@@ -10,6 +11,7 @@
 use crate::plan::{FileContents, Preparation, RunPlan, TargetPlan};
 use crate::safety::{carries_owner_mark, describe_io_error, OWNER_XATTR, OWNER_XATTR_VALUE};
 use crate::RunError;
+use diskmeter_workload::files::{FadviseHint, Fallocate, FileOptions};
 use diskmeter_workload::{JobSpec, SyncMode};
 use rand_xoshiro::rand_core::{RngCore, SeedableRng};
 use rand_xoshiro::Xoshiro256PlusPlus;
@@ -65,7 +67,18 @@ pub fn prepare_files(
         if target.preparation == Preparation::UseExisting {
             created.files.push((target.path.clone(), unlink));
         } else {
-            lay_out(target, created, unlink, stop, &mut progress)?;
+            // The first job on the file says how it is laid out (fallocate, create_fsync).
+            let files = plan
+                .workers
+                .iter()
+                .find(|w| {
+                    w.targets
+                        .iter()
+                        .any(|&t| plan.targets[t].path == target.path)
+                })
+                .map(|w| plan.jobs[w.job_index].files.clone())
+                .unwrap_or_default();
+            lay_out(target, &files, created, unlink, stop, &mut progress)?;
         }
     }
     Ok(())
@@ -73,6 +86,7 @@ pub fn prepare_files(
 
 fn lay_out(
     target: &TargetPlan,
+    files: &FileOptions,
     created: &mut CreatedFiles,
     unlink: bool,
     stop: &std::sync::atomic::AtomicBool,
@@ -133,12 +147,25 @@ fn lay_out(
         }
         // fill_device: the job's writes grow the file until ENOSPC.
         FileContents::Empty => return Ok(()),
+        // fio's overwrite=0 for a job that only writes: sized and reserved, not written.
+        // As fio 3.33 leaves it: `none` and `keep` keep the size 0 (the job's writes extend
+        // the file), `truncate` sizes it sparse, native and posix allocate it.
+        FileContents::Reserved => {
+            reserve(&file, files.fallocate, size)
+                .map_err(|e| fail("cannot reserve space for the test file", e))?;
+            if matches!(files.fallocate, Fallocate::Native | Fallocate::Posix) {
+                // Where the filesystem has no fallocate, the size at least is right.
+                let len = file.metadata().map(|m| m.len()).unwrap_or(0);
+                if len < size {
+                    file.set_len(size)
+                        .map_err(|e| fail("cannot size the test file", e))?;
+                }
+            }
+            return Ok(());
+        }
     }
-    match rustix::fs::fallocate(&file, rustix::fs::FallocateFlags::empty(), 0, size) {
-        Ok(()) => {}
-        Err(rustix::io::Errno::OPNOTSUPP) | Err(rustix::io::Errno::NOSYS) => {}
-        Err(e) => return Err(fail("cannot reserve space for the test file", e.into())),
-    }
+    reserve(&file, files.fallocate, size)
+        .map_err(|e| fail("cannot reserve space for the test file", e))?;
     // Seeded by the path too, so the files of several clones differ (no deduplication).
     let path_hash = path
         .as_os_str()
@@ -163,10 +190,100 @@ fn lay_out(
             progress(path, written, size);
         }
     }
-    file.sync_data()
-        .map_err(|e| fail("cannot flush the test file", e))?;
+    // fio's create_fsync (default on): the data is on the device before the clock starts.
+    if files.create_fsync {
+        file.sync_data()
+            .map_err(|e| fail("cannot flush the test file", e))?;
+    }
     drop_cache(&file);
     Ok(())
+}
+
+/// Reserves a new file's space as fio's `fallocate` says. A filesystem without fallocate is
+/// not an error (fio ignores it too): the file is written or stays sparse.
+fn reserve(file: &File, mode: Fallocate, size: u64) -> Result<(), std::io::Error> {
+    use rustix::fs::FallocateFlags;
+    let flags = match mode {
+        Fallocate::None => return Ok(()),
+        Fallocate::Truncate => return file.set_len(size),
+        // posix_fallocate is fallocate where the filesystem has it; where it has not, glibc
+        // writes zeros, which the layout's own writes do anyway.
+        Fallocate::Native | Fallocate::Posix => FallocateFlags::empty(),
+        Fallocate::Keep => FallocateFlags::KEEP_SIZE,
+    };
+    match rustix::fs::fallocate(file, flags, 0, size) {
+        Ok(()) | Err(rustix::io::Errno::OPNOTSUPP) | Err(rustix::io::Errno::NOSYS) => Ok(()),
+        Err(e) => Err(e.into()),
+    }
+}
+
+/// fio's `fadvise_hint` and `pre_read` on a freshly opened target, before the clock starts.
+fn after_open(file: &File, target: &TargetPlan, job: &JobSpec) -> Result<(), RunError> {
+    use rustix::fs::Advice;
+    let advice = match job.files.fadvise_hint {
+        FadviseHint::Off => None,
+        FadviseHint::Random => Some(Advice::Random),
+        FadviseHint::Sequential => Some(Advice::Sequential),
+        FadviseHint::Pattern if job.rw.is_random() => Some(Advice::Random),
+        FadviseHint::Pattern => Some(Advice::Sequential),
+    };
+    if let Some(advice) = advice {
+        // A hint: a file type that takes none is not an error.
+        let _ = rustix::fs::fadvise(file, 0, None, advice);
+    }
+    if job.files.pre_read {
+        pre_read(target)?;
+    }
+    Ok(())
+}
+
+/// Reads the target's region through the page cache (fio's `pre_read`), on a descriptor of
+/// its own so an O_DIRECT one is not needed.
+fn pre_read(target: &TargetPlan) -> Result<(), RunError> {
+    use std::io::{Read, Seek, SeekFrom};
+    let fail = |e: std::io::Error| RunError::Target {
+        path: target.path.clone(),
+        message: format!("pre_read: {}", describe_io_error(&e)),
+    };
+    let mut file = File::open(&target.path).map_err(fail)?;
+    file.seek(SeekFrom::Start(target.region_start_bytes))
+        .map_err(fail)?;
+    let mut chunk = vec![0u8; LAYOUT_CHUNK_BYTES];
+    let mut left = target.region_len_bytes;
+    while left > 0 {
+        let want = left.min(LAYOUT_CHUNK_BYTES as u64) as usize;
+        match file.read(&mut chunk[..want]).map_err(fail)? {
+            0 => break,
+            n => left -= n as u64,
+        }
+    }
+    Ok(())
+}
+
+/// fio's `sync_file_range=FLAGS:N` as the (every N writes, op) pair of the worker's syncs;
+/// N = 0 (off) when the job does not ask.
+pub(crate) fn sync_file_range_every(job: &JobSpec) -> (u32, diskmeter_engine::IoOp) {
+    job.files
+        .sync_file_range
+        .map_or((0, diskmeter_engine::IoOp::Fsync), |range| {
+            (
+                range.every,
+                diskmeter_engine::IoOp::SyncFileRange(range.linux_flags()),
+            )
+        })
+}
+
+/// fio's `fsync_on_close`: fsync each file a job wrote when it is closed at the end of the
+/// run (not timed or counted, unlike `end_fsync`). `worker_files` are in `plan.workers` order.
+pub fn fsync_on_close(plan: &RunPlan, worker_files: &[Vec<File>]) {
+    for (worker, files) in plan.workers.iter().zip(worker_files) {
+        let job = &plan.jobs[worker.job_index];
+        if job.files.fsync_on_close && job.rw.writes() {
+            for file in files {
+                let _ = file.sync_all();
+            }
+        }
+    }
 }
 
 /// Drops the file's pages from the page cache (fio's `invalidate=1`), so buffered reads
@@ -205,9 +322,11 @@ pub fn open_target(target: &TargetPlan, job: &JobSpec) -> Result<File, RunError>
             message,
         }
     })?;
-    if !direct && job.invalidate {
+    // fio: pre_read clears invalidate (dropping what was just read would undo it).
+    if !direct && job.invalidate && !job.files.pre_read {
         drop_cache(&file);
     }
+    after_open(&file, target, job)?;
     Ok(file)
 }
 

@@ -12,9 +12,12 @@
 #![forbid(unsafe_code)]
 
 mod arrivals;
+pub mod buffer_contents;
 mod clock;
 mod coordination;
 mod error;
+pub mod file_lock;
+pub mod file_service;
 mod gate;
 pub mod layout;
 pub mod logs;
@@ -267,6 +270,7 @@ fn execute_inner(
             outcomes[i] = Some(outcome);
         }
     }
+    layout::fsync_on_close(plan, &worker_files);
     drop(worker_files);
     let partial = options.stop.load(Ordering::Relaxed);
     let results = plan

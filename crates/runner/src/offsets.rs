@@ -9,6 +9,7 @@
 //! at or beyond the block count ("cycle walking"). Each block comes up exactly once per pass,
 //! with no memory per block, at well under 2 bijections per IO on average.
 
+use crate::file_service::FileChooser;
 use crate::skew::SkewSampler;
 use diskmeter_workload::RandomDistribution;
 use rand_xoshiro::rand_core::{RngCore, SeedableRng};
@@ -149,6 +150,8 @@ pub struct OffsetGenerator {
     skip_bytes: i64,
     /// DiskSpd `-si`: one sequential position per file, shared by every worker of the job.
     shared: Option<Arc<[AtomicU64]>>,
+    /// fio's `file_service_type` and `openfiles` when not the default round robin.
+    chooser: Option<Box<FileChooser>>,
 }
 
 impl OffsetGenerator {
@@ -190,7 +193,14 @@ impl OffsetGenerator {
             ios: 0,
             skip_bytes: 0,
             shared: None,
+            chooser: None,
         }
+    }
+
+    /// Picks files as `chooser` says instead of one IO each in turn.
+    pub fn with_file_chooser(mut self, chooser: Option<FileChooser>) -> Self {
+        self.chooser = chooser.map(Box::new);
+        self
     }
 
     /// Applies fio's `rw=...:N` suffix: for a random pattern a new random offset every `n`
@@ -225,11 +235,17 @@ impl OffsetGenerator {
     /// sequential IO continues from the end of the previous IO of the same direction).
     pub fn next(&mut self, direction: usize, len_bytes: u64, align_bytes: u64) -> (u32, u64) {
         let d = direction.min(1);
-        let file_index = self.next_file;
-        self.next_file = if self.next_file + 1 == self.files.len() {
-            0
-        } else {
-            self.next_file + 1
+        let file_index = match &mut self.chooser {
+            None => {
+                let file_index = self.next_file;
+                self.next_file = if self.next_file + 1 == self.files.len() {
+                    0
+                } else {
+                    self.next_file + 1
+                };
+                file_index
+            }
+            Some(chooser) => chooser.next(len_bytes),
         };
         let grid = self.grid_bytes;
         let align = align_bytes.max(1);

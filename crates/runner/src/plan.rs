@@ -42,6 +42,9 @@ pub enum FileContents {
     Sparse,
     /// Empty: the job's writes extend it until the filesystem is full (fio `fill_device`).
     Empty,
+    /// Sized, its space reserved as `fallocate` says, not written (fio's `overwrite=0` for a
+    /// job that only writes).
+    Reserved,
 }
 
 /// What the runner does with a target before the run.
@@ -182,6 +185,23 @@ pub fn resolve(jobs: &[JobSpec], options: &PlanOptions) -> Result<RunPlan, RunEr
             0 => DEFAULT_SUBMIT_BATCH.min(iodepth),
             n => n.min(iodepth),
         };
+        // fio's opendir: every file below the folder joins the job's filename list.
+        let opened_dir;
+        let job = match &job.files.opendir {
+            Some(folder) => {
+                opened_dir = JobSpec {
+                    filenames: job
+                        .filenames
+                        .iter()
+                        .cloned()
+                        .chain(crate::file_service::files_below(job, folder)?)
+                        .collect(),
+                    ..job.clone()
+                };
+                &opened_dir
+            }
+            None => job,
+        };
         let shared_paths = !job.filenames.is_empty();
         let mut shared_targets: Option<Vec<usize>> = None;
         for clone_index in 0..job.numjobs {
@@ -218,8 +238,9 @@ pub fn resolve(jobs: &[JobSpec], options: &PlanOptions) -> Result<RunPlan, RunEr
                     .clone()
                     .or_else(|| options.default_directory.clone())
                     .unwrap_or_else(|| PathBuf::from("."));
+                // fio's filename_format; clones whose names come out equal share the file.
                 let paths: Vec<PathBuf> = (0..job.nrfiles.max(1))
-                    .map(|file| dir.join(format!("{}.{}.{}", job.name, clone_index, file)))
+                    .map(|file| dir.join(job.files.file_name(&job.name, clone_index, file)))
                     .collect();
                 resolve_targets(&mut plan.targets, job, &paths, options)?
             };
@@ -240,6 +261,12 @@ pub fn resolve(jobs: &[JobSpec], options: &PlanOptions) -> Result<RunPlan, RunEr
                     io_size.unwrap_or_else(|| region_total.saturating_mul(job.loops.max(1) as u64)),
                 )
             };
+            // fio's create_only: the files are laid out and the job does no IO.
+            let (io_limit_bytes, runtime_ns) = if job.files.create_only {
+                (Some(0), Some(0))
+            } else {
+                (io_limit_bytes, job.runtime_ns)
+            };
             let rate_period_ns = PerDirection {
                 read: rate_period(job, diskmeter_workload::Direction::Read),
                 write: rate_period(job, diskmeter_workload::Direction::Write),
@@ -255,7 +282,7 @@ pub fn resolve(jobs: &[JobSpec], options: &PlanOptions) -> Result<RunPlan, RunEr
                 iodepth,
                 submit_batch,
                 io_limit_bytes,
-                runtime_ns: job.runtime_ns,
+                runtime_ns,
                 seed: job_seed(job)
                     ^ (0x9e37_79b9_7f4a_7c15u64.wrapping_mul(clone_index as u64 + 1)),
                 rate_period_ns,
@@ -441,7 +468,7 @@ fn plan_target(
     };
     // fio's size=N% and offset=N%: shares of the existing file or device, on block bounds.
     let by_share = job.size_percent.is_some() || job.offset_percent.is_some();
-    let (start, per_file_size) = if by_share {
+    let (mut start, per_file_size) = if by_share {
         let Some(existing) = probe.existing_size_bytes.filter(|&n| n > 0) else {
             return Err(target_err(
                 "size or offset as a percentage needs an existing file or device".to_string(),
@@ -472,6 +499,17 @@ fn plan_target(
         }
         (TargetKind::Virtual, _) | (TargetKind::BlockDevice, None) => {
             return Err(target_err("could not read the device size".to_string()))
+        }
+        // fio's file_append: the region starts at the file's current end and the job's
+        // writes grow the file; what is already in it is never touched.
+        (TargetKind::File, Some(existing)) if job.files.file_append => {
+            let Some(len) = per_file_size else {
+                return Err(target_err(
+                    "file_append needs a size: how much to append (e.g. --size=1g)".to_string(),
+                ));
+            };
+            start += existing;
+            (len, existing, Preparation::UseExisting)
         }
         (TargetKind::File, Some(existing)) => {
             let len = match per_file_size {
@@ -509,6 +547,11 @@ fn plan_target(
             (len, file_size, preparation)
         }
         (TargetKind::File, None) => {
+            if !job.files.allow_file_create {
+                return Err(target_err(
+                    "does not exist, and the job says allow_file_create=0".to_string(),
+                ));
+            }
             let Some(len) = per_file_size else {
                 return Err(RunError::Job {
                     job: job.name.clone(),
@@ -540,6 +583,8 @@ fn plan_target(
         } else if job.create_on_open && !job.rw.reads() {
             // A job that reads needs data to read: reading holes would measure nothing.
             FileContents::Sparse
+        } else if job.files.overwrite == Some(false) && !job.rw.reads() {
+            FileContents::Reserved
         } else {
             FileContents::Written
         },

@@ -15,6 +15,7 @@
 
 mod apply;
 pub mod compat;
+pub mod byte_pattern;
 pub mod control;
 mod describe;
 pub mod files;

@@ -606,7 +606,11 @@ impl JobSpec {
 
     /// Whether the job issues syncs (fsync, fdatasync or end_fsync) that the stats count.
     pub fn syncs(&self) -> bool {
-        self.rw.writes() && (self.fsync_every > 0 || self.fdatasync_every > 0 || self.end_fsync)
+        self.rw.writes()
+            && (self.fsync_every > 0
+                || self.fdatasync_every > 0
+                || self.end_fsync
+                || self.files.sync_file_range.is_some())
     }
 }
 

@@ -64,8 +64,9 @@ impl IoRecorder {
             IoOp::Read => IoKind::Read,
             IoOp::Write => IoKind::Write,
             IoOp::Fsync => IoKind::Sync,
-            IoOp::Fdatasync => IoKind::Datasync,
             IoOp::Trim => IoKind::Trim,
+            // fio's iolog has no sync_file_range action; datasync is the nearest.
+            IoOp::Fdatasync | IoOp::SyncFileRange(_) => IoKind::Datasync,
         };
         let name = self.files.get(file as usize).map_or("", String::as_str);
         self.writer

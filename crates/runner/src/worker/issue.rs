@@ -355,6 +355,8 @@ impl<C: Clock, E: IoEngine + ?Sized> Worker<'_, C, E> {
             if let Some(verify) = self.verify.as_deref_mut() {
                 let buffer = &mut self.engine.buffer_mut(slot)[..len_bytes as usize];
                 generation = verify.fill(buffer, offset_bytes);
+            } else if let Some(dedupe) = &mut self.dedupe {
+                dedupe.fill(&mut self.engine.buffer_mut(slot)[..len_bytes as usize]);
             } else if self.shape.scramble {
                 self.stamp(slot, len_bytes);
             }

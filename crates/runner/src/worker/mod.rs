@@ -36,6 +36,7 @@ mod zones;
 mod trims;
 
 use crate::clock::{Clock, TscClock};
+use crate::file_service::FileChooser;
 use crate::gate::StartGate;
 use crate::offsets::{FileRegion, MixChooser, OffsetGenerator, OffsetPattern};
 use crate::plan::{engine_choice, TargetPlan, WorkerPlan};
@@ -181,7 +182,7 @@ pub struct WorkerOutcome {
 /// could not be started) the worker does nothing.
 pub fn run_worker(mut ctx: WorkerContext<'_>) -> WorkerOutcome {
     let iolog = ctx.iolog.take();
-    let engine = build_engine(&ctx);
+    let (engine, _locked) = crate::buffer_contents::with_lockmem(ctx.job, || build_engine(&ctx));
     let (replay, recorder) = match crate::replay::open_for_worker(
         ctx.job,
         ctx.targets.iter().map(|(_, t)| t.path.as_path()),
@@ -247,10 +248,12 @@ fn build_engine(ctx: &WorkerContext<'_>) -> Result<Box<dyn IoEngine>, RunError> 
         },
         seed: ctx.plan.seed,
     };
-    diskmeter_engine::open_engine(&config).map_err(|source| RunError::Engine {
-        job: ctx.job.name.clone(),
-        source,
-    })
+    diskmeter_engine::open_engine(&config)
+        .map(|engine| crate::file_lock::LockingEngine::for_job(engine, ctx.job, &ctx.targets))
+        .map_err(|source| RunError::Engine {
+            job: ctx.job.name.clone(),
+            source,
+        })
 }
 
 /// What the job asks of the loop, read from the job and plan once.
@@ -311,11 +314,11 @@ struct Queue {
     in_flight: usize,
 }
 
-/// fio's `fsync=N`, `fdatasync=N` and `end_fsync`.
+/// fio's `fsync=N`, `fdatasync=N`, `sync_file_range=FLAGS:N` and `end_fsync`.
 struct Syncs {
-    /// (every N writes, op) for fsync and fdatasync; N = 0 is off.
-    every: [(u32, IoOp); 2],
-    writes_since: [u32; 2],
+    /// (every N writes, op) for fsync, fdatasync and sync_file_range; N = 0 is off.
+    every: [(u32, IoOp); 3],
+    writes_since: [u32; 3],
     /// A sync due once the writes before it have completed: (op, file).
     pending: Option<(IoOp, u32)>,
     end_done: bool,
@@ -356,6 +359,8 @@ pub(crate) struct Worker<'a, C: Clock, E: IoEngine + ?Sized> {
     backlog: Option<backlog::TrimBacklog>,
     /// A replayed trim due next (file, offset, bytes).
     replayed_trim: Option<(u32, u64, u64)>,
+    /// fio's `dedupe_percentage`: each write's data generated (`None` when off).
+    dedupe: Option<Box<crate::buffer_contents::DedupeFill>>,
     /// No new IO is chosen; in-flight IO drains.
     stopping: bool,
     /// What ended the worker early, if anything did.
@@ -397,8 +402,8 @@ impl<'a, C: Clock, E: IoEngine + ?Sized> Worker<'a, C, E> {
         });
         let verify = verify::VerifyRun::for_job(ctx);
         // Verified writes carry their own unique contents: no stamps over them.
-        let scramble =
-            verify.is_none() && !job.zero_buffers && job.buffer_compress_percentage != Some(100);
+        let scramble = verify.is_none() && crate::buffer_contents::scrambles(job);
+        crate::buffer_contents::fill_slots_with_pattern(&mut *engine, job, depth as u32);
         // Stamp each sector; in a compressible buffer only the random head of each chunk, so
         // the stamps do not eat into the zeros.
         let (stamp_every, stamp_len) = match job.buffer_compress_percentage {
@@ -469,8 +474,9 @@ impl<'a, C: Clock, E: IoEngine + ?Sized> Worker<'a, C, E> {
                 every: [
                     (job.fsync_every, IoOp::Fsync),
                     (job.fdatasync_every, IoOp::Fdatasync),
+                    crate::layout::sync_file_range_every(job),
                 ],
-                writes_since: [0; 2],
+                writes_since: [0; 3],
                 pending: None,
                 end_done: !(job.end_fsync && job.rw.writes()),
                 end_next_file: 0,
@@ -491,6 +497,7 @@ impl<'a, C: Clock, E: IoEngine + ?Sized> Worker<'a, C, E> {
             write_after_trim: None,
             backlog: backlog::TrimBacklog::of(&job.trim, plan.seed),
             replayed_trim: None,
+            dedupe: crate::buffer_contents::DedupeFill::for_worker(job, &ctx.targets, plan.seed),
             stopping: false,
             failure: None,
             verify,
@@ -691,7 +698,8 @@ fn offsets_for_regions(
     };
     let mut offsets = OffsetGenerator::new(regions, pattern, grid, ctx.plan.seed)
         .with_random_percent(job.percentage_random)
-        .with_offset_modifier(job.rw_offset_modifier);
+        .with_offset_modifier(job.rw_offset_modifier)
+        .with_file_chooser(FileChooser::for_regions(job, &regions, ctx.plan.seed));
     if let Some(shared) = &ctx.shared_positions {
         offsets = offsets.with_shared_positions(Arc::clone(shared));
     }

@@ -111,6 +111,9 @@ pub enum InvalidValue {
     /// A `verify` kind or `verify_pattern` problem.
     #[error(transparent)]
     Verify(#[from] diskmeter_verify::VerifyError),
+    /// A files or buffer option's value (`file_service_type`, `buffer_pattern`, `mem`, ...).
+    #[error(transparent)]
+    Files(#[from] crate::files::FilesError),
 
     /// A value that must be a power of two (`replay_align`).
     #[error("must be a power of two (or 0 for none)")]

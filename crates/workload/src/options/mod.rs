@@ -14,6 +14,7 @@ mod control_setters;
 mod control_tests;
 mod convert;
 mod error;
+mod files_setters;
 mod iolog_setters;
 #[cfg(test)]
 mod iolog_tests;
