@@ -1,8 +1,9 @@
-//! fio's log files of a worker (`write_bw_log`, `write_iops_log`, `write_lat_log`): their
-//! names, and opening them into a recorder before the run.
+//! fio's log files of a worker (`write_bw_log`, `write_iops_log`, `write_lat_log`,
+//! `write_hist_log`): their names, and opening them into a recorder before the run.
 //!
 //! Names are fio 3.x's: `PREFIX_bw.N.log`, `PREFIX_iops.N.log`, and `PREFIX_lat.N.log`,
-//! `PREFIX_clat.N.log`, `PREFIX_slat.N.log` for the latency logs, where N is the worker's
+//! `PREFIX_clat.N.log`, `PREFIX_slat.N.log` for the latency logs, `PREFIX_clat_hist.N.log`
+//! for the histogram log, where N is the worker's
 //! number in the whole run counted from 1 (fio's thread number: jobs in order, each job's
 //! clones one after another) and an empty prefix means the job's name. With
 //! `per_job_logs=0` the `.N` is left out and every worker with that prefix appends to the
@@ -40,6 +41,7 @@ pub fn log_files(job: &JobSpec, worker_number: usize) -> Vec<LogFile> {
             &job.write_lat_log,
             &[LogKind::Lat, LogKind::Clat, LogKind::Slat][..],
         ),
+        (&job.system.write_hist_log, &[LogKind::ClatHist][..]),
     ];
     let mut files = Vec::new();
     for (prefix, kinds) in asked {
@@ -79,11 +81,18 @@ pub fn open_recorder(job: &JobSpec, files: &[LogFile]) -> Result<Option<IoLogRec
             path: file.path.clone(),
             message: format!("cannot create the log file: {e}"),
         })?;
-        recorder.add_log(
-            file.kind,
-            file.path.display().to_string(),
-            Box::new(BufWriter::new(opened)),
-        );
+        let label = file.path.display().to_string();
+        let sink = Box::new(BufWriter::new(opened));
+        if file.kind == LogKind::ClatHist {
+            recorder.add_hist_log(
+                label,
+                sink,
+                u64::from(job.system.log_hist_msec),
+                job.system.log_hist_coarseness,
+            );
+        } else {
+            recorder.add_log(file.kind, label, sink);
+        }
     }
     Ok(Some(recorder))
 }

@@ -18,6 +18,7 @@
 //! are kept and written by [`write`]. Writing never panics: the first error stops that log
 //! and is returned by [`IoLogRecorder::finish`].
 
+mod hist;
 mod per_io;
 mod window;
 mod write;
@@ -31,6 +32,7 @@ use std::io::{self, Write};
 use window::Averaging;
 use write::LogWriter;
 
+pub use hist::{fio_bucket_bounds, fio_bucket_index, FIO_PLAT_BUCKETS, MAX_HIST_COARSENESS};
 pub use write::MAX_PENDING_ENTRIES;
 
 /// Which of fio's logs a file is; the name of its file ends `_<suffix>.N.log`.
@@ -48,6 +50,9 @@ pub enum LogKind {
     /// Submission latency, issue to submission (`write_lat_log`; no lines for engines that
     /// complete IOs inside the submit call, as in fio).
     Slat,
+    /// Completion-latency histograms (`write_hist_log`; see
+    /// [`IoLogRecorder::add_hist_log`]).
+    ClatHist,
 }
 
 impl LogKind {
@@ -59,6 +64,7 @@ impl LogKind {
             LogKind::Lat => "lat",
             LogKind::Clat => "clat",
             LogKind::Slat => "slat",
+            LogKind::ClatHist => "clat_hist",
         }
     }
 
@@ -69,7 +75,7 @@ impl LogKind {
             LogKind::Lat => Some(io.lat_ns),
             LogKind::Clat => Some(io.clat_ns),
             LogKind::Slat => io.slat_ns,
-            LogKind::Bw | LogKind::Iops => None,
+            LogKind::Bw | LogKind::Iops | LogKind::ClatHist => None,
         }
     }
 }
@@ -117,6 +123,8 @@ pub struct IoLogRecorder {
     avg_ms: u64,
     with_offset: bool,
     logs: Vec<IoLog>,
+    /// The completion-latency histogram log (`write_hist_log`), with its label.
+    hist: Option<(String, hist::HistLog)>,
     /// Completion time of the latest IO recorded, ms: an IO issued inside the measured period
     /// may complete after its end, so this can be later than the end [`Self::finish`] gets.
     last_completion_ms: u64,
@@ -141,6 +149,7 @@ impl IoLogRecorder {
             avg_ms,
             with_offset,
             logs: Vec::new(),
+            hist: None,
             last_completion_ms: 0,
         }
     }
@@ -155,6 +164,19 @@ impl IoLogRecorder {
         });
     }
 
+    /// Adds fio's completion-latency histogram log (`write_hist_log`) written to `sink`: a
+    /// line per direction every `msec` ms (none when 0, as fio), with 2^`coarseness` of fio's
+    /// bins per column (see `hist.rs`); `label` names it in errors.
+    pub fn add_hist_log(
+        &mut self,
+        label: String,
+        sink: Box<dyn Write + Send>,
+        msec: u64,
+        coarseness: u32,
+    ) {
+        self.hist = Some((label, hist::HistLog::new(sink, msec, coarseness)));
+    }
+
     /// Records one completed IO in every log. Times must not go backwards.
     #[inline]
     pub fn record(&mut self, io: &CompletedIo) {
@@ -162,6 +184,9 @@ impl IoLogRecorder {
         self.last_completion_ms = now_ms;
         for log in &mut self.logs {
             log.record(io, now_ms);
+        }
+        if let Some((_, hist)) = &mut self.hist {
+            hist.record(io, now_ms);
         }
     }
 
@@ -184,6 +209,11 @@ impl IoLogRecorder {
                     label: log.label,
                     source,
                 });
+            }
+        }
+        if let Some((label, hist)) = self.hist {
+            if let (None, Err(source)) = (&first_error, hist.finish(end_ms)) {
+                first_error = Some(IoLogError { label, source });
             }
         }
         first_error.map_or(Ok(()), Err)

@@ -78,7 +78,8 @@ fn options_without_a_default_are_unset_in_the_default_job() {
             "read_iolog",
             "write_iolog",
             "replay_redirect",
-            "replay_skip"
+            "replay_skip",
+            "write_hist_log"
         ]
     );
     let defaults = JobSpec::default();
