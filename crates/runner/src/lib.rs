@@ -19,6 +19,7 @@ pub mod layout;
 pub mod logs;
 mod monitor;
 pub mod offsets;
+pub mod placement;
 pub mod plan;
 pub mod replay;
 pub mod safety;

@@ -84,6 +84,8 @@ pub struct WorkerPlan {
     pub rate_period_ns: PerDirection<Option<u64>>,
     /// fio's log files this worker writes (`write_bw_log` and the like).
     pub logs: Vec<crate::logs::LogFile>,
+    /// Its CPUs, memory policy and priorities (`cpus_allowed`, `numa_*`, `nice`, `prio`).
+    pub placement: crate::placement::Placement,
 }
 
 /// Everything the runner will do, resolved.
@@ -244,6 +246,7 @@ pub fn resolve(jobs: &[JobSpec], options: &PlanOptions) -> Result<RunPlan, RunEr
             };
             // fio numbers log files by thread over the whole run, from 1.
             let logs = crate::logs::log_files(job, plan.workers.len() + 1);
+            let placement = crate::placement::for_worker(job, plan.workers.len() + 1)?;
             plan.workers.push(WorkerPlan {
                 job_index,
                 clone_index,
@@ -258,6 +261,7 @@ pub fn resolve(jobs: &[JobSpec], options: &PlanOptions) -> Result<RunPlan, RunEr
                     ^ (0x9e37_79b9_7f4a_7c15u64.wrapping_mul(clone_index as u64 + 1)),
                 rate_period_ns,
                 logs,
+                placement,
             });
         }
     }

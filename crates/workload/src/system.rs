@@ -3,6 +3,7 @@
 //! Part of [`crate::JobSpec`]; its options are the rows of `options/rows_system.rs`.
 
 use serde::{Deserialize, Serialize};
+use thiserror::Error;
 
 /// A job's placement, priority, engine and reporting settings.
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
@@ -16,4 +17,149 @@ pub struct SystemOptions {
     /// 2^this of fio's latency bins per histogram-log column (fio `log_hist_coarseness`,
     /// 0 to 6: 1856 to 29 columns).
     pub log_hist_coarseness: u32,
+    /// How the clones of a job share `cpus_allowed` (fio `cpus_allowed_policy`).
+    pub cpus_allowed_policy: CpusAllowedPolicy,
+    /// Run on the CPUs of these NUMA nodes (fio `numa_cpu_nodes`); `None` = any.
+    pub numa_cpu_nodes: Option<NodeList>,
+    /// Where the worker's memory (its IO buffers) is allocated (fio `numa_mem_policy`).
+    pub numa_mem_policy: Option<NumaMemPolicy>,
+    /// The worker thread's nice value, -20 to 19 (fio `nice`); 0 leaves it.
+    pub nice: i32,
+    /// The IO priority level, 0 (highest) to 7 (fio `prio`); `None` leaves it.
+    pub prio: Option<u8>,
+    /// The IO priority class: 1 realtime, 2 best effort, 3 idle, 0 none (fio `prioclass`);
+    /// `None` leaves it.
+    pub prioclass: Option<u8>,
+}
+
+/// How the clones of a job use the CPUs of `cpus_allowed` (fio `cpus_allowed_policy`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum CpusAllowedPolicy {
+    /// Every worker may run on every CPU of the set.
+    #[default]
+    Shared,
+    /// Each worker gets one CPU of the set: the worker numbered N (from 1, over the whole run,
+    /// as fio's thread numbers) takes the set's ((N - 1) mod size)-th CPU.
+    Split,
+}
+
+/// NUMA nodes as fio writes them: `all`, or numbers and ranges (`0,2-3`).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum NodeList {
+    /// Every node of the machine.
+    All,
+    /// These nodes, sorted, without duplicates.
+    Nodes(Vec<usize>),
+}
+
+/// fio's `numa_mem_policy`: `MODE[:NODES]`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase", tag = "mode", content = "nodes")]
+pub enum NumaMemPolicy {
+    /// The system's default policy (no nodes).
+    Default,
+    /// Prefer this one node.
+    Prefer(usize),
+    /// Only these nodes.
+    Bind(NodeList),
+    /// Interleaved over these nodes.
+    Interleave(NodeList),
+    /// The node of the CPU the thread runs on (no nodes).
+    Local,
+}
+
+/// Why a system option's value cannot be used.
+#[derive(Debug, Clone, PartialEq, Eq, Error)]
+pub enum SystemValueError {
+    /// A node list that is not `all` or numbers and ranges.
+    #[error("'{text}' is not a NUMA node list; use all, or numbers and ranges like 0,2-3")]
+    NodeList {
+        /// The text given.
+        text: String,
+    },
+    /// A `numa_mem_policy` mode fio does not have.
+    #[error("'{mode}' is not a memory policy; use default, prefer, bind, interleave or local")]
+    MemPolicyMode {
+        /// The mode given.
+        mode: String,
+    },
+    /// `prefer` takes exactly one node; `bind` and `interleave` need nodes.
+    #[error("{0}")]
+    MemPolicyNodes(&'static str),
+    /// A number outside a signed range (`nice`).
+    #[error("must be a whole number from {min} to {max}")]
+    Signed {
+        /// The smallest value.
+        min: i64,
+        /// The largest value.
+        max: i64,
+    },
+}
+
+/// Parses fio's node list: `all`, or numbers and ranges.
+pub fn parse_node_list(text: &str) -> Result<NodeList, SystemValueError> {
+    let text = text.trim();
+    if text == "all" {
+        return Ok(NodeList::All);
+    }
+    diskmeter_units::parse_cpu_list(text)
+        .map(NodeList::Nodes)
+        .map_err(|_| SystemValueError::NodeList {
+            text: text.to_string(),
+        })
+}
+
+/// Prints a node list back as fio writes it.
+pub fn format_node_list(nodes: &NodeList) -> String {
+    match nodes {
+        NodeList::All => "all".to_string(),
+        NodeList::Nodes(nodes) => diskmeter_units::format_cpu_list(nodes),
+    }
+}
+
+/// Parses fio's `numa_mem_policy=MODE[:NODES]`.
+pub fn parse_mem_policy(text: &str) -> Result<NumaMemPolicy, SystemValueError> {
+    let (mode, nodes) = match text.trim().split_once(':') {
+        Some((mode, nodes)) => (mode.trim(), Some(nodes)),
+        None => (text.trim(), None),
+    };
+    let need_nodes = |nodes: Option<&str>| match nodes {
+        Some(nodes) => parse_node_list(nodes),
+        None => Err(SystemValueError::MemPolicyNodes(
+            "bind and interleave need nodes: bind:0 or interleave:0-1",
+        )),
+    };
+    match mode {
+        "default" | "local" if nodes.is_some_and(|n| !n.trim().is_empty()) => Err(
+            SystemValueError::MemPolicyNodes("default and local take no nodes"),
+        ),
+        "default" => Ok(NumaMemPolicy::Default),
+        "local" => Ok(NumaMemPolicy::Local),
+        "prefer" => match nodes.map(parse_node_list) {
+            Some(Ok(NodeList::Nodes(nodes))) if nodes.len() == 1 => {
+                Ok(NumaMemPolicy::Prefer(nodes[0]))
+            }
+            _ => Err(SystemValueError::MemPolicyNodes(
+                "prefer takes exactly one node: prefer:0",
+            )),
+        },
+        "bind" => need_nodes(nodes).map(NumaMemPolicy::Bind),
+        "interleave" => need_nodes(nodes).map(NumaMemPolicy::Interleave),
+        other => Err(SystemValueError::MemPolicyMode {
+            mode: other.to_string(),
+        }),
+    }
+}
+
+/// Prints a memory policy back as fio writes it.
+pub fn format_mem_policy(policy: &NumaMemPolicy) -> String {
+    match policy {
+        NumaMemPolicy::Default => "default".to_string(),
+        NumaMemPolicy::Local => "local".to_string(),
+        NumaMemPolicy::Prefer(node) => format!("prefer:{node}"),
+        NumaMemPolicy::Bind(nodes) => format!("bind:{}", format_node_list(nodes)),
+        NumaMemPolicy::Interleave(nodes) => format!("interleave:{}", format_node_list(nodes)),
+    }
 }

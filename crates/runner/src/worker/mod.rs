@@ -37,7 +37,7 @@ use crate::plan::{engine_choice, TargetPlan, WorkerPlan};
 use crate::replay::{IoRecorder, ReplaySource};
 use crate::sizes::SizeChooser;
 use crate::{LiveCounters, RunError};
-use diskmeter_engine::{sys, BufferFill, EngineConfig, IoCompletion, IoEngine, IoOp};
+use diskmeter_engine::{BufferFill, EngineConfig, IoCompletion, IoEngine, IoOp};
 use diskmeter_stats::{IoLogRecorder, WorkerStats};
 use diskmeter_workload::{Direction, JobSpec, RandomDistribution};
 use std::os::fd::RawFd;
@@ -195,12 +195,7 @@ pub fn run_worker(mut ctx: WorkerContext<'_>) -> WorkerOutcome {
 }
 
 fn build_engine(ctx: &WorkerContext<'_>) -> Result<Box<dyn IoEngine>, RunError> {
-    if let Some(cpus) = &ctx.job.cpus_allowed {
-        sys::set_thread_affinity(cpus).map_err(|source| RunError::Affinity {
-            job: ctx.job.name.clone(),
-            source,
-        })?;
-    }
+    crate::placement::apply(&ctx.plan.placement, &ctx.job.name)?;
     let config = EngineConfig {
         choice: engine_choice(ctx.job.ioengine),
         iodepth: ctx.plan.iodepth,

@@ -93,6 +93,10 @@ pub enum InvalidValue {
     #[error(transparent)]
     SteadyState(#[from] SteadyStateError),
 
+    /// A system option's problem (placement, priorities, engine options).
+    #[error(transparent)]
+    System(#[from] crate::system::SystemValueError),
+
     /// A value that must be a power of two (`replay_align`).
     #[error("must be a power of two (or 0 for none)")]
     NotPowerOfTwo,

@@ -48,4 +48,100 @@ pub(super) static ROWS: &[OptionDef] = &[
         set: set_log_hist_coarseness,
         show: Some(show_log_hist_coarseness),
     },
+    OptionDef {
+        name: "cpus_allowed_policy",
+        aliases: &[],
+        kind: OptionKind::Choice(&["shared", "split"]),
+        default: "shared",
+        unit: "",
+        help: "shared = every worker may run on every CPU of cpus_allowed; split = each worker \
+               gets one of them (worker N of the run takes the ((N - 1) mod count)-th)",
+        limits: None,
+        set: set_cpus_allowed_policy,
+        show: Some(show_cpus_allowed_policy),
+    },
+    OptionDef {
+        name: "cpumask",
+        aliases: &[],
+        kind: OptionKind::Int,
+        default: "",
+        unit: "",
+        help: "The CPUs of cpus_allowed as a bit mask (bit N = CPU N, e.g. 0x5 = CPUs 0 and \
+               2); the later of the two options wins",
+        limits: Some(Limits::at_least(1).because("a mask without CPUs would run nowhere")),
+        set: set_cpumask,
+        show: Some(show_cpumask),
+    },
+    OptionDef {
+        name: "numa_cpu_nodes",
+        aliases: &[],
+        kind: OptionKind::Str,
+        default: "",
+        unit: "",
+        help: "Run the workers on the CPUs of these NUMA nodes (all, or numbers and ranges: \
+               0,2-3); a node the machine lacks stops the run before any IO, naming it",
+        limits: None,
+        set: set_numa_cpu_nodes,
+        show: Some(show_numa_cpu_nodes),
+    },
+    OptionDef {
+        name: "numa_mem_policy",
+        aliases: &[],
+        kind: OptionKind::Str,
+        default: "",
+        unit: "",
+        help: "Where the workers' memory (IO buffers) is allocated: default, local, prefer:N, \
+               bind:NODES or interleave:NODES (set_mempolicy before the buffers exist)",
+        limits: None,
+        set: set_numa_mem_policy,
+        show: Some(show_numa_mem_policy),
+    },
+    OptionDef {
+        name: "nice",
+        aliases: &[],
+        kind: OptionKind::Str,
+        default: "0",
+        unit: "",
+        help: "The worker threads' nice value, -20 (most CPU) to 19 (least); 0 leaves it \
+               (negative values need root, as in fio)",
+        limits: None,
+        set: set_nice,
+        show: Some(show_nice),
+    },
+    OptionDef {
+        name: "prio",
+        aliases: &[],
+        kind: OptionKind::Int,
+        default: "",
+        unit: "",
+        help: "The workers' IO priority level, 0 (highest) to 7, in prioclass (best effort \
+               when prioclass is unset); unset leaves it",
+        limits: Some(Limits {
+            range: Range::Int {
+                min: 0,
+                max: Some(7),
+            },
+            why: "",
+        }),
+        set: set_prio,
+        show: Some(show_prio),
+    },
+    OptionDef {
+        name: "prioclass",
+        aliases: &[],
+        kind: OptionKind::Int,
+        default: "",
+        unit: "",
+        help: "The workers' IO priority class: 1 realtime (needs root), 2 best effort, 3 idle, \
+               0 none; unset leaves it",
+        limits: Some(Limits {
+            range: Range::Int {
+                min: 0,
+                max: Some(3),
+            },
+            why: "",
+        }),
+        set: set_prioclass,
+        show: Some(show_prioclass),
+    },
 ];

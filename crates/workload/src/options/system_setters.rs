@@ -1,9 +1,13 @@
 //! Setters and printers of the system rows (`rows_system.rs`): histogram logs, CPU and NUMA
 //! placement, priorities, engine options and commands; same conventions as `setters.rs`.
 
-use super::convert::{count, text};
+use super::convert::{choice, count, number, text};
 use super::error::InvalidValue;
 use super::value::Value;
+use crate::system::{
+    format_mem_policy, format_node_list, parse_mem_policy, parse_node_list, CpusAllowedPolicy,
+    SystemValueError,
+};
 use crate::JobSpec;
 
 pub(crate) fn set_write_hist_log(spec: &mut JobSpec, value: Value) -> Result<(), InvalidValue> {
@@ -34,4 +38,93 @@ pub(crate) fn set_log_hist_coarseness(
 
 pub(crate) fn show_log_hist_coarseness(spec: &JobSpec) -> Option<String> {
     Some(spec.system.log_hist_coarseness.to_string())
+}
+
+pub(crate) fn set_cpus_allowed_policy(
+    spec: &mut JobSpec,
+    value: Value,
+) -> Result<(), InvalidValue> {
+    spec.system.cpus_allowed_policy = match choice(value)? {
+        "split" => CpusAllowedPolicy::Split,
+        _ => CpusAllowedPolicy::Shared,
+    };
+    Ok(())
+}
+
+pub(crate) fn show_cpus_allowed_policy(spec: &JobSpec) -> Option<String> {
+    Some(
+        match spec.system.cpus_allowed_policy {
+            CpusAllowedPolicy::Shared => "shared",
+            CpusAllowedPolicy::Split => "split",
+        }
+        .to_string(),
+    )
+}
+
+/// fio's `cpumask`: a bit mask of the CPUs `cpus_allowed` lists (bit N = CPU N); the two
+/// options set the same CPUs, the later one wins (as in fio).
+pub(crate) fn set_cpumask(spec: &mut JobSpec, value: Value) -> Result<(), InvalidValue> {
+    let mask = number(value)?;
+    spec.cpus_allowed = Some((0..64).filter(|bit| mask & (1 << bit) != 0).collect());
+    Ok(())
+}
+
+/// The mask is printed as the `cpus_allowed` it set.
+pub(crate) fn show_cpumask(_: &JobSpec) -> Option<String> {
+    None
+}
+
+pub(crate) fn set_numa_cpu_nodes(spec: &mut JobSpec, value: Value) -> Result<(), InvalidValue> {
+    spec.system.numa_cpu_nodes = Some(parse_node_list(&text(value)?)?);
+    Ok(())
+}
+
+pub(crate) fn show_numa_cpu_nodes(spec: &JobSpec) -> Option<String> {
+    spec.system.numa_cpu_nodes.as_ref().map(format_node_list)
+}
+
+pub(crate) fn set_numa_mem_policy(spec: &mut JobSpec, value: Value) -> Result<(), InvalidValue> {
+    spec.system.numa_mem_policy = Some(parse_mem_policy(&text(value)?)?);
+    Ok(())
+}
+
+pub(crate) fn show_numa_mem_policy(spec: &JobSpec) -> Option<String> {
+    spec.system.numa_mem_policy.as_ref().map(format_mem_policy)
+}
+
+pub(crate) fn set_nice(spec: &mut JobSpec, value: Value) -> Result<(), InvalidValue> {
+    let out_of_range = SystemValueError::Signed { min: -20, max: 19 };
+    let nice: i32 = text(value)?
+        .trim()
+        .parse()
+        .map_err(|_| out_of_range.clone())?;
+    if !(-20..=19).contains(&nice) {
+        return Err(out_of_range.into());
+    }
+    spec.system.nice = nice;
+    Ok(())
+}
+
+pub(crate) fn show_nice(spec: &JobSpec) -> Option<String> {
+    Some(spec.system.nice.to_string())
+}
+
+pub(crate) fn set_prio(spec: &mut JobSpec, value: Value) -> Result<(), InvalidValue> {
+    // The row's limits (0 to 7) are checked before this runs.
+    spec.system.prio = Some(number(value)? as u8);
+    Ok(())
+}
+
+pub(crate) fn show_prio(spec: &JobSpec) -> Option<String> {
+    spec.system.prio.map(|p| p.to_string())
+}
+
+pub(crate) fn set_prioclass(spec: &mut JobSpec, value: Value) -> Result<(), InvalidValue> {
+    // The row's limits (0 to 3) are checked before this runs.
+    spec.system.prioclass = Some(number(value)? as u8);
+    Ok(())
+}
+
+pub(crate) fn show_prioclass(spec: &JobSpec) -> Option<String> {
+    spec.system.prioclass.map(|p| p.to_string())
 }

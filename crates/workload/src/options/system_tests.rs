@@ -35,3 +35,86 @@ fn log_hist_coarseness() {
         "log_hist_coarseness=7: must be from 0 to 6"
     );
 }
+
+#[test]
+fn cpus_allowed_policy() {
+    use crate::system::CpusAllowedPolicy;
+    let spec = with(&[("cpus_allowed_policy", Some("split"))]);
+    assert_eq!(spec.system.cpus_allowed_policy, CpusAllowedPolicy::Split);
+    assert!(refused("cpus_allowed_policy", Some("spread")).contains("use one of shared, split"));
+}
+
+#[test]
+fn cpumask() {
+    assert_eq!(
+        with(&[("cpumask", Some("5"))]).cpus_allowed,
+        Some(vec![0, 2])
+    );
+    assert_eq!(
+        with(&[("cpumask", Some("0x3")), ("cpus_allowed", Some("4"))]).cpus_allowed,
+        Some(vec![4]),
+        "the later option wins"
+    );
+    assert!(refused("cpumask", Some("0")).contains("must be at least 1"));
+}
+
+#[test]
+fn numa_cpu_nodes() {
+    use crate::system::NodeList;
+    let spec = with(&[("numa_cpu_nodes", Some("0-1,3"))]);
+    assert_eq!(
+        spec.system.numa_cpu_nodes,
+        Some(NodeList::Nodes(vec![0, 1, 3]))
+    );
+    let spec = with(&[("numa_cpu_nodes", Some("all"))]);
+    assert_eq!(spec.system.numa_cpu_nodes, Some(NodeList::All));
+    assert!(refused("numa_cpu_nodes", Some("x")).contains("is not a NUMA node list"));
+}
+
+#[test]
+fn numa_mem_policy() {
+    use crate::system::{NodeList, NumaMemPolicy};
+    let policy = |text| {
+        with(&[("numa_mem_policy", Some(text))])
+            .system
+            .numa_mem_policy
+    };
+    assert_eq!(
+        policy("bind:0"),
+        Some(NumaMemPolicy::Bind(NodeList::Nodes(vec![0])))
+    );
+    assert_eq!(
+        policy("interleave:all"),
+        Some(NumaMemPolicy::Interleave(NodeList::All))
+    );
+    assert_eq!(policy("prefer:1"), Some(NumaMemPolicy::Prefer(1)));
+    assert_eq!(policy("local"), Some(NumaMemPolicy::Local));
+    assert_eq!(policy("default"), Some(NumaMemPolicy::Default));
+    assert!(refused("numa_mem_policy", Some("prefer:0-1")).contains("exactly one node"));
+    assert!(refused("numa_mem_policy", Some("bind")).contains("need nodes"));
+    assert!(refused("numa_mem_policy", Some("spread:0")).contains("is not a memory policy"));
+}
+
+#[test]
+fn nice() {
+    assert_eq!(with(&[("nice", Some("-5"))]).system.nice, -5);
+    assert_eq!(with(&[("nice", Some("19"))]).system.nice, 19);
+    assert_eq!(
+        refused("nice", Some("20")),
+        "nice=20: must be a whole number from -20 to 19"
+    );
+}
+
+#[test]
+fn prio_and_prioclass() {
+    let spec = with(&[("prio", Some("7")), ("prioclass", Some("3"))]);
+    assert_eq!(
+        (spec.system.prio, spec.system.prioclass),
+        (Some(7), Some(3))
+    );
+    assert_eq!(refused("prio", Some("8")), "prio=8: must be from 0 to 7");
+    assert_eq!(
+        refused("prioclass", Some("4")),
+        "prioclass=4: must be from 0 to 3"
+    );
+}

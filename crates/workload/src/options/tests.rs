@@ -79,7 +79,12 @@ fn options_without_a_default_are_unset_in_the_default_job() {
             "write_iolog",
             "replay_redirect",
             "replay_skip",
-            "write_hist_log"
+            "write_hist_log",
+            "cpumask",
+            "numa_cpu_nodes",
+            "numa_mem_policy",
+            "prio",
+            "prioclass"
         ]
     );
     let defaults = JobSpec::default();
