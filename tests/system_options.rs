@@ -67,3 +67,96 @@ fn placement_and_priorities_apply_to_the_workers() {
     ]);
     assert_eq!(code, 0, "{text}");
 }
+
+/// Reads plus writes, and errors, of a JSON run's first job.
+fn ios_and_errors(v: &serde_json::Value) -> (u64, u64) {
+    let job = &v["jobs"][0];
+    let get = |d: &str, f: &str| job[d][f].as_u64().unwrap();
+    (
+        get("read", "ios") + get("write", "ios"),
+        get("read", "errors") + get("write", "errors"),
+    )
+}
+
+/// The same 16 MiB of 4 KiB direct random IO under each engine option: every IO done, none
+/// failed.
+#[test]
+fn engine_options_do_every_io() {
+    let _turn = common::real_io();
+    let dir = TestDir::new();
+    let engine_options: [&[&str]; 5] = [
+        &[
+            "--ioengine=io_uring",
+            "--sqthread_poll=1",
+            "--sqthread_poll_cpu=0",
+        ],
+        &["--ioengine=io_uring", "--nonvectored=0", "--force_async=4"],
+        &["--ioengine=io_uring", "--nowait=1", "--fixedbufs=1"],
+        &["--ioengine=io_uring", "--nonvectored=1", "--uncached=0"],
+        &["--ioengine=libaio", "--userspace_reap=1", "--nowait=1"],
+    ];
+    for options in engine_options {
+        let mut args = vec![
+            "--name=e",
+            "--filename=data",
+            "--size=8m",
+            "--direct=1",
+            "--rw=randrw",
+            "--bs=4k",
+            "--iodepth=8",
+            "--io_size=16m",
+        ];
+        args.extend_from_slice(options);
+        let v = dir.run_json(&args);
+        assert_eq!(ios_and_errors(&v), (4096, 0), "{options:?}");
+    }
+}
+
+#[test]
+fn hipri_on_a_device_without_poll_queues_is_refused_naming_it() {
+    let (text, code) = run(&[
+        "--name=h",
+        "--filename=data",
+        "--size=1m",
+        "--direct=1",
+        "--ioengine=io_uring",
+        "--hipri",
+    ]);
+    if code == 0 {
+        eprintln!("this machine's disk has poll queues: nothing to refuse");
+        return;
+    }
+    assert_eq!(code, 2, "{text}");
+    assert!(text.contains("hipri=1: data: "), "{text}");
+    assert!(
+        text.contains("has no poll queues") || text.contains("not on a block device"),
+        "{text}"
+    );
+}
+
+#[test]
+fn an_engine_option_of_another_engine_is_refused_naming_the_engines() {
+    let (text, code) = run(&[
+        "--name=o",
+        "--ioengine=psync",
+        "--size=1m",
+        "--sqthread_poll=1",
+    ]);
+    assert_eq!(code, 2, "{text}");
+    assert!(
+        text.contains(
+            "sqthread_poll is an option of the io_uring engine, and this job's ioengine is psync"
+        ),
+        "{text}"
+    );
+}
+
+#[test]
+fn uncached_is_refused_with_the_reason() {
+    let (text, code) = run(&["--name=u", "--ioengine=io_uring", "--uncached=1"]);
+    assert_eq!(code, 2, "{text}");
+    assert!(
+        text.contains("RWF_UNCACHED, a flag Linux never merged"),
+        "{text}"
+    );
+}

@@ -13,6 +13,7 @@
 
 mod arrivals;
 mod clock;
+mod engine_options;
 mod error;
 mod gate;
 pub mod layout;

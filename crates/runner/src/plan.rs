@@ -178,6 +178,7 @@ pub fn resolve(jobs: &[JobSpec], options: &PlanOptions) -> Result<RunPlan, RunEr
             job: job.name.clone(),
             message: e.to_string(),
         })?;
+        crate::engine_options::check_job(job)?;
         let submit_batch = match job.iodepth_batch_submit {
             0 => DEFAULT_SUBMIT_BATCH.min(iodepth),
             n => n.min(iodepth),
@@ -223,6 +224,7 @@ pub fn resolve(jobs: &[JobSpec], options: &PlanOptions) -> Result<RunPlan, RunEr
                     .collect();
                 resolve_targets(&mut plan.targets, job, &paths, options)?
             };
+            crate::engine_options::check_targets(job, &targets, &plan.targets)?;
             let region_total: u64 = targets
                 .iter()
                 .map(|&t| plan.targets[t].region_len_bytes)

@@ -6,7 +6,7 @@ use serde::{Deserialize, Serialize};
 use thiserror::Error;
 
 /// A job's placement, priority, engine and reporting settings.
-#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(default)]
 pub struct SystemOptions {
     /// Write fio's completion-latency histogram log to `PREFIX_clat_hist.N.log` (fio
@@ -30,6 +30,47 @@ pub struct SystemOptions {
     /// The IO priority class: 1 realtime, 2 best effort, 3 idle, 0 none (fio `prioclass`);
     /// `None` leaves it.
     pub prioclass: Option<u8>,
+    /// io_uring `sqthread_poll`: a kernel thread polls the submission queue.
+    pub sqthread_poll: bool,
+    /// io_uring `sqthread_poll_cpu`: the CPU of that thread; `None` = the kernel's choice.
+    pub sqthread_poll_cpu: Option<u32>,
+    /// io_uring `hipri`: polled completions (IORING_SETUP_IOPOLL).
+    pub hipri: bool,
+    /// io_uring `nonvectored`: 0 = READV/WRITEV, 1 = READ/WRITE, -1 (fio's default) = READ/WRITE
+    /// where the kernel has them (every kernel diskmeter runs on).
+    pub nonvectored: i32,
+    /// io_uring `uncached`: only 0 (RWF_UNCACHED was never merged into Linux).
+    pub uncached: u32,
+    /// io_uring and libaio `nowait`: RWF_NOWAIT on reads and writes.
+    pub nowait: bool,
+    /// io_uring `force_async=N`: IOSQE_ASYNC on every Nth request; 0 = never.
+    pub force_async: u32,
+    /// libaio `userspace_reap`: non-blocking reaps read the completion ring in user space.
+    pub userspace_reap: bool,
+}
+
+impl Default for SystemOptions {
+    fn default() -> Self {
+        SystemOptions {
+            write_hist_log: None,
+            log_hist_msec: 0,
+            log_hist_coarseness: 0,
+            cpus_allowed_policy: CpusAllowedPolicy::Shared,
+            numa_cpu_nodes: None,
+            numa_mem_policy: None,
+            nice: 0,
+            prio: None,
+            prioclass: None,
+            sqthread_poll: false,
+            sqthread_poll_cpu: None,
+            hipri: false,
+            nonvectored: -1,
+            uncached: 0,
+            nowait: false,
+            force_async: 0,
+            userspace_reap: false,
+        }
+    }
 }
 
 /// How the clones of a job use the CPUs of `cpus_allowed` (fio `cpus_allowed_policy`).
@@ -88,6 +129,13 @@ pub enum SystemValueError {
     /// `prefer` takes exactly one node; `bind` and `interleave` need nodes.
     #[error("{0}")]
     MemPolicyNodes(&'static str),
+    /// `uncached=1`: a flag Linux never had.
+    #[error(
+        "uncached=1 asks for RWF_UNCACHED, a flag Linux never merged (its bit is RWF_ATOMIC on \
+         kernels since 6.11), so diskmeter does not send it; use direct=1 to bypass the page \
+         cache"
+    )]
+    Uncached,
     /// A number outside a signed range (`nice`).
     #[error("must be a whole number from {min} to {max}")]
     Signed {

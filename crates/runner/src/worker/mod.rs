@@ -213,6 +213,7 @@ fn build_engine(ctx: &WorkerContext<'_>) -> Result<Box<dyn IoEngine>, RunError> 
             (false, None) => BufferFill::Random,
         },
         seed: ctx.plan.seed,
+        tuning: crate::engine_options::tuning(ctx.job),
     };
     diskmeter_engine::open_engine(&config).map_err(|source| RunError::Engine {
         job: ctx.job.name.clone(),

@@ -1,7 +1,7 @@
 //! Setters and printers of the system rows (`rows_system.rs`): histogram logs, CPU and NUMA
 //! placement, priorities, engine options and commands; same conventions as `setters.rs`.
 
-use super::convert::{choice, count, number, text};
+use super::convert::{choice, count, flag, number, show_flag, text};
 use super::error::InvalidValue;
 use super::value::Value;
 use crate::system::{
@@ -127,4 +127,89 @@ pub(crate) fn set_prioclass(spec: &mut JobSpec, value: Value) -> Result<(), Inva
 
 pub(crate) fn show_prioclass(spec: &JobSpec) -> Option<String> {
     spec.system.prioclass.map(|p| p.to_string())
+}
+
+pub(crate) fn set_sqthread_poll(spec: &mut JobSpec, value: Value) -> Result<(), InvalidValue> {
+    spec.system.sqthread_poll = flag(value)?;
+    Ok(())
+}
+
+pub(crate) fn show_sqthread_poll(spec: &JobSpec) -> Option<String> {
+    Some(show_flag(spec.system.sqthread_poll))
+}
+
+pub(crate) fn set_sqthread_poll_cpu(spec: &mut JobSpec, value: Value) -> Result<(), InvalidValue> {
+    spec.system.sqthread_poll_cpu = Some(count(value)?);
+    Ok(())
+}
+
+pub(crate) fn show_sqthread_poll_cpu(spec: &JobSpec) -> Option<String> {
+    spec.system.sqthread_poll_cpu.map(|cpu| cpu.to_string())
+}
+
+pub(crate) fn set_hipri(spec: &mut JobSpec, value: Value) -> Result<(), InvalidValue> {
+    spec.system.hipri = flag(value)?;
+    Ok(())
+}
+
+pub(crate) fn show_hipri(spec: &JobSpec) -> Option<String> {
+    Some(show_flag(spec.system.hipri))
+}
+
+pub(crate) fn set_nonvectored(spec: &mut JobSpec, value: Value) -> Result<(), InvalidValue> {
+    let out_of_range = SystemValueError::Signed { min: -1, max: 1 };
+    let value: i32 = text(value)?
+        .trim()
+        .parse()
+        .map_err(|_| out_of_range.clone())?;
+    if !(-1..=1).contains(&value) {
+        return Err(out_of_range.into());
+    }
+    spec.system.nonvectored = value;
+    Ok(())
+}
+
+pub(crate) fn show_nonvectored(spec: &JobSpec) -> Option<String> {
+    Some(spec.system.nonvectored.to_string())
+}
+
+pub(crate) fn set_uncached(spec: &mut JobSpec, value: Value) -> Result<(), InvalidValue> {
+    match number(value)? {
+        0 => {
+            spec.system.uncached = 0;
+            Ok(())
+        }
+        _ => Err(SystemValueError::Uncached.into()),
+    }
+}
+
+pub(crate) fn show_uncached(spec: &JobSpec) -> Option<String> {
+    Some(spec.system.uncached.to_string())
+}
+
+pub(crate) fn set_nowait(spec: &mut JobSpec, value: Value) -> Result<(), InvalidValue> {
+    spec.system.nowait = flag(value)?;
+    Ok(())
+}
+
+pub(crate) fn show_nowait(spec: &JobSpec) -> Option<String> {
+    Some(show_flag(spec.system.nowait))
+}
+
+pub(crate) fn set_force_async(spec: &mut JobSpec, value: Value) -> Result<(), InvalidValue> {
+    spec.system.force_async = count(value)?;
+    Ok(())
+}
+
+pub(crate) fn show_force_async(spec: &JobSpec) -> Option<String> {
+    Some(spec.system.force_async.to_string())
+}
+
+pub(crate) fn set_userspace_reap(spec: &mut JobSpec, value: Value) -> Result<(), InvalidValue> {
+    spec.system.userspace_reap = flag(value)?;
+    Ok(())
+}
+
+pub(crate) fn show_userspace_reap(spec: &JobSpec) -> Option<String> {
+    Some(show_flag(spec.system.userspace_reap))
 }

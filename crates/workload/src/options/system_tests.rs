@@ -118,3 +118,43 @@ fn prio_and_prioclass() {
         "prioclass=4: must be from 0 to 3"
     );
 }
+
+#[test]
+fn sqthread_poll_and_its_cpu() {
+    let spec = with(&[("sqthread_poll", None), ("sqthread_poll_cpu", Some("1"))]);
+    assert!(spec.system.sqthread_poll);
+    assert_eq!(spec.system.sqthread_poll_cpu, Some(1));
+}
+
+#[test]
+fn hipri() {
+    assert!(with(&[("hipri", None)]).system.hipri);
+    assert!(!with(&[("hipri", Some("0"))]).system.hipri);
+}
+
+#[test]
+fn nonvectored() {
+    assert_eq!(crate::JobSpec::default().system.nonvectored, -1);
+    assert_eq!(with(&[("nonvectored", Some("0"))]).system.nonvectored, 0);
+    assert_eq!(
+        refused("nonvectored", Some("2")),
+        "nonvectored=2: must be a whole number from -1 to 1"
+    );
+}
+
+#[test]
+fn uncached() {
+    assert_eq!(with(&[("uncached", Some("0"))]).system.uncached, 0);
+    assert!(refused("uncached", Some("1")).contains("RWF_UNCACHED, a flag Linux never merged"));
+}
+
+#[test]
+fn nowait_force_async_userspace_reap() {
+    let spec = with(&[
+        ("nowait", Some("1")),
+        ("force_async", Some("4")),
+        ("userspace_reap", None),
+    ]);
+    assert!(spec.system.nowait && spec.system.userspace_reap);
+    assert_eq!(spec.system.force_async, 4);
+}

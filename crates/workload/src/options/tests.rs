@@ -84,7 +84,8 @@ fn options_without_a_default_are_unset_in_the_default_job() {
             "numa_cpu_nodes",
             "numa_mem_policy",
             "prio",
-            "prioclass"
+            "prioclass",
+            "sqthread_poll_cpu"
         ]
     );
     let defaults = JobSpec::default();
