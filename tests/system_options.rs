@@ -160,3 +160,52 @@ fn uncached_is_refused_with_the_reason() {
         "{text}"
     );
 }
+
+#[test]
+fn exec_prerun_and_postrun_are_refused_without_allow_exec() {
+    let (text, code) = run(&[
+        "--name=x",
+        "--ioengine=null",
+        "--size=1m",
+        "--exec_prerun=touch ran",
+    ]);
+    assert_eq!(code, 2, "{text}");
+    assert!(
+        text.contains("exec_prerun runs a shell command from the job; diskmeter runs such commands only when asked: pass --allow-exec"),
+        "{text}"
+    );
+}
+
+#[test]
+fn exec_prerun_and_postrun_run_with_allow_exec_and_keep_their_output() {
+    let dir = TestDir::new();
+    let v = dir.run_json(&[
+        "--name=x",
+        "--ioengine=null",
+        "--size=1m",
+        "--exec_prerun=echo before; ls x.prerun.txt",
+        "--exec_postrun=echo after >&2",
+        "--allow-exec",
+    ]);
+    assert_eq!(v["jobs"][0]["read"]["ios"], 256);
+    let read = |name: &str| std::fs::read_to_string(dir.path().join(name)).unwrap();
+    assert_eq!(read("x.prerun.txt"), "before\nx.prerun.txt\n");
+    assert_eq!(read("x.postrun.txt"), "after\n");
+    // A failing prerun ends the job before its IO, naming the command.
+    let out = dir
+        .run(&[
+            "--name=y",
+            "--ioengine=null",
+            "--size=1m",
+            "--exec_prerun=exit 3",
+            "--allow-exec",
+        ])
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{text}");
+    assert!(
+        text.contains("exec_prerun `exit 3` failed (exit status: 3)"),
+        "{text}"
+    );
+}

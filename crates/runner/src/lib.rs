@@ -15,6 +15,7 @@ mod arrivals;
 mod clock;
 mod engine_options;
 mod error;
+mod exec;
 mod gate;
 pub mod layout;
 pub mod logs;

@@ -110,6 +110,9 @@ pub struct PlanOptions {
     pub default_directory: Option<PathBuf>,
     /// Caps shared by every worker of the run (`--throttle-iops`, `--throttle-bw`).
     pub throttle: crate::ThrottleLimits,
+    /// Run the jobs' `exec_prerun` and `exec_postrun` commands (`--allow-exec`); without it
+    /// a job that has them is refused.
+    pub allow_exec: bool,
 }
 
 /// IOs per submit call when the job leaves `iodepth_batch_submit` unset (fio: 1). The queue
@@ -179,6 +182,7 @@ pub fn resolve(jobs: &[JobSpec], options: &PlanOptions) -> Result<RunPlan, RunEr
             message: e.to_string(),
         })?;
         crate::engine_options::check_job(job)?;
+        crate::exec::check(job, options.allow_exec)?;
         let submit_batch = match job.iodepth_batch_submit {
             0 => DEFAULT_SUBMIT_BATCH.min(iodepth),
             n => n.min(iodepth),

@@ -47,6 +47,12 @@ pub struct SystemOptions {
     pub force_async: u32,
     /// libaio `userspace_reap`: non-blocking reaps read the completion ring in user space.
     pub userspace_reap: bool,
+    /// A shell command each worker runs before its IO (fio `exec_prerun`); output in
+    /// `NAME.prerun.txt`. Runs only with `--allow-exec`.
+    pub exec_prerun: Option<String>,
+    /// A shell command each worker runs after its IO (fio `exec_postrun`); output in
+    /// `NAME.postrun.txt`. Runs only with `--allow-exec`.
+    pub exec_postrun: Option<String>,
 }
 
 impl Default for SystemOptions {
@@ -69,6 +75,8 @@ impl Default for SystemOptions {
             nowait: false,
             force_async: 0,
             userspace_reap: false,
+            exec_prerun: None,
+            exec_postrun: None,
         }
     }
 }

@@ -156,10 +156,10 @@ pub struct WorkerOutcome {
 pub fn run_worker(mut ctx: WorkerContext<'_>) -> WorkerOutcome {
     let iolog = ctx.iolog.take();
     let engine = build_engine(&ctx);
-    let (replay, recorder) = match crate::replay::open_for_worker(
-        ctx.job,
-        ctx.targets.iter().map(|(_, t)| t.path.as_path()),
-    ) {
+    let opened = crate::exec::prerun(ctx.job).and_then(|()| {
+        crate::replay::open_for_worker(ctx.job, ctx.targets.iter().map(|(_, t)| t.path.as_path()))
+    });
+    let (replay, recorder) = match opened {
         Ok(opened) => opened,
         Err(error) => {
             // The gate still opens for the siblings; this worker does nothing.
@@ -188,10 +188,14 @@ pub fn run_worker(mut ctx: WorkerContext<'_>) -> WorkerOutcome {
             };
         }
     };
-    Worker::new(&ctx, engine.as_mut(), TscClock, iolog)
+    let mut outcome = Worker::new(&ctx, engine.as_mut(), TscClock, iolog)
         .with_replay(replay)
         .with_recorder(recorder)
-        .run()
+        .run();
+    if let Err(error) = crate::exec::postrun(ctx.job) {
+        outcome.error.get_or_insert(error);
+    }
+    outcome
 }
 
 fn build_engine(ctx: &WorkerContext<'_>) -> Result<Box<dyn IoEngine>, RunError> {

@@ -239,4 +239,28 @@ pub(super) static ROWS: &[OptionDef] = &[
         set: set_userspace_reap,
         show: Some(show_userspace_reap),
     },
+    OptionDef {
+        name: "exec_prerun",
+        aliases: &[],
+        kind: OptionKind::Str,
+        default: "",
+        unit: "",
+        help: "A shell command each worker runs before its IO (output in NAME.prerun.txt; a \
+               failure ends the worker); runs only with --allow-exec, refused otherwise",
+        limits: None,
+        set: set_exec_prerun,
+        show: Some(show_exec_prerun),
+    },
+    OptionDef {
+        name: "exec_postrun",
+        aliases: &[],
+        kind: OptionKind::Str,
+        default: "",
+        unit: "",
+        help: "A shell command each worker runs after its IO (output in NAME.postrun.txt); \
+               runs only with --allow-exec, refused otherwise",
+        limits: None,
+        set: set_exec_postrun,
+        show: Some(show_exec_postrun),
+    },
 ];

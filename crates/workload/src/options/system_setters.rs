@@ -213,3 +213,21 @@ pub(crate) fn set_userspace_reap(spec: &mut JobSpec, value: Value) -> Result<(),
 pub(crate) fn show_userspace_reap(spec: &JobSpec) -> Option<String> {
     Some(show_flag(spec.system.userspace_reap))
 }
+
+pub(crate) fn set_exec_prerun(spec: &mut JobSpec, value: Value) -> Result<(), InvalidValue> {
+    spec.system.exec_prerun = Some(text(value)?);
+    Ok(())
+}
+
+pub(crate) fn show_exec_prerun(spec: &JobSpec) -> Option<String> {
+    spec.system.exec_prerun.clone()
+}
+
+pub(crate) fn set_exec_postrun(spec: &mut JobSpec, value: Value) -> Result<(), InvalidValue> {
+    spec.system.exec_postrun = Some(text(value)?);
+    Ok(())
+}
+
+pub(crate) fn show_exec_postrun(spec: &JobSpec) -> Option<String> {
+    spec.system.exec_postrun.clone()
+}

@@ -85,7 +85,9 @@ fn options_without_a_default_are_unset_in_the_default_job() {
             "numa_mem_policy",
             "prio",
             "prioclass",
-            "sqthread_poll_cpu"
+            "sqthread_poll_cpu",
+            "exec_prerun",
+            "exec_postrun"
         ]
     );
     let defaults = JobSpec::default();
