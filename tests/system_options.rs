@@ -209,3 +209,90 @@ fn exec_prerun_and_postrun_run_with_allow_exec_and_keep_their_output() {
         "{text}"
     );
 }
+
+/// The first line of `dir/NAME` split into its columns.
+fn first_line(dir: &std::path::Path, name: &str) -> Vec<String> {
+    let text = std::fs::read_to_string(dir.join(name)).unwrap();
+    text.lines()
+        .next()
+        .unwrap_or_else(|| panic!("{name} is empty"))
+        .split(", ")
+        .map(str::to_string)
+        .collect()
+}
+
+/// `log_prio` with a job priority, `log_unix_epoch` and `log_max_value`: the columns fio
+/// writes for the same job (Unix ms; an averaged line's priority is `0x0000`, a line per IO
+/// carries `0x4003`, best effort level 3).
+#[test]
+fn log_prio_unix_epoch_and_max_value_write_fios_columns() {
+    let _turn = common::real_io();
+    let (ours, theirs) = (TestDir::new(), TestDir::new());
+    let job = [
+        "--name=l",
+        "--filename=data",
+        "--size=1m",
+        "--ioengine=libaio",
+        "--rw=randread",
+        "--write_lat_log=l",
+        "--log_prio=1",
+        "--prioclass=2",
+        "--prio=3",
+        "--log_unix_epoch=1",
+        "--log_avg_msec=100",
+        "--log_max_value=1",
+    ];
+    if !common::require_tool(
+        "log_prio_unix_epoch_and_max_value_write_fios_columns",
+        "fio",
+    ) {
+        return;
+    }
+    let out = std::process::Command::new("fio")
+        .current_dir(theirs.path())
+        .arg("--output=/dev/null")
+        .args(job)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let v = ours.run_json(&job);
+    let now_ms = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap()
+        .as_millis() as u64;
+    for dir in [ours.path(), theirs.path()] {
+        let line = first_line(dir, "l_clat.1.log");
+        assert_eq!(line.len(), 5, "{line:?}");
+        assert_eq!(line[4], "0x0000", "{}: {line:?}", dir.display());
+        let time: u64 = line[0].parse().unwrap();
+        assert!(now_ms - time < 600_000, "a Unix time in ms: {line:?}");
+    }
+    // One window: its line is the largest completion latency of the run.
+    let line = first_line(ours.path(), "l_clat.1.log");
+    assert_eq!(
+        line[1].parse::<u64>().unwrap(),
+        v["jobs"][0]["read"]["clat"]["max_ns"].as_u64().unwrap()
+    );
+    // A line per IO carries the job's priority.
+    let job: Vec<&str> = job
+        .iter()
+        .copied()
+        .filter(|o| !o.starts_with("--log_avg"))
+        .collect();
+    ours.run_json(&job);
+    assert_eq!(first_line(ours.path(), "l_clat.1.log")[4], "0x4003");
+}
+
+#[test]
+fn log_compression_is_refused_with_the_reason() {
+    let (text, code) = run(&["--name=c", "--ioengine=null", "--log_compression=1m"]);
+    assert_eq!(code, 2, "{text}");
+    assert!(
+        text.contains("only `fio --inflate-log` reads back"),
+        "{text}"
+    );
+}

@@ -14,7 +14,7 @@
 //! ended (see `diskmeter_stats::IoLogRecorder`).
 
 use crate::RunError;
-use diskmeter_stats::{IoLogRecorder, LogKind};
+use diskmeter_stats::{IoLogRecorder, LogFormat, LogKind};
 use diskmeter_workload::JobSpec;
 use serde::Serialize;
 use std::fs::OpenOptions;
@@ -69,7 +69,14 @@ pub fn open_recorder(job: &JobSpec, files: &[LogFile]) -> Result<Option<IoLogRec
     if files.is_empty() {
         return Ok(None);
     }
-    let mut recorder = IoLogRecorder::new(u64::from(job.log_avg_msec), job.log_offset);
+    let format = LogFormat {
+        max_value: job.system.log_max_value,
+        unix_epoch: job.system.log_unix_epoch,
+        log_prio: job.system.log_prio,
+        ioprio: crate::placement::ioprio_value(job),
+    };
+    let mut recorder =
+        IoLogRecorder::new(u64::from(job.log_avg_msec), job.log_offset).with_format(format);
     for file in files {
         let mut options = OpenOptions::new();
         if file.append {

@@ -152,16 +152,30 @@ pub fn for_worker(job: &JobSpec, worker_number: usize) -> Result<Placement, RunE
             Some((3, resolve_nodes(job, "numa_mem_policy", list, &machine)?))
         }
     };
-    let ioprio = match (system.prioclass, system.prio) {
-        (None, None) => None,
-        // A level without a class is best effort's (the kernel's class for levels).
-        (class, level) => Some((class.unwrap_or(2), level.unwrap_or(0))),
-    };
+    let ioprio = job_ioprio(job);
     Ok(Placement {
         cpus,
         mem_policy,
         nice: system.nice,
         ioprio,
+    })
+}
+
+/// The job's IO priority (class, level) from `prioclass` and `prio`; `None` when neither
+/// is set.
+fn job_ioprio(job: &JobSpec) -> Option<(u8, u8)> {
+    match (job.system.prioclass, job.system.prio) {
+        (None, None) => None,
+        // A level without a class is best effort's (the kernel's class for levels).
+        (class, level) => Some((class.unwrap_or(2), level.unwrap_or(0))),
+    }
+}
+
+/// The job's IO priority as the kernel's ioprio value (class << 13 | level), 0 when unset:
+/// what fio's logs print with `log_prio`.
+pub fn ioprio_value(job: &JobSpec) -> u16 {
+    job_ioprio(job).map_or(0, |(class, level)| {
+        (u16::from(class) << 13) | u16::from(level)
     })
 }
 

@@ -23,7 +23,7 @@ pub use depth::{DepthDistribution, DEPTH_LABELS, SUBMIT_LABELS};
 pub use histogram::{HistogramError, LatencyHistogram, MAX_LATENCY_NS, SIGNIFICANT_DIGITS};
 pub use interval::{merge_series, IntervalDirection, IntervalRecorder, IntervalSample};
 pub use iolog::{
-    fio_bucket_bounds, fio_bucket_index, CompletedIo, IoLogError, IoLogRecorder, LogKind,
-    FIO_PLAT_BUCKETS, MAX_HIST_COARSENESS, MAX_PENDING_ENTRIES,
+    fio_bucket_bounds, fio_bucket_index, CompletedIo, IoLogError, IoLogRecorder, LogFormat,
+    LogKind, FIO_PLAT_BUCKETS, MAX_HIST_COARSENESS, MAX_PENDING_ENTRIES,
 };
 pub use worker::{CpuUsage, DirectionStats, WorkerStats};

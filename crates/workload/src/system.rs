@@ -17,6 +17,18 @@ pub struct SystemOptions {
     /// 2^this of fio's latency bins per histogram-log column (fio `log_hist_coarseness`,
     /// 0 to 6: 1856 to 29 columns).
     pub log_hist_coarseness: u32,
+    /// Log times are Unix ms instead of ms since the measurement start (fio
+    /// `log_unix_epoch`).
+    pub log_unix_epoch: bool,
+    /// Averaged latency log lines carry the window's largest value instead of its mean (fio
+    /// `log_max_value`).
+    pub log_max_value: bool,
+    /// fio's initial number of log entries (`log_entries`): accepted; diskmeter's logs
+    /// grow and write out in chunks on their own.
+    pub log_entries: u32,
+    /// The logs' priority column is the IO's priority value (`0x%04x`) instead of 1 for the
+    /// realtime class and 0 otherwise (fio `log_prio`).
+    pub log_prio: bool,
     /// How the clones of a job share `cpus_allowed` (fio `cpus_allowed_policy`).
     pub cpus_allowed_policy: CpusAllowedPolicy,
     /// Run on the CPUs of these NUMA nodes (fio `numa_cpu_nodes`); `None` = any.
@@ -61,6 +73,10 @@ impl Default for SystemOptions {
             write_hist_log: None,
             log_hist_msec: 0,
             log_hist_coarseness: 0,
+            log_unix_epoch: false,
+            log_max_value: false,
+            log_entries: 1024,
+            log_prio: false,
             cpus_allowed_policy: CpusAllowedPolicy::Shared,
             numa_cpu_nodes: None,
             numa_mem_policy: None,
@@ -144,6 +160,13 @@ pub enum SystemValueError {
          cache"
     )]
     Uncached,
+    /// `log_compression`: fio's compressed log chunks.
+    #[error(
+        "log_compression makes fio keep its logs zlib-compressed in chunks that only \
+         `fio --inflate-log` reads back; diskmeter writes plain-text logs in chunks as they \
+         fill, so memory stays bounded without it: leave it out"
+    )]
+    LogCompression,
     /// A number outside a signed range (`nice`).
     #[error("must be a whole number from {min} to {max}")]
     Signed {

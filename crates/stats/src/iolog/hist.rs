@@ -88,6 +88,8 @@ pub(super) struct HistLog {
     text: String,
     /// The first write error; nothing more is written after it.
     error: Option<io::Error>,
+    /// Added to every time (fio `log_unix_epoch`).
+    pub(super) time_offset_ms: u64,
 }
 
 /// Text kept before it is written out during the run.
@@ -109,6 +111,7 @@ impl HistLog {
             sink,
             text: String::new(),
             error: None,
+            time_offset_ms: 0,
         }
     }
 
@@ -137,6 +140,7 @@ impl HistLog {
     fn close(&mut self, direction: usize, time_ms: u64, bs_bytes: u64) {
         let stride = 1usize << self.coarseness;
         let window = &mut self.directions[direction];
+        let time_ms = time_ms + self.time_offset_ms;
         let _ = write!(self.text, "{time_ms}, {direction}, {bs_bytes}");
         for chunk in window.bins.chunks(stride) {
             let _ = write!(self.text, ", {}", chunk.iter().sum::<u64>());

@@ -49,6 +49,72 @@ pub(super) static ROWS: &[OptionDef] = &[
         show: Some(show_log_hist_coarseness),
     },
     OptionDef {
+        name: "log_unix_epoch",
+        aliases: &[],
+        kind: OptionKind::Flag,
+        default: "0",
+        unit: "",
+        help: "Log times (every log, the histogram log too) in Unix ms instead of ms since \
+               the measurement start",
+        limits: None,
+        set: set_log_unix_epoch,
+        show: Some(show_log_unix_epoch),
+    },
+    OptionDef {
+        name: "log_max_value",
+        aliases: &[],
+        kind: OptionKind::Flag,
+        default: "0",
+        unit: "",
+        help: "With log_avg_msec: latency lines carry the window's largest value instead of \
+               its mean",
+        limits: None,
+        set: set_log_max_value,
+        show: Some(show_log_max_value),
+    },
+    OptionDef {
+        name: "log_entries",
+        aliases: &[],
+        kind: OptionKind::Int,
+        default: "1024",
+        unit: "",
+        help: "fio's initial log allocation; accepted and unused (diskmeter's logs write out \
+               in chunks as they fill)",
+        limits: Some(Limits {
+            range: Range::Int {
+                min: 1024,
+                max: Some(1_048_576),
+            },
+            why: "",
+        }),
+        set: set_log_entries,
+        show: Some(show_log_entries),
+    },
+    OptionDef {
+        name: "log_prio",
+        aliases: &[],
+        kind: OptionKind::Flag,
+        default: "0",
+        unit: "",
+        help: "The logs' last column is each IO's priority value (0x%04x: class << 13 | \
+               level) instead of 1 for the realtime class and 0 otherwise",
+        limits: None,
+        set: set_log_prio,
+        show: Some(show_log_prio),
+    },
+    OptionDef {
+        name: "log_compression",
+        aliases: &[],
+        kind: OptionKind::Size,
+        default: "",
+        unit: "bytes",
+        help: "Refused with the reason: fio's zlib-compressed log chunks; diskmeter writes \
+               plain-text logs in chunks as they fill",
+        limits: None,
+        set: set_log_compression,
+        show: Some(show_log_compression),
+    },
+    OptionDef {
         name: "cpus_allowed_policy",
         aliases: &[],
         kind: OptionKind::Choice(&["shared", "split"]),

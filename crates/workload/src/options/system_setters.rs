@@ -231,3 +231,48 @@ pub(crate) fn set_exec_postrun(spec: &mut JobSpec, value: Value) -> Result<(), I
 pub(crate) fn show_exec_postrun(spec: &JobSpec) -> Option<String> {
     spec.system.exec_postrun.clone()
 }
+
+pub(crate) fn set_log_unix_epoch(spec: &mut JobSpec, value: Value) -> Result<(), InvalidValue> {
+    spec.system.log_unix_epoch = flag(value)?;
+    Ok(())
+}
+
+pub(crate) fn show_log_unix_epoch(spec: &JobSpec) -> Option<String> {
+    Some(show_flag(spec.system.log_unix_epoch))
+}
+
+pub(crate) fn set_log_max_value(spec: &mut JobSpec, value: Value) -> Result<(), InvalidValue> {
+    spec.system.log_max_value = flag(value)?;
+    Ok(())
+}
+
+pub(crate) fn show_log_max_value(spec: &JobSpec) -> Option<String> {
+    Some(show_flag(spec.system.log_max_value))
+}
+
+pub(crate) fn set_log_entries(spec: &mut JobSpec, value: Value) -> Result<(), InvalidValue> {
+    spec.system.log_entries = count(value)?;
+    Ok(())
+}
+
+pub(crate) fn show_log_entries(spec: &JobSpec) -> Option<String> {
+    Some(spec.system.log_entries.to_string())
+}
+
+pub(crate) fn set_log_prio(spec: &mut JobSpec, value: Value) -> Result<(), InvalidValue> {
+    spec.system.log_prio = flag(value)?;
+    Ok(())
+}
+
+pub(crate) fn show_log_prio(spec: &JobSpec) -> Option<String> {
+    Some(show_flag(spec.system.log_prio))
+}
+
+pub(crate) fn set_log_compression(_: &mut JobSpec, _: Value) -> Result<(), InvalidValue> {
+    Err(SystemValueError::LogCompression.into())
+}
+
+/// Nothing to print: the option is never stored.
+pub(crate) fn show_log_compression(_: &JobSpec) -> Option<String> {
+    None
+}

@@ -158,3 +158,25 @@ fn nowait_force_async_userspace_reap() {
     assert!(spec.system.nowait && spec.system.userspace_reap);
     assert_eq!(spec.system.force_async, 4);
 }
+
+#[test]
+fn log_unix_epoch_max_value_prio_entries() {
+    let spec = with(&[
+        ("log_unix_epoch", None),
+        ("log_max_value", Some("1")),
+        ("log_prio", Some("1")),
+        ("log_entries", Some("4096")),
+    ]);
+    let system = &spec.system;
+    assert!(system.log_unix_epoch && system.log_max_value && system.log_prio);
+    assert_eq!(system.log_entries, 4096);
+    assert_eq!(
+        refused("log_entries", Some("10")),
+        "log_entries=10: must be from 1024 to 1048576"
+    );
+}
+
+#[test]
+fn log_compression() {
+    assert!(refused("log_compression", Some("1m")).contains("fio --inflate-log"));
+}

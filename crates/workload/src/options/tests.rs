@@ -80,6 +80,7 @@ fn options_without_a_default_are_unset_in_the_default_job() {
             "replay_redirect",
             "replay_skip",
             "write_hist_log",
+            "log_compression",
             "cpumask",
             "numa_cpu_nodes",
             "numa_mem_policy",
