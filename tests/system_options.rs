@@ -296,3 +296,60 @@ fn log_compression_is_refused_with_the_reason() {
         "{text}"
     );
 }
+
+/// Per-IO priorities (fio's cmdprio examples, on a file): every IO done with io_uring and
+/// libaio, the kernel taking the priorities in the IOs.
+#[test]
+fn cmdprio_percentage_and_bssplit_do_every_io() {
+    let _turn = common::real_io();
+    let dir = TestDir::new();
+    let cmdprio: [&[&str]; 3] = [
+        &[
+            "--cmdprio_percentage=20",
+            "--cmdprio_class=1",
+            "--prioclass=3",
+        ],
+        &[
+            "--bssplit=4k/40:64k/60,64k/100",
+            "--cmdprio_bssplit=4k/100:64k/0,64k/0",
+            "--cmdprio_class=1",
+            "--cmdprio=0",
+        ],
+        &[
+            "--bssplit=4k/40:64k/60,64k/100",
+            "--cmdprio_bssplit=4k/25/1/1:4k/75/3/2:64k/0,64k/0",
+            "--prioclass=2",
+            "--prio=7",
+        ],
+    ];
+    for engine in ["--ioengine=io_uring", "--ioengine=libaio"] {
+        for options in cmdprio {
+            let mut args = vec![
+                "--name=p",
+                "--filename=data",
+                "--size=8m",
+                "--direct=1",
+                "--rw=randrw",
+                "--iodepth=8",
+                "--io_size=4m",
+                engine,
+            ];
+            args.extend_from_slice(options);
+            let v = dir.run_json(&args);
+            let (ios, errors) = ios_and_errors(&v);
+            assert!(
+                ios > 0 && errors == 0,
+                "{engine} {options:?}: {ios} IOs, {errors} errors"
+            );
+        }
+    }
+    let (text, code) = run(&[
+        "--name=p",
+        "--ioengine=io_uring",
+        "--size=1m",
+        "--cmdprio_percentage=10",
+        "--cmdprio_bssplit=4k/10",
+    ]);
+    assert_eq!(code, 2, "{text}");
+    assert!(text.contains("give one"), "{text}");
+}

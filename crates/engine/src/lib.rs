@@ -107,6 +107,9 @@ pub struct EngineTuning {
     /// libaio `userspace_reap`: a non-blocking reap reads the completion ring in user space
     /// instead of calling io_getevents.
     pub userspace_reap: bool,
+    /// io_uring and libaio `cmdprio_*`: IOs carry a priority of their own, given per slot
+    /// with [`IoEngine::set_ioprio`].
+    pub per_io_priority: bool,
 }
 
 /// How to build an engine for one worker.
@@ -221,6 +224,11 @@ pub trait IoEngine: Send {
         let reaped = self.getevents(min, out)?;
         Ok((submitted, reaped))
     }
+
+    /// The IO priority (the kernel's ioprio value, class << 13 | level; 0 = the thread's)
+    /// the next unit queued in `slot` carries (fio's `cmdprio_*`). Engines that cannot
+    /// carry one per IO ignore it; the runner refuses such jobs first.
+    fn set_ioprio(&mut self, _slot: u32, _ioprio: u16) {}
 
     /// The buffer of `slot`, to fill before a write or inspect after a read.
     ///

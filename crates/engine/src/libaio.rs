@@ -83,6 +83,8 @@ pub(crate) struct AioEngine {
     nowait: bool,
     /// Non-blocking reaps read the completion ring in user space (fio `userspace_reap`).
     userspace_reap: bool,
+    /// Per slot, the IO priority its next IO carries (`cmdprio_*`); empty when unused.
+    ioprio: Vec<u16>,
     slots: SlotTracker,
     /// Declared last and freed in `Drop` only after the kernel is done with it.
     buffers: AlignedBuffers,
@@ -134,6 +136,11 @@ impl AioEngine {
             in_kernel: 0,
             nowait: config.tuning.nowait,
             userspace_reap: config.tuning.userspace_reap,
+            ioprio: if config.tuning.per_io_priority {
+                vec![0; depth]
+            } else {
+                Vec::new()
+            },
             slots: SlotTracker::new(depth, config.buffer_len_bytes, config.fds.len()),
             buffers,
         })
@@ -323,6 +330,7 @@ impl IoEngine for AioEngine {
             return Ok(());
         };
         let sync = matches!(unit.op, IoOp::Fsync | IoOp::Fdatasync);
+        let prio = self.ioprio.get(unit.slot as usize).copied().unwrap_or(0);
         self.iocbs[unit.slot as usize] = Iocb {
             aio_data: u64::from(unit.slot),
             aio_lio_opcode: match unit.op {
@@ -342,6 +350,9 @@ impl IoEngine for AioEngine {
             } else {
                 0
             },
+            // IOCB_FLAG_IOPRIO: the kernel takes aio_reqprio as the IO's priority.
+            aio_flags: if prio != 0 { 1 << 1 } else { 0 },
+            aio_reqprio: prio as i16,
             ..Iocb::default()
         };
         self.pending.push(unit.slot);
@@ -365,6 +376,12 @@ impl IoEngine for AioEngine {
             }
             self.submit_pending()?;
             got += self.take_refused(out);
+        }
+    }
+
+    fn set_ioprio(&mut self, slot: u32, ioprio: u16) {
+        if let Some(prio) = self.ioprio.get_mut(slot as usize) {
+            *prio = ioprio;
         }
     }
 

@@ -66,6 +66,8 @@ struct Tuned {
     /// IOSQE_ASYNC on every Nth request (0 = never), and requests since the last one.
     force_async_every: u32,
     since_async: u32,
+    /// Per slot, the IO priority its next IO carries (`cmdprio_*`); empty when unused.
+    ioprio: Vec<u16>,
 }
 
 // SAFETY: the iovecs' pointers point into the engine's own buffers, which move with it and
@@ -190,7 +192,10 @@ impl UringEngine {
                     source,
                 })?;
         }
-        let tuned = tuning.vectored || tuning.nowait || tuning.force_async_every > 0;
+        let tuned = tuning.vectored
+            || tuning.nowait
+            || tuning.force_async_every > 0
+            || tuning.per_io_priority;
         let iovecs = if tuning.vectored && !config.fixed_buffers {
             buffers.as_iovecs()
         } else {
@@ -204,6 +209,11 @@ impl UringEngine {
                 nowait: tuning.nowait,
                 force_async_every: tuning.force_async_every,
                 since_async: 0,
+                ioprio: if tuning.per_io_priority {
+                    vec![0; depth as usize]
+                } else {
+                    Vec::new()
+                },
             }),
             fixed_buffers: config.fixed_buffers,
             registered_files: register_files,
@@ -335,15 +345,18 @@ macro_rules! tuned_entry {
     ($fd:expr, $unit:expr, $buf:expr, $fixed:expr, $tuned:expr) => {{
         let (len, off, idx) = ($unit.len_bytes, $unit.offset_bytes, $unit.slot as u16);
         let flags = if $tuned.nowait { libc::RWF_NOWAIT } else { 0 };
+        let prio = $tuned.ioprio.get($unit.slot as usize).copied().unwrap_or(0);
         let vectored = !$tuned.iovecs.is_empty();
         let entry = match ($unit.op, $fixed, vectored) {
             (IoOp::Read, true, _) => opcode::ReadFixed::new($fd, $buf, len, idx)
                 .offset(off)
                 .rw_flags(flags)
+                .ioprio(prio)
                 .build(),
             (IoOp::Write, true, _) => opcode::WriteFixed::new($fd, $buf, len, idx)
                 .offset(off)
                 .rw_flags(flags)
+                .ioprio(prio)
                 .build(),
             (IoOp::Read | IoOp::Write, false, true) => {
                 let iovec = &mut $tuned.iovecs[$unit.slot as usize];
@@ -353,21 +366,25 @@ macro_rules! tuned_entry {
                     opcode::Readv::new($fd, iovec, 1)
                         .offset(off)
                         .rw_flags(flags)
+                        .ioprio(prio)
                         .build()
                 } else {
                     opcode::Writev::new($fd, iovec, 1)
                         .offset(off)
                         .rw_flags(flags)
+                        .ioprio(prio)
                         .build()
                 }
             }
             (IoOp::Read, false, false) => opcode::Read::new($fd, $buf, len)
                 .offset(off)
                 .rw_flags(flags)
+                .ioprio(prio)
                 .build(),
             (IoOp::Write, false, false) => opcode::Write::new($fd, $buf, len)
                 .offset(off)
                 .rw_flags(flags)
+                .ioprio(prio)
                 .build(),
             _ => rw_entry!($fd, $unit, $buf, $fixed),
         };
@@ -465,6 +482,16 @@ impl IoEngine for UringEngine {
         let submitted = self.enter(want)?;
         let got = self.reap(out);
         Ok((submitted, self.wait_for(want, got, out)?))
+    }
+
+    fn set_ioprio(&mut self, slot: u32, ioprio: u16) {
+        if let Some(prio) = self
+            .tuning
+            .as_mut()
+            .and_then(|t| t.ioprio.get_mut(slot as usize))
+        {
+            *prio = ioprio;
+        }
     }
 
     fn buffer_mut(&mut self, slot: u32) -> &mut [u8] {

@@ -29,6 +29,7 @@ pub(crate) fn tuning(job: &JobSpec) -> EngineTuning {
         nowait: system.nowait,
         force_async_every: system.force_async,
         userspace_reap: system.userspace_reap,
+        per_io_priority: system.cmdprio.is_set(),
     }
 }
 
@@ -55,6 +56,12 @@ fn options_set(job: &JobSpec) -> Vec<(&'static str, &'static [EngineKind])> {
     add(system.force_async > 0, "force_async", URING);
     add(system.nowait, "nowait", BOTH);
     add(system.userspace_reap, "userspace_reap", AIO);
+    add(
+        system.cmdprio.percentage.is_some(),
+        "cmdprio_percentage",
+        BOTH,
+    );
+    add(system.cmdprio.bssplit.is_some(), "cmdprio_bssplit", BOTH);
     set
 }
 
@@ -74,6 +81,13 @@ pub(crate) fn check_job(job: &JobSpec) -> Result<(), RunError> {
                 job.ioengine.as_str()
             )));
         }
+    }
+    if job.system.cmdprio.percentage.is_some() && job.system.cmdprio.bssplit.is_some() {
+        return Err(refuse(
+            "cmdprio_percentage and cmdprio_bssplit both say which IOs get a priority: give \
+             one (fio refuses both too)"
+                .to_string(),
+        ));
     }
     if job.system.hipri && !job.direct {
         return Err(refuse(

@@ -2,6 +2,8 @@
 //!
 //! Part of [`crate::JobSpec`]; its options are the rows of `options/rows_system.rs`.
 
+pub mod cmdprio;
+
 use serde::{Deserialize, Serialize};
 use thiserror::Error;
 
@@ -59,6 +61,8 @@ pub struct SystemOptions {
     pub force_async: u32,
     /// libaio `userspace_reap`: non-blocking reaps read the completion ring in user space.
     pub userspace_reap: bool,
+    /// io_uring and libaio per-IO priorities (`cmdprio_*`).
+    pub cmdprio: cmdprio::CmdPrio,
     /// A shell command each worker runs before its IO (fio `exec_prerun`); output in
     /// `NAME.prerun.txt`. Runs only with `--allow-exec`.
     pub exec_prerun: Option<String>,
@@ -91,6 +95,7 @@ impl Default for SystemOptions {
             nowait: false,
             force_async: 0,
             userspace_reap: false,
+            cmdprio: cmdprio::CmdPrio::default(),
             exec_prerun: None,
             exec_postrun: None,
         }
@@ -160,6 +165,17 @@ pub enum SystemValueError {
          cache"
     )]
     Uncached,
+    /// A `cmdprio_bssplit` problem.
+    #[error(transparent)]
+    CmdPrio(#[from] cmdprio::CmdPrioError),
+    /// A per-direction number out of its range (`cmdprio_class=4`).
+    #[error("each value must be from {min} to {max}")]
+    PairOutside {
+        /// The smallest value.
+        min: u64,
+        /// The largest value.
+        max: u64,
+    },
     /// `log_compression`: fio's compressed log chunks.
     #[error(
         "log_compression makes fio keep its logs zlib-compressed in chunks that only \

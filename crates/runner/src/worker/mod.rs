@@ -25,6 +25,7 @@
 //! all, so a cap holds at any runtime (the over-report of exactly `iodepth` IOs of issue 13).
 
 mod account;
+mod cmdprio;
 mod end;
 mod issue;
 #[cfg(test)]
@@ -308,6 +309,8 @@ pub(crate) struct Worker<'a, C: Clock, E: IoEngine + ?Sized> {
     replay: Option<ReplaySource>,
     /// The job's `write_iolog`: where issued IOs are recorded.
     recorder: Option<IoRecorder>,
+    /// Each IO's own priority (`cmdprio_*`), when the job gives IOs one.
+    cmdprio: Option<cmdprio::CmdPrioChooser>,
     /// No new IO is chosen; in-flight IO drains.
     stopping: bool,
     /// What ended the worker early, if anything did.
@@ -416,6 +419,7 @@ impl<'a, C: Clock, E: IoEngine + ?Sized> Worker<'a, C, E> {
             iolog,
             replay: None,
             recorder: None,
+            cmdprio: cmdprio::CmdPrioChooser::new(job, plan.seed),
             stopping: false,
             failure: None,
         }

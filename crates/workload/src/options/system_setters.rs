@@ -1,9 +1,10 @@
 //! Setters and printers of the system rows (`rows_system.rs`): histogram logs, CPU and NUMA
 //! placement, priorities, engine options and commands; same conventions as `setters.rs`.
 
-use super::convert::{choice, count, flag, number, show_flag, text};
+use super::convert::{choice, count, flag, number, pair, show_flag, text};
 use super::error::InvalidValue;
 use super::value::Value;
+use crate::system::cmdprio::{format_cmdprio_bssplit, parse_cmdprio_bssplit};
 use crate::system::{
     format_mem_policy, format_node_list, parse_mem_policy, parse_node_list, CpusAllowedPolicy,
     SystemValueError,
@@ -275,4 +276,72 @@ pub(crate) fn set_log_compression(_: &mut JobSpec, _: Value) -> Result<(), Inval
 /// Nothing to print: the option is never stored.
 pub(crate) fn show_log_compression(_: &JobSpec) -> Option<String> {
     None
+}
+
+/// A read,write pair of small numbers from `min` to `max`; a direction left out keeps
+/// `current`'s value, a single value sets both (fio's pairs).
+fn small_pair(value: Value, min: u64, max: u64, current: [u8; 2]) -> Result<[u8; 2], InvalidValue> {
+    let pair = pair(value)?;
+    let mut out = current;
+    for (slot, given) in out.iter_mut().zip([pair.read, pair.write]) {
+        if let Some(given) = given {
+            if given < min || given > max {
+                return Err(SystemValueError::PairOutside { min, max }.into());
+            }
+            *slot = given as u8;
+        }
+    }
+    Ok(out)
+}
+
+/// Prints a pair as `read,write`, or one value when both are the same.
+fn show_small_pair(pair: [u8; 2]) -> String {
+    if pair[0] == pair[1] {
+        pair[0].to_string()
+    } else {
+        format!("{},{}", pair[0], pair[1])
+    }
+}
+
+pub(crate) fn set_cmdprio_percentage(spec: &mut JobSpec, value: Value) -> Result<(), InvalidValue> {
+    let current = spec.system.cmdprio.percentage.unwrap_or([0, 0]);
+    spec.system.cmdprio.percentage = Some(small_pair(value, 0, 100, current)?);
+    Ok(())
+}
+
+pub(crate) fn show_cmdprio_percentage(spec: &JobSpec) -> Option<String> {
+    spec.system.cmdprio.percentage.map(show_small_pair)
+}
+
+pub(crate) fn set_cmdprio_class(spec: &mut JobSpec, value: Value) -> Result<(), InvalidValue> {
+    spec.system.cmdprio.class = small_pair(value, 1, 3, spec.system.cmdprio.class)?;
+    Ok(())
+}
+
+pub(crate) fn show_cmdprio_class(spec: &JobSpec) -> Option<String> {
+    Some(show_small_pair(spec.system.cmdprio.class))
+}
+
+pub(crate) fn set_cmdprio(spec: &mut JobSpec, value: Value) -> Result<(), InvalidValue> {
+    spec.system.cmdprio.level = small_pair(value, 0, 7, spec.system.cmdprio.level)?;
+    Ok(())
+}
+
+pub(crate) fn show_cmdprio(spec: &JobSpec) -> Option<String> {
+    Some(show_small_pair(spec.system.cmdprio.level))
+}
+
+pub(crate) fn set_cmdprio_bssplit(spec: &mut JobSpec, value: Value) -> Result<(), InvalidValue> {
+    let split =
+        parse_cmdprio_bssplit(&text(value)?, spec.kb_base).map_err(SystemValueError::from)?;
+    spec.system.cmdprio.bssplit = Some(split);
+    Ok(())
+}
+
+pub(crate) fn show_cmdprio_bssplit(spec: &JobSpec) -> Option<String> {
+    spec.system
+        .cmdprio
+        .bssplit
+        .as_ref()
+        .map(format_cmdprio_bssplit)
 }

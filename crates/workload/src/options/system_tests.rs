@@ -180,3 +180,43 @@ fn log_unix_epoch_max_value_prio_entries() {
 fn log_compression() {
     assert!(refused("log_compression", Some("1m")).contains("fio --inflate-log"));
 }
+
+#[test]
+fn cmdprio_percentage_class_and_level() {
+    let spec = with(&[
+        ("cmdprio_percentage", Some("20,5")),
+        ("cmdprio_class", Some("1,3")),
+        ("cmdprio", Some("2")),
+    ]);
+    let cmdprio = &spec.system.cmdprio;
+    assert_eq!(cmdprio.percentage, Some([20, 5]));
+    assert_eq!((cmdprio.class, cmdprio.level), ([1, 3], [2, 2]));
+    assert_eq!(
+        refused("cmdprio_class", Some("4")),
+        "cmdprio_class=4: each value must be from 1 to 3"
+    );
+    assert!(refused("cmdprio_percentage", Some("101")).contains("from 0 to 100"));
+}
+
+#[test]
+fn cmdprio_bssplit() {
+    use crate::system::cmdprio::CmdPrioSplit;
+    let spec = with(&[("cmdprio_bssplit", Some("64k/25/1/1:64k/75:1m/0,1m/100"))]);
+    let split = spec.system.cmdprio.bssplit.unwrap();
+    assert_eq!(
+        split[0][0],
+        CmdPrioSplit {
+            bs_bytes: 65536,
+            percent: 25,
+            class_level: Some((1, 1))
+        }
+    );
+    assert_eq!(split[0].len(), 3);
+    assert_eq!(split[1][0].percent, 100);
+    assert!(refused("cmdprio_bssplit", Some("1M/10/2/0/1"))
+        .contains("a priority hint (command duration limits), which fio 3.36 added"));
+    assert!(
+        refused("cmdprio_bssplit", Some("64k/25/4/0")).contains("the class must be from 0 to 3")
+    );
+    assert!(refused("cmdprio_bssplit", Some("64k")).contains("is not BS/PERCENT"));
+}

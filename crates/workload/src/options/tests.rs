@@ -87,6 +87,8 @@ fn options_without_a_default_are_unset_in_the_default_job() {
             "prio",
             "prioclass",
             "sqthread_poll_cpu",
+            "cmdprio_percentage",
+            "cmdprio_bssplit",
             "exec_prerun",
             "exec_postrun"
         ]
