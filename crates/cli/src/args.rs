@@ -39,6 +39,12 @@ pub fn add_run_flags(command: Command) -> Command {
                 .help("Allow writing to existing files diskmeter did not create and to devices holding data (DESTROYS their contents)"),
         )
         .arg(
+            Arg::new("allow-exec")
+                .long("allow-exec")
+                .action(ArgAction::SetTrue)
+                .help("Run the shell commands of job files' exec_prerun and exec_postrun (refused without it)"),
+        )
+        .arg(
             Arg::new("dry-run")
                 .long("dry-run")
                 .action(ArgAction::SetTrue)
@@ -106,6 +112,7 @@ pub fn settings(matches: &ArgMatches) -> anyhow::Result<Settings> {
         dry_run: matches.get_flag("dry-run"),
         allow_destroy: matches.get_flag("allow-destroy"),
         keep_files: matches.get_flag("keep"),
+        allow_exec: matches.get_flag("allow-exec"),
         throttle: crate::throttle::throttle_limits(matches),
         history: if matches.get_flag("no-save") {
             HistoryChoice::Off

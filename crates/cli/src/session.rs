@@ -206,6 +206,12 @@ pub(crate) fn describe_plan(plan: &RunPlan) -> String {
                     None => String::new(),
                 }
             ));
+            if let Some(cpus) = &worker.placement.cpus {
+                out.push_str(&format!(
+                    "  #   on CPUs {}\n",
+                    diskmeter_units::format_cpu_list(cpus)
+                ));
+            }
             for &t in &worker.targets {
                 let target = &plan.targets[t];
                 out.push_str(&format!(

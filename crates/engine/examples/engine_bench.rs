@@ -90,6 +90,7 @@ fn main() {
         register_files: get("regfiles", "0") == "1",
         fill: BufferFill::Random,
         seed: 1,
+        tuning: Default::default(),
     };
     let mut engine = open_engine(&config).expect("engine");
     let blocks = (size / u64::from(bs)).max(1);

@@ -92,6 +92,33 @@ pub struct Capabilities {
     pub registered_files: bool,
 }
 
+/// fio's engine options of io_uring and libaio; the default is what the engines do without
+/// them. Engines ignore the options that are not theirs (the runner refuses such jobs first).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct EngineTuning {
+    /// io_uring `sqthread_poll`: a kernel thread polls the submission queue
+    /// (IORING_SETUP_SQPOLL), so submitting needs no system call while it is awake.
+    pub sqthread_poll: bool,
+    /// io_uring `sqthread_poll_cpu`: the CPU of that kernel thread.
+    pub sqthread_poll_cpu: Option<u32>,
+    /// io_uring `hipri`: polled completions (IORING_SETUP_IOPOLL); needs O_DIRECT and a
+    /// device with poll queues.
+    pub hipri: bool,
+    /// io_uring `nonvectored=0`: READV/WRITEV with one iovec instead of READ/WRITE.
+    pub vectored: bool,
+    /// io_uring and libaio `nowait`: RWF_NOWAIT on reads and writes (EAGAIN instead of
+    /// blocking).
+    pub nowait: bool,
+    /// io_uring `force_async=N`: IOSQE_ASYNC on every Nth request; 0 = never.
+    pub force_async_every: u32,
+    /// libaio `userspace_reap`: a non-blocking reap reads the completion ring in user space
+    /// instead of calling io_getevents.
+    pub userspace_reap: bool,
+    /// io_uring and libaio `cmdprio_*`: IOs carry a priority of their own, given per slot
+    /// with [`IoEngine::set_ioprio`].
+    pub per_io_priority: bool,
+}
+
 /// How to build an engine for one worker.
 #[derive(Debug, Clone)]
 pub struct EngineConfig {
@@ -114,6 +141,8 @@ pub struct EngineConfig {
     pub fill: BufferFill,
     /// Seed for the random fill.
     pub seed: u64,
+    /// fio's engine options (io_uring, libaio).
+    pub tuning: EngineTuning,
 }
 
 /// Why an engine could not be built or could not do its work.
@@ -202,6 +231,11 @@ pub trait IoEngine: Send {
         let reaped = self.getevents(min, out)?;
         Ok((submitted, reaped))
     }
+
+    /// The IO priority (the kernel's ioprio value, class << 13 | level; 0 = the thread's)
+    /// the next unit queued in `slot` carries (fio's `cmdprio_*`). Engines that cannot
+    /// carry one per IO ignore it; the runner refuses such jobs first.
+    fn set_ioprio(&mut self, _slot: u32, _ioprio: u16) {}
 
     /// The buffer of `slot`, to fill before a write or inspect after a read.
     ///

@@ -81,6 +81,12 @@ pub(crate) struct AioEngine {
     events: Vec<IoEvent>,
     /// Units the kernel accepted and has not yet completed.
     in_kernel: usize,
+    /// RWF_NOWAIT on reads and writes (fio `nowait`).
+    nowait: bool,
+    /// Non-blocking reaps read the completion ring in user space (fio `userspace_reap`).
+    userspace_reap: bool,
+    /// Per slot, the IO priority its next IO carries (`cmdprio_*`); empty when unused.
+    ioprio: Vec<u16>,
     slots: SlotTracker,
     /// Trims are done at queue time (native AIO has no discard) and land in `refused`.
     trimmer: crate::trim::Trimmer,
@@ -132,6 +138,13 @@ impl AioEngine {
             refused: Vec::with_capacity(depth),
             events: vec![IoEvent::default(); depth],
             in_kernel: 0,
+            nowait: config.tuning.nowait,
+            userspace_reap: config.tuning.userspace_reap,
+            ioprio: if config.tuning.per_io_priority {
+                vec![0; depth]
+            } else {
+                Vec::new()
+            },
             slots: SlotTracker::new(depth, config.buffer_len_bytes, config.fds.len()),
             trimmer: crate::trim::Trimmer::new(&config.fds),
             buffers,
@@ -212,10 +225,61 @@ impl AioEngine {
         n
     }
 
+    /// Takes the completions the kernel has posted to the context's ring, in user space
+    /// (fio's `userspace_reap`); 0 when the ring is not the layout this reads.
+    fn reap_user_space(&mut self, out: &mut Vec<IoCompletion>) -> usize {
+        use std::sync::atomic::{AtomicU32, Ordering};
+        /// `struct aio_ring`'s magic (fs/aio.c): the ring has the layout below.
+        const AIO_RING_MAGIC: u32 = 0xa10a10a1;
+        /// The ring's header: id, nr, head, tail, magic, compat, incompat, header_length.
+        const HEADER_BYTES: usize = 32;
+        let ring = self.ctx as usize as *mut u32;
+        // SAFETY: an AIO context id is the address of the kernel's `struct aio_ring`, mapped
+        // into this process for as long as the context lives; its 32-byte header is eight
+        // u32s, read here as atomics because the kernel writes `tail` concurrently.
+        let field = |index: usize| unsafe { &*(ring.add(index) as *const AtomicU32) };
+        if field(4).load(Ordering::Relaxed) != AIO_RING_MAGIC {
+            return 0;
+        }
+        let nr = field(1).load(Ordering::Relaxed);
+        let head_field = field(2);
+        let mut head = head_field.load(Ordering::Relaxed);
+        let tail = field(3).load(Ordering::Acquire);
+        let mut n = 0;
+        while head != tail && nr > 0 {
+            // SAFETY: the events follow the header; `head < nr` indexes the ring's array of
+            // `nr` io_events, which the kernel filled before publishing `tail` (acquired).
+            let event = unsafe {
+                ((ring as *const u8).add(HEADER_BYTES) as *const IoEvent)
+                    .add(head as usize)
+                    .read_volatile()
+            };
+            let slot = event.data as u32;
+            self.slots.end(slot);
+            out.push(IoCompletion {
+                slot,
+                result: event.res,
+            });
+            head = (head + 1) % nr;
+            n += 1;
+        }
+        if n > 0 {
+            head_field.store(head, Ordering::Release);
+            self.in_kernel -= n;
+        }
+        n
+    }
+
     /// One `io_getevents` for at least `min` (<= in_kernel) events.
     fn reap(&mut self, min: usize, out: &mut Vec<IoCompletion>) -> Result<usize, EngineError> {
         if self.in_kernel == 0 {
             return Ok(0);
+        }
+        if min == 0 && self.userspace_reap {
+            let got = self.reap_user_space(out);
+            if got > 0 {
+                return Ok(got);
+            }
         }
         let max = self.in_kernel.min(self.events.len());
         let rc = loop {
@@ -312,6 +376,7 @@ impl IoEngine for AioEngine {
                 return Ok(());
             }
         };
+        let prio = self.ioprio.get(unit.slot as usize).copied().unwrap_or(0);
         self.iocbs[unit.slot as usize] = Iocb {
             aio_data: u64::from(unit.slot),
             aio_lio_opcode: opcode,
@@ -321,6 +386,14 @@ impl IoEngine for AioEngine {
             aio_buf: if sync { 0 } else { buf as u64 },
             aio_nbytes: if sync { 0 } else { u64::from(unit.len_bytes) },
             aio_offset: if sync { 0 } else { offset },
+            aio_rw_flags: if self.nowait && !sync {
+                libc::RWF_NOWAIT
+            } else {
+                0
+            },
+            // IOCB_FLAG_IOPRIO: the kernel takes aio_reqprio as the IO's priority.
+            aio_flags: if prio != 0 { 1 << 1 } else { 0 },
+            aio_reqprio: prio as i16,
             ..Iocb::default()
         };
         self.pending.push(unit.slot);
@@ -344,6 +417,12 @@ impl IoEngine for AioEngine {
             }
             self.submit_pending()?;
             got += self.take_refused(out);
+        }
+    }
+
+    fn set_ioprio(&mut self, slot: u32, ioprio: u16) {
+        if let Some(prio) = self.ioprio.get_mut(slot as usize) {
+            *prio = ioprio;
         }
     }
 

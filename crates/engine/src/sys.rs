@@ -307,6 +307,58 @@ pub(crate) fn skip_test(reason: &str) {
     eprintln!("SKIP: {reason}");
 }
 
+/// Sets the calling thread's NUMA memory policy (`set_mempolicy(2)`): `mode` is one of the
+/// kernel's MPOL_* values (0 default, 1 preferred, 2 bind, 3 interleave, 4 local) and `nodes`
+/// the node numbers of its mask (empty for default and local). Memory the thread allocates
+/// afterwards follows it.
+pub fn set_thread_mempolicy(mode: i32, nodes: &[usize]) -> io::Result<()> {
+    const BITS: usize = 64;
+    let words = nodes.iter().max().map_or(1, |&n| n / BITS + 1);
+    let mut mask = vec![0u64; words];
+    for &node in nodes {
+        mask[node / BITS] |= 1 << (node % BITS);
+    }
+    let (mask_ptr, max_node) = if nodes.is_empty() {
+        (std::ptr::null(), 0)
+    } else {
+        // The kernel reads max_node - 1 bits; one more than the bits given.
+        (mask.as_ptr(), (words * BITS + 1) as libc::c_ulong)
+    };
+    // SAFETY: set_mempolicy reads at most max_node - 1 bits from mask_ptr, which points at
+    // `words` u64s (or is null with max_node 0); it writes no memory.
+    let rc = unsafe { libc::syscall(libc::SYS_set_mempolicy, mode, mask_ptr, max_node) };
+    if rc < 0 {
+        return Err(io::Error::last_os_error());
+    }
+    Ok(())
+}
+
+/// Sets the calling thread's nice value (Linux keeps one per thread).
+pub fn set_thread_nice(nice: i32) -> io::Result<()> {
+    // SAFETY: gettid takes no arguments and cannot fail.
+    let tid = unsafe { libc::syscall(libc::SYS_gettid) };
+    // SAFETY: setpriority takes its arguments by value and touches no memory.
+    let rc = unsafe { libc::setpriority(libc::PRIO_PROCESS, tid as libc::id_t, nice) };
+    if rc < 0 {
+        return Err(io::Error::last_os_error());
+    }
+    Ok(())
+}
+
+/// Sets the calling thread's IO priority (`ioprio_set(2)`, IOPRIO_WHO_PROCESS of itself):
+/// `class` 0 none, 1 realtime, 2 best effort, 3 idle; `level` 0 (highest) to 7.
+pub fn set_thread_ioprio(class: u8, level: u8) -> io::Result<()> {
+    const IOPRIO_WHO_PROCESS: libc::c_int = 1;
+    let value = (libc::c_int::from(class) << 13) | libc::c_int::from(level);
+    // SAFETY: ioprio_set takes three integers by value (who 0 = the calling thread) and
+    // touches no memory.
+    let rc = unsafe { libc::syscall(libc::SYS_ioprio_set, IOPRIO_WHO_PROCESS, 0, value) };
+    if rc < 0 {
+        return Err(io::Error::last_os_error());
+    }
+    Ok(())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

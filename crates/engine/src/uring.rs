@@ -20,7 +20,9 @@ use io_uring::{opcode, squeue, types, IoUring};
 
 use crate::buffers::AlignedBuffers;
 use crate::slots::SlotTracker;
-use crate::{Capabilities, EngineConfig, EngineError, IoCompletion, IoEngine, IoOp, IoUnit};
+use crate::{
+    Capabilities, EngineConfig, EngineError, EngineTuning, IoCompletion, IoEngine, IoOp, IoUnit,
+};
 
 /// What the io_uring engine can do. The depth limit is the kernel's IORING_MAX_ENTRIES.
 pub(crate) const CAPABILITIES: Capabilities = Capabilities {
@@ -43,6 +45,8 @@ const MAX_FIXED_BUFFERS: u32 = 1 << 14;
 pub(crate) struct UringEngine {
     ring: IoUring,
     fds: Vec<RawFd>,
+    /// fio's per-IO engine options, when any is set (`None` keeps `queue` on its plain path).
+    tuning: Option<Tuned>,
     fixed_buffers: bool,
     registered_files: bool,
     /// False while the ring is still R_DISABLED (see the module docs).
@@ -57,6 +61,23 @@ pub(crate) struct UringEngine {
     buffers: ManuallyDrop<AlignedBuffers>,
 }
 
+/// The per-IO options of [`EngineTuning`] a ring applies in `queue`.
+struct Tuned {
+    /// One iovec per slot for READV/WRITEV (`nonvectored=0`); empty otherwise.
+    iovecs: Vec<libc::iovec>,
+    /// RWF_NOWAIT on reads and writes.
+    nowait: bool,
+    /// IOSQE_ASYNC on every Nth request (0 = never), and requests since the last one.
+    force_async_every: u32,
+    since_async: u32,
+    /// Per slot, the IO priority its next IO carries (`cmdprio_*`); empty when unused.
+    ioprio: Vec<u16>,
+}
+
+// SAFETY: the iovecs' pointers point into the engine's own buffers, which move with it and
+// are touched only by the thread that owns the engine.
+unsafe impl Send for Tuned {}
+
 /// Maps an `io_uring_setup` failure: the kernel or a sandbox refusing io_uring outright
 /// (ENOSYS: not built in or seccomp; EPERM/EACCES: io_uring_disabled sysctl or LSM) means
 /// "unavailable, pick another engine"; anything else is a real setup error.
@@ -68,6 +89,27 @@ pub(crate) fn setup_error(err: io::Error) -> EngineError {
             source: err,
         },
     }
+}
+
+/// How long the SQPOLL thread spins without work before it sleeps, ms (the kernel's own
+/// default when none is given is one second; fio gives none).
+const SQPOLL_IDLE_MS: u32 = 1000;
+
+/// Creates the ring fio's `sqthread_poll` / `hipri` ask for: SQPOLL (on a CPU if given)
+/// and/or IOPOLL. The task-run flags of the default ring are not valid with SQPOLL, so this
+/// ring has none of them.
+fn build_polled_ring(entries: u32, tuning: &EngineTuning) -> Result<IoUring, EngineError> {
+    let mut builder = IoUring::builder();
+    if tuning.sqthread_poll {
+        builder.setup_sqpoll(SQPOLL_IDLE_MS);
+        if let Some(cpu) = tuning.sqthread_poll_cpu {
+            builder.setup_sqpoll_cpu(cpu);
+        }
+    }
+    if tuning.hipri {
+        builder.setup_iopoll();
+    }
+    builder.build(entries).map_err(setup_error)
 }
 
 /// Creates the ring with the best flag set the kernel accepts; returns whether it starts
@@ -123,7 +165,15 @@ impl UringEngine {
             config.fill,
             config.seed,
         )?;
-        let (ring, disabled) = build_ring(depth.next_power_of_two())?;
+        let tuning = config.tuning;
+        let (ring, disabled) = if tuning.sqthread_poll || tuning.hipri {
+            (
+                build_polled_ring(depth.next_power_of_two(), &tuning)?,
+                false,
+            )
+        } else {
+            build_ring(depth.next_power_of_two())?
+        };
         if config.fixed_buffers {
             let iovecs = buffers.as_iovecs();
             // SAFETY: the iovecs describe `buffers`, which lives in this engine and is freed
@@ -146,9 +196,29 @@ impl UringEngine {
                     source,
                 })?;
         }
+        let tuned = tuning.vectored
+            || tuning.nowait
+            || tuning.force_async_every > 0
+            || tuning.per_io_priority;
+        let iovecs = if tuning.vectored && !config.fixed_buffers {
+            buffers.as_iovecs()
+        } else {
+            Vec::new()
+        };
         Ok(UringEngine {
             ring,
             fds: config.fds.clone(),
+            tuning: tuned.then_some(Tuned {
+                iovecs,
+                nowait: tuning.nowait,
+                force_async_every: tuning.force_async_every,
+                since_async: 0,
+                ioprio: if tuning.per_io_priority {
+                    vec![0; depth as usize]
+                } else {
+                    Vec::new()
+                },
+            }),
             fixed_buffers: config.fixed_buffers,
             registered_files: register_files,
             enabled: !disabled,
@@ -288,6 +358,79 @@ macro_rules! rw_entry {
     }};
 }
 
+impl Tuned {
+    /// Counts a request for `force_async`; true when this one gets IOSQE_ASYNC.
+    #[inline]
+    fn take_async_turn(&mut self) -> bool {
+        if self.force_async_every == 0 {
+            return false;
+        }
+        self.since_async += 1;
+        if self.since_async >= self.force_async_every {
+            self.since_async = 0;
+            return true;
+        }
+        false
+    }
+}
+
+/// Builds the SQE for `unit` with the job's per-IO options (`Tuned`): vectored opcodes with
+/// the slot's iovec, RWF_NOWAIT, IOSQE_ASYNC every Nth request.
+macro_rules! tuned_entry {
+    ($fd:expr, $unit:expr, $buf:expr, $fixed:expr, $tuned:expr) => {{
+        let (len, off, idx) = ($unit.len_bytes, $unit.offset_bytes, $unit.slot as u16);
+        let flags = if $tuned.nowait { libc::RWF_NOWAIT } else { 0 };
+        let prio = $tuned.ioprio.get($unit.slot as usize).copied().unwrap_or(0);
+        let vectored = !$tuned.iovecs.is_empty();
+        let entry = match ($unit.op, $fixed, vectored) {
+            (IoOp::Read, true, _) => opcode::ReadFixed::new($fd, $buf, len, idx)
+                .offset(off)
+                .rw_flags(flags)
+                .ioprio(prio)
+                .build(),
+            (IoOp::Write, true, _) => opcode::WriteFixed::new($fd, $buf, len, idx)
+                .offset(off)
+                .rw_flags(flags)
+                .ioprio(prio)
+                .build(),
+            (IoOp::Read | IoOp::Write, false, true) => {
+                let iovec = &mut $tuned.iovecs[$unit.slot as usize];
+                iovec.iov_len = len as usize;
+                let iovec: *const libc::iovec = iovec;
+                if $unit.op == IoOp::Read {
+                    opcode::Readv::new($fd, iovec, 1)
+                        .offset(off)
+                        .rw_flags(flags)
+                        .ioprio(prio)
+                        .build()
+                } else {
+                    opcode::Writev::new($fd, iovec, 1)
+                        .offset(off)
+                        .rw_flags(flags)
+                        .ioprio(prio)
+                        .build()
+                }
+            }
+            (IoOp::Read, false, false) => opcode::Read::new($fd, $buf, len)
+                .offset(off)
+                .rw_flags(flags)
+                .ioprio(prio)
+                .build(),
+            (IoOp::Write, false, false) => opcode::Write::new($fd, $buf, len)
+                .offset(off)
+                .rw_flags(flags)
+                .ioprio(prio)
+                .build(),
+            _ => rw_entry!($fd, $unit, $buf, $fixed),
+        };
+        if $tuned.take_async_turn() {
+            entry.flags(squeue::Flags::ASYNC)
+        } else {
+            entry
+        }
+    }};
+}
+
 impl IoEngine for UringEngine {
     fn name(&self) -> &'static str {
         "io_uring"
@@ -312,11 +455,25 @@ impl IoEngine for UringEngine {
             return Ok(());
         }
         let buf = self.buffers.slot_ptr(unit.slot as usize);
-        let entry: squeue::Entry = if self.registered_files {
-            rw_entry!(types::Fixed(unit.file), unit, buf, self.fixed_buffers)
-        } else {
-            let fd = self.fds[unit.file as usize];
-            rw_entry!(types::Fd(fd), unit, buf, self.fixed_buffers)
+        let entry: squeue::Entry = match (&mut self.tuning, self.registered_files) {
+            (None, true) => rw_entry!(types::Fixed(unit.file), unit, buf, self.fixed_buffers),
+            (None, false) => {
+                let fd = self.fds[unit.file as usize];
+                rw_entry!(types::Fd(fd), unit, buf, self.fixed_buffers)
+            }
+            (Some(tuned), true) => {
+                tuned_entry!(
+                    types::Fixed(unit.file),
+                    unit,
+                    buf,
+                    self.fixed_buffers,
+                    tuned
+                )
+            }
+            (Some(tuned), false) => {
+                let fd = self.fds[unit.file as usize];
+                tuned_entry!(types::Fd(fd), unit, buf, self.fixed_buffers, tuned)
+            }
         };
         let entry = entry.user_data(u64::from(unit.slot));
         // SAFETY: the SQE points at slot `unit.slot`, whose `len_bytes` bytes lie inside the
@@ -377,6 +534,16 @@ impl IoEngine for UringEngine {
         let submitted = self.enter(want.saturating_sub(early))?;
         let got = early + self.reap(out);
         Ok((submitted, self.wait_for(want, got, out)?))
+    }
+
+    fn set_ioprio(&mut self, slot: u32, ioprio: u16) {
+        if let Some(prio) = self
+            .tuning
+            .as_mut()
+            .and_then(|t| t.ioprio.get_mut(slot as usize))
+        {
+            *prio = ioprio;
+        }
     }
 
     fn buffer_mut(&mut self, slot: u32) -> &mut [u8] {

@@ -44,6 +44,7 @@ fn config(choice: EngineChoice, depth: u32, fds: Vec<i32>) -> EngineConfig {
         register_files: false,
         fill: BufferFill::Random,
         seed: 42,
+        tuning: Default::default(),
     }
 }
 

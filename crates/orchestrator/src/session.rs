@@ -27,6 +27,8 @@ pub struct Settings {
     pub allow_destroy: bool,
     /// Keep the test files diskmeter creates (`--keep`).
     pub keep_files: bool,
+    /// Run the commands of jobs' `exec_prerun` and `exec_postrun` (`--allow-exec`).
+    pub allow_exec: bool,
     /// The in-engine throttle's caps, shared by every worker of a step.
     pub throttle: ThrottleLimits,
     /// Which history finished runs are saved into.
@@ -231,6 +233,7 @@ impl Session {
         let jobs = &step.batch.steps[step.index].jobs;
         let plan_options = PlanOptions {
             throttle: self.settings.throttle,
+            allow_exec: self.settings.allow_exec,
             ..PlanOptions::default()
         };
         // How the jobs are written can make planning fail (a usage error); the machine can

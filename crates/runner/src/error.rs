@@ -63,11 +63,14 @@ pub enum RunError {
     /// A worker thread panicked (a bug); its statistics are lost.
     #[error("worker thread panicked")]
     WorkerPanicked,
-    /// A worker could not be pinned to the job's CPUs (`cpus_allowed`).
-    #[error("job {job}: cannot pin to cpus_allowed ({source})")]
-    Affinity {
+    /// The kernel refused a worker's placement or priority (`cpus_allowed`,
+    /// `numa_mem_policy`, `nice`, `prio`/`prioclass`).
+    #[error("job {job}: cannot apply {option} ({source})")]
+    Placement {
         /// The job's name.
         job: String,
+        /// The option the kernel refused.
+        option: &'static str,
         /// The kernel's answer.
         #[source]
         source: std::io::Error,

@@ -1,8 +1,9 @@
-//! fio's log files of a worker (`write_bw_log`, `write_iops_log`, `write_lat_log`): their
-//! names, and opening them into a recorder before the run.
+//! fio's log files of a worker (`write_bw_log`, `write_iops_log`, `write_lat_log`,
+//! `write_hist_log`): their names, and opening them into a recorder before the run.
 //!
 //! Names are fio 3.x's: `PREFIX_bw.N.log`, `PREFIX_iops.N.log`, and `PREFIX_lat.N.log`,
-//! `PREFIX_clat.N.log`, `PREFIX_slat.N.log` for the latency logs, where N is the worker's
+//! `PREFIX_clat.N.log`, `PREFIX_slat.N.log` for the latency logs, `PREFIX_clat_hist.N.log`
+//! for the histogram log, where N is the worker's
 //! number in the whole run counted from 1 (fio's thread number: jobs in order, each job's
 //! clones one after another) and an empty prefix means the job's name. With
 //! `per_job_logs=0` the `.N` is left out and every worker with that prefix appends to the
@@ -13,7 +14,7 @@
 //! ended (see `diskmeter_stats::IoLogRecorder`).
 
 use crate::RunError;
-use diskmeter_stats::{IoLogRecorder, LogKind};
+use diskmeter_stats::{IoLogRecorder, LogFormat, LogKind};
 use diskmeter_workload::JobSpec;
 use serde::Serialize;
 use std::fs::OpenOptions;
@@ -40,6 +41,7 @@ pub fn log_files(job: &JobSpec, worker_number: usize) -> Vec<LogFile> {
             &job.write_lat_log,
             &[LogKind::Lat, LogKind::Clat, LogKind::Slat][..],
         ),
+        (&job.system.write_hist_log, &[LogKind::ClatHist][..]),
     ];
     let mut files = Vec::new();
     for (prefix, kinds) in asked {
@@ -67,7 +69,14 @@ pub fn open_recorder(job: &JobSpec, files: &[LogFile]) -> Result<Option<IoLogRec
     if files.is_empty() {
         return Ok(None);
     }
-    let mut recorder = IoLogRecorder::new(u64::from(job.log_avg_msec), job.log_offset);
+    let format = LogFormat {
+        max_value: job.system.log_max_value,
+        unix_epoch: job.system.log_unix_epoch,
+        log_prio: job.system.log_prio,
+        ioprio: crate::placement::ioprio_value(job),
+    };
+    let mut recorder =
+        IoLogRecorder::new(u64::from(job.log_avg_msec), job.log_offset).with_format(format);
     for file in files {
         let mut options = OpenOptions::new();
         if file.append {
@@ -79,11 +88,18 @@ pub fn open_recorder(job: &JobSpec, files: &[LogFile]) -> Result<Option<IoLogRec
             path: file.path.clone(),
             message: format!("cannot create the log file: {e}"),
         })?;
-        recorder.add_log(
-            file.kind,
-            file.path.display().to_string(),
-            Box::new(BufWriter::new(opened)),
-        );
+        let label = file.path.display().to_string();
+        let sink = Box::new(BufWriter::new(opened));
+        if file.kind == LogKind::ClatHist {
+            recorder.add_hist_log(
+                label,
+                sink,
+                u64::from(job.system.log_hist_msec),
+                job.system.log_hist_coarseness,
+            );
+        } else {
+            recorder.add_log(file.kind, label, sink);
+        }
     }
     Ok(Some(recorder))
 }

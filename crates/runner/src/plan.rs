@@ -87,6 +87,8 @@ pub struct WorkerPlan {
     pub rate_period_ns: PerDirection<Option<u64>>,
     /// fio's log files this worker writes (`write_bw_log` and the like).
     pub logs: Vec<crate::logs::LogFile>,
+    /// Its CPUs, memory policy and priorities (`cpus_allowed`, `numa_*`, `nice`, `prio`).
+    pub placement: crate::placement::Placement,
 }
 
 /// Everything the runner will do, resolved.
@@ -111,6 +113,9 @@ pub struct PlanOptions {
     pub default_directory: Option<PathBuf>,
     /// Caps shared by every worker of the run (`--throttle-iops`, `--throttle-bw`).
     pub throttle: crate::ThrottleLimits,
+    /// Run the jobs' `exec_prerun` and `exec_postrun` commands (`--allow-exec`); without it
+    /// a job that has them is refused.
+    pub allow_exec: bool,
 }
 
 /// IOs per submit call when the job leaves `iodepth_batch_submit` unset (fio: 1). The queue
@@ -181,6 +186,8 @@ pub fn resolve(jobs: &[JobSpec], options: &PlanOptions) -> Result<RunPlan, RunEr
             job: job.name.clone(),
             message: e.to_string(),
         })?;
+        crate::engine_options::check_job(job)?;
+        crate::exec::check(job, options.allow_exec)?;
         let submit_batch = match job.iodepth_batch_submit {
             0 => DEFAULT_SUBMIT_BATCH.min(iodepth),
             n => n.min(iodepth),
@@ -244,6 +251,7 @@ pub fn resolve(jobs: &[JobSpec], options: &PlanOptions) -> Result<RunPlan, RunEr
                     .collect();
                 resolve_targets(&mut plan.targets, job, &paths, options)?
             };
+            crate::engine_options::check_targets(job, &targets, &plan.targets)?;
             let region_total: u64 = targets
                 .iter()
                 .map(|&t| plan.targets[t].region_len_bytes)
@@ -273,6 +281,7 @@ pub fn resolve(jobs: &[JobSpec], options: &PlanOptions) -> Result<RunPlan, RunEr
             };
             // fio numbers log files by thread over the whole run, from 1.
             let logs = crate::logs::log_files(job, plan.workers.len() + 1);
+            let placement = crate::placement::for_worker(job, plan.workers.len() + 1)?;
             plan.workers.push(WorkerPlan {
                 job_index,
                 clone_index,
@@ -287,6 +296,7 @@ pub fn resolve(jobs: &[JobSpec], options: &PlanOptions) -> Result<RunPlan, RunEr
                     ^ (0x9e37_79b9_7f4a_7c15u64.wrapping_mul(clone_index as u64 + 1)),
                 rate_period_ns,
                 logs,
+                placement,
             });
         }
     }

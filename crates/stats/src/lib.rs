@@ -23,6 +23,9 @@ pub use confidence::{batch_means, compare_means, mann_whitney_p, MeanEstimate, V
 pub use depth::{DepthDistribution, DEPTH_LABELS, SUBMIT_LABELS};
 pub use histogram::{HistogramError, LatencyHistogram, MAX_LATENCY_NS, SIGNIFICANT_DIGITS};
 pub use interval::{merge_series, IntervalDirection, IntervalRecorder, IntervalSample};
-pub use iolog::{CompletedIo, IoLogError, IoLogRecorder, LogKind, MAX_PENDING_ENTRIES};
+pub use iolog::{
+    fio_bucket_bounds, fio_bucket_index, CompletedIo, IoLogError, IoLogRecorder, LogFormat,
+    LogKind, FIO_PLAT_BUCKETS, MAX_HIST_COARSENESS, MAX_PENDING_ENTRIES,
+};
 pub use verify::{VerifyFailure, VerifyStats, MAX_KEPT_VERIFY_FAILURES};
 pub use worker::{CpuUsage, DirectionStats, IoErrorRecord, IoErrors, WorkerStats};

@@ -383,6 +383,10 @@ impl<C: Clock, E: IoEngine + ?Sized> Worker<'_, C, E> {
             Direction::Read => IoOp::Read,
             Direction::Write => IoOp::Write,
         };
+        if let Some(chooser) = &mut self.cmdprio {
+            let ioprio = chooser.choose(direction.index(), len_bytes);
+            self.engine.set_ioprio(slot, ioprio);
+        }
         self.engine
             .queue(IoUnit {
                 op,

@@ -25,8 +25,9 @@
 //! all, so a cap holds at any runtime (the over-report of exactly `iodepth` IOs of issue 13).
 
 mod account;
-mod control;
 mod backlog;
+mod cmdprio;
+mod control;
 mod end;
 mod issue;
 #[cfg(test)]
@@ -43,7 +44,7 @@ use crate::plan::{engine_choice, TargetPlan, WorkerPlan};
 use crate::replay::{IoRecorder, ReplaySource};
 use crate::sizes::SizeChooser;
 use crate::{LiveCounters, RunError};
-use diskmeter_engine::{sys, BufferFill, EngineConfig, IoCompletion, IoEngine, IoOp};
+use diskmeter_engine::{BufferFill, EngineConfig, IoCompletion, IoEngine, IoOp};
 use diskmeter_stats::{IoLogRecorder, WorkerStats};
 use diskmeter_workload::{Direction, JobSpec, RandomDistribution};
 use std::os::fd::RawFd;
@@ -183,10 +184,10 @@ pub struct WorkerOutcome {
 pub fn run_worker(mut ctx: WorkerContext<'_>) -> WorkerOutcome {
     let iolog = ctx.iolog.take();
     let (engine, _locked) = crate::buffer_contents::with_lockmem(ctx.job, || build_engine(&ctx));
-    let (replay, recorder) = match crate::replay::open_for_worker(
-        ctx.job,
-        ctx.targets.iter().map(|(_, t)| t.path.as_path()),
-    ) {
+    let opened = crate::exec::prerun(ctx.job).and_then(|()| {
+        crate::replay::open_for_worker(ctx.job, ctx.targets.iter().map(|(_, t)| t.path.as_path()))
+    });
+    let (replay, recorder) = match opened {
         Ok(opened) => opened,
         Err(error) => {
             // The gate still opens for the siblings; this worker does nothing.
@@ -215,21 +216,19 @@ pub fn run_worker(mut ctx: WorkerContext<'_>) -> WorkerOutcome {
             };
         }
     };
-    let outcome = Worker::new(&ctx, engine.as_mut(), TscClock, iolog)
+    let mut outcome = Worker::new(&ctx, engine.as_mut(), TscClock, iolog)
         .with_replay(replay)
         .with_recorder(recorder)
         .run();
+    if let Err(error) = crate::exec::postrun(ctx.job) {
+        outcome.error.get_or_insert(error);
+    }
     ctx.links.finished();
     outcome
 }
 
 fn build_engine(ctx: &WorkerContext<'_>) -> Result<Box<dyn IoEngine>, RunError> {
-    if let Some(cpus) = &ctx.job.cpus_allowed {
-        sys::set_thread_affinity(cpus).map_err(|source| RunError::Affinity {
-            job: ctx.job.name.clone(),
-            source,
-        })?;
-    }
+    crate::placement::apply(&ctx.plan.placement, &ctx.job.name)?;
     let config = EngineConfig {
         choice: engine_choice(ctx.job.ioengine),
         iodepth: ctx.plan.iodepth,
@@ -247,6 +246,7 @@ fn build_engine(ctx: &WorkerContext<'_>) -> Result<Box<dyn IoEngine>, RunError> 
             (false, None) => BufferFill::Random,
         },
         seed: ctx.plan.seed,
+        tuning: crate::engine_options::tuning(ctx.job),
     };
     diskmeter_engine::open_engine(&config)
         .map(|engine| crate::file_lock::LockingEngine::for_job(engine, ctx.job, &ctx.targets))
@@ -361,6 +361,8 @@ pub(crate) struct Worker<'a, C: Clock, E: IoEngine + ?Sized> {
     replayed_trim: Option<(u32, u64, u64)>,
     /// fio's `dedupe_percentage`: each write's data generated (`None` when off).
     dedupe: Option<Box<crate::buffer_contents::DedupeFill>>,
+    /// Each IO's own priority (`cmdprio_*`), when the job gives IOs one.
+    cmdprio: Option<cmdprio::CmdPrioChooser>,
     /// No new IO is chosen; in-flight IO drains.
     stopping: bool,
     /// What ended the worker early, if anything did.
@@ -498,6 +500,7 @@ impl<'a, C: Clock, E: IoEngine + ?Sized> Worker<'a, C, E> {
             backlog: backlog::TrimBacklog::of(&job.trim, plan.seed),
             replayed_trim: None,
             dedupe: crate::buffer_contents::DedupeFill::for_worker(job, &ctx.targets, plan.seed),
+            cmdprio: cmdprio::CmdPrioChooser::new(job, plan.seed),
             stopping: false,
             failure: None,
             verify,

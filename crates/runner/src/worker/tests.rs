@@ -71,6 +71,7 @@ impl Watched {
             register_files: false,
             fill: BufferFill::Random,
             seed: 1,
+            tuning: Default::default(),
         };
         Watched {
             null: diskmeter_engine::open_engine(&config).unwrap(),

@@ -3,8 +3,10 @@
 //!
 //! A line is `time_ms, value, direction, block_size, priority` (fio's 5 columns), or
 //! `time_ms, value, direction, block_size, offset, priority` with `log_offset`; direction is
-//! 0 read, 1 write, and priority is always 0 (diskmeter sets no IO priorities). Times are ms
-//! since the worker's measurement start (after `ramp_time`), rounded down.
+//! 0 read, 1 write, and priority is 1 for a realtime-class IO and 0 otherwise, or the IO's
+//! priority value as `0x%04x` with `log_prio` (averaged lines: no priority, 0), see
+//! [`LogFormat`]. Times are ms since the worker's measurement start (after `ramp_time`),
+//! rounded down, or Unix ms with `log_unix_epoch`.
 //!
 //! Values follow fio 3.33's code (stat.c), checked against its output:
 //! * one line per IO (`log_avg_msec=0`, [`per_io`]): latencies in ns; bandwidth = bytes x
@@ -18,6 +20,7 @@
 //! are kept and written by [`write`]. Writing never panics: the first error stops that log
 //! and is returned by [`IoLogRecorder::finish`].
 
+mod hist;
 mod per_io;
 mod window;
 mod write;
@@ -31,6 +34,7 @@ use std::io::{self, Write};
 use window::Averaging;
 use write::LogWriter;
 
+pub use hist::{fio_bucket_bounds, fio_bucket_index, FIO_PLAT_BUCKETS, MAX_HIST_COARSENESS};
 pub use write::MAX_PENDING_ENTRIES;
 
 /// Which of fio's logs a file is; the name of its file ends `_<suffix>.N.log`.
@@ -48,6 +52,9 @@ pub enum LogKind {
     /// Submission latency, issue to submission (`write_lat_log`; no lines for engines that
     /// complete IOs inside the submit call, as in fio).
     Slat,
+    /// Completion-latency histograms (`write_hist_log`; see
+    /// [`IoLogRecorder::add_hist_log`]).
+    ClatHist,
 }
 
 impl LogKind {
@@ -59,6 +66,7 @@ impl LogKind {
             LogKind::Lat => "lat",
             LogKind::Clat => "clat",
             LogKind::Slat => "slat",
+            LogKind::ClatHist => "clat_hist",
         }
     }
 
@@ -69,7 +77,7 @@ impl LogKind {
             LogKind::Lat => Some(io.lat_ns),
             LogKind::Clat => Some(io.clat_ns),
             LogKind::Slat => io.slat_ns,
-            LogKind::Bw | LogKind::Iops => None,
+            LogKind::Bw | LogKind::Iops | LogKind::ClatHist => None,
         }
     }
 }
@@ -112,11 +120,48 @@ struct IoLog {
     writer: LogWriter,
 }
 
+/// How a worker's logs are written beyond their averaging: fio's `log_max_value`,
+/// `log_unix_epoch` and `log_prio`, and the job's IO priority for the priority column.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct LogFormat {
+    /// Averaged latency lines carry the window's largest value, not its mean
+    /// (`log_max_value`).
+    pub max_value: bool,
+    /// Times are Unix ms, not ms since the measurement start (`log_unix_epoch`).
+    pub unix_epoch: bool,
+    /// The priority column is the IO priority as `0x%04x` (`log_prio`), not 1 for the
+    /// realtime class and 0 otherwise.
+    pub log_prio: bool,
+    /// The IO priority of the worker's IOs, as the kernel's ioprio value (class << 13 |
+    /// level); 0 when none is set.
+    pub ioprio: u16,
+}
+
+impl LogFormat {
+    /// The priority column as fio 3.33 writes it: the IOs' priority in a line per IO; an
+    /// averaged line has none (0).
+    fn priority_column(&self, averaged: bool) -> Box<str> {
+        let ioprio = if averaged { 0 } else { self.ioprio };
+        if self.log_prio {
+            format!("0x{ioprio:04x}").into()
+        } else if ioprio >> 13 == 1 {
+            "1".into()
+        } else {
+            "0".into()
+        }
+    }
+}
+
 /// Records the logs of one worker. Not shared between threads: one per worker.
 pub struct IoLogRecorder {
     avg_ms: u64,
     with_offset: bool,
+    format: LogFormat,
+    /// With `log_unix_epoch`: the Unix ms of the measurement start, found at the first IO.
+    epoch_ms: Option<u64>,
     logs: Vec<IoLog>,
+    /// The completion-latency histogram log (`write_hist_log`), with its label.
+    hist: Option<(String, hist::HistLog)>,
     /// Completion time of the latest IO recorded, ms: an IO issued inside the measured period
     /// may complete after its end, so this can be later than the end [`Self::finish`] gets.
     last_completion_ms: u64,
@@ -140,9 +185,18 @@ impl IoLogRecorder {
         IoLogRecorder {
             avg_ms,
             with_offset,
+            format: LogFormat::default(),
+            epoch_ms: None,
             logs: Vec::new(),
+            hist: None,
             last_completion_ms: 0,
         }
+    }
+
+    /// The same recorder writing its logs as `format` says; call before adding logs.
+    pub fn with_format(mut self, format: LogFormat) -> Self {
+        self.format = format;
+        self
     }
 
     /// Adds a log of `kind` written to `sink`; `label` names it in errors (its path).
@@ -150,9 +204,26 @@ impl IoLogRecorder {
         self.logs.push(IoLog {
             kind,
             label,
-            averaging: Averaging::new(self.avg_ms, kind),
-            writer: LogWriter::new(sink, self.with_offset),
+            averaging: Averaging::new(self.avg_ms, kind, self.format.max_value),
+            writer: LogWriter::new(
+                sink,
+                self.with_offset,
+                self.format.priority_column(self.avg_ms > 0),
+            ),
         });
+    }
+
+    /// Adds fio's completion-latency histogram log (`write_hist_log`) written to `sink`: a
+    /// line per direction every `msec` ms (none when 0, as fio), with 2^`coarseness` of fio's
+    /// bins per column (see `hist.rs`); `label` names it in errors.
+    pub fn add_hist_log(
+        &mut self,
+        label: String,
+        sink: Box<dyn Write + Send>,
+        msec: u64,
+        coarseness: u32,
+    ) {
+        self.hist = Some((label, hist::HistLog::new(sink, msec, coarseness)));
     }
 
     /// Records one completed IO in every log. Times must not go backwards.
@@ -160,8 +231,14 @@ impl IoLogRecorder {
     pub fn record(&mut self, io: &CompletedIo) {
         let now_ms = io.since_start_ns / 1_000_000;
         self.last_completion_ms = now_ms;
+        if self.format.unix_epoch && self.epoch_ms.is_none() {
+            self.start_unix_epoch(now_ms);
+        }
         for log in &mut self.logs {
             log.record(io, now_ms);
+        }
+        if let Some((_, hist)) = &mut self.hist {
+            hist.record(io, now_ms);
         }
     }
 
@@ -186,7 +263,31 @@ impl IoLogRecorder {
                 });
             }
         }
+        if let Some((label, hist)) = self.hist {
+            if let (None, Err(source)) = (&first_error, hist.finish(end_ms)) {
+                first_error = Some(IoLogError { label, source });
+            }
+        }
         first_error.map_or(Ok(()), Err)
+    }
+}
+
+impl IoLogRecorder {
+    /// `log_unix_epoch`: finds the Unix ms of the measurement start from the first IO's
+    /// time and has every log add it, before any line is written.
+    #[cold]
+    fn start_unix_epoch(&mut self, now_ms: u64) {
+        let unix_now_ms = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |d| d.as_millis() as u64);
+        let epoch_ms = unix_now_ms.saturating_sub(now_ms);
+        self.epoch_ms = Some(epoch_ms);
+        for log in &mut self.logs {
+            log.writer.time_offset_ms = epoch_ms;
+        }
+        if let Some((_, hist)) = &mut self.hist {
+            hist.time_offset_ms = epoch_ms;
+        }
     }
 }
 

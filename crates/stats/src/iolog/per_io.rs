@@ -14,7 +14,7 @@ pub(super) fn entry(kind: LogKind, io: &CompletedIo, now_ms: u64) -> Option<Entr
             .checked_div(u128::from(io.clat_ns))
             .map_or(0, saturate),
         LogKind::Iops => 1,
-        LogKind::Lat | LogKind::Clat | LogKind::Slat => kind.latency_ns(io)?,
+        LogKind::Lat | LogKind::Clat | LogKind::Slat | LogKind::ClatHist => kind.latency_ns(io)?,
     };
     Some(Entry {
         time_ms: now_ms,

@@ -21,6 +21,8 @@ use super::{CompletedIo, LogKind};
 pub(super) struct MeanWindow {
     sum: u128,
     samples: u64,
+    /// The largest value of the window (fio `log_max_value`).
+    max: u64,
     /// Start of the open window, ms (fio's `avg_last`).
     start_ms: u64,
 }
@@ -29,6 +31,16 @@ impl MeanWindow {
     /// The mean rounded half up, as fio's `mean + 0.50` truncated.
     fn mean(&self) -> u64 {
         (self.sum as f64 / self.samples as f64 + 0.5) as u64
+    }
+
+    /// The value the window's line carries: its mean, or its largest value with fio's
+    /// `log_max_value`.
+    fn value(&self, use_max: bool) -> u64 {
+        if use_max {
+            self.max
+        } else {
+            self.mean()
+        }
     }
 }
 
@@ -45,18 +57,20 @@ pub(super) struct RateWindow {
 pub(super) enum Averaging {
     /// A line per IO (see [`super::per_io`]).
     PerIo,
-    /// Latency means per direction over windows of `avg_ms`.
+    /// Latency means (or maxima, `use_max`) per direction over windows of `avg_ms`.
     Mean {
         avg_ms: u64,
         windows: [MeanWindow; 2],
+        use_max: bool,
     },
     /// Bandwidth or IOPS over fixed windows of `avg_ms`.
     Rate { avg_ms: u64, window: RateWindow },
 }
 
 impl Averaging {
-    /// fio's `log_avg_msec` of `avg_ms` (0: a line per IO) for a log of `kind`.
-    pub(super) fn new(avg_ms: u64, kind: LogKind) -> Self {
+    /// fio's `log_avg_msec` of `avg_ms` (0: a line per IO) for a log of `kind`; `use_max`
+    /// is fio's `log_max_value` (latency windows log their largest value, not the mean).
+    pub(super) fn new(avg_ms: u64, kind: LogKind, use_max: bool) -> Self {
         match (avg_ms, kind) {
             (0, _) => Averaging::PerIo,
             (avg_ms, LogKind::Bw | LogKind::Iops) => Averaging::Rate {
@@ -69,6 +83,7 @@ impl Averaging {
             (avg_ms, _) => Averaging::Mean {
                 avg_ms,
                 windows: [MeanWindow::default(); 2],
+                use_max,
             },
         }
     }
@@ -85,15 +100,21 @@ impl Averaging {
         let mut closed = [None; 2];
         match self {
             Averaging::PerIo => {}
-            Averaging::Mean { avg_ms, windows } => {
+            Averaging::Mean {
+                avg_ms,
+                windows,
+                use_max,
+            } => {
                 let Some(value) = kind.latency_ns(io) else {
                     return closed;
                 };
                 let window = &mut windows[direction];
                 window.sum += u128::from(value);
                 window.samples += 1;
+                window.max = window.max.max(value);
                 if now_ms.saturating_sub(window.start_ms) >= *avg_ms {
-                    closed[direction] = Some(window_entry(now_ms, window.mean(), direction));
+                    let value = window.value(*use_max);
+                    closed[direction] = Some(window_entry(now_ms, value, direction));
                     *window = MeanWindow {
                         start_ms: now_ms - now_ms % *avg_ms,
                         ..MeanWindow::default()
@@ -118,11 +139,14 @@ impl Averaging {
         let mut closed = [None; 2];
         match self {
             Averaging::PerIo => {}
-            Averaging::Mean { windows, .. } => {
+            Averaging::Mean {
+                windows, use_max, ..
+            } => {
                 // fio's finalize_logs: the open windows are written at the end time.
                 for (direction, window) in windows.iter_mut().enumerate() {
                     if window.samples > 0 {
-                        closed[direction] = Some(window_entry(end_ms, window.mean(), direction));
+                        let value = window.value(*use_max);
+                        closed[direction] = Some(window_entry(end_ms, value, direction));
                         *window = MeanWindow::default();
                     }
                 }

@@ -25,16 +25,22 @@ pub(super) struct LogWriter {
     entries: Vec<Entry>,
     /// fio's `log_offset`: an offset column before the priority.
     with_offset: bool,
+    /// The priority column as written (see [`super::LogFormat`]).
+    priority: Box<str>,
+    /// Added to every time (fio `log_unix_epoch`: the measurement start in Unix ms).
+    pub(super) time_offset_ms: u64,
     /// The first write error; nothing more is written after it.
     error: Option<io::Error>,
 }
 
 impl LogWriter {
-    pub(super) fn new(sink: Box<dyn Write + Send>, with_offset: bool) -> Self {
+    pub(super) fn new(sink: Box<dyn Write + Send>, with_offset: bool, priority: Box<str>) -> Self {
         LogWriter {
             sink,
             entries: Vec::new(),
             with_offset,
+            priority,
+            time_offset_ms: 0,
             error: None,
         }
     }
@@ -72,7 +78,11 @@ impl LogWriter {
             if self.error.is_some() {
                 break;
             }
-            format_line(&mut text, &entry, self.with_offset);
+            let entry = Entry {
+                time_ms: entry.time_ms + self.time_offset_ms,
+                ..entry
+            };
+            format_line(&mut text, &entry, self.with_offset, &self.priority);
             if text.len() >= CHUNK_BYTES {
                 if let Err(e) = self.sink.write_all(text.as_bytes()) {
                     self.error = Some(e);
@@ -90,17 +100,17 @@ impl LogWriter {
 }
 
 /// One line in fio's format (`flush_samples` in fio's iolog.c).
-fn format_line(out: &mut String, entry: &Entry, with_offset: bool) {
+fn format_line(out: &mut String, entry: &Entry, with_offset: bool, priority: &str) {
     let _ = if with_offset {
         writeln!(
             out,
-            "{}, {}, {}, {}, {}, 0",
+            "{}, {}, {}, {}, {}, {priority}",
             entry.time_ms, entry.value, entry.direction, entry.bs_bytes, entry.offset_bytes
         )
     } else {
         writeln!(
             out,
-            "{}, {}, {}, {}, 0",
+            "{}, {}, {}, {}, {priority}",
             entry.time_ms, entry.value, entry.direction, entry.bs_bytes
         )
     };

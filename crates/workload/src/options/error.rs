@@ -114,6 +114,9 @@ pub enum InvalidValue {
     /// A files or buffer option's value (`file_service_type`, `buffer_pattern`, `mem`, ...).
     #[error(transparent)]
     Files(#[from] crate::files::FilesError),
+    /// A system option's problem (placement, priorities, engine options).
+    #[error(transparent)]
+    System(#[from] crate::system::SystemValueError),
 
     /// A value that must be a power of two (`replay_align`).
     #[error("must be a power of two (or 0 for none)")]

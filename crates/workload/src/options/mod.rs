@@ -34,6 +34,9 @@ mod rows_verify;
 mod run_setters;
 mod setters;
 mod steady_setters;
+mod system_setters;
+#[cfg(test)]
+mod system_tests;
 mod table;
 #[cfg(test)]
 mod tests;

@@ -1,0 +1,347 @@
+//! Setters and printers of the system rows (`rows_system.rs`): histogram logs, CPU and NUMA
+//! placement, priorities, engine options and commands; same conventions as `setters.rs`.
+
+use super::convert::{choice, count, flag, number, pair, show_flag, text};
+use super::error::InvalidValue;
+use super::value::Value;
+use crate::system::cmdprio::{format_cmdprio_bssplit, parse_cmdprio_bssplit};
+use crate::system::{
+    format_mem_policy, format_node_list, parse_mem_policy, parse_node_list, CpusAllowedPolicy,
+    SystemValueError,
+};
+use crate::JobSpec;
+
+pub(crate) fn set_write_hist_log(spec: &mut JobSpec, value: Value) -> Result<(), InvalidValue> {
+    spec.system.write_hist_log = Some(text(value)?);
+    Ok(())
+}
+
+pub(crate) fn show_write_hist_log(spec: &JobSpec) -> Option<String> {
+    spec.system.write_hist_log.clone()
+}
+
+pub(crate) fn set_log_hist_msec(spec: &mut JobSpec, value: Value) -> Result<(), InvalidValue> {
+    spec.system.log_hist_msec = count(value)?;
+    Ok(())
+}
+
+pub(crate) fn show_log_hist_msec(spec: &JobSpec) -> Option<String> {
+    Some(spec.system.log_hist_msec.to_string())
+}
+
+pub(crate) fn set_log_hist_coarseness(
+    spec: &mut JobSpec,
+    value: Value,
+) -> Result<(), InvalidValue> {
+    spec.system.log_hist_coarseness = count(value)?;
+    Ok(())
+}
+
+pub(crate) fn show_log_hist_coarseness(spec: &JobSpec) -> Option<String> {
+    Some(spec.system.log_hist_coarseness.to_string())
+}
+
+pub(crate) fn set_cpus_allowed_policy(
+    spec: &mut JobSpec,
+    value: Value,
+) -> Result<(), InvalidValue> {
+    spec.system.cpus_allowed_policy = match choice(value)? {
+        "split" => CpusAllowedPolicy::Split,
+        _ => CpusAllowedPolicy::Shared,
+    };
+    Ok(())
+}
+
+pub(crate) fn show_cpus_allowed_policy(spec: &JobSpec) -> Option<String> {
+    Some(
+        match spec.system.cpus_allowed_policy {
+            CpusAllowedPolicy::Shared => "shared",
+            CpusAllowedPolicy::Split => "split",
+        }
+        .to_string(),
+    )
+}
+
+/// fio's `cpumask`: a bit mask of the CPUs `cpus_allowed` lists (bit N = CPU N); the two
+/// options set the same CPUs, the later one wins (as in fio).
+pub(crate) fn set_cpumask(spec: &mut JobSpec, value: Value) -> Result<(), InvalidValue> {
+    let mask = number(value)?;
+    spec.cpus_allowed = Some((0..64).filter(|bit| mask & (1 << bit) != 0).collect());
+    Ok(())
+}
+
+/// The mask is printed as the `cpus_allowed` it set.
+pub(crate) fn show_cpumask(_: &JobSpec) -> Option<String> {
+    None
+}
+
+pub(crate) fn set_numa_cpu_nodes(spec: &mut JobSpec, value: Value) -> Result<(), InvalidValue> {
+    spec.system.numa_cpu_nodes = Some(parse_node_list(&text(value)?)?);
+    Ok(())
+}
+
+pub(crate) fn show_numa_cpu_nodes(spec: &JobSpec) -> Option<String> {
+    spec.system.numa_cpu_nodes.as_ref().map(format_node_list)
+}
+
+pub(crate) fn set_numa_mem_policy(spec: &mut JobSpec, value: Value) -> Result<(), InvalidValue> {
+    spec.system.numa_mem_policy = Some(parse_mem_policy(&text(value)?)?);
+    Ok(())
+}
+
+pub(crate) fn show_numa_mem_policy(spec: &JobSpec) -> Option<String> {
+    spec.system.numa_mem_policy.as_ref().map(format_mem_policy)
+}
+
+pub(crate) fn set_nice(spec: &mut JobSpec, value: Value) -> Result<(), InvalidValue> {
+    let out_of_range = SystemValueError::Signed { min: -20, max: 19 };
+    let nice: i32 = text(value)?
+        .trim()
+        .parse()
+        .map_err(|_| out_of_range.clone())?;
+    if !(-20..=19).contains(&nice) {
+        return Err(out_of_range.into());
+    }
+    spec.system.nice = nice;
+    Ok(())
+}
+
+pub(crate) fn show_nice(spec: &JobSpec) -> Option<String> {
+    Some(spec.system.nice.to_string())
+}
+
+pub(crate) fn set_prio(spec: &mut JobSpec, value: Value) -> Result<(), InvalidValue> {
+    // The row's limits (0 to 7) are checked before this runs.
+    spec.system.prio = Some(number(value)? as u8);
+    Ok(())
+}
+
+pub(crate) fn show_prio(spec: &JobSpec) -> Option<String> {
+    spec.system.prio.map(|p| p.to_string())
+}
+
+pub(crate) fn set_prioclass(spec: &mut JobSpec, value: Value) -> Result<(), InvalidValue> {
+    // The row's limits (0 to 3) are checked before this runs.
+    spec.system.prioclass = Some(number(value)? as u8);
+    Ok(())
+}
+
+pub(crate) fn show_prioclass(spec: &JobSpec) -> Option<String> {
+    spec.system.prioclass.map(|p| p.to_string())
+}
+
+pub(crate) fn set_sqthread_poll(spec: &mut JobSpec, value: Value) -> Result<(), InvalidValue> {
+    spec.system.sqthread_poll = flag(value)?;
+    Ok(())
+}
+
+pub(crate) fn show_sqthread_poll(spec: &JobSpec) -> Option<String> {
+    Some(show_flag(spec.system.sqthread_poll))
+}
+
+pub(crate) fn set_sqthread_poll_cpu(spec: &mut JobSpec, value: Value) -> Result<(), InvalidValue> {
+    spec.system.sqthread_poll_cpu = Some(count(value)?);
+    Ok(())
+}
+
+pub(crate) fn show_sqthread_poll_cpu(spec: &JobSpec) -> Option<String> {
+    spec.system.sqthread_poll_cpu.map(|cpu| cpu.to_string())
+}
+
+pub(crate) fn set_hipri(spec: &mut JobSpec, value: Value) -> Result<(), InvalidValue> {
+    spec.system.hipri = flag(value)?;
+    Ok(())
+}
+
+pub(crate) fn show_hipri(spec: &JobSpec) -> Option<String> {
+    Some(show_flag(spec.system.hipri))
+}
+
+pub(crate) fn set_nonvectored(spec: &mut JobSpec, value: Value) -> Result<(), InvalidValue> {
+    let out_of_range = SystemValueError::Signed { min: -1, max: 1 };
+    let value: i32 = text(value)?
+        .trim()
+        .parse()
+        .map_err(|_| out_of_range.clone())?;
+    if !(-1..=1).contains(&value) {
+        return Err(out_of_range.into());
+    }
+    spec.system.nonvectored = value;
+    Ok(())
+}
+
+pub(crate) fn show_nonvectored(spec: &JobSpec) -> Option<String> {
+    Some(spec.system.nonvectored.to_string())
+}
+
+pub(crate) fn set_uncached(spec: &mut JobSpec, value: Value) -> Result<(), InvalidValue> {
+    match number(value)? {
+        0 => {
+            spec.system.uncached = 0;
+            Ok(())
+        }
+        _ => Err(SystemValueError::Uncached.into()),
+    }
+}
+
+pub(crate) fn show_uncached(spec: &JobSpec) -> Option<String> {
+    Some(spec.system.uncached.to_string())
+}
+
+pub(crate) fn set_nowait(spec: &mut JobSpec, value: Value) -> Result<(), InvalidValue> {
+    spec.system.nowait = flag(value)?;
+    Ok(())
+}
+
+pub(crate) fn show_nowait(spec: &JobSpec) -> Option<String> {
+    Some(show_flag(spec.system.nowait))
+}
+
+pub(crate) fn set_force_async(spec: &mut JobSpec, value: Value) -> Result<(), InvalidValue> {
+    spec.system.force_async = count(value)?;
+    Ok(())
+}
+
+pub(crate) fn show_force_async(spec: &JobSpec) -> Option<String> {
+    Some(spec.system.force_async.to_string())
+}
+
+pub(crate) fn set_userspace_reap(spec: &mut JobSpec, value: Value) -> Result<(), InvalidValue> {
+    spec.system.userspace_reap = flag(value)?;
+    Ok(())
+}
+
+pub(crate) fn show_userspace_reap(spec: &JobSpec) -> Option<String> {
+    Some(show_flag(spec.system.userspace_reap))
+}
+
+pub(crate) fn set_exec_prerun(spec: &mut JobSpec, value: Value) -> Result<(), InvalidValue> {
+    spec.system.exec_prerun = Some(text(value)?);
+    Ok(())
+}
+
+pub(crate) fn show_exec_prerun(spec: &JobSpec) -> Option<String> {
+    spec.system.exec_prerun.clone()
+}
+
+pub(crate) fn set_exec_postrun(spec: &mut JobSpec, value: Value) -> Result<(), InvalidValue> {
+    spec.system.exec_postrun = Some(text(value)?);
+    Ok(())
+}
+
+pub(crate) fn show_exec_postrun(spec: &JobSpec) -> Option<String> {
+    spec.system.exec_postrun.clone()
+}
+
+pub(crate) fn set_log_unix_epoch(spec: &mut JobSpec, value: Value) -> Result<(), InvalidValue> {
+    spec.system.log_unix_epoch = flag(value)?;
+    Ok(())
+}
+
+pub(crate) fn show_log_unix_epoch(spec: &JobSpec) -> Option<String> {
+    Some(show_flag(spec.system.log_unix_epoch))
+}
+
+pub(crate) fn set_log_max_value(spec: &mut JobSpec, value: Value) -> Result<(), InvalidValue> {
+    spec.system.log_max_value = flag(value)?;
+    Ok(())
+}
+
+pub(crate) fn show_log_max_value(spec: &JobSpec) -> Option<String> {
+    Some(show_flag(spec.system.log_max_value))
+}
+
+pub(crate) fn set_log_entries(spec: &mut JobSpec, value: Value) -> Result<(), InvalidValue> {
+    spec.system.log_entries = count(value)?;
+    Ok(())
+}
+
+pub(crate) fn show_log_entries(spec: &JobSpec) -> Option<String> {
+    Some(spec.system.log_entries.to_string())
+}
+
+pub(crate) fn set_log_prio(spec: &mut JobSpec, value: Value) -> Result<(), InvalidValue> {
+    spec.system.log_prio = flag(value)?;
+    Ok(())
+}
+
+pub(crate) fn show_log_prio(spec: &JobSpec) -> Option<String> {
+    Some(show_flag(spec.system.log_prio))
+}
+
+pub(crate) fn set_log_compression(_: &mut JobSpec, _: Value) -> Result<(), InvalidValue> {
+    Err(SystemValueError::LogCompression.into())
+}
+
+/// Nothing to print: the option is never stored.
+pub(crate) fn show_log_compression(_: &JobSpec) -> Option<String> {
+    None
+}
+
+/// A read,write pair of small numbers from `min` to `max`; a direction left out keeps
+/// `current`'s value, a single value sets both (fio's pairs).
+fn small_pair(value: Value, min: u64, max: u64, current: [u8; 2]) -> Result<[u8; 2], InvalidValue> {
+    let pair = pair(value)?;
+    let mut out = current;
+    for (slot, given) in out.iter_mut().zip([pair.read, pair.write]) {
+        if let Some(given) = given {
+            if given < min || given > max {
+                return Err(SystemValueError::PairOutside { min, max }.into());
+            }
+            *slot = given as u8;
+        }
+    }
+    Ok(out)
+}
+
+/// Prints a pair as `read,write`, or one value when both are the same.
+fn show_small_pair(pair: [u8; 2]) -> String {
+    if pair[0] == pair[1] {
+        pair[0].to_string()
+    } else {
+        format!("{},{}", pair[0], pair[1])
+    }
+}
+
+pub(crate) fn set_cmdprio_percentage(spec: &mut JobSpec, value: Value) -> Result<(), InvalidValue> {
+    let current = spec.system.cmdprio.percentage.unwrap_or([0, 0]);
+    spec.system.cmdprio.percentage = Some(small_pair(value, 0, 100, current)?);
+    Ok(())
+}
+
+pub(crate) fn show_cmdprio_percentage(spec: &JobSpec) -> Option<String> {
+    spec.system.cmdprio.percentage.map(show_small_pair)
+}
+
+pub(crate) fn set_cmdprio_class(spec: &mut JobSpec, value: Value) -> Result<(), InvalidValue> {
+    spec.system.cmdprio.class = small_pair(value, 1, 3, spec.system.cmdprio.class)?;
+    Ok(())
+}
+
+pub(crate) fn show_cmdprio_class(spec: &JobSpec) -> Option<String> {
+    Some(show_small_pair(spec.system.cmdprio.class))
+}
+
+pub(crate) fn set_cmdprio(spec: &mut JobSpec, value: Value) -> Result<(), InvalidValue> {
+    spec.system.cmdprio.level = small_pair(value, 0, 7, spec.system.cmdprio.level)?;
+    Ok(())
+}
+
+pub(crate) fn show_cmdprio(spec: &JobSpec) -> Option<String> {
+    Some(show_small_pair(spec.system.cmdprio.level))
+}
+
+pub(crate) fn set_cmdprio_bssplit(spec: &mut JobSpec, value: Value) -> Result<(), InvalidValue> {
+    let split =
+        parse_cmdprio_bssplit(&text(value)?, spec.kb_base).map_err(SystemValueError::from)?;
+    spec.system.cmdprio.bssplit = Some(split);
+    Ok(())
+}
+
+pub(crate) fn show_cmdprio_bssplit(spec: &JobSpec) -> Option<String> {
+    spec.system
+        .cmdprio
+        .bssplit
+        .as_ref()
+        .map(format_cmdprio_bssplit)
+}
