@@ -84,6 +84,8 @@ impl FileChooser {
             FileService::Skewed(distribution) => Some(SkewSampler::new(
                 distribution.clone(),
                 in_service as u64,
+                // Files are the units here: `zoned_abs` sizes count files.
+                1,
                 seed ^ 0x1d8e_4e27_c47d_124f,
             )),
             _ => None,

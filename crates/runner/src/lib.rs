@@ -19,7 +19,6 @@ mod error;
 pub mod file_lock;
 pub mod file_service;
 mod engine_options;
-mod error;
 mod exec;
 mod gate;
 pub mod layout;
