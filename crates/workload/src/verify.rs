@@ -6,6 +6,7 @@
 //! tie them to the rest of the job ([`validate_verify`]) and which verify phase a job runs
 //! ([`VerifyOptions::phase`]). Meanings are fio's HOWTO, "Verification".
 
+use diskmeter_units::MAX_CPU;
 use diskmeter_verify::{VerifyKind, VerifyPattern, VerifySetup};
 use serde::{Deserialize, Serialize};
 
@@ -152,6 +153,19 @@ impl VerifyOptions {
 /// time_based option set").
 pub(crate) fn validate_verify(spec: &JobSpec, fail: &mut impl FnMut(&'static str, String)) {
     let options = &spec.verify;
+    if let Some(cpus) = &options.async_cpus {
+        if cpus.is_empty() {
+            fail(
+                "verify_async_cpus",
+                "lists no CPU; leave it unset to allow any".to_string(),
+            );
+        } else if cpus.iter().any(|&cpu| cpu > MAX_CPU) {
+            fail(
+                "verify_async_cpus",
+                format!("CPU numbers go up to {MAX_CPU}"),
+            );
+        }
+    }
     let Some(setup) = options.setup() else {
         return;
     };

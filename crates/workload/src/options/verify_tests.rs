@@ -123,6 +123,10 @@ fn verify_async_and_its_cpus_are_kept() {
     assert_eq!(spec.verify.async_threads, 2);
     assert_eq!(spec.verify.async_cpus, Some(vec![0, 1]));
     assert!(describe(&spec).contains(&("verify_async_cpus".to_string(), "0-1".to_string())));
+    let mut far = JobSpec::default();
+    far.verify.async_cpus = Some(vec![100_000]);
+    assert_eq!(messages(&far).len(), 1, "{:?}", messages(&far));
+    assert!(messages(&far)[0].contains("verify_async_cpus"));
 }
 
 #[test]
