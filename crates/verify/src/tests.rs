@@ -362,24 +362,48 @@ fn the_null_kind_never_fails() {
 #[test]
 fn verify_pattern_reads_fios_forms() {
     let pattern = VerifyPattern::parse(r#"0xff%o"abcd"-12"#).unwrap();
-    assert_eq!(pattern.len(), 1 + 8 + 4 + 1);
+    assert_eq!(pattern.len(), 1 + 8 + 4 + 4);
     assert!(pattern.has_offset());
-    let mut block = vec![0u8; 28];
+    assert_eq!(pattern.offset_position(), Some(1));
+    let mut block = vec![0u8; 34];
     pattern.fill(&mut block, 0x0102);
     assert_eq!(
-        block[..14],
-        [0xff, 0x02, 0x01, 0, 0, 0, 0, 0, 0, b'a', b'b', b'c', b'd', 0xf4]
+        block[..17],
+        [0xff, 0x02, 0x01, 0, 0, 0, 0, 0, 0, b'a', b'b', b'c', b'd', 0xf4, 0xff, 0xff, 0xff]
     );
-    assert_eq!(block[14..], block[..14]);
+    assert_eq!(block[17..], block[..17]);
+}
+
+/// The byte layouts of the examples in fio's lib/pattern.c (parse_and_fill_pattern).
+#[test]
+fn verify_pattern_bytes_match_fios_examples() {
+    let bytes = |text: &str| {
+        let pattern = VerifyPattern::parse(text).unwrap();
+        let mut out = vec![0u8; pattern.len()];
+        pattern.fill(&mut out, 0);
+        out
+    };
+    assert_eq!(bytes(r#""abcd""#), [0x61, 0x62, 0x63, 0x64]);
+    assert_eq!(bytes("-1024"), [0x00, 0xfc, 0xff, 0xff]);
+    assert_eq!(bytes("66"), [0x42]);
+    assert_eq!(bytes("0xFF0X1"), [0xff, 0x01]);
+    assert_eq!(bytes("%o"), [0; 8]);
     assert_eq!(
-        VerifyPattern::parse("0xdeadface").unwrap().len(),
-        4,
-        "hex in the order written"
+        bytes(r#""123"0xFFeeCC"#),
+        [0x31, 0x32, 0x33, 0xff, 0xee, 0xcc]
     );
-    assert_eq!(VerifyPattern::parse("0xabc").unwrap().len(), 2);
-    assert_eq!(VerifyPattern::parse("255").unwrap().len(), 1);
-    assert_eq!(VerifyPattern::parse("256").unwrap().len(), 2);
-    assert_eq!(VerifyPattern::parse("%o").unwrap().len(), 8);
+    assert_eq!(
+        bytes(r#"-100xab"1"%o"2""#),
+        [0xf6, 0xff, 0xff, 0xff, 0xab, 0x31, 0, 0, 0, 0, 0, 0, 0, 0, 0x32]
+    );
+    assert_eq!(bytes("0"), [0]);
+    assert_eq!(bytes("0xdeadface"), [0xde, 0xad, 0xfa, 0xce]);
+    assert_eq!(bytes("0xabc"), [0x0a, 0xbc]);
+    assert_eq!(bytes("256"), [0x00, 0x01]);
+}
+
+#[test]
+fn verify_pattern_refuses_what_fio_refuses_with_the_reason() {
     assert!(matches!(
         VerifyPattern::parse("0xzz"),
         Err(VerifyError::BadPattern { .. })
@@ -387,6 +411,14 @@ fn verify_pattern_reads_fios_forms() {
     assert!(matches!(
         VerifyPattern::parse("\"abc"),
         Err(VerifyError::UnclosedQuote { .. })
+    ));
+    assert!(matches!(
+        VerifyPattern::parse("2147483648"),
+        Err(VerifyError::PatternNumberTooLarge { .. })
+    ));
+    assert!(matches!(
+        VerifyPattern::parse("'pattern.bin'"),
+        Err(VerifyError::PatternFile { .. })
     ));
     assert_eq!(VerifyPattern::parse(""), Err(VerifyError::EmptyPattern));
     assert!(matches!(

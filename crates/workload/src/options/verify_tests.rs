@@ -60,7 +60,7 @@ fn verify_only_is_a_flag_and_refuses_time_based() {
 fn verify_pattern_reads_fios_forms_and_alone_means_verify_pattern() {
     let spec = with(&[("verify_pattern", Some(r#"0xff%o"abcd"-12"#))]);
     let pattern = spec.verify.pattern.as_ref().unwrap();
-    assert_eq!(pattern.len(), 14);
+    assert_eq!(pattern.len(), 17);
     assert_eq!(spec.verify.kind, None);
     assert_eq!(spec.verify.effective_kind(), Some(VerifyKind::Pattern));
     assert!(describe(&spec).contains(&(
