@@ -3,7 +3,7 @@
 //! [`crate::validate`] and the phase a job runs.
 
 use super::tests::{refused, with};
-use crate::verify::VerifyPhase;
+use crate::verify::{reading_notes, VerifyPhase};
 use crate::{describe, validate, JobSpec};
 use diskmeter_verify::{VerifyKind, ALL_KINDS};
 
@@ -251,4 +251,16 @@ fn verify_pattern_kind_needs_a_pattern() {
         messages(&spec),
         vec!["job 'job': verify=pattern: verify=pattern needs verify_pattern (the bytes to check)"]
     );
+}
+
+#[test]
+fn reading_notes_say_where_verify_differs_from_fio() {
+    assert!(reading_notes(&JobSpec::default()).is_empty());
+    assert!(reading_notes(&with(&[("verify", Some("null"))])).is_empty());
+    let md5 = reading_notes(&with(&[("verify", Some("md5"))]));
+    assert_eq!(md5.len(), 1);
+    assert!(md5[0].starts_with("verify=md5: blocks carry diskmeter's verify header"));
+    assert_eq!(reading_notes(&with(&[("verify", Some("meta"))])).len(), 2);
+    // verify=pattern writes no header: fio and diskmeter read each other's blocks.
+    assert!(reading_notes(&with(&[("verify_pattern", Some("0x55"))])).is_empty());
 }
