@@ -156,7 +156,8 @@ pub fn reading_notes(spec: &JobSpec) -> Vec<String> {
         None | Some(VerifyKind::Null) => {}
         Some(VerifyKind::Pattern) => {}
         Some(kind) => notes.push(format!(
-            "verify={kind}: blocks carry diskmeter's verify header, not fio's: fio cannot check              data diskmeter wrote, nor diskmeter data fio wrote"
+            "verify={kind}: blocks carry diskmeter's verify header, not fio's: fio cannot check \
+             data diskmeter wrote, nor diskmeter data fio wrote"
         )),
     }
     if options.effective_kind() == Some(VerifyKind::Meta) {
