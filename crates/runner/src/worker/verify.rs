@@ -6,9 +6,11 @@
 //!
 //! Verify reads are not the job's reads: they are counted in [`VerifyStats`] (blocks, bytes,
 //! time, mismatches), not in the read statistics, so a write job's figures stay the writes'.
-//! A mismatch is counted and kept with its offset, kind, expected and found values; like
-//! fio, the job checks every block and then fails, or fails at the first mismatch with
-//! `verify_fatal`. `verify_dump` writes the block read and the block expected to files.
+//! A mismatch is counted and kept with its offset, kind, expected and found values. As fio
+//! 3.33 does, the first mismatch ends the job (it is an EILSEQ error, and fio goes on after
+//! one only with `continue_on_error=verify`, where `verify_fatal` still stops it); the IO in
+//! flight then drains and is checked too. `verify_dump` writes the block read and the block
+//! expected to files.
 
 use super::{engine_error, mark_submitted, Worker, WorkerContext};
 use crate::clock::Clock;
@@ -62,7 +64,8 @@ pub(super) struct VerifyRun {
     /// How generations are compared: exactly when the worker knows each block's last write
     /// (it wrote them, or rebuilt its log for `verify_only`), any for a read-only job.
     generations: GenerationCheck,
-    /// Stop at the first mismatch (fio `verify_fatal`).
+    /// Stop at the first mismatch: fio's default, unless `continue_on_error` takes verify
+    /// errors and `verify_fatal` is off.
     fatal: bool,
     /// The engine moves no data (null): blocks are read back and counted but not checked,
     /// as fio does on its null engine (a read there leaves the buffer as it was).
@@ -121,7 +124,7 @@ impl VerifyRun {
             } else {
                 GenerationCheck::Exact
             },
-            fatal: options.fatal,
+            fatal: options.fatal || !goes_on_after_verify_errors(job),
             state_save: (options.state_save && writes && !existing).then(|| state_file.clone()),
             state_load: (options.state_load && existing && writes).then_some(state_file),
             no_data: job.ioengine == diskmeter_workload::EngineKind::Null,
@@ -182,6 +185,11 @@ impl VerifyRun {
         }
         self.max_len_bytes = self.max_len_bytes.max(u64::from(len_bytes));
         self.writes_since_backlog += 1;
+    }
+
+    /// A mismatch was found and it ends the job.
+    fn ended_by_mismatch(&self) -> bool {
+        self.fatal && self.stats.errors > 0
     }
 
     /// True when `verify_backlog` writes have completed since the last backlog pass.
@@ -304,6 +312,15 @@ impl VerifyRun {
         self.verifier.fill(&mut expected, &stamp);
         std::fs::write(dir.join(format!("{name}.{offset}.expected")), expected)
     }
+}
+
+/// fio's `continue_on_error=verify` (or `all`): the job goes on after a mismatch.
+///
+/// `continue_on_error` is the trim-errors part's (`TrimOptions::continue_on_error`, on its
+/// branch, not yet merged here); until it is, every mismatch ends the job as fio's default
+/// does. When it lands this is `job.trim.continue_on_error.verify`.
+fn goes_on_after_verify_errors(_job: &diskmeter_workload::JobSpec) -> bool {
+    false
 }
 
 /// The first line of a verify state file (diskmeter's own text format: fio's is a binary
@@ -516,6 +533,7 @@ impl<C: Clock, E: IoEngine + ?Sized> Worker<'_, C, E> {
         let now = self.clock.now_ns();
         let out_of_time = self.window.deadline.is_some_and(|d| now >= d);
         if (verify.after_writes || only_verify)
+            && !verify.ended_by_mismatch()
             && self.failure.is_none()
             && !interrupted
             && !out_of_time
@@ -637,6 +655,10 @@ impl<C: Clock, E: IoEngine + ?Sized> Worker<'_, C, E> {
         let elapsed = self.clock.now_ns().saturating_sub(started);
         if let Some(verify) = self.verify.as_deref_mut() {
             verify.stats.runtime_ns += elapsed;
+            if verify.ended_by_mismatch() {
+                // A backlog pass found one: the job writes no more.
+                self.stopping = true;
+            }
         }
         Ok(())
     }
