@@ -104,7 +104,9 @@ fn faults_are_caught_with_their_offsets(verify: &str) {
     assert_eq!(code, 0, "run B writes");
     let newest = read_image(&backing);
 
-    let verify_only = write_job(&device.dev, verify, &["--verify_only=1", "--loops=2"]);
+    // verify_only writes nothing: no --allow-destroy needed.
+    let mut verify_only = write_job(&device.dev, verify, &["--verify_only=1", "--loops=2"]);
+    verify_only.retain(|arg| arg != "--allow-destroy");
     let (code, json) = run(&t, &verify_only);
     assert_eq!(code, 0, "run B's blocks read back as written: {json}");
     assert_eq!(json["jobs"][0]["verify"]["blocks"], BLOCKS);
