@@ -316,11 +316,10 @@ impl<C: Clock, E: IoEngine + ?Sized> Worker<'_, C, E> {
                 self.shape.align[direction.index()],
             ),
         };
-        let mut generation = 0;
         if direction == Direction::Write {
             if let Some(verify) = self.verify.as_deref_mut() {
                 let buffer = &mut self.engine.buffer_mut(slot)[..len_bytes as usize];
-                generation = verify.fill(buffer, offset_bytes);
+                verify.fill(slot, buffer, offset_bytes);
             } else if self.shape.scramble {
                 self.stamp(slot, len_bytes);
             }
@@ -335,7 +334,6 @@ impl<C: Clock, E: IoEngine + ?Sized> Worker<'_, C, E> {
             issue_ns: wanted_ns,
             granted_ns,
             submit_ns: now,
-            generation,
         };
         let op = match direction {
             Direction::Read => IoOp::Read,
@@ -410,7 +408,6 @@ impl<C: Clock, E: IoEngine + ?Sized> Worker<'_, C, E> {
             issue_ns: now,
             granted_ns: now,
             submit_ns: now,
-            generation: 0,
         };
         self.engine
             .queue(IoUnit {

@@ -30,6 +30,7 @@ mod issue;
 #[cfg(test)]
 mod tests;
 mod verify;
+mod verify_io;
 
 use crate::clock::{Clock, TscClock};
 use crate::gate::StartGate;
@@ -81,8 +82,6 @@ struct SlotState {
     granted_ns: u64,
     /// When the engine had it.
     submit_ns: u64,
-    /// A verified write's generation (see [`verify`]); 0 otherwise.
-    generation: u64,
 }
 
 impl Default for SlotState {
@@ -96,7 +95,6 @@ impl Default for SlotState {
             issue_ns: 0,
             granted_ns: 0,
             submit_ns: 0,
-            generation: 0,
         }
     }
 }
@@ -316,7 +314,7 @@ pub(crate) struct Worker<'a, C: Clock, E: IoEngine + ?Sized> {
     stopping: bool,
     /// What ended the worker early, if anything did.
     failure: Option<RunError>,
-    /// Data verification (fio `verify`), when the job asks for it.
+    /// Data verification (fio `verify`); its writes are unique, so they get no stamps.
     verify: Option<Box<verify::VerifyRun>>,
 }
 
@@ -349,7 +347,6 @@ impl<'a, C: Clock, E: IoEngine + ?Sized> Worker<'a, C, E> {
                 .max(1)
         });
         let verify = verify::VerifyRun::for_job(ctx);
-        // Verified writes carry their own unique contents: no stamps over them.
         let scramble =
             verify.is_none() && !job.zero_buffers && job.buffer_compress_percentage != Some(100);
         // Stamp each sector; in a compressible buffer only the random head of each chunk, so
@@ -455,19 +452,9 @@ impl<'a, C: Clock, E: IoEngine + ?Sized> Worker<'a, C, E> {
     pub(crate) fn run(mut self) -> WorkerOutcome {
         self.start_delay();
         self.start();
-        let only_verify = self.verify.as_ref().is_some_and(|v| v.only);
-        let ran = if only_verify {
-            self.log_writes_without_writing()
-        } else {
-            let ran = self.run_loop();
-            if self.verify.is_some() {
-                self.save_state_if_cut_short();
-            }
-            ran
-        };
-        // The job's own IO ends here: the verify phase after it is timed apart.
+        let ran = self.run_io();
         let io_end = self.clock.now_ns();
-        match ran.and_then(|()| self.after_writes(only_verify)) {
+        match ran.and_then(|()| self.after_writes()) {
             Ok(()) => self.finish(io_end),
             Err(error) => WorkerOutcome {
                 stats: WorkerStats::new(),
@@ -527,9 +514,7 @@ impl<'a, C: Clock, E: IoEngine + ?Sized> Worker<'a, C, E> {
     /// The loop: each pass issues what is due, then reaps and accounts what completed.
     fn run_loop(&mut self) -> Result<(), RunError> {
         loop {
-            if self.verify.is_some() {
-                self.verify_backlog_if_due()?;
-            }
+            self.verify_backlog_if_due()?;
             let now = self.clock.now_ns();
             self.tally.enter_measurement(now);
             self.check_rate_min(now);
