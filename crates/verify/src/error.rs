@@ -26,13 +26,20 @@ pub enum VerifyError {
         rest: String,
     },
 
-    /// A decimal `verify_pattern` piece that does not fit in 64 bits.
-    #[error("verify_pattern '{pattern}': the number '{number}' does not fit in 64 bits (use 0x hex for longer patterns)")]
+    /// A decimal `verify_pattern` piece outside fio's range (a C int).
+    #[error("verify_pattern '{pattern}': the number '{number}' is outside -2147483648..2147483647, fio's range for decimals (use 0x hex for longer patterns)")]
     PatternNumberTooLarge {
         /// The whole pattern as written.
         pattern: String,
         /// The number as written.
         number: String,
+    },
+
+    /// fio's `'file'` form, which reads the pattern from a file at run time.
+    #[error("verify_pattern '{pattern}': the 'file' form (pattern bytes read from a file) is not supported for verify_pattern; write the bytes as 0x hex")]
+    PatternFile {
+        /// The whole pattern as written.
+        pattern: String,
     },
 
     /// A quoted string in `verify_pattern` with no closing quote.

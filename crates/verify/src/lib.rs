@@ -34,4 +34,6 @@ pub use pattern::{VerifyPattern, MAX_PATTERN_BYTES};
 pub use verifier::{GenerationCheck, Stamp, Verifier, VerifySetup};
 
 #[cfg(test)]
+mod property_tests;
+#[cfg(test)]
 mod tests;

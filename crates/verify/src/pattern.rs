@@ -5,11 +5,13 @@
 //! it): "Depending on the width of the pattern, fio will fill 1/2/3/4 bytes of the buffer at
 //! the time (it can be either a decimal or a hex number) ... if larger than a 32-bit quantity
 //! has to be a hex number", and "%o ... for each block offset will be written", e.g.
-//! `0xff%o"abcd"-12`. Choices where the HOWTO is silent, written in docs/GUIDE.md:
-//! hex digits are stored in the order written (`0xdeadface` is de ad fa ce, an odd count gets
-//! a leading 0 nibble); a decimal is stored little-endian in as few bytes as hold it (two's
-//! complement for negatives, so `-12` is one byte f4); `%o` is the block's file offset as 8
-//! little-endian bytes. The pattern restarts at the start of every block.
+//! `0xff%o"abcd"-12`. The byte layouts follow the examples in the comments of fio's
+//! `lib/pattern.c` (`parse_and_fill_pattern`), written out in docs/GUIDE.md: hex digits in the
+//! order written (`0xdeadface` is de ad fa ce; an odd count gets a leading 0 nibble; a new
+//! `0x` starts a new number, `0xFF0X1` is ff 01); a decimal from INT_MIN to INT_MAX as its 32
+//! bits little-endian without high zero bytes (`66` is 42, `-12` is f4 ff ff ff); `%o` the
+//! block's file offset as 8 little-endian bytes. fio's `'file'` form (bytes read from a file)
+//! is refused: this crate does no IO. The pattern restarts at the start of every block.
 
 use std::fmt;
 
@@ -233,6 +235,11 @@ fn parse_piece<'a>(whole: &str, rest: &'a str) -> Result<(Piece, &'a str), Verif
     if let Some(after) = rest.strip_prefix("%o") {
         return Ok((Piece::Offset, after));
     }
+    if rest.starts_with('\'') {
+        return Err(VerifyError::PatternFile {
+            pattern: whole.to_string(),
+        });
+    }
     if let Some(after) = rest.strip_prefix('"') {
         let end = after.find('"').ok_or_else(|| VerifyError::UnclosedQuote {
             pattern: whole.to_string(),
@@ -243,9 +250,7 @@ fn parse_piece<'a>(whole: &str, rest: &'a str) -> Result<(Piece, &'a str), Verif
         ));
     }
     if let Some(after) = rest.strip_prefix("0x").or_else(|| rest.strip_prefix("0X")) {
-        let digits_len = after
-            .find(|c: char| !c.is_ascii_hexdigit())
-            .unwrap_or(after.len());
+        let digits_len = run_before_next_hex(after, |c| c.is_ascii_hexdigit());
         if digits_len == 0 {
             return Err(bad());
         }
@@ -262,38 +267,41 @@ fn parse_piece<'a>(whole: &str, rest: &'a str) -> Result<(Piece, &'a str), Verif
         return Ok((Piece::Bytes(bytes), &after[digits_len..]));
     }
     let sign_len = usize::from(rest.starts_with('-'));
-    let digits_len = rest[sign_len..]
-        .find(|c: char| !c.is_ascii_digit())
-        .unwrap_or(rest.len() - sign_len);
+    let digits_len = run_before_next_hex(&rest[sign_len..], |c| c.is_ascii_digit());
     if digits_len == 0 {
         return Err(bad());
     }
     let number = &rest[..sign_len + digits_len];
-    let too_large = || VerifyError::PatternNumberTooLarge {
-        pattern: whole.to_string(),
-        number: number.to_string(),
-    };
-    let value: i128 = number.parse().map_err(|_| too_large())?;
-    if value > i128::from(u64::MAX) || value < i128::from(i64::MIN) {
-        return Err(too_large());
-    }
+    // fio reads decimals as a C int: INT_MIN to INT_MAX.
+    let value = number
+        .parse::<i32>()
+        .map_err(|_| VerifyError::PatternNumberTooLarge {
+            pattern: whole.to_string(),
+            number: number.to_string(),
+        })?;
     Ok((
         Piece::Bytes(decimal_bytes(value)),
         &rest[sign_len + digits_len..],
     ))
 }
 
-/// A decimal in as few little-endian bytes as hold it (two's complement for negatives).
-fn decimal_bytes(value: i128) -> Vec<u8> {
-    let all = value.to_le_bytes();
-    let fits = |width: usize| {
-        let bits = 8 * width as u32;
-        if value < 0 {
-            value >= -(1i128 << (bits - 1))
-        } else {
-            value < (1i128 << bits)
-        }
-    };
-    let width = (1..=8).find(|width| fits(*width)).unwrap_or(8);
-    all[..width].to_vec()
+/// The length of the run of characters `allowed` at the start of `text`, leaving out a final
+/// `0` that opens the next `0x` number (fio reads `0xff0x14` as ff 14 and `-100xab` as -10
+/// then ab).
+fn run_before_next_hex(text: &str, allowed: impl Fn(char) -> bool) -> usize {
+    let len = text.find(|c: char| !allowed(c)).unwrap_or(text.len());
+    let next_is_x = text[len..].starts_with(['x', 'X']);
+    if next_is_x && text[..len].ends_with('0') {
+        len - 1
+    } else {
+        len
+    }
+}
+
+/// A decimal as fio stores it: its 32 bits (two's complement for negatives) little-endian,
+/// without the high zero bytes (`66` is 42, `-1024` is 00 fc ff ff, `0` is one 00 byte).
+fn decimal_bytes(value: i32) -> Vec<u8> {
+    let bits = value as u32;
+    let width = (4 - bits.leading_zeros() as usize / 8).max(1);
+    bits.to_le_bytes()[..width].to_vec()
 }

@@ -5,7 +5,7 @@ use crate::*;
 
 const BLOCK: usize = 64 * 1024;
 
-fn setup(kind: VerifyKind) -> VerifySetup {
+pub(crate) fn setup(kind: VerifyKind) -> VerifySetup {
     VerifySetup {
         kind,
         interval_bytes: None,
@@ -14,7 +14,7 @@ fn setup(kind: VerifyKind) -> VerifySetup {
     }
 }
 
-fn stamp(offset: u64, generation: u64) -> Stamp {
+pub(crate) fn stamp(offset: u64, generation: u64) -> Stamp {
     Stamp {
         offset,
         generation,
@@ -23,13 +23,13 @@ fn stamp(offset: u64, generation: u64) -> Stamp {
     }
 }
 
-fn filled(verifier: &Verifier, stamp: &Stamp, len: usize) -> Vec<u8> {
+pub(crate) fn filled(verifier: &Verifier, stamp: &Stamp, len: usize) -> Vec<u8> {
     let mut block = vec![0u8; len];
     verifier.fill(&mut block, stamp);
     block
 }
 
-fn failure_of(verifier: &Verifier, block: &[u8], expected: &Stamp) -> Mismatch {
+pub(crate) fn failure_of(verifier: &Verifier, block: &[u8], expected: &Stamp) -> Mismatch {
     *verifier
         .check(block, expected)
         .expect_err("the check should fail")
@@ -362,24 +362,48 @@ fn the_null_kind_never_fails() {
 #[test]
 fn verify_pattern_reads_fios_forms() {
     let pattern = VerifyPattern::parse(r#"0xff%o"abcd"-12"#).unwrap();
-    assert_eq!(pattern.len(), 1 + 8 + 4 + 1);
+    assert_eq!(pattern.len(), 1 + 8 + 4 + 4);
     assert!(pattern.has_offset());
-    let mut block = vec![0u8; 28];
+    assert_eq!(pattern.offset_position(), Some(1));
+    let mut block = vec![0u8; 34];
     pattern.fill(&mut block, 0x0102);
     assert_eq!(
-        block[..14],
-        [0xff, 0x02, 0x01, 0, 0, 0, 0, 0, 0, b'a', b'b', b'c', b'd', 0xf4]
+        block[..17],
+        [0xff, 0x02, 0x01, 0, 0, 0, 0, 0, 0, b'a', b'b', b'c', b'd', 0xf4, 0xff, 0xff, 0xff]
     );
-    assert_eq!(block[14..], block[..14]);
+    assert_eq!(block[17..], block[..17]);
+}
+
+/// The byte layouts of the examples in fio's lib/pattern.c (parse_and_fill_pattern).
+#[test]
+fn verify_pattern_bytes_match_fios_examples() {
+    let bytes = |text: &str| {
+        let pattern = VerifyPattern::parse(text).unwrap();
+        let mut out = vec![0u8; pattern.len()];
+        pattern.fill(&mut out, 0);
+        out
+    };
+    assert_eq!(bytes(r#""abcd""#), [0x61, 0x62, 0x63, 0x64]);
+    assert_eq!(bytes("-1024"), [0x00, 0xfc, 0xff, 0xff]);
+    assert_eq!(bytes("66"), [0x42]);
+    assert_eq!(bytes("0xFF0X1"), [0xff, 0x01]);
+    assert_eq!(bytes("%o"), [0; 8]);
     assert_eq!(
-        VerifyPattern::parse("0xdeadface").unwrap().len(),
-        4,
-        "hex in the order written"
+        bytes(r#""123"0xFFeeCC"#),
+        [0x31, 0x32, 0x33, 0xff, 0xee, 0xcc]
     );
-    assert_eq!(VerifyPattern::parse("0xabc").unwrap().len(), 2);
-    assert_eq!(VerifyPattern::parse("255").unwrap().len(), 1);
-    assert_eq!(VerifyPattern::parse("256").unwrap().len(), 2);
-    assert_eq!(VerifyPattern::parse("%o").unwrap().len(), 8);
+    assert_eq!(
+        bytes(r#"-100xab"1"%o"2""#),
+        [0xf6, 0xff, 0xff, 0xff, 0xab, 0x31, 0, 0, 0, 0, 0, 0, 0, 0, 0x32]
+    );
+    assert_eq!(bytes("0"), [0]);
+    assert_eq!(bytes("0xdeadface"), [0xde, 0xad, 0xfa, 0xce]);
+    assert_eq!(bytes("0xabc"), [0x0a, 0xbc]);
+    assert_eq!(bytes("256"), [0x00, 0x01]);
+}
+
+#[test]
+fn verify_pattern_refuses_what_fio_refuses_with_the_reason() {
     assert!(matches!(
         VerifyPattern::parse("0xzz"),
         Err(VerifyError::BadPattern { .. })
@@ -387,6 +411,14 @@ fn verify_pattern_reads_fios_forms() {
     assert!(matches!(
         VerifyPattern::parse("\"abc"),
         Err(VerifyError::UnclosedQuote { .. })
+    ));
+    assert!(matches!(
+        VerifyPattern::parse("2147483648"),
+        Err(VerifyError::PatternNumberTooLarge { .. })
+    ));
+    assert!(matches!(
+        VerifyPattern::parse("'pattern.bin'"),
+        Err(VerifyError::PatternFile { .. })
     ));
     assert_eq!(VerifyPattern::parse(""), Err(VerifyError::EmptyPattern));
     assert!(matches!(
@@ -507,135 +539,4 @@ fn mismatch_reports_read_with_offset_expected_and_found() {
         text,
         "verify failed at offset 65536 (interval of 4096 bytes): lost write: expected generation 4, found older generation 3"
     );
-}
-
-mod properties {
-    use super::*;
-    use proptest::prelude::*;
-
-    /// Every kind with a header and a checksum.
-    fn checksum_kinds() -> impl Strategy<Value = VerifyKind> {
-        proptest::sample::select(
-            ALL_KINDS
-                .iter()
-                .copied()
-                .filter(|kind| kind.digest_len() > 0)
-                .collect::<Vec<_>>(),
-        )
-    }
-
-    proptest! {
-        // Each case fills 32 KiB four times; sha3 in a debug build makes more cases slow.
-        #![proptest_config(ProptestConfig::with_cases(64))]
-
-        #[test]
-        fn every_checksum_kind_classifies_the_four_injected_faults(
-            kind in checksum_kinds(),
-            sector in 0usize..8,
-            byte in 0usize..4096,
-            bit in 0u8..8,
-        ) {
-            let verifier = Verifier::new(setup(kind)).unwrap();
-            let len = 8 * 4096;
-            let written = stamp(1 << 20, 2);
-            let good = filled(&verifier, &written, len);
-            prop_assert_eq!(verifier.check(&good, &written), Ok(()));
-
-            let mut flipped = good.clone();
-            flipped[sector * 4096 + byte] ^= 1 << bit;
-            let found = failure_of(&verifier, &flipped, &written);
-            prop_assert_eq!(found.class(), FailureClass::FlippedBits);
-            let expected_at = (1 << 20) + (sector * 4096 + byte) as u64;
-            let as_expected = matches!(found.failure, Failure::FlippedBits { at, bits: 1, .. } if at == expected_at);
-            prop_assert!(as_expected, "{:?}", found);
-
-            let older = filled(&verifier, &stamp(1 << 20, 1), len);
-            let mut torn = good.clone();
-            torn[sector * 4096..(sector + 1) * 4096]
-                .copy_from_slice(&older[sector * 4096..(sector + 1) * 4096]);
-            let found = failure_of(&verifier, &torn, &written);
-            prop_assert_eq!(found.class(), FailureClass::Torn);
-            if sector > 0 {
-                let expected_at = (1 << 20) + (sector * 4096) as u64;
-                let as_expected = matches!(found.failure, Failure::Torn { at, foreign_bytes: 4096, .. } if at == expected_at);
-                prop_assert!(as_expected, "{:?}", found);
-            }
-
-            let found = failure_of(&verifier, &older, &written);
-            prop_assert_eq!(found.failure, Failure::LostWrite {
-                expected_generation: 2,
-                found_generation: 1,
-            });
-
-            let elsewhere = filled(&verifier, &stamp(3 << 20, 2), len);
-            let found = failure_of(&verifier, &elsewhere, &written);
-            prop_assert_eq!(found.failure, Failure::Misdirected {
-                found_offset: 3 << 20,
-                found_generation: Some(2),
-            });
-        }
-    }
-
-    proptest! {
-        #[test]
-        fn any_bytes_give_a_verdict_and_never_a_panic(
-            kind in proptest::sample::select(ALL_KINDS.to_vec()),
-            bytes in proptest::collection::vec(any::<u8>(), 0..600),
-            interval in prop_oneof![Just(None), Just(Some(128u32)), Just(Some(200u32))],
-            header_offset in prop_oneof![Just(0u32), Just(40u32)],
-        ) {
-            let pattern = (kind == VerifyKind::Pattern)
-                .then(|| VerifyPattern::parse("0x0102%o").unwrap());
-            if let Ok(verifier) = Verifier::new(VerifySetup {
-                kind,
-                interval_bytes: interval,
-                header_offset_bytes: header_offset,
-                pattern,
-            }) {
-                let _ = verifier.check(&bytes, &stamp(0, 1));
-                let mut block = bytes.clone();
-                verifier.fill(&mut block, &stamp(0, 1));
-                let _ = verifier.check(&block, &stamp(0, 1));
-            }
-        }
-
-        #[test]
-        fn any_single_bit_flip_is_caught_where_it_is(
-            position in 0usize..8192,
-            bit in 0u8..8,
-            interval in prop_oneof![Just(None), Just(Some(4096u32)), Just(Some(1024u32))],
-        ) {
-            let verifier = Verifier::new(VerifySetup {
-                interval_bytes: interval,
-                ..setup(VerifyKind::Crc32c)
-            }).unwrap();
-            let stamp = stamp(1 << 20, 5);
-            let mut block = filled(&verifier, &stamp, 8192);
-            block[position] ^= 1 << bit;
-            let mismatch = failure_of(&verifier, &block, &stamp);
-            prop_assert_eq!(mismatch.class(), FailureClass::FlippedBits);
-            match mismatch.failure {
-                Failure::FlippedBits { at, bits, .. } => {
-                    prop_assert_eq!(at, (1 << 20) + position as u64);
-                    prop_assert_eq!(bits, 1);
-                }
-                other => prop_assert!(false, "{other:?}"),
-            }
-        }
-
-        #[test]
-        fn any_pattern_fill_matches_the_pattern_everywhere(
-            bytes in proptest::collection::vec(any::<u8>(), 1..40),
-            len in 0usize..3000,
-        ) {
-            let hex: String = bytes.iter().map(|b| format!("{b:02x}")).collect();
-            let pattern = VerifyPattern::parse(&format!("0x{hex}")).unwrap();
-            let mut block = vec![0u8; len];
-            pattern.fill(&mut block, 0);
-            for (index, byte) in block.iter().enumerate() {
-                prop_assert_eq!(*byte, bytes[index % bytes.len()]);
-            }
-            prop_assert_eq!(pattern.first_difference(&block, 0), None);
-        }
-    }
 }

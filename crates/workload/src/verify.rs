@@ -6,6 +6,7 @@
 //! tie them to the rest of the job ([`validate_verify`]) and which verify phase a job runs
 //! ([`VerifyOptions::phase`]). Meanings are fio's HOWTO, "Verification".
 
+use diskmeter_units::MAX_CPU;
 use diskmeter_verify::{VerifyKind, VerifyPattern, VerifySetup};
 use serde::{Deserialize, Serialize};
 
@@ -146,12 +147,47 @@ impl VerifyOptions {
     }
 }
 
+/// One line for each place where diskmeter's reading of the job's verify options differs
+/// from fio's (without the job's name; the caller adds it), empty when they mean the same.
+pub fn reading_notes(spec: &JobSpec) -> Vec<String> {
+    let options = &spec.verify;
+    let mut notes = Vec::new();
+    match options.effective_kind() {
+        None | Some(VerifyKind::Null) => {}
+        Some(VerifyKind::Pattern) => {}
+        Some(kind) => notes.push(format!(
+            "verify={kind}: blocks carry diskmeter's verify header, not fio's: fio cannot check \
+             data diskmeter wrote, nor diskmeter data fio wrote"
+        )),
+    }
+    if options.effective_kind() == Some(VerifyKind::Meta) {
+        notes.push(
+            "verify=meta: diskmeter checks the header only (offset, generation, seed), not the data"
+                .to_string(),
+        );
+    }
+    notes
+}
+
 /// The rules that tie the verify options to the rest of the job: the header fits each
 /// interval, intervals divide every block size written, `verify=pattern` has a pattern, and
 /// `verify_only` is not time-based (fio's HOWTO: "does not support workloads with the
 /// time_based option set").
 pub(crate) fn validate_verify(spec: &JobSpec, fail: &mut impl FnMut(&'static str, String)) {
     let options = &spec.verify;
+    if let Some(cpus) = &options.async_cpus {
+        if cpus.is_empty() {
+            fail(
+                "verify_async_cpus",
+                "lists no CPU; leave it unset to allow any".to_string(),
+            );
+        } else if cpus.iter().any(|&cpu| cpu > MAX_CPU) {
+            fail(
+                "verify_async_cpus",
+                format!("CPU numbers go up to {MAX_CPU}"),
+            );
+        }
+    }
     let Some(setup) = options.setup() else {
         return;
     };

@@ -3,7 +3,7 @@
 //! [`crate::validate`] and the phase a job runs.
 
 use super::tests::{refused, with};
-use crate::verify::VerifyPhase;
+use crate::verify::{reading_notes, VerifyPhase};
 use crate::{describe, validate, JobSpec};
 use diskmeter_verify::{VerifyKind, ALL_KINDS};
 
@@ -60,7 +60,7 @@ fn verify_only_is_a_flag_and_refuses_time_based() {
 fn verify_pattern_reads_fios_forms_and_alone_means_verify_pattern() {
     let spec = with(&[("verify_pattern", Some(r#"0xff%o"abcd"-12"#))]);
     let pattern = spec.verify.pattern.as_ref().unwrap();
-    assert_eq!(pattern.len(), 14);
+    assert_eq!(pattern.len(), 17);
     assert_eq!(spec.verify.kind, None);
     assert_eq!(spec.verify.effective_kind(), Some(VerifyKind::Pattern));
     assert!(describe(&spec).contains(&(
@@ -123,6 +123,10 @@ fn verify_async_and_its_cpus_are_kept() {
     assert_eq!(spec.verify.async_threads, 2);
     assert_eq!(spec.verify.async_cpus, Some(vec![0, 1]));
     assert!(describe(&spec).contains(&("verify_async_cpus".to_string(), "0-1".to_string())));
+    let mut far = JobSpec::default();
+    far.verify.async_cpus = Some(vec![100_000]);
+    assert_eq!(messages(&far).len(), 1, "{:?}", messages(&far));
+    assert!(messages(&far)[0].contains("verify_async_cpus"));
 }
 
 #[test]
@@ -247,4 +251,16 @@ fn verify_pattern_kind_needs_a_pattern() {
         messages(&spec),
         vec!["job 'job': verify=pattern: verify=pattern needs verify_pattern (the bytes to check)"]
     );
+}
+
+#[test]
+fn reading_notes_say_where_verify_differs_from_fio() {
+    assert!(reading_notes(&JobSpec::default()).is_empty());
+    assert!(reading_notes(&with(&[("verify", Some("null"))])).is_empty());
+    let md5 = reading_notes(&with(&[("verify", Some("md5"))]));
+    assert_eq!(md5.len(), 1);
+    assert!(md5[0].starts_with("verify=md5: blocks carry diskmeter's verify header"));
+    assert_eq!(reading_notes(&with(&[("verify", Some("meta"))])).len(), 2);
+    // verify=pattern writes no header: fio and diskmeter read each other's blocks.
+    assert!(reading_notes(&with(&[("verify_pattern", Some("0x55"))])).is_empty());
 }
