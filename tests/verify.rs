@@ -104,73 +104,75 @@ fn faults_are_caught_with_their_offsets(verify: &str) {
     assert_eq!(code, 0, "run B writes");
     let newest = read_image(&backing);
 
-    // A flipped bit in the data, away from the header.
-    let at = FLIPPED * BLOCK + 9000;
-    patch(&backing, at, &[newest[at as usize] ^ 0x10]);
-    // 4 KiB of the block still hold the older write: the rest of it landed.
-    let torn_at = TORN * BLOCK + 8192;
-    patch(
-        &backing,
-        torn_at,
-        &older[torn_at as usize..(torn_at + 4096) as usize],
-    );
-    // The newest write of the block never reached the disk: its older generation is there.
-    patch(&backing, LOST * BLOCK, block(&older, LOST));
-    // A valid block written at the wrong offset.
-    patch(
-        &backing,
-        MISDIRECTED * BLOCK,
-        block(&newest, MISDIRECTED_FROM),
-    );
+    // verify_only writes nothing: no --allow-destroy needed.
+    let mut verify_only = write_job(&device.dev, verify, &["--verify_only=1", "--loops=2"]);
+    verify_only.retain(|arg| arg != "--allow-destroy");
+    let (code, json) = run(&t, &verify_only);
+    assert_eq!(code, 0, "run B's blocks read back as written: {json}");
+    assert_eq!(json["jobs"][0]["verify"]["blocks"], BLOCKS);
 
-    let (code, json) = run(
-        &t,
-        &write_job(&device.dev, verify, &["--verify_only=1", "--loops=2"]),
-    );
-    assert_eq!(code, 1, "a verify failure fails the job: {json}");
-    let v = &json["jobs"][0]["verify"];
-    assert_eq!(v["blocks"], BLOCKS, "every block checked: {v}");
-    assert_eq!(v["errors"], 4, "four faults, four errors: {v}");
-    let found: Vec<(u64, String)> = v["failures"]
-        .as_array()
-        .expect("failures")
-        .iter()
-        .map(|f| {
-            (
-                f["offset_bytes"].as_u64().unwrap(),
-                f["kind"].as_str().unwrap().to_string(),
-            )
-        })
-        .collect();
-    let offsets: Vec<u64> = found.iter().map(|(o, _)| *o).collect();
-    assert_eq!(
-        offsets,
-        [FLIPPED, TORN, LOST, MISDIRECTED].map(|k| k * BLOCK),
-        "each fault at its block's offset: {v}"
-    );
-    let kinds: Vec<&str> = found.iter().map(|(_, k)| k.as_str()).collect();
-    assert_eq!(
-        kinds,
-        ["flipped_bits", "torn", "lost_write", "misdirected"],
-        "each fault classified: {v}"
-    );
-    // Where the damage is: the flipped byte, the first torn sector, the lost and the
-    // misdirected blocks as a whole.
-    let damage: Vec<u64> = v["failures"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|f| f["damage_offset_bytes"].as_u64().unwrap())
-        .collect();
-    assert_eq!(
-        damage,
-        [at, torn_at, LOST * BLOCK, MISDIRECTED * BLOCK],
-        "{v}"
-    );
-    // Each failure says what was expected and what was found.
-    for f in v["failures"].as_array().unwrap() {
+    // Each fault alone, then the block restored: the first mismatch ends the job (as fio),
+    // so one run per fault names it.
+    let flipped_at = FLIPPED * BLOCK + 9000;
+    let torn_at = TORN * BLOCK + 8192;
+    let faults: [(u64, &str, u64, Vec<u8>); 4] = [
+        // A flipped bit in the data, away from the header.
+        (
+            flipped_at,
+            "flipped_bits",
+            flipped_at,
+            vec![newest[flipped_at as usize] ^ 0x10],
+        ),
+        // 4 KiB of the block still hold the older write: the rest of it landed.
+        (
+            torn_at,
+            "torn",
+            torn_at,
+            older[torn_at as usize..(torn_at + 4096) as usize].to_vec(),
+        ),
+        // The newest write of the block never reached the disk: its older generation is there.
+        (
+            LOST * BLOCK,
+            "lost_write",
+            LOST * BLOCK,
+            block(&older, LOST).to_vec(),
+        ),
+        // A valid block written at the wrong offset.
+        (
+            MISDIRECTED * BLOCK,
+            "misdirected",
+            MISDIRECTED * BLOCK,
+            block(&newest, MISDIRECTED_FROM).to_vec(),
+        ),
+    ];
+    for (at, kind, damage_at, bytes) in faults {
+        patch(&backing, at, &bytes);
+        let (code, json) = run(&t, &verify_only);
+        assert_eq!(code, 1, "{kind}: a verify failure fails the job: {json}");
+        assert_eq!(
+            json["jobs"][0]["error"].as_str().map(|e| e.contains(kind)),
+            Some(true)
+        );
+        let v = &json["jobs"][0]["verify"];
+        assert_eq!(v["errors"], 1, "{kind}: {v}");
+        let f = &v["failures"][0];
+        assert_eq!(f["kind"], kind, "{v}");
+        let block_at = at / BLOCK * BLOCK;
+        assert_eq!(
+            f["offset_bytes"], block_at,
+            "{kind} at its block's offset: {v}"
+        );
+        assert_eq!(
+            f["damage_offset_bytes"], damage_at,
+            "{kind}: where the damage is: {v}"
+        );
         assert_ne!(f["expected"], f["found"], "{f}");
         assert!(f["path"].as_str().unwrap().starts_with("/dev/loop"), "{f}");
+        // The checks stopped at the fault: the blocks before it and the fault's own.
+        assert_eq!(v["blocks"], block_at / BLOCK + 1, "{kind}: {v}");
+        // Restored for the next fault.
+        let from = block_at as usize;
+        patch(&backing, block_at, &newest[from..from + BLOCK as usize]);
     }
 
     // A clean write + verify in one run: every block read back, no error.
@@ -262,48 +264,45 @@ fn damaged_file(t: &TestDir) -> std::path::PathBuf {
 }
 
 #[test]
-fn a_read_job_checks_what_a_write_job_left_and_dumps_the_blocks_that_differ() {
+fn a_read_job_checks_what_a_write_job_left_and_dumps_the_block_that_differs() {
     let t = TestDir::new();
     damaged_file(&t);
     let (code, json) = run(&t, &file_job("read", &["--verify_dump=1"]));
     assert_eq!(code, 1, "a verify failure fails the job: {json}");
     let job = &json["jobs"][0];
-    assert_eq!(job["read"]["ios"], 256, "the job's own reads are counted");
+    // fio 3.33 ends the job at the first mismatch too (error 84 after 6 reads).
+    assert_eq!(job["read"]["ios"], 6, "the job's own reads are counted");
     let v = &job["verify"];
     assert_eq!(
         (v["blocks"].as_u64(), v["errors"].as_u64()),
-        (Some(256), Some(2)),
+        (Some(6), Some(1)),
         "{v}"
     );
-    let found: Vec<(u64, &str)> = v["failures"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|f| {
-            (
-                f["offset_bytes"].as_u64().unwrap(),
-                f["kind"].as_str().unwrap(),
-            )
-        })
-        .collect();
-    assert_eq!(found, [(5 * 4096, "flipped_bits"), (9 * 4096, "unwritten")]);
+    assert_eq!(v["failures"][0]["offset_bytes"], 5 * 4096);
+    assert_eq!(v["failures"][0]["kind"], "flipped_bits");
     // verify_dump: the block as read and as written, differing in the one flipped byte.
     let received = std::fs::read(t.path().join("f.dat.20480.received")).unwrap();
     let expected = std::fs::read(t.path().join("f.dat.20480.expected")).unwrap();
     let differ: Vec<usize> = (0..4096).filter(|&i| received[i] != expected[i]).collect();
     assert_eq!(differ, [100]);
-    assert!(t.path().join("f.dat.36864.received").exists());
 }
 
 #[test]
-fn verify_fatal_stops_at_the_first_mismatch() {
+fn the_fio_json_error_of_a_verify_failure_is_eilseq() {
     let t = TestDir::new();
     damaged_file(&t);
-    let (code, json) = run(&t, &file_job("read", &["--verify_fatal=1"]));
-    assert_eq!(code, 1, "{json}");
-    let v = &json["jobs"][0]["verify"];
-    assert_eq!(v["errors"], 1, "{v}");
-    assert!(v["blocks"].as_u64().unwrap() < 256, "stopped early: {v}");
+    let mut args = file_job("read", &[]);
+    args.push("--output-format=fio-json".to_string());
+    let args: Vec<&str> = args.iter().map(String::as_str).collect();
+    let output = t.run(&args).output().unwrap();
+    assert_eq!(output.status.code(), Some(1));
+    let json: serde_json::Value = serde_json::from_slice(&output.stdout).unwrap();
+    assert_eq!(
+        json["jobs"][0]["error"], 84,
+        "EILSEQ, as fio: {}",
+        json["jobs"][0]
+    );
+    assert_eq!(json["jobs"][0]["diskmeter_verify"]["errors"], 1);
 }
 
 /// True once the process `pid` catches SIGINT (diskmeter installs its handler when its
@@ -365,11 +364,17 @@ fn an_interrupted_write_saves_its_state_and_verify_only_checks_just_what_it_wrot
         "{v}"
     );
 
-    // Without the state, verify_only expects the whole job's writes: the rest never came.
+    // Without the state, verify_only expects the whole job's writes: the first block the
+    // interrupted run never wrote is a mismatch.
     let (code, json) = run(&t, &file_job("write", &["--verify_only=1"]));
     assert_eq!(code, 1);
     let v = &json["jobs"][0]["verify"];
-    assert_eq!(v["errors"].as_u64(), Some(256 - written), "{v}");
+    assert_eq!(v["errors"].as_u64(), Some(1), "{v}");
+    assert_eq!(
+        v["failures"][0]["offset_bytes"].as_u64(),
+        Some(written * 4096),
+        "{v}"
+    );
 }
 
 #[test]

@@ -295,7 +295,7 @@ pub fn drop_cache(file: &File) {
 /// Opens a target for a worker: read-only for read-only jobs, O_DIRECT, O_SYNC or O_DSYNC
 /// when the job asks, and (buffered, `invalidate`) with the file's cached pages dropped.
 pub fn open_target(target: &TargetPlan, job: &JobSpec) -> Result<File, RunError> {
-    let (write, direct) = (job.rw.writes(), job.direct);
+    let (write, direct) = (crate::job_writes(job), job.direct);
     let mut options = OpenOptions::new();
     options.read(true).write(write);
     let mut flags = rustix::fs::OFlags::empty();

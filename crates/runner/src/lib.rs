@@ -139,7 +139,7 @@ pub fn check_safety(plan: &RunPlan, allow_destroy: bool) -> Result<(), RunError>
         let written = plan
             .workers
             .iter()
-            .any(|w| w.targets.contains(&index) && plan.jobs[w.job_index].rw.writes());
+            .any(|w| w.targets.contains(&index) && job_writes(&plan.jobs[w.job_index]));
         if !written {
             continue;
         }
@@ -148,7 +148,7 @@ pub fn check_safety(plan: &RunPlan, allow_destroy: bool) -> Result<(), RunError>
         let allow_mounted = plan
             .workers
             .iter()
-            .filter(|w| w.targets.contains(&index) && plan.jobs[w.job_index].rw.writes())
+            .filter(|w| w.targets.contains(&index) && job_writes(&plan.jobs[w.job_index]))
             .all(|w| plan.jobs[w.job_index].allow_mounted_write);
         let via_symlink = std::fs::symlink_metadata(&target.path)
             .map(|m| m.file_type().is_symlink())
@@ -167,6 +167,12 @@ pub fn check_safety(plan: &RunPlan, allow_destroy: bool) -> Result<(), RunError>
         })?;
     }
     Ok(())
+}
+
+/// True when the job writes to its targets: its `rw` writes and it is not `verify_only`
+/// (which only reads back what an earlier run wrote).
+pub(crate) fn job_writes(job: &diskmeter_workload::JobSpec) -> bool {
+    job.rw.writes() && !job.verify.verify_only
 }
 
 /// Buffer alignment for a set of targets: the largest logical block size among them, and

@@ -215,7 +215,7 @@ impl<C: Clock, E: IoEngine + ?Sized> Worker<'_, C, E> {
                     file: slot.file,
                     offset_bytes: slot.offset_bytes,
                     len_bytes: slot.len_bytes,
-                    generation: slot.generation,
+                    generation: verify.generation_in(completion.slot),
                 });
             }
         }

@@ -98,7 +98,6 @@ impl<C: Clock, E: IoEngine + ?Sized> Worker<'_, C, E> {
             granted_ns: now,
             submit_ns: now,
             trimmed_ns: 0,
-            generation: 0,
         };
         self.engine
             .queue(IoUnit {

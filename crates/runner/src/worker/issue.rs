@@ -343,7 +343,6 @@ impl<C: Clock, E: IoEngine + ?Sized> Worker<'_, C, E> {
             ),
         };
         let trim = self.shape.trims && direction == Direction::Write && self.is_trim(at);
-        let mut generation = 0;
         if trim {
             if !self.shape.trims_only {
                 // trimwrite: this block is written right after its trim (which every
@@ -354,7 +353,7 @@ impl<C: Clock, E: IoEngine + ?Sized> Worker<'_, C, E> {
         } else if direction == Direction::Write {
             if let Some(verify) = self.verify.as_deref_mut() {
                 let buffer = &mut self.engine.buffer_mut(slot)[..len_bytes as usize];
-                generation = verify.fill(buffer, offset_bytes);
+                verify.fill(slot, buffer, offset_bytes);
             } else if let Some(dedupe) = &mut self.dedupe {
                 dedupe.fill(&mut self.engine.buffer_mut(slot)[..len_bytes as usize]);
             } else if self.shape.scramble {
@@ -375,7 +374,6 @@ impl<C: Clock, E: IoEngine + ?Sized> Worker<'_, C, E> {
             issue_ns: wanted_ns,
             granted_ns,
             submit_ns: now,
-            generation,
             trimmed_ns: 0,
         };
         let op = match direction {
@@ -507,7 +505,6 @@ impl<C: Clock, E: IoEngine + ?Sized> Worker<'_, C, E> {
             issue_ns: now,
             granted_ns: now,
             submit_ns: now,
-            generation: 0,
             trimmed_ns: 0,
         };
         self.engine

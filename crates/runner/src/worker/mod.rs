@@ -33,6 +33,7 @@ mod issue;
 #[cfg(test)]
 mod tests;
 mod verify;
+mod verify_io;
 mod zones;
 mod trims;
 
@@ -91,8 +92,6 @@ struct SlotState {
     granted_ns: u64,
     /// When the engine had it.
     submit_ns: u64,
-    /// A verified write's generation (see [`verify`]); 0 otherwise.
-    generation: u64,
     /// A trim's end when the engine did it while queueing it (every engine but psync,
     /// which trims in `commit`); 0 otherwise.
     trimmed_ns: u64,
@@ -109,7 +108,6 @@ impl Default for SlotState {
             issue_ns: 0,
             granted_ns: 0,
             submit_ns: 0,
-            generation: 0,
             trimmed_ns: 0,
         }
     }
@@ -367,7 +365,7 @@ pub(crate) struct Worker<'a, C: Clock, E: IoEngine + ?Sized> {
     stopping: bool,
     /// What ended the worker early, if anything did.
     failure: Option<RunError>,
-    /// Data verification (fio `verify`), when the job asks for it.
+    /// Data verification (fio `verify`); its writes are unique, so they get no stamps.
     verify: Option<Box<verify::VerifyRun>>,
 }
 
@@ -534,19 +532,9 @@ impl<'a, C: Clock, E: IoEngine + ?Sized> Worker<'a, C, E> {
     pub(crate) fn run(mut self) -> WorkerOutcome {
         self.start_delay();
         self.start();
-        let only_verify = self.verify.as_ref().is_some_and(|v| v.only);
-        let ran = if only_verify {
-            self.log_writes_without_writing()
-        } else {
-            let ran = self.run_loop();
-            if self.verify.is_some() {
-                self.save_state_if_cut_short();
-            }
-            ran
-        };
-        // The job's own IO ends here: the verify phase after it is timed apart.
+        let ran = self.run_io();
         let io_end = self.clock.now_ns();
-        let ended = ran.and_then(|()| self.after_writes(only_verify));
+        let ended = ran.and_then(|()| self.after_writes());
         // fio's job ends after its verify phase: flow, wait_for and exitall see it then.
         if let Some(controls) = &mut self.controls {
             controls.finish();
@@ -624,9 +612,7 @@ impl<'a, C: Clock, E: IoEngine + ?Sized> Worker<'a, C, E> {
     /// The loop: each pass issues what is due, then reaps and accounts what completed.
     fn run_loop(&mut self) -> Result<(), RunError> {
         loop {
-            if self.verify.is_some() {
-                self.verify_backlog_if_due()?;
-            }
+            self.verify_backlog_if_due()?;
             let now = self.clock.now_ns();
             self.tally.enter_measurement(now);
             if let Some(controls) = &mut self.controls {
