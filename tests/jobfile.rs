@@ -96,10 +96,12 @@ fn job_files_resolve_as_fio_reads_them() {
             .expect("fio --showcmd");
         assert!(out.status.success(), "fio --showcmd {}", file.display());
         let line = String::from_utf8(out.stdout).unwrap();
-        let args: Vec<String> = line
-            .split_whitespace()
-            .skip(1)
+        // A job file starts from fio's defaults, a command line from diskmeter's: give the
+        // command line fio's (the file's own options come after them and win).
+        let args: Vec<String> = ["--ioengine=psync", "--unlink=0"]
+            .into_iter()
             .map(str::to_string)
+            .chain(line.split_whitespace().skip(1).map(unquote))
             .collect();
         let from_file = dry_run(dir.path(), &[file.display().to_string()]);
         let from_fio = dry_run(dir.path(), &args);
@@ -112,6 +114,14 @@ fn job_files_resolve_as_fio_reads_them() {
         compared += 1;
     }
     assert!(compared >= 28, "compared {compared} files");
+}
+
+/// `--description="text"` as a shell passes it: showcmd quotes text options.
+fn unquote(arg: &str) -> String {
+    match arg.split_once("=\"") {
+        Some((key, rest)) if rest.ends_with('"') => format!("{key}={}", &rest[..rest.len() - 1]),
+        _ => arg.to_string(),
+    }
 }
 
 #[test]
@@ -209,11 +219,12 @@ fn the_guides_files_run_unchanged_at_test_scale() {
             (readers, writers),
             "{name}"
         );
-        assert!(
-            dir.files().is_empty(),
-            "{name} left files: {:?}",
-            dir.files()
-        );
+        // fio's unlink defaults to 0 in job files: the files stay, as after fio.
+        let workers = (readers + writers) as usize;
+        assert_eq!(dir.files().len(), workers, "{name}: {:?}", dir.files());
+        for file in dir.files() {
+            std::fs::remove_file(dir.path().join(file)).unwrap();
+        }
     }
 }
 
@@ -455,4 +466,92 @@ fn job_and_group_structure_matches_fio() {
         compared += 1;
     }
     assert!(compared >= 15, "compared {compared} files");
+}
+
+/// Issue 15: a job file means what it means to fio. With no `ioengine` it runs on psync, so
+/// `iodepth=32` is one IO at a time (the plan says so in one line), and its files stay
+/// (unlink=0); the same options on the command line keep diskmeter's defaults.
+#[test]
+fn a_job_file_without_an_engine_runs_as_fio_runs_it() {
+    let dir = TestDir::new();
+    let plan = dry_run(
+        dir.path(),
+        &[jobs_dir()
+            .join("semantics-fio-defaults.fio")
+            .display()
+            .to_string()],
+    );
+    assert!(plan.contains("ioengine=psync"), "{plan}");
+    assert!(plan.contains("unlink=0"), "{plan}");
+    assert!(
+        plan.contains("# note: job psync-by-default: the psync engine keeps 1 IO in flight per worker; iodepth=32 has no effect"),
+        "{plan}"
+    );
+    let command_line = dry_run(
+        dir.path(),
+        &[
+            "--name=cli".into(),
+            "--size=8m".into(),
+            "--iodepth=32".into(),
+        ],
+    );
+    assert!(command_line.contains("ioengine=io_uring"), "{command_line}");
+    assert!(!command_line.contains("unlink=0"), "{command_line}");
+
+    let v = run_json(dir.path(), "semantics-fio-defaults.fio");
+    assert_eq!(v["jobs"].as_array().unwrap().len(), 2);
+    let notes = v["meta"]["notes"].to_string();
+    assert!(notes.contains("iodepth=32 has no effect"), "{notes}");
+    assert_eq!(
+        dir.files(),
+        ["named-engine.0.0", "psync-by-default.0.0"],
+        "fio's unlink=0 keeps the files"
+    );
+}
+
+/// `description` is kept in the results as fio keeps it: fio's JSON has it as "desc" and in
+/// "job options"; diskmeter's own JSON has it in the job's options (which the history keeps).
+#[test]
+fn description_is_kept_in_the_results_as_fio_keeps_it() {
+    let dir = TestDir::new();
+    let file = jobs_dir().join("options-jobfile-description.fio");
+    let fio_json = |out: std::process::Output| -> serde_json::Value {
+        let text = String::from_utf8_lossy(&out.stdout).to_string();
+        serde_json::from_str(&text[text.find('{').expect("JSON")..]).unwrap()
+    };
+    let dm = fio_json(
+        diskmeter(dir.path())
+            .args(["run", "--quiet", "--no-save", "--output-format=fio-json"])
+            .arg(&file)
+            .output()
+            .unwrap(),
+    );
+    let descriptions = |v: &serde_json::Value| -> Vec<String> {
+        v["jobs"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|j| j["desc"].as_str().unwrap_or("").to_string())
+            .collect()
+    };
+    let expected = ["shared_by_every_job", "the_second_job's_own"];
+    assert_eq!(descriptions(&dm), expected);
+    // diskmeter lists every resolved option in "job options" (fio only the job's own).
+    assert_eq!(
+        dm["jobs"][0]["job options"]["description"],
+        "shared_by_every_job"
+    );
+    if require_tool("description_is_kept_in_the_results_as_fio_keeps_it", "fio") {
+        let fio = fio_json(
+            with_env(Command::new("fio"), dir.path())
+                .arg("--output-format=json")
+                .arg(&file)
+                .output()
+                .unwrap(),
+        );
+        assert_eq!(descriptions(&fio), expected);
+    }
+    let own = run_json(dir.path(), "options-jobfile-description.fio");
+    let options = own["jobs"][1]["options"].to_string();
+    assert!(options.contains("the_second_job's_own"), "{options}");
 }

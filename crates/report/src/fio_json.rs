@@ -86,6 +86,10 @@ fn fio_job(job: &JobResult, meta: &RunMeta) -> Value {
         job_json["total_err"] = json!(errors.total);
         job_json["first_error"] = json!(errors.first_errno.unwrap_or(0));
     }
+    // fio adds the job's `description` as "desc" only for jobs that have one.
+    if let Some(description) = job.option("description") {
+        job_json["desc"] = json!(description);
+    }
     // fio adds the object only for jobs that asked for steady state.
     if let Some(steady) = crate::steady::fio_steadystate(job) {
         job_json["steadystate"] = steady;

@@ -29,6 +29,7 @@ pub mod system;
 pub mod trim;
 mod validate;
 pub mod verify;
+pub mod zones;
 
 pub use apply::{apply_option, OptionError};
 pub use compat::{fio_reading_notes, CompatOptions};

@@ -7,6 +7,8 @@ use diskmeter_units::{format_size_suffix, parse_size, KbBase, UnitError};
 use serde::{Deserialize, Serialize};
 use thiserror::Error;
 
+pub use crate::zones::{AbsZone, Zone, MAX_ZONES};
+
 /// Why a `bsrange`, `bssplit` or `random_distribution` value cannot be used; the option parser
 /// puts the option and value in front.
 #[derive(Debug, Clone, PartialEq, Error)]
@@ -265,16 +267,6 @@ pub fn show_spread(spread: &BlockSizeSpread, kb_base: KbBase) -> String {
     }
 }
 
-/// One zone of fio's `random_distribution=zoned`: a share of the IOs that goes to a share of
-/// the region, zones laid out from the region's start in order.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-pub struct Zone {
-    /// Share of the random IOs that land in this zone, percent.
-    pub access_percent: u8,
-    /// Share of the region this zone spans, percent.
-    pub size_percent: u8,
-}
-
 /// How random offsets are spread over the region (fio `random_distribution`).
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case", tag = "kind")]
@@ -314,16 +306,6 @@ pub enum RandomDistribution {
         /// The zones from the region's start; access shares add up to 100.
         zones: Vec<AbsZone>,
     },
-}
-
-/// One zone of fio's `random_distribution=zoned_abs`: a share of the IOs that goes to a
-/// number of bytes, zones laid out from the region's start in order.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-pub struct AbsZone {
-    /// Share of the random IOs that land in this zone, percent.
-    pub access_percent: u8,
-    /// Bytes this zone spans.
-    pub size_bytes: u64,
 }
 
 /// fio's defaults when the parameter is left out (`FIO_DEF_ZIPF`, `FIO_DEF_PARETO`).
@@ -379,9 +361,13 @@ impl RandomDistribution {
                     center,
                 }
             }
-            "zoned" => return parse_zones(text.split_once(':').map_or("", |(_, rest)| rest)),
+            "zoned" => {
+                return crate::zones::parse_zones(text.split_once(':').map_or("", |(_, rest)| rest))
+            }
             "zoned_abs" => {
-                return parse_abs_zones(text.split_once(':').map_or("", |(_, rest)| rest))
+                return crate::zones::parse_abs_zones(
+                    text.split_once(':').map_or("", |(_, rest)| rest),
+                )
             }
             other => {
                 return Err(PatternError::UnknownDistribution {
@@ -443,114 +429,6 @@ impl RandomDistribution {
             ),
         }
     }
-}
-
-/// fio's `ZONESPLIT_MAX`: the most zones a `zoned` list may have.
-pub const MAX_ZONES: usize = 256;
-
-/// Parses the zones of `zoned:A/S:A/S...` (fio's `zone_split_ddir` rules: access shares add up
-/// to 100, sizes to at most 100). A zone written without its size (`20/`) spans an even part
-/// of what the other zones leave, as fio's example `zoned:50/5:30/15:20/` ("20 % of the IO
-/// in the remaining 80 %") reads.
-fn parse_zones(list: &str) -> Result<RandomDistribution, PatternError> {
-    if list.contains(',') {
-        return Err(PatternError::ZonedPerDirection);
-    }
-    let entries = zone_entries(list, |text| {
-        text.parse::<u8>().ok().filter(|p| *p <= 100).map(u64::from)
-    })?;
-    let given: u64 = entries.iter().filter_map(|(_, size)| *size).sum();
-    let blanks = entries.iter().filter(|(_, size)| size.is_none()).count() as u64;
-    let left = 100u64.saturating_sub(given);
-    let mut zones = Vec::with_capacity(entries.len());
-    let mut blank_index = 0;
-    for (access_percent, size) in entries {
-        let size_percent = size.unwrap_or_else(|| {
-            // The first blanks take the remainder's odd points, so the sizes add up to it.
-            blank_index += 1;
-            left / blanks + u64::from(blank_index <= left % blanks)
-        });
-        zones.push(Zone {
-            access_percent,
-            size_percent: size_percent as u8,
-        });
-    }
-    let access_percent: u32 = zones.iter().map(|z| u32::from(z.access_percent)).sum();
-    let size_percent: u32 = zones.iter().map(|z| u32::from(z.size_percent)).sum();
-    if access_percent != 100 || size_percent > 100 {
-        return Err(PatternError::ZoneShares {
-            access_percent,
-            size_percent,
-        });
-    }
-    Ok(RandomDistribution::Zoned { zones })
-}
-
-/// Parses the zones of `zoned_abs:A/SIZE:A/SIZE...`: access shares add up to 100, sizes are
-/// byte counts with fio's suffixes (`10G`), zones laid out from the region's start.
-fn parse_abs_zones(list: &str) -> Result<RandomDistribution, PatternError> {
-    if list.contains(',') {
-        return Err(PatternError::ZonedPerDirection);
-    }
-    let entries = zone_entries(list, |text| {
-        parse_size(text, KbBase::Binary)
-            .ok()
-            .filter(|bytes| *bytes > 0)
-    })?;
-    let mut zones = Vec::with_capacity(entries.len());
-    for (access_percent, size) in entries {
-        let size_bytes = size.ok_or_else(|| PatternError::BadAbsZone {
-            entry: format!("{access_percent}/"),
-        })?;
-        zones.push(AbsZone {
-            access_percent,
-            size_bytes,
-        });
-    }
-    let access_percent: u32 = zones.iter().map(|z| u32::from(z.access_percent)).sum();
-    if access_percent != 100 {
-        return Err(PatternError::ZoneShares {
-            access_percent,
-            size_percent: 0,
-        });
-    }
-    Ok(RandomDistribution::ZonedAbs { zones })
-}
-
-/// The `ACCESS/SIZE` entries of a zone list: the access share (a whole percent) and the size
-/// as `size` reads it (`None` when left blank). The error names the entry.
-fn zone_entries(
-    list: &str,
-    size: impl Fn(&str) -> Option<u64>,
-) -> Result<Vec<(u8, Option<u64>)>, PatternError> {
-    let mut entries = Vec::new();
-    for entry in list.split(':').map(str::trim).filter(|e| !e.is_empty()) {
-        let bad = || PatternError::BadZone {
-            entry: entry.to_string(),
-        };
-        let (access, size_text) = entry.split_once('/').ok_or_else(bad)?;
-        let access = access
-            .trim()
-            .parse::<u8>()
-            .ok()
-            .filter(|p| *p <= 100)
-            .ok_or_else(bad)?;
-        let size_text = size_text.trim();
-        let size = match size_text {
-            "" => None,
-            text => Some(size(text).ok_or_else(bad)?),
-        };
-        entries.push((access, size));
-    }
-    if entries.is_empty() {
-        return Err(PatternError::BadZone {
-            entry: list.to_string(),
-        });
-    }
-    if entries.len() > MAX_ZONES {
-        return Err(PatternError::TooManyEntries);
-    }
-    Ok(entries)
 }
 
 #[cfg(test)]
@@ -637,51 +515,5 @@ mod tests {
         ] {
             assert!(RandomDistribution::parse(bad).is_err(), "{bad}");
         }
-    }
-
-    #[test]
-    fn zoned_reads_fios_zones_and_shows_them_back() {
-        let zoned = RandomDistribution::parse("zoned:60/10:30/20:8/30:2/40").unwrap();
-        let RandomDistribution::Zoned { zones } = &zoned else {
-            panic!("{zoned:?}");
-        };
-        assert_eq!(zones.len(), 4);
-        assert_eq!(
-            zones[0],
-            Zone {
-                access_percent: 60,
-                size_percent: 10
-            }
-        );
-        assert_eq!(zoned.show(), "zoned:60/10:30/20:8/30:2/40");
-        assert_eq!(RandomDistribution::parse(&zoned.show()), Ok(zoned));
-        // Sizes may cover less than the region, as in fio.
-        assert!(RandomDistribution::parse("zoned:80/20:20/30").is_ok());
-    }
-
-    /// fio's examples/rand-zones.fio: "20 % of the IO will end up in the remaining 80 %".
-    #[test]
-    fn a_zone_without_a_size_spans_what_the_others_leave() {
-        let zoned = RandomDistribution::parse("zoned:50/5:30/15:20/").unwrap();
-        assert_eq!(zoned.show(), "zoned:50/5:30/15:20/80");
-        let split = RandomDistribution::parse("zoned:50/5:30/:20/").unwrap();
-        assert_eq!(split.show(), "zoned:50/5:30/48:20/47");
-    }
-
-    #[test]
-    fn zoned_abs_reads_byte_sizes_and_shows_them_back() {
-        let zoned = RandomDistribution::parse("zoned_abs:50/10G:30/100G:20/500G").unwrap();
-        let RandomDistribution::ZonedAbs { zones } = &zoned else {
-            panic!("{zoned:?}");
-        };
-        assert_eq!(
-            zones[0],
-            AbsZone {
-                access_percent: 50,
-                size_bytes: 10 << 30
-            }
-        );
-        assert_eq!(zoned.show(), "zoned_abs:50/10g:30/100g:20/500g");
-        assert_eq!(RandomDistribution::parse(&zoned.show()), Ok(zoned));
     }
 }
