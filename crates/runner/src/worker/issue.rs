@@ -329,11 +329,19 @@ impl<C: Clock, E: IoEngine + ?Sized> Worker<'_, C, E> {
         // O_DIRECT alignment.
         let (file, offset_bytes) = match at {
             Some(replayed) => replayed,
-            None => self.offsets.next(
-                direction.index(),
-                len_bytes,
-                self.shape.align[direction.index()],
-            ),
+            None => match &mut self.identical {
+                None => self.offsets.next(
+                    direction.index(),
+                    len_bytes,
+                    self.shape.align[direction.index()],
+                ),
+                Some(identical) => identical.next(
+                    &mut self.offsets,
+                    direction.index(),
+                    len_bytes,
+                    self.shape.align[direction.index()],
+                ),
+            },
         };
         if direction == Direction::Write {
             if self.shape.scramble {

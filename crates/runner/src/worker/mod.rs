@@ -207,6 +207,10 @@ pub fn run_worker(mut ctx: WorkerContext<'_>) -> WorkerOutcome {
         .with_recorder(recorder)
         .run();
     ctx.links.finished();
+    if outcome.error.is_some() && ctx.job.control.exitall_on_error {
+        // fio's exitall_on_error: this job's failure ends every other job.
+        ctx.abort.store(true, Ordering::Relaxed);
+    }
     outcome
 }
 
@@ -331,6 +335,8 @@ pub(crate) struct Worker<'a, C: Clock, E: IoEngine + ?Sized> {
     watch_exit: bool,
     /// fio `zonemode=strided`: the zone the offsets come from.
     zones: Option<Box<zones::Zones>>,
+    /// fio `rw_sequencer=identical`: each random offset used `rw=rand...:N` times.
+    identical: Option<zones::Identical>,
     /// No new IO is chosen; in-flight IO drains.
     stopping: bool,
     /// What ended the worker early, if anything did.
@@ -410,6 +416,7 @@ impl<'a, C: Clock, E: IoEngine + ?Sized> Worker<'a, C, E> {
         Worker {
             offsets,
             zones,
+            identical: identical_every(job).map(zones::Identical::new),
             sizes: SizeChooser::new(job, plan.seed),
             mix: MixChooser::new(
                 if job.rw.is_mixed() {
@@ -600,6 +607,13 @@ fn offsets_for(ctx: &WorkerContext<'_>, shape: &Shape) -> OffsetGenerator {
     offsets_for_regions(ctx, shape, &regions)
 }
 
+/// `N` of `rw=rand...:N` when `rw_sequencer=identical` repeats each random offset N times.
+fn identical_every(job: &JobSpec) -> Option<u64> {
+    let identical = job.control.rw_sequencer == diskmeter_workload::control::Sequencer::Identical;
+    (identical && job.rw.is_random() && job.rw_offset_modifier > 1)
+        .then_some(job.rw_offset_modifier)
+}
+
 /// A target's region.
 fn region_of(target: &TargetPlan) -> FileRegion {
     FileRegion {
@@ -630,9 +644,15 @@ fn offsets_for_regions(
         (true, RandomDistribution::Uniform, true) => OffsetPattern::Uniform,
         (true, skewed, _) => OffsetPattern::Skewed(skewed),
     };
+    // Under rw_sequencer=identical the worker repeats offsets itself; the generator gives
+    // a new random one each time it is asked.
+    let modifier = match identical_every(job) {
+        Some(_) => 0,
+        None => job.rw_offset_modifier,
+    };
     let mut offsets = OffsetGenerator::new(regions, pattern, grid, ctx.plan.seed)
         .with_random_percent(job.percentage_random)
-        .with_offset_modifier(job.rw_offset_modifier);
+        .with_offset_modifier(modifier);
     if let Some(shared) = &ctx.shared_positions {
         offsets = offsets.with_shared_positions(Arc::clone(shared));
     }
