@@ -83,7 +83,7 @@ fn a_database_written_by_main_at_f43a725_opens_lists_and_loads() {
     for ((id, position), old) in &old {
         let step = &runs[*id as usize - 1].steps[*position as usize];
         let new = serde_json::to_value(&step.result).unwrap();
-        assert_eq!(new["schema_version"], 2);
+        assert_eq!(new["schema_version"], diskmeter_report::SCHEMA_VERSION);
         // Every figure is kept: only the job specification became options and facts.
         let mut old = old.clone();
         let mut new = new.clone();

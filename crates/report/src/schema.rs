@@ -15,8 +15,9 @@ use crate::input::{RunMeta, TargetInfo};
 
 /// Version of this schema: changes whenever a field is added, renamed, removed or changes
 /// type. 1: jobs carried the internal job specification (`spec`); 2: jobs carry `options`
-/// (fio option strings) and `workload` (typed facts) instead.
-pub const SCHEMA_VERSION: u32 = 2;
+/// (fio option strings) and `workload` (typed facts) instead. 3: jobs may carry
+/// `latency_target` (fio's queue-depth search and the depth it found).
+pub const SCHEMA_VERSION: u32 = 3;
 
 /// The whole run as reported.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
