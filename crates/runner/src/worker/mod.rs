@@ -261,6 +261,9 @@ struct Shape {
     io_limit_bytes: u64,
     /// Stamp written sectors so every write is unique (fio `scramble_buffers`).
     scramble: bool,
+    /// Hold an IO that overlaps one in flight until that one completes (fio
+    /// `serialize_overlap`).
+    serialize: bool,
     stamp_every: usize,
     stamp_len: usize,
 }
@@ -395,6 +398,7 @@ impl<'a, C: Clock, E: IoEngine + ?Sized> Worker<'a, C, E> {
             align,
             io_limit_bytes: plan.io_limit_bytes.unwrap_or(u64::MAX),
             scramble,
+            serialize: job.control.serialize_overlap && depth > 1,
             stamp_every,
             stamp_len,
         };
@@ -430,7 +434,11 @@ impl<'a, C: Clock, E: IoEngine + ?Sized> Worker<'a, C, E> {
             ),
             queue: Queue {
                 slots: vec![SlotState::default(); depth],
-                held: Vec::with_capacity(if throttled { depth } else { 0 }),
+                held: Vec::with_capacity(if throttled || shape.serialize {
+                    depth
+                } else {
+                    0
+                }),
                 free: (0..depth as u32).rev().collect(),
                 completions: Vec::with_capacity(depth),
                 just_queued: Vec::with_capacity(batch),
