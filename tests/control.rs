@@ -173,3 +173,63 @@ fn zonemode_zbd_is_refused_with_its_reason() {
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(stderr.contains("zoned-device support"), "{stderr}");
 }
+
+#[test]
+fn thinktime_blocks_counted_at_completion_cap_the_queue_depth() {
+    let dir = TestDir::new();
+    let json = dir.run_json(&[
+        "--name=think",
+        "--ioengine=null",
+        "--size=16m",
+        "--iodepth=32",
+        "--thinktime=100",
+        "--thinktime_blocks=4",
+        "--number_ios=400",
+    ]);
+    assert_eq!(ios(&json), 400);
+    // fio's note: no more than thinktime_blocks IOs are in flight, whatever iodepth says.
+    for bucket in json["jobs"][0]["depth"]["iodepth"].as_array().unwrap() {
+        let deeper = matches!(bucket["label"].as_str(), Some("8" | "16" | "32" | ">=64"));
+        assert!(!deeper || bucket["percent"] == 0.0, "{bucket}");
+    }
+}
+
+#[test]
+fn flow_shares_the_io_of_a_flow_group_by_weight() {
+    let dir = TestDir::new();
+    let json = dir.run_json(&[
+        "--ioengine=null",
+        "--size=16m",
+        "--time_based",
+        "--runtime=1",
+        "--flow_sleep=100",
+        "--name=light",
+        "--flow=1",
+        "--name=heavy",
+        "--flow=4",
+    ]);
+    let light = json["jobs"][0]["read"]["ios"].as_f64().unwrap();
+    let heavy = json["jobs"][1]["read"]["ios"].as_f64().unwrap();
+    let ratio = heavy / light;
+    assert!((3.0..5.0).contains(&ratio), "heavy {heavy} / light {light}");
+}
+
+#[test]
+fn rate_iops_min_fails_a_job_below_it() {
+    let dir = TestDir::new();
+    let out = dir
+        .run(&[
+            "--name=slow",
+            "--ioengine=null",
+            "--size=16m",
+            "--time_based",
+            "--runtime=3",
+            "--rate_iops=100",
+            "--rate_iops_min=1000",
+        ])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.contains("rate_iops_min not met"), "{stderr}");
+}
