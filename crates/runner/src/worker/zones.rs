@@ -11,7 +11,8 @@
 //! covers the zone, as fio resets its file position and map per zone. Offsets stay inside
 //! the shortest file's region, so every file has every zone.
 
-use super::{offsets_for_regions, Worker};
+use super::placement::offsets_for_regions;
+use super::Worker;
 use crate::clock::Clock;
 use crate::offsets::{FileRegion, OffsetGenerator};
 use diskmeter_engine::IoEngine;
