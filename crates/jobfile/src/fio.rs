@@ -501,7 +501,7 @@ mod tests {
     #[test]
     fn ignore_unsupported_turns_only_unsupported_options_into_warnings() {
         let m = Memory::default();
-        let sections = parse("t.fio", "[a]\nverify=md5\nzonemode=zbd\nbs=8k\n", &m).unwrap();
+        let sections = parse("t.fio", "[a]\nverify=md5\ncgroup_weight=100\nbs=8k\n", &m).unwrap();
         let (j, warnings) = resolve(&sections, &JobSpec::default(), Unsupported::Warn).unwrap();
         assert_eq!(j[0].bs_bytes.read, 8192);
         assert_eq!(warnings.len(), 2);
