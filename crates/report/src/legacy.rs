@@ -20,7 +20,8 @@ pub fn upgrade_json(text: &str) -> Result<RunResult, ReportError> {
     let mut doc: Value = serde_json::from_str(text)?;
     match schema_version(&doc)? {
         1 => upgrade_from_v1(&mut doc),
-        // Schema 2 is schema 3 without its optional `trim` and `io_errors`.
+        // 2 -> 3 only added optional fields (a job's `trim`, `io_errors` and
+        // `latency_target`): a version-2 result reads as it is.
         2 => doc["schema_version"] = Value::from(SCHEMA_VERSION),
         SCHEMA_VERSION => {}
         found => {

@@ -24,7 +24,7 @@ pub use fio_json::{to_fio_json, LAT_INTENDED_KEY as FIO_JSON_LAT_INTENDED_KEY};
 pub use input::{JobInput, RunInput, RunMeta, SteadyStateInput, TargetInfo};
 pub use legacy::upgrade_json;
 pub use record::to_job_file;
-pub use schema::{ConfidenceInterval, IoErrorSummary, SteadyStateResult};
+pub use schema::{ConfidenceInterval, IoErrorSummary, LatencyTargetResult, SteadyStateResult};
 pub use schema::{
     CpuResult, DepthResult, DirectionResult, GroupDirection, GroupResult, JobOption, JobResult,
     JobWorkload, LabeledPercent, LatencyBucket, LatencySummary, Percentile, RunResult, SampleStats,

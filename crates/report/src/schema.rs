@@ -16,8 +16,8 @@ use crate::input::{RunMeta, TargetInfo};
 /// Version of this schema: changes whenever a field is added, renamed, removed or changes
 /// type. 1: jobs carried the internal job specification (`spec`); 2: jobs carry `options`
 /// (fio option strings) and `workload` (typed facts) instead; 3: jobs and groups may carry
-/// `trim` (fio's third direction) and jobs `io_errors` (`continue_on_error`'s counts and
-/// `error_dump`).
+/// `trim` (fio's third direction), jobs `io_errors` (`continue_on_error`'s counts and
+/// `error_dump`) and `latency_target` (fio's queue-depth search and the depth it found).
 pub const SCHEMA_VERSION: u32 = 3;
 
 /// The whole run as reported.

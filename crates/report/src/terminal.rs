@@ -108,6 +108,17 @@ fn render_job(out: &mut String, job: &JobResult) {
         count(cpu.involuntary_ctx)
     );
     crate::steady::render_lines(out, job);
+    if let Some(search) = &job.latency_target {
+        // fio's line for its latency_target search, times in microseconds as fio writes them.
+        let _ = writeln!(
+            out,
+            "  latency      : target={}us, window={}us, percentile={:.2}%, depth={}",
+            search.target_ns / 1_000,
+            search.window_ns / 1_000,
+            search.percentile,
+            search.depth
+        );
+    }
     let _ = writeln!(out, "  IO depths    : {}", percents(&job.depth.iodepth));
     if job.depth.submit.iter().any(|b| b.percent > 0.0) {
         let _ = writeln!(out, "     submit    : {}", percents(&job.depth.submit));

@@ -39,6 +39,12 @@ fn result_with_every_field() -> RunResult {
     job.iops_mean_ci.half_width = Some(12.5);
     job.workload.bs_read_spread = Some("4k/50:64k/50".into());
     job.workload.bs_write_spread = Some("1k-8k".into());
+    job.latency_target = Some(diskmeter_report::LatencyTargetResult {
+        target_ns: 500_000_000,
+        window_ns: 5_000_000_000,
+        percentile: 99.9,
+        depth: 16,
+    });
     let ss = job
         .steady_state
         .as_mut()

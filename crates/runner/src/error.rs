@@ -164,6 +164,23 @@ pub enum RunError {
         /// The limit, ns.
         max_ns: u64,
     },
+    /// An IO missed a `latency_target` with `latency_percentile=100` at queue depth 1: no
+    /// depth meets it (fio ends the job with ETIMEDOUT).
+    #[error(
+        "job {job}: an IO took {} at queue depth 1, over latency_target={}: no depth meets \
+         the target (ETIMEDOUT, as fio ends it; a latency_percentile below 100 tolerates \
+         single slow IOs)",
+        diskmeter_units::format_time_suffix(*latency_ns),
+        diskmeter_units::format_time_suffix(*target_ns)
+    )]
+    LatencyTargetUnmet {
+        /// The job's name.
+        job: String,
+        /// The IO's latency, ns.
+        latency_ns: u64,
+        /// The target, ns.
+        target_ns: u64,
+    },
     /// `wait_for` names no job before this one (fio: the waitee must come first).
     #[error(
         "job {job}: wait_for={waitee} names no job before it (fio waits only for an earlier \

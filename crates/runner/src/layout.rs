@@ -63,7 +63,11 @@ pub fn prepare_files(
                     .iter()
                     .any(|&t| plan.targets[t].path == target.path)
             })
-            .all(|w| plan.jobs[w.job_index].unlink);
+            // fio's unlink_each_loop removes the files too (diskmeter at the job's end).
+            .all(|w| {
+                let job = &plan.jobs[w.job_index];
+                job.unlink || job.control.unlink_each_loop
+            });
         if target.preparation == Preparation::UseExisting {
             created.files.push((target.path.clone(), unlink));
         } else {

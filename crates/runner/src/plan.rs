@@ -485,7 +485,12 @@ fn plan_target(
             ));
         };
         let share = |p: f64| ((existing as f64 * p / 100.0) as u64) / bs * bs;
-        let start = job.offset_bytes + job.offset_percent.map_or(0, share);
+        // fio's offset_align: a percentage offset rounds up to a multiple of it.
+        let offset_share = |p: f64| match job.control.offset_align_bytes {
+            0 => share(p),
+            align => ((existing as f64 * p / 100.0) as u64).div_ceil(align) * align,
+        };
+        let start = job.offset_bytes + job.offset_percent.map_or(0, offset_share);
         let size = match job.size_percent {
             Some(p) => Some(share(p).min(existing.saturating_sub(start))),
             None => per_file_size,

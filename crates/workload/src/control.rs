@@ -51,8 +51,8 @@ pub struct ControlOptions {
     pub exitall: bool,
     /// Which jobs `exitall` ends (fio `exit_what`, default `group`).
     pub exit_what: ExitWhat,
-    /// When this job fails, end every other job (fio `exitall_on_error`). diskmeter ends the
-    /// run on any job's failure already, so this only states fio's meaning.
+    /// When this job fails, end every other job and start no later one (fio
+    /// `exitall_on_error`); without it the others run on, as in fio.
     pub exitall_on_error: bool,
     /// fio `io_submit_mode`: accepted; see [`SubmitMode`].
     pub io_submit_mode: SubmitMode,

@@ -224,9 +224,9 @@ impl<C: Clock, E: IoEngine + ?Sized> Worker<'_, C, E> {
         }
         if let Some(controls) = &mut self.controls {
             let lat = done.saturating_sub(slot.issue_ns);
-            controls.completed(done, lat);
-            if lat > controls.max_latency_ns {
-                self.fail_slow(lat);
+            let on_target = controls.completed(done, lat);
+            if lat > controls.max_latency_ns || !on_target {
+                self.fail_slow(lat, on_target);
                 return;
             }
         }
@@ -283,15 +283,25 @@ impl<C: Clock, E: IoEngine + ?Sized> Worker<'_, C, E> {
         tally.live_pending[direction.index() * 2 + 1] += bytes;
     }
 
-    /// fio's `max_latency`: an IO slower than it ends the job with an error.
+    /// fio's `max_latency` (an IO slower than it), or a `latency_target` missed at depth 1
+    /// (`on_target` false): the job ends with an error, as fio's does with ETIMEDOUT.
     #[cold]
-    fn fail_slow(&mut self, latency_ns: u64) {
+    fn fail_slow(&mut self, latency_ns: u64, on_target: bool) {
         if self.failure.is_none() {
-            let max_ns = self.controls.as_ref().map_or(0, |c| c.max_latency_ns);
-            self.failure = Some(RunError::MaxLatencyExceeded {
-                job: self.ctx.job.name.clone(),
-                latency_ns,
-                max_ns,
+            let job = self.ctx.job.name.clone();
+            let controls = self.controls.as_ref();
+            self.failure = Some(if on_target {
+                RunError::MaxLatencyExceeded {
+                    job,
+                    latency_ns,
+                    max_ns: controls.map_or(0, |c| c.max_latency_ns),
+                }
+            } else {
+                RunError::LatencyTargetUnmet {
+                    job,
+                    latency_ns,
+                    target_ns: controls.map_or(0, |c| c.latency_target_ns()),
+                }
             });
         }
         self.stopping = true;

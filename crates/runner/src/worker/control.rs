@@ -276,8 +276,9 @@ impl Controls {
         }
     }
 
-    /// An IO completed at `now` after `lat_ns`.
-    pub(super) fn completed(&mut self, now: u64, lat_ns: u64) {
+    /// An IO completed at `now` after `lat_ns`. False when the latency search gives up: an
+    /// IO missed a 100 % target at depth 1 (fio ends the job with ETIMEDOUT then).
+    pub(super) fn completed(&mut self, now: u64, lat_ns: u64) -> bool {
         if let Some(think) = &mut self.think {
             think.completed += 1;
             if think.trigger == ThinkTrigger::Complete && think.completed >= think.blocks {
@@ -286,10 +287,24 @@ impl Controls {
         }
         if let Some(search) = &mut self.latency {
             search.ios += 1;
-            if lat_ns > search.target.target_ns {
-                search.missed += 1;
+            if lat_ns > search.target.target_ns && !search.done {
+                if search.target.percentile < 100.0 {
+                    search.missed += 1;
+                } else if search.depth == 1 {
+                    return false;
+                } else {
+                    // fio: with a 100 % target one slow IO is enough; step down at once.
+                    search.failed();
+                    search.new_window(now);
+                }
             }
         }
+        true
+    }
+
+    /// The latency target the search could not meet even at depth 1, ns.
+    pub(super) fn latency_target_ns(&self) -> u64 {
+        self.latency.as_ref().map_or(0, |s| s.target.target_ns)
     }
 
     /// Once per pass: closes a latency window that has run its time.
@@ -378,6 +393,11 @@ impl LatencySearch {
         } else {
             self.failed();
         }
+        self.new_window(now);
+    }
+
+    /// A new window at the current depth starts at `now`.
+    fn new_window(&mut self, now: u64) {
         self.window_start_ns = now;
         self.ios = 0;
         self.missed = 0;
@@ -413,3 +433,7 @@ impl LatencySearch {
         self.settling = false;
     }
 }
+
+#[cfg(test)]
+#[path = "control_tests.rs"]
+mod tests;

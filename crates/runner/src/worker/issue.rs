@@ -336,12 +336,34 @@ impl<C: Clock, E: IoEngine + ?Sized> Worker<'_, C, E> {
         // O_DIRECT alignment.
         let (file, offset_bytes) = match at {
             Some(replayed) => replayed,
-            None => self.offsets.next(
-                direction.index(),
-                len_bytes,
-                self.shape.align[direction.index()],
-            ),
+            None => match &mut self.identical {
+                None => self.offsets.next(
+                    direction.index(),
+                    len_bytes,
+                    self.shape.align[direction.index()],
+                ),
+                Some(identical) => identical.next(
+                    &mut self.offsets,
+                    direction.index(),
+                    len_bytes,
+                    self.shape.align[direction.index()],
+                ),
+            },
         };
+        if self.shape.serialize && self.overlaps_in_flight(slot, file, offset_bytes, len_bytes) {
+            // fio's serialize_overlap: the IO waits in its slot, its offset kept, until the
+            // IO it overlaps has completed (checked again at each poll).
+            self.queue.held.push(HeldIo {
+                slot,
+                direction,
+                intended_ns,
+                len_bytes,
+                wanted_ns,
+                turn_ns: now + super::RATE_POLL_NS,
+                at: Some((file, offset_bytes)),
+            });
+            return Ok(());
+        }
         let trim = self.shape.trims && direction == Direction::Write && self.is_trim(at);
         if trim {
             if !self.shape.trims_only {
@@ -455,6 +477,24 @@ impl<C: Clock, E: IoEngine + ?Sized> Worker<'_, C, E> {
             return Ok(true);
         }
         Ok(false)
+    }
+
+    /// True when `len_bytes` at `offset_bytes` of `file` overlaps a read or write in flight
+    /// (or queued in this pass) in a slot other than `slot`. Only with `serialize_overlap`: it looks at every slot.
+    #[cold]
+    fn overlaps_in_flight(&self, slot: u32, file: u32, offset_bytes: u64, len_bytes: u64) -> bool {
+        let queue = &self.queue;
+        let end = offset_bytes + len_bytes;
+        queue.slots.iter().enumerate().any(|(k, other)| {
+            let k = k as u32;
+            k != slot
+                && matches!(other.op, SlotOp::Transfer(_))
+                && other.file == file
+                && other.offset_bytes < end
+                && offset_bytes < other.offset_bytes + u64::from(other.len_bytes)
+                && !queue.free.contains(&k)
+                && !queue.held.iter().any(|h| h.slot == k)
+        })
     }
 
     /// Like fio's scramble_buffers: every written 512-byte sector (every chunk of a

@@ -2,9 +2,12 @@
 //! time every IO, and count everything into the worker's statistics.
 //!
 //! The loop is a [`Worker`]: its state lives in fields and each pass is a few small steps
-//! of [`Worker::run`]: `issue` (with `pace` choosing what is due; in `issue.rs`), `reap` and
-//! `account` (in `account.rs`); the end of the run (stopping, IOs still waiting for their
-//! throttle turn, `end_fsync`) is in `end.rs`. The worker is generic over its [`Clock`] and
+//! of [`Worker::run`]: `start_delay` and `start` (in `begin.rs`), `issue` (with `pace`
+//! choosing what is due; in `issue.rs`), `reap` and `account` (in `account.rs`); the end of
+//! the run (stopping, IOs still waiting for their throttle turn, `end_fsync`) is in `end.rs`.
+//! fio's pacing and ending rules (think time, `number_ios`, the latency search, flow) are in
+//! `control.rs`, strided zones in `zones.rs`, the offset generator's construction in
+//! `placement.rs`. The worker is generic over its [`Clock`] and
 //! its engine: in production the TSC clock and the boxed engine, in the unit tests
 //! (`tests.rs`) a manual clock and the null engine, so no test waits for real time.
 //!
@@ -26,28 +29,31 @@
 
 mod account;
 mod backlog;
+mod begin;
 mod cmdprio;
 mod control;
 mod end;
 mod issue;
+mod placement;
 #[cfg(test)]
 mod tests;
 mod verify;
 mod verify_io;
-mod zones;
 mod trims;
+mod zones;
+
+use placement::{identical_every, offsets_for, offsets_for_regions, region_of};
 
 use crate::clock::{Clock, TscClock};
-use crate::file_service::FileChooser;
 use crate::gate::StartGate;
-use crate::offsets::{FileRegion, MixChooser, OffsetGenerator, OffsetPattern};
+use crate::offsets::{MixChooser, OffsetGenerator};
 use crate::plan::{engine_choice, TargetPlan, WorkerPlan};
 use crate::replay::{IoRecorder, ReplaySource};
 use crate::sizes::SizeChooser;
 use crate::{LiveCounters, RunError};
 use diskmeter_engine::{BufferFill, EngineConfig, IoCompletion, IoEngine, IoOp};
 use diskmeter_stats::{IoLogRecorder, WorkerStats};
-use diskmeter_workload::{Direction, JobSpec, RandomDistribution};
+use diskmeter_workload::{Direction, JobSpec};
 use std::os::fd::RawFd;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::Arc;
@@ -222,6 +228,10 @@ pub fn run_worker(mut ctx: WorkerContext<'_>) -> WorkerOutcome {
         outcome.error.get_or_insert(error);
     }
     ctx.links.finished();
+    if outcome.error.is_some() && ctx.job.control.exitall_on_error {
+        // fio's exitall_on_error: this job's failure ends every other job.
+        ctx.abort.store(true, Ordering::Relaxed);
+    }
     outcome
 }
 
@@ -277,6 +287,9 @@ struct Shape {
     trim_before_write: bool,
     /// Stamp written sectors so every write is unique (fio `scramble_buffers`).
     scramble: bool,
+    /// Hold an IO that overlaps one in flight until that one completes (fio
+    /// `serialize_overlap`).
+    serialize: bool,
     stamp_every: usize,
     stamp_len: usize,
 }
@@ -361,6 +374,8 @@ pub(crate) struct Worker<'a, C: Clock, E: IoEngine + ?Sized> {
     dedupe: Option<Box<crate::buffer_contents::DedupeFill>>,
     /// Each IO's own priority (`cmdprio_*`), when the job gives IOs one.
     cmdprio: Option<cmdprio::CmdPrioChooser>,
+    /// fio `rw_sequencer=identical`: each random offset used `rw=rand...:N` times.
+    identical: Option<zones::Identical>,
     /// No new IO is chosen; in-flight IO drains.
     stopping: bool,
     /// What ended the worker early, if anything did.
@@ -430,6 +445,7 @@ impl<'a, C: Clock, E: IoEngine + ?Sized> Worker<'a, C, E> {
             trims_only: job.rw.trims_only(),
             trim_before_write: job.rw.trims() && !job.rw.trims_only(),
             scramble,
+            serialize: job.control.serialize_overlap && depth > 1,
             stamp_every,
             stamp_len,
         };
@@ -451,6 +467,7 @@ impl<'a, C: Clock, E: IoEngine + ?Sized> Worker<'a, C, E> {
         Worker {
             offsets,
             zones,
+            identical: identical_every(job).map(zones::Identical::new),
             sizes: SizeChooser::new(sized, plan.seed),
             mix: MixChooser::new(
                 if job.rw.is_mixed() {
@@ -464,7 +481,11 @@ impl<'a, C: Clock, E: IoEngine + ?Sized> Worker<'a, C, E> {
             ),
             queue: Queue {
                 slots: vec![SlotState::default(); depth],
-                held: Vec::with_capacity(if throttled { depth } else { 0 }),
+                held: Vec::with_capacity(if throttled || shape.serialize {
+                    depth
+                } else {
+                    0
+                }),
                 free: (0..depth as u32).rev().collect(),
                 completions: Vec::with_capacity(depth),
                 just_queued: Vec::with_capacity(batch),
@@ -548,67 +569,6 @@ impl<'a, C: Clock, E: IoEngine + ?Sized> Worker<'a, C, E> {
         }
     }
 
-    /// fio's `wait_for` (until the other job's workers have all finished), then its
-    /// `startdelay`, in short slices so Ctrl-C is seen during a long delay.
-    fn start_delay(&self) {
-        let links = &self.ctx.links;
-        while !links.may_start()
-            && !self.ctx.stop.load(Ordering::Relaxed)
-            && !self.ctx.abort.load(Ordering::Relaxed)
-            && !links.told_to_exit()
-        {
-            let now = self.clock.now_ns();
-            self.clock.sleep_until(now + 1_000_000);
-        }
-        if self.ctx.job.startdelay_ns == 0 {
-            return;
-        }
-        let until = self
-            .clock
-            .now_ns()
-            .saturating_add(self.ctx.job.startdelay_ns);
-        while !self.ctx.stop.load(Ordering::Relaxed) && self.clock.now_ns() < until {
-            let now = self.clock.now_ns();
-            self.clock.sleep_until(until.min(now + MAX_SLEEP_NS));
-        }
-    }
-
-    /// Starts the clock: the ramp, the measured period and the deadline are set from now.
-    fn start(&mut self) {
-        let job = self.ctx.job;
-        let t0 = self.clock.now_ns();
-        let measure_start = t0 + job.ramp_time_ns;
-        // The measured period ends at `measure_end`; DiskSpd's cool-down keeps the load on
-        // after it, uncounted, until `deadline`.
-        let measure_end = self
-            .ctx
-            .plan
-            .runtime_ns
-            .map_or(u64::MAX, |r| measure_start.saturating_add(r));
-        self.window = Window {
-            measure_start,
-            measure_end,
-            deadline: self
-                .ctx
-                .plan
-                .runtime_ns
-                .map(|_| measure_end.saturating_add(job.cooldown_ns)),
-        };
-        self.pace.start(t0);
-        if let Some(controls) = &mut self.controls {
-            controls.start(t0);
-        }
-        if let Some(replay) = &mut self.replay {
-            replay.start(t0);
-        }
-        if let Some(recorder) = &mut self.recorder {
-            if let Err(error) = recorder.start(t0) {
-                self.fail_with(error);
-            }
-        }
-        self.tally.start(measure_start, job.ramp_time_ns == 0);
-    }
-
     /// The loop: each pass issues what is due, then reaps and accounts what completed.
     fn run_loop(&mut self) -> Result<(), RunError> {
         loop {
@@ -646,53 +606,6 @@ impl<'a, C: Clock, E: IoEngine + ?Sized> Worker<'a, C, E> {
         }
         Ok(())
     }
-}
-
-/// The offset generator of a worker: its targets' regions, the job's pattern, and the grid
-/// random offsets fall on.
-fn offsets_for(ctx: &WorkerContext<'_>, shape: &Shape) -> OffsetGenerator {
-    let regions: Vec<FileRegion> = ctx.targets.iter().map(|(_, t)| region_of(t)).collect();
-    offsets_for_regions(ctx, shape, &regions)
-}
-
-/// A target's region.
-fn region_of(target: &TargetPlan) -> FileRegion {
-    FileRegion {
-        start_bytes: target.region_start_bytes,
-        len_bytes: target.region_len_bytes,
-    }
-}
-
-/// [`offsets_for`] over `regions` instead of the targets' own (a strided zone).
-fn offsets_for_regions(
-    ctx: &WorkerContext<'_>,
-    shape: &Shape,
-    regions: &[FileRegion],
-) -> OffsetGenerator {
-    let job = ctx.job;
-    let grid = Direction::BOTH
-        .into_iter()
-        .filter(|d| shape.issues[d.index()])
-        .map(|d| shape.align[d.index()])
-        .min()
-        .unwrap_or(4096);
-    let no_map = job.norandommap
-        || job.blockalign_bytes.read.is_some()
-        || job.blockalign_bytes.write.is_some();
-    let pattern = match (job.rw.is_random(), job.random_distribution.clone(), no_map) {
-        (false, _, _) => OffsetPattern::Sequential,
-        (true, RandomDistribution::Uniform, false) => OffsetPattern::RandomMap,
-        (true, RandomDistribution::Uniform, true) => OffsetPattern::Uniform,
-        (true, skewed, _) => OffsetPattern::Skewed(skewed),
-    };
-    let mut offsets = OffsetGenerator::new(regions, pattern, grid, ctx.plan.seed)
-        .with_random_percent(job.percentage_random)
-        .with_offset_modifier(job.rw_offset_modifier)
-        .with_file_chooser(FileChooser::for_regions(job, &regions, ctx.plan.seed));
-    if let Some(shared) = &ctx.shared_positions {
-        offsets = offsets.with_shared_positions(Arc::clone(shared));
-    }
-    offsets
 }
 
 /// Records when the engine had the slots of `queued`.

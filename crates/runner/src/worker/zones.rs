@@ -3,14 +3,18 @@
 //! `zonerange + zoneskip`, back to the region's start once it passes the end (fio's
 //! `disk-zone-profile` example samples a disk this way).
 //!
+//! Also fio's `rw_sequencer=identical` ([`Identical`]): with `rw=randread:N`, each random
+//! offset is used N times.
+//!
 //! The zone is the offset generator's whole world: on each move the worker builds a new
 //! generator over the zone, so sequential IO starts at the zone's start and a random map
 //! covers the zone, as fio resets its file position and map per zone. Offsets stay inside
 //! the shortest file's region, so every file has every zone.
 
-use super::{offsets_for_regions, Worker};
+use super::placement::offsets_for_regions;
+use super::Worker;
 use crate::clock::Clock;
-use crate::offsets::FileRegion;
+use crate::offsets::{FileRegion, OffsetGenerator};
 use diskmeter_engine::IoEngine;
 use diskmeter_workload::control::StridedZones;
 
@@ -71,6 +75,39 @@ impl Zones {
             self.base_bytes = 0;
         }
         true
+    }
+}
+
+/// fio `rw_sequencer=identical`: each offset the generator gives is used `every` times.
+pub(super) struct Identical {
+    every: u64,
+    used: u64,
+    last: (u32, u64),
+}
+
+impl Identical {
+    /// Repeats of each offset (`rw=rand...:N`).
+    pub(super) fn new(every: u64) -> Identical {
+        Identical {
+            every: every.max(1),
+            used: 0,
+            last: (0, 0),
+        }
+    }
+
+    /// The next offset: the last one again, or a new one from `offsets` every `every` IOs.
+    pub(super) fn next(
+        &mut self,
+        offsets: &mut OffsetGenerator,
+        direction: usize,
+        len_bytes: u64,
+        align_bytes: u64,
+    ) -> (u32, u64) {
+        if self.used % self.every == 0 {
+            self.last = offsets.next(direction, len_bytes, align_bytes);
+        }
+        self.used += 1;
+        self.last
     }
 }
 

@@ -213,7 +213,7 @@ pub(super) static ROWS: &[OptionDef] = &[
         kind: OptionKind::Flag,
         default: "0",
         unit: "",
-        help: "When a job fails, end the others (diskmeter always does)",
+        help: "When this job fails, end every other job and start no later one",
         limits: None,
         set: set_exitall_on_error,
         show: Some(show_exitall_on_error),
