@@ -93,11 +93,10 @@ impl<C: Clock, E: IoEngine + ?Sized> Worker<'_, C, E> {
             len_bytes: len as u32,
             offset_bytes,
             file,
-            intended_ns: now,
+            intended_ns: 0,
             issue_ns: now,
             granted_ns: now,
             submit_ns: now,
-            trimmed_ns: 0,
         };
         self.engine
             .queue(IoUnit {
@@ -109,7 +108,7 @@ impl<C: Clock, E: IoEngine + ?Sized> Worker<'_, C, E> {
             })
             .map_err(|e| super::engine_error(self.ctx.job, e))?;
         if !self.shape.synchronous {
-            self.queue.slots[slot as usize].trimmed_ns = self.clock.now_ns();
+            self.queue.slots[slot as usize].intended_ns = self.clock.now_ns();
         }
         if let Some(recorder) = &mut self.recorder {
             recorder.record(now, IoOp::Trim, file, offset_bytes, len)?;

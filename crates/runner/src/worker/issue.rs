@@ -96,6 +96,16 @@ enum Due {
     Nothing,
 }
 
+/// What [`Worker::trim_work`] did.
+enum TrimWork {
+    /// A trim was queued in a free slot.
+    Queued,
+    /// A `trimwrite` block's write is due: submit it.
+    Write(Ready),
+    /// Nothing is owed.
+    Nothing,
+}
+
 /// An IO with its slot, ready for the engine.
 struct Ready {
     slot: u32,
@@ -120,30 +130,35 @@ impl<C: Clock, E: IoEngine + ?Sized> Worker<'_, C, E> {
         if self.stopping && self.queue.held.is_empty() {
             return Ok(AfterIssue::Reap { wake_at });
         }
-        while self.queue.just_queued.len() < self.shape.batch
+        'fill: while self.queue.just_queued.len() < self.shape.batch
             && self.tally.issued_bytes < self.shape.io_limit_bytes
         {
             // A throttled IO whose turn has come goes first, the earliest turn first.
             let ready = match self.take_due_held(now) {
                 Some(ready) => ready,
-                None => {
+                None => 'choose: {
                     if self.stopping || self.queue.free.is_empty() {
-                        break;
+                        break 'fill;
                     }
                     if let Some((op, file)) = self.syncs.pending {
                         // A sync covers the writes before it: wait until they have completed,
                         // then issue it alone.
                         if self.queue.in_flight + self.queue.just_queued.len() > 0 {
-                            break;
+                            break 'fill;
                         }
                         let slot = self.queue.free.pop().unwrap_or_default();
                         self.queue_sync(slot, SlotOp::Sync, op, file, now)?;
                         self.queue.just_queued.push(slot);
                         self.syncs.pending = None;
-                        break;
+                        break 'fill;
                     }
-                    if self.shape.trims && self.issue_trim_work(now)? {
-                        continue;
+                    if self.shape.trims {
+                        // One call site of `submit` keeps it inlined in this loop.
+                        match self.trim_work(now)? {
+                            TrimWork::Queued => continue 'fill,
+                            TrimWork::Write(ready) => break 'choose ready,
+                            TrimWork::Nothing => {}
+                        }
                     }
                     let (direction, intended_ns, len_bytes, at) = match self.pace(now) {
                         Due::Io {
@@ -154,9 +169,9 @@ impl<C: Clock, E: IoEngine + ?Sized> Worker<'_, C, E> {
                         } => (direction, intended_ns, len_bytes, at),
                         Due::WaitUntil(due) => {
                             wake_at = Some(due);
-                            break;
+                            break 'fill;
                         }
-                        Due::Nothing => break,
+                        Due::Nothing => break 'fill,
                     };
                     let slot = self.queue.free.pop().unwrap_or_default();
                     if let Some(throttle) = self.throttle {
@@ -173,7 +188,7 @@ impl<C: Clock, E: IoEngine + ?Sized> Worker<'_, C, E> {
                                 turn_ns,
                                 at,
                             });
-                            continue;
+                            continue 'fill;
                         }
                     }
                     Ready {
@@ -293,9 +308,26 @@ impl<C: Clock, E: IoEngine + ?Sized> Worker<'_, C, E> {
     }
 
     /// Hands one read or write to the engine: its offset, its buffer's stamps, the syncs it
-    /// makes due, its slot's times.
+    /// makes due, its slot's times. A job that trims takes a copy of this path compiled with
+    /// its trim handling, so jobs without trims run the plain one.
     #[inline]
     fn submit(&mut self, io: Ready, now: u64) -> Result<(), RunError> {
+        if self.shape.trims {
+            return self.submit_trimming(io, now);
+        }
+        self.submit_as::<false>(io, now)
+    }
+
+    /// [`Self::submit`] for a job that trims: out of the loop, whose code it would bloat.
+    #[cold]
+    #[inline(never)]
+    fn submit_trimming(&mut self, io: Ready, now: u64) -> Result<(), RunError> {
+        self.submit_as::<true>(io, now)
+    }
+
+    /// The body of [`Self::submit`]; with `TRIMS` false the trim handling compiles away.
+    #[inline(always)]
+    fn submit_as<const TRIMS: bool>(&mut self, io: Ready, now: u64) -> Result<(), RunError> {
         let Ready {
             slot,
             direction,
@@ -315,7 +347,7 @@ impl<C: Clock, E: IoEngine + ?Sized> Worker<'_, C, E> {
                 self.shape.align[direction.index()],
             ),
         };
-        let trim = self.shape.trims && direction == Direction::Write && self.is_trim(at);
+        let trim = TRIMS && direction == Direction::Write && self.is_trim(at);
         if trim {
             if !self.shape.trims_only {
                 // trimwrite: this block is written right after its trim (which every
@@ -338,11 +370,11 @@ impl<C: Clock, E: IoEngine + ?Sized> Worker<'_, C, E> {
             len_bytes: len_bytes as u32,
             offset_bytes,
             file,
-            intended_ns,
+            // A trim's is set below if the engine trims while queueing.
+            intended_ns: if trim { 0 } else { intended_ns },
             issue_ns: wanted_ns,
             granted_ns,
             submit_ns: now,
-            trimmed_ns: 0,
         };
         let op = match direction {
             _ if trim => IoOp::Trim,
@@ -360,8 +392,8 @@ impl<C: Clock, E: IoEngine + ?Sized> Worker<'_, C, E> {
             .map_err(|e| engine_error(self.ctx.job, e))?;
         if trim && !self.shape.synchronous {
             // The engine trimmed while queueing: the trim ended now, not at the reap after
-            // the rest of the batch.
-            self.queue.slots[slot as usize].trimmed_ns = self.clock.now_ns();
+            // the rest of the batch (kept in `intended_ns`, which a trim has no other use for).
+            self.queue.slots[slot as usize].intended_ns = self.clock.now_ns();
         }
         if let Some(recorder) = &mut self.recorder {
             recorder.record(now, op, file, offset_bytes, len_bytes)?;
@@ -384,24 +416,21 @@ impl<C: Clock, E: IoEngine + ?Sized> Worker<'_, C, E> {
         self.shape.trims_only || (self.shape.trim_before_write && at.is_none())
     }
 
-    /// Issues what trimming owes before a new IO is chosen, in a free slot: the write of a
-    /// `trimwrite` block just trimmed, a replayed trim, or the next trim of a
-    /// `trim_backlog` batch. True when it issued something.
+    /// What trimming owes before a new IO is chosen, in a free slot: the write of a
+    /// `trimwrite` block just trimmed (handed back for `submit`), or a replayed trim or the
+    /// next trim of a `trim_backlog` batch (queued here).
     #[cold]
-    fn issue_trim_work(&mut self, now: u64) -> Result<bool, RunError> {
+    fn trim_work(&mut self, now: u64) -> Result<TrimWork, RunError> {
         if let Some((file, offset, len)) = self.write_after_trim.take() {
-            let slot = self.queue.free.pop().unwrap_or_default();
-            let ready = Ready {
-                slot,
+            return Ok(TrimWork::Write(Ready {
+                slot: self.queue.free.pop().unwrap_or_default(),
                 direction: Direction::Write,
                 intended_ns: now,
                 len_bytes: len,
                 wanted_ns: now,
                 granted_ns: now,
                 at: Some((file, offset)),
-            };
-            self.submit(ready, now)?;
-            return Ok(true);
+            }));
         }
         let block = self
             .replayed_trim
@@ -410,9 +439,9 @@ impl<C: Clock, E: IoEngine + ?Sized> Worker<'_, C, E> {
         if let Some(block) = block {
             let slot = self.queue.free.pop().unwrap_or_default();
             self.queue_trim_at(slot, block, now)?;
-            return Ok(true);
+            return Ok(TrimWork::Queued);
         }
-        Ok(false)
+        Ok(TrimWork::Nothing)
     }
 
     /// Like fio's scramble_buffers: every written 512-byte sector (every chunk of a
@@ -463,7 +492,6 @@ impl<C: Clock, E: IoEngine + ?Sized> Worker<'_, C, E> {
             issue_ns: now,
             granted_ns: now,
             submit_ns: now,
-            trimmed_ns: 0,
         };
         self.engine
             .queue(IoUnit {

@@ -75,7 +75,9 @@ struct SlotState {
     len_bytes: u32,
     offset_bytes: u64,
     file: u32,
-    /// When the rate schedule wanted it (rate-limited directions).
+    /// When the rate schedule wanted it (rate-limited directions). For a trim the engine
+    /// did while queueing it (every engine but psync, which trims in `commit`): when the trim
+    /// ended; 0 for other trims.
     intended_ns: u64,
     /// When the worker wanted to issue it: its latency counts from here.
     issue_ns: u64,
@@ -84,9 +86,6 @@ struct SlotState {
     granted_ns: u64,
     /// When the engine had it.
     submit_ns: u64,
-    /// A trim's end when the engine did it while queueing it (every engine but psync,
-    /// which trims in `commit`); 0 otherwise.
-    trimmed_ns: u64,
 }
 
 impl Default for SlotState {
@@ -100,7 +99,6 @@ impl Default for SlotState {
             issue_ns: 0,
             granted_ns: 0,
             submit_ns: 0,
-            trimmed_ns: 0,
         }
     }
 }

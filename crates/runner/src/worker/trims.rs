@@ -35,8 +35,9 @@ impl<C: Clock, E: IoEngine + ?Sized> Worker<'_, C, E> {
             return;
         }
         let bytes = result as u64;
-        let end = if slot.trimmed_ns > 0 {
-            slot.trimmed_ns
+        // `intended_ns` holds the end of a trim done while queueing (see `SlotState`).
+        let end = if slot.intended_ns > 0 {
+            slot.intended_ns
         } else {
             done
         };
