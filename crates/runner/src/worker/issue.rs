@@ -96,16 +96,6 @@ enum Due {
     Nothing,
 }
 
-/// What [`Worker::trim_work`] did.
-enum TrimWork {
-    /// A trim was queued in a free slot.
-    Queued,
-    /// A `trimwrite` block's write is due: submit it.
-    Write(Ready),
-    /// Nothing is owed.
-    Nothing,
-}
-
 /// An IO with its slot, ready for the engine.
 struct Ready {
     slot: u32,
@@ -122,43 +112,56 @@ struct Ready {
 
 impl<C: Clock, E: IoEngine + ?Sized> Worker<'_, C, E> {
     /// Fills free slots with what is due, up to a batch, and commits when more can follow at
-    /// once; otherwise leaves the batch queued for the reap to submit.
+    /// once; otherwise leaves the batch queued for the reap to submit. A job that trims runs
+    /// a copy of this compiled with its trim handling, out of line, so the loop of every
+    /// other job has none of it.
     #[inline]
     pub(super) fn issue(&mut self, now: u64) -> Result<AfterIssue, RunError> {
+        if self.shape.trims {
+            return self.issue_trimming(now);
+        }
+        self.issue_as::<false>(now)
+    }
+
+    /// [`Self::issue`] for a job that trims.
+    #[cold]
+    #[inline(never)]
+    fn issue_trimming(&mut self, now: u64) -> Result<AfterIssue, RunError> {
+        self.issue_as::<true>(now)
+    }
+
+    /// The body of [`Self::issue`]; with `TRIMS` false the trim handling compiles away.
+    #[inline(always)]
+    fn issue_as<const TRIMS: bool>(&mut self, now: u64) -> Result<AfterIssue, RunError> {
         let mut wake_at: Option<u64> = None;
         self.queue.just_queued.clear();
         if self.stopping && self.queue.held.is_empty() {
             return Ok(AfterIssue::Reap { wake_at });
         }
-        'fill: while self.queue.just_queued.len() < self.shape.batch
+        while self.queue.just_queued.len() < self.shape.batch
             && self.tally.issued_bytes < self.shape.io_limit_bytes
         {
             // A throttled IO whose turn has come goes first, the earliest turn first.
             let ready = match self.take_due_held(now) {
                 Some(ready) => ready,
-                None => 'choose: {
+                None => {
                     if self.stopping || self.queue.free.is_empty() {
-                        break 'fill;
+                        break;
                     }
                     if let Some((op, file)) = self.syncs.pending {
                         // A sync covers the writes before it: wait until they have completed,
                         // then issue it alone.
                         if self.queue.in_flight + self.queue.just_queued.len() > 0 {
-                            break 'fill;
+                            break;
                         }
                         let slot = self.queue.free.pop().unwrap_or_default();
                         self.queue_sync(slot, SlotOp::Sync, op, file, now)?;
                         self.queue.just_queued.push(slot);
                         self.syncs.pending = None;
-                        break 'fill;
+                        break;
                     }
-                    if self.shape.trims {
-                        // One call site of `submit` keeps it inlined in this loop.
-                        match self.trim_work(now)? {
-                            TrimWork::Queued => continue 'fill,
-                            TrimWork::Write(ready) => break 'choose ready,
-                            TrimWork::Nothing => {}
-                        }
+                    if TRIMS && self.trim_work(now)? {
+                        continue;
                     }
                     let (direction, intended_ns, len_bytes, at) = match self.pace(now) {
                         Due::Io {
@@ -169,9 +172,9 @@ impl<C: Clock, E: IoEngine + ?Sized> Worker<'_, C, E> {
                         } => (direction, intended_ns, len_bytes, at),
                         Due::WaitUntil(due) => {
                             wake_at = Some(due);
-                            break 'fill;
+                            break;
                         }
-                        Due::Nothing => break 'fill,
+                        Due::Nothing => break,
                     };
                     let slot = self.queue.free.pop().unwrap_or_default();
                     if let Some(throttle) = self.throttle {
@@ -188,7 +191,7 @@ impl<C: Clock, E: IoEngine + ?Sized> Worker<'_, C, E> {
                                 turn_ns,
                                 at,
                             });
-                            continue 'fill;
+                            continue;
                         }
                     }
                     Ready {
@@ -202,7 +205,7 @@ impl<C: Clock, E: IoEngine + ?Sized> Worker<'_, C, E> {
                     }
                 }
             };
-            self.submit(ready, now)?;
+            self.submit_as::<TRIMS>(ready, now)?;
         }
         if let Some(turn) = self.queue.held.iter().map(|h| h.turn_ns).min() {
             wake_at = Some(wake_at.map_or(turn, |w| w.min(turn)));
@@ -228,7 +231,7 @@ impl<C: Clock, E: IoEngine + ?Sized> Worker<'_, C, E> {
 
     /// The next IO the schedule allows at `now`: a limited direction whose time has come,
     /// else the unlimited direction, else a wait; without limits, the mix's next pick.
-    #[inline]
+    #[inline(always)]
     fn pace(&mut self, now: u64) -> Due {
         if self.replay.is_some() {
             return self.replay_due(now);
@@ -307,25 +310,8 @@ impl<C: Clock, E: IoEngine + ?Sized> Worker<'_, C, E> {
         })
     }
 
-    /// Hands one read or write to the engine: its offset, its buffer's stamps, the syncs it
-    /// makes due, its slot's times. A job that trims takes a copy of this path compiled with
-    /// its trim handling, so jobs without trims run the plain one.
-    #[inline]
-    fn submit(&mut self, io: Ready, now: u64) -> Result<(), RunError> {
-        if self.shape.trims {
-            return self.submit_trimming(io, now);
-        }
-        self.submit_as::<false>(io, now)
-    }
-
-    /// [`Self::submit`] for a job that trims: out of the loop, whose code it would bloat.
-    #[cold]
-    #[inline(never)]
-    fn submit_trimming(&mut self, io: Ready, now: u64) -> Result<(), RunError> {
-        self.submit_as::<true>(io, now)
-    }
-
-    /// The body of [`Self::submit`]; with `TRIMS` false the trim handling compiles away.
+    /// Hands one read or write (or, with `TRIMS`, a trim) to the engine: its offset, its
+    /// buffer's stamps, the syncs it makes due, its slot's times.
     #[inline(always)]
     fn submit_as<const TRIMS: bool>(&mut self, io: Ready, now: u64) -> Result<(), RunError> {
         let Ready {
@@ -416,13 +402,13 @@ impl<C: Clock, E: IoEngine + ?Sized> Worker<'_, C, E> {
         self.shape.trims_only || (self.shape.trim_before_write && at.is_none())
     }
 
-    /// What trimming owes before a new IO is chosen, in a free slot: the write of a
-    /// `trimwrite` block just trimmed (handed back for `submit`), or a replayed trim or the
-    /// next trim of a `trim_backlog` batch (queued here).
+    /// Issues what trimming owes before a new IO is chosen, in a free slot: the write of a
+    /// `trimwrite` block just trimmed, a replayed trim, or the next trim of a
+    /// `trim_backlog` batch. True when it issued something.
     #[cold]
-    fn trim_work(&mut self, now: u64) -> Result<TrimWork, RunError> {
+    fn trim_work(&mut self, now: u64) -> Result<bool, RunError> {
         if let Some((file, offset, len)) = self.write_after_trim.take() {
-            return Ok(TrimWork::Write(Ready {
+            let ready = Ready {
                 slot: self.queue.free.pop().unwrap_or_default(),
                 direction: Direction::Write,
                 intended_ns: now,
@@ -430,7 +416,9 @@ impl<C: Clock, E: IoEngine + ?Sized> Worker<'_, C, E> {
                 wanted_ns: now,
                 granted_ns: now,
                 at: Some((file, offset)),
-            }));
+            };
+            self.submit_as::<true>(ready, now)?;
+            return Ok(true);
         }
         let block = self
             .replayed_trim
@@ -439,9 +427,9 @@ impl<C: Clock, E: IoEngine + ?Sized> Worker<'_, C, E> {
         if let Some(block) = block {
             let slot = self.queue.free.pop().unwrap_or_default();
             self.queue_trim_at(slot, block, now)?;
-            return Ok(TrimWork::Queued);
+            return Ok(true);
         }
-        Ok(TrimWork::Nothing)
+        Ok(false)
     }
 
     /// Like fio's scramble_buffers: every written 512-byte sector (every chunk of a
