@@ -117,7 +117,7 @@ impl<C: Clock, E: IoEngine + ?Sized> Worker<'_, C, E> {
     /// other job has none of it.
     #[inline]
     pub(super) fn issue(&mut self, now: u64) -> Result<AfterIssue, RunError> {
-        if self.shape.trims {
+        if self.trims.active {
             return self.issue_trimming(now);
         }
         self.issue_as::<false>(now)
@@ -335,11 +335,11 @@ impl<C: Clock, E: IoEngine + ?Sized> Worker<'_, C, E> {
         };
         let trim = TRIMS && direction == Direction::Write && self.is_trim(at);
         if trim {
-            if !self.shape.trims_only {
+            if !self.trims.only {
                 // trimwrite: this block is written right after its trim (which every
                 // engine completes before the write is submitted); the pair counts once
                 // towards the size, as in fio.
-                self.write_after_trim = Some((file, offset_bytes, len_bytes));
+                self.trims.write_after = Some((file, offset_bytes, len_bytes));
             }
         } else if direction == Direction::Write {
             if self.shape.scramble {
@@ -388,7 +388,7 @@ impl<C: Clock, E: IoEngine + ?Sized> Worker<'_, C, E> {
         // The size limit counts measured IO only: a fast device must not finish `size`
         // inside the ramp and report nothing.
         // A trimwrite's trim rides on its write's bytes.
-        let counted = !trim || self.shape.trims_only;
+        let counted = !trim || self.trims.only;
         if counted && now >= self.window.measure_start {
             self.tally.issued_bytes += len_bytes;
         }
@@ -399,7 +399,7 @@ impl<C: Clock, E: IoEngine + ?Sized> Worker<'_, C, E> {
     /// for `trimwrite` the first of each pair (the write comes back with its place, `at`).
     #[cold]
     fn is_trim(&self, at: Option<(u32, u64)>) -> bool {
-        self.shape.trims_only || (self.shape.trim_before_write && at.is_none())
+        self.trims.only || (self.trims.before_write && at.is_none())
     }
 
     /// Issues what trimming owes before a new IO is chosen, in a free slot: the write of a
@@ -407,7 +407,7 @@ impl<C: Clock, E: IoEngine + ?Sized> Worker<'_, C, E> {
     /// `trim_backlog` batch. True when it issued something.
     #[cold]
     fn trim_work(&mut self, now: u64) -> Result<bool, RunError> {
-        if let Some((file, offset, len)) = self.write_after_trim.take() {
+        if let Some((file, offset, len)) = self.trims.write_after.take() {
             let ready = Ready {
                 slot: self.queue.free.pop().unwrap_or_default(),
                 direction: Direction::Write,
@@ -421,9 +421,10 @@ impl<C: Clock, E: IoEngine + ?Sized> Worker<'_, C, E> {
             return Ok(true);
         }
         let block = self
-            .replayed_trim
+            .trims
+            .replayed
             .take()
-            .or_else(|| self.backlog.as_mut().and_then(|b| b.next()));
+            .or_else(|| self.trims.backlog.as_mut().and_then(|b| b.next()));
         if let Some(block) = block {
             let slot = self.queue.free.pop().unwrap_or_default();
             self.queue_trim_at(slot, block, now)?;
@@ -524,7 +525,7 @@ impl<C: Clock, E: IoEngine + ?Sized> Worker<'_, C, E> {
             },
             ReplayOp::Trim => {
                 // Issued by `issue_trim_work` in the next pass, in the log's order.
-                self.replayed_trim = Some((next.file, next.offset_bytes, next.len_bytes));
+                self.trims.replayed = Some((next.file, next.offset_bytes, next.len_bytes));
                 Due::WaitUntil(now)
             }
             ReplayOp::Sync(op) => {

@@ -25,7 +25,6 @@
 //! all, so a cap holds at any runtime (the over-report of exactly `iodepth` IOs of issue 13).
 
 mod account;
-mod backlog;
 mod end;
 mod issue;
 #[cfg(test)]
@@ -75,9 +74,8 @@ struct SlotState {
     len_bytes: u32,
     offset_bytes: u64,
     file: u32,
-    /// When the rate schedule wanted it (rate-limited directions). For a trim the engine
-    /// did while queueing it (every engine but psync, which trims in `commit`): when the trim
-    /// ended; 0 for other trims.
+    /// When the rate schedule wanted it (rate-limited directions); a trim's end if the
+    /// engine trimmed while queueing it, else 0 (see `trims.rs`).
     intended_ns: u64,
     /// When the worker wanted to issue it: its latency counts from here.
     issue_ns: u64,
@@ -245,13 +243,6 @@ struct Shape {
     align: [u64; 2],
     /// Bytes to issue before stopping (size-based runs); `u64::MAX` for time-only limits.
     io_limit_bytes: u64,
-    /// The job trims (`rw=trim`, `randtrim`, `trimwrite`, `trim_backlog`): one check on
-    /// the hot path guards the rest.
-    trims: bool,
-    /// Every IO is a trim (`trim`, `randtrim`), chosen as writes are.
-    trims_only: bool,
-    /// Each write's block is trimmed just before it (`trimwrite`, `randtrimwrite`).
-    trim_before_write: bool,
     /// Stamp written sectors so every write is unique (fio `scramble_buffers`).
     scramble: bool,
     stamp_every: usize,
@@ -321,12 +312,8 @@ pub(crate) struct Worker<'a, C: Clock, E: IoEngine + ?Sized> {
     replay: Option<ReplaySource>,
     /// The job's `write_iolog`: where issued IOs are recorded.
     recorder: Option<IoRecorder>,
-    /// `trimwrite`: the write due after the trim of its block (file, offset, bytes).
-    write_after_trim: Option<(u32, u64, u64)>,
-    /// fio's `trim_backlog`: written blocks waiting for their trim.
-    backlog: Option<backlog::TrimBacklog>,
-    /// A replayed trim due next (file, offset, bytes).
-    replayed_trim: Option<(u32, u64, u64)>,
+    /// What trimming owes: trimwrite's writes, backlog and replayed trims.
+    trims: trims::Trims,
     /// No new IO is chosen; in-flight IO drains.
     stopping: bool,
     /// What ended the worker early, if anything did.
@@ -354,9 +341,7 @@ impl<'a, C: Clock, E: IoEngine + ?Sized> Worker<'a, C, E> {
         let depth = plan.iodepth.max(1) as usize;
         let batch = plan.submit_batch.clamp(1, depth as u32) as usize;
         let issues = [job.rw.reads(), job.rw.writes()];
-        // A trim-only job's IOs are chosen as writes of the trim size.
-        let trim_sized = trims::trim_sized(job);
-        let sized = trim_sized.as_ref().unwrap_or(job);
+        let sized = &trims::trim_sized(job).unwrap_or_else(|| job.clone());
         // Random offsets fall on `blockalign`, by default the direction's smallest block size.
         let align = Direction::BOTH.map(|d| {
             job.blockalign_bytes
@@ -387,9 +372,6 @@ impl<'a, C: Clock, E: IoEngine + ?Sized> Worker<'a, C, E> {
             issues,
             align,
             io_limit_bytes: plan.io_limit_bytes.unwrap_or(u64::MAX),
-            trims: job.rw.trims() || job.trim.backlog_trims(),
-            trims_only: job.rw.trims_only(),
-            trim_before_write: job.rw.trims() && !job.rw.trims_only(),
             scramble,
             stamp_every,
             stamp_len,
@@ -441,9 +423,7 @@ impl<'a, C: Clock, E: IoEngine + ?Sized> Worker<'a, C, E> {
             iolog,
             replay: None,
             recorder: None,
-            write_after_trim: None,
-            backlog: backlog::TrimBacklog::of(&job.trim, plan.seed),
-            replayed_trim: None,
+            trims: trims::Trims::new(job, plan.seed),
             stopping: false,
             failure: None,
         }
@@ -452,9 +432,7 @@ impl<'a, C: Clock, E: IoEngine + ?Sized> Worker<'a, C, E> {
     /// Replays `replay` instead of generating IO: its IOs, at its times.
     pub(crate) fn with_replay(mut self, replay: Option<ReplaySource>) -> Self {
         if let Some(source) = &replay {
-            // A log may hold trims: their check is off the hot path of jobs that do not
-            // replay.
-            self.shape.trims = true;
+            self.trims.active = true; // a log may hold trims
             if source.timed() {
                 self.pace.replay_timed = true;
                 self.clock.want_precise_sleeps();
