@@ -179,23 +179,10 @@ impl<C: Clock, E: IoEngine + ?Sized> Worker<'_, C, E> {
         self.queue.free.push(completion.slot);
         self.queue.in_flight -= 1;
         let window = self.window;
-        let direction = match slot.op {
-            SlotOp::Transfer(direction) => direction,
-            SlotOp::Sync | SlotOp::EndSync => {
-                if completion.result < 0 {
-                    self.fail(&slot, completion.result);
-                } else if slot.op == SlotOp::Sync && slot.issue_ns >= window.measure_start {
-                    self.tally
-                        .stats
-                        .sync
-                        .record(done.saturating_sub(slot.issue_ns));
-                }
-                return;
-            }
-            SlotOp::Trim => {
-                self.account_trim(&slot, completion.result, done);
-                return;
-            }
+        // One compare for reads and writes; syncs and trims are counted out of line.
+        let SlotOp::Transfer(direction) = slot.op else {
+            self.account_sync_or_trim(&slot, completion.result, done);
+            return;
         };
         if completion.result < 0 {
             let errno = -completion.result;
@@ -242,8 +229,8 @@ impl<C: Clock, E: IoEngine + ?Sized> Worker<'_, C, E> {
             done.saturating_sub(slot.submit_ns)
         };
         let slat = (!synchronous).then(|| slot.submit_ns.saturating_sub(slot.issue_ns));
-        if self.shape.trims && direction == Direction::Write {
-            if let Some(backlog) = &mut self.backlog {
+        if self.trims.active && direction == Direction::Write {
+            if let Some(backlog) = &mut self.trims.backlog {
                 backlog.written(slot.file, slot.offset_bytes, bytes);
             }
         }
@@ -305,6 +292,22 @@ impl<C: Clock, E: IoEngine + ?Sized> Worker<'_, C, E> {
             });
         }
         self.stopping = true;
+    }
+
+    /// Counts a completed sync in the sync statistics (one of `end_fsync`: not counted, as
+    /// fio) or a trim in the trim statistics; a failed sync ends the worker.
+    #[cold]
+    fn account_sync_or_trim(&mut self, slot: &SlotState, result: i64, done: u64) {
+        if slot.op == SlotOp::Trim {
+            self.account_trim(slot, result, done);
+        } else if result < 0 {
+            self.fail(slot, result);
+        } else if slot.op == SlotOp::Sync && slot.issue_ns >= self.window.measure_start {
+            self.tally
+                .stats
+                .sync
+                .record(done.saturating_sub(slot.issue_ns));
+        }
     }
 
     /// The first error ends the worker (after its in-flight IO has drained).

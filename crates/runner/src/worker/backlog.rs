@@ -8,8 +8,8 @@
 //! undoes. The trims are counted in the trim statistics and not towards `size` (as fio
 //! counts a writing job's size in writes).
 
-use super::{SlotOp, SlotState, Worker};
 use crate::clock::Clock;
+use crate::worker::{engine_error, SlotOp, SlotState, Worker};
 use crate::RunError;
 use diskmeter_engine::{IoEngine, IoOp, IoUnit};
 use diskmeter_workload::trim::TrimOptions;
@@ -18,7 +18,7 @@ use rand_xoshiro::Xoshiro256PlusPlus;
 use std::collections::VecDeque;
 
 /// The blocks written and waiting for their trim, and the batch being trimmed.
-pub(super) struct TrimBacklog {
+pub(in crate::worker) struct TrimBacklog {
     percent: u64,
     every: u64,
     batch: u64,
@@ -33,7 +33,7 @@ pub(super) struct TrimBacklog {
 
 impl TrimBacklog {
     /// The backlog of a job with `trim_backlog` and `trim_percentage` set, else `None`.
-    pub(super) fn of(trim: &TrimOptions, seed: u64) -> Option<TrimBacklog> {
+    pub(in crate::worker) fn of(trim: &TrimOptions, seed: u64) -> Option<TrimBacklog> {
         trim.backlog_trims().then(|| TrimBacklog {
             percent: u64::from(trim.trim_percentage.min(100)),
             every: trim.trim_backlog,
@@ -50,7 +50,7 @@ impl TrimBacklog {
 
     /// A write of `len` bytes at `offset` of `file` completed: list it for a trim with the
     /// job's probability, and start a batch at every `trim_backlog`th write.
-    pub(super) fn written(&mut self, file: u32, offset: u64, len: u64) {
+    pub(in crate::worker) fn written(&mut self, file: u32, offset: u64, len: u64) {
         self.writes += 1;
         if self.rng.next_u64() % 100 < self.percent {
             self.listed.push_back((file, offset, len));
@@ -61,7 +61,7 @@ impl TrimBacklog {
     }
 
     /// The next block to trim, while a batch is under way.
-    pub(super) fn next(&mut self) -> Option<(u32, u64, u64)> {
+    pub(in crate::worker) fn next(&mut self) -> Option<(u32, u64, u64)> {
         if self.due == 0 {
             return None;
         }
@@ -82,7 +82,7 @@ impl<C: Clock, E: IoEngine + ?Sized> Worker<'_, C, E> {
     /// Queues a trim of `len` bytes at `offset` of `file` in `slot` (a backlog's or a
     /// replayed one: its place is given, not chosen).
     #[cold]
-    pub(super) fn queue_trim_at(
+    pub(in crate::worker) fn queue_trim_at(
         &mut self,
         slot: u32,
         (file, offset_bytes, len): (u32, u64, u64),
@@ -93,11 +93,10 @@ impl<C: Clock, E: IoEngine + ?Sized> Worker<'_, C, E> {
             len_bytes: len as u32,
             offset_bytes,
             file,
-            intended_ns: now,
+            intended_ns: 0,
             issue_ns: now,
             granted_ns: now,
             submit_ns: now,
-            trimmed_ns: 0,
         };
         self.engine
             .queue(IoUnit {
@@ -107,9 +106,9 @@ impl<C: Clock, E: IoEngine + ?Sized> Worker<'_, C, E> {
                 len_bytes: len as u32,
                 slot,
             })
-            .map_err(|e| super::engine_error(self.ctx.job, e))?;
+            .map_err(|e| engine_error(self.ctx.job, e))?;
         if !self.shape.synchronous {
-            self.queue.slots[slot as usize].trimmed_ns = self.clock.now_ns();
+            self.queue.slots[slot as usize].intended_ns = self.clock.now_ns();
         }
         if let Some(recorder) = &mut self.recorder {
             recorder.record(now, IoOp::Trim, file, offset_bytes, len)?;

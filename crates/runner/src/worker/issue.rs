@@ -121,9 +121,27 @@ struct Ready {
 
 impl<C: Clock, E: IoEngine + ?Sized> Worker<'_, C, E> {
     /// Fills free slots with what is due, up to a batch, and commits when more can follow at
-    /// once; otherwise leaves the batch queued for the reap to submit.
+    /// once; otherwise leaves the batch queued for the reap to submit. A job that trims runs
+    /// a copy of this compiled with its trim handling, out of line, so the loop of every
+    /// other job has none of it.
     #[inline]
     pub(super) fn issue(&mut self, now: u64) -> Result<AfterIssue, RunError> {
+        if self.trims.active {
+            return self.issue_trimming(now);
+        }
+        self.issue_as::<false>(now)
+    }
+
+    /// [`Self::issue`] for a job that trims.
+    #[cold]
+    #[inline(never)]
+    fn issue_trimming(&mut self, now: u64) -> Result<AfterIssue, RunError> {
+        self.issue_as::<true>(now)
+    }
+
+    /// The body of [`Self::issue`]; with `TRIMS` false the trim handling compiles away.
+    #[inline(always)]
+    fn issue_as<const TRIMS: bool>(&mut self, now: u64) -> Result<AfterIssue, RunError> {
         let mut wake_at: Option<u64> = None;
         self.queue.just_queued.clear();
         if self.stopping && self.queue.held.is_empty() {
@@ -169,7 +187,7 @@ impl<C: Clock, E: IoEngine + ?Sized> Worker<'_, C, E> {
                             Gate::Full | Gate::Done => break,
                         }
                     }
-                    if self.shape.trims && self.issue_trim_work(now)? {
+                    if TRIMS && self.trim_work(now)? {
                         continue;
                     }
                     let (direction, intended_ns, len_bytes, at) = match self.pace(now) {
@@ -214,7 +232,7 @@ impl<C: Clock, E: IoEngine + ?Sized> Worker<'_, C, E> {
                     }
                 }
             };
-            self.submit(ready, now)?;
+            self.submit_as::<TRIMS>(ready, now)?;
         }
         if let Some(turn) = self.queue.held.iter().map(|h| h.turn_ns).min() {
             wake_at = Some(wake_at.map_or(turn, |w| w.min(turn)));
@@ -240,7 +258,7 @@ impl<C: Clock, E: IoEngine + ?Sized> Worker<'_, C, E> {
 
     /// The next IO the schedule allows at `now`: a limited direction whose time has come,
     /// else the unlimited direction, else a wait; without limits, the mix's next pick.
-    #[inline]
+    #[inline(always)]
     fn pace(&mut self, now: u64) -> Due {
         if self.replay.is_some() {
             return self.replay_due(now);
@@ -319,10 +337,10 @@ impl<C: Clock, E: IoEngine + ?Sized> Worker<'_, C, E> {
         })
     }
 
-    /// Hands one read or write to the engine: its offset, its buffer's stamps, the syncs it
-    /// makes due, its slot's times.
-    #[inline]
-    fn submit(&mut self, io: Ready, now: u64) -> Result<(), RunError> {
+    /// Hands one read or write (or, with `TRIMS`, a trim) to the engine: its offset, its
+    /// buffer's stamps, the syncs it makes due, its slot's times.
+    #[inline(always)]
+    fn submit_as<const TRIMS: bool>(&mut self, io: Ready, now: u64) -> Result<(), RunError> {
         let Ready {
             slot,
             direction,
@@ -364,13 +382,13 @@ impl<C: Clock, E: IoEngine + ?Sized> Worker<'_, C, E> {
             });
             return Ok(());
         }
-        let trim = self.shape.trims && direction == Direction::Write && self.is_trim(at);
+        let trim = TRIMS && direction == Direction::Write && self.is_trim(at);
         if trim {
-            if !self.shape.trims_only {
+            if !self.trims.only {
                 // trimwrite: this block is written right after its trim (which every
                 // engine completes before the write is submitted); the pair counts once
                 // towards the size, as in fio.
-                self.write_after_trim = Some((file, offset_bytes, len_bytes));
+                self.trims.write_after = Some((file, offset_bytes, len_bytes));
             }
         } else if direction == Direction::Write {
             if let Some(verify) = self.verify.as_deref_mut() {
@@ -392,11 +410,11 @@ impl<C: Clock, E: IoEngine + ?Sized> Worker<'_, C, E> {
             len_bytes: len_bytes as u32,
             offset_bytes,
             file,
-            intended_ns,
+            // A trim's is set below if the engine trims while queueing.
+            intended_ns: if trim { 0 } else { intended_ns },
             issue_ns: wanted_ns,
             granted_ns,
             submit_ns: now,
-            trimmed_ns: 0,
         };
         let op = match direction {
             _ if trim => IoOp::Trim,
@@ -418,8 +436,8 @@ impl<C: Clock, E: IoEngine + ?Sized> Worker<'_, C, E> {
             .map_err(|e| engine_error(self.ctx.job, e))?;
         if trim && !self.shape.synchronous {
             // The engine trimmed while queueing: the trim ended now, not at the reap after
-            // the rest of the batch.
-            self.queue.slots[slot as usize].trimmed_ns = self.clock.now_ns();
+            // the rest of the batch (kept in `intended_ns`, which a trim has no other use for).
+            self.queue.slots[slot as usize].intended_ns = self.clock.now_ns();
         }
         if let Some(recorder) = &mut self.recorder {
             recorder.record(now, op, file, offset_bytes, len_bytes)?;
@@ -434,7 +452,7 @@ impl<C: Clock, E: IoEngine + ?Sized> Worker<'_, C, E> {
         // The size limit counts measured IO only: a fast device must not finish `size`
         // inside the ramp and report nothing.
         // A trimwrite's trim rides on its write's bytes.
-        let counted = !trim || self.shape.trims_only;
+        let counted = !trim || self.trims.only;
         if counted && now >= self.window.measure_start {
             self.tally.issued_bytes += len_bytes;
         }
@@ -445,18 +463,17 @@ impl<C: Clock, E: IoEngine + ?Sized> Worker<'_, C, E> {
     /// for `trimwrite` the first of each pair (the write comes back with its place, `at`).
     #[cold]
     fn is_trim(&self, at: Option<(u32, u64)>) -> bool {
-        self.shape.trims_only || (self.shape.trim_before_write && at.is_none())
+        self.trims.only || (self.trims.before_write && at.is_none())
     }
 
     /// Issues what trimming owes before a new IO is chosen, in a free slot: the write of a
     /// `trimwrite` block just trimmed, a replayed trim, or the next trim of a
     /// `trim_backlog` batch. True when it issued something.
     #[cold]
-    fn issue_trim_work(&mut self, now: u64) -> Result<bool, RunError> {
-        if let Some((file, offset, len)) = self.write_after_trim.take() {
-            let slot = self.queue.free.pop().unwrap_or_default();
+    fn trim_work(&mut self, now: u64) -> Result<bool, RunError> {
+        if let Some((file, offset, len)) = self.trims.write_after.take() {
             let ready = Ready {
-                slot,
+                slot: self.queue.free.pop().unwrap_or_default(),
                 direction: Direction::Write,
                 intended_ns: now,
                 len_bytes: len,
@@ -464,13 +481,14 @@ impl<C: Clock, E: IoEngine + ?Sized> Worker<'_, C, E> {
                 granted_ns: now,
                 at: Some((file, offset)),
             };
-            self.submit(ready, now)?;
+            self.submit_as::<true>(ready, now)?;
             return Ok(true);
         }
         let block = self
-            .replayed_trim
+            .trims
+            .replayed
             .take()
-            .or_else(|| self.backlog.as_mut().and_then(|b| b.next()));
+            .or_else(|| self.trims.backlog.as_mut().and_then(|b| b.next()));
         if let Some(block) = block {
             let slot = self.queue.free.pop().unwrap_or_default();
             self.queue_trim_at(slot, block, now)?;
@@ -545,7 +563,6 @@ impl<C: Clock, E: IoEngine + ?Sized> Worker<'_, C, E> {
             issue_ns: now,
             granted_ns: now,
             submit_ns: now,
-            trimmed_ns: 0,
         };
         self.engine
             .queue(IoUnit {
@@ -590,7 +607,7 @@ impl<C: Clock, E: IoEngine + ?Sized> Worker<'_, C, E> {
             },
             ReplayOp::Trim => {
                 // Issued by `issue_trim_work` in the next pass, in the log's order.
-                self.replayed_trim = Some((next.file, next.offset_bytes, next.len_bytes));
+                self.trims.replayed = Some((next.file, next.offset_bytes, next.len_bytes));
                 Due::WaitUntil(now)
             }
             ReplayOp::Sync(op) => {

@@ -28,7 +28,6 @@
 //! all, so a cap holds at any runtime (the over-report of exactly `iodepth` IOs of issue 13).
 
 mod account;
-mod backlog;
 mod begin;
 mod cmdprio;
 mod control;
@@ -89,7 +88,8 @@ struct SlotState {
     len_bytes: u32,
     offset_bytes: u64,
     file: u32,
-    /// When the rate schedule wanted it (rate-limited directions).
+    /// When the rate schedule wanted it (rate-limited directions); a trim's end if the
+    /// engine trimmed while queueing it, else 0 (see `trims.rs`).
     intended_ns: u64,
     /// When the worker wanted to issue it: its latency counts from here.
     issue_ns: u64,
@@ -98,9 +98,6 @@ struct SlotState {
     granted_ns: u64,
     /// When the engine had it.
     submit_ns: u64,
-    /// A trim's end when the engine did it while queueing it (every engine but psync,
-    /// which trims in `commit`); 0 otherwise.
-    trimmed_ns: u64,
 }
 
 impl Default for SlotState {
@@ -114,7 +111,6 @@ impl Default for SlotState {
             issue_ns: 0,
             granted_ns: 0,
             submit_ns: 0,
-            trimmed_ns: 0,
         }
     }
 }
@@ -278,13 +274,6 @@ struct Shape {
     align: [u64; 2],
     /// Bytes to issue before stopping (size-based runs); `u64::MAX` for time-only limits.
     io_limit_bytes: u64,
-    /// The job trims (`rw=trim`, `randtrim`, `trimwrite`, `trim_backlog`): one check on
-    /// the hot path guards the rest.
-    trims: bool,
-    /// Every IO is a trim (`trim`, `randtrim`), chosen as writes are.
-    trims_only: bool,
-    /// Each write's block is trimmed just before it (`trimwrite`, `randtrimwrite`).
-    trim_before_write: bool,
     /// Stamp written sectors so every write is unique (fio `scramble_buffers`).
     scramble: bool,
     /// Hold an IO that overlaps one in flight until that one completes (fio
@@ -364,18 +353,14 @@ pub(crate) struct Worker<'a, C: Clock, E: IoEngine + ?Sized> {
     watch_exit: bool,
     /// fio `zonemode=strided`: the zone the offsets come from.
     zones: Option<Box<zones::Zones>>,
-    /// `trimwrite`: the write due after the trim of its block (file, offset, bytes).
-    write_after_trim: Option<(u32, u64, u64)>,
-    /// fio's `trim_backlog`: written blocks waiting for their trim.
-    backlog: Option<backlog::TrimBacklog>,
-    /// A replayed trim due next (file, offset, bytes).
-    replayed_trim: Option<(u32, u64, u64)>,
     /// fio's `dedupe_percentage`: each write's data generated (`None` when off).
     dedupe: Option<Box<crate::buffer_contents::DedupeFill>>,
     /// Each IO's own priority (`cmdprio_*`), when the job gives IOs one.
     cmdprio: Option<cmdprio::CmdPrioChooser>,
     /// fio `rw_sequencer=identical`: each random offset used `rw=rand...:N` times.
     identical: Option<zones::Identical>,
+    /// What trimming owes: trimwrite's writes, backlog and replayed trims.
+    trims: trims::Trims,
     /// No new IO is chosen; in-flight IO drains.
     stopping: bool,
     /// What ended the worker early, if anything did.
@@ -405,9 +390,7 @@ impl<'a, C: Clock, E: IoEngine + ?Sized> Worker<'a, C, E> {
         let depth = plan.iodepth.max(1) as usize;
         let batch = plan.submit_batch.clamp(1, depth as u32) as usize;
         let issues = [job.rw.reads(), job.rw.writes()];
-        // A trim-only job's IOs are chosen as writes of the trim size.
-        let trim_sized = trims::trim_sized(job);
-        let sized = trim_sized.as_ref().unwrap_or(job);
+        let sized = &trims::trim_sized(job).unwrap_or_else(|| job.clone());
         // Random offsets fall on `blockalign`, by default the direction's smallest block size.
         let align = Direction::BOTH.map(|d| {
             job.blockalign_bytes
@@ -441,9 +424,6 @@ impl<'a, C: Clock, E: IoEngine + ?Sized> Worker<'a, C, E> {
             issues,
             align,
             io_limit_bytes: plan.io_limit_bytes.unwrap_or(u64::MAX),
-            trims: job.rw.trims() || job.trim.backlog_trims(),
-            trims_only: job.rw.trims_only(),
-            trim_before_write: job.rw.trims() && !job.rw.trims_only(),
             scramble,
             serialize: job.control.serialize_overlap && depth > 1,
             stamp_every,
@@ -515,11 +495,9 @@ impl<'a, C: Clock, E: IoEngine + ?Sized> Worker<'a, C, E> {
             recorder: None,
             controls: control::Controls::for_job(job, depth as u32, ctx.links.flow.clone()),
             watch_exit: ctx.links.exit.is_some(),
-            write_after_trim: None,
-            backlog: backlog::TrimBacklog::of(&job.trim, plan.seed),
-            replayed_trim: None,
             dedupe: crate::buffer_contents::DedupeFill::for_worker(job, &ctx.targets, plan.seed),
             cmdprio: cmdprio::CmdPrioChooser::new(job, plan.seed),
+            trims: trims::Trims::new(job, plan.seed),
             stopping: false,
             failure: None,
             verify,
@@ -529,9 +507,7 @@ impl<'a, C: Clock, E: IoEngine + ?Sized> Worker<'a, C, E> {
     /// Replays `replay` instead of generating IO: its IOs, at its times.
     pub(crate) fn with_replay(mut self, replay: Option<ReplaySource>) -> Self {
         if let Some(source) = &replay {
-            // A log may hold trims: their check is off the hot path of jobs that do not
-            // replay.
-            self.shape.trims = true;
+            self.trims.active = true; // a log may hold trims
             if source.timed() {
                 self.pace.replay_timed = true;
                 self.clock.want_precise_sleeps();

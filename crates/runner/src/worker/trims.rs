@@ -3,6 +3,10 @@
 //! or, when the job goes on after it, is counted (per direction, with the first errno) and
 //! the worker carries on. Kept out of `account.rs` so the read/write path stays as it was.
 
+use backlog::TrimBacklog;
+
+#[path = "backlog.rs"]
+mod backlog;
 use super::{SlotOp, SlotState, Worker};
 use crate::clock::Clock;
 use diskmeter_engine::IoEngine;
@@ -10,7 +14,38 @@ use diskmeter_stats::IoErrorRecord;
 use diskmeter_workload::trim::ErrorClass;
 use diskmeter_workload::{BlockSizeSpread, Direction, JobSpec};
 
-/// For a trim-only job whose trims have their own size (fio's third `bs` value), the job as
+/// What a trimming worker owes besides its chosen IO.
+pub(super) struct Trims {
+    /// The job trims (any `rw` trim mode, `trim_backlog`, a replay): the one check on the
+    /// hot path of jobs that do not.
+    pub(super) active: bool,
+    /// Every IO is a trim (`trim`, `randtrim`), chosen as writes are.
+    pub(super) only: bool,
+    /// Each write's block is trimmed just before it (`trimwrite`, `randtrimwrite`).
+    pub(super) before_write: bool,
+    /// `trimwrite`: the write due after the trim of its block (file, offset, bytes).
+    pub(super) write_after: Option<(u32, u64, u64)>,
+    /// fio's `trim_backlog`: written blocks waiting for their trim.
+    pub(super) backlog: Option<TrimBacklog>,
+    /// A replayed trim due next (file, offset, bytes).
+    pub(super) replayed: Option<(u32, u64, u64)>,
+}
+
+impl Trims {
+    pub(super) fn new(job: &JobSpec, seed: u64) -> Trims {
+        Trims {
+            active: job.rw.trims() || job.trim.backlog_trims(),
+            only: job.rw.trims_only(),
+            before_write: job.rw.trims() && !job.rw.trims_only(),
+            write_after: None,
+            backlog: TrimBacklog::of(&job.trim, seed),
+            replayed: None,
+        }
+    }
+}
+
+/// A trim-only job's IOs are chosen as writes of the trim size: for a trim-only job whose
+/// trims have their own size (fio's third `bs` value), the job as
 /// its IOs are chosen: writes of the trim size. `None` for every other job.
 pub(super) fn trim_sized(job: &JobSpec) -> Option<JobSpec> {
     let trim_bs = job.trim.bs_bytes.filter(|_| job.rw.trims_only())?;
@@ -35,8 +70,9 @@ impl<C: Clock, E: IoEngine + ?Sized> Worker<'_, C, E> {
             return;
         }
         let bytes = result as u64;
-        let end = if slot.trimmed_ns > 0 {
-            slot.trimmed_ns
+        // `intended_ns` holds the end of a trim done while queueing (see `SlotState`).
+        let end = if slot.intended_ns > 0 {
+            slot.intended_ns
         } else {
             done
         };
