@@ -14,8 +14,8 @@
 #![forbid(unsafe_code)]
 
 mod apply;
-pub mod compat;
 pub mod byte_pattern;
+pub mod compat;
 pub mod control;
 mod describe;
 pub mod files;

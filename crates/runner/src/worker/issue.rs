@@ -1,6 +1,6 @@
 //! Choosing and issuing IO: what is due ([`Pacing`]: the rate schedule, an unlimited
 //! direction in between, or the read/write mix), the throttle's turn, offsets, buffer
-//! stamps, and the syncs of `fsync=N`, `fdatasync=N` and `end_fsync`.
+//! stamps; the syncs of `fsync=N` and the like are queued from `syncs.rs`.
 
 use super::control::Gate;
 use super::{engine_error, mark_submitted, AfterIssue, HeldIo, SlotOp, SlotState, Worker};
@@ -527,55 +527,6 @@ impl<C: Clock, E: IoEngine + ?Sized> Worker<'_, C, E> {
         for sector in buffer[..len_bytes as usize].chunks_mut(every) {
             let n = sector.len().min(len);
             sector[..n].copy_from_slice(&stamp[..n]);
-        }
-    }
-
-    /// fio's `fsync=N` / `fdatasync=N`: every Nth write makes a sync of its file due.
-    #[inline]
-    fn count_write_for_syncs(&mut self, file: u32) {
-        let syncs = &mut self.syncs;
-        for (k, &(every, op)) in syncs.every.iter().enumerate() {
-            if every > 0 {
-                syncs.writes_since[k] += 1;
-                if syncs.writes_since[k] >= every {
-                    syncs.writes_since[k] = 0;
-                    syncs.pending = Some((op, file));
-                }
-            }
-        }
-    }
-
-    /// Queues a file sync (`op` is fsync or fdatasync) of `file` in `slot`.
-    pub(super) fn queue_sync(
-        &mut self,
-        slot: u32,
-        kind: SlotOp,
-        op: IoOp,
-        file: u32,
-        now: u64,
-    ) -> Result<(), RunError> {
-        self.queue.slots[slot as usize] = SlotState {
-            op: kind,
-            len_bytes: 0,
-            offset_bytes: 0,
-            file,
-            intended_ns: now,
-            issue_ns: now,
-            granted_ns: now,
-            submit_ns: now,
-        };
-        self.engine
-            .queue(IoUnit {
-                op,
-                file,
-                offset_bytes: 0,
-                len_bytes: 0,
-                slot,
-            })
-            .map_err(|e| engine_error(self.ctx.job, e))?;
-        match &mut self.recorder {
-            Some(recorder) => recorder.record(now, op, file, 0, 0),
-            None => Ok(()),
         }
     }
 

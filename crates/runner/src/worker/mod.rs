@@ -34,11 +34,12 @@ mod control;
 mod end;
 mod issue;
 mod placement;
+mod syncs;
 #[cfg(test)]
 mod tests;
+mod trims;
 mod verify;
 mod verify_io;
-mod trims;
 mod zones;
 
 use placement::{identical_every, offsets_for, offsets_for_regions, region_of};
@@ -56,6 +57,7 @@ use diskmeter_workload::{Direction, JobSpec};
 use std::os::fd::RawFd;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::Arc;
+use syncs::Syncs;
 
 pub use control::FlowGroup;
 
@@ -312,17 +314,6 @@ struct Queue {
     /// Slots queued in this pass, not yet committed.
     just_queued: Vec<u32>,
     in_flight: usize,
-}
-
-/// fio's `fsync=N`, `fdatasync=N`, `sync_file_range=FLAGS:N` and `end_fsync`.
-struct Syncs {
-    /// (every N writes, op) for fsync, fdatasync and sync_file_range; N = 0 is off.
-    every: [(u32, IoOp); 3],
-    writes_since: [u32; 3],
-    /// A sync due once the writes before it have completed: (op, file).
-    pending: Option<(IoOp, u32)>,
-    end_done: bool,
-    end_next_file: u32,
 }
 
 /// The worker: one job clone's IO loop and everything it counts.
