@@ -116,10 +116,13 @@ fn job_files_resolve_as_fio_reads_them() {
     assert!(compared >= 28, "compared {compared} files");
 }
 
-/// `--description="text"` as a shell passes it: showcmd quotes text options.
+/// `--description="text"` as a shell passes it: showcmd prints the file's quotes. Only for
+/// `description`: in a pattern (`buffer_pattern="text"`) the quotes are fio's syntax.
 fn unquote(arg: &str) -> String {
     match arg.split_once("=\"") {
-        Some((key, rest)) if rest.ends_with('"') => format!("{key}={}", &rest[..rest.len() - 1]),
+        Some((key, rest)) if key == "--description" && rest.ends_with('"') => {
+            format!("{key}={}", &rest[..rest.len() - 1])
+        }
         _ => arg.to_string(),
     }
 }
