@@ -229,7 +229,7 @@ impl<C: Clock, E: IoEngine + ?Sized> Worker<'_, C, E> {
             done.saturating_sub(slot.submit_ns)
         };
         let slat = (!synchronous).then(|| slot.submit_ns.saturating_sub(slot.issue_ns));
-        if self.trims.active && direction == Direction::Write {
+        if self.shape.trims && direction == Direction::Write {
             if let Some(backlog) = &mut self.trims.backlog {
                 backlog.written(slot.file, slot.offset_bytes, bytes);
             }

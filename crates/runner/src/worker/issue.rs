@@ -126,7 +126,7 @@ impl<C: Clock, E: IoEngine + ?Sized> Worker<'_, C, E> {
     /// other job has none of it.
     #[inline]
     pub(super) fn issue(&mut self, now: u64) -> Result<AfterIssue, RunError> {
-        if self.trims.active {
+        if self.shape.trims {
             return self.issue_trimming(now);
         }
         self.issue_as::<false>(now)

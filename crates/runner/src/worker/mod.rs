@@ -90,8 +90,7 @@ struct SlotState {
     len_bytes: u32,
     offset_bytes: u64,
     file: u32,
-    /// When the rate schedule wanted it (rate-limited directions); a trim's end if the
-    /// engine trimmed while queueing it, else 0 (see `trims.rs`).
+    /// When the rate schedule wanted it (rate-limited directions); for a trim see `trims.rs`.
     intended_ns: u64,
     /// When the worker wanted to issue it: its latency counts from here.
     issue_ns: u64,
@@ -276,6 +275,8 @@ struct Shape {
     align: [u64; 2],
     /// Bytes to issue before stopping (size-based runs); `u64::MAX` for time-only limits.
     io_limit_bytes: u64,
+    /// The job trims (`Trims::active_for`), kept here for the hot path's one check.
+    trims: bool,
     /// Stamp written sectors so every write is unique (fio `scramble_buffers`).
     scramble: bool,
     /// Hold an IO that overlaps one in flight until that one completes (fio
@@ -415,6 +416,7 @@ impl<'a, C: Clock, E: IoEngine + ?Sized> Worker<'a, C, E> {
             issues,
             align,
             io_limit_bytes: plan.io_limit_bytes.unwrap_or(u64::MAX),
+            trims: trims::Trims::active_for(job),
             scramble,
             serialize: job.control.serialize_overlap && depth > 1,
             stamp_every,
@@ -498,7 +500,6 @@ impl<'a, C: Clock, E: IoEngine + ?Sized> Worker<'a, C, E> {
     /// Replays `replay` instead of generating IO: its IOs, at its times.
     pub(crate) fn with_replay(mut self, replay: Option<ReplaySource>) -> Self {
         if let Some(source) = &replay {
-            self.trims.active = true; // a log may hold trims
             if source.timed() {
                 self.pace.replay_timed = true;
                 self.clock.want_precise_sleeps();

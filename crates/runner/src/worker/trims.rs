@@ -14,11 +14,9 @@ use diskmeter_stats::IoErrorRecord;
 use diskmeter_workload::trim::ErrorClass;
 use diskmeter_workload::{BlockSizeSpread, Direction, JobSpec};
 
-/// What a trimming worker owes besides its chosen IO.
+/// What a trimming worker owes besides its chosen IO. A trim the engine did while queueing
+/// it keeps its end in `SlotState::intended_ns` (0 otherwise): a trim has no intended time.
 pub(super) struct Trims {
-    /// The job trims (any `rw` trim mode, `trim_backlog`, a replay): the one check on the
-    /// hot path of jobs that do not.
-    pub(super) active: bool,
     /// Every IO is a trim (`trim`, `randtrim`), chosen as writes are.
     pub(super) only: bool,
     /// Each write's block is trimmed just before it (`trimwrite`, `randtrimwrite`).
@@ -32,9 +30,14 @@ pub(super) struct Trims {
 }
 
 impl Trims {
+    /// Whether a job trims (any `rw` trim mode, `trim_backlog`, a replay: its log may hold
+    /// trims): `Shape::trims`, the one check on the hot path of jobs that do not.
+    pub(super) fn active_for(job: &JobSpec) -> bool {
+        job.rw.trims() || job.trim.backlog_trims() || job.iolog.read_iolog.is_some()
+    }
+
     pub(super) fn new(job: &JobSpec, seed: u64) -> Trims {
         Trims {
-            active: job.rw.trims() || job.trim.backlog_trims(),
             only: job.rw.trims_only(),
             before_write: job.rw.trims() && !job.rw.trims_only(),
             write_after: None,
