@@ -122,5 +122,8 @@ pub fn fio_reading_notes(spec: &JobSpec) -> Vec<String> {
              for more workers)"
         ));
     }
+    for text in crate::verify::reading_notes(spec) {
+        note(text);
+    }
     notes
 }

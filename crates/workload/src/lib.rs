@@ -21,6 +21,7 @@ mod describe;
 pub mod files;
 pub mod iolog;
 mod jobs;
+mod modes;
 pub mod options;
 pub mod patterns;
 pub mod spec;

@@ -330,13 +330,11 @@ impl VerifyRun {
     }
 }
 
-/// fio's `continue_on_error=verify` (or `all`): the job goes on after a mismatch.
-///
-/// `continue_on_error` is the trim-errors part's (`TrimOptions::continue_on_error`, on its
-/// branch, not yet merged here); until it is, every mismatch ends the job as fio's default
-/// does. When it lands this is `job.trim.continue_on_error.verify`.
-fn goes_on_after_verify_errors(_job: &diskmeter_workload::JobSpec) -> bool {
-    false
+/// fio's `continue_on_error=verify` (or `all`, with EILSEQ in `ignore_error`'s verify list
+/// or that list at fio's default): the job goes on after a mismatch, counting it.
+fn goes_on_after_verify_errors(job: &diskmeter_workload::JobSpec) -> bool {
+    use diskmeter_workload::trim::{ErrorClass, EILSEQ};
+    job.trim.continues_after(ErrorClass::Verify, EILSEQ)
 }
 
 /// The first line of a verify state file (diskmeter's own text format: fio's is a binary

@@ -1,0 +1,189 @@
+//! One target's part of the plan: its size (`filesize`, `fill_device`) and its region, layout
+//! and refusals ([`plan_target`]).
+
+use super::*;
+
+/// A file's size from `filesize` (drawn from its range, seeded by the job and the file) or,
+/// for `fill_device`, its share of the free space of the folder's filesystem; `None` when
+/// neither applies.
+pub(super) fn file_size(
+    job: &JobSpec,
+    files: usize,
+    file_index: usize,
+    path: &std::path::Path,
+) -> Result<Option<u64>, RunError> {
+    let bs = job.max_bs_bytes().max(1);
+    if let Some((low, high)) = job.filesize_bytes {
+        let span = high - low;
+        let size = if span == 0 {
+            low
+        } else {
+            let mut state = job_seed(job) ^ (file_index as u64 + 1).wrapping_mul(0x9e37_79b9);
+            state ^= state >> 31;
+            state = state.wrapping_mul(0xbf58_476d_1ce4_e5b9);
+            state ^= state >> 29;
+            low + ((state as u128 * (span as u128 + 1)) >> 64) as u64
+        };
+        return Ok(Some((size / bs * bs).max(bs.min(low))));
+    }
+    if !job.fill_device || job.ioengine == EngineKind::Null {
+        return Ok(None);
+    }
+    if safety::probe_target(path).is_ok_and(|p| p.kind == TargetKind::BlockDevice) {
+        // A device is filled by writing all of it; its size is known.
+        return Ok(None);
+    }
+    let folder = path
+        .parent()
+        .filter(|p| !p.as_os_str().is_empty())
+        .unwrap_or(std::path::Path::new("."));
+    let stat = rustix::fs::statvfs(folder).map_err(|e| RunError::Target {
+        path: path.to_path_buf(),
+        message: format!(
+            "fill_device: cannot read the free space of {}: {e}",
+            folder.display()
+        ),
+    })?;
+    let free = stat.f_bavail.saturating_mul(stat.f_frsize);
+    Ok(Some((free / files.max(1) as u64 / bs * bs).max(bs)))
+}
+
+pub(super) fn plan_target(
+    job: &JobSpec,
+    probe: safety::TargetProbe,
+    per_file_size: Option<u64>,
+) -> Result<TargetPlan, RunError> {
+    let bs = job.max_bs_bytes().max(1);
+    let target_err = |message: String| RunError::Target {
+        path: probe.path.clone(),
+        message,
+    };
+    // fio's size=N% and offset=N%: shares of the existing file or device, on block bounds.
+    let by_share = job.size_percent.is_some() || job.offset_percent.is_some();
+    let (mut start, per_file_size) = if by_share {
+        let Some(existing) = probe.existing_size_bytes.filter(|&n| n > 0) else {
+            return Err(target_err(
+                "size or offset as a percentage needs an existing file or device".to_string(),
+            ));
+        };
+        let share = |p: f64| ((existing as f64 * p / 100.0) as u64) / bs * bs;
+        // fio's offset_align: a percentage offset rounds up to a multiple of it.
+        let offset_share = |p: f64| match job.control.offset_align_bytes {
+            0 => share(p),
+            align => ((existing as f64 * p / 100.0) as u64).div_ceil(align) * align,
+        };
+        let start = job.offset_bytes + job.offset_percent.map_or(0, offset_share);
+        let size = match job.size_percent {
+            Some(p) => Some(share(p).min(existing.saturating_sub(start))),
+            None => per_file_size,
+        };
+        (start, size)
+    } else {
+        (job.offset_bytes, per_file_size)
+    };
+    let fresh = job.fill_device || job.create_on_open;
+    let (region_len, file_size, preparation) = match (probe.kind, probe.existing_size_bytes) {
+        (TargetKind::BlockDevice, Some(device_size)) => {
+            if start >= device_size {
+                return Err(target_err(format!(
+                    "offset {start} is past the end of the device ({device_size} bytes)"
+                )));
+            }
+            let len = per_file_size
+                .unwrap_or(device_size - start)
+                .min(device_size - start);
+            (len, device_size, Preparation::UseExisting)
+        }
+        (TargetKind::Virtual, _) | (TargetKind::BlockDevice, None) => {
+            return Err(target_err("could not read the device size".to_string()))
+        }
+        // fio's file_append: the region starts at the file's current end and the job's
+        // writes grow the file; what is already in it is never touched.
+        (TargetKind::File, Some(existing)) if job.files.file_append => {
+            let Some(len) = per_file_size else {
+                return Err(target_err(
+                    "file_append needs a size: how much to append (e.g. --size=1g)".to_string(),
+                ));
+            };
+            start += existing;
+            (len, existing, Preparation::UseExisting)
+        }
+        (TargetKind::File, Some(existing)) => {
+            let len = match per_file_size {
+                Some(size) => size,
+                None if existing > start => existing - start,
+                None => {
+                    return Err(target_err(format!(
+                    "the file has {existing} bytes, nothing to do past offset {start}; set --size"
+                )))
+                }
+            };
+            let needed = start + len;
+            let preparation = if probe.created_by_diskmeter {
+                // A region given as shares of the file never resizes it; files that start
+                // sparse or empty start so every time.
+                if fresh {
+                    Preparation::Recreate
+                } else if existing == needed || (by_share && needed <= existing) {
+                    Preparation::UseExisting
+                } else {
+                    Preparation::Recreate
+                }
+            } else if existing < needed {
+                return Err(target_err(format!(
+                    "the file has {existing} bytes but the job needs {needed}; it was not created by diskmeter, so it is not resized (remove it or lower --size)"
+                )));
+            } else {
+                Preparation::UseExisting
+            };
+            let file_size = if probe.created_by_diskmeter && !by_share {
+                needed
+            } else {
+                existing
+            };
+            (len, file_size, preparation)
+        }
+        (TargetKind::File, None) => {
+            if !job.files.allow_file_create {
+                return Err(target_err(
+                    "does not exist, and the job says allow_file_create=0".to_string(),
+                ));
+            }
+            let Some(len) = per_file_size else {
+                return Err(RunError::Job {
+                    job: job.name.clone(),
+                    message: format!(
+                        "{} does not exist and no size was given; set --size (e.g. --size=1g)",
+                        probe.path.display()
+                    ),
+                });
+            };
+            (len, start + len, Preparation::Create)
+        }
+    };
+    if region_len < bs {
+        return Err(target_err(format!(
+            "the region ({region_len} bytes) is smaller than one block ({bs} bytes)"
+        )));
+    }
+    Ok(TargetPlan {
+        created_by_diskmeter: probe.kind == TargetKind::File
+            && (probe.created_by_diskmeter || preparation != Preparation::UseExisting),
+        path: probe.path,
+        kind: probe.kind,
+        region_start_bytes: start,
+        region_len_bytes: region_len,
+        file_size_bytes: file_size,
+        preparation,
+        contents: if job.fill_device {
+            FileContents::Empty
+        } else if job.create_on_open && !job.rw.reads() {
+            // A job that reads needs data to read: reading holes would measure nothing.
+            FileContents::Sparse
+        } else if job.files.overwrite == Some(false) && !job.rw.reads() {
+            FileContents::Reserved
+        } else {
+            FileContents::Written
+        },
+    })
+}
