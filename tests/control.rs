@@ -163,7 +163,7 @@ fn exitall_ends_the_group_when_one_job_finishes() {
 }
 
 #[test]
-fn zonemode_zbd_is_refused_with_its_reason() {
+fn zonemode_zbd_needs_a_zone_size_and_a_region_of_whole_zones() {
     let dir = TestDir::new();
     let out = dir
         .run(&["--name=z", "--ioengine=null", "--size=1m", "--zonemode=zbd"])
@@ -171,7 +171,22 @@ fn zonemode_zbd_is_refused_with_its_reason() {
         .unwrap();
     assert_eq!(out.status.code(), Some(2));
     let stderr = String::from_utf8_lossy(&out.stderr);
-    assert!(stderr.contains("zoned-device support"), "{stderr}");
+    assert!(stderr.contains("needs a zonesize"), "{stderr}");
+    // On a file the zones are emulated; a region smaller than a zone holds none.
+    let out = dir
+        .run(&[
+            "--name=z",
+            "--filename=small",
+            "--size=1m",
+            "--zonemode=zbd",
+            "--zonesize=4m",
+            "--rw=randwrite",
+        ])
+        .output()
+        .unwrap();
+    assert!(!out.status.success());
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.contains("holds no whole zone"), "{stderr}");
 }
 
 #[test]

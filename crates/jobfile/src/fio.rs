@@ -529,7 +529,7 @@ mod tests {
     #[test]
     fn options_that_cannot_apply_are_refused_with_their_reason() {
         let m = Memory::default();
-        let text = "[a]\nioengine=xnvme\nzonemode=zbd\nhostname=h\nnum_range=8\nuid=0\n";
+        let text = "[a]\nioengine=xnvme\ngpu_dev_id=0\nhostname=h\nnum_range=8\nuid=0\n";
         let sections = parse("t.fio", text, &m).unwrap();
         let e = resolve(&sections, &JobSpec::default(), Unsupported::Refuse).unwrap_err();
         let text: Vec<String> = e.iter().map(ToString::to_string).collect();
@@ -542,7 +542,7 @@ mod tests {
             ),
             "{text:?}"
         );
-        assert!(text[1].starts_with("t.fio:3: zonemode:") && text[1].contains("zoned block"));
+        assert!(text[1].starts_with("t.fio:3: gpu_dev_id:") && text[1].contains("CUDA"));
         assert!(
             text[2].contains("net/netsplice/rdma/libhdfs engines"),
             "{text:?}"
@@ -558,7 +558,7 @@ mod tests {
     #[test]
     fn ignore_unsupported_turns_only_unsupported_options_into_warnings() {
         let m = Memory::default();
-        let sections = parse("t.fio", "[a]\ncgroup_weight=100\nzonemode=zbd\nbs=8k\n", &m).unwrap();
+        let sections = parse("t.fio", "[a]\ncgroup_weight=100\ngpu_dev_id=0\nbs=8k\n", &m).unwrap();
         let (j, warnings) = resolve(&sections, &JobSpec::default(), Unsupported::Warn).unwrap();
         assert_eq!(j[0].bs_bytes.read, 8192);
         assert_eq!(warnings.len(), 2);

@@ -55,17 +55,6 @@ const NEWER_FIO_OPTIONS: &[&str] = &[
     "log_issue_time",
 ];
 
-/// Options that only mean something with `zonemode=zbd` (a zoned block device).
-const ZONED_DEVICE_OPTIONS: &[&str] = &[
-    "max_open_zones",
-    "job_max_open_zones",
-    "ignore_zone_limits",
-    "zone_reset_threshold",
-    "zone_reset_frequency",
-    "read_beyond_wp",
-    "zonecapacity",
-];
-
 /// Options of fio builds with libraries Debian's fio 3.33 lacks, and the library.
 const LIBRARY_OPTIONS: &[(&str, &str)] = &[
     ("gpu_dev_id", "CUDA"),
@@ -120,13 +109,6 @@ pub enum Refusal {
         /// Whether it needs libraries Debian's fio is built without.
         needs_library: bool,
     },
-
-    /// `zonemode=zbd` and its options.
-    #[error(
-        "zoned block devices (zonemode=zbd) are not driven by diskmeter, and the targets here \
-         are not zoned; zonemode=strided works on any file or device"
-    )]
-    ZonedDevice,
 
     /// An option of a fio build with another library.
     #[error("an option of fio builds with {library}")]
@@ -218,27 +200,21 @@ pub fn engine_refusal(engine: &str) -> Option<Refusal> {
 }
 
 /// The reason a value diskmeter refused for an option it has is one of fio's that cannot
-/// apply (`ioengine=xnvme`, `zonemode=zbd`, values of fio releases after 3.33).
+/// apply (`ioengine=xnvme`, values of fio releases after 3.33).
 pub fn value_refusal(name: &str, value: &str) -> Option<Refusal> {
     let value = value.trim();
     match name {
         "ioengine" => engine_refusal(value),
-        "zonemode" if value == "zbd" => Some(Refusal::ZonedDevice),
         "random_distribution" if value.starts_with("sequence") => Some(Refusal::NewerFio),
         "steadystate" | "ss" if value.starts_with("lat") => Some(Refusal::NewerFio),
         _ => None,
     }
 }
 
-/// The reason the fio option `name` (set to `value`) cannot apply in diskmeter, when there is
-/// a specific one; `None` leaves the generic "not supported".
-pub fn refusal(name: &str, value: Option<&str>) -> Option<Refusal> {
-    if name == "zonemode" && value.map(str::trim) == Some("zbd") {
-        return Some(Refusal::ZonedDevice);
-    }
-    if ZONED_DEVICE_OPTIONS.contains(&name) {
-        return Some(Refusal::ZonedDevice);
-    }
+/// The reason the fio option `name` cannot apply in diskmeter, when there is a specific one;
+/// `None` leaves the generic "not supported". No reason depends on the value any more
+/// (`zonemode=zbd` was the last); it stays in the signature for its callers.
+pub fn refusal(name: &str, _value: Option<&str>) -> Option<Refusal> {
     if NEWER_FIO_OPTIONS.contains(&name) {
         return Some(Refusal::NewerFio);
     }
@@ -293,13 +269,11 @@ mod tests {
     }
 
     #[test]
-    fn zoned_newer_library_and_per_process_options_say_why() {
-        assert_eq!(refusal("zonemode", Some("zbd")), Some(Refusal::ZonedDevice));
-        assert_eq!(refusal("zonemode", Some("strided")), None);
-        assert_eq!(
-            refusal("max_open_zones", Some("4")),
-            Some(Refusal::ZonedDevice)
-        );
+    fn newer_library_and_per_process_options_say_why() {
+        // zonemode=zbd runs on emulated zones: neither it nor its options are refused here.
+        assert_eq!(refusal("zonemode", Some("zbd")), None);
+        assert_eq!(value_refusal("zonemode", "zbd"), None);
+        assert_eq!(refusal("max_open_zones", Some("4")), None);
         assert_eq!(refusal("num_range", Some("8")), Some(Refusal::NewerFio));
         assert!(matches!(
             refusal("log_compression", None),

@@ -34,6 +34,7 @@ mod skew;
 pub mod steady;
 pub mod throttle;
 mod worker;
+mod zbd;
 
 use diskmeter_stats::{IoLogRecorder, WorkerStats};
 use gate::StartGate;

@@ -64,6 +64,11 @@ pub struct ControlOptions {
     pub zonemode_strided: bool,
     /// fio `zonerange`, `zonesize`, `zoneskip` as written.
     pub zone: StridedZones,
+    /// fio `zonemode=zbd`: zones of `zonesize` with write pointers, emulated on targets that
+    /// are not zoned devices; [`ControlOptions::zbd_zones`] gathers the family.
+    pub zonemode_zbd: bool,
+    /// The options of `zonemode=zbd` as written.
+    pub zbd: ZbdOptions,
     /// How the `rw=...:N` modifier of a random job changes offsets (fio `rw_sequencer`).
     pub rw_sequencer: Sequencer,
     /// Once the queue is full, let it drain to this many IOs before filling it again (fio
@@ -114,6 +119,8 @@ impl Default for ControlOptions {
             rate_iops_min: PerDirection::default(),
             zonemode_strided: false,
             zone: StridedZones::default(),
+            zonemode_zbd: false,
+            zbd: ZbdOptions::default(),
             rw_sequencer: Sequencer::Sequential,
             iodepth_low: None,
             iodepth_batch_complete_max: None,
@@ -225,6 +232,55 @@ impl StridedZones {
     }
 }
 
+/// The options of fio's `zonemode=zbd` (fio 3.33's defaults: no limits, no resets, reads
+/// stay below the write pointer).
+#[derive(Debug, Clone, Copy, PartialEq, Default, Serialize, Deserialize)]
+pub struct ZbdOptions {
+    /// Most zones open for writing at once over all jobs on a target (fio `max_open_zones`,
+    /// 0 = no limit).
+    pub max_open_zones: u32,
+    /// Most zones open for writing at once by this job (fio `job_max_open_zones`, 0 = no
+    /// limit).
+    pub job_max_open_zones: u32,
+    /// Ignore the device's zone limits (fio `ignore_zone_limits`); emulated zones have none.
+    pub ignore_zone_limits: bool,
+    /// Reset zones once this share of the region is written (fio `zone_reset_threshold`,
+    /// 0 to 1).
+    pub zone_reset_threshold: f64,
+    /// The share of writes, past the threshold, that reset the zone written (fio
+    /// `zone_reset_frequency`, 0 to 1; 0 = never).
+    pub zone_reset_frequency: f64,
+    /// Reads may pass a zone's write pointer (fio `read_beyond_wp`).
+    pub read_beyond_wp: bool,
+    /// Bytes of each zone that can be written (fio `zonecapacity`; 0 = the zone size).
+    pub capacity_bytes: u64,
+}
+
+/// Emulated zones of `zonemode=zbd`: their size and options.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct ZbdZones {
+    /// The zone size (fio `zonesize`), bytes.
+    pub size_bytes: u64,
+    /// The options.
+    pub options: ZbdOptions,
+}
+
+impl ZbdZones {
+    /// The writable bytes of a zone: `zonecapacity` when set and smaller, else the size.
+    pub fn capacity_bytes(&self) -> u64 {
+        match self.options.capacity_bytes {
+            0 => self.size_bytes,
+            cap => cap.min(self.size_bytes),
+        }
+    }
+
+    /// The open-zone limit this job keeps (the smaller of the two set), 0 = none.
+    pub fn open_limit(&self) -> u32 {
+        let limits = [self.options.max_open_zones, self.options.job_max_open_zones];
+        limits.into_iter().filter(|&n| n > 0).min().unwrap_or(0)
+    }
+}
+
 /// fio `rw_sequencer`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
@@ -265,15 +321,32 @@ impl ControlOptions {
     pub fn strided_zones(&self) -> Option<StridedZones> {
         (self.zonemode_strided && self.zone.size_bytes > 0).then_some(self.zone)
     }
+
+    /// Emulated zones, when `zonemode=zbd` has a zone size.
+    pub fn zbd_zones(&self) -> Option<ZbdZones> {
+        (self.zonemode_zbd && self.zone.size_bytes > 0).then_some(ZbdZones {
+            size_bytes: self.zone.size_bytes,
+            options: self.zbd,
+        })
+    }
 }
 
 /// The rules of the control options (fio's `fixup_options` where it refuses a combination).
 pub(crate) fn validate_control(spec: &JobSpec, fail: &mut impl FnMut(&'static str, String)) {
     let control = &spec.control;
-    if !control.zonemode_strided && control.zone.size_bytes > 0 {
+    if !control.zonemode_strided && !control.zonemode_zbd && control.zone.size_bytes > 0 {
         fail(
             "zonesize",
-            "zonesize needs zonemode=strided (fio refuses it with zonemode=none too)".to_string(),
+            "zonesize needs zonemode=strided or zbd (fio refuses it with zonemode=none too)"
+                .to_string(),
+        );
+    }
+    if control.zonemode_zbd && control.zone.size_bytes == 0 {
+        fail(
+            "zonemode",
+            "zonemode=zbd on a target that is not a zoned device needs a zonesize (the emulated \
+             zones' size)"
+                .to_string(),
         );
     }
     if control.zonemode_strided && control.zone.size_bytes == 0 {

@@ -255,6 +255,7 @@ pub fn resolve(jobs: &[JobSpec], options: &PlanOptions) -> Result<RunPlan, RunEr
                 resolve_targets(&mut plan.targets, job, &paths, options)?
             };
             crate::engine_options::check_targets(job, &targets, &plan.targets)?;
+            crate::zbd::check_targets(job, &targets, &plan.targets)?;
             let region_total: u64 = targets
                 .iter()
                 .map(|&t| plan.targets[t].region_len_bytes)

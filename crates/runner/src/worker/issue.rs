@@ -8,6 +8,7 @@ use crate::arrivals::PoissonGaps;
 use crate::clock::Clock;
 use crate::plan::WorkerPlan;
 use crate::replay::ReplayOp;
+use crate::zbd::ZoneOp;
 use crate::RunError;
 use diskmeter_engine::{IoEngine, IoOp, IoUnit};
 use diskmeter_workload::{Direction, JobSpec};
@@ -368,6 +369,18 @@ impl<C: Clock, E: IoEngine + ?Sized> Worker<'_, C, E> {
                 ),
             },
         };
+        let trim = TRIMS && direction == Direction::Write && self.is_trim(at);
+        let offset_bytes = match &mut self.zbd {
+            Some(zbd) if at.is_none() => {
+                let op = match direction {
+                    _ if trim => ZoneOp::Trim,
+                    Direction::Read => ZoneOp::Read,
+                    Direction::Write => ZoneOp::Write,
+                };
+                zbd.place(op, file, offset_bytes, len_bytes)
+            }
+            _ => offset_bytes,
+        };
         if self.shape.serialize && self.overlaps_in_flight(slot, file, offset_bytes, len_bytes) {
             // fio's serialize_overlap: the IO waits in its slot, its offset kept, until the
             // IO it overlaps has completed (checked again at each poll).
@@ -382,7 +395,6 @@ impl<C: Clock, E: IoEngine + ?Sized> Worker<'_, C, E> {
             });
             return Ok(());
         }
-        let trim = TRIMS && direction == Direction::Write && self.is_trim(at);
         if trim {
             if !self.trims.only {
                 // trimwrite: this block is written right after its trim (which every

@@ -6,8 +6,8 @@
 //! choosing what is due; in `issue.rs`), `reap` and `account` (in `account.rs`); the end of
 //! the run (stopping, IOs still waiting for their throttle turn, `end_fsync`) is in `end.rs`.
 //! fio's pacing and ending rules (think time, `number_ios`, the latency search, flow) are in
-//! `control.rs`, strided zones in `zones.rs`, the offset generator's construction in
-//! `placement.rs`. The worker is generic over its [`Clock`] and
+//! `control.rs`, strided zones in `zones.rs` (zbd zones in `crate::zbd`), the offset
+//! generator's construction in `placement.rs`. The worker is generic over its [`Clock`] and
 //! its engine: in production the TSC clock and the boxed engine, in the unit tests
 //! (`tests.rs`) a manual clock and the null engine, so no test waits for real time.
 //!
@@ -345,6 +345,8 @@ pub(crate) struct Worker<'a, C: Clock, E: IoEngine + ?Sized> {
     watch_exit: bool,
     /// fio `zonemode=strided`: the zone the offsets come from.
     zones: Option<Box<zones::Zones>>,
+    /// fio `zonemode=zbd`: the emulated zones' write pointers.
+    zbd: Option<Box<crate::zbd::EmulatedZones>>,
     /// fio's `dedupe_percentage`: each write's data generated (`None` when off).
     dedupe: Option<Box<crate::buffer_contents::DedupeFill>>,
     /// Each IO's own priority (`cmdprio_*`), when the job gives IOs one.
@@ -437,9 +439,14 @@ impl<'a, C: Clock, E: IoEngine + ?Sized> Worker<'a, C, E> {
             Some(zones) => offsets_for_regions(ctx, &shape, &zones.zone_regions()),
             None => offsets_for(ctx, &shape),
         };
+        let zbd = job.control.zbd_zones().map(|z| {
+            let regions: Vec<_> = ctx.targets.iter().map(|(_, t)| region_of(t)).collect();
+            Box::new(crate::zbd::EmulatedZones::new(z, &regions, plan.seed))
+        });
         Worker {
             offsets,
             zones,
+            zbd,
             identical: identical_every(job).map(zones::Identical::new),
             sizes: SizeChooser::new(sized, plan.seed),
             mix: MixChooser::new(

@@ -1,7 +1,7 @@
 //! The store (`set_*`) and print (`show_*`) functions of the control options
 //! (`rows_control.rs`): think time, IO counts, latency targets, flow, waiting for and ending
-//! jobs, submission mode, strided zones and the queue refinements. Same conventions as
-//! `setters.rs`.
+//! jobs, submission mode, zones (strided and zbd) and the queue refinements. Same
+//! conventions as `setters.rs`.
 
 use super::convert::{
     choice, count, flag, mismatch, nanos, number, pair, set_cap, show_cap, show_flag, text,
@@ -205,11 +205,10 @@ pub(crate) fn show_rate_iops_min(spec: &JobSpec) -> Option<String> {
 }
 
 pub(crate) fn set_zonemode(spec: &mut JobSpec, value: Value) -> Result<(), InvalidValue> {
-    spec.control.zonemode_strided = match choice(value)? {
-        "strided" => true,
-        "zbd" => return Err(InvalidValue::ZonedDeviceMode),
-        _ => false,
-    };
+    let mode = choice(value)?;
+    spec.control.zonemode_strided = mode == "strided";
+    // A zoned block device stays refused, with its reason, when the job's targets are opened.
+    spec.control.zonemode_zbd = mode == "zbd";
     Ok(())
 }
 
@@ -217,11 +216,99 @@ pub(crate) fn show_zonemode(spec: &JobSpec) -> Option<String> {
     Some(
         if spec.control.zonemode_strided {
             "strided"
+        } else if spec.control.zonemode_zbd {
+            "zbd"
         } else {
             "none"
         }
         .to_string(),
     )
+}
+
+/// A count option of `zonemode=zbd`: its setter and shower.
+macro_rules! zbd_count {
+    ($set:ident, $show:ident, $field:ident) => {
+        pub(crate) fn $set(spec: &mut JobSpec, value: Value) -> Result<(), InvalidValue> {
+            spec.control.zbd.$field = count(value)?;
+            Ok(())
+        }
+
+        pub(crate) fn $show(spec: &JobSpec) -> Option<String> {
+            Some(spec.control.zbd.$field.to_string())
+        }
+    };
+}
+
+zbd_count!(set_max_open_zones, show_max_open_zones, max_open_zones);
+zbd_count!(
+    set_job_max_open_zones,
+    show_job_max_open_zones,
+    job_max_open_zones
+);
+
+/// A flag option of `zonemode=zbd`: its setter and shower.
+macro_rules! zbd_flag {
+    ($set:ident, $show:ident, $field:ident) => {
+        pub(crate) fn $set(spec: &mut JobSpec, value: Value) -> Result<(), InvalidValue> {
+            spec.control.zbd.$field = flag(value)?;
+            Ok(())
+        }
+
+        pub(crate) fn $show(spec: &JobSpec) -> Option<String> {
+            Some(u8::from(spec.control.zbd.$field).to_string())
+        }
+    };
+}
+
+zbd_flag!(
+    set_ignore_zone_limits,
+    show_ignore_zone_limits,
+    ignore_zone_limits
+);
+zbd_flag!(set_read_beyond_wp, show_read_beyond_wp, read_beyond_wp);
+
+/// A fraction option of `zonemode=zbd` (fio reads a ':' list and keeps the first value).
+macro_rules! zbd_fraction {
+    ($set:ident, $show:ident, $field:ident) => {
+        pub(crate) fn $set(spec: &mut JobSpec, value: Value) -> Result<(), InvalidValue> {
+            let first = match value {
+                Value::Floats(values) => values.first().copied().unwrap_or(0.0),
+                other => return Err(mismatch(&other)),
+            };
+            if !(0.0..=1.0).contains(&first) {
+                return Err(InvalidValue::ZoneFraction);
+            }
+            spec.control.zbd.$field = first;
+            Ok(())
+        }
+
+        pub(crate) fn $show(spec: &JobSpec) -> Option<String> {
+            Some(spec.control.zbd.$field.to_string())
+        }
+    };
+}
+
+zbd_fraction!(
+    set_zone_reset_threshold,
+    show_zone_reset_threshold,
+    zone_reset_threshold
+);
+zbd_fraction!(
+    set_zone_reset_frequency,
+    show_zone_reset_frequency,
+    zone_reset_frequency
+);
+
+pub(crate) fn set_zonecapacity(spec: &mut JobSpec, value: Value) -> Result<(), InvalidValue> {
+    spec.control.zbd.capacity_bytes = number(value)?;
+    Ok(())
+}
+
+pub(crate) fn show_zonecapacity(spec: &JobSpec) -> Option<String> {
+    Some(format_size_suffix(
+        spec.control.zbd.capacity_bytes,
+        spec.kb_base,
+    ))
 }
 
 /// A zone size option: its setter and shower.

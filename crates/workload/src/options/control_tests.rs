@@ -131,7 +131,7 @@ fn rate_iops_min_per_direction() {
 }
 
 #[test]
-fn strided_zones_and_a_refused_zbd() {
+fn strided_zones() {
     let job = with(&[
         ("zonemode", Some("strided")),
         ("zonesize", Some("256m")),
@@ -148,7 +148,37 @@ fn strided_zones_and_a_refused_zbd() {
     );
     assert_eq!(zones.effective_range_bytes(), 256 << 20);
     assert_eq!(described(&job, "zonesize").as_deref(), Some("256m"));
-    assert!(refused("zonemode", Some("zbd")).contains("zoned"));
+}
+
+#[test]
+fn zbd_zones_with_their_limits_resets_and_sizes_in_zones() {
+    let job = with(&[
+        ("zonemode", Some("zbd")),
+        ("zonesize", Some("256m")),
+        ("zbd_max_open_zones", Some("32")),
+        ("job_max_open_zones", Some("8")),
+        ("zone_reset_threshold", Some("0.7")),
+        ("zone_reset_frequency", Some("0.125")),
+        ("read_beyond_wp", Some("1")),
+        ("size", Some("8z")),
+        ("offset", Some("524z")),
+        ("io_size", Some("2z")),
+    ]);
+    let zones = job.control.zbd_zones().unwrap();
+    assert_eq!(zones.size_bytes, 256 << 20);
+    assert_eq!(zones.capacity_bytes(), 256 << 20);
+    assert_eq!(zones.open_limit(), 8);
+    assert_eq!(zones.options.zone_reset_threshold, 0.7);
+    assert_eq!(zones.options.zone_reset_frequency, 0.125);
+    assert!(zones.options.read_beyond_wp);
+    assert_eq!(job.size_bytes, Some(8 * (256 << 20)));
+    assert_eq!(job.offset_bytes, 524 * (256 << 20));
+    assert_eq!(job.io_size_bytes, Some(2 * (256 << 20)));
+    assert_eq!(described(&job, "zonemode").as_deref(), Some("zbd"));
+    // A size in zones needs the zone size first; fractions are shares.
+    assert!(refused("size", Some("8z")).contains("zonesize"));
+    assert!(refused("zone_reset_threshold", Some("1.5")).contains("0 to 1"));
+    assert!(refused("max_open_zones", Some("5000")).contains("4096"));
 }
 
 #[test]

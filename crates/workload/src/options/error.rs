@@ -122,13 +122,16 @@ pub enum InvalidValue {
     #[error("must be a power of two (or 0 for none)")]
     NotPowerOfTwo,
 
-    /// `zonemode=zbd`: diskmeter has no zoned-block-device support.
+    /// A size in zones (`size=8z`) before any `zonesize` was set.
     #[error(
-        "zonemode=zbd drives a zoned block device (host-managed SMR or ZNS) zone by zone; \
-         diskmeter has no zoned-device support, use zonemode=strided for zone stepping on a \
-         regular device"
+        "a size in zones (the z suffix) needs a zonesize set before it (zonemode=zbd and \
+         zonesize in [global] or earlier in the job)"
     )]
-    ZonedDeviceMode,
+    ZonesWithoutZoneSize,
+
+    /// `zone_reset_threshold` / `zone_reset_frequency` outside 0 to 1.
+    #[error("must be from 0 to 1 (a share of the zones' bytes or of the writes)")]
+    ZoneFraction,
 
     /// The table pairs the option with a setter of another value kind: a defect the
     /// per-option tests keep out, never the user's input.

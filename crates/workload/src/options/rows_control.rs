@@ -1,7 +1,7 @@
 //! The rows of the option table for control options (see the module doc of `options`):
 //! think time, IO counts, the latency-target search, flow, `wait_for`, `exitall`, submission
-//! mode, strided zones and the queue refinements. Names and defaults are fio's (fio 3.33
-//! `--cmdhelp`); times fio reads in microseconds are [`OptionKind::TimeMicros`].
+//! mode, zones (strided and zbd) and the queue refinements. Names and defaults are fio's (fio
+//! 3.33 `--cmdhelp`); times fio reads in microseconds are [`OptionKind::TimeMicros`].
 
 use super::control_setters::*;
 use super::limits::{Limits, Range};
@@ -13,7 +13,7 @@ const THINK_TRIGGER_CHOICES: &[&str] = &["complete", "issue"];
 const EXIT_WHAT_CHOICES: &[&str] = &["group", "stonewall", "all"];
 /// `io_submit_mode=` values.
 const SUBMIT_MODE_CHOICES: &[&str] = &["inline", "offload"];
-/// `zonemode=` values (`zbd` is refused with its reason by the setter).
+/// `zonemode=` values (`zbd` on a zoned block device is refused when targets are opened).
 const ZONEMODE_CHOICES: &[&str] = &["none", "strided", "zbd"];
 /// `rw_sequencer=` values.
 const SEQUENCER_CHOICES: &[&str] = &["sequential", "identical"];
@@ -246,7 +246,7 @@ pub(super) static ROWS: &[OptionDef] = &[
         kind: OptionKind::Choice(ZONEMODE_CHOICES),
         default: "none",
         unit: "",
-        help: "none, or strided: IO stays in one zone until zonesize bytes are done, then skips zoneskip (zbd is refused: no zoned-device support)",
+        help: "none; strided: IO stays in one zone until zonesize bytes are done, then skips zoneskip; zbd: zonesize zones with write pointers, emulated on files and non-zoned devices (a zoned block device is refused)",
         limits: None,
         set: set_zonemode,
         show: Some(show_zonemode),
@@ -268,7 +268,7 @@ pub(super) static ROWS: &[OptionDef] = &[
         kind: OptionKind::Size,
         default: "0",
         unit: "bytes",
-        help: "Bytes transferred in a zone before moving to the next (zonemode=strided)",
+        help: "Bytes transferred in a zone before moving to the next (zonemode=strided), or the emulated zones' size (zonemode=zbd)",
         limits: None,
         set: set_zonesize,
         show: Some(show_zonesize),
@@ -283,6 +283,95 @@ pub(super) static ROWS: &[OptionDef] = &[
         limits: None,
         set: set_zoneskip,
         show: Some(show_zoneskip),
+    },
+    OptionDef {
+        name: "zonecapacity",
+        aliases: &[],
+        kind: OptionKind::Size,
+        default: "0",
+        unit: "bytes",
+        help: "zonemode=zbd: the writable bytes of each zone (0 = zonesize); a zone is full at its capacity",
+        limits: None,
+        set: set_zonecapacity,
+        show: Some(show_zonecapacity),
+    },
+    OptionDef {
+        name: "max_open_zones",
+        aliases: &["zbd_max_open_zones"],
+        kind: OptionKind::Int,
+        default: "0",
+        unit: "zones",
+        help: "zonemode=zbd: most zones open for writing at once on a target (0 = no limit)",
+        limits: Some(Limits {
+            range: Range::Int {
+                min: 0,
+                max: Some(4096),
+            },
+            why: "fio's ceiling",
+        }),
+        set: set_max_open_zones,
+        show: Some(show_max_open_zones),
+    },
+    OptionDef {
+        name: "job_max_open_zones",
+        aliases: &[],
+        kind: OptionKind::Int,
+        default: "0",
+        unit: "zones",
+        help: "zonemode=zbd: most zones this job has open for writing at once (0 = no limit)",
+        limits: Some(Limits {
+            range: Range::Int {
+                min: 0,
+                max: Some(4096),
+            },
+            why: "fio's ceiling",
+        }),
+        set: set_job_max_open_zones,
+        show: Some(show_job_max_open_zones),
+    },
+    OptionDef {
+        name: "ignore_zone_limits",
+        aliases: &[],
+        kind: OptionKind::Flag,
+        default: "0",
+        unit: "",
+        help: "zonemode=zbd: ignore the device's open-zone limits (emulated zones have none)",
+        limits: None,
+        set: set_ignore_zone_limits,
+        show: Some(show_ignore_zone_limits),
+    },
+    OptionDef {
+        name: "zone_reset_threshold",
+        aliases: &[],
+        kind: OptionKind::FloatList,
+        default: "0",
+        unit: "",
+        help: "zonemode=zbd: once this share (0 to 1) of the zones' bytes is written, writes may reset their zone",
+        limits: None,
+        set: set_zone_reset_threshold,
+        show: Some(show_zone_reset_threshold),
+    },
+    OptionDef {
+        name: "zone_reset_frequency",
+        aliases: &[],
+        kind: OptionKind::FloatList,
+        default: "0",
+        unit: "",
+        help: "zonemode=zbd: past the threshold, the share (0 to 1) of writes that reset their zone first",
+        limits: None,
+        set: set_zone_reset_frequency,
+        show: Some(show_zone_reset_frequency),
+    },
+    OptionDef {
+        name: "read_beyond_wp",
+        aliases: &[],
+        kind: OptionKind::Flag,
+        default: "0",
+        unit: "",
+        help: "zonemode=zbd: let reads pass a zone's write pointer (else they stay on written data)",
+        limits: None,
+        set: set_read_beyond_wp,
+        show: Some(show_read_beyond_wp),
     },
     OptionDef {
         name: "rw_sequencer",

@@ -111,6 +111,19 @@ pub(crate) fn show_nrfiles(spec: &JobSpec) -> Option<String> {
     Some(spec.nrfiles.to_string())
 }
 
+/// Bytes of a size option, where fio's `z` suffix counts zones of the `zonesize` set so far.
+fn zoned_number(spec: &JobSpec, value: Value) -> Result<u64, InvalidValue> {
+    match value {
+        Value::Zones(zones) => match spec.control.zone.size_bytes {
+            0 => Err(InvalidValue::ZonesWithoutZoneSize),
+            zone_bytes => zones
+                .checked_mul(zone_bytes)
+                .ok_or(InvalidValue::TooLarge { max: u64::MAX }),
+        },
+        other => number(other),
+    }
+}
+
 pub(crate) fn set_size(spec: &mut JobSpec, value: Value) -> Result<(), InvalidValue> {
     match value {
         Value::Percent(p) => {
@@ -118,7 +131,7 @@ pub(crate) fn set_size(spec: &mut JobSpec, value: Value) -> Result<(), InvalidVa
             spec.size_bytes = None;
         }
         other => {
-            spec.size_bytes = Some(number(other)?);
+            spec.size_bytes = Some(zoned_number(spec, other)?);
             spec.size_percent = None;
         }
     }
@@ -135,7 +148,7 @@ pub(crate) fn show_size(spec: &JobSpec) -> Option<String> {
 }
 
 pub(crate) fn set_io_size(spec: &mut JobSpec, value: Value) -> Result<(), InvalidValue> {
-    spec.io_size_bytes = Some(number(value)?);
+    spec.io_size_bytes = Some(zoned_number(spec, value)?);
     Ok(())
 }
 
@@ -151,7 +164,7 @@ pub(crate) fn set_offset(spec: &mut JobSpec, value: Value) -> Result<(), Invalid
             spec.offset_bytes = 0;
         }
         other => {
-            spec.offset_bytes = number(other)?;
+            spec.offset_bytes = zoned_number(spec, other)?;
             spec.offset_percent = None;
         }
     }

@@ -31,6 +31,9 @@ pub(crate) enum Value {
     Cpus(Vec<usize>),
     /// From [`OptionKind::FloatList`].
     Floats(Vec<f64>),
+    /// From [`OptionKind::Size`] and [`OptionKind::SizeOrPercent`] with fio's `z` suffix: a
+    /// number of zones of `zonesize` (`size=128z`), which the setter turns into bytes.
+    Zones(u64),
 }
 
 /// A read,write value; `None` where the text left a direction out (`,64k` leaves read).
@@ -74,6 +77,11 @@ pub(crate) fn parse_value(
         (_, None) => return Err(ValueError::Missing),
         (_, Some(text)) => text,
     };
+    if matches!(kind, OptionKind::Size | OptionKind::SizeOrPercent) {
+        if let Some(zones) = zone_count(text) {
+            return Ok(Value::Zones(zones));
+        }
+    }
     Ok(match kind {
         OptionKind::Flag => Value::Flag(parse_bool(text)?),
         OptionKind::Size => Value::Number(parse_size(text, kb_base)?),
@@ -94,6 +102,15 @@ pub(crate) fn parse_value(
         OptionKind::CpuList => Value::Cpus(parse_cpu_list(text)?),
         OptionKind::FloatList => Value::Floats(parse_float_list(text)?),
     })
+}
+
+/// fio's `z` suffix: `128z` is 128 zones; `None` for any other text.
+fn zone_count(text: &str) -> Option<u64> {
+    let digits = text.trim().strip_suffix(['z', 'Z'])?;
+    if digits.is_empty() || !digits.bytes().all(|b| b.is_ascii_digit()) {
+        return None;
+    }
+    digits.parse().ok()
 }
 
 /// fio's per-direction values: `v` sets both, `r,w` each, `,w` only write, `r,` both (fio drops
