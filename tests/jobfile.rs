@@ -447,7 +447,12 @@ fn job_and_group_structure_matches_fio() {
             .arg(&file)
             .output()
             .expect("fio");
-        assert!(fio.status.success(), "fio {}", file.display());
+        assert!(
+            fio.status.success(),
+            "fio {}: {}",
+            file.display(),
+            String::from_utf8_lossy(&fio.stderr)
+        );
         let dm = diskmeter(dir.path())
             .args(["run", "--quiet", "--output-format=fio-json"])
             .arg(&file)
