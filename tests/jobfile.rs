@@ -248,7 +248,8 @@ fn job_file_errors_name_file_line_and_option() {
             "bad.fio:4: iodpeth: unknown option 'iodpeth' (did you mean 'iodepth'?)",
         ))
         .stderr(predicate::str::contains(
-            "bad.fio:5: cgroup_weight: fio option 'cgroup_weight' is not supported",
+            "bad.fio:5: cgroup_weight: fio option 'cgroup_weight' cannot apply in diskmeter: fio \
+             moves each job into its own blkio cgroup",
         ))
         .stderr(predicate::str::contains("bad.fio:6: bs: bs=4q:"))
         .stderr(predicate::str::contains("panicked").not());

@@ -518,8 +518,7 @@ mod tests {
             "{text:?}"
         );
         assert!(
-            text[1]
-                .starts_with("t.fio:3: cgroup_weight: fio option 'cgroup_weight' is not supported"),
+            text[1].starts_with("t.fio:3: cgroup_weight: fio option 'cgroup_weight' cannot apply"),
             "{text:?}"
         );
         assert!(text[2].contains("unknown option 'blah'"), "{text:?}");

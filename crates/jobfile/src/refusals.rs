@@ -130,6 +130,13 @@ pub enum Refusal {
     )]
     PerJobUser,
 
+    /// A general fio option diskmeter does not carry out, with why (see [`NOT_CARRIED_OUT`]).
+    #[error("{reason}")]
+    NotCarriedOut {
+        /// Why, and what to do instead.
+        reason: &'static str,
+    },
+
     /// fio's built-in `profile`s generate their own jobs.
     #[error("fio's built-in profiles (tiobench, act) generate jobs of their own; write the jobs in the file")]
     Profile,
@@ -211,6 +218,73 @@ pub fn value_refusal(name: &str, value: &str) -> Option<Refusal> {
     }
 }
 
+/// General fio options diskmeter does not carry out, each with its reason.
+const NOT_CARRIED_OUT: &[(&str, &str)] = &[
+    (
+        "atomic",
+        "atomic writes (O_ATOMIC) are not issued by diskmeter's engines",
+    ),
+    (
+        "block_error_percentiles",
+        "diskmeter keeps no per-block map of trim errors to report percentiles from",
+    ),
+    (
+        "cgroup",
+        "fio moves each job into its own blkio cgroup; diskmeter's jobs are threads of one \
+         process, so one job cannot be moved alone (--throttle-iops/--throttle-bw or --emulate \
+         put the whole run under a cgroup limit)",
+    ),
+    (
+        "cgroup_weight",
+        "fio moves each job into its own blkio cgroup; diskmeter's jobs are threads of one \
+         process, so one job cannot be weighted alone",
+    ),
+    (
+        "cgroup_nodelete",
+        "diskmeter makes no per-job cgroup for fio to keep (see cgroup)",
+    ),
+    (
+        "ioscheduler",
+        "switching the device's IO scheduler is a system-wide change diskmeter does not make; \
+         write /sys/block/DEV/queue/scheduler before the run",
+    ),
+    (
+        "log_alternate_epoch",
+        "diskmeter's logs count time from the run's start or, with log_unix_epoch, the Unix \
+         epoch; another clock's epoch is not offered",
+    ),
+    (
+        "log_alternate_epoch_clock_id",
+        "diskmeter's logs count time from the run's start or, with log_unix_epoch, the Unix \
+         epoch; another clock's epoch is not offered",
+    ),
+    (
+        "merge_blktrace_file",
+        "diskmeter replays fio iologs (read_iolog), not merged blktrace files",
+    ),
+    (
+        "merge_blktrace_iters",
+        "diskmeter replays fio iologs (read_iolog), not merged blktrace files",
+    ),
+    (
+        "merge_blktrace_scalars",
+        "diskmeter replays fio iologs (read_iolog), not merged blktrace files",
+    ),
+    (
+        "slat_percentiles",
+        "fio-json's submission-latency percentile lists are not produced by diskmeter",
+    ),
+    (
+        "write_barrier",
+        "barrier writes are not issued by diskmeter's engines; fsync=N or fdatasync=N flush \
+         every N writes",
+    ),
+    (
+        "write_hint",
+        "write lifetime hints (F_SET_RW_HINT) are not set by diskmeter",
+    ),
+];
+
 /// The reason the fio option `name` cannot apply in diskmeter, when there is a specific one;
 /// `None` leaves the generic "not supported". No reason depends on the value any more
 /// (`zonemode=zbd` was the last); it stays in the signature for its callers.
@@ -225,6 +299,9 @@ pub fn refusal(name: &str, _value: Option<&str>) -> Option<Refusal> {
         "uid" | "gid" => return Some(Refusal::PerJobUser),
         "profile" => return Some(Refusal::Profile),
         _ => {}
+    }
+    if let Some((_, reason)) = NOT_CARRIED_OUT.iter().find(|(n, _)| *n == name) {
+        return Some(Refusal::NotCarriedOut { reason });
     }
     let owners: Vec<(&str, bool)> = engine_lines()
         .filter(|(_, _, options)| options.contains(&name))
@@ -247,6 +324,18 @@ pub fn refusal(name: &str, _value: Option<&str>) -> Option<Refusal> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn general_options_not_carried_out_say_why() {
+        for (name, _) in NOT_CARRIED_OUT {
+            let text = refusal(name, None).unwrap().to_string();
+            assert!(!text.contains("not supported"), "{name}: {text}");
+        }
+        assert!(refusal("ioscheduler", None)
+            .unwrap()
+            .to_string()
+            .contains("/sys/block/DEV/queue/scheduler"));
+    }
 
     #[test]
     fn engine_options_name_their_engines() {
