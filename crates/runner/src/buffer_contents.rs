@@ -196,16 +196,8 @@ impl DedupeFill {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use diskmeter_workload::apply_option;
+    use crate::test_jobs::job;
     use std::collections::HashSet;
-
-    fn job(options: &[(&str, &str)]) -> JobSpec {
-        let mut job = JobSpec::default();
-        for (name, value) in options {
-            apply_option(&mut job, name, Some(value)).unwrap();
-        }
-        job
-    }
 
     fn distinct_blocks(fill: &mut DedupeFill, writes: usize) -> usize {
         let mut seen = HashSet::new();

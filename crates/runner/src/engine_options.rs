@@ -181,17 +181,12 @@ fn can_poll(path: &Path, kind: TargetKind) -> Result<(), String> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use diskmeter_workload::apply_option;
 
     fn job(options: &[(&str, &str)]) -> JobSpec {
-        let mut job = JobSpec {
+        JobSpec {
             name: "j".to_string(),
-            ..JobSpec::default()
-        };
-        for (name, value) in options {
-            apply_option(&mut job, name, Some(value)).unwrap();
+            ..crate::test_jobs::job(options)
         }
-        job
     }
 
     #[test]

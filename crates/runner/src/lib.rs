@@ -32,6 +32,8 @@ pub mod safety;
 mod sizes;
 mod skew;
 pub mod steady;
+#[cfg(test)]
+mod test_jobs;
 pub mod throttle;
 mod worker;
 mod zbd;

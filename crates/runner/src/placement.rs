@@ -210,17 +210,12 @@ pub fn apply(placement: &Placement, job: &str) -> Result<(), RunError> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use diskmeter_workload::apply_option;
 
     fn job(options: &[(&str, &str)]) -> JobSpec {
-        let mut job = JobSpec {
+        JobSpec {
             name: "j".to_string(),
-            ..JobSpec::default()
-        };
-        for (name, value) in options {
-            apply_option(&mut job, name, Some(value)).unwrap();
+            ..crate::test_jobs::job(options)
         }
-        job
     }
 
     #[test]

@@ -108,15 +108,7 @@ fn bounded(random: u64, n: u64) -> u64 {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use diskmeter_workload::apply_option;
-
-    fn job(options: &[(&str, &str)]) -> JobSpec {
-        let mut job = JobSpec::default();
-        for (name, value) in options {
-            apply_option(&mut job, name, Some(value)).unwrap();
-        }
-        job
-    }
+    use crate::test_jobs::job;
 
     #[test]
     fn bssplit_shares_hold_within_half_a_percent() {

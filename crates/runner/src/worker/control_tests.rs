@@ -1,15 +1,7 @@
 //! Tests of the control rules (`control.rs`): each rule on a manual timeline.
 
 use super::*;
-use diskmeter_workload::apply_option;
-
-fn job(options: &[(&str, &str)]) -> JobSpec {
-    let mut job = JobSpec::default();
-    for (name, value) in options {
-        apply_option(&mut job, name, Some(value)).unwrap();
-    }
-    job
-}
+use crate::test_jobs::job;
 
 fn controls(options: &[(&str, &str)], depth: u32) -> Box<Controls> {
     let mut c = Controls::for_job(&job(options), depth, None).expect("some rule is set");
