@@ -11,7 +11,9 @@
 mod args;
 mod capture;
 mod catalog;
+mod chart;
 mod check;
+mod completions;
 mod diskspd;
 mod emulate;
 mod history;
@@ -21,8 +23,10 @@ mod options;
 mod plan;
 mod progress;
 mod replay;
+mod report;
 mod requirements;
 mod run;
+mod serve;
 mod session;
 mod suite;
 mod sweep;
@@ -97,6 +101,11 @@ pub fn command() -> Command {
         .subcommand(history::analyze_command())
         .subcommand(requirements::command())
         .subcommand(check::command())
+        .subcommand(report::command())
+        .subcommand(chart::command())
+        .subcommand(serve::command())
+        .subcommand(completions::completions_command())
+        .subcommand(completions::man_command())
 }
 
 /// Runs the command line of this process: the only place that prints an error and decides
@@ -160,6 +169,11 @@ fn dispatch(matches: &ArgMatches) -> anyhow::Result<Status> {
         Some(("analyze", sub)) => history::analyze_main(sub),
         Some(("requirements", sub)) => requirements::main(sub),
         Some(("check", sub)) => check::main(sub),
+        Some(("report", sub)) => report::main(sub),
+        Some(("chart", sub)) => chart::main(sub),
+        Some(("serve", sub)) => serve::main(sub),
+        Some(("completions", sub)) => completions::completions_main(sub),
+        Some(("man", sub)) => completions::man_main(sub),
         _ => Err(UsageError("give a subcommand (diskmeter --help lists them)".into()).into()),
     }
 }

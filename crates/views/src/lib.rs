@@ -1,0 +1,107 @@
+//! What a stored run looks like: the history's runs turned into a [`Document`] of sections
+//! with facts, tables and chart specifications ([`model`]). The HTML report
+//! (`diskmeter report`), the dashboard (`diskmeter serve`) and `diskmeter chart` all draw
+//! from this one model, so every chart the report has can be written as PNG or SVG too.
+//!
+//! Building reads the history (runs, histograms, captures) and computes nothing the
+//! analysis crate does not already compute: sweeps are analysed by
+//! [`diskmeter_analysis::analyse`], comparisons by [`diskmeter_analysis::compare`].
+//! One module per kind of section: [`run`] (a plain run and any single step), [`suite`],
+//! [`sweep`], [`compare`] and [`capture`].
+
+#![forbid(unsafe_code)]
+
+pub mod capture;
+pub mod compare;
+pub mod model;
+pub mod run;
+pub mod suite;
+pub mod sweep;
+
+pub use model::{
+    Axis, Cell, ChartSpec, ChartStyle, CodeBlock, Document, FactGroup, Scale, Section, SectionKind,
+    SeriesSpec, Table, Tone,
+};
+
+use diskmeter_analysis::compare::CompareOptions;
+use diskmeter_history::{HistoryError, HistoryStore};
+
+/// Why a view could not be built.
+#[derive(Debug, thiserror::Error)]
+pub enum ViewError {
+    /// The history could not be read (no such run, a damaged row).
+    #[error(transparent)]
+    History(#[from] HistoryError),
+    /// The run's stored data cannot make this view (a sweep whose steps are not sweep
+    /// points, a comparison with no step in common).
+    #[error("run {run_id}: {reason}")]
+    Unusable {
+        /// The run.
+        run_id: i64,
+        /// Why.
+        reason: String,
+    },
+}
+
+/// One thing a document shows.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Item {
+    /// A stored run of any kind (run, suite, sweep, diskspd, iometer, replay, capture).
+    Run(i64),
+    /// Run `candidate` compared with run `baseline`.
+    Compare {
+        /// Run A.
+        baseline: i64,
+        /// Run B.
+        candidate: i64,
+        /// The thresholds of the verdicts.
+        options: CompareOptions,
+    },
+}
+
+/// The section of one item, built from the history.
+pub fn section(store: &HistoryStore, item: Item) -> Result<Section, ViewError> {
+    match item {
+        Item::Compare {
+            baseline,
+            candidate,
+            options,
+        } => compare::section(store, baseline, candidate, options),
+        Item::Run(id) => {
+            let run = store.load(id)?;
+            match run.summary.kind.as_str() {
+                "suite" => suite::section(store, &run),
+                "sweep" => sweep::section(store, &run),
+                diskmeter_history::CAPTURE_KIND => capture::section(store, &run),
+                _ => run::section(store, &run),
+            }
+        }
+    }
+}
+
+/// A document of several items, in the order given (its table of contents follows it).
+pub fn document(
+    store: &HistoryStore,
+    items: &[Item],
+    generated_unix_ms: u64,
+) -> Result<Document, ViewError> {
+    let sections = items
+        .iter()
+        .map(|item| section(store, *item))
+        .collect::<Result<Vec<_>, _>>()?;
+    let title = match items {
+        [Item::Run(id)] => format!("diskmeter run {id}"),
+        [Item::Compare {
+            baseline,
+            candidate,
+            ..
+        }] => format!("diskmeter: run {candidate} compared with run {baseline}"),
+        _ => format!("diskmeter report: {} sections", sections.len()),
+    };
+    Ok(Document {
+        title,
+        diskmeter_version: env!("CARGO_PKG_VERSION").to_string(),
+        generated_unix_ms,
+        sections,
+    })
+}
