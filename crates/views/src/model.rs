@@ -119,6 +119,8 @@ pub struct Cell {
     pub numeric: bool,
     /// How to colour it, if it is a verdict.
     pub tone: Tone,
+    /// Where it links to (a run's page in the dashboard, a section's anchor), if anywhere.
+    pub link: Option<String>,
 }
 
 impl Cell {
@@ -128,6 +130,7 @@ impl Cell {
             text: text.into(),
             numeric: false,
             tone: Tone::Plain,
+            link: None,
         }
     }
 
@@ -137,7 +140,14 @@ impl Cell {
             text: text.into(),
             numeric: true,
             tone: Tone::Plain,
+            link: None,
         }
+    }
+
+    /// The same cell linking to `href`.
+    pub fn with_link(mut self, href: impl Into<String>) -> Self {
+        self.link = Some(href.into());
+        self
     }
 
     /// The same cell with a tone.
