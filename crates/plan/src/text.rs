@@ -11,9 +11,9 @@ use std::fmt::Write;
 
 /// `8 KiB`, `1 MiB`, `1536 B`: IO sizes as people write them.
 pub fn io_size(bytes: u64) -> String {
-    if bytes >= 1 << 20 && bytes % (1 << 20) == 0 {
+    if bytes >= 1 << 20 && bytes.is_multiple_of(1 << 20) {
         format!("{} MiB", bytes >> 20)
-    } else if bytes >= 1 << 10 && bytes % (1 << 10) == 0 {
+    } else if bytes >= 1 << 10 && bytes.is_multiple_of(1 << 10) {
         format!("{} KiB", bytes >> 10)
     } else {
         format!("{bytes} B")

@@ -142,9 +142,8 @@ impl Links<'_> {
 
     /// True once the job this one waits for has finished (or when it waits for none).
     pub(crate) fn may_start(&self) -> bool {
-        self.wait_for.map_or(true, |(finished, workers)| {
-            finished.load(Ordering::Relaxed) >= workers
-        })
+        self.wait_for
+            .is_none_or(|(finished, workers)| finished.load(Ordering::Relaxed) >= workers)
     }
 
     /// This worker has finished: with `exitall`, end what `exit_what` names.

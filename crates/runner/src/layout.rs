@@ -190,7 +190,7 @@ fn lay_out(
         file.write_all(&chunk[..len])
             .map_err(|e| fail("cannot write the test file", e))?;
         written += len as u64;
-        if written % (64 << 20) == 0 || written == size {
+        if written.is_multiple_of(64 << 20) || written == size {
             progress(path, written, size);
         }
     }

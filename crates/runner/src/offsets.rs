@@ -253,7 +253,9 @@ impl OffsetGenerator {
         self.ios += 1;
         let mode = match self.mode {
             Mode::Sequential => Mode::Sequential,
-            _ if self.random_every > 1 && io_number % self.random_every != 0 => Mode::Sequential,
+            _ if self.random_every > 1 && !io_number.is_multiple_of(self.random_every) => {
+                Mode::Sequential
+            }
             _ if self.random_percent == 100 => self.mode,
             _ if bounded(self.rng.next_u64(), 100) < u64::from(self.random_percent) => self.mode,
             _ => Mode::Sequential,

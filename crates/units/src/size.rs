@@ -247,7 +247,7 @@ pub fn format_size_suffix(bytes: u64, kb_base: KbBase) -> String {
                 Some(unit) => unit,
                 None => break,
             };
-            if bytes == 0 || bytes % unit != 0 {
+            if bytes == 0 || !bytes.is_multiple_of(unit) {
                 break;
             }
             let candidate = format!("{}{}{}", bytes / unit, prefix, if iec { "i" } else { "" });

@@ -153,7 +153,7 @@ pub fn format_time_suffix(ns: u64) -> String {
         return "0s".to_string();
     }
     for (unit, suffix) in [(NANOS_PER_SECOND, "s"), (1_000_000, "ms"), (1_000, "us")] {
-        if ns % unit == 0 {
+        if ns.is_multiple_of(unit) {
             return format!("{}{suffix}", ns / unit);
         }
     }

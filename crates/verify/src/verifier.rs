@@ -95,7 +95,7 @@ impl Verifier {
     /// block size a job can issue, before the run.
     pub fn check_block_len(&self, block_bytes: u64) -> Result<(), VerifyError> {
         let interval = self.interval_for(block_bytes as usize);
-        if block_bytes % interval as u64 != 0 {
+        if !block_bytes.is_multiple_of(interval as u64) {
             return Err(VerifyError::BlockNotMultipleOfInterval {
                 block_bytes,
                 interval_bytes: interval as u64,

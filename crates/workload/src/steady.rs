@@ -382,7 +382,7 @@ pub(crate) fn validate_steady(spec: &JobSpec, fail: &mut impl FnMut(&'static str
     let ss = &spec.steadystate;
     // The shortest sample is the `steadystate_sample` row's limit, checked with every limit;
     // the window is judged only against a sample that passes it.
-    let sample_ok = crate::options::limits_of("steadystate_sample").map_or(true, |limits| {
+    let sample_ok = crate::options::limits_of("steadystate_sample").is_none_or(|limits| {
         limits
             .check(&crate::options::Value::Nanos(ss.sample_ns))
             .is_ok()

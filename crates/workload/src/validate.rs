@@ -77,7 +77,7 @@ pub(crate) fn validate_with<'a>(
             "must be more than 0 bytes (leave it unset to transfer size once per loop)".to_string(),
         );
     }
-    if spec.direct && spec.offset_bytes % DIRECT_ALIGNMENT != 0 {
+    if spec.direct && !spec.offset_bytes.is_multiple_of(DIRECT_ALIGNMENT) {
         fail(
             "offset",
             format!("direct=1 needs an offset that is a multiple of {DIRECT_ALIGNMENT} bytes"),
@@ -101,7 +101,7 @@ pub(crate) fn validate_with<'a>(
                     direction.as_str()
                 ),
             );
-        } else if spec.direct && bs % DIRECT_ALIGNMENT != 0 {
+        } else if spec.direct && !bs.is_multiple_of(DIRECT_ALIGNMENT) {
             fail(
                 "bs",
                 format!(

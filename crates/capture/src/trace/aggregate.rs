@@ -157,8 +157,8 @@ impl DeviceAggregator {
     pub fn in_window(&self, timestamp_ns: u64) -> bool {
         let after_start = self
             .window_start_ns
-            .map_or(true, |start| timestamp_ns >= start);
-        let before_end = self.window_end_ns.map_or(true, |end| timestamp_ns <= end);
+            .is_none_or(|start| timestamp_ns >= start);
+        let before_end = self.window_end_ns.is_none_or(|end| timestamp_ns <= end);
         after_start && before_end
     }
 

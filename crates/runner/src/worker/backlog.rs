@@ -55,7 +55,7 @@ impl TrimBacklog {
         if self.rng.next_u64() % 100 < self.percent {
             self.listed.push_back((file, offset, len));
         }
-        if self.writes % self.every == 0 {
+        if self.writes.is_multiple_of(self.every) {
             self.due = self.batch;
         }
     }

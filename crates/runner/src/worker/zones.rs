@@ -103,7 +103,7 @@ impl Identical {
         len_bytes: u64,
         align_bytes: u64,
     ) -> (u32, u64) {
-        if self.used % self.every == 0 {
+        if self.used.is_multiple_of(self.every) {
             self.last = offsets.next(direction, len_bytes, align_bytes);
         }
         self.used += 1;
