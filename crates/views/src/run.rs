@@ -113,9 +113,8 @@ fn step_content(
     let step = &run.steps[position];
     let result = &step.result;
     let figures = StepFigures::of(result);
-    if section.headline.is_none() || run.steps.len() > 1 {
-        section.headline = Some(figures.headline());
-    }
+    // Richer than the history's one-line summary: per direction, with latency.
+    section.headline = Some(figures.headline());
     section.facts.extend(facts::step_groups(result));
     if let Some(job_file) = store.job_file(id, position as u32)? {
         if !job_file.trim().is_empty() {
@@ -173,6 +172,18 @@ fn step_content(
         }
     }
     section.charts.extend(charts::cpu_chart(&anchor, result));
+    if result
+        .jobs
+        .iter()
+        .any(|j| j.read.lat_intended.count > 0 || j.write.lat_intended.count > 0)
+    {
+        section.notes.push(
+            "This step was rate-limited: the curves show latency from when each IO was \
+             issued; the latency from when it was due (lat_intended), which includes the \
+             time it waited behind a slow device, is in the job's facts."
+                .to_string(),
+        );
+    }
     if result.meta.partial && run.steps.len() > 1 {
         section
             .notes

@@ -347,3 +347,16 @@ fn a_missing_run_is_a_history_error() {
     let error = section(&fixture.store, Item::Run(42)).unwrap_err();
     assert!(error.to_string().contains("no run 42"), "{error}");
 }
+
+#[test]
+fn a_rate_limited_step_says_where_the_latency_from_the_intended_time_is() {
+    let mut fixture = Fixture::new();
+    let mut paced = step("paced", &Load::randread(4096, 4, 1_000), STARTED_UNIX_MS);
+    let read = &mut paced.result.jobs[0].read;
+    read.lat_intended = read.lat.clone();
+    let id = fixture.save(&new_run("run", "paced", "diskmeter run", vec![paced]));
+    let section = section(&fixture.store, Item::Run(id)).unwrap();
+    assert!(section.notes.iter().any(|n| n.contains("rate-limited")));
+    assert!(fact(&section, "Job randread", "read lat_intended").is_some());
+    assert!(fact(&section, "Job randread", "read lat_intended percentiles").is_some());
+}
