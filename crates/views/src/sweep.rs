@@ -12,10 +12,10 @@ mod charts;
 #[cfg(test)]
 pub(crate) mod tests;
 
-pub(crate) use charts::SweepChart;
+use charts::SweepChart;
 
 use crate::compare::run_facts;
-use crate::{Cell, CodeBlock, FactGroup, Section, SectionKind, Table, ViewError};
+use crate::{Cell, ChartSpec, CodeBlock, FactGroup, Section, SectionKind, Table, ViewError};
 use diskmeter_analysis::{
     analyse, points_of_steps, summary_lines, Analysis, CeilingFinding, Limit, SweepPoint,
 };
@@ -132,12 +132,19 @@ fn show_pattern(
     if !analysis.tiers.is_empty() {
         section.tables.push(tiers_table(analysis));
     }
-    let about = format!("{rw} on {target}");
-    for which in SweepChart::ALL {
-        section
-            .charts
-            .push(charts::chart(which, &section.anchor, &about, points));
-    }
+    let charts = sweep_charts(&section.anchor, &format!("{rw} on {target}"), points);
+    section.charts.extend(charts);
+}
+
+/// The three charts of one pattern's points (`iops-vs-qd`, `mibps-vs-bs`, `latency-vs-qd`),
+/// ids `{anchor}-{kind}`; `about` ends their titles ("randread on /dev/vdb"). Public so that
+/// a sweep that was not saved (`diskmeter sweep --no-save --charts DIR`) can draw the same
+/// charts from its points.
+pub fn sweep_charts(anchor: &str, about: &str, points: &[SweepPoint]) -> Vec<ChartSpec> {
+    SweepChart::ALL
+        .into_iter()
+        .map(|which| charts::chart(which, anchor, about, points))
+        .collect()
 }
 
 fn iops_text(value: f64) -> String {
