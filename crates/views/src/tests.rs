@@ -359,6 +359,87 @@ pub(crate) fn save_sweep(fixture: &mut Fixture) -> i64 {
     ))
 }
 
+/// Asserts that every chart of `section` and its children can be drawn: at least one series,
+/// each with as many y as x and at least one point, every value finite, x ascending for
+/// lines, positive values on log axes, percentiles in 0..100 on a nines axis, and bars with
+/// one category per x index.
+pub(crate) fn assert_charts_drawable(section: &crate::Section) {
+    use crate::{ChartStyle, Scale};
+    for chart in section.all_charts() {
+        let id = &chart.id;
+        assert!(!chart.series.is_empty(), "{id}: no series");
+        for series in &chart.series {
+            let label = &series.label;
+            assert!(!series.x.is_empty(), "{id} {label}: no points");
+            assert_eq!(
+                series.x.len(),
+                series.y.len(),
+                "{id} {label}: x and y differ"
+            );
+            assert!(
+                series.y.iter().any(Option::is_some),
+                "{id} {label}: only gaps"
+            );
+            for (x, y) in series.x.iter().zip(&series.y) {
+                assert!(x.is_finite(), "{id} {label}: x {x}");
+                if let Some(y) = y {
+                    assert!(y.is_finite(), "{id} {label}: y {y} at x {x}");
+                    if chart.y.scale == Scale::Log10 {
+                        assert!(*y > 0.0, "{id} {label}: y {y} on a log axis");
+                    }
+                }
+                match chart.x.scale {
+                    Scale::Log10 => assert!(*x > 0.0, "{id} {label}: x {x} on a log axis"),
+                    Scale::Nines => {
+                        assert!((0.0..100.0).contains(x), "{id} {label}: percentile {x}")
+                    }
+                    Scale::Linear => {}
+                }
+            }
+            match chart.style {
+                ChartStyle::Bars => {
+                    assert_eq!(
+                        chart.x.categories.len(),
+                        series.x.len(),
+                        "{id} {label}: a category per bar"
+                    );
+                    for (i, x) in series.x.iter().enumerate() {
+                        assert_eq!(*x, i as f64, "{id} {label}: bars at category indices");
+                    }
+                }
+                ChartStyle::Lines | ChartStyle::LinesPoints => assert!(
+                    series.x.windows(2).all(|w| w[0] < w[1]),
+                    "{id} {label}: x not ascending"
+                ),
+            }
+        }
+    }
+}
+
+/// Asserts that the anchors of every section and the ids of every chart of `sections` are
+/// unique together (they are HTML ids of one page), and that each chart's id is
+/// `{anchor}-{kind}` of the section holding it.
+pub(crate) fn assert_unique_ids(sections: &[crate::Section]) {
+    fn walk(section: &crate::Section, seen: &mut std::collections::HashSet<String>) {
+        assert!(
+            seen.insert(section.anchor.clone()),
+            "anchor {} twice",
+            section.anchor
+        );
+        for chart in &section.charts {
+            assert_eq!(chart.id, format!("{}-{}", section.anchor, chart.kind));
+            assert!(seen.insert(chart.id.clone()), "chart id {} twice", chart.id);
+        }
+        for child in &section.children {
+            walk(child, seen);
+        }
+    }
+    let mut seen = std::collections::HashSet::new();
+    for section in sections {
+        walk(section, &mut seen);
+    }
+}
+
 #[test]
 fn the_fixtures_save_results_histograms_and_series() {
     let mut fixture = Fixture::new();
