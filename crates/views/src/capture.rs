@@ -11,7 +11,6 @@ mod series;
 #[cfg(test)]
 mod tests;
 
-use crate::compare::run_facts;
 use crate::{Cell, FactGroup, Section, SectionKind, Table, ViewError};
 use diskmeter_analysis::requirements::{
     format_figure, format_span, Checklist, ChecklistBuilder, Level, Metric, Requirements, Source,
@@ -43,8 +42,7 @@ pub fn section(store: &HistoryStore, run: &StoredRun) -> Result<Section, ViewErr
         format!("Capture {id}: {}", run.summary.name),
         SectionKind::Capture,
     );
-    section.headline = Some(run.summary.summary.clone()).filter(|s| !s.is_empty());
-    section.facts.push(run_facts("Capture", run));
+    crate::run::run_header(&mut section, run);
     section.facts.push(device_facts(&requirements));
     section.tables.push(checklist_table(
         "Requirements: the whole capture",

@@ -14,7 +14,6 @@ mod tests;
 use crate::{Cell, FactGroup, Section, SectionKind, Table, Tone, ViewError};
 use diskmeter_analysis::compare::{compare_runs, CompareOptions, Comparison, Outcome};
 use diskmeter_history::{HistoryStore, StoredRun};
-use diskmeter_report::format::utc_timestamp;
 use diskmeter_report::RunResult;
 
 /// The section comparing run `candidate` with run `baseline`.
@@ -40,10 +39,10 @@ pub fn section(
     section.headline = Some(headline(&comparison));
     section
         .facts
-        .push(run_facts(&format!("A: run {baseline} (baseline)"), &a));
+        .push(side_facts(&format!("A: run {baseline} (baseline)"), &a));
     section
         .facts
-        .push(run_facts(&format!("B: run {candidate} (candidate)"), &b));
+        .push(side_facts(&format!("B: run {candidate} (candidate)"), &b));
     section.facts.push(verdict_facts(&comparison));
     section.tables.push(metrics_table(&comparison));
     section.notes.push(comparison.method_text());
@@ -100,41 +99,18 @@ fn headline(c: &Comparison) -> String {
     )
 }
 
-/// The facts of one run that say what it was: id and kind, name, target, when, where and
-/// with which diskmeter; a comparison shows two of them side by side.
-pub(crate) fn run_facts(title: &str, run: &StoredRun) -> FactGroup {
-    let s = &run.summary;
-    let mut rows = vec![
-        ("Run".to_string(), format!("{} ({})", s.id, s.kind)),
-        ("Name".to_string(), s.name.clone()),
-        ("Target".to_string(), s.target.clone()),
-        ("Started".to_string(), utc_timestamp(s.started_unix_ms)),
-        (
-            "Duration".to_string(),
-            format!(
-                "{:.1} s",
-                s.finished_unix_ms.saturating_sub(s.started_unix_ms) as f64 / 1000.0
-            ),
-        ),
-        ("Steps".to_string(), s.steps.to_string()),
-        ("Host".to_string(), s.hostname.clone()),
-    ];
+/// One run's side: its summary facts (kind, name, target, when, how it ended, which
+/// diskmeter) headed by its id, and the host in one line.
+fn side_facts(title: &str, run: &StoredRun) -> FactGroup {
+    let mut group = crate::run::run_summary(run);
+    group.title = title.to_string();
+    group
+        .rows
+        .insert(0, ("run".to_string(), run.summary.id.to_string()));
     if let Some(host) = &run.host {
-        rows.push(("System".to_string(), host.one_line()));
+        group.rows.push(("host".to_string(), host.one_line()));
     }
-    rows.push(("diskmeter".to_string(), s.diskmeter_version.clone()));
-    if s.unfinished {
-        rows.push((
-            "State".to_string(),
-            "unfinished: its process ended before it closed the run".to_string(),
-        ));
-    } else if s.partial {
-        rows.push(("State".to_string(), "interrupted".to_string()));
-    }
-    FactGroup {
-        title: title.to_string(),
-        rows,
-    }
+    group
 }
 
 fn verdict_facts(c: &Comparison) -> FactGroup {

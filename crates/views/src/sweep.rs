@@ -14,8 +14,7 @@ pub(crate) mod tests;
 
 use charts::SweepChart;
 
-use crate::compare::run_facts;
-use crate::{Cell, ChartSpec, CodeBlock, FactGroup, Section, SectionKind, Table, ViewError};
+use crate::{Cell, ChartSpec, FactGroup, Section, SectionKind, Table, ViewError};
 use diskmeter_analysis::{
     analyse, points_of_steps, summary_lines, Analysis, CeilingFinding, Limit, SweepPoint,
 };
@@ -40,15 +39,8 @@ pub fn section(_store: &HistoryStore, run: &StoredRun) -> Result<Section, ViewEr
         format!("Sweep {id}: {}", run.summary.name),
         SectionKind::Sweep,
     );
-    section.headline = Some(run.summary.summary.clone()).filter(|s| !s.is_empty());
-    section.facts.push(run_facts("Sweep", run));
+    crate::run::run_header(&mut section, run);
     section.facts.push(grid_facts(&groups));
-    if !run.summary.command_line.is_empty() {
-        section.code.push(CodeBlock {
-            title: "Command line".to_string(),
-            text: run.summary.command_line.clone(),
-        });
-    }
     let catalog = diskmeter_plan::Catalog::builtin();
     let target = &run.summary.target;
     match groups.as_slice() {
