@@ -253,7 +253,7 @@ where
         .caption(&spec.title, ("sans-serif", 24))
         .margin(MARGIN)
         // Room for the last x label ("99.99%"), centred on the plot's right edge.
-        .margin_right(MARGIN + 28)
+        .margin_right(MARGIN + 40)
         .x_label_area_size(56)
         .y_label_area_size(Y_LABEL_AREA)
         .build_cartesian_2d(plan.x.clone(), plan.y.clone())?;

@@ -26,7 +26,8 @@ pub fn command() -> Command {
         .long_about(
             "Write one chart of a saved run as PNG or SVG (by the file's extension): the \
              charts of `diskmeter report`, for slides and tickets. `--list` prints the run's \
-             charts, one a line: kind, step position (- for the run's own charts) and title. \
+             charts, one a line: kind, step position (- for the run's own charts) and title \
+             (after the step's name). \
              When several steps have a chart of the kind, the first is written unless \
              `--step` picks one (a note on stderr says so).",
         )
@@ -158,9 +159,14 @@ pub fn main(matches: &ArgMatches) -> anyhow::Result<Status> {
         }
         let mut text = String::new();
         for f in &found {
+            let step_name = f
+                .step
+                .and_then(|s| run.steps.get(s as usize))
+                .map(|s| format!("{}: ", s.name))
+                .unwrap_or_default();
             let _ = writeln!(
                 text,
-                "{:<20} {:<4} {}",
+                "{:<20} {:<4} {step_name}{}",
                 f.chart.kind,
                 step_text(f.step),
                 f.chart.title
