@@ -11,6 +11,7 @@
 #![forbid(unsafe_code)]
 
 mod axis;
+mod legend;
 pub mod spec;
 
 pub use spec::{draw_spec, render_svg, ImageFormat};

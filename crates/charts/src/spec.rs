@@ -6,12 +6,12 @@
 //! an error, and no file is written for it.
 
 use crate::axis::{AxisCoord, Mapping};
+use crate::legend::{colour, Legend};
 use crate::{draw_error, register, ChartError, CHART_SIZE};
 use diskmeter_views::{ChartSpec, ChartStyle};
 use plotters::coord::Shift;
 use plotters::drawing::DrawingAreaErrorKind;
 use plotters::prelude::*;
-use plotters::style::text_anchor::{HPos, Pos, VPos};
 use std::path::Path;
 
 /// The image formats a chart is written in.
@@ -40,23 +40,9 @@ impl ImageFormat {
     }
 }
 
-/// Colours of the series, in order: distinct in hue and lightness, readable on white.
-const PALETTE: [RGBColor; 8] = [
-    RGBColor(0, 92, 175),
-    RGBColor(222, 84, 24),
-    RGBColor(36, 146, 72),
-    RGBColor(146, 56, 168),
-    RGBColor(196, 146, 0),
-    RGBColor(0, 148, 160),
-    RGBColor(110, 110, 110),
-    RGBColor(186, 36, 92),
-];
-
 /// The room left of the plot for the y labels, pixels; the legend starts there too.
 const Y_LABEL_AREA: u32 = 88;
 const MARGIN: u32 = 16;
-const LEGEND_ROW: u32 = 26;
-const LEGEND_SWATCH: i32 = 26;
 
 /// One series, ready to draw: its drawable points in runs between gaps.
 struct Line {
@@ -64,17 +50,14 @@ struct Line {
     runs: Vec<Vec<(f64, f64)>>,
 }
 
-impl Line {
-    fn is_empty(&self) -> bool {
-        self.runs.is_empty()
-    }
-}
-
 /// A chart fitted to its data.
 struct Plan {
     x: AxisCoord,
     y: AxisCoord,
+    /// The series with something to draw, in order; the `i`th is drawn in colour `i`.
     lines: Vec<Line>,
+    /// The labels of the series with nothing to draw.
+    without_data: Vec<String>,
     /// For bars: the width of one category's group of bars, as x positions.
     bar_group: f64,
 }
@@ -84,6 +67,7 @@ fn plan(spec: &ChartSpec) -> Result<Plan, ChartError> {
     let x_mapping = Mapping::of(&spec.x);
     let y_mapping = Mapping::of(&spec.y);
     let mut lines = Vec::with_capacity(spec.series.len());
+    let mut without_data = Vec::new();
     let (mut xs, mut ys) = (Vec::new(), Vec::new());
     for series in &spec.series {
         if series.x.len() != series.y.len() {
@@ -115,10 +99,14 @@ fn plan(spec: &ChartSpec) -> Result<Plan, ChartError> {
         if !run.is_empty() {
             runs.push(run);
         }
-        lines.push(Line {
-            label: series.label.clone(),
-            runs,
-        });
+        if runs.is_empty() {
+            without_data.push(series.label.clone());
+        } else {
+            lines.push(Line {
+                label: series.label.clone(),
+                runs,
+            });
+        }
     }
     if xs.is_empty() {
         return Err(ChartError::Empty {
@@ -149,82 +137,9 @@ fn plan(spec: &ChartSpec) -> Result<Plan, ChartError> {
         x: AxisCoord::fit(x_mapping, &xs, false, x_pad),
         y: AxisCoord::fit(y_mapping, &ys, y_from_zero, 0.0),
         lines,
+        without_data,
         bar_group,
     })
-}
-
-/// The text of a series' legend entry.
-fn legend_label(line: &Line) -> String {
-    if line.is_empty() {
-        format!("{} (no data)", line.label)
-    } else {
-        line.label.clone()
-    }
-}
-
-/// Where the legend's entries go.
-struct LegendLayout {
-    /// (row, x offset) of each entry.
-    at: Vec<(u32, i32)>,
-    /// How many rows.
-    rows: u32,
-}
-
-/// Legend entries laid out in rows across `width`.
-fn legend_layout<DB: DrawingBackend>(
-    area: &DrawingArea<DB, Shift>,
-    lines: &[Line],
-    width: u32,
-) -> Result<LegendLayout, DrawingAreaErrorKind<DB::ErrorType>> {
-    let style = TextStyle::from(("sans-serif", 16));
-    let left = (MARGIN + Y_LABEL_AREA) as i32;
-    let mut at = Vec::with_capacity(lines.len());
-    let (mut row, mut x) = (0u32, left);
-    for line in lines {
-        let (text_width, _) = area.estimate_text_size(&legend_label(line), &style)?;
-        let entry = LEGEND_SWATCH + 8 + text_width as i32 + 24;
-        if x > left && x + entry > width as i32 - MARGIN as i32 {
-            row += 1;
-            x = left;
-        }
-        at.push((row, x));
-        x += entry;
-    }
-    let rows = if lines.is_empty() { 0 } else { row + 1 };
-    Ok(LegendLayout { at, rows })
-}
-
-fn draw_legend<DB: DrawingBackend>(
-    area: &DrawingArea<DB, Shift>,
-    style: ChartStyle,
-    lines: &[Line],
-    at: &[(u32, i32)],
-) -> Result<(), DrawingAreaErrorKind<DB::ErrorType>> {
-    let text = TextStyle::from(("sans-serif", 16)).pos(Pos::new(HPos::Left, VPos::Center));
-    for (index, (line, &(row, x))) in lines.iter().zip(at).enumerate() {
-        let color = PALETTE[index % PALETTE.len()];
-        let y = (row * LEGEND_ROW + LEGEND_ROW / 2) as i32;
-        if style == ChartStyle::Bars {
-            area.draw(&Rectangle::new(
-                [(x, y - 7), (x + LEGEND_SWATCH, y + 7)],
-                color.filled(),
-            ))?;
-        } else {
-            area.draw(&PathElement::new(
-                vec![(x, y), (x + LEGEND_SWATCH, y)],
-                color.stroke_width(3),
-            ))?;
-            if style == ChartStyle::LinesPoints {
-                area.draw(&Circle::new((x + LEGEND_SWATCH / 2, y), 4, color.filled()))?;
-            }
-        }
-        area.draw(&Text::new(
-            legend_label(line),
-            (x + LEGEND_SWATCH + 8, y),
-            text.clone(),
-        ))?;
-    }
-    Ok(())
 }
 
 /// The size of the category labels: smaller when many long names share the axis.
@@ -245,8 +160,16 @@ where
 {
     root.fill(&WHITE)?;
     let (width, height) = root.dim_in_pixel();
-    let legend = legend_layout(&root, &plan.lines, width)?;
-    let legend_height = legend.rows * LEGEND_ROW + MARGIN / 2;
+    let drawn: Vec<&str> = plan.lines.iter().map(|l| l.label.as_str()).collect();
+    let without_data: Vec<&str> = plan.without_data.iter().map(String::as_str).collect();
+    let legend = Legend::layout(
+        &root,
+        &drawn,
+        &without_data,
+        (MARGIN + Y_LABEL_AREA) as i32,
+        width,
+    )?;
+    let legend_height = legend.height() + MARGIN / 2;
     let (plot_area, legend_area) = root.split_vertically(height - legend_height);
 
     let mut chart = ChartBuilder::on(&plot_area)
@@ -286,7 +209,7 @@ where
             };
             let slot = plan.bar_group / plan.lines.len().max(1) as f64;
             for (index, line) in plan.lines.iter().enumerate() {
-                let color = PALETTE[index % PALETTE.len()];
+                let color = colour(index);
                 let bars = line.runs.iter().flatten().filter_map(|&(x, y)| {
                     let center = x_mapping.position(x)?;
                     let left = center - plan.bar_group / 2.0 + slot * (index as f64 + 0.05);
@@ -301,7 +224,7 @@ where
         }
         ChartStyle::Lines | ChartStyle::LinesPoints => {
             for (index, line) in plan.lines.iter().enumerate() {
-                let color = PALETTE[index % PALETTE.len()];
+                let color = colour(index);
                 for run in &line.runs {
                     if run.len() > 1 {
                         chart.draw_series(LineSeries::new(
@@ -318,7 +241,7 @@ where
             }
         }
     }
-    draw_legend(&legend_area, spec.style, &plan.lines, &legend.at)?;
+    legend.draw(&legend_area, spec.style)?;
     root.present()
 }
 

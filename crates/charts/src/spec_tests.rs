@@ -3,6 +3,7 @@
 //! cannot place and empty series are handled without a panic.
 
 use super::*;
+use crate::legend::PALETTE;
 use diskmeter_views::{Axis, Scale, SeriesSpec};
 
 fn axis(label: &str, scale: Scale) -> Axis {
@@ -309,11 +310,25 @@ fn a_chart_with_nothing_to_draw_is_a_clear_error_and_writes_no_file() {
 }
 
 #[test]
-fn an_empty_series_beside_others_is_drawn_as_no_data_in_the_legend() {
+fn series_without_data_are_named_on_one_legend_line_and_take_no_colour() {
     let mut chart = iops();
-    chart.series[1].y.iter_mut().for_each(|y| *y = None);
+    chart
+        .series
+        .insert(0, series("trim", &[1.0, 2.0], &[None, None]));
     let svg = render_svg(&chart).unwrap();
-    assert!(svg.contains("write (no data)"));
+    assert!(svg.lines().any(|l| l == "no data: trim"), "{svg}");
+    let plan = plan(&chart).unwrap();
+    let drawn: Vec<&str> = plan.lines.iter().map(|l| l.label.as_str()).collect();
+    assert_eq!(drawn, ["read", "write"], "read keeps the first colour");
+
+    // Many of them: as many names as fit, then how many more.
+    let names: Vec<String> = (0..40).map(|i| format!("loop{i} write")).collect();
+    for name in &names {
+        chart.series.push(series(name, &[1.0], &[None]));
+    }
+    let svg = render_svg(&chart).unwrap();
+    let line = svg.lines().find(|l| l.starts_with("no data: ")).unwrap();
+    assert!(line.ends_with(" more"), "{line}");
 }
 
 #[test]
