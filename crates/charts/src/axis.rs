@@ -52,7 +52,11 @@ impl Mapping {
             return None;
         }
         match self {
-            Mapping::Linear | Mapping::Categories(_) => Some(value),
+            Mapping::Linear => Some(value),
+            // An index past the categories has no name to stand under.
+            Mapping::Categories(names) => {
+                (value > -0.5 && value < names.len() as f64 - 0.5).then_some(value)
+            }
             Mapping::Log10 => (value > 0.0).then(|| value.log10()),
             Mapping::Nines => (0.0..100.0)
                 .contains(&value)
@@ -169,7 +173,11 @@ impl AxisCoord {
             .unwrap_or(10.0 * magnitude);
         let first = (self.lo_pos / step).ceil() as i64;
         let last = (self.hi_pos / step).floor() as i64;
-        (first..=last).map(|k| k as f64 * step).collect()
+        // At most max + 1 whatever the rounding of huge values.
+        (first..=last)
+            .take(max + 1)
+            .map(|k| k as f64 * step)
+            .collect()
     }
 
     /// Positions `start, start+1, ...` in range, every k-th so that at most `max` remain.
@@ -385,6 +393,7 @@ mod tests {
         assert_eq!(axis.range(), -0.5..1.5);
         assert_eq!(labels(&axis), ["SEQ1M", "RND4K"]);
         assert_eq!(axis.format_ext(&0.5), "");
+        assert_eq!(axis.mapping().position(2.0), None, "no third category");
     }
 
     #[test]

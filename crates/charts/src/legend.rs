@@ -49,14 +49,17 @@ pub(crate) struct Legend {
 
 impl Legend {
     /// Lays out the labels of the drawn series and the series without data across `width`,
-    /// starting `left` pixels in (under the plot).
+    /// starting `left` pixels in (under the plot), in at most `max_height` pixels: series
+    /// that do not fit are counted on the last line instead.
     pub(crate) fn layout<DB: DrawingBackend>(
         area: &DrawingArea<DB, Shift>,
         drawn: &[&str],
         without_data: &[&str],
         left: i32,
         width: u32,
+        max_height: u32,
     ) -> Result<Legend, DrawingAreaErrorKind<DB::ErrorType>> {
+        let max_rows = (max_height / ROW).max(1);
         let style = TextStyle::from(FONT);
         let right = width as i32 - left / 4;
         let mut entries = Vec::new();
@@ -75,6 +78,31 @@ impl Legend {
                 x,
             });
             x += size;
+        }
+        let rows_needed = row + 1 + u32::from(!without_data.is_empty());
+        if !drawn.is_empty() && rows_needed > max_rows {
+            // Keep the rows that fit with one line to spare, and say how many are left out.
+            entries.retain(|e| e.row + 1 < max_rows);
+            let hidden = drawn.len() - entries.len();
+            let text = if without_data.is_empty() {
+                format!("and {hidden} more series")
+            } else {
+                format!(
+                    "and {hidden} more series; {} without data",
+                    without_data.len()
+                )
+            };
+            let row = max_rows - 1;
+            entries.push(Entry {
+                swatch: None,
+                text,
+                row,
+                x: left,
+            });
+            return Ok(Legend {
+                entries,
+                rows: row + 1,
+            });
         }
         if !without_data.is_empty() {
             // As many names as fit on one line, then how many more.

@@ -168,9 +168,10 @@ where
         &without_data,
         (MARGIN + Y_LABEL_AREA) as i32,
         width,
+        height / 3,
     )?;
     let legend_height = legend.height() + MARGIN / 2;
-    let (plot_area, legend_area) = root.split_vertically(height - legend_height);
+    let (plot_area, legend_area) = root.split_vertically(height.saturating_sub(legend_height));
 
     let mut chart = ChartBuilder::on(&plot_area)
         .caption(&spec.title, ("sans-serif", 24))

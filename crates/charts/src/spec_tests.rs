@@ -353,3 +353,29 @@ fn a_file_that_cannot_be_written_is_an_error_naming_it() {
         "{error}"
     );
 }
+
+#[test]
+fn a_legend_of_more_series_than_fit_counts_the_rest_on_its_last_line() {
+    let seconds = [1.0, 2.0, 3.0];
+    let many: Vec<SeriesSpec> = (0..120)
+        .map(|i| {
+            series(
+                &format!("device{i} read"),
+                &seconds,
+                &[Some(1.0), Some(2.0), Some(f64::from(i))],
+            )
+        })
+        .collect();
+    let mut chart = iops();
+    chart.series = many;
+    chart
+        .series
+        .push(series("idle", &seconds, &[None, None, None]));
+    let svg = render_svg(&chart).unwrap();
+    let line = svg
+        .lines()
+        .find(|l| l.starts_with("and "))
+        .unwrap_or_else(|| panic!("{svg}"));
+    assert!(line.ends_with(" more series; 1 without data"), "{line}");
+    assert!(svg.contains("device0 read") && !svg.contains("device119 read"));
+}
