@@ -46,7 +46,7 @@ struct Saved {
     capture: String,
 }
 
-/// A history holding a plain run (reads and writes; seconds enough for lines), a 4-step suite and a sweep on the null
+/// A history holding a plain run (reads and writes, two jobs, seconds enough for lines), a 4-step suite and a sweep on the null
 /// engine, and a capture of the disks while a run does direct IO; made once for all tests, in
 /// the test process's own history folder (removed when it exits).
 fn saved() -> &'static Saved {
@@ -67,6 +67,8 @@ fn saved() -> &'static Saved {
             "--size=8m",
             "--runtime=3",
             "--time_based",
+            // Two jobs: a run's CPU chart is per job.
+            "--numjobs=2",
         ]);
         save(&[
             "suite",
@@ -253,7 +255,14 @@ fn draw_every_kind(id: &str) -> Vec<String> {
 #[test]
 fn every_chart_of_a_run_is_written_as_png_and_svg() {
     let kinds = draw_every_kind(&saved().run);
-    for kind in ["iops", "bandwidth", "latency", "percentiles", "histogram"] {
+    for kind in [
+        "iops",
+        "bandwidth",
+        "latency",
+        "percentiles",
+        "histogram",
+        "cpu",
+    ] {
         assert!(kinds.iter().any(|k| k == kind), "{kind} not in {kinds:?}");
     }
 }
@@ -335,7 +344,7 @@ fn an_unknown_kind_or_image_format_is_a_usage_error_saying_what_there_is() {
     assert_eq!(out.status.code(), Some(2));
     let error = text(&out.stderr);
     assert!(
-        error.contains("has no chart of kind 'pie'; its kinds: bandwidth, histogram, iops"),
+        error.contains("has no chart of kind 'pie'; its kinds: bandwidth, cpu, histogram, iops"),
         "{error}"
     );
     let out = chart(dir.path(), &[run, "--kind", "iops", "-o", "iops.jpg"]);
