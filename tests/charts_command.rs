@@ -324,6 +324,12 @@ fn a_kind_several_steps_have_draws_the_first_says_so_and_step_picks_by_position_
         ok(out.clone());
         assert_eq!(text(&out.stderr), "", "no note when --step picks one");
     }
+    // A plain run's one step is the run itself.
+    let run = &saved().run;
+    ok(chart(
+        dir.path(),
+        &[run, "--kind", "iops", "--step", "0", "-o", file],
+    ));
     let out = chart(
         dir.path(),
         &[suite, "--kind", "iops", "--step", "9", "-o", file],

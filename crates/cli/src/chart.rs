@@ -145,7 +145,9 @@ pub fn main(matches: &ArgMatches) -> anyhow::Result<Status> {
         Some(text) => Some(pick_step(&run, text)?),
         None => None,
     };
-    if let Some(step) = step {
+    // A one-step run's charts are the run's own: its step 0 is the run.
+    let one_step = run.steps.len() == 1 && found.iter().all(|f| f.step.is_none());
+    if let (Some(step), false) = (step, one_step) {
         found.retain(|f| f.step == Some(step));
     }
     let whose = match step {
