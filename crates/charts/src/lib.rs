@@ -1,11 +1,20 @@
-//! Charts of a sweep, as the guides teach users to read them: IOPS vs queue depth per block
-//! size (flattening at the IOPS cap), MiB/s vs block size per queue depth (flattening at
-//! the bandwidth cap) and mean latency vs queue depth (growing linearly once throttled).
+//! Charts as SVG and PNG images, drawn with plotters: any chart of the view model
+//! ([`draw_spec`] of a [`diskmeter_views::ChartSpec`], module [`spec`], for `diskmeter
+//! chart`), and the charts of a sweep as the guides teach users to read them
+//! ([`write_charts`]): IOPS vs queue depth per block size (flattening at the IOPS cap),
+//! MiB/s vs block size per queue depth (flattening at the bandwidth cap) and mean latency vs
+//! queue depth (growing linearly once throttled).
 //!
-//! Each chart is drawn as SVG and as PNG with plotters. Text uses DejaVu Sans embedded in
+//! Text uses DejaVu Sans embedded in
 //! the binary (fonts/, Bitstream Vera licence), so no system font is needed.
 
 #![forbid(unsafe_code)]
+
+mod axis;
+mod legend;
+pub mod spec;
+
+pub use spec::{draw_spec, render_svg, ImageFormat};
 
 use diskmeter_analysis::SweepPoint;
 use plotters::drawing::DrawingAreaErrorKind;
@@ -34,6 +43,49 @@ pub enum ChartError {
         #[source]
         source: Box<dyn std::error::Error + Send + Sync>,
     },
+    /// The file name asks for neither PNG nor SVG.
+    #[error("{path}: charts are written as .png or .svg (the file's extension picks which)")]
+    UnknownFormat {
+        /// The file asked for.
+        path: String,
+    },
+    /// No series holds a value the chart's axes can place: every value is missing (`None`),
+    /// or zero or less on a log axis, or 100 % or more on a nines axis.
+    #[error(
+        "chart {chart} ({title}) has nothing to draw: {}",
+        if *series == 0 { "it has no series".to_string() }
+        else { format!("none of its {series} series holds a value its axes can place") }
+    )]
+    Empty {
+        /// The chart's id.
+        chart: String,
+        /// Its title.
+        title: String,
+        /// How many series it has (all empty).
+        series: usize,
+    },
+    /// A series has a different number of x and y values.
+    #[error("chart {chart}, series {series}: {x_len} x values but {y_len} y values")]
+    Mismatched {
+        /// The chart's id.
+        chart: String,
+        /// The series' label.
+        series: String,
+        /// How many x values.
+        x_len: usize,
+        /// How many y values.
+        y_len: usize,
+    },
+}
+
+/// Turns a drawing area's error on `path` into a [`ChartError::Draw`].
+fn draw_error<E: std::error::Error + Send + Sync + 'static>(
+    path: &Path,
+) -> impl FnOnce(DrawingAreaErrorKind<E>) -> ChartError + '_ {
+    move |source| ChartError::Draw {
+        path: path.display().to_string(),
+        source: Box::new(source),
+    }
 }
 
 /// Which chart.
@@ -195,21 +247,13 @@ pub fn write_charts(
             ChartKind::LatencyVsQd => format!("{title}: mean latency vs queue depth"),
         };
         let svg = dir.join(format!("{}.svg", kind.stem()));
-        fn fail<E: std::error::Error + Send + Sync + 'static>(
-            path: &Path,
-        ) -> impl FnOnce(DrawingAreaErrorKind<E>) -> ChartError + '_ {
-            move |source| ChartError::Draw {
-                path: path.display().to_string(),
-                source: Box::new(source),
-            }
-        }
         draw(
             SVGBackend::new(&svg, CHART_SIZE).into_drawing_area(),
             kind,
             &chart_title,
             points,
         )
-        .map_err(fail(&svg))?;
+        .map_err(draw_error(&svg))?;
         written.push(svg);
         let png = dir.join(format!("{}.png", kind.stem()));
         draw(
@@ -218,7 +262,7 @@ pub fn write_charts(
             &chart_title,
             points,
         )
-        .map_err(fail(&png))?;
+        .map_err(draw_error(&png))?;
         written.push(png);
     }
     Ok(written)

@@ -1,15 +1,256 @@
 //! `diskmeter chart ID --kind KIND -o FILE.png|svg`: any chart of the report as an image,
-//! for slides and tickets.
+//! for slides and tickets. The charts are the ones the HTML report draws
+//! (`diskmeter_views::section`), found by kind in the run's section and its steps' sections,
+//! and drawn by `diskmeter_charts::draw_spec`.
+//!
+//! When several steps have a chart of the kind and `--step` does not pick one, the first is
+//! drawn and a note on stderr names the others: a suite's first step is the usual choice
+//! for a slide, and the note says how to pick another (`--step N|NAME`, `--list`).
 
-use crate::Status;
-use clap::{ArgMatches, Command};
+use crate::args::db_arg;
+use crate::history::{open, resolve_id};
+use crate::{Status, UsageError};
+use anyhow::Context;
+use clap::{Arg, ArgAction, ArgMatches, Command};
+use diskmeter_charts::ImageFormat;
+use diskmeter_history::StoredRun;
+use diskmeter_views::{ChartSpec, Item, Section};
+use std::collections::BTreeSet;
+use std::fmt::Write;
+use std::path::PathBuf;
 
 /// The `chart` subcommand.
 pub fn command() -> Command {
-    Command::new("chart").about("Write one chart of a saved run as PNG or SVG")
+    Command::new("chart")
+        .about("Write one chart of a saved run as PNG or SVG")
+        .long_about(
+            "Write one chart of a saved run as PNG or SVG (by the file's extension): the \
+             charts of `diskmeter report`, for slides and tickets. `--list` prints the run's \
+             charts, one a line: kind, step position (- for the run's own charts) and title \
+             (after the step's name). \
+             When several steps have a chart of the kind, the first is written unless \
+             `--step` picks one (a note on stderr says so).",
+        )
+        .arg(
+            Arg::new("id")
+                .value_name("ID")
+                .required(true)
+                .help("The run's id (diskmeter history), or 'last'"),
+        )
+        .arg(
+            Arg::new("kind")
+                .long("kind")
+                .value_name("KIND")
+                .required_unless_present("list")
+                .help("Which chart: iops, bandwidth, latency, percentiles, histogram, suite-iops, iops-vs-qd, ... (--list shows the run's)"),
+        )
+        .arg(
+            Arg::new("output")
+                .short('o')
+                .long("output")
+                .value_name("FILE")
+                .value_parser(clap::value_parser!(PathBuf))
+                .required_unless_present("list")
+                .help("The image to write: FILE.png (960 x 600 pixels) or FILE.svg"),
+        )
+        .arg(
+            Arg::new("step")
+                .long("step")
+                .value_name("N|NAME")
+                .help("The step whose chart to write: its position (0 for the first) or its name"),
+        )
+        .arg(db_arg())
+        .arg(
+            Arg::new("list")
+                .long("list")
+                .action(ArgAction::SetTrue)
+                .help("Print the run's charts (kind, step, title) instead of writing one"),
+        )
+}
+
+/// A chart of the run's section, with the step it belongs to.
+struct Found<'a> {
+    chart: &'a ChartSpec,
+    /// The step's position, `None` for the run's own charts.
+    step: Option<u32>,
+}
+
+/// The step position a section's anchor names (`run-12-step-3`), if any.
+fn step_of(anchor: &str) -> Option<u32> {
+    anchor.rsplit_once("-step-")?.1.parse().ok()
+}
+
+/// Every chart of `section` and its children, depth first.
+fn collect<'a>(section: &'a Section, step: Option<u32>, found: &mut Vec<Found<'a>>) {
+    let step = step_of(&section.anchor).or(step);
+    found.extend(section.charts.iter().map(|chart| Found { chart, step }));
+    for child in &section.children {
+        collect(child, step, found);
+    }
+}
+
+/// The step `--step` names: a position, or a step's name (exactly, else ignoring case).
+fn pick_step(run: &StoredRun, text: &str) -> anyhow::Result<u32> {
+    let names: Vec<&str> = run.steps.iter().map(|s| s.name.as_str()).collect();
+    let position = match text.parse::<u32>() {
+        Ok(n) if (n as usize) < names.len() => Some(n),
+        Ok(_) => None,
+        Err(_) => names
+            .iter()
+            .position(|n| *n == text)
+            .or_else(|| names.iter().position(|n| n.eq_ignore_ascii_case(text)))
+            .map(|p| p as u32),
+    };
+    position.ok_or_else(|| {
+        let steps: Vec<String> = names
+            .iter()
+            .enumerate()
+            .map(|(i, n)| format!("{i} ({n})"))
+            .collect();
+        UsageError(format!(
+            "run {} has no step '{text}'; its steps: {}",
+            run.summary.id,
+            steps.join(", ")
+        ))
+        .into()
+    })
+}
+
+fn step_text(step: Option<u32>) -> String {
+    step.map_or_else(|| "-".to_string(), |s| s.to_string())
+}
+
+/// The kinds of `found`, sorted, each once.
+fn kinds(found: &[Found]) -> String {
+    let kinds: BTreeSet<&str> = found.iter().map(|f| f.chart.kind.as_str()).collect();
+    kinds.into_iter().collect::<Vec<_>>().join(", ")
 }
 
 /// Runs `diskmeter chart`.
-pub fn main(_matches: &ArgMatches) -> anyhow::Result<Status> {
+pub fn main(matches: &ArgMatches) -> anyhow::Result<Status> {
+    let output = matches.get_one::<PathBuf>("output");
+    let list = matches.get_flag("list");
+    if let (Some(path), false) = (output, list) {
+        ImageFormat::of_path(path).map_err(|e| UsageError(e.to_string()))?;
+    }
+    let store = open(matches)?;
+    let text = matches.get_one::<String>("id").cloned().unwrap_or_default();
+    let id = resolve_id(&store, &text, None)?;
+    let run = store.load(id)?;
+    let section = diskmeter_views::section(&store, Item::Run(id))
+        .with_context(|| format!("the charts of run {id}"))?;
+    let mut found = Vec::new();
+    collect(&section, None, &mut found);
+    let step = match matches.get_one::<String>("step") {
+        Some(text) => Some(pick_step(&run, text)?),
+        None => None,
+    };
+    // A one-step run's charts are the run's own: its step 0 is the run.
+    let one_step = run.steps.len() == 1 && found.iter().all(|f| f.step.is_none());
+    if let (Some(step), false) = (step, one_step) {
+        found.retain(|f| f.step == Some(step));
+    }
+    let whose = match step {
+        Some(step) => format!("run {id} step {step}"),
+        None => format!("run {id}"),
+    };
+
+    if list {
+        if found.is_empty() {
+            eprintln!("diskmeter: note: {whose} has no charts");
+        }
+        let mut text = String::new();
+        for f in &found {
+            let step_name = f
+                .step
+                .and_then(|s| run.steps.get(s as usize))
+                .map(|s| format!("{}: ", s.name))
+                .unwrap_or_default();
+            let _ = writeln!(
+                text,
+                "{:<20} {:<4} {step_name}{}",
+                f.chart.kind,
+                step_text(f.step),
+                f.chart.title
+            );
+        }
+        crate::write_output(None, &text)?;
+        return Ok(Status::Success);
+    }
+
+    let kind = matches
+        .get_one::<String>("kind")
+        .cloned()
+        .unwrap_or_default();
+    let path = output.cloned().unwrap_or_default();
+    let matching: Vec<&Found> = found.iter().filter(|f| f.chart.kind == kind).collect();
+    let Some(first) = matching.first() else {
+        return Err(UsageError(if found.is_empty() {
+            format!("{whose} has no charts")
+        } else {
+            format!(
+                "{whose} has no chart of kind '{kind}'; its kinds: {}",
+                kinds(&found)
+            )
+        })
+        .into());
+    };
+    if matching.len() > 1 {
+        let steps: Vec<String> = matching.iter().map(|f| step_text(f.step)).collect();
+        eprintln!(
+            "diskmeter: note: {whose} has {} charts of kind '{kind}' (steps {}); wrote the first (step {}); --step N|NAME picks another",
+            matching.len(),
+            steps.join(", "),
+            step_text(first.step)
+        );
+    }
+    diskmeter_charts::draw_spec(first.chart, &path)?;
+    println!("wrote {}: {}", path.display(), first.chart.title);
     Ok(Status::Success)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use diskmeter_views::{Axis, ChartStyle, SectionKind};
+
+    fn chart(kind: &str) -> ChartSpec {
+        ChartSpec {
+            id: kind.into(),
+            kind: kind.into(),
+            title: kind.into(),
+            style: ChartStyle::Lines,
+            x: Axis::linear("x"),
+            y: Axis::linear("y"),
+            series: Vec::new(),
+        }
+    }
+
+    #[test]
+    fn charts_are_found_in_the_run_and_its_steps_with_their_step_position() {
+        let mut suite = Section::new("run-4", "Run 4", SectionKind::Suite);
+        suite.charts.push(chart("suite-iops"));
+        for position in 0..2 {
+            let mut step = Section::new(
+                format!("run-4-step-{position}"),
+                format!("Step {position}"),
+                SectionKind::Step,
+            );
+            step.charts.push(chart("iops"));
+            suite.children.push(step);
+        }
+        let mut found = Vec::new();
+        collect(&suite, None, &mut found);
+        let listed: Vec<(&str, Option<u32>)> = found
+            .iter()
+            .map(|f| (f.chart.kind.as_str(), f.step))
+            .collect();
+        assert_eq!(
+            listed,
+            [("suite-iops", None), ("iops", Some(0)), ("iops", Some(1))]
+        );
+        assert_eq!(kinds(&found), "iops, suite-iops");
+        assert_eq!(step_of("run-12-step-10"), Some(10));
+        assert_eq!(step_of("compare-1-2"), None);
+    }
 }
