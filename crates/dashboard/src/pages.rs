@@ -8,6 +8,7 @@ use axum::extract::{Path, Query, State};
 use axum::http::StatusCode;
 use axum::response::{Html, IntoResponse, Response};
 use diskmeter_analysis::compare::CompareOptions;
+use diskmeter_html::NavItem;
 use diskmeter_views::Item;
 use serde::Deserialize;
 
@@ -22,11 +23,11 @@ pub(crate) async fn run_list(
             let request = query.to_request()?;
             let live = live::runs_in_progress(store)?;
             let Some(store) = store else {
-                return render::run_list(&request, None, &live, &db);
+                return render::run_list(&request, None, live, &db);
             };
             let page = store.list_page(&request.page_query(RUNS_PER_PAGE))?;
             let facets = store.facets()?;
-            render::run_list(&request, Some((&page, &facets)), &live, &db)
+            render::run_list(&request, Some((&page, &facets)), live, &db)
         })
         .await;
     respond(page)
@@ -43,7 +44,8 @@ pub(crate) async fn run_page(State(state): State<AppState>, Path(id): Path<Strin
         .read(move |store| {
             let store = store.ok_or(diskmeter_history::HistoryError::NoSuchRun(id))?;
             let section = diskmeter_views::section(store, Item::Run(id))?;
-            render::section_page(&format!("Run {id}"), section)
+            let title = format!("Run {id}");
+            render::section_page(&title, NavItem::None, section)
         })
         .await;
     respond(page)
@@ -89,10 +91,8 @@ pub(crate) async fn compare_page(
                     options: CompareOptions::default(),
                 };
                 let section = diskmeter_views::section(store, item)?;
-                render::section_page(
-                    &format!("Run {candidate} compared with run {baseline}"),
-                    section,
-                )
+                let title = format!("Run {candidate} compared with run {baseline}");
+                render::section_page(&title, NavItem::Compare, section)
             }
             (store, _, _) => {
                 let recent = match store {
@@ -124,9 +124,11 @@ fn respond(page: Result<String, DashboardError>) -> Response {
         Ok(html) => Html(html).into_response(),
         Err(error) => {
             let status = status_of(&error);
-            let html =
-                render::error_page(status.as_u16(), &error.to_string()).unwrap_or_else(|_| {
-                    format!("<!doctype html><title>{status}</title><p>{status}</p>\n")
+            let reason = status.canonical_reason().unwrap_or("Error");
+            let html = render::error_page(status.as_u16(), reason, &error.to_string())
+                .unwrap_or_else(|_| {
+                    // The message page itself failed: a bare page still says the status.
+                    format!("<!doctype html><html><title>{status}</title><p>{status}</p></html>\n")
                 });
             (status, Html(html)).into_response()
         }
