@@ -118,6 +118,11 @@ pub(crate) async fn not_found() -> Response {
     )))
 }
 
+/// The answer to a request that names another site as its `Host` (see `guard.rs`).
+pub(crate) fn forbidden_host(host: &str) -> Response {
+    respond(Err(DashboardError::ForeignHost(host.to_string())))
+}
+
 /// A page, or the error page with the status the error deserves.
 fn respond(page: Result<String, DashboardError>) -> Response {
     match page {
@@ -144,6 +149,7 @@ fn status_of(error: &DashboardError) -> StatusCode {
         | DashboardError::History(NoSuchRun(_))
         | DashboardError::View(ViewError::History(NoSuchRun(_))) => StatusCode::NOT_FOUND,
         DashboardError::BadRequest(_) => StatusCode::BAD_REQUEST,
+        DashboardError::ForeignHost(_) => StatusCode::FORBIDDEN,
         DashboardError::View(ViewError::Unusable { .. }) => StatusCode::UNPROCESSABLE_ENTITY,
         _ => StatusCode::INTERNAL_SERVER_ERROR,
     }
