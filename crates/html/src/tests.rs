@@ -442,11 +442,18 @@ fn a_page_without_charts_expects_none() {
     assert_eq!(chart_json(&html), "[]");
 }
 
-/// Writes the sample document to `DISKMETER_HTML_SAMPLE` for a look in a browser.
+/// Writes the sample document to `DISKMETER_HTML_SAMPLE` (and as a dashboard page to the
+/// same path + `.page.html`) for a look in a browser.
 #[test]
 fn the_sample_document_renders_for_a_browser() {
-    let html = render_report(&document()).unwrap();
-    if let Some(path) = std::env::var_os("DISKMETER_HTML_SAMPLE") {
-        std::fs::write(path, &html).unwrap();
+    let doc = document();
+    let html = render_report(&doc).unwrap();
+    let mut page = DashboardPage::new("diskmeter: run 1", NavItem::Compare);
+    page.fragment = Some(TrustedHtml::new("<p>A fragment of the page's own.</p>"));
+    page.sections = doc.sections;
+    let page = render_page(&page).unwrap();
+    if let Some(path) = std::env::var("DISKMETER_HTML_SAMPLE").ok() {
+        std::fs::write(&path, &html).unwrap();
+        std::fs::write(format!("{path}.page.html"), &page).unwrap();
     }
 }
