@@ -452,7 +452,7 @@ fn the_sample_document_renders_for_a_browser() {
     page.fragment = Some(TrustedHtml::new("<p>A fragment of the page's own.</p>"));
     page.sections = doc.sections;
     let page = render_page(&page).unwrap();
-    if let Some(path) = std::env::var("DISKMETER_HTML_SAMPLE").ok() {
+    if let Ok(path) = std::env::var("DISKMETER_HTML_SAMPLE") {
         std::fs::write(&path, &html).unwrap();
         std::fs::write(format!("{path}.page.html"), &page).unwrap();
     }
