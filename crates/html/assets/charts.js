@@ -17,6 +17,8 @@
   var HEIGHT_PX = 300;
   /* A group of bars fills this share of its category's width. */
   var GROUP_WIDTH = 0.8;
+  /* Longer category names are cut on the axis. */
+  var CATEGORY_CHARS = 24;
 
   function colour(index) {
     return PALETTE[index % PALETTE.length];
@@ -45,6 +47,23 @@
       return value > 0 ? value : null;
     }
     return value;
+  }
+
+  /* A number on a log axis: 0.001, 10, 10,000, 1e-7. */
+  function logLabel(value) {
+    if (value === null || value === undefined) {
+      return null;
+    }
+    var size = Math.abs(value);
+    if (size !== 0 && (size < 1e-4 || size >= 1e12)) {
+      return value.toExponential(0);
+    }
+    return Number(value.toPrecision(6)).toLocaleString("en-US", { maximumFractionDigits: 6 });
+  }
+
+  /* A category's name on its axis, shortened; the legend shows it whole. */
+  function categoryLabel(name) {
+    return name.length > CATEGORY_CHARS ? name.slice(0, CATEGORY_CHARS - 1) + "\u2026" : name;
   }
 
   function hasCategories(spec) {
@@ -125,8 +144,18 @@
         return categories.map(function (_, i) { return i; });
       };
       options.values = function (u, splits) {
-        return splits.map(function (i) { return categories[i] === undefined ? "" : categories[i]; });
+        return splits.map(function (i) {
+          return categories[i] === undefined ? "" : categoryLabel(categories[i]);
+        });
       };
+      /* Many or long names would overlap level: tilt them and make room below. */
+      var longest = categories.reduce(function (n, c) {
+        return Math.max(n, categoryLabel(c).length);
+      }, 0);
+      if (categories.length * longest > 60) {
+        options.rotate = -35;
+        options.size = 30 + Math.ceil(longest * 7 * Math.sin(35 * Math.PI / 180));
+      }
     } else if (axis.scale === "nines") {
       options.splits = function (u, axisIndex, min, max) {
         var ticks = [];
@@ -143,6 +172,10 @@
       };
       options.values = function (u, splits) {
         return splits.map(ninesLabel);
+      };
+    } else if (axis.scale === "log10") {
+      options.values = function (u, splits) {
+        return splits.map(logLabel);
       };
     }
     return options;
@@ -164,6 +197,30 @@
       };
     }
     return undefined;
+  }
+
+  /* Indices of the points a line cannot show: a value with a gap (null) or nothing on
+     both sides, such as a single second, drawn as a dot instead. */
+  function isolatedPoints(u, seriesIndex, show) {
+    if (show) {
+      return null;
+    }
+    var ys = u.data[seriesIndex];
+    function neighbour(i, step) {
+      for (var j = i + step; j >= 0 && j < ys.length; j += step) {
+        if (ys[j] !== undefined) {
+          return ys[j];
+        }
+      }
+      return null;
+    }
+    var alone = [];
+    for (var i = 0; i < ys.length; i++) {
+      if (ys[i] !== null && ys[i] !== undefined && neighbour(i, -1) === null && neighbour(i, 1) === null) {
+        alone.push(i);
+      }
+    }
+    return alone.length > 0 ? alone : null;
   }
 
   /* Bars of series `index` of `count`: side by side within each category. */
@@ -203,7 +260,7 @@
     } else if (spec.style === "lines_points") {
       options.points = { show: true, size: 7, fill: colour(index) };
     } else {
-      options.points = { show: false };
+      options.points = { show: false, filter: isolatedPoints, fill: colour(index) };
     }
     return options;
   }

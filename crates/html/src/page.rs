@@ -42,6 +42,8 @@ pub struct DashboardPage {
     pub current: NavItem,
     /// The page's own HTML, shown under the heading before the sections (the run list and
     /// its filters form, the compare picker, the runs in progress, a "no such run" text).
+    /// The report's styles apply to it: `<table class="data">` with `class="num"` cells,
+    /// `tone-good`/`tone-bad`/`tone-neutral`, `<p class="note">`.
     pub fragment: Option<TrustedHtml>,
     /// Sections drawn as the report draws them (a run, a suite, a comparison...). Their
     /// charts are the page's `data-charts-expected`.

@@ -65,6 +65,10 @@ fn all_charts(prefix: &str) -> Vec<ChartSpec> {
         .collect();
     let mut categories = axis("metric", Scale::Linear);
     categories.categories = vec!["IOPS".into(), "MiB/s".into(), HOSTILE.into()];
+    let mut steps = axis("step", Scale::Linear);
+    steps.categories = (0..6)
+        .map(|i| format!("Step {i}: SEQ1M Q8T1 read"))
+        .collect();
     vec![
         chart(
             &format!("{prefix}-iops"),
@@ -134,6 +138,34 @@ fn all_charts(prefix: &str) -> Vec<ChartSpec> {
             Axis::linear("time (s)"),
             Axis::linear("latency (us)"),
             vec![series("read", &[], &[])],
+        ),
+        chart(
+            &format!("{prefix}-empty-log"),
+            "percentiles",
+            ChartStyle::Lines,
+            axis("percentile", Scale::Nines),
+            axis("latency (us)", Scale::Log10),
+            vec![series("read", &[100.0], &[Some(0.0)])],
+        ),
+        chart(
+            &format!("{prefix}-one-second"),
+            "iops",
+            ChartStyle::Lines,
+            Axis::linear("time (s)"),
+            Axis::linear("IOPS"),
+            vec![series("read", &[1.0], &[Some(5.0)])],
+        ),
+        chart(
+            &format!("{prefix}-suite-iops"),
+            "suite-iops",
+            ChartStyle::Bars,
+            steps,
+            Axis::linear("IOPS"),
+            vec![series(
+                "read",
+                &[0.0, 1.0, 2.0, 3.0, 4.0, 5.0],
+                &[Some(1.0), Some(2.0), None, Some(4.0), Some(5.0), Some(6.0)],
+            )],
         ),
     ]
 }
@@ -259,7 +291,7 @@ fn every_chart_has_its_div_and_the_page_expects_as_many_as_there_are_specs() {
     let doc = document();
     let html = render_report(&doc).unwrap();
     let specs: Vec<&ChartSpec> = doc.sections.iter().flat_map(Section::all_charts).collect();
-    assert_eq!(specs.len(), 6 + 1 + 1);
+    assert_eq!(specs.len(), 9 + 1 + 1);
     assert!(
         html.contains(&format!(
             r#"<html lang="en" data-charts-expected="{}">"#,
@@ -393,7 +425,7 @@ fn a_dashboard_page_has_the_nav_bar_its_fragment_and_the_same_sections() {
     assert!(html.contains(r#"<a href="/" aria-current="page">Runs</a>"#));
     assert!(html.contains(r#"<a href="/compare" aria-current="false">Compare</a>"#));
     assert!(html.contains(r#"<form id="filters"></form>"#));
-    assert!(html.contains(r#"data-charts-expected="8""#));
+    assert!(html.contains(r#"data-charts-expected="11""#));
     assert!(html.contains(r#"<section id="run-1" class="section-suite">"#));
     // On the dashboard a run's address is a link; script addresses never are.
     assert!(html.contains(r#"<a href="/run/2">p99</a>"#));
@@ -410,11 +442,18 @@ fn a_page_without_charts_expects_none() {
     assert_eq!(chart_json(&html), "[]");
 }
 
-/// Writes the sample document to `DISKMETER_HTML_SAMPLE` for a look in a browser.
+/// Writes the sample document to `DISKMETER_HTML_SAMPLE` (and as a dashboard page to the
+/// same path + `.page.html`) for a look in a browser.
 #[test]
 fn the_sample_document_renders_for_a_browser() {
-    let html = render_report(&document()).unwrap();
-    if let Some(path) = std::env::var_os("DISKMETER_HTML_SAMPLE") {
-        std::fs::write(path, &html).unwrap();
+    let doc = document();
+    let html = render_report(&doc).unwrap();
+    let mut page = DashboardPage::new("diskmeter: run 1", NavItem::Compare);
+    page.fragment = Some(TrustedHtml::new("<p>A fragment of the page's own.</p>"));
+    page.sections = doc.sections;
+    let page = render_page(&page).unwrap();
+    if let Ok(path) = std::env::var("DISKMETER_HTML_SAMPLE") {
+        std::fs::write(&path, &html).unwrap();
+        std::fs::write(format!("{path}.page.html"), &page).unwrap();
     }
 }
