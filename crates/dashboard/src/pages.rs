@@ -82,9 +82,6 @@ pub(crate) async fn compare_page(
     let page = state
         .read(move |store| match (store, baseline, candidate) {
             (Some(store), Some(baseline), Some(candidate)) => {
-                for id in [baseline, candidate] {
-                    store.load(id)?;
-                }
                 let item = Item::Compare {
                     baseline,
                     candidate,
