@@ -146,6 +146,10 @@ fn every_page_answers_with_the_run_it_shows() {
     let (status, picker) = server.get("/compare");
     assert_eq!(status, 200, "{picker}");
     assert!(picker.contains("dash-run"), "{picker}");
+    // A run and a suite have no step in common: the picker again, saying so.
+    let (status, picker) = server.get("/compare?a=1&b=2");
+    assert_eq!(status, 422, "{picker}");
+    assert!(picker.contains("id=\"compare-problem\""), "{picker}");
 }
 
 #[test]

@@ -8,8 +8,9 @@ use axum::extract::{Path, Query, State};
 use axum::http::StatusCode;
 use axum::response::{Html, IntoResponse, Response};
 use diskmeter_analysis::compare::CompareOptions;
+use diskmeter_history::{HistoryError, HistoryStore};
 use diskmeter_html::NavItem;
-use diskmeter_views::Item;
+use diskmeter_views::{Item, ViewError};
 use serde::Deserialize;
 
 /// `/`: the run list.
@@ -87,23 +88,57 @@ pub(crate) async fn compare_page(
                     candidate,
                     options: CompareOptions::default(),
                 };
-                let section = diskmeter_views::section(store, item)?;
-                let title = format!("Run {candidate} compared with run {baseline}");
-                render::section_page(&title, NavItem::Compare, section)
+                match diskmeter_views::section(store, item) {
+                    Ok(section) => {
+                        let title = format!("Run {candidate} compared with run {baseline}");
+                        render::section_page(&title, NavItem::Compare, section)
+                            .map(|html| (StatusCode::OK, html))
+                    }
+                    // Two runs that cannot be compared: the picker again, saying why.
+                    Err(problem @ ViewError::Unusable { .. }) => {
+                        let chosen = (Some(baseline), Some(candidate));
+                        picker(Some(store), chosen, Some(problem.to_string()))
+                            .map(|html| (StatusCode::UNPROCESSABLE_ENTITY, html))
+                    }
+                    Err(error) => Err(error.into()),
+                }
             }
-            (store, _, _) => {
-                let recent = match store {
-                    Some(store) => store.list(&diskmeter_history::RunFilter {
-                        limit: Some(RUNS_PER_PAGE),
-                        ..Default::default()
-                    })?,
-                    None => Vec::new(),
-                };
-                render::compare_picker(baseline, candidate, &recent)
+            (store, baseline, candidate) => {
+                picker(store, (baseline, candidate), None).map(|html| (StatusCode::OK, html))
             }
         })
         .await;
-    respond(page)
+    match page {
+        Ok((status, html)) => (status, Html(html)).into_response(),
+        Err(error) => respond(Err(error)),
+    }
+}
+
+/// The compare picker: the newest runs, and the runs already chosen if they are older.
+fn picker(
+    store: Option<&HistoryStore>,
+    (baseline, candidate): (Option<i64>, Option<i64>),
+    problem: Option<String>,
+) -> Result<String, DashboardError> {
+    let mut runs = match store {
+        Some(store) => store.list(&diskmeter_history::RunFilter {
+            limit: Some(RUNS_PER_PAGE),
+            ..Default::default()
+        })?,
+        None => Vec::new(),
+    };
+    if let Some(store) = store {
+        for id in [baseline, candidate].into_iter().flatten() {
+            if !runs.iter().any(|run| run.id == id) {
+                match store.load(id) {
+                    Ok(run) => runs.push(run.summary),
+                    Err(HistoryError::NoSuchRun(_)) => {}
+                    Err(error) => return Err(error.into()),
+                }
+            }
+        }
+    }
+    render::compare_picker(baseline, candidate, &runs, problem)
 }
 
 /// Any other path.

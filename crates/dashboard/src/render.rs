@@ -107,16 +107,18 @@ pub(crate) fn section_page(
     Ok(dashboard::section_page(title, current, section)?)
 }
 
-/// The compare picker, offering `recent` runs.
+/// The compare picker offering `runs`, saying why the chosen two could not be compared.
 pub(crate) fn compare_picker(
     baseline: Option<i64>,
     candidate: Option<i64>,
-    recent: &[RunSummary],
+    runs: &[RunSummary],
+    problem: Option<String>,
 ) -> Result<String, DashboardError> {
     Ok(dashboard::compare_picker_page(&ComparePicker {
         baseline,
         candidate,
-        runs: recent.iter().map(row).collect(),
+        runs: runs.iter().map(row).collect(),
+        problem,
     })?)
 }
 

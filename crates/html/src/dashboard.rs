@@ -102,6 +102,8 @@ pub struct ComparePicker {
     pub candidate: Option<i64>,
     /// The runs offered, newest first.
     pub runs: Vec<RunRow>,
+    /// Why the two runs chosen could not be compared, if they were.
+    pub problem: Option<String>,
 }
 
 #[derive(Template)]

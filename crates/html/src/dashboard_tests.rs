@@ -93,6 +93,7 @@ fn the_picker_preselects_the_run_already_chosen() {
         baseline: Some(6),
         candidate: None,
         runs: vec![row(7, "seven"), row(6, "six")],
+        problem: None,
     };
     let html = compare_picker_page(&picker).unwrap();
     assert!(html.contains("<option value=\"6\" selected>"), "{html}");
@@ -103,4 +104,20 @@ fn the_picker_preselects_the_run_already_chosen() {
 fn a_message_page_escapes_its_message() {
     let html = message_page("Not found", "no run <99>").unwrap();
     assert!(html.contains("no run &#60;99&#62;"), "{html}");
+}
+
+#[test]
+fn the_picker_says_why_two_runs_could_not_be_compared() {
+    let picker = ComparePicker {
+        baseline: Some(6),
+        candidate: Some(7),
+        runs: vec![row(7, "seven"), row(6, "six")],
+        problem: Some("run 7: no step in common with run 6".into()),
+    };
+    let html = compare_picker_page(&picker).unwrap();
+    assert!(
+        html.contains("id=\"compare-problem\">run 7: no step in common"),
+        "{html}"
+    );
+    assert_eq!(html.matches(" selected>").count(), 2, "{html}");
 }
