@@ -28,6 +28,7 @@ mod convert;
 mod emulation;
 mod error;
 pub mod history;
+mod live;
 mod session;
 pub mod signals;
 mod sink;
