@@ -151,8 +151,9 @@ fn without_output_the_report_goes_to_stdout_and_output_is_the_long_form_of_o() {
 #[test]
 fn several_ids_and_a_comparison_make_one_document_with_a_table_of_contents() {
     let dir = TestDir::new();
-    saved_run(&dir, "baseline-run");
-    saved_run(&dir, "candidate-run");
+    // A comparison matches steps by name: the same job twice.
+    saved_run(&dir, "same-job");
+    saved_run(&dir, "same-job");
     ok(diskmeter(
         &dir,
         &[
@@ -169,7 +170,7 @@ fn several_ids_and_a_comparison_make_one_document_with_a_table_of_contents() {
         ],
     ));
     let html = std::fs::read_to_string(dir.path().join("both.html")).unwrap();
-    assert!(html.contains("baseline-run") && html.contains("candidate-run"));
+    assert!(html.contains("same-job"));
     let toc = &html[html.find(r#"<nav class="toc""#).unwrap()..];
     let toc = &toc[..toc.find("</nav>").unwrap()];
     assert!(
