@@ -359,7 +359,14 @@ impl Page {
     /// (read back with getImageData) and SVGs (rasterised through an image; styles from the
     /// page's stylesheets do not apply there, the SVG's own attributes do).
     pub fn chart_pixels(&self) -> Vec<ChartPixels> {
-        let charts = self.eval(CHART_PIXELS_JS);
+        self.pixels_of(".chart")
+    }
+
+    /// What the elements `selector` finds drew, counted as [`Page::chart_pixels`] counts
+    /// charts (for drawings outside the chart contract, such as a live run's).
+    pub fn pixels_of(&self, selector: &str) -> Vec<ChartPixels> {
+        let selector = serde_json::Value::String(selector.to_string());
+        let charts = self.eval(&format!("({PIXELS_JS})({selector})"));
         let charts = charts.as_array().cloned().unwrap_or_default();
         let text =
             |chart: &serde_json::Value, key: &str| chart[key].as_str().unwrap_or("").to_string();
@@ -446,8 +453,8 @@ impl Drop for Page {
     }
 }
 
-/// Counts each chart's drawn pixels (see [`Page::chart_pixels`]).
-const CHART_PIXELS_JS: &str = r#"(async () => {
+/// Counts the drawn pixels of each element a selector finds (see [`Page::chart_pixels`]).
+const PIXELS_JS: &str = r#"async (selector) => {
   const drawn = (context, width, height) => {
     const rgba = context.getImageData(0, 0, width, height).data;
     let n = 0;
@@ -482,7 +489,7 @@ const CHART_PIXELS_JS: &str = r#"(async () => {
       encodeURIComponent(new XMLSerializer().serializeToString(svg));
   });
   const charts = [];
-  for (const chart of document.querySelectorAll('.chart')) {
+  for (const chart of document.querySelectorAll(selector)) {
     let pixels = 0;
     const canvases = chart.querySelectorAll('canvas');
     for (const canvas of canvases) pixels += canvasPixels(canvas);
@@ -492,4 +499,4 @@ const CHART_PIXELS_JS: &str = r#"(async () => {
                   svgs: svgs.length, drawn_pixels: pixels });
   }
   return charts;
-})()"#;
+}"#;
