@@ -56,7 +56,11 @@ pub(crate) fn open(matches: &ArgMatches) -> anyhow::Result<HistoryStore> {
 }
 
 /// Resolves "last" or a number to a run id (for `analyze`, "last" is the newest sweep).
-fn resolve_id(store: &HistoryStore, text: &str, kind: Option<&str>) -> anyhow::Result<i64> {
+pub(crate) fn resolve_id(
+    store: &HistoryStore,
+    text: &str,
+    kind: Option<&str>,
+) -> anyhow::Result<i64> {
     if text == "last" {
         let filter = RunFilter {
             kind: kind.map(str::to_string),
