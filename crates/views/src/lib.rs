@@ -18,6 +18,9 @@ pub mod run;
 pub mod suite;
 pub mod sweep;
 
+#[cfg(test)]
+mod tests;
+
 pub use model::{
     Axis, Cell, ChartSpec, ChartStyle, CodeBlock, Document, FactGroup, Scale, Section, SectionKind,
     SeriesSpec, Table, Tone,
