@@ -85,6 +85,32 @@ pub struct MetricComparison {
     pub regression: bool,
 }
 
+impl MetricComparison {
+    /// A value of this metric as printed: grouped thousands for IOPS, one decimal for MiB/s
+    /// and for latency (with its unit, us).
+    pub fn format_value(&self, value: f64) -> String {
+        match self.unit.as_str() {
+            "IOPS" => diskmeter_units::format_thousands(value.round() as u64),
+            "MiB/s" => format!("{value:.1}"),
+            _ => format!("{value:.1} us"),
+        }
+    }
+
+    /// The change as printed: "+12.3 %".
+    pub fn format_change(&self) -> String {
+        format!("{:+.1} %", self.change_percent)
+    }
+
+    /// The verdict as printed: "slower (regression)", "within noise".
+    pub fn verdict_text(&self) -> String {
+        format!(
+            "{}{}",
+            self.outcome.label(),
+            if self.regression { " (regression)" } else { "" }
+        )
+    }
+}
+
 /// The two runs compared.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Comparison {
@@ -102,6 +128,16 @@ impl Comparison {
     /// Number of regressions.
     pub fn regressions(&self) -> usize {
         self.metrics.iter().filter(|m| m.regression).count()
+    }
+
+    /// How the verdicts were reached, with the noise floor and threshold, in one sentence.
+    pub fn method_text(&self) -> String {
+        format!(
+            "verdicts: the per-second samples by Welch's t-test at 95 % (batch-means standard \
+             errors) and by rank (Mann-Whitney U, 5 %); changes under {} % are within noise; a \
+             slower change of {} % or more is a regression.",
+            self.options.noise_floor_percent, self.options.threshold_percent
+        )
     }
 }
 

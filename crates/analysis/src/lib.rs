@@ -18,12 +18,14 @@
 pub mod compare;
 mod findings;
 mod matching;
+mod points;
 pub mod replay;
 pub mod requirements;
 mod summary;
 
 pub use findings::{BlockSizeFinding, Limit, LittleCheck};
 pub use matching::{nearest_tiers, TierMatch};
+pub use points::{point_step_name, points_of_steps, sweep_point, NotASweepPoint};
 pub use summary::summary_lines;
 
 use serde::{Deserialize, Serialize};

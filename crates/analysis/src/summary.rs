@@ -5,7 +5,7 @@ use diskmeter_units::{format_size_suffix, format_thousands, KbBase};
 
 fn size(bytes: f64) -> String {
     let whole = bytes.round() as u64;
-    if whole % 1024 == 0 {
+    if whole.is_multiple_of(1024) {
         format_size_suffix(whole, KbBase::Binary).to_uppercase()
     } else {
         format!("{:.1} KiB", bytes / 1024.0)

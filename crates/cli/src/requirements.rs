@@ -8,8 +8,8 @@ use crate::{write_output, Status, UsageError};
 use anyhow::Context;
 use clap::{Arg, ArgAction, ArgMatches, Command};
 use diskmeter_analysis::requirements::{
-    parse_utc_offset, Checklist, ChecklistBuilder, Level, Metric, Requirements, Source, WindowSet,
-    RELATIVE_ERROR,
+    format_figure, format_span, format_utc_offset, parse_utc_offset, Checklist, ChecklistBuilder,
+    Level, Metric, Requirements, Source, WindowSet, RELATIVE_ERROR,
 };
 use diskmeter_history::{HistoryError, HistoryStore, RunSummary, CAPTURE_KIND};
 use diskmeter_report::format::utc_timestamp;
@@ -203,7 +203,7 @@ fn json_view(requirements: &Requirements, utc_offset_minutes: i32) -> Value {
                     "name": w.window.name,
                     "from": diskmeter_analysis::requirements::format_clock(w.window.from),
                     "to": diskmeter_analysis::requirements::format_clock(w.window.to),
-                    "utc_offset": offset_text(utc_offset_minutes),
+                    "utc_offset": format_utc_offset(utc_offset_minutes),
                     "intervals": w.checklist.intervals,
                     "rows": w.checklist.rows,
                 })
@@ -232,12 +232,6 @@ fn csv_view(requirements: &Requirements) -> String {
         add(&w.window.name, &w.checklist);
     }
     out
-}
-
-fn offset_text(minutes: i32) -> String {
-    let sign = if minutes < 0 { '-' } else { '+' };
-    let m = minutes.unsigned_abs();
-    format!("{sign}{:02}:{:02}", m / 60, m % 60)
 }
 
 fn text_view(loaded: &CaptureRequirements, utc_offset_minutes: i32) -> String {
@@ -277,7 +271,7 @@ fn text_view(loaded: &CaptureRequirements, utc_offset_minutes: i32) -> String {
         out,
         "\nWhole capture: {} intervals, {}",
         format_thousands(r.whole.intervals),
-        span(r.whole.seconds)
+        format_span(r.whole.seconds)
     );
     out.push_str(&table(&r.whole));
     for w in &r.windows {
@@ -286,9 +280,9 @@ fn text_view(loaded: &CaptureRequirements, utc_offset_minutes: i32) -> String {
             "\nWindow {} {} (UTC{}): {} intervals, {}",
             w.window.name,
             w.window.range_text(),
-            offset_text(utc_offset_minutes),
+            format_utc_offset(utc_offset_minutes),
             format_thousands(w.checklist.intervals),
-            span(w.checklist.seconds)
+            format_span(w.checklist.seconds)
         );
         out.push_str(&table(&w.checklist));
     }
@@ -314,16 +308,12 @@ fn table(checklist: &Checklist) -> String {
         .set_header(vec!["metric", "p50", "p90", "p99", "max", "mean", "from"]);
     for row in &checklist.rows {
         let mut cells = vec![row.metric.label().to_string()];
-        cells.extend(Level::ALL.iter().map(|&l| figure(row.figures.get(l))));
-        cells.push(
-            match row.source {
-                Source::Counters => "counters",
-                Source::CountersAndTrace => "counters + trace",
-                Source::Trace => "trace",
-                Source::Unknown => "-",
-            }
-            .to_string(),
+        cells.extend(
+            Level::ALL
+                .iter()
+                .map(|&l| format_figure(row.figures.get(l))),
         );
+        cells.push(row.source.label().to_string());
         table.add_row(cells);
     }
     for column in 1..=5 {
@@ -332,24 +322,4 @@ fn table(checklist: &Checklist) -> String {
         }
     }
     table.to_string() + "\n"
-}
-
-/// A figure as printed: grouped thousands, two decimals below 100, "unknown" for `None`.
-pub(crate) fn figure(value: Option<f64>) -> String {
-    match value {
-        None => "unknown".to_string(),
-        Some(v) if v.abs() >= 1000.0 => format_thousands(v.round() as u64),
-        Some(v) if v.abs() >= 100.0 => format!("{v:.1}"),
-        Some(v) if v != 0.0 && v.abs() < 0.01 => format!("{v:.4}"),
-        Some(v) => format!("{v:.2}"),
-    }
-}
-
-fn span(seconds: f64) -> String {
-    let s = seconds.round() as u64;
-    match s {
-        0..=119 => format!("{seconds:.0} s"),
-        120..=7199 => format!("{} min {} s", s / 60, s % 60),
-        _ => format!("{} h {} min", s / 3600, (s % 3600) / 60),
-    }
 }

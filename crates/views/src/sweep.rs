@@ -1,15 +1,352 @@
 //! A sweep: IOPS vs queue depth, MiB/s vs block size and latency vs queue depth, with the
 //! analysis (ceilings, crossover, knees) and the named tier.
+//!
+//! The points are rebuilt from the stored steps and analysed exactly as `diskmeter analyze`
+//! does ([`diskmeter_analysis::points_of_steps`], [`diskmeter_analysis::analyse`] against
+//! the built-in catalog, [`diskmeter_analysis::summary_lines`]), so the report states the
+//! same ceilings and tier as the terminal. A sweep of one pattern shows everything in its
+//! own section; a sweep of several (`--rw randread,randwrite`) has one child section per
+//! pattern, each analysed on its own.
 
-use crate::{Section, SectionKind, ViewError};
+mod charts;
+#[cfg(test)]
+pub(crate) mod tests;
+
+use charts::SweepChart;
+
+use crate::{Cell, ChartSpec, FactGroup, Section, SectionKind, Table, ViewError};
+use diskmeter_analysis::{
+    analyse, points_of_steps, summary_lines, Analysis, CeilingFinding, Limit, SweepPoint,
+};
 use diskmeter_history::{HistoryStore, StoredRun};
+use diskmeter_units::{format_size_suffix, format_thousands, KbBase};
+
+const MIB: f64 = (1u64 << 20) as f64;
 
 /// The section of a sweep run.
 pub fn section(_store: &HistoryStore, run: &StoredRun) -> Result<Section, ViewError> {
     let id = run.summary.id;
-    Ok(Section::new(
-        format!("run-{id}"),
+    let groups =
+        points_of_steps(run.steps.iter().map(|s| (s.name.as_str(), &s.result))).map_err(|e| {
+            ViewError::Unusable {
+                run_id: id,
+                reason: format!("{e} (a sweep's steps are named as diskmeter sweep names them)"),
+            }
+        })?;
+    let anchor = format!("run-{id}");
+    let mut section = Section::new(
+        anchor.clone(),
         format!("Sweep {id}: {}", run.summary.name),
         SectionKind::Sweep,
-    ))
+    );
+    crate::run::run_header(&mut section, run);
+    section.facts.push(grid_facts(&groups));
+    let catalog = diskmeter_plan::Catalog::builtin();
+    let target = &run.summary.target;
+    match groups.as_slice() {
+        [] => section
+            .notes
+            .push("The sweep has no points: nothing was measured.".to_string()),
+        [(rw, points)] => {
+            let analysis = analyse(points, &catalog.disks);
+            show_pattern(&mut section, rw, target, points, &analysis);
+        }
+        several => {
+            for (rw, points) in several {
+                let analysis = analyse(points, &catalog.disks);
+                let mut child = Section::new(
+                    format!("{anchor}-{}", slug(rw)),
+                    format!("Sweep {id}: {rw}"),
+                    SectionKind::Sweep,
+                );
+                show_pattern(&mut child, rw, target, points, &analysis);
+                section.children.push(child);
+            }
+        }
+    }
+    Ok(section)
+}
+
+/// `randrw:70` as an HTML id part: `randrw-70`.
+fn slug(rw: &str) -> String {
+    rw.chars()
+        .map(|c| if c.is_ascii_alphanumeric() { c } else { '-' })
+        .collect()
+}
+
+fn size(bytes: u64) -> String {
+    format_size_suffix(bytes, KbBase::Binary).to_uppercase()
+}
+
+/// The grid: patterns, block sizes and queue depths swept.
+fn grid_facts(groups: &[(String, Vec<SweepPoint>)]) -> FactGroup {
+    let points: Vec<&SweepPoint> = groups.iter().flat_map(|(_, p)| p).collect();
+    let mut sizes: Vec<u64> = points.iter().map(|p| p.bs_bytes).collect();
+    sizes.sort_unstable();
+    sizes.dedup();
+    let mut depths: Vec<u32> = points.iter().map(|p| p.qd).collect();
+    depths.sort_unstable();
+    depths.dedup();
+    let list = |items: Vec<String>| items.join(", ");
+    FactGroup {
+        title: "Grid".to_string(),
+        rows: vec![
+            ("Points".to_string(), points.len().to_string()),
+            (
+                "Patterns".to_string(),
+                list(groups.iter().map(|(rw, _)| rw.clone()).collect()),
+            ),
+            (
+                "Block sizes".to_string(),
+                list(sizes.into_iter().map(size).collect()),
+            ),
+            (
+                "Queue depths (IOs in flight)".to_string(),
+                list(depths.into_iter().map(|d| d.to_string()).collect()),
+            ),
+        ],
+    }
+}
+
+/// One pattern's analysis, tables and charts, added to `section`.
+fn show_pattern(
+    section: &mut Section,
+    rw: &str,
+    target: &str,
+    points: &[SweepPoint],
+    analysis: &Analysis,
+) {
+    section.facts.push(analysis_facts(rw, analysis));
+    // The lines `diskmeter analyze` prints under its table, word for word.
+    section.notes.extend(summary_lines(analysis));
+    section.tables.push(points_table(rw, points, analysis));
+    section.tables.push(block_size_table(analysis));
+    if !analysis.tiers.is_empty() {
+        section.tables.push(tiers_table(analysis));
+    }
+    let charts = sweep_charts(&section.anchor, &format!("{rw} on {target}"), points);
+    section.charts.extend(charts);
+}
+
+/// The three charts of one pattern's points (`iops-vs-qd`, `mibps-vs-bs`, `latency-vs-qd`),
+/// ids `{anchor}-{kind}`; `about` ends their titles ("randread on /dev/vdb"). Public so that
+/// a sweep that was not saved (`diskmeter sweep --no-save --charts DIR`) can draw the same
+/// charts from its points.
+pub fn sweep_charts(anchor: &str, about: &str, points: &[SweepPoint]) -> Vec<ChartSpec> {
+    SweepChart::ALL
+        .into_iter()
+        .map(|which| charts::chart(which, anchor, about, points))
+        .collect()
+}
+
+fn iops_text(value: f64) -> String {
+    format!("{} IOPS", format_thousands(value.round() as u64))
+}
+
+fn mibps_text(bytes_per_sec: f64) -> String {
+    format!("{:.0} MiB/s", bytes_per_sec / MIB)
+}
+
+/// A ceiling as stated: its value and the range measured on its plateau, or why there is
+/// none and the best seen.
+fn ceiling_text(finding: &CeilingFinding, format: fn(f64) -> String) -> String {
+    match finding {
+        CeilingFinding::Found(c) => format!(
+            "{} (measured {} to {}; block sizes {})",
+            format(c.value),
+            format(c.low),
+            format(c.high),
+            c.block_sizes
+                .iter()
+                .map(|b| size(*b))
+                .collect::<Vec<_>>()
+                .join(", ")
+        ),
+        CeilingFinding::NotFound { highest, reason } => {
+            format!("none found: {reason} (best {})", format(*highest))
+        }
+    }
+}
+
+fn analysis_facts(rw: &str, a: &Analysis) -> FactGroup {
+    let mut rows = vec![
+        (
+            "IOPS ceiling".to_string(),
+            ceiling_text(&a.iops_ceiling, iops_text),
+        ),
+        (
+            "Bandwidth ceiling".to_string(),
+            ceiling_text(&a.bandwidth_ceiling, mibps_text),
+        ),
+    ];
+    if let Some(crossover) = a.crossover_bytes {
+        rows.push((
+            "Crossover block size".to_string(),
+            format!("{:.1} KiB", crossover / 1024.0),
+        ));
+    }
+    if let Some(f) = a.block_sizes.iter().find(|f| f.qd1_lat_ns.is_some()) {
+        rows.push((
+            "QD1 latency".to_string(),
+            format!(
+                "{:.3} ms ({} IOs)",
+                f.qd1_lat_ns.unwrap_or_default() / 1e6,
+                size(f.bs_bytes)
+            ),
+        ));
+    }
+    let throttled: Vec<String> = a
+        .block_sizes
+        .iter()
+        .filter(|f| f.throttled)
+        .map(|f| size(f.bs_bytes))
+        .collect();
+    rows.push((
+        "Throttling signature".to_string(),
+        if throttled.is_empty() {
+            "not seen".to_string()
+        } else {
+            throttled.join(", ")
+        },
+    ));
+    rows.push((
+        "Little's law".to_string(),
+        match a.little_failures.len() {
+            0 => "holds at every point".to_string(),
+            n => format!("fails at {n} point(s)"),
+        },
+    ));
+    rows.push(("Behaves like".to_string(), tier_text(a)));
+    FactGroup {
+        title: format!("Analysis: {rw}"),
+        rows,
+    }
+}
+
+/// The nearest published tier (ties named together), or why none is named.
+fn tier_text(a: &Analysis) -> String {
+    let Some(first) = a.tiers.first() else {
+        return "no tier named: no ceiling was found".to_string();
+    };
+    let ties: Vec<&str> = a
+        .tiers
+        .iter()
+        .filter(|t| (t.distance - first.distance).abs() < 1e-9)
+        .map(|t| t.name.as_str())
+        .collect();
+    format!(
+        "{} ({} IOPS / {:.0} MiB/s published)",
+        ties.join(" or "),
+        format_thousands(first.iops.round() as u64),
+        first.mibps
+    )
+}
+
+fn limit_text(limit: Limit) -> &'static str {
+    match limit {
+        Limit::Iops => "IOPS cap",
+        Limit::Bandwidth => "bandwidth cap",
+        Limit::QueueDepth => "queue depth",
+    }
+}
+
+/// Every point, as `diskmeter sweep` tabulates them.
+fn points_table(rw: &str, points: &[SweepPoint], a: &Analysis) -> Table {
+    let rows = points
+        .iter()
+        .map(|p| {
+            let limit = a
+                .block_sizes
+                .iter()
+                .find(|f| f.bs_bytes == p.bs_bytes)
+                .map_or("", |f| limit_text(f.limit));
+            vec![
+                Cell::text(size(p.bs_bytes)),
+                Cell::number(p.qd.to_string()),
+                Cell::number(format_thousands(p.iops.round() as u64)),
+                Cell::number(format!("{:.1}", p.bytes_per_sec / MIB)),
+                Cell::number(format!("{:.3}", p.lat_mean_ns / 1e6)),
+                Cell::number(format!("{:.3}", p.lat_p99_ns / 1e6)),
+                Cell::text(limit),
+            ]
+        })
+        .collect();
+    Table {
+        title: format!("Points: {rw}"),
+        columns: [
+            "block size",
+            "QD",
+            "IOPS",
+            "MiB/s",
+            "mean latency (ms)",
+            "p99 latency (ms)",
+            "limited by",
+        ]
+        .map(String::from)
+        .to_vec(),
+        rows,
+    }
+}
+
+/// Per block size: the best figures, what limits it, the knee and QD1 latency.
+fn block_size_table(a: &Analysis) -> Table {
+    let rows = a
+        .block_sizes
+        .iter()
+        .map(|f| {
+            vec![
+                Cell::text(size(f.bs_bytes)),
+                Cell::number(format_thousands(f.best_iops.round() as u64)),
+                Cell::number(format!("{:.1}", f.best_bytes_per_sec / MIB)),
+                Cell::text(limit_text(f.limit)),
+                Cell::text(if f.flattened { "yes" } else { "no" }),
+                Cell::number(f.knee_qd.map_or("-".to_string(), |k| k.to_string())),
+                Cell::number(
+                    f.qd1_lat_ns
+                        .map_or("-".to_string(), |ns| format!("{:.3}", ns / 1e6)),
+                ),
+                Cell::text(if f.throttled { "yes" } else { "no" }),
+            ]
+        })
+        .collect();
+    Table {
+        title: "Block sizes".to_string(),
+        columns: [
+            "block size",
+            "best IOPS",
+            "best MiB/s",
+            "limited by",
+            "flattened",
+            "knee QD (90 % of best)",
+            "QD1 latency (ms)",
+            "throttled",
+        ]
+        .map(String::from)
+        .to_vec(),
+        rows,
+    }
+}
+
+/// The published tiers nearest to the ceilings found.
+fn tiers_table(a: &Analysis) -> Table {
+    let rows = a
+        .tiers
+        .iter()
+        .map(|t| {
+            vec![
+                Cell::text(&t.id),
+                Cell::text(&t.name),
+                Cell::number(format_thousands(t.iops.round() as u64)),
+                Cell::number(format!("{:.0}", t.mibps)),
+                Cell::number(format!("{:.3}", t.distance)),
+            ]
+        })
+        .collect();
+    Table {
+        title: "Nearest published tiers (log distance: 0.1 is about 10 % off)".to_string(),
+        columns: ["tier", "name", "IOPS", "MiB/s", "distance"]
+            .map(String::from)
+            .to_vec(),
+        rows,
+    }
 }

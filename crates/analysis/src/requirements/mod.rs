@@ -23,6 +23,7 @@
 
 mod accumulate;
 mod demand;
+mod format;
 mod trace;
 mod window;
 
@@ -31,6 +32,7 @@ mod tests;
 
 pub use accumulate::ChecklistBuilder;
 pub use demand::demand_from;
+pub use format::{format_figure, format_span, format_utc_offset};
 pub use window::{format_clock, parse_utc_offset, Window, WindowSet};
 
 use serde::Serialize;

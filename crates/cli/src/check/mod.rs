@@ -398,7 +398,7 @@ fn list_expect() -> String {
 }
 
 fn figure(value: f64) -> String {
-    crate::requirements::figure(Some(value))
+    diskmeter_analysis::requirements::format_figure(Some(value))
 }
 
 fn percent(value: f64) -> String {

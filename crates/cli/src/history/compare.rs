@@ -9,7 +9,6 @@ use diskmeter_analysis::compare::{compare_runs, CompareOptions, Comparison};
 use diskmeter_history::StoredRun;
 use diskmeter_report::format::utc_timestamp;
 use diskmeter_report::RunResult;
-use diskmeter_units::format_thousands;
 use std::fmt::Write;
 
 /// The `compare` subcommand.
@@ -122,22 +121,13 @@ fn render_comparison(a: &StoredRun, b: &StoredRun, c: &Comparison) -> String {
         .load_preset(comfy_table::presets::ASCII_MARKDOWN)
         .set_header(vec!["step", "metric", "A", "B", "change", "verdict"]);
     for m in &c.metrics {
-        let value = |v: f64| match m.unit.as_str() {
-            "IOPS" => format_thousands(v.round() as u64),
-            "MiB/s" => format!("{v:.1}"),
-            _ => format!("{v:.1} us"),
-        };
         table.add_row(vec![
             m.step.clone(),
             m.metric.clone(),
-            value(m.baseline),
-            value(m.candidate),
-            format!("{:+.1} %", m.change_percent),
-            format!(
-                "{}{}",
-                m.outcome.label(),
-                if m.regression { " (regression)" } else { "" }
-            ),
+            m.format_value(m.baseline),
+            m.format_value(m.candidate),
+            m.format_change(),
+            m.verdict_text(),
         ]);
     }
     let _ = writeln!(text, "{table}\n");
@@ -146,13 +136,7 @@ fn render_comparison(a: &StoredRun, b: &StoredRun, c: &Comparison) -> String {
             let _ = writeln!(text, "only in {which}: {}", names.join(", "));
         }
     }
-    let _ = writeln!(
-        text,
-        "verdicts: the per-second samples by Welch's t-test at 95 % (batch-means standard errors) \
-         and by rank (Mann-Whitney U, 5 %); changes under {} % are within noise; a slower change \
-         of {} % or more is a regression.",
-        c.options.noise_floor_percent, c.options.threshold_percent
-    );
+    let _ = writeln!(text, "{}", c.method_text());
     let _ = writeln!(
         text,
         "{} regression{}",

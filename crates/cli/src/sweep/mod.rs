@@ -8,13 +8,13 @@ mod render;
 use crate::session;
 use crate::{args, write_output, Status, UsageError};
 use clap::{Arg, ArgMatches, Command};
-use diskmeter_analysis::SweepPoint;
+use diskmeter_analysis::{sweep_point, SweepPoint};
 use diskmeter_orchestrator::{
     Batch, CommandKind, FinishedStep, Outcome, RunPlan, Session, Sink, SinkError, Step, StepContext,
 };
 use diskmeter_units::{parse_size, KbBase};
 use grid::{job_of, list, Point};
-use render::{sweep_point, AutoStopSummary};
+use render::AutoStopSummary;
 use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
 

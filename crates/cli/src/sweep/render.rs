@@ -3,9 +3,11 @@
 //! `analyze`, which redoes it from the history).
 
 use super::grid::Point;
-use diskmeter_analysis::{analyse, summary_lines, Analysis, SweepPoint};
+use diskmeter_analysis::{
+    analyse, point_step_name, points_of_steps, summary_lines, Analysis, SweepPoint,
+};
 use diskmeter_report::RunResult;
-use diskmeter_units::{format_size_suffix, format_thousands, parse_size, KbBase};
+use diskmeter_units::{format_size_suffix, format_thousands, KbBase};
 use std::fmt::Write;
 use std::path::PathBuf;
 
@@ -41,34 +43,6 @@ impl AutoStopSummary {
                 .unwrap_or(0);
         }
         (summary.points > 0).then_some(summary)
-    }
-}
-
-/// The figures of one point's result, summed over its jobs.
-pub(super) fn sweep_point(result: &RunResult, bs_bytes: u64, qd: u32) -> SweepPoint {
-    let (mut iops, mut bytes, mut lat_weighted, mut p99, mut ios) = (0.0, 0.0, 0.0, 0.0f64, 0u64);
-    for job in &result.jobs {
-        for d in [&job.read, &job.write] {
-            iops += d.iops;
-            bytes += d.bw_bytes_per_sec;
-            lat_weighted += d.lat.mean_ns * d.ios as f64;
-            ios += d.ios;
-            if let Some(ns) = d.lat.percentile(99.0) {
-                p99 = p99.max(ns as f64);
-            }
-        }
-    }
-    SweepPoint {
-        bs_bytes,
-        qd,
-        iops,
-        bytes_per_sec: bytes,
-        lat_mean_ns: if ios > 0 {
-            lat_weighted / ios as f64
-        } else {
-            0.0
-        },
-        lat_p99_ns: p99,
     }
 }
 
@@ -152,45 +126,18 @@ pub(crate) fn analyse_and_render(
     text
 }
 
-/// A sweep's points rebuilt from its steps in the history, grouped by pattern; the step
-/// names are [`step_name`]'s.
+/// A sweep's points rebuilt from its steps in the history, grouped by pattern
+/// ([`diskmeter_analysis::points_of_steps`]).
 pub(crate) fn points_from_steps(
     steps: &[diskmeter_history::StoredStep],
 ) -> anyhow::Result<Vec<(String, Vec<SweepPoint>)>> {
-    let mut groups: Vec<(String, Vec<SweepPoint>)> = Vec::new();
-    for step in steps {
-        let parts: Vec<&str> = step.name.split(' ').collect();
-        let parsed = match parts.as_slice() {
-            [rw, bs, qd, jobs] => (|| {
-                let bs_bytes = parse_size(bs, KbBase::Binary).ok()?;
-                let qd: u32 = qd.strip_prefix("QD")?.parse().ok()?;
-                let jobs: u32 = jobs.strip_prefix('x')?.parse().ok()?;
-                Some((rw.to_string(), bs_bytes, qd * jobs))
-            })(),
-            _ => None,
-        };
-        let Some((rw, bs_bytes, qd)) = parsed else {
-            anyhow::bail!(
-                "step '{}' is not a sweep point (analyze takes runs saved by diskmeter sweep)",
-                step.name
-            );
-        };
-        let point = sweep_point(&step.result, bs_bytes, qd);
-        match groups.iter_mut().find(|(r, _)| *r == rw) {
-            Some((_, points)) => points.push(point),
-            None => groups.push((rw, vec![point])),
-        }
-    }
-    Ok(groups)
+    points_of_steps(steps.iter().map(|s| (s.name.as_str(), &s.result)))
+        .map_err(|e| anyhow::anyhow!("{e} (analyze takes runs saved by diskmeter sweep)"))
 }
 
-/// A point's step name in the history: "randread 4k QD32 x1" (pattern first: `analyze`
-/// groups the steps by it).
+/// A point's step name in the history: "randread 4k QD32 x1".
 pub(super) fn step_name(point: &Point) -> String {
-    format!(
-        "{} {} QD{} x{}",
-        point.rw, point.bs, point.qd, point.numjobs
-    )
+    point_step_name(&point.rw, &point.bs, point.qd, point.numjobs)
 }
 
 fn render(rw: &str, target: &str, points: &[SweepPoint], analysis: &Analysis) -> String {
