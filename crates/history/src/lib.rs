@@ -22,10 +22,11 @@ mod write;
 pub use capture::{StoredCapture, Warmup, CAPTURE_KIND};
 pub use host::{DeviceFacts, FilesystemFacts, HostFacts};
 pub use migrations::SCHEMA_VERSION;
+pub use read::{RunFacets, RunPage, RunPageQuery};
 
 use diskmeter_report::{ReportError, RunResult};
 use diskmeter_stats::{merge_series, IntervalSample, LatencyHistogram};
-use rusqlite::Connection;
+use rusqlite::{Connection, OpenFlags};
 use serde::{Deserialize, Serialize};
 use std::path::{Path, PathBuf};
 use std::time::Duration;
@@ -70,6 +71,15 @@ pub enum HistoryError {
     /// The database was written by a newer diskmeter.
     #[error("the history database has schema version {found}, newer than this diskmeter's {known}: use a newer diskmeter or another --db")]
     NewerSchema {
+        /// Its version.
+        found: u32,
+        /// Ours.
+        known: u32,
+    },
+    /// The database was written by a diskmeter so much older that reading it needs an
+    /// upgrade, which a read-only open ([`HistoryStore::open_read_only`]) does not make.
+    #[error("the history database has schema version {found}, older than this diskmeter's {known}: run any diskmeter command on it once (diskmeter history --db PATH) to upgrade it")]
+    NeedsUpgrade {
         /// Its version.
         found: u32,
         /// Ours.
@@ -263,6 +273,40 @@ impl HistoryStore {
         conn.pragma_update(None, "synchronous", "NORMAL")?;
         conn.pragma_update(None, "foreign_keys", "ON")?;
         migrations::migrate(&mut conn, version)?;
+        Ok(HistoryStore {
+            conn,
+            path: path.to_path_buf(),
+        })
+    }
+
+    /// Opens the database at `path` for reading only (the dashboard): nothing is created,
+    /// migrated or written, and a writer saving at the same time is never blocked (WAL).
+    /// A database older than this diskmeter is read as it is when its tables hold what the
+    /// readers need (schema version 4, captures, or later); an older one is refused with
+    /// [`HistoryError::NeedsUpgrade`], a newer one with [`HistoryError::NewerSchema`].
+    pub fn open_read_only(path: &Path) -> Result<HistoryStore, HistoryError> {
+        /// The oldest schema the readers can read as it is: v4 added the capture tables;
+        /// later versions only add what reading does not need.
+        const OLDEST_READABLE: u32 = 4;
+        let conn = Connection::open_with_flags(
+            path,
+            OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_NO_MUTEX,
+        )?;
+        conn.busy_timeout(Duration::from_secs(10))?;
+        conn.pragma_update(None, "query_only", true)?;
+        let found: u32 = conn.query_row("PRAGMA user_version", [], |row| row.get(0))?;
+        if found > SCHEMA_VERSION {
+            return Err(HistoryError::NewerSchema {
+                found,
+                known: SCHEMA_VERSION,
+            });
+        }
+        if found < OLDEST_READABLE {
+            return Err(HistoryError::NeedsUpgrade {
+                found,
+                known: SCHEMA_VERSION,
+            });
+        }
         Ok(HistoryStore {
             conn,
             path: path.to_path_buf(),

@@ -16,35 +16,56 @@ const SUMMARY_COLUMNS: &str = "id, kind, name, target, started_unix_ms, finished
 impl HistoryStore {
     /// Runs matching `filter`, newest first.
     pub fn list(&self, filter: &RunFilter) -> Result<Vec<RunSummary>, HistoryError> {
-        let mut sql = format!("SELECT {SUMMARY_COLUMNS} FROM runs WHERE 1 = 1");
-        let mut values: Vec<rusqlite::types::Value> = Vec::new();
-        if let Some(kind) = &filter.kind {
-            sql.push_str(" AND kind = ?");
-            values.push(kind.clone().into());
-        }
-        if let Some(name) = &filter.name {
-            sql.push_str(" AND name = ?");
-            values.push(name.clone().into());
-        }
-        if let Some(text) = &filter.target_contains {
-            sql.push_str(" AND instr(target, ?) > 0");
-            values.push(text.clone().into());
-        }
-        if let Some(since) = filter.since_unix_ms {
-            sql.push_str(" AND started_unix_ms >= ?");
-            values.push((since as i64).into());
-        }
-        if let Some(until) = filter.until_unix_ms {
-            sql.push_str(" AND started_unix_ms < ?");
-            values.push((until as i64).into());
-        }
-        sql.push_str(" ORDER BY started_unix_ms DESC, id DESC");
+        let (conditions, mut values) = conditions(filter, None);
+        let mut sql = format!(
+            "SELECT {SUMMARY_COLUMNS} FROM runs WHERE {conditions}
+             ORDER BY started_unix_ms DESC, id DESC"
+        );
         if let Some(limit) = filter.limit {
-            sql.push_str(&format!(" LIMIT {limit}"));
+            sql.push_str(" LIMIT ?");
+            values.push(i64::from(limit).into());
         }
         let mut statement = self.conn.prepare(&sql)?;
         let rows = statement.query_map(rusqlite::params_from_iter(values), summary_from_row)?;
         Ok(rows.collect::<Result<Vec<_>, _>>()?)
+    }
+
+    /// One page of the runs matching `query`, newest first, with how many match in all
+    /// (the dashboard's run list). `query.filter.limit` is ignored: the page size is.
+    pub fn list_page(&self, query: &RunPageQuery) -> Result<RunPage, HistoryError> {
+        let (conditions, mut values) = conditions(&query.filter, query.hostname.as_deref());
+        let total: i64 = self.conn.query_row(
+            &format!("SELECT COUNT(*) FROM runs WHERE {conditions}"),
+            rusqlite::params_from_iter(values.clone()),
+            |row| row.get(0),
+        )?;
+        let sql = format!(
+            "SELECT {SUMMARY_COLUMNS} FROM runs WHERE {conditions}
+             ORDER BY started_unix_ms DESC, id DESC LIMIT ? OFFSET ?"
+        );
+        values.push(i64::from(query.page_size).into());
+        values.push((query.offset.min(i64::MAX as u64) as i64).into());
+        let mut statement = self.conn.prepare(&sql)?;
+        let rows = statement.query_map(rusqlite::params_from_iter(values), summary_from_row)?;
+        Ok(RunPage {
+            runs: rows.collect::<Result<Vec<_>, _>>()?,
+            total: total as u64,
+        })
+    }
+
+    /// The kinds, suite names and hosts the history holds, each sorted: what the run
+    /// list's filters offer.
+    pub fn facets(&self) -> Result<RunFacets, HistoryError> {
+        let distinct = |sql: &str| -> Result<Vec<String>, HistoryError> {
+            let mut statement = self.conn.prepare(sql)?;
+            let rows = statement.query_map([], |row| row.get::<_, String>(0))?;
+            Ok(rows.collect::<Result<Vec<_>, _>>()?)
+        };
+        Ok(RunFacets {
+            kinds: distinct("SELECT DISTINCT kind FROM runs ORDER BY kind")?,
+            suites: distinct("SELECT DISTINCT name FROM runs WHERE kind = 'suite' ORDER BY name")?,
+            hosts: distinct("SELECT DISTINCT hostname FROM runs ORDER BY hostname")?,
+        })
     }
 
     /// The whole run `id`.
@@ -142,6 +163,71 @@ impl HistoryStore {
             )
             .optional()?)
     }
+}
+
+/// One page of runs to list ([`HistoryStore::list_page`]).
+#[derive(Debug, Clone, Default)]
+pub struct RunPageQuery {
+    /// Which runs (its `limit` is ignored).
+    pub filter: RunFilter,
+    /// Only runs made on this host.
+    pub hostname: Option<String>,
+    /// Runs to skip, newest first.
+    pub offset: u64,
+    /// Runs per page.
+    pub page_size: u32,
+}
+
+/// A page of runs and how many match in all.
+#[derive(Debug, Clone, PartialEq)]
+pub struct RunPage {
+    /// This page's runs, newest first.
+    pub runs: Vec<RunSummary>,
+    /// How many runs match the filter, on all pages.
+    pub total: u64,
+}
+
+/// The distinct values the run list can be filtered by.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct RunFacets {
+    /// Kinds of runs ("run", "suite", ...).
+    pub kinds: Vec<String>,
+    /// Names of suites.
+    pub suites: Vec<String>,
+    /// Hosts the runs were made on.
+    pub hosts: Vec<String>,
+}
+
+/// The `WHERE` conditions (joined by AND, "1 = 1" for none) and their values for `filter`
+/// and a host.
+fn conditions(filter: &RunFilter, hostname: Option<&str>) -> (String, Vec<rusqlite::types::Value>) {
+    let mut conditions = vec!["1 = 1"];
+    let mut values: Vec<rusqlite::types::Value> = Vec::new();
+    if let Some(kind) = &filter.kind {
+        conditions.push("kind = ?");
+        values.push(kind.clone().into());
+    }
+    if let Some(name) = &filter.name {
+        conditions.push("name = ?");
+        values.push(name.clone().into());
+    }
+    if let Some(text) = &filter.target_contains {
+        conditions.push("instr(target, ?) > 0");
+        values.push(text.clone().into());
+    }
+    if let Some(host) = hostname {
+        conditions.push("hostname = ?");
+        values.push(host.to_string().into());
+    }
+    if let Some(since) = filter.since_unix_ms {
+        conditions.push("started_unix_ms >= ?");
+        values.push((since.min(i64::MAX as u64) as i64).into());
+    }
+    if let Some(until) = filter.until_unix_ms {
+        conditions.push("started_unix_ms < ?");
+        values.push((until.min(i64::MAX as u64) as i64).into());
+    }
+    (conditions.join(" AND "), values)
 }
 
 fn summary_from_row(row: &rusqlite::Row<'_>) -> rusqlite::Result<RunSummary> {
