@@ -15,12 +15,16 @@
 
 mod capture;
 mod host;
+mod live;
 mod migrations;
 mod read;
 mod write;
 
 pub use capture::{StoredCapture, Warmup, CAPTURE_KIND};
 pub use host::{DeviceFacts, FilesystemFacts, HostFacts};
+pub use live::{
+    LivePoint, LiveRun, LiveRunHeader, StoredLivePoint, LIVE_KEPT_MS, LIVE_STALE_AFTER_MS,
+};
 pub use migrations::SCHEMA_VERSION;
 pub use read::{RunFacets, RunPage, RunPageQuery};
 

@@ -106,6 +106,34 @@ const MIGRATIONS: &[Migration] = &[
         "ALTER TABLE steps ADD COLUMN verify_blocks INTEGER NOT NULL DEFAULT 0;
      ALTER TABLE steps ADD COLUMN verify_errors INTEGER NOT NULL DEFAULT 0;",
     ),
+    // v6: runs in progress (`live.rs`): one row per saving process's batch and its
+    // per-second cumulative counters, read by the dashboard while the run goes.
+    Migration::Sql(
+        "CREATE TABLE live_runs (
+         id INTEGER PRIMARY KEY AUTOINCREMENT,
+         pid INTEGER NOT NULL,
+         hostname TEXT NOT NULL,
+         kind TEXT NOT NULL,
+         name TEXT NOT NULL,
+         target TEXT NOT NULL,
+         started_unix_ms INTEGER NOT NULL,
+         heartbeat_unix_ms INTEGER NOT NULL,
+         ended_unix_ms INTEGER,
+         run_id INTEGER REFERENCES runs(id) ON DELETE SET NULL
+     );
+     CREATE TABLE live_points (
+         id INTEGER PRIMARY KEY AUTOINCREMENT,
+         live_id INTEGER NOT NULL REFERENCES live_runs(id) ON DELETE CASCADE,
+         step_position INTEGER NOT NULL,
+         step_name TEXT NOT NULL,
+         t_unix_ms INTEGER NOT NULL,
+         read_ios INTEGER NOT NULL,
+         read_bytes INTEGER NOT NULL,
+         write_ios INTEGER NOT NULL,
+         write_bytes INTEGER NOT NULL
+     );
+     CREATE INDEX live_points_by_run ON live_points(live_id, id);",
+    ),
 ];
 
 /// The schema version this build writes.

@@ -142,6 +142,11 @@ impl HistorySink {
         Ok(())
     }
 
+    /// The run's id, once its first step is saved.
+    pub(crate) fn run_id(&self) -> Option<i64> {
+        self.run_id
+    }
+
     /// Records every file `batch` warms as warm in this boot (after its last step).
     pub(crate) fn record_warmups(&mut self, batch: &Batch) {
         if self.error.is_some() || batch.warms.is_empty() {

@@ -15,7 +15,8 @@
 //!    schema ([`diskmeter_report::RunResult`]),
 //! 5. delivering each finished step to [`Sink`]s as it finishes — the command's own
 //!    renderers and progress views, and the results history, which every session feeds
-//!    through one path ([`history`]) unless told not to,
+//!    through one path ([`history`]) unless told not to; a session that saves also writes
+//!    its running steps' counters once a second for the dashboard (`live.rs`),
 //! 6. cleaning up the shared test files the batch created.
 //!
 //! An interrupt ends the current step as partial and skips the rest; what finished is
@@ -28,6 +29,7 @@ mod convert;
 mod emulation;
 mod error;
 pub mod history;
+mod live;
 mod session;
 pub mod signals;
 mod sink;

@@ -5,6 +5,7 @@ use crate::convert;
 use crate::emulation::{EmulateRequest, EmulatedDisk};
 use crate::error::OrchestrateError;
 use crate::history::{HistoryChoice, HistorySink};
+use crate::live::LiveFeed;
 use crate::signals;
 use crate::sink::{Note, Sink, StepContext};
 use crate::step::{Batch, FinishedStep, Outcome};
@@ -114,12 +115,16 @@ impl Session {
             .collect();
         if !problems.is_empty() {
             outcome.error = Some(OrchestrateError::Invalid { problems });
-            return self.finish(outcome, None, sinks);
+            return self.finish(outcome, None, None, sinks);
         }
-        let mut history = None;
+        let (mut history, mut live) = (None, None);
         if !self.settings.dry_run {
             match self.settings.history.path() {
-                Ok(path) => history = path.map(HistorySink::new),
+                Ok(path) => {
+                    // A session that saves also shows its run live (`live.rs`).
+                    live = path.clone().map(LiveFeed::new);
+                    history = path.map(HistorySink::new);
+                }
                 Err(error) => outcome.history_error = Some(error),
             }
         }
@@ -130,7 +135,7 @@ impl Session {
                 break;
             }
             let step = StepContext { batch, index };
-            match self.run_step(step, sinks) {
+            match self.run_step(step, sinks, live.as_mut()) {
                 Ok(None) => {}
                 Ok(Some(finished)) => {
                     let (partial, failed) = (finished.partial(), finished.failed());
@@ -141,6 +146,9 @@ impl Session {
                     }
                     if let Some(history) = &mut history {
                         history.add(batch, &finished);
+                        if let (Some(live), Some(run_id)) = (&mut live, history.run_id()) {
+                            live.saved_as(run_id);
+                        }
                     }
                     outcome.steps.push(finished);
                     outcome.interrupted |= partial;
@@ -176,7 +184,7 @@ impl Session {
                 history.record_warmups(batch);
             }
         }
-        self.finish(outcome, history, sinks)
+        self.finish(outcome, history, live, sinks)
     }
 
     /// Whether `file` was warmed (by a warm-up batch, see [`Batch::warms`]) since the machine
@@ -201,11 +209,12 @@ impl Session {
         }
     }
 
-    /// Saves what finished, then tells the sinks the batch is over.
+    /// Saves what finished, ends the live feed, then tells the sinks the batch is over.
     fn finish(
         &self,
         mut outcome: Outcome,
         history: Option<HistorySink>,
+        live: Option<LiveFeed>,
         sinks: &mut [&mut dyn Sink],
     ) -> Outcome {
         if let Some(history) = history {
@@ -215,6 +224,10 @@ impl Session {
                 Ok(saved) => outcome.saved = saved,
                 Err(error) => outcome.history_error = Some(error),
             }
+        }
+        // After the run is closed, so a reader that sees the live row end finds it whole.
+        if let Some(live) = live {
+            live.end(outcome.saved.as_ref().map(|saved| saved.id));
         }
         for sink in sinks.iter_mut() {
             if let Err(error) = sink.batch_finished(&outcome) {
@@ -229,6 +242,7 @@ impl Session {
         &self,
         step: StepContext<'_>,
         sinks: &mut [&mut dyn Sink],
+        mut live_feed: Option<&mut LiveFeed>,
     ) -> Result<Option<FinishedStep>, StepStop> {
         let jobs = &step.batch.steps[step.index].jobs;
         let plan_options = PlanOptions {
@@ -259,6 +273,9 @@ impl Session {
         for sink in sinks.iter_mut() {
             sink.step_started(step, &live, progress_goal(&plan));
         }
+        if let Some(feed) = live_feed.as_deref_mut() {
+            feed.step_started(step, &plan, &live);
+        }
         let options = ExecuteOptions {
             keep_files: self.settings.keep_files,
             stop: self.stop.clone(),
@@ -273,8 +290,11 @@ impl Session {
                     sink.note(step, &note);
                 }
             }
-        })
-        .map_err(StepStop::run)?;
+        });
+        if let Some(feed) = live_feed {
+            feed.step_ended();
+        }
+        let outcome = outcome.map_err(StepStop::run)?;
         let (input, errors) = convert::report_input(&plan, outcome, started, SystemTime::now());
         let result = RunResult::build(input.clone());
         Ok(Some(FinishedStep {
