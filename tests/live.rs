@@ -1,17 +1,22 @@
 //! Runs in progress through the real binary: a saving `diskmeter run` writes its live row and
 //! per-second counters into the history while it runs (read here through the history
 //! crate's read API, as the dashboard reads them), and when it ends the row is marked ended
-//! and links to the run it was saved as; `--no-save` writes nothing.
+//! and links to the run it was saved as; `--no-save` writes nothing. `diskmeter serve`
+//! streams the points as server-sent events (`/events`, read here with ureq) and lists the
+//! run in its "Runs in progress" block.
 
 mod common;
 
 use common::TestDir;
 use diskmeter_history::{HistoryStore, StoredLivePoint};
+use serde_json::Value;
+use std::io::{BufRead, BufReader};
 use std::path::Path;
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
-/// `diskmeter run --quiet ARGS` in `t`: a null-engine job paced at 2,000 IO/s for 3 s.
+/// `diskmeter run --quiet ARGS` in `t`: a null-engine job paced at 2,000 IO/s for 3 s
+/// (unless `extra` says otherwise).
 fn spawn_run(t: &TestDir, extra: &[&str]) -> Child {
     Command::new(assert_cmd::cargo::cargo_bin("diskmeter"))
         .current_dir(t.path())
@@ -126,4 +131,171 @@ fn no_save_writes_no_live_rows() {
         .unwrap();
     assert!(output.status.success());
     assert!(!db.exists(), "--no-save created the database");
+}
+
+/// A `diskmeter serve --db DB --port 0`, killed when dropped.
+struct Server {
+    child: Child,
+    /// `http://127.0.0.1:PORT/`.
+    url: String,
+}
+
+impl Server {
+    fn start(db: &Path) -> Server {
+        let mut child = Command::new(assert_cmd::cargo::cargo_bin("diskmeter"))
+            .args(["serve", "--port", "0", "--db"])
+            .arg(db)
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .spawn()
+            .expect("start diskmeter serve");
+        let mut first = String::new();
+        BufReader::new(child.stdout.take().unwrap())
+            .read_line(&mut first)
+            .unwrap();
+        let url = first
+            .trim_end()
+            .strip_prefix("diskmeter serve: listening on ")
+            .unwrap_or_else(|| panic!("not the listening line: {first:?}"))
+            .to_string();
+        Server { child, url }
+    }
+}
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+fn agent() -> ureq::Agent {
+    ureq::Agent::config_builder()
+        .http_status_as_error(false)
+        .timeout_global(Some(Duration::from_secs(120)))
+        .build()
+        .into()
+}
+
+/// GET `url`: (status, body).
+fn get(url: &str) -> (u16, String) {
+    let mut response = agent().get(url).call().unwrap();
+    let status = response.status().as_u16();
+    (status, response.body_mut().read_to_string().unwrap())
+}
+
+/// The next server-sent event of `stream`: (event name, data as JSON).
+fn next_event(stream: &mut impl BufRead) -> (String, Value) {
+    let (mut name, mut data) = (String::new(), String::new());
+    loop {
+        let mut line = String::new();
+        assert!(stream.read_line(&mut line).unwrap() > 0, "the stream ended");
+        let line = line.trim_end_matches(['\r', '\n']);
+        if line.is_empty() {
+            if !data.is_empty() {
+                return (name, serde_json::from_str(&data).unwrap());
+            }
+            continue; // a keep-alive comment's end
+        }
+        if let Some(value) = line.strip_prefix("event:") {
+            name = value.trim().to_string();
+        } else if let Some(value) = line.strip_prefix("data:") {
+            data.push_str(value.trim_start());
+        }
+    }
+}
+
+#[test]
+fn the_dashboard_streams_a_running_runs_points_and_links_the_run_when_it_ends() {
+    let t = TestDir::new();
+    let db = t.path().join("history.db");
+    let server = Server::start(&db);
+    let response = agent()
+        .get(&format!("{}events", server.url))
+        .call()
+        .unwrap();
+    assert_eq!(response.status().as_u16(), 200);
+    let content_type = response.headers()["content-type"]
+        .to_str()
+        .unwrap()
+        .to_string();
+    assert!(
+        content_type.starts_with("text/event-stream"),
+        "{content_type}"
+    );
+    let mut stream = BufReader::new(response.into_body().into_reader());
+
+    // Long enough never to end by itself before it is stopped below.
+    let mut run = spawn_run(&t, &["--db", db.to_str().unwrap(), "--runtime=60"]);
+    let (event, announced) = next_event(&mut stream);
+    assert_eq!(event, "run", "{announced}");
+    assert_eq!(announced["name"], "live");
+    assert_eq!(announced["running"], true);
+    let live_id = announced["live_id"].as_i64().unwrap();
+
+    // The step's first point, then the next one, with its rate since the first.
+    let (event, first) = next_event(&mut stream);
+    assert_eq!(
+        (event.as_str(), first["live_id"].as_i64()),
+        ("point", Some(live_id))
+    );
+    assert_eq!(first["step_name"], "live");
+    assert!(
+        first["iops"].is_null(),
+        "a step's first point has no rate: {first}"
+    );
+    let (event, second) = next_event(&mut stream);
+    assert_eq!(event, "point");
+    assert!(
+        second["read_ios"].as_u64() > first["read_ios"].as_u64(),
+        "{second}"
+    );
+    assert!(second["iops"].as_f64().unwrap() > 0.0, "{second}");
+    assert_eq!(
+        second["read_bytes"],
+        second["read_ios"].as_u64().unwrap() * 4096
+    );
+
+    // The run list shows it in its block while it runs.
+    let (status, page) = get(&server.url);
+    assert_eq!(status, 200);
+    assert!(page.contains(r#"<section id="live""#), "{page}");
+    assert!(
+        page.contains(&format!(
+            r#"<div class="live-run" data-run="{live_id}" data-points="0""#
+        )),
+        "{page}"
+    );
+
+    // Stopped (as Ctrl-C stops it), it is saved, and the stream says which run it is.
+    interrupt(&run);
+    let saved_as = loop {
+        let (event, data) = next_event(&mut stream);
+        if event == "run" && data["live_id"] == live_id && data["running"] == false {
+            break data;
+        }
+    };
+    run.wait().unwrap();
+    let run_id = saved_as["run_id"]
+        .as_i64()
+        .expect("linked to the saved run");
+    assert!(saved_as["ended_unix_ms"].is_u64(), "{saved_as}");
+    let (status, page) = get(&format!("{}run/{run_id}", server.url));
+    assert_eq!(status, 200, "{page}");
+    assert!(page.contains("live"), "{page}");
+
+    // Ctrl-C stops the server with the stream open: the stream ends, the server exits 0.
+    let mut server = server;
+    interrupt(&server.child);
+    let mut rest = String::new();
+    while stream.read_line(&mut rest).unwrap_or(0) > 0 {}
+    assert_eq!(server.child.wait().unwrap().code(), Some(0));
+}
+
+fn interrupt(child: &Child) {
+    let status = Command::new("kill")
+        .args(["-INT", &child.id().to_string()])
+        .status()
+        .unwrap();
+    assert!(status.success());
 }

@@ -6,7 +6,8 @@
 //! `steps` as before, whatever happens here. When the batch ends its row is marked ended
 //! (with the run's id, for a link) and its points are deleted; rows that ended, or whose
 //! heartbeat stopped (a killed process), more than [`LIVE_KEPT_MS`] ago are deleted when the
-//! next live run begins, so the tables stay small. `docs/history.md` has the contract.
+//! next live run begins, so the tables stay small. Reading a database older than v6 (opened
+//! read-only, not upgraded) finds no live run. `docs/history.md` has the contract.
 
 use crate::{HistoryError, HistoryStore};
 use rusqlite::{params, OptionalExtension};
@@ -212,6 +213,9 @@ impl HistoryStore {
     /// Every live run still in the database (running, ended, or stale), newest first; see
     /// [`LiveRun::is_running`].
     pub fn live_runs(&self) -> Result<Vec<LiveRun>, HistoryError> {
+        if !self.has_live_tables()? {
+            return Ok(Vec::new());
+        }
         let mut statement = self.conn.prepare(
             "SELECT id, pid, hostname, kind, name, target, started_unix_ms, heartbeat_unix_ms,
                  ended_unix_ms, run_id
@@ -264,6 +268,9 @@ impl HistoryStore {
     /// The id of the newest point written (0 when none): a reader that starts now waits
     /// for the points after it.
     pub fn newest_live_point_id(&self) -> Result<i64, HistoryError> {
+        if !self.has_live_tables()? {
+            return Ok(0);
+        }
         Ok(self
             .conn
             .query_row("SELECT MAX(id) FROM live_points", [], |row| {
@@ -279,6 +286,9 @@ impl HistoryStore {
         condition: &str,
         values: impl rusqlite::Params,
     ) -> Result<Vec<StoredLivePoint>, HistoryError> {
+        if !self.has_live_tables()? {
+            return Ok(Vec::new());
+        }
         let order = if condition.contains("ORDER BY") {
             ""
         } else {
@@ -305,6 +315,14 @@ impl HistoryStore {
             })
         })?;
         Ok(rows.collect::<Result<Vec<_>, _>>()?)
+    }
+}
+
+impl HistoryStore {
+    /// The database has the live tables (v6): a read-only reader may serve an older one as
+    /// it is, which then has no run in progress.
+    fn has_live_tables(&self) -> Result<bool, HistoryError> {
+        Ok(self.schema_version()? >= 6)
     }
 }
 
