@@ -1,6 +1,6 @@
 //! `diskmeter serve` through the real binary and plain HTTP (no browser): every page answers
 //! with the run it shows, a missing run is a 404 page, the server listens on loopback only
-//! unless told with --listen, Ctrl-C and SIGTERM stop it with exit 0, it never writes the
+//! unless told with --listen (and answers only requests addressed to it by a local name), Ctrl-C and SIGTERM stop it with exit 0, it never writes the
 //! database, and 50 page loads at once all get whole pages.
 
 mod common;
@@ -146,6 +146,10 @@ fn every_page_answers_with_the_run_it_shows() {
     let (status, picker) = server.get("/compare");
     assert_eq!(status, 200, "{picker}");
     assert!(picker.contains("dash-run"), "{picker}");
+    // A run and a suite have no step in common: the picker again, saying so.
+    let (status, picker) = server.get("/compare?a=1&b=2");
+    assert_eq!(status, 422, "{picker}");
+    assert!(picker.contains("id=\"compare-problem\""), "{picker}");
 }
 
 #[test]
@@ -238,9 +242,26 @@ fn the_default_listens_on_loopback_only() {
             assert!(refused.is_err(), "{ip}:{port} answered");
         }
     }
+    // A page of another site that rebinds its name to 127.0.0.1 sends that name as Host.
+    assert!(raw_get(port, "evil.example").starts_with("HTTP/1.1 403"));
+    assert!(raw_get(port, &format!("localhost:{port}")).starts_with("HTTP/1.1 200"));
     let (code, stderr) = server.stop_with(libc::SIGINT);
     assert_eq!(code, Some(0), "{stderr}");
     assert!(!stderr.contains("warning"), "{stderr}");
+}
+
+/// GET / on 127.0.0.1:`port` with this `Host` header: the raw response.
+fn raw_get(port: u16, host: &str) -> String {
+    use std::io::Write;
+    let mut stream = std::net::TcpStream::connect(("127.0.0.1", port)).unwrap();
+    write!(
+        stream,
+        "GET / HTTP/1.1\r\nHost: {host}\r\nConnection: close\r\n\r\n"
+    )
+    .unwrap();
+    let mut response = String::new();
+    stream.read_to_string(&mut response).unwrap();
+    response
 }
 
 #[test]

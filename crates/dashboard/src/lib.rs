@@ -8,6 +8,7 @@
 
 #![forbid(unsafe_code)]
 
+mod guard;
 mod list;
 pub mod live;
 mod pages;
@@ -57,6 +58,10 @@ pub enum DashboardError {
     /// The request asks for something that is not there (a page, a run).
     #[error("{0}")]
     NotFound(String),
+    /// A request to the loopback-only dashboard names another site as its `Host` (a page
+    /// of that site trying to read the history through DNS rebinding).
+    #[error("this dashboard answers only requests addressed to this machine (localhost, 127.0.0.1, [::1]), not to '{0}'; serve another address with --listen")]
+    ForeignHost(String),
     /// The request's query is malformed (a date, a run id, a page number).
     #[error("{0}")]
     BadRequest(String),
@@ -72,14 +77,19 @@ pub struct ServeConfig {
 }
 
 /// The dashboard's routes over `state`: the run list `/`, a run `/run/ID`, a comparison
-/// `/compare?a=ID&b=ID`, and the live part's routes ([`live::routes`]).
-pub fn router(state: AppState) -> Router {
+/// `/compare?a=ID&b=ID`, and the live part's routes ([`live::routes`]). With
+/// `loopback_only`, requests must name this machine in `Host` (see `guard.rs`).
+pub fn router(state: AppState, loopback_only: bool) -> Router {
     Router::new()
         .route("/", get(pages::run_list))
         .route("/run/{id}", get(pages::run_page))
         .route("/compare", get(pages::compare_page))
         .merge(live::routes())
         .fallback(pages::not_found)
+        .layer(axum::middleware::from_fn_with_state(
+            loopback_only,
+            guard::local_requests_only,
+        ))
         .with_state(state)
 }
 
@@ -113,7 +123,11 @@ async fn run_server(
         })?;
     let bound = listener.local_addr().map_err(DashboardError::Server)?;
     let (stop_sender, stop_receiver) = watch::channel(false);
-    let app = router(AppState::new(&config.db, stop_receiver.clone()));
+    let loopback_only = bound.ip().is_loopback();
+    let app = router(
+        AppState::new(&config.db, stop_receiver.clone()),
+        loopback_only,
+    );
     let mut told_to_stop = stop_receiver;
     let server = axum::serve(listener, app).with_graceful_shutdown(async move {
         let _ = told_to_stop.wait_for(|stop| *stop).await;

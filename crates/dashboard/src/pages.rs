@@ -8,7 +8,9 @@ use axum::extract::{Path, Query, State};
 use axum::http::StatusCode;
 use axum::response::{Html, IntoResponse, Response};
 use diskmeter_analysis::compare::CompareOptions;
-use diskmeter_views::Item;
+use diskmeter_history::{HistoryError, HistoryStore};
+use diskmeter_html::NavItem;
+use diskmeter_views::{Item, ViewError};
 use serde::Deserialize;
 
 /// `/`: the run list.
@@ -22,11 +24,11 @@ pub(crate) async fn run_list(
             let request = query.to_request()?;
             let live = live::runs_in_progress(store)?;
             let Some(store) = store else {
-                return render::run_list(&request, None, &live, &db);
+                return render::run_list(&request, None, live, &db);
             };
             let page = store.list_page(&request.page_query(RUNS_PER_PAGE))?;
             let facets = store.facets()?;
-            render::run_list(&request, Some((&page, &facets)), &live, &db)
+            render::run_list(&request, Some((&page, &facets)), live, &db)
         })
         .await;
     respond(page)
@@ -43,7 +45,8 @@ pub(crate) async fn run_page(State(state): State<AppState>, Path(id): Path<Strin
         .read(move |store| {
             let store = store.ok_or(diskmeter_history::HistoryError::NoSuchRun(id))?;
             let section = diskmeter_views::section(store, Item::Run(id))?;
-            render::section_page(&format!("Run {id}"), section)
+            let title = format!("Run {id}");
+            render::section_page(&title, NavItem::None, section)
         })
         .await;
     respond(page)
@@ -80,33 +83,62 @@ pub(crate) async fn compare_page(
     let page = state
         .read(move |store| match (store, baseline, candidate) {
             (Some(store), Some(baseline), Some(candidate)) => {
-                for id in [baseline, candidate] {
-                    store.load(id)?;
-                }
                 let item = Item::Compare {
                     baseline,
                     candidate,
                     options: CompareOptions::default(),
                 };
-                let section = diskmeter_views::section(store, item)?;
-                render::section_page(
-                    &format!("Run {candidate} compared with run {baseline}"),
-                    section,
-                )
+                match diskmeter_views::section(store, item) {
+                    Ok(section) => {
+                        let title = format!("Run {candidate} compared with run {baseline}");
+                        render::section_page(&title, NavItem::Compare, section)
+                            .map(|html| (StatusCode::OK, html))
+                    }
+                    // Two runs that cannot be compared: the picker again, saying why.
+                    Err(problem @ ViewError::Unusable { .. }) => {
+                        let chosen = (Some(baseline), Some(candidate));
+                        picker(Some(store), chosen, Some(problem.to_string()))
+                            .map(|html| (StatusCode::UNPROCESSABLE_ENTITY, html))
+                    }
+                    Err(error) => Err(error.into()),
+                }
             }
-            (store, _, _) => {
-                let recent = match store {
-                    Some(store) => store.list(&diskmeter_history::RunFilter {
-                        limit: Some(RUNS_PER_PAGE),
-                        ..Default::default()
-                    })?,
-                    None => Vec::new(),
-                };
-                render::compare_picker(baseline, candidate, &recent)
+            (store, baseline, candidate) => {
+                picker(store, (baseline, candidate), None).map(|html| (StatusCode::OK, html))
             }
         })
         .await;
-    respond(page)
+    match page {
+        Ok((status, html)) => (status, Html(html)).into_response(),
+        Err(error) => respond(Err(error)),
+    }
+}
+
+/// The compare picker: the newest runs, and the runs already chosen if they are older.
+fn picker(
+    store: Option<&HistoryStore>,
+    (baseline, candidate): (Option<i64>, Option<i64>),
+    problem: Option<String>,
+) -> Result<String, DashboardError> {
+    let mut runs = match store {
+        Some(store) => store.list(&diskmeter_history::RunFilter {
+            limit: Some(RUNS_PER_PAGE),
+            ..Default::default()
+        })?,
+        None => Vec::new(),
+    };
+    if let Some(store) = store {
+        for id in [baseline, candidate].into_iter().flatten() {
+            if !runs.iter().any(|run| run.id == id) {
+                match store.load(id) {
+                    Ok(run) => runs.push(run.summary),
+                    Err(HistoryError::NoSuchRun(_)) => {}
+                    Err(error) => return Err(error.into()),
+                }
+            }
+        }
+    }
+    render::compare_picker(baseline, candidate, &runs, problem)
 }
 
 /// Any other path.
@@ -118,15 +150,22 @@ pub(crate) async fn not_found() -> Response {
     )))
 }
 
+/// The answer to a request that names another site as its `Host` (see `guard.rs`).
+pub(crate) fn forbidden_host(host: &str) -> Response {
+    respond(Err(DashboardError::ForeignHost(host.to_string())))
+}
+
 /// A page, or the error page with the status the error deserves.
 fn respond(page: Result<String, DashboardError>) -> Response {
     match page {
         Ok(html) => Html(html).into_response(),
         Err(error) => {
             let status = status_of(&error);
-            let html =
-                render::error_page(status.as_u16(), &error.to_string()).unwrap_or_else(|_| {
-                    format!("<!doctype html><title>{status}</title><p>{status}</p>\n")
+            let reason = status.canonical_reason().unwrap_or("Error");
+            let html = render::error_page(status.as_u16(), reason, &error.to_string())
+                .unwrap_or_else(|_| {
+                    // The message page itself failed: a bare page still says the status.
+                    format!("<!doctype html><html><title>{status}</title><p>{status}</p></html>\n")
                 });
             (status, Html(html)).into_response()
         }
@@ -142,6 +181,7 @@ fn status_of(error: &DashboardError) -> StatusCode {
         | DashboardError::History(NoSuchRun(_))
         | DashboardError::View(ViewError::History(NoSuchRun(_))) => StatusCode::NOT_FOUND,
         DashboardError::BadRequest(_) => StatusCode::BAD_REQUEST,
+        DashboardError::ForeignHost(_) => StatusCode::FORBIDDEN,
         DashboardError::View(ViewError::Unusable { .. }) => StatusCode::UNPROCESSABLE_ENTITY,
         _ => StatusCode::INTERNAL_SERVER_ERROR,
     }

@@ -13,6 +13,7 @@
 #![forbid(unsafe_code)]
 
 mod assets;
+pub mod dashboard;
 mod page;
 mod section;
 
