@@ -443,7 +443,7 @@ impl Page {
         };
         let dir = PathBuf::from(dir);
         std::fs::create_dir_all(&dir).unwrap_or_else(|e| panic!("create {}: {e}", dir.display()));
-        self.screenshot(&dir.join(name), 1600);
+        self.screenshot(&dir.join(name), 3200);
     }
 }
 
