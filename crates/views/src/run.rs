@@ -24,9 +24,8 @@ use diskmeter_stats::SIGNIFICANT_DIGITS;
 /// The section of a run whose steps are shown one after another.
 pub fn section(store: &HistoryStore, run: &StoredRun) -> Result<Section, ViewError> {
     let id = run.summary.id;
-    let anchor = format!("run-{id}");
     let mut section = Section::new(
-        anchor.clone(),
+        format!("run-{id}"),
         format!("Run {id}: {}", run.summary.name),
         SectionKind::Run,
     );
