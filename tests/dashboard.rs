@@ -356,3 +356,17 @@ fn fifty_concurrent_page_loads_all_get_whole_pages() {
     let (code, stderr) = server.stop_with(libc::SIGINT);
     assert_eq!(code, Some(0), "{stderr}");
 }
+
+#[test]
+fn a_history_a_version_behind_is_read_as_it_is() {
+    let dir = TestDir::new();
+    let db = dir.path().join("v5.db");
+    drop(diskmeter_history::HistoryStore::open_at_version(&db, 5).unwrap());
+    let server = Server::start(&db, &["--port", "0"]);
+    let (status, list) = server.get("/");
+    assert_eq!(status, 200, "{list}");
+    assert!(list.contains("No run is saved yet"), "{list}");
+    drop(server);
+    let still = diskmeter_history::HistoryStore::open_at_version(&db, 5).unwrap();
+    assert_eq!(still.schema_version().unwrap(), 5, "not migrated");
+}

@@ -2,7 +2,9 @@
 //! schema that opens, a newer one refused, and a writer killed with SIGKILL in the middle of
 //! saves leaving a readable database without half-saved runs.
 
-use diskmeter_history::{HistoryStore, HostFacts, NewRun, NewStep, RunFilter, SCHEMA_VERSION};
+use diskmeter_history::{
+    HistoryError, HistoryStore, HostFacts, NewRun, NewStep, RunFilter, RunPageQuery, SCHEMA_VERSION,
+};
 use diskmeter_report::{JobInput, RunInput, RunMeta, RunResult};
 use diskmeter_stats::{Direction, IntervalRecorder, LatencyHistogram, WorkerStats};
 use diskmeter_workload::JobSpec;
@@ -230,6 +232,92 @@ fn a_database_from_a_newer_diskmeter_is_refused() {
     }
     let error = HistoryStore::open(&path).err().expect("refused");
     assert!(error.to_string().contains("newer"), "{error}");
+}
+
+#[test]
+fn a_read_only_open_reads_and_never_writes_or_upgrades() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("history.db");
+    let mut store = HistoryStore::open(&path).unwrap();
+    let id = store
+        .save(&new_run("run", "job1", "/data/a.dat", 1_700_000_000_000, 1))
+        .unwrap();
+    drop(store);
+    let reader = HistoryStore::open_read_only(&path).unwrap();
+    assert_eq!(reader.load(id).unwrap().summary.name, "job1");
+    let refused = reader
+        .connection()
+        .execute("DELETE FROM runs", [])
+        .expect_err("a read-only connection refuses writes");
+    assert!(refused.to_string().contains("readonly"), "{refused}");
+
+    let old = dir.path().join("old.db");
+    drop(HistoryStore::open_at_version(&old, 3).unwrap());
+    let error = HistoryStore::open_read_only(&old).err().expect("refused");
+    assert!(
+        matches!(error, HistoryError::NeedsUpgrade { found: 3, .. }),
+        "{error}"
+    );
+    assert!(
+        error.to_string().contains("run any diskmeter command"),
+        "{error}"
+    );
+    let still_old = HistoryStore::open_at_version(&old, 3).unwrap();
+    assert_eq!(still_old.schema_version().unwrap(), 3);
+}
+
+#[test]
+fn a_page_of_runs_counts_every_match_and_filters_by_host() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut store = HistoryStore::open(&dir.path().join("history.db")).unwrap();
+    let mut ids = Vec::new();
+    for i in 0..5u64 {
+        let mut run = new_run(
+            "run",
+            "job",
+            "/data/a.dat",
+            1_700_000_000_000 + i * 60_000,
+            1,
+        );
+        if i % 2 == 1 {
+            run.steps[0].result.meta.hostname = "otherhost".into();
+        }
+        ids.push(store.save(&run).unwrap());
+    }
+    store
+        .save(&new_run(
+            "suite",
+            "quick",
+            "/dev/loop7",
+            1_600_000_000_000,
+            2,
+        ))
+        .unwrap();
+    let query = |hostname: Option<&str>, offset: u64| RunPageQuery {
+        filter: RunFilter {
+            kind: Some("run".into()),
+            ..Default::default()
+        },
+        hostname: hostname.map(str::to_string),
+        offset,
+        page_size: 2,
+    };
+    let page = store.list_page(&query(None, 0)).unwrap();
+    assert_eq!(page.total, 5);
+    assert_eq!(
+        page.runs.iter().map(|r| r.id).collect::<Vec<_>>(),
+        [ids[4], ids[3]]
+    );
+    let last = store.list_page(&query(None, 4)).unwrap();
+    assert_eq!(last.runs.iter().map(|r| r.id).collect::<Vec<_>>(), [ids[0]]);
+    let other = store.list_page(&query(Some("otherhost"), 0)).unwrap();
+    assert_eq!(other.total, 2);
+    assert!(other.runs.iter().all(|r| r.hostname == "otherhost"));
+
+    let facets = store.facets().unwrap();
+    assert_eq!(facets.kinds, ["run", "suite"]);
+    assert_eq!(facets.suites, ["quick"]);
+    assert_eq!(facets.hosts, ["otherhost", "testhost"]);
 }
 
 /// The writer of the kill test, not a test of its own: saves 20-step runs until it is killed.
