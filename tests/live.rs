@@ -8,7 +8,7 @@
 mod common;
 
 use common::TestDir;
-use diskmeter_history::{HistoryStore, StoredLivePoint};
+use diskmeter_history::{HistoryStore, StoredLivePoint, LIVE_STALE_AFTER_MS};
 use serde_json::Value;
 use std::io::{BufRead, BufReader};
 use std::path::Path;
@@ -131,6 +131,48 @@ fn no_save_writes_no_live_rows() {
         .unwrap();
     assert!(output.status.success());
     assert!(!db.exists(), "--no-save created the database");
+}
+
+#[test]
+fn a_dry_run_writes_no_live_rows() {
+    let t = TestDir::new();
+    let db = t.path().join("history.db");
+    let output = spawn_run(&t, &["--db", db.to_str().unwrap(), "--dry-run"])
+        .wait_with_output()
+        .unwrap();
+    assert!(output.status.success());
+    assert!(!db.exists(), "--dry-run created the database");
+}
+
+#[test]
+fn a_killed_runs_live_row_stops_beating_and_never_ends() {
+    let t = TestDir::new();
+    let db = t.path().join("history.db");
+    let mut child = spawn_run(&t, &["--db", db.to_str().unwrap(), "--runtime=60"]);
+    let deadline = Instant::now() + Duration::from_secs(60);
+    let live_id = loop {
+        assert!(Instant::now() < deadline, "no live point appeared");
+        if db.exists() {
+            let store = HistoryStore::open(&db).unwrap();
+            let points = store.live_points_after(0, 10).unwrap();
+            if points.len() >= 2 {
+                break points[0].live_id;
+            }
+        }
+        std::thread::sleep(Duration::from_millis(200));
+    };
+    child.kill().unwrap(); // SIGKILL: no chance to end the row
+    child.wait().unwrap();
+    let store = HistoryStore::open(&db).unwrap();
+    let killed = store.live_run(live_id).unwrap().unwrap();
+    assert_eq!(killed.ended_unix_ms, None);
+    std::thread::sleep(Duration::from_millis(1_500));
+    let later = store.live_run(live_id).unwrap().unwrap();
+    assert_eq!(
+        later.heartbeat_unix_ms, killed.heartbeat_unix_ms,
+        "nothing beats for it"
+    );
+    assert!(!later.is_running(later.heartbeat_unix_ms + LIVE_STALE_AFTER_MS + 1));
 }
 
 /// A `diskmeter serve --db DB --port 0`, killed when dropped.
