@@ -390,6 +390,8 @@ fn tables_align_numbers_colour_verdicts_and_link_only_where_a_link_lands() {
         !markup(&html).contains("href=\"/"),
         "no link leaves the file"
     );
+    // An empty inline icon: no browser asks the server or the disk for /favicon.ico.
+    assert!(html.contains(r#"<link rel="icon" href="data:,">"#));
 }
 
 #[test]
