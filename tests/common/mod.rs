@@ -1,9 +1,12 @@
 //! Helpers for integration tests: a temporary folder to run the real `diskmeter` binary in,
 //! JSON output parsing, root and tool probes that print why a test is skipped (and fail it
 //! under CI, see [`skip`]), fio runs whose failure fails the test, loop devices that are
-//! detached when the test ends, and a cgroup (v1 or v2) that throttles a device.
+//! detached when the test ends, and a cgroup (v1 or v2) that throttles a device; a headless
+//! Chromium for the browser tests in [`browser`].
 
 #![allow(dead_code)]
+
+pub mod browser;
 
 use assert_cmd::Command;
 use std::path::{Path, PathBuf};

@@ -1,0 +1,502 @@
+//! A real headless Chromium for the browser tests: Debian's `/usr/bin/chromium` driven over
+//! the DevTools protocol (the `headless_chrome` crate). One browser per test binary, started
+//! on first use and killed when the binary exits; one tab ([`Page`]) per page a test opens.
+//! A page records what a person would see go wrong: console errors, uncaught exceptions,
+//! browser log errors (a failed load, a blocked resource) and every request it makes; it waits
+//! for the charts-drawn marker of the page contract (`data-charts-drawn ==
+//! data-charts-expected` on `<html>`), counts the pixels each chart drew, and takes
+//! screenshots (for docs/images when `DISKMETER_SCREENSHOTS=DIR` is set).
+
+use base64::Engine as _;
+use headless_chrome::browser::tab::Tab;
+use headless_chrome::protocol::cdp::types::Event;
+use headless_chrome::protocol::cdp::{Log, Network, Page as Cdp, Runtime};
+use headless_chrome::{Browser, LaunchOptions};
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex, OnceLock};
+use std::time::{Duration, Instant};
+
+/// Where Debian's chromium package installs the browser (scripts/test installs it as root).
+pub const CHROMIUM: &str = "/usr/bin/chromium";
+
+/// The environment variable naming the folder the tests save their documentation
+/// screenshots into (docs/images), see [`Page::screenshot_for_docs`].
+pub const SCREENSHOTS_ENV: &str = "DISKMETER_SCREENSHOTS";
+
+/// How long a page may take to load and draw its charts: generous for a busy 2-core machine;
+/// the wait ends as soon as the page is ready.
+pub const PAGE_TIMEOUT: Duration = Duration::from_secs(30);
+
+/// The browser's window: wide enough for the report's layout, the size of the screenshots.
+const WINDOW: (u32, u32) = (1280, 900);
+
+/// Flags beside `--headless`, `--no-sandbox` and `--disable-gpu` (which headless_chrome adds
+/// from its launch options) and the fresh `--user-data-dir`: no traffic of the browser's own
+/// (so a request seen is the page's), no QUIC, and stable screenshots.
+const FLAGS: [&str; 9] = [
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--disable-extensions",
+    "--disable-default-apps",
+    "--hide-scrollbars",
+    "--force-color-profile=srgb",
+];
+
+/// The test binary's Chromium, started by the first [`Chromium::start`].
+pub struct Chromium {
+    browser: Browser,
+}
+
+/// The browser of this test binary, or why it could not start.
+static CHROMIUM_OF_BINARY: OnceLock<Result<Chromium, String>> = OnceLock::new();
+
+/// The profile folder and process of the browser, for the clean-up at exit.
+static PROFILE: OnceLock<(PathBuf, Option<u32>)> = OnceLock::new();
+
+impl Chromium {
+    /// The test binary's headless Chromium (started on the first call, shared by the tests of
+    /// the binary, each with tabs of its own); `None` when chromium is not installed: the test
+    /// is skipped with the reason (and fails under CI, see [`super::skip`]). A chromium that is
+    /// installed but does not start fails the test.
+    pub fn start(test: &str) -> Option<&'static Chromium> {
+        if !Path::new(CHROMIUM).exists() {
+            super::skip(
+                test,
+                &format!(
+                    "{CHROMIUM} is not installed (Debian's chromium and chromium-driver; \
+                     scripts/test installs them as root)"
+                ),
+            );
+            return None;
+        }
+        match CHROMIUM_OF_BINARY.get_or_init(launch) {
+            Ok(chromium) => Some(chromium),
+            Err(why) => panic!("{test}: {CHROMIUM} does not start: {why}"),
+        }
+    }
+
+    /// Opens `url` in a new tab and waits until it has loaded (the network is almost idle);
+    /// everything the page logs and requests from its first byte on is recorded.
+    pub fn open(&self, url: &str) -> Page {
+        let tab = self
+            .browser
+            .new_tab()
+            .unwrap_or_else(|e| panic!("open a tab for {url}: {e}"));
+        tab.set_default_timeout(PAGE_TIMEOUT);
+        let seen = Arc::new(Mutex::new(Seen::default()));
+        let record = Arc::clone(&seen);
+        tab.add_event_listener(Arc::new(move |event: &Event| {
+            record
+                .lock()
+                .unwrap_or_else(|e| e.into_inner())
+                .record(event)
+        }))
+        .unwrap_or_else(|e| panic!("listen to the tab of {url}: {e}"));
+        // The domains are enabled before the navigation so its first request is seen too.
+        tab.enable_runtime()
+            .and_then(|tab| tab.enable_log())
+            .and_then(|tab| {
+                tab.call_method(Network::Enable {
+                    max_total_buffer_size: None,
+                    max_resource_buffer_size: None,
+                    max_post_data_size: None,
+                    report_direct_socket_traffic: None,
+                    enable_durable_messages: None,
+                })
+            })
+            .unwrap_or_else(|e| panic!("enable the DevTools domains for {url}: {e}"));
+        tab.navigate_to(url)
+            .and_then(|tab| tab.wait_until_navigated())
+            .unwrap_or_else(|e| panic!("load {url}: {e}"));
+        Page {
+            tab,
+            seen,
+            url: url.to_string(),
+        }
+    }
+}
+
+/// Starts the browser with a fresh profile; registers its removal (and the browser's end) at
+/// exit, as the browser outlives every test of the binary.
+fn launch() -> Result<Chromium, String> {
+    let profile = std::env::temp_dir().join(format!("diskmeter-chromium-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&profile);
+    std::fs::create_dir_all(&profile).map_err(|e| format!("create {}: {e}", profile.display()))?;
+    let flags: Vec<&std::ffi::OsStr> = FLAGS.iter().map(std::ffi::OsStr::new).collect();
+    let options = LaunchOptions::default_builder()
+        .path(Some(PathBuf::from(CHROMIUM)))
+        .headless(true)
+        // Tests run as root, where Chromium's sandbox cannot start.
+        .sandbox(false)
+        .enable_gpu(false)
+        .ignore_certificate_errors(false)
+        // headless_chrome's own defaults include flags we do not want (automation banners,
+        // features); ours are the whole list.
+        .disable_default_args(true)
+        .args(flags)
+        .window_size(Some(WINDOW))
+        .user_data_dir(Some(profile.clone()))
+        // The connection stays open while a test spends minutes making its fixtures.
+        .idle_browser_timeout(Duration::from_secs(3600))
+        .build()
+        .map_err(|e| e.to_string())?;
+    let browser = Browser::new(options).map_err(|e| e.to_string())?;
+    let _ = PROFILE.set((profile, browser.get_process_id()));
+    extern "C" fn end_chromium() {
+        if let Some((profile, pid)) = PROFILE.get() {
+            if let Some(pid) = pid {
+                // SAFETY: signals and reaps the browser process this test binary started.
+                unsafe {
+                    libc::kill(*pid as libc::pid_t, libc::SIGKILL);
+                    libc::waitpid(*pid as libc::pid_t, std::ptr::null_mut(), 0);
+                }
+            }
+            let _ = std::fs::remove_dir_all(profile);
+        }
+    }
+    // SAFETY: registers a plain function with no captured state to run at exit.
+    unsafe {
+        libc::atexit(end_chromium);
+    }
+    Ok(Chromium { browser })
+}
+
+/// What a tab has reported so far.
+#[derive(Default)]
+struct Seen {
+    /// Console errors, uncaught exceptions and log errors, one line each.
+    errors: Vec<String>,
+    /// The URL of every request, in order.
+    requests: Vec<String>,
+}
+
+impl Seen {
+    fn record(&mut self, event: &Event) {
+        match event {
+            Event::RuntimeConsoleAPICalled(call) => {
+                use Runtime::ConsoleAPICalledEventTypeOption as Kind;
+                if matches!(call.params.Type, Kind::Error | Kind::Assert) {
+                    let words: Vec<String> = call.params.args.iter().map(describe).collect();
+                    let kind = format!("{:?}", call.params.Type).to_lowercase();
+                    self.errors
+                        .push(format!("console.{kind}: {}", words.join(" ")));
+                }
+            }
+            Event::RuntimeExceptionThrown(thrown) => {
+                let details = &thrown.params.exception_details;
+                let what = details.exception.as_ref().map(describe).unwrap_or_default();
+                self.errors.push(format!(
+                    "uncaught exception: {} {what} ({}:{}:{})",
+                    details.text,
+                    details.url.as_deref().unwrap_or("?"),
+                    details.line_number + 1,
+                    details.column_number + 1
+                ));
+            }
+            Event::LogEntryAdded(added) => {
+                let entry = &added.params.entry;
+                if entry.level == Log::LogEntryLevel::Error {
+                    self.errors.push(format!(
+                        "log ({:?}): {} {}",
+                        entry.source,
+                        entry.text,
+                        entry.url.as_deref().unwrap_or("")
+                    ));
+                }
+            }
+            Event::NetworkRequestWillBeSent(sent) => {
+                self.requests.push(sent.params.request.url.clone());
+            }
+            _ => {}
+        }
+    }
+}
+
+/// A console argument or exception as text: its value, or its description (an Error's message
+/// and stack).
+fn describe(object: &Runtime::RemoteObject) -> String {
+    match (&object.value, &object.description) {
+        (Some(serde_json::Value::String(text)), _) => text.clone(),
+        (Some(value), _) => value.to_string(),
+        (None, Some(description)) => description.clone(),
+        (None, None) => format!("{:?}", object.Type),
+    }
+}
+
+/// What one chart (`.chart`, see the DOM contract in crates/html) drew.
+#[derive(Debug, Clone)]
+pub struct ChartPixels {
+    /// The chart's element id (`{section anchor}-{kind}`).
+    pub id: String,
+    /// Its `data-kind`.
+    pub kind: String,
+    /// How many `<canvas>` elements it holds.
+    pub canvases: u64,
+    /// How many `<svg>` elements it holds.
+    pub svgs: u64,
+    /// The pixels of its canvases and SVGs that are not fully transparent.
+    pub drawn_pixels: u64,
+}
+
+/// One tab of the test binary's Chromium, showing one page (closed on drop).
+pub struct Page {
+    tab: Arc<Tab>,
+    seen: Arc<Mutex<Seen>>,
+    url: String,
+}
+
+impl Page {
+    /// The URL the page was opened with.
+    pub fn url(&self) -> &str {
+        &self.url
+    }
+
+    /// Console errors (`console.error`, failed `console.assert`), uncaught exceptions and
+    /// the browser's log errors (failed loads, blocked resources) seen so far.
+    pub fn errors(&self) -> Vec<String> {
+        self.seen().errors.clone()
+    }
+
+    /// The URL of every request the page made so far, the document's own first.
+    pub fn requests(&self) -> Vec<String> {
+        self.seen().requests.clone()
+    }
+
+    /// The requests that went beyond the page: all but the document's own and the `data:` /
+    /// `blob:` URLs, which are the page's inlined contents and need no network.
+    pub fn outside_requests(&self) -> Vec<String> {
+        self.requests()
+            .into_iter()
+            .filter(|url| {
+                url != &self.url && !url.starts_with("data:") && !url.starts_with("blob:")
+            })
+            .collect()
+    }
+
+    fn seen(&self) -> std::sync::MutexGuard<'_, Seen> {
+        self.seen.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// Evaluates a JavaScript expression in the page (awaiting it if it is a promise) and
+    /// returns its value as JSON; a script that throws fails the test.
+    pub fn eval(&self, expression: &str) -> serde_json::Value {
+        let evaluated = self
+            .tab
+            .call_method(Runtime::Evaluate {
+                expression: expression.to_string(),
+                return_by_value: Some(true),
+                await_promise: Some(true),
+                object_group: None,
+                include_command_line_api: None,
+                silent: None,
+                context_id: None,
+                generate_preview: None,
+                user_gesture: None,
+                throw_on_side_effect: None,
+                timeout: None,
+                disable_breaks: None,
+                repl_mode: None,
+                allow_unsafe_eval_blocked_by_csp: None,
+                unique_context_id: None,
+                serialization_options: None,
+            })
+            .unwrap_or_else(|e| panic!("evaluate `{expression}` on {}: {e}", self.url));
+        if let Some(thrown) = evaluated.exception_details {
+            let what = thrown.exception.as_ref().map(describe).unwrap_or_default();
+            panic!(
+                "`{expression}` threw on {}: {} {what}",
+                self.url, thrown.text
+            );
+        }
+        evaluated.result.value.unwrap_or(serde_json::Value::Null)
+    }
+
+    /// Waits (polling every 50 ms, at most `timeout`) until the JavaScript `condition` is
+    /// true; false when it never was.
+    pub fn wait_until(&self, condition: &str, timeout: Duration) -> bool {
+        let deadline = Instant::now() + timeout;
+        loop {
+            if self.eval(&format!("Boolean({condition})")) == serde_json::Value::Bool(true) {
+                return true;
+            }
+            if Instant::now() >= deadline {
+                return false;
+            }
+            std::thread::sleep(Duration::from_millis(50));
+        }
+    }
+
+    /// Waits until the page says it drew all its charts (`<html data-charts-drawn>` equals
+    /// `data-charts-expected`) and returns how many that is; fails the test when the page has
+    /// no `data-charts-expected`, or does not get there within [`PAGE_TIMEOUT`] (naming the
+    /// errors seen, the likely reason).
+    pub fn wait_for_charts(&self) -> u64 {
+        let expected = self.eval("document.documentElement.dataset.chartsExpected ?? null");
+        let expected: u64 = match expected.as_str().map(str::parse) {
+            Some(Ok(n)) => n,
+            _ => panic!(
+                "{}: <html> has no numeric data-charts-expected ({expected})",
+                self.url
+            ),
+        };
+        let drawn = "document.documentElement.dataset.chartsDrawn === \
+                     document.documentElement.dataset.chartsExpected";
+        if !self.wait_until(drawn, PAGE_TIMEOUT) {
+            let so_far = self.eval("document.documentElement.dataset.chartsDrawn ?? null");
+            panic!(
+                "{}: drew {so_far} of {expected} charts in {PAGE_TIMEOUT:?}; errors: {:#?}",
+                self.url,
+                self.errors()
+            );
+        }
+        expected
+    }
+
+    /// What every chart (`.chart` element) drew: the non-transparent pixels of its canvases
+    /// (read back with getImageData) and SVGs (rasterised through an image; styles from the
+    /// page's stylesheets do not apply there, the SVG's own attributes do).
+    pub fn chart_pixels(&self) -> Vec<ChartPixels> {
+        self.pixels_of(".chart")
+    }
+
+    /// What the elements `selector` finds drew, counted as [`Page::chart_pixels`] counts
+    /// charts (for drawings outside the chart contract, such as a live run's).
+    pub fn pixels_of(&self, selector: &str) -> Vec<ChartPixels> {
+        let selector = serde_json::Value::String(selector.to_string());
+        let charts = self.eval(&format!("({PIXELS_JS})({selector})"));
+        let charts = charts.as_array().cloned().unwrap_or_default();
+        let text =
+            |chart: &serde_json::Value, key: &str| chart[key].as_str().unwrap_or("").to_string();
+        let number = |chart: &serde_json::Value, key: &str| chart[key].as_u64().unwrap_or(0);
+        charts
+            .iter()
+            .map(|chart| ChartPixels {
+                id: text(chart, "id"),
+                kind: text(chart, "kind"),
+                canvases: number(chart, "canvases"),
+                svgs: number(chart, "svgs"),
+                drawn_pixels: number(chart, "drawn_pixels"),
+            })
+            .collect()
+    }
+
+    /// The whole check of a page with charts: waits for them, then asserts there were no
+    /// errors, that the page holds as many `.chart` elements as it said it would draw, and
+    /// that each drew pixels. Returns the charts.
+    pub fn assert_charts_drawn_cleanly(&self) -> Vec<ChartPixels> {
+        let expected = self.wait_for_charts();
+        let errors = self.errors();
+        assert!(errors.is_empty(), "{}: errors: {errors:#?}", self.url);
+        let charts = self.chart_pixels();
+        assert_eq!(
+            charts.len() as u64,
+            expected,
+            "{}: .chart elements vs data-charts-expected: {charts:#?}",
+            self.url
+        );
+        let blank: Vec<&ChartPixels> = charts.iter().filter(|c| c.drawn_pixels == 0).collect();
+        assert!(
+            blank.is_empty(),
+            "{}: charts with nothing drawn: {blank:#?}",
+            self.url
+        );
+        charts
+    }
+
+    /// Saves a PNG screenshot of the page (the whole page, up to `max_height_px` of it) at
+    /// `path`.
+    pub fn screenshot(&self, path: &Path, max_height_px: u32) {
+        let size = self
+            .eval("[document.documentElement.scrollWidth, document.documentElement.scrollHeight]");
+        let dimension = |i: usize| size[i].as_f64().unwrap_or(0.0).max(1.0);
+        let png = self
+            .tab
+            .call_method(Cdp::CaptureScreenshot {
+                format: Some(Cdp::CaptureScreenshotFormatOption::Png),
+                quality: None,
+                clip: Some(Cdp::Viewport {
+                    x: 0.0,
+                    y: 0.0,
+                    width: dimension(0),
+                    height: dimension(1).min(f64::from(max_height_px)),
+                    scale: 1.0,
+                }),
+                from_surface: Some(true),
+                capture_beyond_viewport: Some(true),
+                optimize_for_speed: None,
+            })
+            .unwrap_or_else(|e| panic!("screenshot {}: {e}", self.url));
+        let bytes = base64::engine::general_purpose::STANDARD
+            .decode(&png.data)
+            .unwrap_or_else(|e| panic!("screenshot of {}: {e}", self.url));
+        std::fs::write(path, bytes).unwrap_or_else(|e| panic!("write {}: {e}", path.display()));
+    }
+
+    /// When `DISKMETER_SCREENSHOTS=DIR` is set, saves the page's screenshot as `DIR/name`
+    /// (the docs' images: `DISKMETER_SCREENSHOTS=docs/images cargo test --test ...`).
+    pub fn screenshot_for_docs(&self, name: &str) {
+        let Some(dir) = std::env::var_os(SCREENSHOTS_ENV) else {
+            return;
+        };
+        let dir = PathBuf::from(dir);
+        std::fs::create_dir_all(&dir).unwrap_or_else(|e| panic!("create {}: {e}", dir.display()));
+        self.screenshot(&dir.join(name), 3200);
+    }
+}
+
+impl Drop for Page {
+    fn drop(&mut self) {
+        let _ = self.tab.close(false);
+    }
+}
+
+/// Counts the drawn pixels of each element a selector finds (see [`Page::chart_pixels`]).
+const PIXELS_JS: &str = r#"async (selector) => {
+  const drawn = (context, width, height) => {
+    const rgba = context.getImageData(0, 0, width, height).data;
+    let n = 0;
+    for (let alpha = 3; alpha < rgba.length; alpha += 4) if (rgba[alpha] !== 0) n++;
+    return n;
+  };
+  const canvasPixels = (canvas) => {
+    if (!canvas.width || !canvas.height) return 0;
+    let context = canvas.getContext('2d');
+    if (!context) {
+      const copy = document.createElement('canvas');
+      copy.width = canvas.width; copy.height = canvas.height;
+      context = copy.getContext('2d');
+      context.drawImage(canvas, 0, 0);
+    }
+    return drawn(context, canvas.width, canvas.height);
+  };
+  const svgPixels = (svg) => new Promise((resolve, reject) => {
+    const box = svg.getBoundingClientRect();
+    const width = Math.ceil(box.width), height = Math.ceil(box.height);
+    if (!width || !height) return resolve(0);
+    const image = new Image(width, height);
+    image.onload = () => {
+      const canvas = document.createElement('canvas');
+      canvas.width = width; canvas.height = height;
+      const context = canvas.getContext('2d');
+      context.drawImage(image, 0, 0, width, height);
+      resolve(drawn(context, width, height));
+    };
+    image.onerror = () => reject(new Error('an SVG chart does not load as an image'));
+    image.src = 'data:image/svg+xml;charset=utf-8,' +
+      encodeURIComponent(new XMLSerializer().serializeToString(svg));
+  });
+  const charts = [];
+  for (const chart of document.querySelectorAll(selector)) {
+    let pixels = 0;
+    const canvases = chart.querySelectorAll('canvas');
+    for (const canvas of canvases) pixels += canvasPixels(canvas);
+    const svgs = [...chart.querySelectorAll('svg')].filter((s) => !s.parentElement.closest('svg'));
+    for (const svg of svgs) pixels += await svgPixels(svg);
+    charts.push({ id: chart.id, kind: chart.dataset.kind ?? '', canvases: canvases.length,
+                  svgs: svgs.length, drawn_pixels: pixels });
+  }
+  return charts;
+}"#;
