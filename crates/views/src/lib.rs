@@ -29,6 +29,23 @@ pub use model::{
 use diskmeter_analysis::compare::CompareOptions;
 use diskmeter_history::{HistoryError, HistoryStore};
 
+/// The intervals a per-second chart draws: all but a last one shorter than half of the
+/// first. A run's series ends with the few milliseconds between its last whole second and
+/// the end of the measurement; drawn as a point, that sliver's rate (often a 0 over no time)
+/// would look like a collapse at the end of every run. Its IOs are in the step's totals.
+pub(crate) fn charted_intervals(
+    series: &[diskmeter_stats::IntervalSample],
+) -> &[diskmeter_stats::IntervalSample] {
+    match (series.first(), series.split_last()) {
+        (Some(first), Some((last, rest)))
+            if !rest.is_empty() && last.duration_ms * 2 < first.duration_ms =>
+        {
+            rest
+        }
+        _ => series,
+    }
+}
+
 /// Why a view could not be built.
 #[derive(Debug, thiserror::Error)]
 pub enum ViewError {
@@ -107,4 +124,32 @@ pub fn document(
         generated_unix_ms,
         sections,
     })
+}
+
+#[cfg(test)]
+mod interval_tests {
+    use super::charted_intervals;
+    use diskmeter_stats::IntervalSample;
+
+    fn interval(start_ms: u64, duration_ms: u64) -> IntervalSample {
+        IntervalSample {
+            start_ms,
+            duration_ms,
+            ..Default::default()
+        }
+    }
+
+    #[test]
+    fn the_sliver_after_the_last_whole_second_is_not_drawn() {
+        let series = [interval(0, 1000), interval(1000, 1000), interval(2000, 3)];
+        assert_eq!(charted_intervals(&series), &series[..2]);
+    }
+
+    #[test]
+    fn a_last_interval_of_half_a_second_or_more_is_drawn() {
+        let series = [interval(0, 1000), interval(1000, 500)];
+        assert_eq!(charted_intervals(&series), &series[..]);
+        let alone = [interval(0, 3)];
+        assert_eq!(charted_intervals(&alone), &alone[..]);
+    }
 }

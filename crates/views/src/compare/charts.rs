@@ -76,7 +76,7 @@ fn series_of(run: &StoredRun, step: &str) -> Vec<IntervalSample> {
     run.steps
         .iter()
         .find(|s| s.name == step)
-        .map(|s| s.series())
+        .map(|s| crate::charted_intervals(&s.series()).to_vec())
         .unwrap_or_default()
 }
 

@@ -62,6 +62,7 @@ pub(crate) fn series_charts(
     reads: bool,
     writes: bool,
 ) -> Vec<ChartSpec> {
+    let series = crate::charted_intervals(series);
     if series.is_empty() || !(reads || writes) {
         return Vec::new();
     }
