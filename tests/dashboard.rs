@@ -92,23 +92,41 @@ fn get(url: &str) -> (u16, String) {
 }
 
 /// A history with a run named `dash-run` (id 1) and a `quick` suite (id 2), on the null
-/// engine.
+/// engine: made once per test binary and copied into each test's folder (the server only
+/// reads it, but a test may look at its bytes or its folder afterwards).
 fn history(dir: &TestDir) -> PathBuf {
+    static TEMPLATE: std::sync::OnceLock<PathBuf> = std::sync::OnceLock::new();
+    let template = TEMPLATE.get_or_init(|| {
+        let folder = common::isolate_history().join("dashboard-template");
+        std::fs::create_dir_all(&folder).expect("create the template folder");
+        make_history(&folder)
+    });
     let db = dir.path().join("history.db");
+    // The template's diskmeters have exited: its WAL is checkpointed into the main file.
+    std::fs::copy(template, &db).expect("copy the template history");
+    db
+}
+
+fn make_history(folder: &Path) -> PathBuf {
+    let db = folder.join("history.db");
     let db_arg = format!("--db={}", db.display());
-    dir.run(&[
-        "--ioengine=null",
-        "--size=16m",
-        "--runtime=1",
-        "--time_based",
-        "--name=dash-run",
-        &db_arg,
-    ])
-    .assert()
-    .success();
     assert_cmd::Command::cargo_bin("diskmeter")
         .unwrap()
-        .current_dir(dir.path())
+        .current_dir(folder)
+        .args([
+            "run",
+            "--ioengine=null",
+            "--size=16m",
+            "--runtime=1",
+            "--time_based",
+            "--name=dash-run",
+            &db_arg,
+        ])
+        .assert()
+        .success();
+    assert_cmd::Command::cargo_bin("diskmeter")
+        .unwrap()
+        .current_dir(folder)
         .args([
             "suite",
             "quick",
