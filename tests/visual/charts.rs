@@ -4,9 +4,7 @@
 //! holds the chart's title and coloured shapes. An unknown kind, an unknown step and an
 //! image format other than PNG or SVG are usage errors (exit 2) that say what is available.
 
-mod common;
-
-use common::{isolate_history, real_io, TestDir};
+use crate::common::TestDir;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::process::Output;
@@ -37,7 +35,7 @@ fn ok(output: Output) -> String {
     text(&output.stdout)
 }
 
-/// The ids of the saved fixtures.
+/// The ids of the saved runs, as `diskmeter chart` takes them.
 struct Saved {
     db: PathBuf,
     run: String,
@@ -46,88 +44,18 @@ struct Saved {
     capture: String,
 }
 
-/// A history holding a plain run (reads and writes, two jobs, seconds enough for lines), a 4-step suite and a sweep on the null
-/// engine, and a capture of the disks while a run does direct IO; made once for all tests, in
-/// the test process's own history folder (removed when it exits).
+/// The binary's history (crate::history): its two-job null-engine run (a run's CPU chart is
+/// per job), its 4-step suite, its sweep and its capture.
 fn saved() -> &'static Saved {
     static SAVED: OnceLock<Saved> = OnceLock::new();
     SAVED.get_or_init(|| {
-        let _turn = real_io();
-        let dir = TestDir::new();
-        let db = isolate_history().join("charts.db");
-        let db_arg = db.to_str().unwrap();
-        let save = |args: &[&str]| {
-            ok(diskmeter(dir.path(), &[args, &["--db", db_arg]].concat()));
-        };
-        save(&[
-            "run",
-            "--quiet",
-            "--ioengine=null",
-            "--rw=randrw",
-            "--size=8m",
-            "--runtime=3",
-            "--time_based",
-            // Two jobs: a run's CPU chart is per job.
-            "--numjobs=2",
-        ]);
-        save(&[
-            "suite",
-            "realworld",
-            "--quiet",
-            "--ioengine=null",
-            "--runtime=2",
-            "--size=16m",
-        ]);
-        save(&[
-            "sweep",
-            "--quiet",
-            "--ioengine=null",
-            "--qd=1,4",
-            "--bs=4k,64k",
-            "--point-time=300ms",
-            "--ramp=0",
-            "--size=16m",
-        ]);
-        // Direct IO on the test folder's disk while the capture watches, so its latency
-        // charts have values.
-        let mut load = std::process::Command::new(assert_cmd::cargo::cargo_bin("diskmeter"))
-            .current_dir(dir.path())
-            .args([
-                "run",
-                "--quiet",
-                "--no-save",
-                "--direct=1",
-                "--rw=randrw",
-                "--size=16m",
-                "--runtime=3",
-                "--time_based",
-            ])
-            .stdout(std::process::Stdio::null())
-            .spawn()
-            .expect("start the load");
-        std::thread::sleep(std::time::Duration::from_millis(500));
-        save(&["capture", "--interval=250ms", "--duration=1500ms"]);
-        assert!(load.wait().unwrap().success());
-
-        let history = ok(diskmeter(
-            dir.path(),
-            &["history", "--format=json", "--db", db_arg],
-        ));
-        let runs: serde_json::Value = serde_json::from_str(&history).unwrap();
-        let id_of = |kind: &str| {
-            runs.as_array()
-                .unwrap()
-                .iter()
-                .find(|r| r["kind"] == kind)
-                .unwrap_or_else(|| panic!("no {kind} in {runs:#}"))["id"]
-                .to_string()
-        };
+        let history = crate::history::history();
         Saved {
-            run: id_of("run"),
-            suite: id_of("suite"),
-            sweep: id_of("sweep"),
-            capture: id_of("capture"),
-            db,
+            db: history.db.clone(),
+            run: history.jobs.to_string(),
+            suite: history.suite.to_string(),
+            sweep: history.sweep.to_string(),
+            capture: history.capture.to_string(),
         }
     })
 }

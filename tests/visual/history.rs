@@ -24,6 +24,8 @@ pub struct History {
     pub run: i64,
     /// The same job at queue depth 4 (the comparison's candidate).
     pub candidate: i64,
+    /// Reads and writes of two jobs on the null engine, 2 s (a run's CPU chart is per job).
+    pub jobs: i64,
     /// The `realworld` suite (4 steps) on a file.
     pub suite: i64,
     /// A sweep of 4 points (QD 1 and 4, 4 KiB and 64 KiB) on the null engine; the newest run
@@ -103,6 +105,17 @@ fn make() -> History {
     let capture = seed::seed_capture(&db);
     let run = with_db(&job("--iodepth=1"));
     let candidate = with_db(&job("--iodepth=4"));
+    let jobs = with_db(&[
+        "run",
+        "--quiet",
+        "--name=browser-jobs",
+        "--ioengine=null",
+        "--rw=randrw",
+        "--size=8m",
+        "--runtime=2",
+        "--time_based",
+        "--numjobs=2",
+    ]);
     let suite = with_db(&[
         "suite",
         "realworld",
@@ -133,6 +146,7 @@ fn make() -> History {
         db,
         run,
         candidate,
+        jobs,
         suite,
         sweep,
         capture,

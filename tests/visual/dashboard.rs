@@ -4,12 +4,8 @@
 //! appears on it live and grows. With `DISKMETER_SCREENSHOTS=DIR` each page is saved there as
 //! `dashboard-*.png`.
 
-mod browser_history;
-mod common;
-mod seed;
-
-use browser_history::history;
-use common::browser::{Chromium, Page, PAGE_TIMEOUT};
+use crate::common::browser::{Chromium, Page, PAGE_TIMEOUT};
+use crate::history::history;
 use std::io::BufRead;
 use std::path::Path;
 use std::process::{Child, Command, Stdio};
@@ -191,7 +187,7 @@ fn a_run_started_while_the_list_is_open_appears_live_and_grows() {
         return;
     };
     // A history of its own: the other tests' pages do not see this run.
-    let dir = common::TestDir::new();
+    let dir = crate::common::TestDir::new();
     let db = dir.path().join("live.db");
     let db_arg = db.to_str().unwrap();
     let null_run = |runtime: &str, name: &str| {
@@ -237,7 +233,7 @@ fn a_run_started_while_the_list_is_open_appears_live_and_grows() {
         drawn.iter().any(|c| c.drawn_pixels > 0),
         "the live chart drew nothing: {drawn:?}"
     );
-    if std::env::var_os(common::browser::SCREENSHOTS_ENV).is_some() {
+    if std::env::var_os(crate::common::browser::SCREENSHOTS_ENV).is_some() {
         // A picture of a few seconds rather than of the first (not asserted: the run may end).
         page.wait_until(
             "Number(document.querySelector('#live .live-run').dataset.points) >= 3",
@@ -247,7 +243,7 @@ fn a_run_started_while_the_list_is_open_appears_live_and_grows() {
     }
 
     assert!(live.wait().expect("the live run").success());
-    let id = browser_history::last_id(dir.path(), db_arg);
+    let id = crate::history::last_id(dir.path(), db_arg);
     let linked = page.wait_until(
         &format!("document.querySelector('#live .live-run a[href=\"/run/{id}\"]')"),
         PAGE_TIMEOUT,
