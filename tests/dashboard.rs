@@ -5,75 +5,16 @@
 
 mod common;
 
+use common::serve::Server;
 use common::TestDir;
-use std::io::{BufRead, BufReader, Read};
+use std::io::Read;
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Stdio};
-use std::time::{Duration, Instant};
+use std::process::Command;
+use std::time::Duration;
 
-/// A `diskmeter serve` started on a free loopback port; killed if the test ends first.
-struct Server {
-    child: Child,
-    /// `http://127.0.0.1:PORT/`, from its first line.
-    url: String,
-    /// What it printed on stderr (read after it exits).
-    stderr: Option<std::process::ChildStderr>,
-}
-
-impl Server {
-    /// `diskmeter serve --db DB ARGS...`, once it says where it listens.
-    fn start(db: &Path, args: &[&str]) -> Server {
-        let mut child = Command::new(assert_cmd::cargo::cargo_bin("diskmeter"))
-            .arg("serve")
-            .arg("--db")
-            .arg(db)
-            .args(args)
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .spawn()
-            .expect("start diskmeter serve");
-        let mut first = String::new();
-        BufReader::new(child.stdout.take().unwrap())
-            .read_line(&mut first)
-            .expect("read the listening line");
-        let stderr = child.stderr.take();
-        let url = first
-            .trim_end()
-            .strip_prefix("diskmeter serve: listening on ")
-            .unwrap_or_else(|| panic!("first line is the listening line: {first:?}"))
-            .to_string();
-        Server { child, url, stderr }
-    }
-
-    /// GET `path`: (status, body).
-    fn get(&self, path: &str) -> (u16, String) {
-        get(&format!("{}{}", self.url, path.trim_start_matches('/')))
-    }
-
-    /// Sends `signal` and waits (at most 15 s) for the exit code.
-    fn stop_with(mut self, signal: i32) -> (Option<i32>, String) {
-        // SAFETY: kill(2) on our own child's pid.
-        unsafe { libc::kill(self.child.id() as i32, signal) };
-        let deadline = Instant::now() + Duration::from_secs(15);
-        loop {
-            if let Some(status) = self.child.try_wait().unwrap() {
-                let mut stderr = String::new();
-                if let Some(mut pipe) = self.stderr.take() {
-                    let _ = pipe.read_to_string(&mut stderr);
-                }
-                return (status.code(), stderr);
-            }
-            assert!(Instant::now() < deadline, "serve did not stop");
-            std::thread::sleep(Duration::from_millis(50));
-        }
-    }
-}
-
-impl Drop for Server {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
+/// GET `path` of `server`: (status, body).
+fn get_from(server: &Server, path: &str) -> (u16, String) {
+    get(&server.url(path))
 }
 
 fn get(url: &str) -> (u16, String) {
@@ -145,27 +86,27 @@ fn every_page_answers_with_the_run_it_shows() {
     let dir = TestDir::new();
     let db = history(&dir);
     let server = Server::start(&db, &["--port", "0"]);
-    let (status, list) = server.get("/");
+    let (status, list) = get_from(&server, "/");
     assert_eq!(status, 200, "{list}");
     assert!(
         list.contains("dash-run") && list.contains("quick"),
         "{list}"
     );
     assert!(list.contains("href=\"/run/1\""), "{list}");
-    let (status, run) = server.get("/run/1");
+    let (status, run) = get_from(&server, "/run/1");
     assert_eq!(status, 200, "{run}");
     assert!(run.contains("dash-run"), "{run}");
-    let (status, suite) = server.get("/run/2");
+    let (status, suite) = get_from(&server, "/run/2");
     assert_eq!(status, 200, "{suite}");
     assert!(suite.contains("quick"), "{suite}");
-    let (status, compare) = server.get("/compare?a=1&b=1");
+    let (status, compare) = get_from(&server, "/compare?a=1&b=1");
     assert_eq!(status, 200, "{compare}");
     assert!(compare.contains("run 1"), "{compare}");
-    let (status, picker) = server.get("/compare");
+    let (status, picker) = get_from(&server, "/compare");
     assert_eq!(status, 200, "{picker}");
     assert!(picker.contains("dash-run"), "{picker}");
     // A run and a suite have no step in common: the picker again, saying so.
-    let (status, picker) = server.get("/compare?a=1&b=2");
+    let (status, picker) = get_from(&server, "/compare?a=1&b=2");
     assert_eq!(status, 422, "{picker}");
     assert!(picker.contains("id=\"compare-problem\""), "{picker}");
 }
@@ -175,25 +116,25 @@ fn the_run_list_filters_and_pages() {
     let dir = TestDir::new();
     let db = history(&dir);
     let server = Server::start(&db, &["--port", "0"]);
-    let (status, suites) = server.get("/?kind=suite");
+    let (status, suites) = get_from(&server, "/?kind=suite");
     assert_eq!(status, 200, "{suites}");
     assert!(
         suites.contains("quick") && !suites.contains("dash-run"),
         "{suites}"
     );
-    let (status, runs) = server.get("/?kind=run&target=&host=&since=&until=");
+    let (status, runs) = get_from(&server, "/?kind=run&target=&host=&since=&until=");
     assert_eq!(status, 200, "{runs}");
     assert!(
         runs.contains("dash-run") && !runs.contains("/run/2\""),
         "{runs}"
     );
-    let (status, none) = server.get("/?since=2999-01-01");
+    let (status, none) = get_from(&server, "/?since=2999-01-01");
     assert_eq!(status, 200, "{none}");
     assert!(!none.contains("dash-run"), "{none}");
-    let (status, beyond) = server.get("/?page=2");
+    let (status, beyond) = get_from(&server, "/?page=2");
     assert_eq!(status, 200, "{beyond}");
     assert!(!beyond.contains("/run/1\""), "{beyond}");
-    let (status, bad) = server.get("/?since=yesterday");
+    let (status, bad) = get_from(&server, "/?since=yesterday");
     assert_eq!(status, 400, "{bad}");
     assert!(bad.contains("since=yesterday"), "{bad}");
 }
@@ -204,11 +145,11 @@ fn a_missing_run_or_page_is_a_404_page() {
     let db = history(&dir);
     let server = Server::start(&db, &["--port", "0"]);
     for path in ["/run/999", "/run/abc", "/nowhere", "/compare?a=1&b=999"] {
-        let (status, body) = server.get(path);
+        let (status, body) = get_from(&server, path);
         assert_eq!(status, 404, "{path}: {body}");
         assert!(body.contains("<html"), "{path}: an HTML page: {body}");
     }
-    let (status, body) = server.get("/compare?a=x&b=1");
+    let (status, body) = get_from(&server, "/compare?a=x&b=1");
     assert_eq!(status, 400, "{body}");
 }
 
@@ -305,7 +246,7 @@ fn ctrl_c_stops_it_cleanly_and_it_never_writes_the_database() {
     let before = std::fs::read(&db).unwrap();
     let server = Server::start(&db, &["--port", "0"]);
     for path in ["/", "/run/1", "/run/2", "/compare?a=1&b=1"] {
-        assert_eq!(server.get(path).0, 200, "{path}");
+        assert_eq!(get_from(&server, path).0, 200, "{path}");
     }
     let (code, stderr) = server.stop_with(libc::SIGINT);
     assert_eq!(code, Some(0), "{stderr}");
@@ -337,9 +278,9 @@ fn a_history_that_needs_an_upgrade_is_refused_with_how_to_upgrade_it() {
 fn a_missing_history_is_served_empty() {
     let dir = TestDir::new();
     let server = Server::start(&dir.path().join("none.db"), &["--port", "0"]);
-    let (status, list) = server.get("/");
+    let (status, list) = get_from(&server, "/");
     assert_eq!(status, 200, "{list}");
-    assert_eq!(server.get("/run/1").0, 404);
+    assert_eq!(get_from(&server, "/run/1").0, 404);
     assert!(
         !dir.path().join("none.db").exists(),
         "serve creates nothing"
@@ -352,7 +293,7 @@ fn fifty_concurrent_page_loads_all_get_whole_pages() {
     let db = history(&dir);
     let server = Server::start(&db, &["--port", "0"]);
     let paths = ["/", "/run/1", "/run/2", "/compare?a=1&b=1", "/compare"];
-    let expected: Vec<String> = paths.iter().map(|p| server.get(p).1).collect();
+    let expected: Vec<String> = paths.iter().map(|p| get_from(&server, p).1).collect();
     let loads: Vec<_> = (0..50)
         .map(|i| {
             let url = format!(
@@ -381,7 +322,7 @@ fn a_history_a_version_behind_is_read_as_it_is() {
     let db = dir.path().join("v5.db");
     drop(diskmeter_history::HistoryStore::open_at_version(&db, 5).unwrap());
     let server = Server::start(&db, &["--port", "0"]);
-    let (status, list) = server.get("/");
+    let (status, list) = get_from(&server, "/");
     assert_eq!(status, 200, "{list}");
     assert!(list.contains("No run is saved yet"), "{list}");
     drop(server);

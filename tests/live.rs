@@ -7,6 +7,7 @@
 
 mod common;
 
+use common::serve::Server;
 use common::TestDir;
 use diskmeter_history::{HistoryStore, StoredLivePoint, LIVE_STALE_AFTER_MS};
 use serde_json::Value;
@@ -175,42 +176,6 @@ fn a_killed_runs_live_row_stops_beating_and_never_ends() {
     assert!(!later.is_running(later.heartbeat_unix_ms + LIVE_STALE_AFTER_MS + 1));
 }
 
-/// A `diskmeter serve --db DB --port 0`, killed when dropped.
-struct Server {
-    child: Child,
-    /// `http://127.0.0.1:PORT/`.
-    url: String,
-}
-
-impl Server {
-    fn start(db: &Path) -> Server {
-        let mut child = Command::new(assert_cmd::cargo::cargo_bin("diskmeter"))
-            .args(["serve", "--port", "0", "--db"])
-            .arg(db)
-            .stdout(Stdio::piped())
-            .stderr(Stdio::null())
-            .spawn()
-            .expect("start diskmeter serve");
-        let mut first = String::new();
-        BufReader::new(child.stdout.take().unwrap())
-            .read_line(&mut first)
-            .unwrap();
-        let url = first
-            .trim_end()
-            .strip_prefix("diskmeter serve: listening on ")
-            .unwrap_or_else(|| panic!("not the listening line: {first:?}"))
-            .to_string();
-        Server { child, url }
-    }
-}
-
-impl Drop for Server {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
-
 fn agent() -> ureq::Agent {
     ureq::Agent::config_builder()
         .http_status_as_error(false)
@@ -251,7 +216,7 @@ fn next_event(stream: &mut impl BufRead) -> (String, Value) {
 fn the_dashboard_streams_a_running_runs_points_and_links_the_run_when_it_ends() {
     let t = TestDir::new();
     let db = t.path().join("history.db");
-    let server = Server::start(&db);
+    let server = Server::start(&db, &["--port", "0"]);
     let response = agent()
         .get(&format!("{}events", server.url))
         .call()

@@ -2,11 +2,12 @@
 //! JSON output parsing, root and tool probes that print why a test is skipped (and fail it
 //! under CI, see [`skip`]), fio runs whose failure fails the test, loop devices that are
 //! detached when the test ends, and a cgroup (v1 or v2) that throttles a device; a headless
-//! Chromium for the browser tests in [`browser`].
+//! Chromium for the browser tests in [`browser`], and `diskmeter serve` in [`serve`].
 
 #![allow(dead_code)]
 
 pub mod browser;
+pub mod serve;
 
 use assert_cmd::Command;
 use std::path::{Path, PathBuf};

@@ -5,66 +5,10 @@
 //! `dashboard-*.png`.
 
 use crate::common::browser::{Chromium, Page, PAGE_TIMEOUT};
+use crate::common::serve::Server;
 use crate::history::history;
-use std::io::BufRead;
-use std::path::Path;
-use std::process::{Child, Command, Stdio};
+use std::process::{Command, Stdio};
 use std::time::Duration;
-
-/// A `diskmeter serve --port 0` over a history, stopped (Ctrl-C) when dropped.
-struct Server {
-    child: Child,
-    /// `http://127.0.0.1:PORT`, without the final slash.
-    base: String,
-}
-
-impl Server {
-    fn start(db: &Path) -> Server {
-        let mut child = Command::new(assert_cmd::cargo::cargo_bin("diskmeter"))
-            .args(["serve", "--port", "0", "--db"])
-            .arg(db)
-            .stdout(Stdio::piped())
-            .stderr(Stdio::inherit())
-            .spawn()
-            .expect("start diskmeter serve");
-        let mut stdout = std::io::BufReader::new(child.stdout.take().expect("stdout"));
-        let mut first = String::new();
-        stdout.read_line(&mut first).expect("read serve's stdout");
-        let base = first
-            .trim()
-            .strip_prefix("diskmeter serve: listening on ")
-            .and_then(|url| url.strip_suffix('/'))
-            .unwrap_or_else(|| {
-                let _ = child.kill();
-                panic!("serve's first line is not its address: {first:?}")
-            })
-            .to_string();
-        // The rest of stdout is drained, so the server never blocks on a full pipe.
-        std::thread::spawn(move || std::io::copy(&mut stdout, &mut std::io::sink()));
-        Server { child, base }
-    }
-
-    fn url(&self, path: &str) -> String {
-        format!("{}{path}", self.base)
-    }
-}
-
-impl Drop for Server {
-    fn drop(&mut self) {
-        // SAFETY: signals the server process this test started.
-        unsafe {
-            libc::kill(self.child.id() as libc::pid_t, libc::SIGINT);
-        }
-        for _ in 0..100 {
-            if let Ok(Some(_)) = self.child.try_wait() {
-                return;
-            }
-            std::thread::sleep(Duration::from_millis(50));
-        }
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
 
 /// Opens `path` of the server and checks what every page must do: no errors, every chart it
 /// promises drawn, no request to another host. Returns the page and its charts' kinds.
@@ -74,7 +18,7 @@ fn open_page(chromium: &Chromium, server: &Server, path: &str) -> (Page, Vec<Str
     let elsewhere: Vec<String> = page
         .outside_requests()
         .into_iter()
-        .filter(|url| !url.starts_with(&format!("{}/", server.base)))
+        .filter(|url| !url.starts_with(&server.url))
         .collect();
     assert!(
         elsewhere.is_empty(),
@@ -96,7 +40,7 @@ fn the_run_list_links_every_run_and_filters_by_kind() {
         return;
     };
     let history = history();
-    let server = Server::start(&history.db);
+    let server = Server::start(&history.db, &["--port", "0"]);
     let (page, _) = open_page(chromium, &server, "/");
     for id in [
         history.run,
@@ -127,7 +71,7 @@ fn every_kind_of_run_has_a_page_with_its_charts() {
         return;
     };
     let history = history();
-    let server = Server::start(&history.db);
+    let server = Server::start(&history.db, &["--port", "0"]);
     for (id, kind, chart, screenshot) in [
         (history.run, "run", "iops", "dashboard-run.png"),
         (history.suite, "suite", "suite-iops", "dashboard-suite.png"),
@@ -162,7 +106,7 @@ fn the_compare_page_shows_both_runs_with_verdicts() {
         return;
     };
     let history = history();
-    let server = Server::start(&history.db);
+    let server = Server::start(&history.db, &["--port", "0"]);
     let path = format!("/compare?a={}&b={}", history.run, history.candidate);
     let (page, kinds) = open_page(chromium, &server, &path);
     assert!(kinds.iter().any(|k| k == "compare"), "{kinds:?}");
@@ -176,7 +120,7 @@ fn a_missing_run_is_a_page_that_says_so() {
     let Some(chromium) = Chromium::start("a_missing_run_is_a_page") else {
         return;
     };
-    let server = Server::start(&history().db);
+    let server = Server::start(&history().db, &["--port", "0"]);
     let page = chromium.open(&server.url("/run/999999"));
     assert!(text(&page).contains("999999"), "{}", text(&page));
 }
@@ -203,7 +147,7 @@ fn a_run_started_while_the_list_is_open_appears_live_and_grows() {
     // The server needs a history to open.
     let first = null_run("1", "before").wait().expect("the first run");
     assert!(first.success());
-    let server = Server::start(&db);
+    let server = Server::start(&db, &["--port", "0"]);
     let page = chromium.open(&server.url("/"));
     assert_eq!(
         page.eval("document.querySelectorAll('.live-run').length"),

@@ -113,6 +113,21 @@ pub struct Analysis {
     pub tiers: Vec<TierMatch>,
 }
 
+impl Analysis {
+    /// The nearest tier with every tier tied with it ("P30 or E30"), and the nearest one's
+    /// figures; `None` when no ceiling was found to match.
+    pub fn nearest_tier(&self) -> Option<(String, &TierMatch)> {
+        let first = self.tiers.first()?;
+        let ties: Vec<&str> = self
+            .tiers
+            .iter()
+            .filter(|t| (t.distance - first.distance).abs() < 1e-9)
+            .map(|t| t.name.as_str())
+            .collect();
+        Some((ties.join(" or "), first))
+    }
+}
+
 /// Analyses the points of one sweep (one read/write pattern).
 pub fn analyse(points: &[SweepPoint], tiers: &[diskmeter_plan::DiskTier]) -> Analysis {
     let block_sizes = findings::per_block_size(points);

@@ -111,16 +111,10 @@ pub fn summary_lines(a: &Analysis) -> Vec<String> {
             a.little_failures.len()
         ));
     }
-    if let Some(first) = a.tiers.first() {
-        let ties: Vec<&str> = a
-            .tiers
-            .iter()
-            .filter(|t| (t.distance - first.distance).abs() < 1e-9)
-            .map(|t| t.name.as_str())
-            .collect();
+    if let Some((names, first)) = a.nearest_tier() {
         lines.push(format!(
             "Behaves like {}: {} IOPS / {:.0} MiB/s.",
-            ties.join(" or "),
+            names,
             format_thousands(first.iops.round() as u64),
             first.mibps
         ));

@@ -225,18 +225,12 @@ fn analysis_facts(rw: &str, a: &Analysis) -> FactGroup {
 
 /// The nearest published tier (ties named together), or why none is named.
 fn tier_text(a: &Analysis) -> String {
-    let Some(first) = a.tiers.first() else {
+    let Some((names, first)) = a.nearest_tier() else {
         return "no tier named: no ceiling was found".to_string();
     };
-    let ties: Vec<&str> = a
-        .tiers
-        .iter()
-        .filter(|t| (t.distance - first.distance).abs() < 1e-9)
-        .map(|t| t.name.as_str())
-        .collect();
     format!(
         "{} ({} IOPS / {:.0} MiB/s published)",
-        ties.join(" or "),
+        names,
         format_thousands(first.iops.round() as u64),
         first.mibps
     )
