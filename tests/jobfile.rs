@@ -23,6 +23,15 @@ fn job_files() -> Vec<PathBuf> {
     files
 }
 
+/// Runs `work` on this thread and one more, for loops that share their items out.
+fn on_two_threads(work: impl Fn() + Sync) {
+    std::thread::scope(|scope| {
+        let other = scope.spawn(&work);
+        work();
+        other.join().unwrap();
+    });
+}
+
 /// A command with the job files' variables set for a small, quick run in `dir`.
 fn with_env(mut cmd: Command, dir: &Path) -> Command {
     cmd.env("DM_DIR", dir)
@@ -83,37 +92,46 @@ fn job_files_resolve_as_fio_reads_them() {
         return;
     }
     let dir = TestDir::new();
-    let mut compared = 0;
-    for file in job_files() {
-        let text = std::fs::read_to_string(&file).unwrap();
-        if text.matches("[global]").count() > 1 {
-            continue;
+    let files: Vec<PathBuf> = job_files()
+        .into_iter()
+        .filter(|f| {
+            std::fs::read_to_string(f)
+                .unwrap()
+                .matches("[global]")
+                .count()
+                <= 1
+        })
+        .collect();
+    // Dry runs only: two files at a time, each its own three processes.
+    let next = std::sync::atomic::AtomicUsize::new(0);
+    let compare_next = || {
+        while let Some(file) = files.get(next.fetch_add(1, std::sync::atomic::Ordering::SeqCst)) {
+            let out = with_env(Command::new("fio"), dir.path())
+                .arg("--showcmd")
+                .arg(file)
+                .output()
+                .expect("fio --showcmd");
+            assert!(out.status.success(), "fio --showcmd {}", file.display());
+            let line = String::from_utf8(out.stdout).unwrap();
+            // A job file starts from fio's defaults, a command line from diskmeter's: give
+            // the command line fio's (the file's own options come after them and win).
+            let args: Vec<String> = ["--ioengine=psync", "--unlink=0"]
+                .into_iter()
+                .map(str::to_string)
+                .chain(line.split_whitespace().skip(1).map(unquote))
+                .collect();
+            let from_file = dry_run(dir.path(), &[file.display().to_string()]);
+            let from_fio = dry_run(dir.path(), &args);
+            assert_eq!(
+                from_file,
+                from_fio,
+                "{}: fio read it as {line}",
+                file.display()
+            );
         }
-        let out = with_env(Command::new("fio"), dir.path())
-            .arg("--showcmd")
-            .arg(&file)
-            .output()
-            .expect("fio --showcmd");
-        assert!(out.status.success(), "fio --showcmd {}", file.display());
-        let line = String::from_utf8(out.stdout).unwrap();
-        // A job file starts from fio's defaults, a command line from diskmeter's: give the
-        // command line fio's (the file's own options come after them and win).
-        let args: Vec<String> = ["--ioengine=psync", "--unlink=0"]
-            .into_iter()
-            .map(str::to_string)
-            .chain(line.split_whitespace().skip(1).map(unquote))
-            .collect();
-        let from_file = dry_run(dir.path(), &[file.display().to_string()]);
-        let from_fio = dry_run(dir.path(), &args);
-        assert_eq!(
-            from_file,
-            from_fio,
-            "{}: fio read it as {line}",
-            file.display()
-        );
-        compared += 1;
-    }
-    assert!(compared >= 28, "compared {compared} files");
+    };
+    on_two_threads(compare_next);
+    assert!(files.len() >= 28, "compared {} files", files.len());
 }
 
 /// `--description="text"` as a shell passes it: showcmd prints the file's quotes. Only for
@@ -431,10 +449,8 @@ fn structure(json: &str) -> Vec<(String, u64)> {
 
 /// Short null-engine runs of the semantics files give the same jobs and reporting groups
 /// (stonewall, new_group) in fio and in diskmeter's fio-compatible JSON.
-///
-/// The files run for about a second each and their structure does not depend on speed, so
-/// fio and diskmeter run side by side, two files at a time, each in a folder of its own; the
-/// test takes the real-IO turn so the binary's rate-cap tests do not share the CPU with it.
+/// Structure does not depend on speed: fio and diskmeter run side by side, two files at a
+/// time, in folders of their own, in the real-IO turn (the rate-cap tests keep the CPU).
 #[test]
 fn job_and_group_structure_matches_fio() {
     if !require_tool("job_and_group_structure_matches_fio", "fio") {
@@ -491,11 +507,7 @@ fn job_and_group_structure_matches_fio() {
             );
         }
     };
-    std::thread::scope(|scope| {
-        let other = scope.spawn(compare_next);
-        compare_next();
-        other.join().unwrap();
-    });
+    on_two_threads(compare_next);
     assert!(files.len() >= 15, "compared {} files", files.len());
 }
 

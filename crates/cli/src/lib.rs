@@ -79,6 +79,9 @@ pub fn command() -> Command {
              requirements checklist (p50/p90/p99/max/mean), `plan --from-capture` provisions \
              for it and `diskmeter check` judges a saved result against it, explicit \
              requirements or a guide's published figures.\n\n\
+             `diskmeter report` writes saved runs as one self-contained HTML file, `diskmeter \
+             chart` any of its charts as PNG or SVG, and `diskmeter serve` a local, read-only \
+             dashboard over the history with runs in progress drawn live.\n\n\
              Exit codes: 0 ok; 1 a run failed, was interrupted or a requirement was missed; \
              2 usage error.",
         )
