@@ -6,29 +6,8 @@
 mod common;
 
 use assert_cmd::Command;
-use common::TestDir;
+use common::{diskmeter, ok, TestDir};
 use serde_json::Value;
-
-/// `diskmeter ARGS` in `dir`.
-fn diskmeter(dir: &TestDir, args: &[&str]) -> std::process::Output {
-    Command::cargo_bin("diskmeter")
-        .expect("binary")
-        .current_dir(dir.path())
-        .args(args)
-        .output()
-        .expect("run diskmeter")
-}
-
-fn ok(output: std::process::Output) -> String {
-    assert!(
-        output.status.success(),
-        "failed ({:?}): {}\n{}",
-        output.status.code(),
-        String::from_utf8_lossy(&output.stderr),
-        String::from_utf8_lossy(&output.stdout)
-    );
-    String::from_utf8_lossy(&output.stdout).into_owned()
-}
 
 /// A short null-engine run named `name`, saved in `h.db`.
 fn saved_run(dir: &TestDir, name: &str) {

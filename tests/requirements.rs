@@ -6,28 +6,8 @@ mod common;
 mod seed;
 
 use assert_cmd::Command;
-use common::TestDir;
+use common::{diskmeter, ok, TestDir};
 use serde_json::Value;
-
-fn diskmeter(dir: &TestDir, args: &[&str]) -> std::process::Output {
-    Command::cargo_bin("diskmeter")
-        .expect("binary")
-        .current_dir(dir.path())
-        .args(args)
-        .output()
-        .expect("run diskmeter")
-}
-
-fn ok(output: std::process::Output) -> String {
-    assert!(
-        output.status.success(),
-        "failed ({:?}): {}\n{}",
-        output.status.code(),
-        String::from_utf8_lossy(&output.stderr),
-        String::from_utf8_lossy(&output.stdout)
-    );
-    String::from_utf8_lossy(&output.stdout).into_owned()
-}
 
 fn seeded() -> (TestDir, String) {
     let dir = TestDir::new();

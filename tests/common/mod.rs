@@ -36,6 +36,29 @@ pub fn isolate_history() -> PathBuf {
     .clone()
 }
 
+/// `diskmeter ARGS` in `dir`, with its whole output (for tests that check failures too).
+pub fn diskmeter(dir: impl AsRef<Path>, args: &[&str]) -> std::process::Output {
+    Command::cargo_bin("diskmeter")
+        .expect("the diskmeter binary")
+        .current_dir(dir.as_ref())
+        .args(args)
+        .output()
+        .expect("run diskmeter")
+}
+
+/// The stdout of a diskmeter that must have succeeded; otherwise the test fails with its
+/// exit code, stderr and stdout.
+pub fn ok(output: std::process::Output) -> String {
+    assert!(
+        output.status.success(),
+        "failed ({:?}): {}\n{}",
+        output.status.code(),
+        String::from_utf8_lossy(&output.stderr),
+        String::from_utf8_lossy(&output.stdout)
+    );
+    String::from_utf8_lossy(&output.stdout).into_owned()
+}
+
 /// A temporary folder on the real disk (not tmpfs, so O_DIRECT works) that tests run in.
 pub struct TestDir {
     dir: tempfile::TempDir,
@@ -410,5 +433,11 @@ fn write_cgroup(file: &Path, text: &str) {
 impl Drop for BlkioThrottle {
     fn drop(&mut self) {
         let _ = std::fs::remove_dir(&self.dir);
+    }
+}
+
+impl AsRef<Path> for TestDir {
+    fn as_ref(&self) -> &Path {
+        self.path()
     }
 }

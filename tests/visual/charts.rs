@@ -4,35 +4,14 @@
 //! holds the chart's title and coloured shapes. An unknown kind, an unknown step and an
 //! image format other than PNG or SVG are usage errors (exit 2) that say what is available.
 
-use crate::common::TestDir;
+use crate::common::{diskmeter, ok, TestDir};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::process::Output;
 use std::sync::OnceLock;
 
-/// `diskmeter ARGS` in `dir`.
-fn diskmeter(dir: &Path, args: &[&str]) -> Output {
-    assert_cmd::Command::cargo_bin("diskmeter")
-        .expect("the diskmeter binary")
-        .current_dir(dir)
-        .args(args)
-        .output()
-        .expect("run diskmeter")
-}
-
 fn text(bytes: &[u8]) -> String {
     String::from_utf8_lossy(bytes).into_owned()
-}
-
-fn ok(output: Output) -> String {
-    assert!(
-        output.status.success(),
-        "failed ({:?}): {}\n{}",
-        output.status.code(),
-        text(&output.stderr),
-        text(&output.stdout)
-    );
-    text(&output.stdout)
 }
 
 /// The ids of the saved runs, as `diskmeter chart` takes them.

@@ -50,20 +50,7 @@ pub fn history() -> &'static History {
 
 /// Runs the diskmeter binary with `args` in `dir`, asserting it succeeds.
 pub fn diskmeter(dir: &Path, args: &[&str]) -> String {
-    let output: Output = assert_cmd::Command::cargo_bin("diskmeter")
-        .expect("the diskmeter binary")
-        .current_dir(dir)
-        .args(args)
-        .output()
-        .expect("run diskmeter");
-    assert!(
-        output.status.success(),
-        "diskmeter {args:?} failed ({:?}): {}\n{}",
-        output.status.code(),
-        String::from_utf8_lossy(&output.stderr),
-        String::from_utf8_lossy(&output.stdout)
-    );
-    String::from_utf8_lossy(&output.stdout).into_owned()
+    crate::common::ok(crate::common::diskmeter(dir, args))
 }
 
 /// The id of the newest run in `db`.
