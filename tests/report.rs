@@ -5,7 +5,6 @@
 
 mod common;
 
-use assert_cmd::Command;
 use common::{diskmeter, ok, TestDir};
 use serde_json::Value;
 
