@@ -5,7 +5,6 @@
 mod common;
 mod seed;
 
-use assert_cmd::Command;
 use common::{diskmeter, ok, TestDir};
 use serde_json::Value;
 
