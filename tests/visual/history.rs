@@ -10,7 +10,6 @@
 use crate::common::{isolate_history, sh};
 use crate::seed;
 use std::path::{Path, PathBuf};
-use std::process::Output;
 use std::sync::OnceLock;
 
 /// The saved runs and their ids.
