@@ -36,13 +36,23 @@ const TTL: Duration = Duration::from_secs(60);
 /// file) fails whole with EIO, as a read or write of a bad sector does.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Faults {
-    /// Reads that touch these ranges fail.
-    pub fail_reads: Vec<Range<u64>>,
-    /// Writes that touch these ranges fail.
-    pub fail_writes: Vec<Range<u64>>,
+    reads: Vec<Range<u64>>,
+    writes: Vec<Range<u64>>,
 }
 
 impl Faults {
+    /// Reads that touch `range` fail too.
+    pub fn fail_reads(mut self, range: Range<u64>) -> Faults {
+        self.reads.push(range);
+        self
+    }
+
+    /// Writes that touch `range` fail too.
+    pub fn fail_writes(mut self, range: Range<u64>) -> Faults {
+        self.writes.push(range);
+        self
+    }
+
     fn hits(ranges: &[Range<u64>], offset: u64, len: u64) -> bool {
         let end = offset.saturating_add(len);
         ranges.iter().any(|r| offset < r.end && r.start < end)
@@ -151,7 +161,7 @@ impl Filesystem for FaultFs {
         _lock_owner: Option<LockOwner>,
         reply: ReplyData,
     ) {
-        if Faults::hits(&self.faults.fail_reads, offset, u64::from(size)) {
+        if Faults::hits(&self.faults.reads, offset, u64::from(size)) {
             return reply.error(self.fail());
         }
         let Ok(data) = self.data.lock() else {
@@ -175,7 +185,7 @@ impl Filesystem for FaultFs {
         _lock_owner: Option<LockOwner>,
         reply: ReplyWrite,
     ) {
-        if Faults::hits(&self.faults.fail_writes, offset, bytes.len() as u64) {
+        if Faults::hits(&self.faults.writes, offset, bytes.len() as u64) {
             return reply.error(self.fail());
         }
         let Ok(mut data) = self.data.lock() else {
@@ -270,11 +280,17 @@ mod tests {
 
     #[test]
     fn an_io_fails_when_it_touches_a_range() {
-        let ranges = [4096..8192];
+        let ranges = [4096..8192, 1 << 20..2 << 20];
         assert!(Faults::hits(&ranges, 4096, 512));
         assert!(Faults::hits(&ranges, 0, 4097), "overlaps the start");
         assert!(Faults::hits(&ranges, 8191, 4096), "overlaps the end");
-        assert!(!Faults::hits(&ranges, 0, 4096), "ends where the range starts");
-        assert!(!Faults::hits(&ranges, 8192, 4096), "starts where the range ends");
+        assert!(
+            !Faults::hits(&ranges, 0, 4096),
+            "ends where the range starts"
+        );
+        assert!(
+            !Faults::hits(&ranges, 8192, 4096),
+            "starts where the range ends"
+        );
     }
 }
