@@ -13,7 +13,7 @@ mod common;
 #[path = "faults/support.rs"]
 mod support;
 
-use common::{require_root, TestDir};
+use common::{require_root, require_tool, TestDir};
 use diskmeter_faultfs::Faults;
 use std::process::{Command, Stdio};
 use support::*;
@@ -22,7 +22,8 @@ use support::*;
 /// after its first 2 MiB went through; a read of a bad range fails the same way.
 #[test]
 fn eio_from_the_device_fails_the_step_that_met_it() {
-    if !require_root("eio_from_the_device_fails_the_step_that_met_it") {
+    let test = "eio_from_the_device_fails_the_step_that_met_it";
+    if !require_root(test) || !require_fuse(test) {
         return;
     }
     let t = TestDir::new();
@@ -66,18 +67,19 @@ fn eio_from_the_device_fails_the_step_that_met_it() {
 /// EIO.
 #[test]
 fn a_device_vanishing_mid_run_fails_the_job_on_it() {
-    if !require_root("a_device_vanishing_mid_run_fails_the_job_on_it") {
+    let test = "a_device_vanishing_mid_run_fails_the_job_on_it";
+    if !require_root(test) || !require_fuse(test) {
         return;
     }
     let t = TestDir::new();
     let mut device = FaultDevice::new(&t, 16, Faults::default());
     let db = t.path().join("history.db");
-    let child = Command::new(assert_cmd::cargo::cargo_bin("diskmeter"))
+    let mut child = Command::new(assert_cmd::cargo::cargo_bin("diskmeter"))
         .current_dir(t.path())
         .args(["run", "--quiet", "--output-format=json"])
         .arg(format!("--db={}", db.display()))
         .arg(format!("--filename={}", device.dev))
-        .args(["--direct=1", "--bs=64k", "--ioengine=io_uring"])
+        .args(["--direct=1", "--bs=64k"])
         .args(["--name=before", "--rw=read", "--size=1m"])
         .args([
             "--name=during",
@@ -92,7 +94,10 @@ fn a_device_vanishing_mid_run_fails_the_job_on_it() {
         .spawn()
         .unwrap();
     // The first write comes from the second job: the first only reads.
-    wait_for("the second job's first write", || device.writes() > 0);
+    if !eventually(|| device.writes() > 0) {
+        let _ = child.kill();
+        panic!("the second job never wrote");
+    }
     device.vanish();
     let output = child.wait_with_output().unwrap();
     one_line_failure(&output, &["job during", &device.dev, "(EIO)"]);
@@ -108,7 +113,8 @@ fn a_device_vanishing_mid_run_fails_the_job_on_it() {
 /// before any IO, so only step 1 is saved; the half-made file is removed.
 #[test]
 fn enospc_while_laying_out_keeps_the_steps_before() {
-    if !require_root("enospc_while_laying_out_keeps_the_steps_before") {
+    let test = "enospc_while_laying_out_keeps_the_steps_before";
+    if !require_root(test) || !require_tool(test, "mkfs.ext4") {
         return;
     }
     let t = TestDir::new();
@@ -150,7 +156,8 @@ fn enospc_while_laying_out_keeps_the_steps_before() {
 /// step is saved whole with the failed job's error, and both files are removed.
 #[test]
 fn enospc_while_writing_fails_the_writing_job() {
-    if !require_root("enospc_while_writing_fails_the_writing_job") {
+    let test = "enospc_while_writing_fails_the_writing_job";
+    if !require_root(test) || !require_tool(test, "mkfs.ext4") {
         return;
     }
     let t = TestDir::new();
@@ -189,7 +196,8 @@ fn enospc_while_writing_fails_the_writing_job() {
 /// unprivileged user, since root bypasses file modes.
 #[test]
 fn eacces_names_the_folder_or_file_the_user_may_not_write() {
-    if !require_root("eacces_names_the_folder_or_file_the_user_may_not_write") {
+    let test = "eacces_names_the_folder_or_file_the_user_may_not_write";
+    if !require_root(test) || !require_tool(test, "setpriv") {
         return;
     }
     let t = TestDir::new();
@@ -228,7 +236,8 @@ fn eacces_names_the_folder_or_file_the_user_may_not_write() {
 /// cannot be created there (EROFS).
 #[test]
 fn a_read_only_filesystem_refuses_writes_and_serves_reads() {
-    if !require_root("a_read_only_filesystem_refuses_writes_and_serves_reads") {
+    let test = "a_read_only_filesystem_refuses_writes_and_serves_reads";
+    if !require_root(test) || !require_tool(test, "mkfs.ext4") {
         return;
     }
     let t = TestDir::new();
@@ -250,7 +259,8 @@ fn a_read_only_filesystem_refuses_writes_and_serves_reads() {
 /// through the page cache just before: the one line says what to do, and the file goes.
 #[test]
 fn o_direct_refused_by_the_filesystem_is_one_clear_line() {
-    if !require_root("o_direct_refused_by_the_filesystem_is_one_clear_line") {
+    let test = "o_direct_refused_by_the_filesystem_is_one_clear_line";
+    if !require_root(test) {
         return;
     }
     let t = TestDir::new();
@@ -284,15 +294,14 @@ fn a_missing_folder_is_named() {
 }
 
 /// The test file is removed while the run reads it, and a user puts a file of their own at
-/// its path: the run completes on the open file (as IO on an unlinked file does), its
-/// space is freed when the run closes it, and the user's file stays.
+/// its path: the run completes on the open file (IO on an unlinked file goes on until its
+/// last descriptor closes), is saved whole, and the user's file stays (no root needed).
 #[test]
 fn a_test_file_removed_mid_run_ends_the_run_normally_and_spares_a_new_file() {
-    if !require_root("a_test_file_removed_mid_run_ends_the_run_normally_and_spares_a_new_file") {
-        return;
-    }
     let t = TestDir::new();
-    let (db, path) = (t.path().join("h.db"), t.path().join("u.0.0"));
+    // As /proc names the file the run holds open: no symlink on the way.
+    let path = t.path().canonicalize().unwrap().join("u.0.0");
+    let db = t.path().join("h.db");
     let child = Command::new(assert_cmd::cargo::cargo_bin("diskmeter"))
         .current_dir(t.path())
         .args(["run", "--quiet", "--output-format=json"])
@@ -309,9 +318,8 @@ fn a_test_file_removed_mid_run_ends_the_run_normally_and_spares_a_new_file() {
         .stderr(Stdio::piped())
         .spawn()
         .unwrap();
-    wait_for("the worker opening the file", || {
-        open_for_direct_io(child.id(), &path)
-    });
+    let opened = eventually(|| open_for_direct_io(child.id(), &path));
+    assert!(opened, "the worker never opened {}", path.display());
     std::fs::remove_file(&path).unwrap();
     std::fs::write(&path, "the user's").unwrap();
     let output = child.wait_with_output().unwrap();

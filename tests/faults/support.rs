@@ -45,6 +45,19 @@ pub fn small_ext4(t: &TestDir, name: &str, mib: u64) -> (LoopDevice, PathBuf) {
     (device, at)
 }
 
+/// True when the kernel offers FUSE (/dev/fuse); otherwise skips the test (see
+/// [`crate::common::skip`]).
+pub fn require_fuse(test: &str) -> bool {
+    let fuse = Path::new("/dev/fuse").exists();
+    if !fuse {
+        crate::common::skip(
+            test,
+            "no /dev/fuse: the kernel has no FUSE (the faulty device needs it)",
+        );
+    }
+    fuse
+}
+
 /// A block device over a file that `crates/faultfs` serves from memory, failing the IOs its
 /// [`Faults`] name with EIO; the device is detached and the filesystem unmounted on drop.
 pub struct FaultDevice {
@@ -104,16 +117,16 @@ impl Drop for FaultDevice {
     }
 }
 
-/// Polls `condition` every 10 ms until it holds; panics after 60 s with `what`.
-pub fn wait_for(what: &str, mut condition: impl FnMut() -> bool) {
+/// Polls `condition` every 10 ms until it holds (true), for at most a minute (false).
+pub fn eventually(mut condition: impl FnMut() -> bool) -> bool {
     let start = Instant::now();
     while !condition() {
-        assert!(
-            start.elapsed() < Duration::from_secs(60),
-            "never happened: {what}"
-        );
+        if start.elapsed() > Duration::from_secs(60) {
+            return false;
+        }
         std::thread::sleep(Duration::from_millis(10));
     }
+    true
 }
 
 /// `diskmeter suite realworld` saving into `db`: step 1 reads `read` (SEQ1M Q1T1 for 1 s),
@@ -214,7 +227,7 @@ pub fn as_nobody(command: &Command) -> Command {
     wrapped
         .arg(format!("--reuid={NOBODY}"))
         .arg(format!("--regid={NOBODY}"))
-        .arg("--clear-groups")
+        .args(["--clear-groups", "--"])
         .arg(command.get_program())
         .args(command.get_args());
     if let Some(dir) = command.get_current_dir() {
