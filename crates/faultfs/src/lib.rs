@@ -193,7 +193,8 @@ impl Filesystem for FaultFs {
         };
         // The file has the size of a disk: a write past its end fails as one past a disk's.
         let start = offset as usize;
-        let Some(target) = data.get_mut(start..start + bytes.len()) else {
+        let end = start.saturating_add(bytes.len());
+        let Some(target) = data.get_mut(start..end) else {
             return reply.error(Errno::ENOSPC);
         };
         target.copy_from_slice(bytes);
