@@ -9,6 +9,7 @@
 //! - No source file over 600 lines, but for option tables that are data.
 //! - No unused dependency: every crate a Cargo.toml names is used by that crate's code (the
 //!   check cargo-machete makes, without installing it).
+//! - Test support (`crates/faultfs`) is a dependency of the root package's tests only.
 
 use std::path::{Path, PathBuf};
 
@@ -225,6 +226,24 @@ fn no_source_file_is_over_600_lines() {
         }
     }
     assert!(long.is_empty(), "{long:#?}");
+}
+
+#[test]
+fn test_support_stays_out_of_the_product() {
+    // crates/faultfs (a FUSE server for the fault tests) is for the root package's tests
+    // only: no product crate may depend on it, not even for its own tests.
+    let mut users = Vec::new();
+    for (name, dir) in crates() {
+        let manifest = std::fs::read_to_string(dir.join("Cargo.toml")).unwrap_or_default();
+        if name != "faultfs" && manifest.contains("diskmeter-faultfs") {
+            users.push(name);
+        }
+    }
+    let root_manifest = std::fs::read_to_string(root().join("Cargo.toml")).unwrap();
+    if dependencies(&root_manifest, "dependencies").contains(&"diskmeter-faultfs".to_string()) {
+        users.push("diskmeter (root)".to_string());
+    }
+    assert!(users.is_empty(), "depend on diskmeter-faultfs: {users:?}");
 }
 
 /// The dependency names of one table (`[dependencies]`, `[dev-dependencies]`) of a manifest.

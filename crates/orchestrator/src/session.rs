@@ -129,13 +129,23 @@ impl Session {
             }
         }
         let preexisting: Vec<bool> = batch.shared_files.iter().map(|p| p.exists()).collect();
+        // The shared files the steps made, as each step left them (device, inode).
+        let mut made: Vec<Option<(u64, u64)>> = vec![None; batch.shared_files.len()];
         for index in 0..batch.steps.len() {
             if self.stop.load(Ordering::Relaxed) {
                 outcome.interrupted = true;
                 break;
             }
             let step = StepContext { batch, index };
-            match self.run_step(step, sinks, live.as_mut()) {
+            let ran = self.run_step(step, sinks, live.as_mut());
+            for ((path, existed), made) in
+                batch.shared_files.iter().zip(&preexisting).zip(&mut made)
+            {
+                if !existed && made.is_none() {
+                    *made = identity(path);
+                }
+            }
+            match ran {
                 Ok(None) => {}
                 Ok(Some(finished)) => {
                     let (partial, failed) = (finished.partial(), finished.failed());
@@ -167,8 +177,11 @@ impl Session {
             }
         }
         if !self.settings.keep_files && !self.settings.dry_run {
-            for (path, existed) in batch.shared_files.iter().zip(preexisting) {
-                if !existed && path.is_file() && !batch.warms.contains(path) {
+            for (path, made) in batch.shared_files.iter().zip(made) {
+                // Only the file a step made: one removed while a step ran (its IO went on
+                // on the open descriptor) and replaced by a user's is not ours to remove.
+                let ours = made.is_some() && identity(path) == made;
+                if ours && path.is_file() && !batch.warms.contains(path) {
                     if let Err(error) = std::fs::remove_file(path) {
                         outcome.leftover_files.push((path.clone(), error));
                     }
@@ -305,6 +318,15 @@ impl Session {
             errors,
         }))
     }
+}
+
+/// The device and inode of what `path` names (not following a symlink); `None` when nothing
+/// is there.
+fn identity(path: &Path) -> Option<(u64, u64)> {
+    use std::os::unix::fs::MetadataExt;
+    std::fs::symlink_metadata(path)
+        .ok()
+        .map(|m| (m.dev(), m.ino()))
 }
 
 /// Why a step ended without a result.

@@ -25,26 +25,63 @@ const LAYOUT_CHUNK_BYTES: usize = 1 << 20;
 /// Files this run created; removed by [`CreatedFiles::remove`] unless kept.
 #[derive(Debug, Default)]
 pub struct CreatedFiles {
-    /// Paths with whether their job asked to remove them (fio `unlink`).
-    pub files: Vec<(PathBuf, bool)>,
+    files: Vec<CreatedFile>,
+}
+
+/// A test file of this run: one it created or rewrote, or one of diskmeter's it re-uses.
+#[derive(Debug)]
+struct CreatedFile {
+    path: PathBuf,
+    /// Its jobs asked to remove it at the end (fio `unlink`).
+    unlink: bool,
+    /// Its layout did not finish (an error, an interrupt): it is removed even when kept,
+    /// since a half-written file would read back zeros from its unwritten part, and a later
+    /// run could take it for a laid-out one.
+    incomplete: bool,
+    /// Its device and inode when the run took it: a file removed while the run had it open
+    /// (IO goes on on the open descriptor) and replaced by another at the same path is not
+    /// the run's to remove.
+    identity: Option<(u64, u64)>,
 }
 
 impl CreatedFiles {
-    /// Removes every created file whose job did not ask to keep it, unless `keep`.
-    /// Returns the paths removed.
+    /// Removes every file whose layout did not finish, and, unless `keep`, every other file
+    /// whose jobs did not ask to keep it; only while its path still names the file the run
+    /// took. Returns the paths removed.
     pub fn remove(&mut self, keep: bool) -> Vec<PathBuf> {
         let mut removed = Vec::new();
-        for (path, unlink) in self.files.drain(..) {
-            if !keep && unlink && std::fs::remove_file(&path).is_ok() {
-                removed.push(path);
+        for file in self.files.drain(..) {
+            let wanted = file.incomplete || (!keep && file.unlink);
+            let same = file.identity.is_none() || identity_at(&file.path) == file.identity;
+            if wanted && same && std::fs::remove_file(&file.path).is_ok() {
+                removed.push(file.path);
             }
         }
         removed
     }
+
+    fn push(&mut self, path: &Path, unlink: bool, identity: Option<(u64, u64)>) {
+        self.files.push(CreatedFile {
+            path: path.to_path_buf(),
+            unlink,
+            incomplete: false,
+            identity,
+        });
+    }
 }
 
-/// Creates or rewrites the plan's files that need it. Records each file it creates (even a
-/// half-written one) in `created` so cleanup still finds it after an error.
+/// The device and inode of what `path` names now (not following a symlink); `None` when
+/// nothing is there.
+fn identity_at(path: &Path) -> Option<(u64, u64)> {
+    use std::os::unix::fs::MetadataExt;
+    std::fs::symlink_metadata(path)
+        .ok()
+        .map(|m| (m.dev(), m.ino()))
+}
+
+/// Creates or rewrites the plan's files that need it. Records each file it creates in
+/// `created` so cleanup still finds it after an error; one whose layout failed or was
+/// interrupted is marked incomplete, so cleanup removes it even when files are kept.
 pub fn prepare_files(
     plan: &RunPlan,
     created: &mut CreatedFiles,
@@ -69,7 +106,7 @@ pub fn prepare_files(
                 job.unlink || job.control.unlink_each_loop
             });
         if target.preparation == Preparation::UseExisting {
-            created.files.push((target.path.clone(), unlink));
+            created.push(&target.path, unlink, identity_at(&target.path));
         } else {
             // The first job on the file says how it is laid out (fallocate, create_fsync).
             let files = plan
@@ -82,7 +119,15 @@ pub fn prepare_files(
                 })
                 .map(|w| plan.jobs[w.job_index].files.clone())
                 .unwrap_or_default();
-            lay_out(target, &files, created, unlink, stop, &mut progress)?;
+            let before = created.files.len();
+            let laid_out = lay_out(target, &files, created, unlink, stop, &mut progress);
+            if laid_out.is_err() {
+                // Whatever this layout created or truncated is ours and of no use.
+                for file in &mut created.files[before..] {
+                    file.incomplete = true;
+                }
+            }
+            laid_out?;
         }
     }
     Ok(())
@@ -133,7 +178,11 @@ fn lay_out(
             .map_err(|e| fail("cannot truncate the test file", e))?;
         file
     };
-    created.files.push((path.clone(), unlink));
+    let identity = {
+        use std::os::unix::fs::MetadataExt;
+        file.metadata().ok().map(|m| (m.dev(), m.ino()))
+    };
+    created.push(path, unlink, identity);
     // Marked first: if the layout is interrupted, the next run still knows the file is ours.
     let _ = rustix::fs::fsetxattr(
         &file,
@@ -351,6 +400,39 @@ mod tests {
             .expect("flags line")
             .trim();
         u32::from_str_radix(octal, 8).expect("octal flags")
+    }
+
+    #[test]
+    fn cleanup_removes_only_the_files_the_run_took_and_half_laid_out_ones_even_when_kept() {
+        let dir = tempfile::tempdir().unwrap();
+        let paths: Vec<PathBuf> = ["ours", "replaced", "half"]
+            .iter()
+            .map(|name| dir.path().join(name))
+            .collect();
+        let take = |created: &mut CreatedFiles| {
+            for path in &paths {
+                std::fs::write(path, b"test file").unwrap();
+                created.push(path, true, identity_at(path));
+            }
+            created.files[2].incomplete = true;
+        };
+        let mut kept = CreatedFiles::default();
+        take(&mut kept);
+        assert_eq!(
+            kept.remove(true),
+            [paths[2].clone()],
+            "kept, but for the half one"
+        );
+        let mut created = CreatedFiles::default();
+        take(&mut created);
+        // Removed while the run had it open (so its inode is not reused), and a user's file
+        // put at its path.
+        let open = File::open(&paths[1]).unwrap();
+        std::fs::remove_file(&paths[1]).unwrap();
+        std::fs::write(&paths[1], b"the user's").unwrap();
+        assert_eq!(created.remove(false), [paths[0].clone(), paths[2].clone()]);
+        drop(open);
+        assert_eq!(std::fs::read(&paths[1]).unwrap(), b"the user's");
     }
 
     #[test]
