@@ -99,7 +99,7 @@ impl HistoryStore {
 }
 
 /// Inserts the run's row, unfinished and partial until [`close_run`], and its host facts.
-fn insert_run(tx: &Transaction<'_>, header: &RunHeader) -> Result<i64, HistoryError> {
+pub(crate) fn insert_run(tx: &Transaction<'_>, header: &RunHeader) -> Result<i64, HistoryError> {
     tx.execute(
         "INSERT INTO runs (kind, name, target, started_unix_ms, finished_unix_ms, partial,
              unfinished, diskmeter_version, hostname, command_line, summary)
@@ -138,7 +138,11 @@ pub(crate) fn require_unfinished(tx: &Transaction<'_>, run_id: i64) -> Result<()
     }
 }
 
-fn close_run(tx: &Transaction<'_>, run_id: i64, end: &RunEnd) -> Result<(), HistoryError> {
+pub(crate) fn close_run(
+    tx: &Transaction<'_>,
+    run_id: i64,
+    end: &RunEnd,
+) -> Result<(), HistoryError> {
     let summary = match &end.summary {
         Some(text) => text.clone(),
         None => headline(tx, run_id)?,
@@ -153,7 +157,7 @@ fn close_run(tx: &Transaction<'_>, run_id: i64, end: &RunEnd) -> Result<(), Hist
 }
 
 /// Inserts one step: its record (job file and result), histograms and series rows.
-fn insert_step(
+pub(crate) fn insert_step(
     tx: &Transaction<'_>,
     run_id: i64,
     position: u32,
