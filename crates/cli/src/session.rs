@@ -139,6 +139,15 @@ pub(crate) fn conclude(outcome: Outcome, quiet: bool) -> anyhow::Result<Status> 
         }
     }
     if let Some(saved) = &outcome.saved {
+        if !saved.from_spool.is_empty() {
+            let ids: Vec<String> = saved.from_spool.iter().map(i64::to_string).collect();
+            eprintln!(
+                "diskmeter: saved {} earlier run(s) kept in the spool in {} (runs {})",
+                ids.len(),
+                saved.path.display(),
+                ids.join(", ")
+            );
+        }
         if !quiet {
             eprintln!(
                 "diskmeter: saved as run {} in {} (diskmeter show {})",

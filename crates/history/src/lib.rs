@@ -32,7 +32,7 @@ pub use read::{RunFacets, RunPage, RunPageQuery};
 
 use diskmeter_report::{ReportError, RunResult};
 use diskmeter_stats::{merge_series, IntervalSample, LatencyHistogram};
-use rusqlite::{Connection, OpenFlags};
+use rusqlite::Connection;
 use serde::{Deserialize, Serialize};
 pub use spool::{spool_folder, SpoolError, SpooledRun, SpooledRunBegun};
 use std::path::{Path, PathBuf};
@@ -46,17 +46,17 @@ pub enum HistoryError {
     Sqlite(rusqlite::Error),
     /// Another process held the database's write lock for longer than diskmeter waits
     /// ([`busy_timeout`]): a long transaction, or a stuck process.
-    #[error("the history database is locked by another process (waited {waited_ms} ms for its write lock; DISKMETER_HISTORY_BUSY_TIMEOUT_MS sets how long)")]
+    #[error("the history database is locked by another process (waited {waited_ms} ms for it; DISKMETER_HISTORY_BUSY_TIMEOUT_MS sets how long)")]
     Locked {
         /// How long diskmeter waited, ms.
         waited_ms: u64,
-        /// SQLite's error.
-        source: rusqlite::Error,
+        /// SQLite's error (not in the message: "database is locked" says no more).
+        sqlite: rusqlite::Error,
     },
     /// The database (or its folder, where SQLite keeps its WAL and shared-memory files)
     /// cannot be written: a read-only mount, an immutable file, missing permissions.
-    #[error("the history database cannot be written (read-only file, folder or filesystem): {0}")]
-    ReadOnly(rusqlite::Error),
+    #[error("the history database cannot be written: {0}")]
+    ReadOnly(String),
     /// The file is not an SQLite database, or a damaged one (garbage, truncated).
     #[error("the history database is damaged ({0}); move it aside and a new one is made")]
     Corrupt(String),
@@ -127,9 +127,9 @@ impl From<rusqlite::Error> for HistoryError {
         match error.sqlite_error_code() {
             Some(ErrorCode::DatabaseBusy | ErrorCode::DatabaseLocked) => HistoryError::Locked {
                 waited_ms: busy_timeout().as_millis() as u64,
-                source: error,
+                sqlite: error,
             },
-            Some(ErrorCode::ReadOnly) => HistoryError::ReadOnly(error),
+            Some(ErrorCode::ReadOnly) => HistoryError::ReadOnly(error.to_string()),
             Some(ErrorCode::DatabaseCorrupt | ErrorCode::NotADatabase) => {
                 HistoryError::Corrupt(error.to_string())
             }
@@ -350,13 +350,14 @@ impl HistoryStore {
         /// The oldest schema the readers can read as it is: v4 added the capture tables;
         /// later versions only add what reading does not need.
         const OLDEST_READABLE: u32 = 4;
-        let conn = Connection::open_with_flags(
-            path,
-            OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_NO_MUTEX,
-        )?;
-        conn.busy_timeout(busy_timeout())?;
-        conn.pragma_update(None, "query_only", true)?;
-        let found: u32 = conn.query_row("PRAGMA user_version", [], |row| row.get(0))?;
+        let (conn, found) = match open::read_only_connection(path, false) {
+            // A WAL database on a read-only mount: SQLite cannot make its shared-memory
+            // file, so nothing can be writing it either; it is read as an immutable file.
+            Err(HistoryError::CannotOpen(_)) if path.is_file() => {
+                open::read_only_connection(path, true)?
+            }
+            opened => opened?,
+        };
         if found > SCHEMA_VERSION {
             return Err(HistoryError::NewerSchema {
                 found,

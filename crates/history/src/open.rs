@@ -39,6 +39,43 @@ const SQLITE_MAGIC: &[u8; 16] = b"SQLite format 3\0";
 /// Opens `path` read-write (creating it whole when missing, with its folder), in WAL mode,
 /// migrated up to `version`.
 pub(crate) fn open_for_writing(path: &Path, version: u32) -> Result<Connection, HistoryError> {
+    open_writable(path, version).map_err(|error| match error {
+        // SQLite says only "unable to open" or "readonly": say which part cannot be written.
+        HistoryError::CannotOpen(_) | HistoryError::ReadOnly(_) => match why_read_only(path) {
+            Some(reason) => HistoryError::ReadOnly(reason),
+            None => error,
+        },
+        error => error,
+    })
+}
+
+/// Why `path`, or the folder SQLite keeps its WAL and shared-memory files in, cannot be
+/// written (a read-only mount, an immutable file, permissions); `None` when both can.
+fn why_read_only(path: &Path) -> Option<String> {
+    use rustix::fs::{access, Access};
+    let folder = match path.parent().filter(|p| !p.as_os_str().is_empty()) {
+        Some(parent) => parent,
+        None => Path::new("."),
+    };
+    let (file_ok, folder_ok) = (
+        access(path, Access::WRITE_OK),
+        access(folder, Access::WRITE_OK),
+    );
+    match (file_ok, folder_ok) {
+        (Err(errno), _) if path.exists() => Some(format!(
+            "the file is read-only ({})",
+            std::io::Error::from(errno)
+        )),
+        (_, Err(errno)) => Some(format!(
+            "its folder {} is read-only ({})",
+            folder.display(),
+            std::io::Error::from(errno)
+        )),
+        _ => None,
+    }
+}
+
+fn open_writable(path: &Path, version: u32) -> Result<Connection, HistoryError> {
     let timeout = busy_timeout();
     let deadline = Instant::now() + timeout;
     if let Some(parent) = path.parent().filter(|p| !p.as_os_str().is_empty()) {
@@ -64,6 +101,41 @@ pub(crate) fn open_for_writing(path: &Path, version: u32) -> Result<Connection, 
     conn.pragma_update(None, "foreign_keys", "ON")?;
     retry_while_busy(deadline, || migrations::migrate(&mut conn, version))?;
     Ok(conn)
+}
+
+/// A read-only connection to `path` and the database's version; `immutable` tells SQLite
+/// the file cannot change (no locks, no shared memory), for a file on a read-only mount.
+pub(crate) fn read_only_connection(
+    path: &Path,
+    immutable: bool,
+) -> Result<(Connection, u32), HistoryError> {
+    let flags = OpenFlags::SQLITE_OPEN_READ_ONLY
+        | OpenFlags::SQLITE_OPEN_NO_MUTEX
+        | OpenFlags::SQLITE_OPEN_URI;
+    let conn = if immutable {
+        let absolute = std::path::absolute(path).unwrap_or_else(|_| path.to_path_buf());
+        Connection::open_with_flags(format!("file:{}?immutable=1", uri_path(&absolute)), flags)?
+    } else {
+        Connection::open_with_flags(path, flags)?
+    };
+    conn.busy_timeout(busy_timeout())?;
+    conn.pragma_update(None, "query_only", true)?;
+    let version: u32 = conn.query_row("PRAGMA user_version", [], |row| row.get(0))?;
+    Ok((conn, version))
+}
+
+/// `path` for an SQLite URI: every byte but letters, digits, `/` and `-._~` percent-encoded.
+fn uri_path(path: &Path) -> String {
+    use std::fmt::Write;
+    let mut out = String::new();
+    for &byte in path.as_os_str().as_encoded_bytes() {
+        if byte.is_ascii_alphanumeric() || b"/-._~".contains(&byte) {
+            out.push(byte as char);
+        } else {
+            let _ = write!(out, "%{byte:02X}");
+        }
+    }
+    out
 }
 
 /// Runs `attempt` again while it fails because another process holds a lock, until

@@ -59,6 +59,10 @@ pub struct SpooledRun {
     spool_format: u32,
     spool_id: String,
     database: PathBuf,
+    /// The database file's device and inode when the run was spooled, so a database
+    /// reached by another path (a bind mount, a symlinked folder) still finds its runs.
+    #[serde(default)]
+    database_file_id: Option<(u64, u64)>,
     header: RunHeader,
     steps: Vec<SpooledStep>,
     end: RunEnd,
@@ -99,6 +103,12 @@ fn database_key(database: &Path) -> PathBuf {
         .canonicalize()
         .or_else(|_| std::path::absolute(database))
         .unwrap_or_else(|_| database.to_path_buf())
+}
+
+/// The device and inode of the file at `path`, if it exists.
+fn file_id(path: &Path) -> Option<(u64, u64)> {
+    use std::os::unix::fs::MetadataExt;
+    std::fs::metadata(path).ok().map(|m| (m.dev(), m.ino()))
 }
 
 impl SpooledRun {
@@ -148,6 +158,7 @@ impl SpooledRun {
             spool_format: SPOOL_FORMAT,
             spool_id,
             database: database_key(database),
+            database_file_id: file_id(database),
             header,
             steps,
             end,
@@ -263,13 +274,15 @@ impl HistoryStore {
     /// its file is removed afterwards. A file that cannot be read is left where it is.
     pub fn import_spool(&mut self) -> Result<Vec<i64>, HistoryError> {
         let own = spool_folder(&self.path);
-        let key = database_key(&self.path);
+        let (key, id) = (database_key(&self.path), file_id(&self.path));
+        let ours =
+            |run: &SpooledRun| run.database == key || (id.is_some() && run.database_file_id == id);
         let mut spooled = spooled_in(&own);
         if let Some(fallback) = fallback_folder() {
             spooled.extend(
                 spooled_in(&fallback)
                     .into_iter()
-                    .filter(|(_, run)| run.as_ref().is_some_and(|r| r.database == key)),
+                    .filter(|(_, run)| run.as_ref().is_some_and(ours)),
             );
         }
         let mut imported = Vec::new();
