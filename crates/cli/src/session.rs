@@ -133,6 +133,14 @@ pub(crate) fn run_on_terminal(
 /// The closing messages of a session on stderr (where it was saved, why it stopped), and
 /// the exit status; an error that stopped the batch comes back as the error to print.
 pub(crate) fn conclude(outcome: Outcome, quiet: bool) -> anyhow::Result<Status> {
+    if !quiet {
+        for path in &outcome.swept_files {
+            eprintln!(
+                "diskmeter: removed {}, a test file left behind by a diskmeter that was killed",
+                path.display()
+            );
+        }
+    }
     for step in &outcome.steps {
         for error in &step.errors {
             eprintln!("diskmeter: {error}");
