@@ -180,11 +180,12 @@ impl HistorySink {
                 self.store.insert(store)
             }
         };
-        let run_id = match self.run_id {
-            Some(id) => id,
-            None => *self.run_id.insert(store.begin_run(header)?),
-        };
-        store.append_step(run_id, step)?;
+        match self.run_id {
+            Some(run_id) => {
+                store.append_step(run_id, step)?;
+            }
+            None => self.run_id = Some(store.begin_run_with_step(header, step)?),
+        }
         self.saved_steps += 1;
         Ok(())
     }
