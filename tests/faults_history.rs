@@ -1,6 +1,6 @@
 //! The results history when it cannot take a run, through the real binary: locked by another
 //! writer (a transaction held longer than diskmeter waits), read-only (a read-only bind
-//! mount), damaged (garbage bytes, a truncated file). Each time the run's results are still
+//! mount, an immutable file), damaged (garbage bytes, a truncated file). Each time the run's results are still
 //! printed, one line on stderr names the database, the cause and the spool file that keeps
 //! the run, the exit code is 1, and once the fault is gone the next save puts the spooled run
 //! into the history, whole and once. The reading commands say what is wrong in one line
@@ -247,6 +247,38 @@ fn a_read_only_history_keeps_the_run_in_the_data_folders_spool() {
     // The same file, written through its own folder, takes the spooled run.
     let db = writable.join("history.db");
     spooled_run_comes_back(work.path(), &db, "read-only", &spool, &printed);
+}
+
+/// `chattr +i` or `-i` on `path`; false where the filesystem (or the system) has no such flag.
+fn immutable(path: &Path, on: bool) -> bool {
+    let flag = if on { "+i" } else { "-i" };
+    std::process::Command::new("chattr")
+        .arg(flag)
+        .arg(path)
+        .status()
+        .is_ok_and(|s| s.success())
+}
+
+#[test]
+fn an_immutable_history_file_keeps_the_run_in_the_spool_beside_it() {
+    if !common::require_root("an_immutable_history_file_keeps_the_run_in_the_spool_beside_it") {
+        return;
+    }
+    let (work, history) = (TestDir::new(), TestDir::new());
+    let db = history.path().join("history.db");
+    common::ok(run_into(work.path(), &db, "before"));
+    if !immutable(&db, true) {
+        // Not a failure of diskmeter's: the read-only mount above covers the fault.
+        eprintln!("NOTE: chattr +i is not available here; the immutable case was not run");
+        return;
+    }
+    let output = run_into(work.path(), &db, "immutable");
+    let listing = diskmeter(work.path(), &["history", "--db", &db.display().to_string()]);
+    immutable(&db, false);
+    let (spool, printed) = refused(&output, &db, "read-only");
+    assert!(spool.starts_with(diskmeter_history::spool_folder(&db)));
+    assert!(common::ok(listing).contains("before"));
+    spooled_run_comes_back(work.path(), &db, "immutable", &spool, &printed);
 }
 
 /// A history holding a few runs, closed, at `db`.

@@ -94,6 +94,11 @@ fn open_writable(path: &Path, version: u32) -> Result<Connection, HistoryError> 
         | OpenFlags::SQLITE_OPEN_NO_MUTEX
         | OpenFlags::SQLITE_OPEN_URI;
     let mut conn = Connection::open_with_flags(path, flags)?;
+    // SQLite opens a file it may not write read-only, without a word; a writer says so now
+    // rather than at its first write.
+    if conn.is_readonly(rusqlite::MAIN_DB)? {
+        return Err(HistoryError::ReadOnly("the file is read-only".to_string()));
+    }
     // Several diskmeters may save at once (MPI ranks, parallel CI jobs): wait, don't fail.
     conn.busy_timeout(timeout)?;
     retry_while_busy(deadline, || ensure_wal(&conn))?;

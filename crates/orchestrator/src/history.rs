@@ -12,7 +12,7 @@ use diskmeter_history::{
 };
 use diskmeter_report::RunInput;
 use diskmeter_stats::LatencyHistogram;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 /// Why a run could not be saved in the history (the run itself is unaffected).
 #[derive(Debug, thiserror::Error)]
@@ -36,21 +36,10 @@ pub enum HistorySaveError {
         path: PathBuf,
         /// Why it refused.
         source: diskmeter_history::HistoryError,
-        /// The spool file the run is in, or why it could not be written.
-        spooled: Result<PathBuf, SpoolError>,
+        /// The spool file the run is in, or why it could not be written (boxed: errors
+        /// stay small to pass around).
+        spooled: Box<Result<PathBuf, SpoolError>>,
     },
-}
-
-impl HistorySaveError {
-    /// The spool file holding the run that could not be saved, if it was kept there.
-    pub fn spool_file(&self) -> Option<&Path> {
-        match self {
-            HistorySaveError::Spooled {
-                spooled: Ok(file), ..
-            } => Some(file),
-            _ => None,
-        }
-    }
 }
 
 /// The end of the message of a run that went to the spool.
@@ -259,7 +248,7 @@ impl HistorySink {
         Err(HistorySaveError::Spooled {
             path: self.path,
             source,
-            spooled,
+            spooled: Box::new(spooled),
         })
     }
 }
