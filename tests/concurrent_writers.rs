@@ -35,7 +35,7 @@ fn two_writers(db: &Path) {
                         &name,
                         "--ioengine=null",
                         "--size=1m",
-                        "--runtime=10ms",
+                        "--runtime=1ms",
                         "--time_based",
                         "--output-format=json",
                         "--db",
