@@ -10,6 +10,11 @@
 //! [`HistoryStore::finish_run`] write a run as it goes, each step in its own transaction, so a
 //! process killed in the middle keeps the steps it finished (the run lists as unfinished).
 //! Either way a killed process leaves the database readable and no half-saved step.
+//!
+//! Opening is safe while other processes open the same database (a new one appears whole,
+//! an old one is upgraded once: `open.rs`), and a fault says what it is ([`HistoryError`]:
+//! locked, read-only, damaged). A run the database cannot take is kept whole in a spool file
+//! ([`SpooledRun`]) and imported, once, by the next save ([`HistoryStore::import_spool`]).
 
 #![forbid(unsafe_code)]
 
