@@ -105,7 +105,13 @@ fn the_stop_signal_is_installed_in_one_place() {
 #[test]
 fn only_the_orchestrator_saves_runs_in_the_history() {
     let mut writers = Vec::new();
-    for call in [".save(&", ".begin_run(", ".append_step(", ".finish_run("] {
+    for call in [
+        ".save(&",
+        ".begin_run(",
+        ".begin_run_with_step(",
+        ".append_step(",
+        ".finish_run(",
+    ] {
         // Unit-test modules of their own (`tests.rs`, `*_tests.rs`) may save fixtures.
         writers.extend(files_calling(call).into_iter().filter(|f| {
             !f.starts_with("crates/history/")

@@ -133,12 +133,29 @@ pub(crate) fn run_on_terminal(
 /// The closing messages of a session on stderr (where it was saved, why it stopped), and
 /// the exit status; an error that stopped the batch comes back as the error to print.
 pub(crate) fn conclude(outcome: Outcome, quiet: bool) -> anyhow::Result<Status> {
+    if !quiet {
+        for path in &outcome.swept_files {
+            eprintln!(
+                "diskmeter: removed {}, a test file left behind by a diskmeter that was killed",
+                path.display()
+            );
+        }
+    }
     for step in &outcome.steps {
         for error in &step.errors {
             eprintln!("diskmeter: {error}");
         }
     }
     if let Some(saved) = &outcome.saved {
+        if !saved.from_spool.is_empty() {
+            let ids: Vec<String> = saved.from_spool.iter().map(i64::to_string).collect();
+            eprintln!(
+                "diskmeter: saved {} earlier run(s) kept in the spool in {} (runs {})",
+                ids.len(),
+                saved.path.display(),
+                ids.join(", ")
+            );
+        }
         if !quiet {
             eprintln!(
                 "diskmeter: saved as run {} in {} (diskmeter show {})",

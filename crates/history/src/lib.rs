@@ -10,6 +10,11 @@
 //! [`HistoryStore::finish_run`] write a run as it goes, each step in its own transaction, so a
 //! process killed in the middle keeps the steps it finished (the run lists as unfinished).
 //! Either way a killed process leaves the database readable and no half-saved step.
+//!
+//! Opening is safe while other processes open the same database (a new one appears whole,
+//! an old one is upgraded once: `open.rs`), and a fault says what it is ([`HistoryError`]:
+//! locked, read-only, damaged). A run the database cannot take is kept whole in a spool file
+//! ([`SpooledRun`]) and imported, once, by the next save ([`HistoryStore::import_spool`]).
 
 #![forbid(unsafe_code)]
 
@@ -17,7 +22,9 @@ mod capture;
 mod host;
 mod live;
 mod migrations;
+mod open;
 mod read;
+mod spool;
 mod write;
 
 pub use capture::{StoredCapture, Warmup, CAPTURE_KIND};
@@ -30,17 +37,37 @@ pub use read::{RunFacets, RunPage, RunPageQuery};
 
 use diskmeter_report::{ReportError, RunResult};
 use diskmeter_stats::{merge_series, IntervalSample, LatencyHistogram};
-use rusqlite::{Connection, OpenFlags};
+use rusqlite::Connection;
 use serde::{Deserialize, Serialize};
+pub use spool::{spool_folder, SpoolError, SpooledRun, SpooledRunBegun};
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 /// What can go wrong with the history.
 #[derive(Debug, thiserror::Error)]
 pub enum HistoryError {
-    /// SQLite refused an operation.
+    /// SQLite refused an operation (for a reason none of the variants below names).
     #[error("history database: {0}")]
-    Sqlite(#[from] rusqlite::Error),
+    Sqlite(rusqlite::Error),
+    /// Another process held the database's write lock for longer than diskmeter waits
+    /// ([`busy_timeout`]): a long transaction, or a stuck process.
+    #[error("the history database is locked by another process (waited {waited_ms} ms for it; DISKMETER_HISTORY_BUSY_TIMEOUT_MS sets how long)")]
+    Locked {
+        /// How long diskmeter waited, ms.
+        waited_ms: u64,
+        /// SQLite's error (not in the message: "database is locked" says no more).
+        sqlite: rusqlite::Error,
+    },
+    /// The database (or its folder, where SQLite keeps its WAL and shared-memory files)
+    /// cannot be written: a read-only mount, an immutable file, missing permissions.
+    #[error("the history database cannot be written: {0}")]
+    ReadOnly(String),
+    /// The file is not an SQLite database, or a damaged one (garbage, truncated).
+    #[error("the history database is damaged ({0}); move it aside and a new one is made")]
+    Corrupt(String),
+    /// SQLite could not open or create the file (its folder is not writable, or it is gone).
+    #[error("the history database cannot be opened or created ({0}); is its folder writable?")]
+    CannotOpen(rusqlite::Error),
     /// The database folder could not be made.
     #[error("cannot create the history folder {path}: {source}")]
     Folder {
@@ -97,9 +124,47 @@ pub enum HistoryError {
     RunFinished(i64),
 }
 
-/// The default database: `$XDG_DATA_HOME/diskmeter/history.db`, else
-/// `$HOME/.local/share/diskmeter/history.db` (the XDG base directory specification).
-pub fn default_path() -> Option<PathBuf> {
+impl From<rusqlite::Error> for HistoryError {
+    /// Sorts SQLite's errors by cause, so the message says what happened to the database
+    /// (locked, read-only, damaged) and the caller can tell a fault from a bug.
+    fn from(error: rusqlite::Error) -> HistoryError {
+        use rusqlite::ErrorCode;
+        match error.sqlite_error_code() {
+            Some(ErrorCode::DatabaseBusy | ErrorCode::DatabaseLocked) => HistoryError::Locked {
+                waited_ms: busy_timeout().as_millis() as u64,
+                sqlite: error,
+            },
+            Some(ErrorCode::ReadOnly) => HistoryError::ReadOnly(error.to_string()),
+            Some(ErrorCode::DatabaseCorrupt | ErrorCode::NotADatabase) => {
+                HistoryError::Corrupt(error.to_string())
+            }
+            Some(ErrorCode::CannotOpen) => HistoryError::CannotOpen(error),
+            _ => HistoryError::Sqlite(error),
+        }
+    }
+}
+
+impl HistoryError {
+    /// Another writer held the lock: worth trying again until a deadline.
+    pub(crate) fn is_busy(&self) -> bool {
+        matches!(self, HistoryError::Locked { .. })
+    }
+}
+
+/// How long a write waits for another process's write lock before it gives up: 10 s, or
+/// `DISKMETER_HISTORY_BUSY_TIMEOUT_MS` (a CI machine with many parallel saves may want
+/// more; the fault tests want less).
+pub fn busy_timeout() -> Duration {
+    std::env::var("DISKMETER_HISTORY_BUSY_TIMEOUT_MS")
+        .ok()
+        .and_then(|ms| ms.trim().parse::<u64>().ok())
+        .map_or(Duration::from_secs(10), Duration::from_millis)
+}
+
+/// The folder diskmeter keeps its data in: `$XDG_DATA_HOME/diskmeter`, else
+/// `$HOME/.local/share/diskmeter` (the XDG base directory specification); the default
+/// history is in it, and what outlives a process (the spool, the records of test files).
+pub fn data_folder() -> Option<PathBuf> {
     let data_home = std::env::var_os("XDG_DATA_HOME")
         .map(PathBuf::from)
         .filter(|p| p.is_absolute())
@@ -108,7 +173,13 @@ pub fn default_path() -> Option<PathBuf> {
                 .filter(|h| !h.is_empty())
                 .map(|h| PathBuf::from(h).join(".local/share"))
         })?;
-    Some(data_home.join("diskmeter").join("history.db"))
+    Some(data_home.join("diskmeter"))
+}
+
+/// The default database: `$XDG_DATA_HOME/diskmeter/history.db`, else
+/// `$HOME/.local/share/diskmeter/history.db` (the XDG base directory specification).
+pub fn default_path() -> Option<PathBuf> {
+    Some(data_folder()?.join("history.db"))
 }
 
 /// One step of a run to save: a plain run has one, a suite one per step, a sweep one per point.
@@ -140,7 +211,7 @@ pub struct NewRun {
 }
 
 /// What is known of a run when it begins ([`HistoryStore::begin_run`]).
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct RunHeader {
     /// "run", "suite", "sweep", "diskspd" or "iometer".
     pub kind: String,
@@ -161,7 +232,7 @@ pub struct RunHeader {
 }
 
 /// How a run ended ([`HistoryStore::finish_run`]).
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct RunEnd {
     /// End, ms since the Unix epoch (UTC).
     pub finished_unix_ms: u64,
@@ -256,6 +327,10 @@ pub struct HistoryStore {
 
 impl HistoryStore {
     /// Opens (creating when missing, with its folder) and upgrades the database at `path`.
+    ///
+    /// Safe with other processes doing the same at the same moment: a new database appears
+    /// whole (WAL mode, every migration) or not at all, and a lock held by another writer
+    /// is waited for up to [`busy_timeout`] (`open.rs`).
     pub fn open(path: &Path) -> Result<HistoryStore, HistoryError> {
         Self::open_at_version(path, SCHEMA_VERSION)
     }
@@ -264,19 +339,7 @@ impl HistoryStore {
     /// as an older diskmeter left it.
     #[doc(hidden)]
     pub fn open_at_version(path: &Path, version: u32) -> Result<HistoryStore, HistoryError> {
-        if let Some(parent) = path.parent().filter(|p| !p.as_os_str().is_empty()) {
-            std::fs::create_dir_all(parent).map_err(|source| HistoryError::Folder {
-                path: parent.to_path_buf(),
-                source,
-            })?;
-        }
-        let mut conn = Connection::open(path)?;
-        // Several diskmeters may save at once (MPI ranks, parallel CI jobs): wait, don't fail.
-        conn.busy_timeout(Duration::from_secs(10))?;
-        conn.pragma_update(None, "journal_mode", "WAL")?;
-        conn.pragma_update(None, "synchronous", "NORMAL")?;
-        conn.pragma_update(None, "foreign_keys", "ON")?;
-        migrations::migrate(&mut conn, version)?;
+        let conn = open::open_for_writing(path, version)?;
         Ok(HistoryStore {
             conn,
             path: path.to_path_buf(),
@@ -292,13 +355,14 @@ impl HistoryStore {
         /// The oldest schema the readers can read as it is: v4 added the capture tables;
         /// later versions only add what reading does not need.
         const OLDEST_READABLE: u32 = 4;
-        let conn = Connection::open_with_flags(
-            path,
-            OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_NO_MUTEX,
-        )?;
-        conn.busy_timeout(Duration::from_secs(10))?;
-        conn.pragma_update(None, "query_only", true)?;
-        let found: u32 = conn.query_row("PRAGMA user_version", [], |row| row.get(0))?;
+        let (conn, found) = match open::read_only_connection(path, false) {
+            // A WAL database on a read-only mount: SQLite cannot make its shared-memory
+            // file, so nothing can be writing it either; it is read as an immutable file.
+            Err(HistoryError::CannotOpen(_)) if path.is_file() => {
+                open::read_only_connection(path, true)?
+            }
+            opened => opened?,
+        };
         if found > SCHEMA_VERSION {
             return Err(HistoryError::NewerSchema {
                 found,

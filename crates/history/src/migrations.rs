@@ -134,6 +134,15 @@ const MIGRATIONS: &[Migration] = &[
      );
      CREATE INDEX live_points_by_run ON live_points(live_id, id);",
     ),
+    // v7: runs kept in a spool because the history could not take them (locked, read-only,
+    // damaged), each recorded once it is imported, so none is imported twice (`spool.rs`).
+    Migration::Sql(
+        "CREATE TABLE spool_imports (
+         spool_id TEXT PRIMARY KEY,
+         run_id INTEGER REFERENCES runs(id) ON DELETE SET NULL,
+         imported_unix_ms INTEGER NOT NULL
+     );",
+    ),
 ];
 
 /// The schema version this build writes.
@@ -142,8 +151,20 @@ pub const SCHEMA_VERSION: u32 = MIGRATIONS.len() as u32;
 /// Brings `conn` up to `target` (at most [`SCHEMA_VERSION`]); refuses a newer database.
 ///
 /// Each migration runs in an IMMEDIATE transaction that reads the version again inside it, so
-/// two diskmeters opening the same old database at once upgrade it once.
+/// two diskmeters opening the same old database at once upgrade it once. A database already
+/// at `target` is only read: no write lock is taken, so another process holding one does not
+/// stop this one from reading.
 pub(crate) fn migrate(conn: &mut Connection, target: u32) -> Result<(), HistoryError> {
+    let current: u32 = conn.query_row("PRAGMA user_version", [], |row| row.get(0))?;
+    if current > SCHEMA_VERSION {
+        return Err(HistoryError::NewerSchema {
+            found: current,
+            known: SCHEMA_VERSION,
+        });
+    }
+    if current >= target.min(SCHEMA_VERSION) {
+        return Ok(());
+    }
     loop {
         let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
         let current: u32 = tx.query_row("PRAGMA user_version", [], |row| row.get(0))?;

@@ -55,6 +55,21 @@ impl HistoryStore {
         Ok(run_id)
     }
 
+    /// Begins a run with its first finished step, in one transaction, and returns its id: a
+    /// run is then never listed without a step, whenever its process is killed.
+    pub fn begin_run_with_step(
+        &mut self,
+        header: &RunHeader,
+        step: &NewStep,
+    ) -> Result<i64, HistoryError> {
+        let tx = self.write_transaction()?;
+        let run_id = insert_run(&tx, header)?;
+        insert_step(&tx, run_id, 0, step)?;
+        show_progress(&tx, run_id, step)?;
+        tx.commit()?;
+        Ok(run_id)
+    }
+
     /// Saves one finished step of the unfinished run `run_id`, after its other steps, in its
     /// own transaction; returns its position (0 for the first).
     pub fn append_step(&mut self, run_id: i64, step: &NewStep) -> Result<u32, HistoryError> {
@@ -66,16 +81,7 @@ impl HistoryStore {
             |row| row.get(0),
         )?;
         insert_step(&tx, run_id, position, step)?;
-        // The listing of an unfinished run shows how far it got.
-        tx.execute(
-            "UPDATE runs SET finished_unix_ms = MAX(finished_unix_ms, ?2), summary = ?3
-             WHERE id = ?1",
-            params![
-                run_id,
-                step.result.meta.finished_unix_ms as i64,
-                headline(&tx, run_id)?
-            ],
-        )?;
+        show_progress(&tx, run_id, step)?;
         tx.commit()?;
         Ok(position)
     }
@@ -99,7 +105,7 @@ impl HistoryStore {
 }
 
 /// Inserts the run's row, unfinished and partial until [`close_run`], and its host facts.
-fn insert_run(tx: &Transaction<'_>, header: &RunHeader) -> Result<i64, HistoryError> {
+pub(crate) fn insert_run(tx: &Transaction<'_>, header: &RunHeader) -> Result<i64, HistoryError> {
     tx.execute(
         "INSERT INTO runs (kind, name, target, started_unix_ms, finished_unix_ms, partial,
              unfinished, diskmeter_version, hostname, command_line, summary)
@@ -122,6 +128,21 @@ fn insert_run(tx: &Transaction<'_>, header: &RunHeader) -> Result<i64, HistoryEr
     Ok(run_id)
 }
 
+/// The listing of an unfinished run shows how far it got: the end of its last step and the
+/// headline of the steps so far.
+fn show_progress(tx: &Transaction<'_>, run_id: i64, step: &NewStep) -> Result<(), HistoryError> {
+    tx.execute(
+        "UPDATE runs SET finished_unix_ms = MAX(finished_unix_ms, ?2), summary = ?3
+         WHERE id = ?1",
+        params![
+            run_id,
+            step.result.meta.finished_unix_ms as i64,
+            headline(tx, run_id)?
+        ],
+    )?;
+    Ok(())
+}
+
 /// Fails unless `run_id` exists and is not finished.
 pub(crate) fn require_unfinished(tx: &Transaction<'_>, run_id: i64) -> Result<(), HistoryError> {
     let unfinished: Option<bool> = tx
@@ -138,7 +159,11 @@ pub(crate) fn require_unfinished(tx: &Transaction<'_>, run_id: i64) -> Result<()
     }
 }
 
-fn close_run(tx: &Transaction<'_>, run_id: i64, end: &RunEnd) -> Result<(), HistoryError> {
+pub(crate) fn close_run(
+    tx: &Transaction<'_>,
+    run_id: i64,
+    end: &RunEnd,
+) -> Result<(), HistoryError> {
     let summary = match &end.summary {
         Some(text) => text.clone(),
         None => headline(tx, run_id)?,
@@ -153,7 +178,7 @@ fn close_run(tx: &Transaction<'_>, run_id: i64, end: &RunEnd) -> Result<(), Hist
 }
 
 /// Inserts one step: its record (job file and result), histograms and series rows.
-fn insert_step(
+pub(crate) fn insert_step(
     tx: &Transaction<'_>,
     run_id: i64,
     position: u32,

@@ -131,6 +131,25 @@ fn steps_appended_one_by_one_make_a_run_like_save() {
 }
 
 #[test]
+fn a_run_begun_with_its_first_step_is_never_listed_without_one() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut store = HistoryStore::open(&dir.path().join("h.db")).unwrap();
+    let id = store
+        .begin_run_with_step(&header("quick", 1_000_000), &step("first", 1_000_000, 1000))
+        .unwrap();
+    let running = listed(&store, id);
+    assert!(running.unfinished, "{running:?}");
+    assert_eq!((running.steps, running.finished_unix_ms), (1, 1_002_000));
+    assert_eq!(running.summary, "1000 IOPS, 3.9 MiB/s");
+    assert_eq!(
+        store
+            .append_step(id, &step("second", 1_002_000, 2000))
+            .unwrap(),
+        1
+    );
+}
+
+#[test]
 fn a_finished_run_takes_no_more_steps_and_a_missing_run_none() {
     let dir = tempfile::tempdir().unwrap();
     let mut store = HistoryStore::open(&dir.path().join("h.db")).unwrap();

@@ -7,7 +7,8 @@ use crate::convert;
 use crate::step::{Batch, FinishedStep};
 use diskmeter_capture::{CaptureSample, TraceProfile};
 use diskmeter_history::{
-    HistoryError, HistoryStore, HostFacts, NewStep, RunEnd, RunHeader, Warmup,
+    HistoryError, HistoryStore, HostFacts, NewStep, RunEnd, RunHeader, SpoolError, SpooledRun,
+    SpooledRunBegun, Warmup,
 };
 use diskmeter_report::RunInput;
 use diskmeter_stats::LatencyHistogram;
@@ -27,6 +28,29 @@ pub enum HistorySaveError {
         /// Why.
         source: diskmeter_history::HistoryError,
     },
+    /// The database refused a finished run, which was kept in the spool instead (or could
+    /// not be kept there either); the next save into the database imports it.
+    #[error("{}: {source}; {}", path.display(), spooled_words(spooled))]
+    Spooled {
+        /// The database.
+        path: PathBuf,
+        /// Why it refused.
+        source: diskmeter_history::HistoryError,
+        /// The spool file the run is in, or why it could not be written (boxed: errors
+        /// stay small to pass around).
+        spooled: Box<Result<PathBuf, SpoolError>>,
+    },
+}
+
+/// The end of the message of a run that went to the spool.
+fn spooled_words(spooled: &Result<PathBuf, SpoolError>) -> String {
+    match spooled {
+        Ok(file) => format!(
+            "the run is kept in {} and goes into the history at the next save",
+            file.display()
+        ),
+        Err(error) => format!("the run could not be kept in a spool either ({error})"),
+    }
 }
 
 /// Which history a session saves into.
@@ -62,18 +86,31 @@ pub struct SavedRun {
     pub id: i64,
     /// The database.
     pub path: PathBuf,
+    /// Earlier runs that had gone to the spool and were saved with this one, by id.
+    pub from_spool: Vec<i64>,
 }
 
 /// Saves a batch's steps in the history as each finishes: the run is begun with the first
 /// finished step, each step is appended in its own transaction, and the run is finished
 /// (end time, partial or not) when the batch ends. A process killed in the middle keeps the
 /// steps that finished (the history lists the run as unfinished).
+///
+/// Opening the history first imports the runs waiting in its spool. When the history
+/// refuses a write (locked, read-only, damaged), nothing more is tried there: the sink keeps
+/// the steps, and at the end the whole run goes to the spool (`diskmeter_history::SpooledRun`,
+/// saying which part the history took), so no finished run is lost.
 pub(crate) struct HistorySink {
     path: PathBuf,
     store: Option<HistoryStore>,
+    header: Option<RunHeader>,
     run_id: Option<i64>,
+    /// Every finished step, for the spool (a run is small next to the IO that made it).
+    steps: Vec<NewStep>,
+    /// How many of them the history holds.
+    saved_steps: u32,
+    from_spool: Vec<i64>,
     last_finished_unix_ms: u64,
-    error: Option<HistorySaveError>,
+    error: Option<HistoryError>,
 }
 
 impl HistorySink {
@@ -82,63 +119,63 @@ impl HistorySink {
         HistorySink {
             path,
             store: None,
+            header: None,
             run_id: None,
+            steps: Vec::new(),
+            saved_steps: 0,
+            from_spool: Vec::new(),
             last_finished_unix_ms: 0,
             error: None,
         }
     }
 
     /// Saves a finished step of `batch` (beginning the run with the first). After a failure
-    /// nothing more is tried: the first error is the one reported.
+    /// the steps are only kept, for the spool: the first error is the one reported.
     pub(crate) fn add(&mut self, batch: &Batch, step: &FinishedStep) {
-        if self.error.is_some() {
-            return;
+        let header = self
+            .header
+            .get_or_insert_with(|| run_header(batch, step))
+            .clone();
+        let step_to_save = NewStep {
+            name: step.name.clone(),
+            result: step.result.clone(),
+            histograms: merged_histograms(&step.input),
+        };
+        self.last_finished_unix_ms = step.input.meta.finished_unix_ms;
+        if self.error.is_none() {
+            if let Err(error) = self.append(&header, &step_to_save) {
+                self.fail(error);
+            }
         }
-        if let Err(source) = self.append(batch, step) {
-            self.error = Some(HistorySaveError::Store {
-                path: self.path.clone(),
-                source,
-            });
-        }
+        self.steps.push(step_to_save);
     }
 
-    fn append(&mut self, batch: &Batch, step: &FinishedStep) -> Result<(), HistoryError> {
+    /// After a refused write the connection is dropped: nothing more is written with it.
+    fn fail(&mut self, error: HistoryError) {
+        self.error = Some(error);
+        self.store = None;
+    }
+
+    fn append(&mut self, header: &RunHeader, step: &NewStep) -> Result<(), HistoryError> {
         let store = match &mut self.store {
             Some(store) => store,
-            None => self.store.insert(HistoryStore::open(&self.path)?),
-        };
-        let run_id = match self.run_id {
-            Some(id) => id,
             None => {
-                let target = batch
-                    .target
-                    .clone()
-                    .or_else(|| convert::first_target(&step.input))
-                    .unwrap_or_else(|| PathBuf::from("."));
-                let target = std::path::absolute(&target).unwrap_or(target);
-                let meta = &step.input.meta;
-                let header = RunHeader {
-                    kind: batch.kind.as_str().to_string(),
-                    name: batch.name.clone().unwrap_or_else(|| step.name.clone()),
-                    target: target.display().to_string(),
-                    command_line: batch.command_line.clone(),
-                    host: HostFacts::collect(&target),
-                    started_unix_ms: meta.started_unix_ms,
-                    diskmeter_version: meta.diskmeter_version.clone(),
-                    hostname: meta.hostname.clone(),
-                };
-                *self.run_id.insert(store.begin_run(&header)?)
+                let mut store = HistoryStore::open(&self.path)?;
+                // Runs an earlier process could not save go in first, in their order. One
+                // that cannot be imported now stays in the spool for the next save.
+                if let Ok(ids) = store.import_spool() {
+                    self.from_spool = ids;
+                }
+                self.store.insert(store)
             }
         };
-        store.append_step(
-            run_id,
-            &NewStep {
-                name: step.name.clone(),
-                result: step.result.clone(),
-                histograms: merged_histograms(&step.input),
-            },
-        )?;
-        self.last_finished_unix_ms = step.input.meta.finished_unix_ms;
+        match self.run_id {
+            Some(run_id) => {
+                store.append_step(run_id, step)?;
+            }
+            None => self.run_id = Some(store.begin_run_with_step(header, step)?),
+        }
+        self.saved_steps += 1;
         Ok(())
     }
 
@@ -169,40 +206,71 @@ impl HistorySink {
                 boot_id: boot_id.clone(),
                 run_id: Some(run_id),
             };
-            if let Err(source) = store.record_warmup(&warmup) {
-                self.error = Some(HistorySaveError::Store {
-                    path: self.path.clone(),
-                    source,
-                });
+            if let Err(error) = store.record_warmup(&warmup) {
+                self.fail(error);
                 return;
             }
         }
     }
 
     /// Finishes the run (`partial` when the batch was interrupted or stopped early) and
-    /// says where it is; `Ok(None)` when no step finished.
+    /// says where it is; `Ok(None)` when no step finished. A run the history refused goes
+    /// to the spool, and the error says where.
     pub(crate) fn finish(mut self, partial: bool) -> Result<Option<SavedRun>, HistorySaveError> {
-        if let Some(error) = self.error.take() {
-            return Err(error);
-        }
-        let (Some(store), Some(id)) = (&mut self.store, self.run_id) else {
-            return Ok(None);
-        };
         let end = RunEnd {
             finished_unix_ms: self.last_finished_unix_ms,
             partial,
             summary: None,
         };
-        store
-            .finish_run(id, &end)
-            .map_err(|source| HistorySaveError::Store {
-                path: self.path.clone(),
-                source,
-            })?;
-        Ok(Some(SavedRun {
-            id,
+        if self.error.is_none() {
+            let (Some(store), Some(id)) = (&mut self.store, self.run_id) else {
+                return Ok(None);
+            };
+            match store.finish_run(id, &end) {
+                Ok(()) => {
+                    return Ok(Some(SavedRun {
+                        id,
+                        path: self.path,
+                        from_spool: self.from_spool,
+                    }))
+                }
+                Err(error) => self.fail(error),
+            }
+        }
+        let (Some(source), Some(header)) = (self.error.take(), self.header.take()) else {
+            return Ok(None);
+        };
+        let begun = self.run_id.map(|run_id| SpooledRunBegun {
+            run_id,
+            steps_saved: self.saved_steps,
+        });
+        let spooled = SpooledRun::new(&self.path, header, &self.steps, end, begun).write();
+        Err(HistorySaveError::Spooled {
             path: self.path,
-        }))
+            source,
+            spooled: Box::new(spooled),
+        })
+    }
+}
+
+/// What the history lists a batch under, from its first finished step.
+fn run_header(batch: &Batch, step: &FinishedStep) -> RunHeader {
+    let target = batch
+        .target
+        .clone()
+        .or_else(|| convert::first_target(&step.input))
+        .unwrap_or_else(|| PathBuf::from("."));
+    let target = std::path::absolute(&target).unwrap_or(target);
+    let meta = &step.input.meta;
+    RunHeader {
+        kind: batch.kind.as_str().to_string(),
+        name: batch.name.clone().unwrap_or_else(|| step.name.clone()),
+        target: target.display().to_string(),
+        command_line: batch.command_line.clone(),
+        host: HostFacts::collect(&target),
+        started_unix_ms: meta.started_unix_ms,
+        diskmeter_version: meta.diskmeter_version.clone(),
+        hostname: meta.hostname.clone(),
     }
 }
 
@@ -331,6 +399,7 @@ impl CaptureRecorder {
         Ok(SavedRun {
             id: self.run_id,
             path: self.path,
+            from_spool: Vec::new(),
         })
     }
 

@@ -17,7 +17,9 @@
 //!    renderers and progress views, and the results history, which every session feeds
 //!    through one path ([`history`]) unless told not to; a session that saves also writes
 //!    its running steps' counters once a second for the dashboard (`live.rs`),
-//! 6. cleaning up the shared test files the batch created.
+//! 6. cleaning up the shared test files the batch created; the test files a run means to
+//!    remove are recorded before they are made, so the next run removes those of a process
+//!    that was killed before it could ([`leftovers`]).
 //!
 //! An interrupt ends the current step as partial and skips the rest; what finished is
 //! delivered and saved, files are removed. The command then renders the [`Outcome`] and
@@ -29,6 +31,7 @@ mod convert;
 mod emulation;
 mod error;
 pub mod history;
+mod leftovers;
 mod live;
 mod session;
 pub mod signals;

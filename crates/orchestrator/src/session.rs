@@ -5,6 +5,7 @@ use crate::convert;
 use crate::emulation::{EmulateRequest, EmulatedDisk};
 use crate::error::OrchestrateError;
 use crate::history::{HistoryChoice, HistorySink};
+use crate::leftovers::{self, FileRecord};
 use crate::live::LiveFeed;
 use crate::signals;
 use crate::sink::{Note, Sink, StepContext};
@@ -107,6 +108,7 @@ impl Session {
             saved: None,
             history_error: None,
             leftover_files: Vec::new(),
+            swept_files: Vec::new(),
         };
         let problems: Vec<_> = batch
             .steps
@@ -118,7 +120,10 @@ impl Session {
             return self.finish(outcome, None, None, sinks);
         }
         let (mut history, mut live) = (None, None);
+        // The test files this batch will remove, written down before they are made.
+        let mut record = FileRecord::new();
         if !self.settings.dry_run {
+            outcome.swept_files = leftovers::sweep();
             match self.settings.history.path() {
                 Ok(path) => {
                     // A session that saves also shows its run live (`live.rs`).
@@ -131,13 +136,21 @@ impl Session {
         let preexisting: Vec<bool> = batch.shared_files.iter().map(|p| p.exists()).collect();
         // The shared files the steps made, as each step left them (device, inode).
         let mut made: Vec<Option<(u64, u64)>> = vec![None; batch.shared_files.len()];
+        if !self.settings.keep_files && !self.settings.dry_run {
+            let made_here = batch.shared_files.iter().zip(&preexisting);
+            record.add(
+                made_here
+                    .filter(|(path, existed)| !**existed && !batch.warms.contains(path))
+                    .map(|(path, _)| path.clone()),
+            );
+        }
         for index in 0..batch.steps.len() {
             if self.stop.load(Ordering::Relaxed) {
                 outcome.interrupted = true;
                 break;
             }
             let step = StepContext { batch, index };
-            let ran = self.run_step(step, sinks, live.as_mut());
+            let ran = self.run_step(step, sinks, live.as_mut(), &mut record);
             for ((path, existed), made) in
                 batch.shared_files.iter().zip(&preexisting).zip(&mut made)
             {
@@ -188,6 +201,8 @@ impl Session {
                 }
             }
         }
+        // Every file is removed or kept as asked by now: nothing is left to sweep.
+        drop(record);
         if let Some(history) = &mut history {
             let whole = !outcome.interrupted
                 && outcome.error.is_none()
@@ -256,6 +271,7 @@ impl Session {
         step: StepContext<'_>,
         sinks: &mut [&mut dyn Sink],
         mut live_feed: Option<&mut LiveFeed>,
+        record: &mut FileRecord,
     ) -> Result<Option<FinishedStep>, StepStop> {
         let jobs = &step.batch.steps[step.index].jobs;
         let plan_options = PlanOptions {
@@ -277,6 +293,9 @@ impl Session {
         }
         diskmeter_runner::check_safety(&plan, self.settings.allow_destroy)
             .map_err(StepStop::run)?;
+        if !self.settings.keep_files {
+            record.add(diskmeter_runner::layout::removed_at_end(&plan));
+        }
         for note in &plan.notes {
             for sink in sinks.iter_mut() {
                 sink.note(step, &Note::Plan(note));

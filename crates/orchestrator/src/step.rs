@@ -134,6 +134,9 @@ pub struct Outcome {
     pub history_error: Option<crate::history::HistorySaveError>,
     /// Shared test files the session made but could not remove, with why.
     pub leftover_files: Vec<(PathBuf, std::io::Error)>,
+    /// Test files of diskmeters that were killed before they could remove them, removed
+    /// before this batch ran.
+    pub swept_files: Vec<PathBuf>,
 }
 
 /// How a batch ended, from which the command's exit code follows.

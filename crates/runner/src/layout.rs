@@ -92,19 +92,7 @@ pub fn prepare_files(
         if !target.created_by_diskmeter {
             continue;
         }
-        let unlink = plan
-            .workers
-            .iter()
-            .filter(|w| {
-                w.targets
-                    .iter()
-                    .any(|&t| plan.targets[t].path == target.path)
-            })
-            // fio's unlink_each_loop removes the files too (diskmeter at the job's end).
-            .all(|w| {
-                let job = &plan.jobs[w.job_index];
-                job.unlink || job.control.unlink_each_loop
-            });
+        let unlink = unlinked_at_end(plan, target);
         if target.preparation == Preparation::UseExisting {
             created.push(&target.path, unlink, identity_at(&target.path));
         } else {
@@ -131,6 +119,59 @@ pub fn prepare_files(
         }
     }
     Ok(())
+}
+
+/// Whether the run removes `target` at its end (unless files are kept): every job on it
+/// asks fio's `unlink` (or `unlink_each_loop`, which diskmeter does at the job's end).
+fn unlinked_at_end(plan: &RunPlan, target: &TargetPlan) -> bool {
+    plan.workers
+        .iter()
+        .filter(|w| {
+            w.targets
+                .iter()
+                .any(|&t| plan.targets[t].path == target.path)
+        })
+        .all(|w| {
+            let job = &plan.jobs[w.job_index];
+            job.unlink || job.control.unlink_each_loop
+        })
+}
+
+/// The files a run of `plan` creates (or re-uses as its own) and removes at its end unless
+/// files are kept: what a process that is killed would leave behind.
+pub fn removed_at_end(plan: &RunPlan) -> Vec<PathBuf> {
+    plan.targets
+        .iter()
+        .filter(|t| t.created_by_diskmeter && unlinked_at_end(plan, t))
+        .map(|t| t.path.clone())
+        .collect()
+}
+
+/// Removes the file at `path` if, and only if, it is a regular file carrying diskmeter's
+/// ownership mark (a test file a killed diskmeter left behind); a symlink, a device, a fifo
+/// or a file without the mark is never touched. `Ok(false)` when there was nothing of ours.
+pub fn remove_if_ours(path: &Path) -> std::io::Result<bool> {
+    use rustix::fs::OFlags;
+    // Not followed, and not waited on (a fifo put in its place must not block the sweep).
+    let flags = OFlags::NOFOLLOW | OFlags::NONBLOCK;
+    let file = match OpenOptions::new()
+        .read(true)
+        .custom_flags(flags.bits() as i32)
+        .open(path)
+    {
+        Ok(file) => file,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(false),
+        // A symlink (ELOOP) or a file that cannot be opened: not one to remove.
+        Err(_) => return Ok(false),
+    };
+    if !file.metadata()?.file_type().is_file() || !carries_owner_mark(&file) {
+        return Ok(false);
+    }
+    match std::fs::remove_file(path) {
+        Ok(()) => Ok(true),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(false),
+        Err(e) => Err(e),
+    }
 }
 
 fn lay_out(

@@ -17,7 +17,7 @@ pub use show::{show_command, show_main};
 use crate::{write_output, Status, UsageError};
 use anyhow::Context;
 use clap::{Arg, ArgMatches};
-use diskmeter_history::{HistoryStore, RunFilter, RunSummary, StoredRun};
+use diskmeter_history::{HistoryError, HistoryStore, RunFilter, RunSummary, StoredRun};
 use diskmeter_orchestrator::HistoryChoice;
 use std::path::PathBuf;
 
@@ -39,8 +39,8 @@ fn db(matches: &ArgMatches) -> Option<&PathBuf> {
     matches.get_one::<PathBuf>("db")
 }
 
-/// The history `--db` names (or the default one), opened for reading; an error when there
-/// is none yet.
+/// The history `--db` names (or the default one), opened for reading (and upgraded, when it
+/// can be written); an error when there is none yet.
 pub(crate) fn open(matches: &ArgMatches) -> anyhow::Result<HistoryStore> {
     let choice = db(matches).map_or(HistoryChoice::Default, |p| HistoryChoice::At(p.clone()));
     let Some(path) = choice.path()? else {
@@ -52,7 +52,13 @@ pub(crate) fn open(matches: &ArgMatches) -> anyhow::Result<HistoryStore> {
             path.display()
         );
     }
-    HistoryStore::open(&path).with_context(|| path.display().to_string())
+    match HistoryStore::open(&path) {
+        // Reading needs no writing: a history on a read-only mount (or one made immutable)
+        // is read as it is, as the dashboard reads it.
+        Err(HistoryError::ReadOnly(_)) => HistoryStore::open_read_only(&path),
+        opened => opened,
+    }
+    .with_context(|| path.display().to_string())
 }
 
 /// Resolves "last" or a number to a run id (for `analyze`, "last" is the newest sweep).
