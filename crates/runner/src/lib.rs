@@ -182,6 +182,32 @@ pub fn check_safety(plan: &RunPlan, allow_destroy: bool) -> Result<(), RunError>
             refusal,
         })?;
     }
+    // `write_iolog` is written at the path as given (other logs get a suffix): a log aimed
+    // at a device would write its text over whatever the device holds, so a device there
+    // passes the same rules as a target that is written.
+    for log in plan
+        .jobs
+        .iter()
+        .filter_map(|job| job.iolog.write_iolog.as_ref())
+    {
+        let Ok(probe) = safety::probe_target(log) else {
+            continue;
+        };
+        if probe.kind == TargetKind::BlockDevice {
+            safety::check_write_allowed(
+                &probe.path,
+                probe.kind,
+                false,
+                probe.via_symlink,
+                allow_destroy,
+                false,
+            )
+            .map_err(|refusal| RunError::Refused {
+                path: log.clone(),
+                refusal,
+            })?;
+        }
+    }
     Ok(())
 }
 
