@@ -203,7 +203,7 @@ pub fn check_safety(plan: &RunPlan, allow_destroy: bool) -> Result<(), RunError>
                 false,
             )
             .map_err(|refusal| RunError::Refused {
-                path: log.clone(),
+                path: probe.path,
                 refusal,
             })?;
         }
