@@ -103,7 +103,7 @@ fn whole_size(bytes: u64) -> String {
     const UNITS: [&str; 5] = ["KiB", "MiB", "GiB", "TiB", "PiB"];
     let unit = UNITS.iter().enumerate().rev().find(|(i, _)| {
         let step = 1u64 << (10 * (i + 1));
-        bytes >= step && bytes % step == 0
+        bytes >= step && bytes.is_multiple_of(step)
     });
     match unit {
         Some((i, name)) => format!("{} {name}", bytes >> (10 * (i + 1))),
