@@ -2,8 +2,9 @@
 //! machines the tests run on have none of those tools (no sfdisk, pvcreate, mdadm or
 //! cryptsetup; no device-mapper or md in the kernel). Each follows its format's document,
 //! cited at the function, closely enough that blkid(8) names it (checked when the loop device
-//! is made: see `targets.rs`) and, for the partition tables, that the kernel finds the
-//! partition in it.
+//! is made: see `targets.rs`). The partition tables are also laid out for the kernel's
+//! own parsers (the protective MBR, both GPT headers and their checksums), which the test
+//! VM's kernel is built without, so that is not checked here.
 
 /// 512-byte sectors: the loop devices' logical block size.
 const SECTOR: usize = 512;

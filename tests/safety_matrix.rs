@@ -4,19 +4,19 @@
 //! sweep, a replay of a capture (a workload like it, and `--exact`'s traced stream), a
 //! verified write — and whatever holds the data: a mounted device, MBR and GPT partition
 //! tables, ext4, an LVM physical volume, an md RAID member, a LUKS2 volume, a swap area, a
-//! user's file, and symlinks to a device and to the file (`targets.rs`, `images.rs`). A
-//! `write_iolog` aimed at such a device is refused too. Each refusal exits with 1 and one
-//! line that names the target, says why and offers `--allow-destroy`; suites and sweeps
-//! refuse before their first step. No byte of any target changes (each is compared whole
+//! user's file, and symlinks to a device and to the file (`safety_matrix/targets.rs`,
+//! `safety_matrix/images.rs`). A `write_iolog` aimed at such a device is refused too. Each
+//! refusal exits with 1 and one line that names the target, says why and offers
+//! `--allow-destroy`; suites, sweeps and Iometer lists refuse before their first step. No byte of any target changes (each is compared whole
 //! after every command). Where a front-end only reads, it may read a mounted device and a
 //! user's file. `--nocapture` prints the matrix, one `matrix |` line per cell.
 
-#[path = "../common/mod.rs"]
 mod common;
-#[path = "../seed/mod.rs"]
 mod seed;
 
+#[path = "safety_matrix/images.rs"]
 mod images;
+#[path = "safety_matrix/targets.rs"]
 mod targets;
 
 use common::TestDir;
