@@ -72,6 +72,53 @@ unsafe impl Send for AlignedBuffers {}
 // SAFETY: all access through `&self` is read-only (see `Send` above).
 unsafe impl Sync for AlignedBuffers {}
 
+/// The sizes of the one mapping [`AlignedBuffers::new`] makes; kept apart so what a worker's
+/// buffers cost can be known before any is made ([`mapped_bytes`]).
+struct MappingShape {
+    /// Bytes from one slot's start to the next: the slot length rounded up to the alignment.
+    stride: usize,
+    /// Bytes the slots use: `stride` x the slot count.
+    total: usize,
+    /// What the first slot's address is a multiple of.
+    start_align: usize,
+    /// Bytes mapped: `total` rounded up to the page (the huge page when slots span pages),
+    /// plus the slack that lets the first slot start on `start_align`.
+    map_len: usize,
+}
+
+impl MappingShape {
+    /// `None` when `align` is not a power of two or a figure overflows.
+    fn of(count: usize, slot_len: usize, align: usize) -> Option<MappingShape> {
+        if !align.is_power_of_two() {
+            return None;
+        }
+        // A zero-sized layout may not be passed to the allocator: keep at least one stride.
+        let stride = slot_len.max(1).checked_next_multiple_of(align)?;
+        let total = stride.checked_mul(count.max(1))?;
+        let huge = slot_len > PAGE;
+        // Align the start to the huge page when slots span pages (so no slot crosses a huge
+        // page boundary when strides are powers of two), else to `align` (mmap gives pages).
+        let start_align = if huge { align.max(HUGE_PAGE) } else { align };
+        let slack = start_align.saturating_sub(PAGE);
+        let map_len = total
+            .checked_next_multiple_of(if huge { HUGE_PAGE } else { PAGE })?
+            .checked_add(slack)?;
+        Some(MappingShape {
+            stride,
+            total,
+            start_align,
+            map_len,
+        })
+    }
+}
+
+/// The bytes of memory [`AlignedBuffers::new`] maps (and fills, so they are resident) for
+/// `count` slots of `slot_len` bytes aligned to `align`: what one worker's IO buffers cost.
+/// `None` when `align` is not a power of two or the figure does not fit in a `usize`.
+pub fn mapped_bytes(count: usize, slot_len: usize, align: usize) -> Option<usize> {
+    MappingShape::of(count, slot_len, align).map(|shape| shape.map_len)
+}
+
 impl AlignedBuffers {
     /// Allocates `count` slots of `slot_len` bytes, each starting on an `align` boundary
     /// (`align` must be a power of two), and fills them as `fill` says.
@@ -86,24 +133,13 @@ impl AlignedBuffers {
             bytes: count.saturating_mul(slot_len),
             align,
         };
-        if !align.is_power_of_two() {
-            return Err(fail());
-        }
-        // A zero-sized layout may not be passed to the allocator: keep at least one stride.
-        let stride = slot_len
-            .max(1)
-            .checked_next_multiple_of(align)
-            .ok_or_else(fail)?;
-        let total = stride.checked_mul(count.max(1)).ok_or_else(fail)?;
+        let MappingShape {
+            stride,
+            total,
+            start_align,
+            map_len,
+        } = MappingShape::of(count, slot_len, align).ok_or_else(fail)?;
         let huge = slot_len > PAGE;
-        // Align the start to the huge page when slots span pages (so no slot crosses a huge
-        // page boundary when strides are powers of two), else to `align` (mmap gives pages).
-        let start_align = if huge { align.max(HUGE_PAGE) } else { align };
-        let slack = start_align.saturating_sub(PAGE);
-        let map_len = total
-            .checked_next_multiple_of(if huge { HUGE_PAGE } else { PAGE })
-            .and_then(|n| n.checked_add(slack))
-            .ok_or_else(fail)?;
         // SAFETY: a fresh private anonymous mapping; no existing memory is touched.
         let raw = unsafe {
             libc::mmap(
@@ -120,7 +156,8 @@ impl AlignedBuffers {
         }
         let map_base = NonNull::new(raw.cast::<u8>()).ok_or_else(fail)?;
         let offset = (raw as usize).next_multiple_of(start_align) - raw as usize;
-        // SAFETY: `offset <= slack`, so the slots' `total` bytes lie inside the mapping.
+        // SAFETY: mmap returns a page-aligned address, so `offset <= start_align - PAGE`, the
+        // slack `map_len` holds beyond `total`: the slots' bytes lie inside the mapping.
         let ptr = unsafe { map_base.add(offset) };
         if huge {
             let advised = total.next_multiple_of(HUGE_PAGE).min(map_len - offset);
@@ -347,5 +384,25 @@ mod tests {
         // Zero-sized requests still give a valid (empty-slot) allocation.
         let b = AlignedBuffers::new(0, 0, 512, BufferFill::Random, 0).unwrap();
         assert_eq!(b.slot_count(), 0);
+    }
+
+    #[test]
+    fn mapped_bytes_is_what_new_maps() {
+        // One 4 KiB page per 4 KiB slot.
+        assert_eq!(mapped_bytes(32, 4096, 4096), Some(32 * 4096));
+        // Slots over a page live in huge pages: whole 2 MiB units plus the slack that lets
+        // the first slot start on one; an odd slot length takes whole alignment units (5 x
+        // 8 KiB fit in one huge page).
+        assert_eq!(mapped_bytes(5, 5000, 4096), Some(2 * HUGE_PAGE - PAGE));
+        assert_eq!(
+            mapped_bytes(4096, 4 << 20, 4096),
+            Some(4096 * (4 << 20) + HUGE_PAGE - PAGE)
+        );
+        for (count, slot_len, align) in [(3, 8192, 1 << 22), (32, 64 << 10, 4096), (1, 512, 512)] {
+            let b = AlignedBuffers::new(count, slot_len, align, BufferFill::Zero, 0).unwrap();
+            assert_eq!(mapped_bytes(count, slot_len, align), Some(b.map_len));
+        }
+        assert_eq!(mapped_bytes(1, 4096, 3000), None);
+        assert_eq!(mapped_bytes(usize::MAX, 1 << 20, 4096), None);
     }
 }

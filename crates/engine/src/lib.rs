@@ -19,7 +19,7 @@ mod uring;
 
 use std::os::fd::RawFd;
 
-pub use buffers::{fill_random, AlignedBuffers, BufferFill};
+pub use buffers::{fill_random, mapped_bytes, AlignedBuffers, BufferFill};
 
 /// Which engine to build (mirrors `diskmeter_workload::EngineKind`, kept separate so the
 /// engine does not depend on the workload model).

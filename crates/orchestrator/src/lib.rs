@@ -6,8 +6,11 @@
 //! parsing and rendering, once for every command:
 //!
 //! 1. validation of every step before any runs (a bad step 5 must not cost steps 1-4),
-//! 2. planning ([`diskmeter_runner::resolve`]) and the safety checks that refuse to destroy
-//!    data,
+//! 2. planning ([`diskmeter_runner::resolve`]) and the guards ([`diskmeter_runner::guard`]):
+//!    the safety checks that refuse to destroy data and the memory guard that refuses buffers
+//!    larger than the memory available; a batch of several steps is planned and guarded
+//!    whole before its first step runs, so a refusal comes before any IO (a dry run shows
+//!    the memory guard's refusal as a note),
 //! 3. the environment: an emulated cloud disk made for the session and removed after it, the
 //!    in-engine throttle's caps, and the stop signal (Ctrl-C, SIGTERM) installed once per
 //!    process ([`signals`]),

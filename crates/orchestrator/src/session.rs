@@ -11,6 +11,7 @@ use crate::signals;
 use crate::sink::{Note, Sink, StepContext};
 use crate::step::{Batch, FinishedStep, Outcome};
 use diskmeter_report::RunResult;
+use diskmeter_runner::memory;
 use diskmeter_runner::plan::RunPlan;
 use diskmeter_runner::{ExecuteOptions, LiveCounters, PlanOptions, RunError, ThrottleLimits};
 use std::collections::HashSet;
@@ -118,6 +119,12 @@ impl Session {
         if !problems.is_empty() {
             outcome.error = Some(OrchestrateError::Invalid { problems });
             return self.finish(outcome, None, None, sinks);
+        }
+        if !self.settings.dry_run && batch.steps.len() > 1 {
+            if let Err(error) = self.guard_ahead(batch) {
+                outcome.error = Some(OrchestrateError::Run(error));
+                return self.finish(outcome, None, None, sinks);
+            }
         }
         let (mut history, mut live) = (None, None);
         // The test files this batch will remove, written down before they are made.
@@ -265,6 +272,31 @@ impl Session {
         outcome
     }
 
+    /// The planner's choices that hold for every step of the session.
+    fn plan_options(&self) -> PlanOptions {
+        PlanOptions {
+            throttle: self.settings.throttle,
+            allow_exec: self.settings.allow_exec,
+            ..PlanOptions::default()
+        }
+    }
+
+    /// Plans and guards every step of a batch of several before the first runs, so a step
+    /// that would be refused (a write to a device holding data, buffers too large for
+    /// memory) ends the batch before the steps ahead of it do any IO: a suite's reads must
+    /// not run for minutes and then stop at its first write. A step that cannot be planned
+    /// yet (it may need a file an earlier step lays out) is left to be planned, and every
+    /// step is guarded again, just before it runs.
+    fn guard_ahead(&self, batch: &Batch) -> Result<(), RunError> {
+        let options = self.plan_options();
+        for step in &batch.steps {
+            if let Ok(plan) = diskmeter_runner::resolve(&step.jobs, &options) {
+                diskmeter_runner::guard(&plan, self.settings.allow_destroy)?;
+            }
+        }
+        Ok(())
+    }
+
     /// Plans, guards and runs one step; `Ok(None)` in a dry run.
     fn run_step(
         &self,
@@ -274,25 +306,24 @@ impl Session {
         record: &mut FileRecord,
     ) -> Result<Option<FinishedStep>, StepStop> {
         let jobs = &step.batch.steps[step.index].jobs;
-        let plan_options = PlanOptions {
-            throttle: self.settings.throttle,
-            allow_exec: self.settings.allow_exec,
-            ..PlanOptions::default()
-        };
         // How the jobs are written can make planning fail (a usage error); the machine can
         // too (a missing folder).
-        let plan = diskmeter_runner::resolve(jobs, &plan_options).map_err(|e| match e {
-            RunError::Job { .. } => StepStop::Error(OrchestrateError::Job(e)),
-            e => StepStop::Error(OrchestrateError::Run(e)),
-        })?;
+        let mut plan =
+            diskmeter_runner::resolve(jobs, &self.plan_options()).map_err(|e| match e {
+                RunError::Job { .. } => StepStop::Error(OrchestrateError::Job(e)),
+                e => StepStop::Error(OrchestrateError::Run(e)),
+            })?;
+        if self.settings.dry_run {
+            // A dry run shows what the memory guard would refuse instead of refusing.
+            plan.notes.extend(memory_note(&plan));
+        }
         for sink in sinks.iter_mut() {
             sink.step_planned(step, &plan);
         }
         if self.settings.dry_run {
             return Ok(None);
         }
-        diskmeter_runner::check_safety(&plan, self.settings.allow_destroy)
-            .map_err(StepStop::run)?;
+        diskmeter_runner::guard(&plan, self.settings.allow_destroy).map_err(StepStop::run)?;
         if !self.settings.keep_files {
             record.add(diskmeter_runner::layout::removed_at_end(&plan));
         }
@@ -363,6 +394,13 @@ impl StepStop {
             error => StepStop::Error(OrchestrateError::Run(error)),
         }
     }
+}
+
+/// The memory guard's refusal of `plan`, as a dry run's note.
+fn memory_note(plan: &RunPlan) -> Option<String> {
+    let available_bytes = memory::available_memory_bytes()?;
+    let shortfall = memory::check_memory(plan, available_bytes).err()?;
+    Some(format!("{shortfall}; a run would be refused"))
 }
 
 /// What a plan's progress is measured against: its time when every worker is time-bound

@@ -33,6 +33,9 @@ pub enum RunError {
         /// Why it looks like it holds data.
         refusal: WriteRefusal,
     },
+    /// The step's IO buffers would not fit in the memory available ([`crate::memory`]).
+    #[error("{0}")]
+    Memory(#[from] crate::memory::MemoryShortfall),
     /// A job cannot run as specified.
     #[error("job {job}: {message}")]
     Job {

@@ -1,8 +1,9 @@
 //! The runner: turns job specs into a plan, prepares the targets, runs one thread per job
 //! clone and collects each worker's statistics.
 //!
-//! Order of work: [`plan::resolve`] (reads metadata only) -> [`check_safety`] (refuses
-//! destructive writes) -> [`execute`] (lays out files, runs workers, cleans up). A stop flag
+//! Order of work: [`plan::resolve`] (reads metadata only) -> [`guard`] (refuses destructive
+//! writes, [`check_safety`], and buffers that would not fit in memory, [`memory`]) ->
+//! [`execute`] (lays out files, runs workers, cleans up). A stop flag
 //! shared with the signal handlers ends a run early; the results gathered so far are
 //! returned and marked partial. Jobs that ask for steady state are watched by a monitor
 //! thread per phase ([`monitor`], criteria in [`steady`]) that ends each once it is steady.
@@ -23,6 +24,7 @@ pub mod file_service;
 mod gate;
 pub mod layout;
 pub mod logs;
+pub mod memory;
 mod monitor;
 pub mod offsets;
 pub mod placement;
@@ -136,6 +138,17 @@ pub struct ExecuteOptions {
     pub live: Arc<LiveCounters>,
 }
 
+/// Everything a plan must pass before any file is laid out or any IO issued: the safety
+/// rules ([`check_safety`]), then the memory guard ([`memory::check_memory`] against
+/// `MemAvailable`; skipped where the kernel does not say how much that is).
+pub fn guard(plan: &RunPlan, allow_destroy: bool) -> Result<(), RunError> {
+    check_safety(plan, allow_destroy)?;
+    if let Some(available_bytes) = memory::available_memory_bytes() {
+        memory::check_memory(plan, available_bytes)?;
+    }
+    Ok(())
+}
+
 /// Refuses writes that could destroy data, before anything is opened for writing.
 pub fn check_safety(plan: &RunPlan, allow_destroy: bool) -> Result<(), RunError> {
     for (index, target) in plan.targets.iter().enumerate() {
@@ -168,6 +181,32 @@ pub fn check_safety(plan: &RunPlan, allow_destroy: bool) -> Result<(), RunError>
             path: target.path.clone(),
             refusal,
         })?;
+    }
+    // `write_iolog` is written at the path as given (other logs get a suffix): a log aimed
+    // at a device would write its text over whatever the device holds, so a device there
+    // passes the same rules as a target that is written.
+    for log in plan
+        .jobs
+        .iter()
+        .filter_map(|job| job.iolog.write_iolog.as_ref())
+    {
+        let Ok(probe) = safety::probe_target(log) else {
+            continue;
+        };
+        if probe.kind == TargetKind::BlockDevice {
+            safety::check_write_allowed(
+                &probe.path,
+                probe.kind,
+                false,
+                probe.via_symlink,
+                allow_destroy,
+                false,
+            )
+            .map_err(|refusal| RunError::Refused {
+                path: probe.path,
+                refusal,
+            })?;
+        }
     }
     Ok(())
 }

@@ -336,13 +336,29 @@ pub fn signatures(device: &File, size_bytes: u64) -> Vec<&'static str> {
     if at(65536 + 64, b"_BHRfS_M") {
         found.push("a btrfs filesystem");
     }
-    if at(4086, b"SWAPSPACE2") || at(4086, b"SWAP-SPACE") {
+    // mkswap puts the magic in the last 10 bytes of the first page, whose size is the
+    // machine's (4 KiB here, up to 64 KiB on some arm64 and ppc64 kernels).
+    let swap = (12..=16).any(|shift| {
+        let magic_at = (1usize << shift) - 10;
+        at(magic_at, b"SWAPSPACE2") || at(magic_at, b"SWAP-SPACE")
+    });
+    if swap {
         found.push("a swap area");
     }
     if (0..4).any(|sector| at(sector * 512, b"LABELONE")) {
         found.push("an LVM physical volume");
     }
-    if at(0, b"LUKS\xba\xbe") {
+    // LUKS2 keeps a second copy of its header at one of these offsets (the LUKS2 on-disk
+    // format, "Header"); with the first copy damaged the volume is still recoverable from
+    // it, so it counts as data too.
+    let luks2_copy = [16u64, 32, 64, 128, 256, 512, 1024, 2048, 4096]
+        .into_iter()
+        .map(|kib| kib << 10)
+        .any(|offset| {
+            let mut magic = [0u8; 6];
+            read_at_most(device, &mut magic, offset) == 6 && &magic == b"SKUL\xba\xbe"
+        });
+    if at(0, b"LUKS\xba\xbe") || luks2_copy {
         found.push("a LUKS encrypted volume");
     }
     if at(32769, b"CD001") {
@@ -431,3 +447,7 @@ pub fn read_text(path: &Path) -> Option<String> {
     File::open(path).ok()?.read_to_string(&mut text).ok()?;
     Some(text.trim().to_string())
 }
+
+#[cfg(test)]
+#[path = "safety_tests.rs"]
+mod tests;
