@@ -11,6 +11,7 @@ use crate::signals;
 use crate::sink::{Note, Sink, StepContext};
 use crate::step::{Batch, FinishedStep, Outcome};
 use diskmeter_report::RunResult;
+use diskmeter_runner::layout::identity_at;
 use diskmeter_runner::memory;
 use diskmeter_runner::plan::RunPlan;
 use diskmeter_runner::{ExecuteOptions, LiveCounters, PlanOptions, RunError, ThrottleLimits};
@@ -162,7 +163,7 @@ impl Session {
                 batch.shared_files.iter().zip(&preexisting).zip(&mut made)
             {
                 if !existed && made.is_none() {
-                    *made = identity(path);
+                    *made = identity_at(path);
                 }
             }
             match ran {
@@ -200,7 +201,7 @@ impl Session {
             for (path, made) in batch.shared_files.iter().zip(made) {
                 // Only the file a step made: one removed while a step ran (its IO went on
                 // on the open descriptor) and replaced by a user's is not ours to remove.
-                let ours = made.is_some() && identity(path) == made;
+                let ours = made.is_some() && identity_at(path) == made;
                 if ours && path.is_file() && !batch.warms.contains(path) {
                     if let Err(error) = std::fs::remove_file(path) {
                         outcome.leftover_files.push((path.clone(), error));
@@ -368,15 +369,6 @@ impl Session {
             errors,
         }))
     }
-}
-
-/// The device and inode of what `path` names (not following a symlink); `None` when nothing
-/// is there.
-fn identity(path: &Path) -> Option<(u64, u64)> {
-    use std::os::unix::fs::MetadataExt;
-    std::fs::symlink_metadata(path)
-        .ok()
-        .map(|m| (m.dev(), m.ino()))
 }
 
 /// Why a step ended without a result.

@@ -71,12 +71,15 @@ impl CreatedFiles {
 }
 
 /// The device and inode of what `path` names now (not following a symlink); `None` when
-/// nothing is there.
-fn identity_at(path: &Path) -> Option<(u64, u64)> {
+/// nothing is there. What tells the file a run made from one put at its path since.
+pub fn identity_at(path: &Path) -> Option<(u64, u64)> {
+    std::fs::symlink_metadata(path).ok().map(|m| identity(&m))
+}
+
+/// The device and inode `metadata` describes.
+fn identity(metadata: &std::fs::Metadata) -> (u64, u64) {
     use std::os::unix::fs::MetadataExt;
-    std::fs::symlink_metadata(path)
-        .ok()
-        .map(|m| (m.dev(), m.ino()))
+    (metadata.dev(), metadata.ino())
 }
 
 /// Creates or rewrites the plan's files that need it. Records each file it creates in
@@ -219,11 +222,7 @@ fn lay_out(
             .map_err(|e| fail("cannot truncate the test file", e))?;
         file
     };
-    let identity = {
-        use std::os::unix::fs::MetadataExt;
-        file.metadata().ok().map(|m| (m.dev(), m.ino()))
-    };
-    created.push(path, unlink, identity);
+    created.push(path, unlink, file.metadata().ok().map(|m| identity(&m)));
     // Marked first: if the layout is interrupted, the next run still knows the file is ours.
     let _ = rustix::fs::fsetxattr(
         &file,
