@@ -304,3 +304,22 @@ fn a_spooled_run_completes_the_part_the_history_took_before_the_fault() {
     assert_eq!(runs(&store).len(), 1);
     assert!(store.integrity_ok().unwrap());
 }
+
+#[test]
+fn a_run_spooled_for_a_database_named_by_a_symlink_is_imported_through_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let real = dir.path().join("real.db");
+    let link = dir.path().join("history.db");
+    HistoryStore::open(&real).unwrap();
+    std::os::unix::fs::symlink(&real, &link).unwrap();
+    let steps = [step("a", 1_000, 300)];
+    let file = SpooledRun::new(&link, header("linked", 1_000), &steps, end(3_000), None)
+        .write()
+        .unwrap();
+    // The next save goes through the same name the run was spooled under.
+    let mut store = HistoryStore::open(&link).unwrap();
+    let ids = store.import_spool().unwrap();
+    assert_eq!(ids.len(), 1, "{} was not imported", file.display());
+    assert!(!file.exists(), "the imported file is removed");
+    assert_eq!(runs(&store), [("linked".to_string(), 1, false)]);
+}
