@@ -13,7 +13,7 @@ mod common;
 #[path = "faults/support.rs"]
 mod support;
 
-use common::{require_root, require_tool, TestDir};
+use common::{one_line_failure, require_root, require_tool, TestDir};
 use diskmeter_faultfs::Faults;
 use std::process::{Command, Stdio};
 use support::*;
