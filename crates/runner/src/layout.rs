@@ -157,15 +157,13 @@ pub fn remove_if_ours(path: &Path) -> std::io::Result<bool> {
     use rustix::fs::OFlags;
     // Not followed, and not waited on (a fifo put in its place must not block the sweep).
     let flags = OFlags::NOFOLLOW | OFlags::NONBLOCK;
-    let file = match OpenOptions::new()
+    let opened = OpenOptions::new()
         .read(true)
         .custom_flags(flags.bits() as i32)
-        .open(path)
-    {
-        Ok(file) => file,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(false),
-        // A symlink (ELOOP) or a file that cannot be opened: not one to remove.
-        Err(_) => return Ok(false),
+        .open(path);
+    // Gone, a symlink (ELOOP), or a file that cannot be opened: not one to remove.
+    let Ok(file) = opened else {
+        return Ok(false);
     };
     if !file.metadata()?.file_type().is_file() || !carries_owner_mark(&file) {
         return Ok(false);
