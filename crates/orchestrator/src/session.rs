@@ -142,7 +142,7 @@ impl Session {
             }
         }
         let preexisting: Vec<bool> = batch.shared_files.iter().map(|p| p.exists()).collect();
-        // The shared files the steps made, as each step left them (device, inode).
+        // The shared files the steps made (device, inode), as their runner took them.
         let mut made: Vec<Option<(u64, u64)>> = vec![None; batch.shared_files.len()];
         if !self.settings.keep_files && !self.settings.dry_run {
             let made_here = batch.shared_files.iter().zip(&preexisting);
@@ -158,12 +158,19 @@ impl Session {
                 break;
             }
             let step = StepContext { batch, index };
-            let ran = self.run_step(step, sinks, live.as_mut(), &mut record);
+            let mut taken = Vec::new();
+            let ran = self.run_step(step, sinks, live.as_mut(), &mut record, &mut taken);
             for ((path, existed), made) in
                 batch.shared_files.iter().zip(&preexisting).zip(&mut made)
             {
                 if !existed && made.is_none() {
-                    *made = identity_at(path);
+                    // As the step's runner took it, before its IO: a file a user put at the
+                    // path while the step ran, or while a step that did not use it ran, is
+                    // not the step's.
+                    *made = taken
+                        .iter()
+                        .find(|(taken, _)| taken == path)
+                        .map(|(_, identity)| *identity);
                 }
             }
             match ran {
@@ -298,13 +305,15 @@ impl Session {
         Ok(())
     }
 
-    /// Plans, guards and runs one step; `Ok(None)` in a dry run.
+    /// Plans, guards and runs one step; `Ok(None)` in a dry run. The test files its run took
+    /// go in `taken`, with their device and inode (see [`diskmeter_runner::execute`]).
     fn run_step(
         &self,
         step: StepContext<'_>,
         sinks: &mut [&mut dyn Sink],
         mut live_feed: Option<&mut LiveFeed>,
         record: &mut FileRecord,
+        taken: &mut Vec<(PathBuf, (u64, u64))>,
     ) -> Result<Option<FinishedStep>, StepStop> {
         let jobs = &step.batch.steps[step.index].jobs;
         // How the jobs are written can make planning fail (a usage error); the machine can
@@ -347,7 +356,7 @@ impl Session {
         };
         let started = SystemTime::now();
         let mut announced: HashSet<PathBuf> = HashSet::new();
-        let outcome = diskmeter_runner::execute(&plan, &options, |path, _done, total| {
+        let outcome = diskmeter_runner::execute(&plan, &options, taken, |path, _done, total| {
             if announced.insert(path.to_path_buf()) {
                 let note = Note::LayingOut { path, bytes: total };
                 for sink in sinks.iter_mut() {

@@ -60,6 +60,15 @@ impl CreatedFiles {
         removed
     }
 
+    /// Each file the run took (made, or found diskmeter's and re-used) with its device and
+    /// inode when it took it, before any of the run's IO.
+    pub fn identities(&self) -> Vec<(PathBuf, (u64, u64))> {
+        self.files
+            .iter()
+            .filter_map(|file| Some((file.path.clone(), file.identity?)))
+            .collect()
+    }
+
     fn push(&mut self, path: &Path, unlink: bool, identity: Option<(u64, u64)>) {
         self.files.push(CreatedFile {
             path: path.to_path_buf(),
