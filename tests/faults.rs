@@ -13,7 +13,7 @@ mod common;
 #[path = "faults/support.rs"]
 mod support;
 
-use common::{require_root, require_tool, TestDir};
+use common::{one_line_failure, require_root, require_tool, TestDir};
 use diskmeter_faultfs::Faults;
 use std::process::{Command, Stdio};
 use support::*;
@@ -338,6 +338,77 @@ fn a_test_file_removed_mid_run_ends_the_run_normally_and_spares_a_new_file() {
     let (run, _) = the_saved_run(&db, 1);
     assert_eq!(run["partial"], false);
     assert_eq!(std::fs::read_to_string(&path).unwrap(), "the user's");
+}
+
+/// The same for a file several steps share (a sweep's, a suite's), which the session removes
+/// at the end of the command: the file a user put at its path while the step that made it
+/// ran stays (issue 17; it was removed when the file was first seen after that step).
+#[test]
+fn a_shared_test_file_replaced_mid_step_spares_the_new_file() {
+    let t = TestDir::new();
+    let path = t.path().canonicalize().unwrap().join("s.dat");
+    let child = Command::new(assert_cmd::cargo::cargo_bin("diskmeter"))
+        .current_dir(t.path())
+        .args([
+            "sweep",
+            "--quiet",
+            "--no-save",
+            "--rw",
+            "randread",
+            "--qd",
+            "1",
+        ])
+        .args([
+            "--bs",
+            "4k",
+            "--point-time",
+            "2s",
+            "--ramp",
+            "0",
+            "--charts",
+            "none",
+        ])
+        .args(["--size", "4m"])
+        .arg(&path)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let opened = eventually(|| open_for_direct_io(child.id(), &path));
+    assert!(opened, "the worker never opened {}", path.display());
+    std::fs::remove_file(&path).unwrap();
+    std::fs::write(&path, "the user's").unwrap();
+    let output = child.wait_with_output().unwrap();
+    assert!(
+        output.status.success(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    assert_eq!(std::fs::read_to_string(&path).unwrap(), "the user's");
+}
+
+/// A file a user puts at a path a later step of the command will use, while an earlier
+/// step runs, is the user's: that step refuses it, and it stays.
+#[test]
+fn a_file_put_at_a_later_steps_path_stays() {
+    let t = TestDir::new();
+    let dir = t.path().canonicalize().unwrap();
+    let (db, read, write) = (dir.join("h.db"), dir.join("r.dat"), dir.join("w.dat"));
+    let child = suite(&dir, &read, &write, &db, &[])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let opened = eventually(|| open_for_direct_io(child.id(), &read));
+    assert!(opened, "step 1 never opened {}", read.display());
+    std::fs::write(&write, "the user's").unwrap();
+    let output = child.wait_with_output().unwrap();
+    one_line_failure(
+        &output,
+        &[&write.display().to_string(), "not created by diskmeter"],
+    );
+    assert_eq!(std::fs::read_to_string(&write).unwrap(), "the user's");
+    assert!(!read.exists(), "step 1's file removed");
 }
 
 /// Step 1's figures are printed and it alone is saved: step 2 failed before its IO began,

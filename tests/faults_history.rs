@@ -20,13 +20,8 @@ const BUSY_TIMEOUT_MS: &str = "300";
 
 /// `diskmeter ARGS` in `dir` with the short busy timeout.
 fn diskmeter(dir: &Path, args: &[&str]) -> Output {
-    assert_cmd::Command::cargo_bin("diskmeter")
-        .expect("the diskmeter binary")
-        .current_dir(dir)
-        .env("DISKMETER_HISTORY_BUSY_TIMEOUT_MS", BUSY_TIMEOUT_MS)
-        .args(args)
-        .output()
-        .expect("run diskmeter")
+    let env = [("DISKMETER_HISTORY_BUSY_TIMEOUT_MS", BUSY_TIMEOUT_MS)];
+    common::diskmeter_with_env(dir, &env, args)
 }
 
 /// A short null-engine run named `name` saving into `db`, its results as JSON on stdout.
@@ -57,14 +52,7 @@ fn text(bytes: &[u8]) -> String {
 /// the database, `cause` and the spool file, which holds the run. Returns the spool file and
 /// the printed results.
 fn refused(output: &Output, db: &Path, cause: &str) -> (PathBuf, Value) {
-    let stderr = text(&output.stderr);
-    assert_eq!(output.status.code(), Some(1), "{stderr}");
-    assert!(!stderr.contains("panicked"), "{stderr}");
-    let lines: Vec<&str> = stderr.lines().collect();
-    assert_eq!(lines.len(), 1, "one line: {stderr}");
-    let line = lines[0];
-    assert!(line.contains(&db.display().to_string()), "{line}");
-    assert!(line.contains(cause), "not '{cause}': {line}");
+    let line = common::one_line_failure(output, &[&db.display().to_string(), cause]);
     let results: Value = serde_json::from_slice(&output.stdout).expect("the results printed");
     assert!(
         results["jobs"][0]["read"]["ios"].as_u64() > Some(0),
@@ -85,16 +73,7 @@ fn read_refused(dir: &Path, args: &[&str], db: &Path, cause: &str) {
     let db_arg = db.display().to_string();
     let mut args = args.to_vec();
     args.extend(["--db", &db_arg]);
-    let output = diskmeter(dir, &args);
-    let stderr = text(&output.stderr);
-    assert_eq!(output.status.code(), Some(1), "{args:?}: {stderr}");
-    assert!(!stderr.contains("panicked"), "{stderr}");
-    let lines: Vec<&str> = stderr.lines().collect();
-    assert_eq!(lines.len(), 1, "{args:?}: one line: {stderr}");
-    assert!(
-        lines[0].contains(&db_arg) && lines[0].contains(cause),
-        "{args:?}: {stderr}"
-    );
+    common::one_line_failure(&diskmeter(dir, &args), &[&db_arg, cause]);
 }
 
 /// The names `diskmeter history` lists for `db`.

@@ -38,9 +38,19 @@ pub fn isolate_history() -> PathBuf {
 
 /// `diskmeter ARGS` in `dir`, with its whole output (for tests that check failures too).
 pub fn diskmeter(dir: impl AsRef<Path>, args: &[&str]) -> std::process::Output {
+    diskmeter_with_env(dir, &[], args)
+}
+
+/// [`diskmeter`] with the variables `env` set.
+pub fn diskmeter_with_env(
+    dir: impl AsRef<Path>,
+    env: &[(&str, &str)],
+    args: &[&str],
+) -> std::process::Output {
     Command::cargo_bin("diskmeter")
         .expect("the diskmeter binary")
         .current_dir(dir.as_ref())
+        .envs(env.iter().copied())
         .args(args)
         .output()
         .expect("run diskmeter")
@@ -57,6 +67,19 @@ pub fn ok(output: std::process::Output) -> String {
         String::from_utf8_lossy(&output.stdout)
     );
     String::from_utf8_lossy(&output.stdout).into_owned()
+}
+
+/// Asserts the command failed (exit code 1) with one line on stderr that holds every one of
+/// `needles` (the target and the cause) and no panic; returns the line.
+pub fn one_line_failure(output: &std::process::Output, needles: &[&str]) -> String {
+    let stderr = String::from_utf8_lossy(&output.stderr).into_owned();
+    assert_eq!(output.status.code(), Some(1), "exit code; stderr: {stderr}");
+    assert_eq!(stderr.lines().count(), 1, "one line: {stderr}");
+    assert!(!stderr.contains("panicked"), "{stderr}");
+    for needle in needles {
+        assert!(stderr.contains(needle), "{needle:?} missing from: {stderr}");
+    }
+    stderr.trim_end().to_string()
 }
 
 /// A temporary folder on the real disk (not tmpfs, so O_DIRECT works) that tests run in.

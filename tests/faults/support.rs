@@ -3,11 +3,11 @@
 //! multi-step commands the faults hit in their second step, and readers of the history they
 //! leave.
 
-use crate::common::{sh, LoopDevice, TestDir};
+use crate::common::{diskmeter, ok, sh, LoopDevice, TestDir};
 use diskmeter_faultfs::{Faults, Mounted};
 use serde_json::Value;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+use std::process::Command;
 use std::time::{Duration, Instant};
 
 /// The unprivileged user that runs diskmeter where root would bypass file modes.
@@ -145,33 +145,11 @@ pub fn suite(dir: &Path, read: &Path, write: &Path, db: &Path, extra: &[&str]) -
     cmd
 }
 
-/// Asserts the command failed (exit code 1) with one line on stderr that holds every one of
-/// `needles` (the target and the cause) and no panic; returns the line.
-pub fn one_line_failure(output: &Output, needles: &[&str]) -> String {
-    let stderr = String::from_utf8_lossy(&output.stderr).into_owned();
-    assert_eq!(output.status.code(), Some(1), "exit code; stderr: {stderr}");
-    assert_eq!(stderr.lines().count(), 1, "one line: {stderr}");
-    assert!(!stderr.contains("panicked"), "{stderr}");
-    for needle in needles {
-        assert!(stderr.contains(needle), "{needle:?} missing from: {stderr}");
-    }
-    stderr.trim_end().to_string()
-}
-
 /// `diskmeter ARGS --db DB --format json` as JSON.
 fn history_json(db: &Path, args: &[&str]) -> Value {
-    let output = Command::new(assert_cmd::cargo::cargo_bin("diskmeter"))
-        .args(args)
-        .arg(format!("--db={}", db.display()))
-        .arg("--format=json")
-        .output()
-        .unwrap();
-    assert!(
-        output.status.success(),
-        "{args:?}: {}",
-        String::from_utf8_lossy(&output.stderr)
-    );
-    serde_json::from_slice(&output.stdout).unwrap()
+    let db = format!("--db={}", db.display());
+    let args = [args, &[&db, "--format=json"]].concat();
+    serde_json::from_str(&ok(diskmeter(".", &args))).unwrap()
 }
 
 /// The one run in `db`, as `history` lists it and `show` shows it; it must be closed

@@ -79,6 +79,8 @@ struct MappingShape {
     stride: usize,
     /// Bytes the slots use: `stride` x the slot count.
     total: usize,
+    /// Slots span pages: they live in huge pages (see the module's documentation).
+    huge: bool,
     /// What the first slot's address is a multiple of.
     start_align: usize,
     /// Bytes mapped: `total` rounded up to the page (the huge page when slots span pages),
@@ -106,6 +108,7 @@ impl MappingShape {
         Some(MappingShape {
             stride,
             total,
+            huge,
             start_align,
             map_len,
         })
@@ -136,10 +139,10 @@ impl AlignedBuffers {
         let MappingShape {
             stride,
             total,
+            huge,
             start_align,
             map_len,
         } = MappingShape::of(count, slot_len, align).ok_or_else(fail)?;
-        let huge = slot_len > PAGE;
         // SAFETY: a fresh private anonymous mapping; no existing memory is touched.
         let raw = unsafe {
             libc::mmap(

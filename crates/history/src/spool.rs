@@ -273,8 +273,10 @@ impl HistoryStore {
     /// is imported whole in one transaction and recorded, so it is never imported twice;
     /// its file is removed afterwards. A file that cannot be read is left where it is.
     pub fn import_spool(&mut self) -> Result<Vec<i64>, HistoryError> {
-        let own = spool_folder(&self.path);
         let (key, id) = (database_key(&self.path), file_id(&self.path));
+        // Where [`SpooledRun::write`] puts them: beside the file the path resolves to (a
+        // database named by a symlink keeps its spool beside the file it points to).
+        let own = spool_folder(&key);
         let ours =
             |run: &SpooledRun| run.database == key || (id.is_some() && run.database_file_id == id);
         let mut spooled = spooled_in(&own);

@@ -4,66 +4,15 @@
 //! spool: a run kept there is imported whole, exactly once (also by two importers at once),
 //! completing the part of it the history took before the fault.
 
+mod common;
+
+use common::{header, step};
 use diskmeter_history::{
-    HistoryError, HistoryStore, NewStep, RunEnd, RunFilter, RunHeader, SpooledRun, SpooledRunBegun,
+    HistoryError, HistoryStore, NewStep, RunEnd, RunFilter, SpooledRun, SpooledRunBegun,
     SCHEMA_VERSION,
 };
-use diskmeter_report::{JobInput, RunInput, RunMeta, RunResult};
-use diskmeter_stats::{IntervalRecorder, LatencyHistogram, WorkerStats};
-use diskmeter_workload::JobSpec;
 use std::path::Path;
 use std::sync::{Arc, Barrier};
-
-/// A 2-second step of `iops` 4 KiB reads, with its histogram.
-fn step(name: &str, started_unix_ms: u64, iops: u64) -> NewStep {
-    let mut stats = WorkerStats::new();
-    let mut recorder = IntervalRecorder::new(1_000_000_000);
-    for i in 0..iops * 2 {
-        stats.read.record_io(4096, 1_000, 40_000 + i % 1000);
-        let at_ns = i * 1_000_000_000 / iops;
-        recorder.record(diskmeter_stats::Direction::Read, 4096, 41_000, at_ns);
-    }
-    stats.runtime_ns = 2_000_000_000;
-    stats.series = recorder.finish(stats.runtime_ns);
-    let mut clat = LatencyHistogram::new();
-    clat.record_n(40_000, iops * 2);
-    NewStep {
-        name: name.into(),
-        result: RunResult::build(RunInput {
-            meta: RunMeta {
-                diskmeter_version: "0.1.0".into(),
-                started_unix_ms,
-                finished_unix_ms: started_unix_ms + 2000,
-                partial: false,
-                hostname: "testhost".into(),
-                notes: vec![],
-            },
-            jobs: vec![JobInput {
-                spec: JobSpec::default(),
-                clone_index: 0,
-                group_id: 0,
-                stats,
-                error: None,
-                targets: vec![],
-                steady_state: None,
-            }],
-        }),
-        histograms: vec![("read".into(), "clat".into(), clat)],
-    }
-}
-
-fn header(name: &str, started_unix_ms: u64) -> RunHeader {
-    RunHeader {
-        kind: "suite".into(),
-        name: name.into(),
-        target: "/dev/loop9".into(),
-        command_line: format!("diskmeter suite {name}"),
-        host: Default::default(),
-        started_unix_ms,
-        diskmeter_version: "0.1.0".into(),
-        hostname: "testhost".into(),
-    }
-}
 
 fn end(finished_unix_ms: u64) -> RunEnd {
     RunEnd {
@@ -303,4 +252,23 @@ fn a_spooled_run_completes_the_part_the_history_took_before_the_fault() {
     assert_eq!(run.steps[3].result.jobs[0].read.ios, 206);
     assert_eq!(runs(&store).len(), 1);
     assert!(store.integrity_ok().unwrap());
+}
+
+#[test]
+fn a_run_spooled_for_a_database_named_by_a_symlink_is_imported_through_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let real = dir.path().join("real.db");
+    let link = dir.path().join("history.db");
+    HistoryStore::open(&real).unwrap();
+    std::os::unix::fs::symlink(&real, &link).unwrap();
+    let steps = [step("a", 1_000, 300)];
+    let file = SpooledRun::new(&link, header("linked", 1_000), &steps, end(3_000), None)
+        .write()
+        .unwrap();
+    // The next save goes through the same name the run was spooled under.
+    let mut store = HistoryStore::open(&link).unwrap();
+    let ids = store.import_spool().unwrap();
+    assert_eq!(ids.len(), 1, "{} was not imported", file.display());
+    assert!(!file.exists(), "the imported file is removed");
+    assert_eq!(runs(&store), [("linked".to_string(), 1, false)]);
 }

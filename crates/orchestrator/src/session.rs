@@ -11,6 +11,7 @@ use crate::signals;
 use crate::sink::{Note, Sink, StepContext};
 use crate::step::{Batch, FinishedStep, Outcome};
 use diskmeter_report::RunResult;
+use diskmeter_runner::layout::identity_at;
 use diskmeter_runner::memory;
 use diskmeter_runner::plan::RunPlan;
 use diskmeter_runner::{ExecuteOptions, LiveCounters, PlanOptions, RunError, ThrottleLimits};
@@ -141,7 +142,7 @@ impl Session {
             }
         }
         let preexisting: Vec<bool> = batch.shared_files.iter().map(|p| p.exists()).collect();
-        // The shared files the steps made, as each step left them (device, inode).
+        // The shared files the steps made (device, inode), as their runner took them.
         let mut made: Vec<Option<(u64, u64)>> = vec![None; batch.shared_files.len()];
         if !self.settings.keep_files && !self.settings.dry_run {
             let made_here = batch.shared_files.iter().zip(&preexisting);
@@ -157,12 +158,19 @@ impl Session {
                 break;
             }
             let step = StepContext { batch, index };
-            let ran = self.run_step(step, sinks, live.as_mut(), &mut record);
+            let mut taken = Vec::new();
+            let ran = self.run_step(step, sinks, live.as_mut(), &mut record, &mut taken);
             for ((path, existed), made) in
                 batch.shared_files.iter().zip(&preexisting).zip(&mut made)
             {
                 if !existed && made.is_none() {
-                    *made = identity(path);
+                    // As the step's runner took it, before its IO: a file a user put at the
+                    // path while the step ran, or while a step that did not use it ran, is
+                    // not the step's.
+                    *made = taken
+                        .iter()
+                        .find(|(taken, _)| taken == path)
+                        .map(|(_, identity)| *identity);
                 }
             }
             match ran {
@@ -200,7 +208,7 @@ impl Session {
             for (path, made) in batch.shared_files.iter().zip(made) {
                 // Only the file a step made: one removed while a step ran (its IO went on
                 // on the open descriptor) and replaced by a user's is not ours to remove.
-                let ours = made.is_some() && identity(path) == made;
+                let ours = made.is_some() && identity_at(path) == made;
                 if ours && path.is_file() && !batch.warms.contains(path) {
                     if let Err(error) = std::fs::remove_file(path) {
                         outcome.leftover_files.push((path.clone(), error));
@@ -297,13 +305,15 @@ impl Session {
         Ok(())
     }
 
-    /// Plans, guards and runs one step; `Ok(None)` in a dry run.
+    /// Plans, guards and runs one step; `Ok(None)` in a dry run. The test files its run took
+    /// go in `taken`, with their device and inode (see [`diskmeter_runner::execute`]).
     fn run_step(
         &self,
         step: StepContext<'_>,
         sinks: &mut [&mut dyn Sink],
         mut live_feed: Option<&mut LiveFeed>,
         record: &mut FileRecord,
+        taken: &mut Vec<(PathBuf, (u64, u64))>,
     ) -> Result<Option<FinishedStep>, StepStop> {
         let jobs = &step.batch.steps[step.index].jobs;
         // How the jobs are written can make planning fail (a usage error); the machine can
@@ -346,7 +356,7 @@ impl Session {
         };
         let started = SystemTime::now();
         let mut announced: HashSet<PathBuf> = HashSet::new();
-        let outcome = diskmeter_runner::execute(&plan, &options, |path, _done, total| {
+        let outcome = diskmeter_runner::execute(&plan, &options, taken, |path, _done, total| {
             if announced.insert(path.to_path_buf()) {
                 let note = Note::LayingOut { path, bytes: total };
                 for sink in sinks.iter_mut() {
@@ -368,15 +378,6 @@ impl Session {
             errors,
         }))
     }
-}
-
-/// The device and inode of what `path` names (not following a symlink); `None` when nothing
-/// is there.
-fn identity(path: &Path) -> Option<(u64, u64)> {
-    use std::os::unix::fs::MetadataExt;
-    std::fs::symlink_metadata(path)
-        .ok()
-        .map(|m| (m.dev(), m.ino()))
 }
 
 /// Why a step ended without a result.

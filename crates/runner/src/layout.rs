@@ -60,6 +60,15 @@ impl CreatedFiles {
         removed
     }
 
+    /// Each file the run took (made, or found diskmeter's and re-used) with its device and
+    /// inode when it took it, before any of the run's IO.
+    pub fn identities(&self) -> Vec<(PathBuf, (u64, u64))> {
+        self.files
+            .iter()
+            .filter_map(|file| Some((file.path.clone(), file.identity?)))
+            .collect()
+    }
+
     fn push(&mut self, path: &Path, unlink: bool, identity: Option<(u64, u64)>) {
         self.files.push(CreatedFile {
             path: path.to_path_buf(),
@@ -71,12 +80,15 @@ impl CreatedFiles {
 }
 
 /// The device and inode of what `path` names now (not following a symlink); `None` when
-/// nothing is there.
-fn identity_at(path: &Path) -> Option<(u64, u64)> {
+/// nothing is there. What tells the file a run made from one put at its path since.
+pub fn identity_at(path: &Path) -> Option<(u64, u64)> {
+    std::fs::symlink_metadata(path).ok().map(|m| identity(&m))
+}
+
+/// The device and inode `metadata` describes.
+fn identity(metadata: &std::fs::Metadata) -> (u64, u64) {
     use std::os::unix::fs::MetadataExt;
-    std::fs::symlink_metadata(path)
-        .ok()
-        .map(|m| (m.dev(), m.ino()))
+    (metadata.dev(), metadata.ino())
 }
 
 /// Creates or rewrites the plan's files that need it. Records each file it creates in
@@ -154,15 +166,13 @@ pub fn remove_if_ours(path: &Path) -> std::io::Result<bool> {
     use rustix::fs::OFlags;
     // Not followed, and not waited on (a fifo put in its place must not block the sweep).
     let flags = OFlags::NOFOLLOW | OFlags::NONBLOCK;
-    let file = match OpenOptions::new()
+    let opened = OpenOptions::new()
         .read(true)
         .custom_flags(flags.bits() as i32)
-        .open(path)
-    {
-        Ok(file) => file,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(false),
-        // A symlink (ELOOP) or a file that cannot be opened: not one to remove.
-        Err(_) => return Ok(false),
+        .open(path);
+    // Gone, a symlink (ELOOP), or a file that cannot be opened: not one to remove.
+    let Ok(file) = opened else {
+        return Ok(false);
     };
     if !file.metadata()?.file_type().is_file() || !carries_owner_mark(&file) {
         return Ok(false);
@@ -219,11 +229,7 @@ fn lay_out(
             .map_err(|e| fail("cannot truncate the test file", e))?;
         file
     };
-    let identity = {
-        use std::os::unix::fs::MetadataExt;
-        file.metadata().ok().map(|m| (m.dev(), m.ino()))
-    };
-    created.push(path, unlink, identity);
+    created.push(path, unlink, file.metadata().ok().map(|m| identity(&m)));
     // Marked first: if the layout is interrupted, the next run still knows the file is ours.
     let _ = rustix::fs::fsetxattr(
         &file,

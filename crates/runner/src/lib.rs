@@ -233,13 +233,19 @@ fn buffer_alignment(files: &[std::fs::File], kinds: &[TargetKind]) -> usize {
 
 /// Lays out files, runs every worker, removes created files (unless kept) and returns the
 /// statistics. A signal during the run gives partial results, not an error.
+///
+/// The test files the run took (made, or re-used as diskmeter's) are added to `taken` with
+/// their device and inode when it took them, before its IO, also when it fails: what tells
+/// them from a file put at the same path while the run went on.
 pub fn execute(
     plan: &RunPlan,
     options: &ExecuteOptions,
+    taken: &mut Vec<(PathBuf, (u64, u64))>,
     layout_progress: impl FnMut(&Path, u64, u64),
 ) -> Result<RunOutcome, RunError> {
     let mut created = layout::CreatedFiles::default();
     let result = execute_inner(plan, options, &mut created, layout_progress);
+    taken.extend(created.identities());
     let removed = created.remove(options.keep_files);
     result.map(|(workers, partial, log_errors)| RunOutcome {
         workers,
