@@ -96,17 +96,16 @@ pub struct SavedRun {
 /// steps that finished (the history lists the run as unfinished).
 ///
 /// Opening the history first imports the runs waiting in its spool. When the history
-/// refuses a write (locked, read-only, damaged), nothing more is tried there: the sink keeps
-/// the steps, and at the end the whole run goes to the spool (`diskmeter_history::SpooledRun`,
-/// saying which part the history took), so no finished run is lost.
+/// refuses a write (locked, read-only, damaged), nothing more is tried there, and at the end
+/// the whole run — every finished step, which the session's outcome holds anyway — goes to
+/// the spool (`diskmeter_history::SpooledRun`, saying which part the history took), so no
+/// finished run is lost.
 pub(crate) struct HistorySink {
     path: PathBuf,
     store: Option<HistoryStore>,
     header: Option<RunHeader>,
     run_id: Option<i64>,
-    /// Every finished step, for the spool (a run is small next to the IO that made it).
-    steps: Vec<NewStep>,
-    /// How many of them the history holds.
+    /// How many of the finished steps the history holds.
     saved_steps: u32,
     from_spool: Vec<i64>,
     last_finished_unix_ms: u64,
@@ -121,7 +120,6 @@ impl HistorySink {
             store: None,
             header: None,
             run_id: None,
-            steps: Vec::new(),
             saved_steps: 0,
             from_spool: Vec::new(),
             last_finished_unix_ms: 0,
@@ -130,24 +128,21 @@ impl HistorySink {
     }
 
     /// Saves a finished step of `batch` (beginning the run with the first). After a failure
-    /// the steps are only kept, for the spool: the first error is the one reported.
+    /// nothing more is written: the first error is the one reported, and [`finish`] spools
+    /// the whole run.
+    ///
+    /// [`finish`]: HistorySink::finish
     pub(crate) fn add(&mut self, batch: &Batch, step: &FinishedStep) {
         let header = self
             .header
             .get_or_insert_with(|| run_header(batch, step))
             .clone();
-        let step_to_save = NewStep {
-            name: step.name.clone(),
-            result: step.result.clone(),
-            histograms: merged_histograms(&step.input),
-        };
         self.last_finished_unix_ms = step.input.meta.finished_unix_ms;
         if self.error.is_none() {
-            if let Err(error) = self.append(&header, &step_to_save) {
+            if let Err(error) = self.append(&header, &new_step(step)) {
                 self.fail(error);
             }
         }
-        self.steps.push(step_to_save);
     }
 
     /// After a refused write the connection is dropped: nothing more is written with it.
@@ -215,8 +210,13 @@ impl HistorySink {
 
     /// Finishes the run (`partial` when the batch was interrupted or stopped early) and
     /// says where it is; `Ok(None)` when no step finished. A run the history refused goes
-    /// to the spool, and the error says where.
-    pub(crate) fn finish(mut self, partial: bool) -> Result<Option<SavedRun>, HistorySaveError> {
+    /// to the spool whole — `steps` are every step given to [`add`](HistorySink::add) — and
+    /// the error says where.
+    pub(crate) fn finish(
+        mut self,
+        partial: bool,
+        steps: &[FinishedStep],
+    ) -> Result<Option<SavedRun>, HistorySaveError> {
         let end = RunEnd {
             finished_unix_ms: self.last_finished_unix_ms,
             partial,
@@ -244,12 +244,22 @@ impl HistorySink {
             run_id,
             steps_saved: self.saved_steps,
         });
-        let spooled = SpooledRun::new(&self.path, header, &self.steps, end, begun).write();
+        let steps: Vec<NewStep> = steps.iter().map(new_step).collect();
+        let spooled = SpooledRun::new(&self.path, header, &steps, end, begun).write();
         Err(HistorySaveError::Spooled {
             path: self.path,
             source,
             spooled: Box::new(spooled),
         })
+    }
+}
+
+/// A finished step as the history stores it.
+fn new_step(step: &FinishedStep) -> NewStep {
+    NewStep {
+        name: step.name.clone(),
+        result: step.result.clone(),
+        histograms: merged_histograms(&step.input),
     }
 }
 

@@ -12,10 +12,17 @@
 //! file and still carries diskmeter's `user.diskmeter` mark is removed (nothing diskmeter did
 //! not create is ever touched; files kept with `--keep` or `unlink=0` are never recorded),
 //! unless a running diskmeter's record names it too; then the record goes. As
-//! orphaned emulations are swept (`diskmeter_emulate`).
+//! orphaned emulations are swept (`diskmeter_emulate`). A record that cannot be read (cut
+//! short by a power loss) names no file, and goes once the process its name gives is gone.
+//!
+//! Sweeps and the writing of records take turns on one lock (`flock` on `state/files.lock`,
+//! beside the records' folder): a sweep never removes a file whose new owner is writing it down, and
+//! since every session sweeps before it plans, no plan counts on a leftover that a sweep
+//! running beside it then removes.
 
 use serde::{Deserialize, Serialize};
 use std::collections::HashSet;
+use std::io::Write;
 use std::path::{Path, PathBuf};
 
 /// One process's record.
@@ -38,6 +45,23 @@ fn records_folder() -> Option<PathBuf> {
             .join("state")
             .join("files"),
     )
+}
+
+/// Holds the records' lock (see the module's documentation) until dropped; `None` when the
+/// folder cannot be made or locked (then records and sweeps go on unlocked: a sweep still
+/// removes only marked files of processes that are gone).
+fn lock_records(folder: &Path) -> Option<std::fs::File> {
+    std::fs::create_dir_all(folder).ok()?;
+    let mut lock_path = folder.as_os_str().to_owned();
+    lock_path.push(".lock");
+    let lock = std::fs::OpenOptions::new()
+        .create(true)
+        .truncate(false)
+        .write(true)
+        .open(PathBuf::from(lock_path))
+        .ok()?;
+    rustix::fs::flock(&lock, rustix::fs::FlockOperation::LockExclusive).ok()?;
+    Some(lock)
 }
 
 /// The start time of process `pid` in clock ticks since boot, if it exists.
@@ -97,6 +121,7 @@ impl FileRecord {
             return;
         }
         if let Some(path) = &self.path {
+            let _lock = path.parent().and_then(lock_records);
             self.written |= write_whole(path, &self.record).is_ok();
         }
     }
@@ -110,7 +135,8 @@ impl Drop for FileRecord {
     }
 }
 
-/// Writes the record under a private name and renames it, so a reader never sees half.
+/// Writes the record under a private name, flushed to the disk, and renames it, so a reader
+/// never sees half and the record outlives a power loss that comes after the files it names.
 fn write_whole(path: &Path, record: &Record) -> std::io::Result<()> {
     let folder = path.parent().unwrap_or(Path::new("."));
     std::fs::create_dir_all(folder)?;
@@ -118,7 +144,9 @@ fn write_whole(path: &Path, record: &Record) -> std::io::Result<()> {
     private.push(".tmp");
     let private = PathBuf::from(private);
     let text = serde_json::to_vec(record).map_err(std::io::Error::other)?;
-    std::fs::write(&private, text)?;
+    let mut file = std::fs::File::create(&private)?;
+    file.write_all(&text)?;
+    file.sync_all()?;
     std::fs::rename(&private, path)
 }
 
@@ -128,6 +156,7 @@ pub(crate) fn sweep() -> Vec<PathBuf> {
     let Some(folder) = records_folder() else {
         return Vec::new();
     };
+    let _lock = lock_records(&folder);
     let Ok(entries) = std::fs::read_dir(&folder) else {
         return Vec::new();
     };
@@ -147,6 +176,10 @@ pub(crate) fn sweep() -> Vec<PathBuf> {
             .ok()
             .and_then(|text| serde_json::from_slice::<Record>(&text).ok())
         else {
+            // Unreadable: it names no file to remove, and goes with its writer.
+            if !writer_alive(&path) {
+                let _ = std::fs::remove_file(&path);
+            }
             continue;
         };
         if record.owner_alive(&boot_id) {
@@ -176,7 +209,8 @@ pub(crate) fn sweep() -> Vec<PathBuf> {
     removed
 }
 
-/// Whether the process that names the private file `path` (`PID-START.json.tmp`) runs.
+/// Whether the process that names the record or private file `path` (`PID-START.json`,
+/// `PID-START.json.tmp`) runs.
 fn writer_alive(path: &Path) -> bool {
     let name = path.file_name().map(|n| n.to_string_lossy().into_owned());
     let Some((pid, ticks)) = name.as_deref().and_then(|n| n.split_once('-')) else {

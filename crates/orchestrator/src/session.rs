@@ -263,7 +263,7 @@ impl Session {
         if let Some(history) = history {
             // A batch cut short is partial even when every step that ran was whole.
             let partial = outcome.interrupted || outcome.steps.len() < outcome.planned_steps;
-            match history.finish(partial) {
+            match history.finish(partial, &outcome.steps) {
                 Ok(saved) => outcome.saved = saved,
                 Err(error) => outcome.history_error = Some(error),
             }
