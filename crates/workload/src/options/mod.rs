@@ -198,9 +198,14 @@ pub fn suggest_option(name: &str) -> Option<&'static str> {
 /// The candidate nearest to `word` by edit distance, if within fio's typo limit (the rule of
 /// [`suggest_option`]). Front-ends use it for names outside the table (fio's own options).
 pub fn nearest<'a>(word: &str, candidates: impl IntoIterator<Item = &'a str>) -> Option<&'a str> {
-    let limit = word.chars().count().div_ceil(2);
+    let length = word.chars().count();
+    let limit = length.div_ceil(2);
     candidates
         .into_iter()
+        // The distance is at least the difference in length: a candidate that differs by
+        // more than the limit cannot be near, and comparing a line of garbage thousands of
+        // characters long with every option name would cost seconds (found by fuzzing).
+        .filter(|candidate| candidate.chars().count().abs_diff(length) <= limit.max(1))
         .map(|candidate| (edit_distance(word, candidate), candidate))
         .filter(|(distance, _)| *distance <= limit.max(1))
         .min_by_key(|(distance, _)| *distance)

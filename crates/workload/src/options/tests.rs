@@ -102,6 +102,23 @@ fn suggestions_follow_fios_typo_rule() {
     assert_eq!(suggest_option(""), None);
 }
 
+/// Names as long as fio's longest.
+fn fio_like_names() -> impl Iterator<Item = &'static str> {
+    ["verify_state_save", "iodepth_batch_complete_max", "x"].into_iter()
+}
+
+#[test]
+fn a_name_thousands_of_characters_long_gets_no_suggestion_without_comparing_it() {
+    // Compared with every name, a 200,000-character line took seconds in a job file (a
+    // hang to the fuzzer); no name is near it, and the length alone says so.
+    let garbage = "dita from the 524th zone ".repeat(8_000);
+    assert_eq!(suggest_option(&garbage), None);
+    assert_eq!(nearest(&garbage, fio_like_names()), None);
+    // Within the limit, the length filter keeps what the rule keeps.
+    assert_eq!(nearest("ab", ["abcd", "b"]), Some("b"));
+    assert_eq!(nearest("abcd", ["abcdef", "xy"]), Some("abcdef"));
+}
+
 // ---- one test per option, in table order ------------------------------------------------
 
 #[test]
