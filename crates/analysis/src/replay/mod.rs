@@ -178,7 +178,8 @@ pub fn build_replay(request: &ReplayRequest) -> Result<ReplayWorkload, ReplayErr
     };
     out.push("rw", rw.to_string());
     if read_rate > 0 && write_rate > 0 {
-        let share = read_rate as f64 / (read_rate + write_rate) as f64 * 100.0;
+        // In floating point: rates from a damaged capture can be near u64::MAX each.
+        let share = read_rate as f64 / (read_rate as f64 + write_rate as f64) * 100.0;
         out.push("rwmixread", format!("{}", share.round() as u64));
         if (share - share.round()).abs() > 0.05 {
             out.note(format!(
@@ -395,7 +396,7 @@ fn split(sizes: &[(u64, u64)], out: &mut Builder, direction: &str) -> Option<Vec
         .filter(|(bytes, ios)| *bytes > 0 && *ios > 0)
         .collect();
     sizes.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(&b.0)));
-    let total: u64 = sizes.iter().map(|(_, ios)| ios).sum();
+    let total = crate::wide_sum(sizes.iter().map(|(_, ios)| *ios));
     if total == 0 {
         return None;
     }

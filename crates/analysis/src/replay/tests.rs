@@ -358,3 +358,51 @@ fn exact_replays_the_traced_log_onto_the_target_at_the_traced_depth() {
     let job = &diskmeter_workload::jobs_from_options(&options).unwrap()[0];
     assert_eq!(diskmeter_workload::validate(job), Vec::new());
 }
+
+#[test]
+fn a_capture_whose_counts_and_rates_are_near_u64_max_builds_a_replay_not_a_panic() {
+    // A stored capture is a document; a damaged one can hold any number (found by fuzzing):
+    // the read share summed two rates of u64::MAX, the sizes summed their IOs.
+    let sizes = vec![(4096, u64::MAX), (8192, u64::MAX), (4096, 1)];
+    let shape = TracedShape {
+        read_sizes: sizes.clone(),
+        write_sizes: sizes,
+        random_fraction: 0.5,
+        ..TracedShape::default()
+    };
+    let built = build_replay(&request(p90(1e300, 1e300, 4.0), Some(shape))).unwrap();
+    assert_eq!(built.option("rwmixread"), Some("50"));
+    assert_eq!(built.option("bssplit"), Some("4k/50:8k/50,4k/50:8k/50"));
+}
+
+#[test]
+fn traces_whose_counts_add_up_past_u64_max_combine_without_a_panic() {
+    use diskmeter_capture::{SizeShare, TraceDirection};
+    let direction = TraceDirection {
+        ios: u64::MAX,
+        sizes: vec![SizeShare {
+            bytes: 4096,
+            ios: u64::MAX,
+        }],
+        ..TraceDirection::default()
+    };
+    let trace = TraceProfile {
+        device: "vda".into(),
+        device_bytes: None,
+        duration_ns: 1,
+        ios: u64::MAX,
+        lost_events: 0,
+        read: direction.clone(),
+        write: direction,
+        random_fraction: 1.0,
+        queue_depth: Default::default(),
+        interarrival_ns: Default::default(),
+        hot_set: Default::default(),
+        processes: vec![],
+        iolog_path: None,
+        details: Default::default(),
+    };
+    let both = TracedShape::from_traces(&[&trace, &trace]).unwrap();
+    assert_eq!(both.read_sizes, vec![(4096, u64::MAX)]);
+    assert_eq!(both.random_fraction, 1.0);
+}
