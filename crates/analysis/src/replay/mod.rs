@@ -197,6 +197,9 @@ pub fn build_replay(request: &ReplayRequest) -> Result<ReplayWorkload, ReplayErr
         level.queue_depth,
         level.level
     ));
+    if let Some(note) = depth_cut_note(level.queue_depth) {
+        out.note(note);
+    }
     rates([read_rate, write_rate], split_means, &mut out);
     out.push("runtime", format_time_suffix(request.runtime_ns));
     out.push("time_based", "1".to_string());
@@ -266,9 +269,27 @@ fn round_rate(iops: f64) -> u64 {
     }
 }
 
-/// The queue depth to keep: aqu-sz rounded up, at least 1 (a rate needs one IO in flight).
+/// The queue depth to keep: aqu-sz rounded up, at least 1 (a rate needs one IO in flight),
+/// at most what `iodepth` takes.
 fn iodepth(queue_depth: f64) -> u64 {
-    (queue_depth.ceil() as u64).max(1)
+    (queue_depth.ceil() as u64).clamp(1, max_iodepth())
+}
+
+/// The most IOs in flight `iodepth` takes, from its row in the option table (a damaged
+/// capture's aqu-sz can be any number; the job must still parse).
+fn max_iodepth() -> u64 {
+    match diskmeter_workload::limits_of("iodepth").map(|limits| limits.range) {
+        Some(diskmeter_workload::Range::Int { max: Some(max), .. }) => max,
+        _ => u64::MAX,
+    }
+}
+
+/// The note for a queue deeper than `iodepth` takes, if `queue_depth` is.
+fn depth_cut_note(queue_depth: f64) -> Option<String> {
+    let max = max_iodepth();
+    (queue_depth.ceil() > max as f64).then(|| {
+        format!("iodepth {max}: the capture's queue of {queue_depth:.0} is more than iodepth takes")
+    })
 }
 
 /// The rate of each direction at the level: `rate_iops=R,W`, except when a direction's IO

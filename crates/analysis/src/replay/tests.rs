@@ -406,3 +406,30 @@ fn traces_whose_counts_add_up_past_u64_max_combine_without_a_panic() {
     assert_eq!(both.read_sizes, vec![(4096, u64::MAX)]);
     assert_eq!(both.random_fraction, 1.0);
 }
+
+#[test]
+fn a_queue_deeper_than_iodepth_takes_is_cut_to_its_limit_with_a_note() {
+    // A damaged capture's aqu-sz of 4.6e12 made iodepth=4613937818242, which the option
+    // table refuses: the replay's own job did not parse (found by fuzzing).
+    let built = build_replay(&request(p90(100.0, 0.0, 4.6e12), None)).unwrap();
+    assert_eq!(built.option("iodepth"), Some("65536"));
+    assert!(built
+        .notes
+        .iter()
+        .any(|n| n.contains("more than iodepth takes")));
+    let exact = build_exact_replay(&ExactRequest {
+        name: "replay-7-exact".into(),
+        iolog_path: "/t.log".into(),
+        redirect: None,
+        traced_max_queue_depth: f64::MAX,
+    });
+    assert_eq!(exact.option("iodepth"), Some("65536"));
+    for workload in [built, exact] {
+        let options: Vec<(String, Option<String>)> = workload
+            .options
+            .iter()
+            .map(|(n, v)| (n.clone(), Some(v.clone())))
+            .collect();
+        diskmeter_workload::jobs_from_options(&options).unwrap();
+    }
+}
