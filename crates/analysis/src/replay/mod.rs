@@ -368,7 +368,10 @@ fn sizes(
         let bytes = bytes
             .filter(|b| b.is_finite() && *b > 0.0)
             .unwrap_or(4096.0);
-        (((bytes / SECTOR_BYTES as f64).round() as u64).max(1)) * SECTOR_BYTES
+        // Whole sectors, at least one and at most as many as a u64 of bytes holds (a
+        // damaged capture's mean size can be any number).
+        ((bytes / SECTOR_BYTES as f64).round() as u64).clamp(1, u64::MAX / SECTOR_BYTES)
+            * SECTOR_BYTES
     };
     let read_bs = mean(level.read_request_bytes);
     let write_bs = mean(level.write_request_bytes);

@@ -126,6 +126,18 @@ fn mean_sizes_round_to_whole_sectors() {
 }
 
 #[test]
+fn a_mean_size_past_u64_bytes_is_cut_to_whole_sectors_not_a_panic() {
+    // 1e300 bytes rounded to sectors and multiplied back overflowed (found by fuzzing).
+    let mut level = p90(100.0, 100.0, 1.0);
+    level.read_request_bytes = Some(1e300);
+    let built = build_replay(&request(level, None)).unwrap();
+    let bs = built.option("bs").unwrap();
+    let read = bs.split(',').next().unwrap();
+    let bytes = diskmeter_units::parse_size(read, diskmeter_units::KbBase::Binary).unwrap();
+    assert_eq!(bytes, u64::MAX / SECTOR_BYTES * SECTOR_BYTES, "{bs}");
+}
+
+#[test]
 fn size_shares_add_up_to_100_and_tiny_sizes_are_left_out_with_a_note() {
     let trace = TracedShape {
         read_sizes: vec![(4096, 333), (8192, 333), (16384, 333), (1 << 20, 1)],
