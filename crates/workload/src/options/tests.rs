@@ -102,6 +102,54 @@ fn suggestions_follow_fios_typo_rule() {
     assert_eq!(suggest_option(""), None);
 }
 
+/// The textbook Levenshtein distance, to hold `nearest`'s shortcuts to.
+fn levenshtein(a: &str, b: &str) -> usize {
+    let b: Vec<char> = b.chars().collect();
+    let mut row: Vec<usize> = (0..=b.len()).collect();
+    for (i, ca) in a.chars().enumerate() {
+        let mut next = vec![i + 1; b.len() + 1];
+        for (j, cb) in b.iter().enumerate() {
+            next[j + 1] = (row[j] + usize::from(ca != *cb))
+                .min(row[j + 1] + 1)
+                .min(next[j] + 1);
+        }
+        row = next;
+    }
+    row[b.len()]
+}
+
+#[test]
+fn nearest_picks_what_the_full_distance_picks() {
+    let names: Vec<&str> = all_options().map(|d| d.name).collect();
+    let words = [
+        "iodpeth",
+        "bs",
+        "b",
+        "",
+        "rw_mix",
+        "filenarand-read",
+        "time_baésed",
+        "ramp",
+        "xyzzy",
+        "verify_state__save",
+        "ioengin",
+        "é",
+        "numjob",
+        "size_percent",
+        "q",
+    ];
+    for word in words {
+        let limit = word.chars().count().div_ceil(2).max(1);
+        let expected = names
+            .iter()
+            .map(|n| (levenshtein(word, n), *n))
+            .filter(|(d, _)| *d <= limit)
+            .min_by_key(|(d, _)| *d)
+            .map(|(_, n)| n);
+        assert_eq!(nearest(word, names.iter().copied()), expected, "{word}");
+    }
+}
+
 /// Names as long as fio's longest.
 fn fio_like_names() -> impl Iterator<Item = &'static str> {
     ["verify_state_save", "iodepth_batch_complete_max", "x"].into_iter()
