@@ -23,7 +23,7 @@ use std::time::Duration;
 
 const USAGE: &str = "usage: diskmeter-fuzz TARGET|all [--inputs N] [--seed S] [--threads T] \
 [--hang-after SECS] [--save DIR] [--seeds DIR]... [--top-errors]\n       diskmeter-fuzz replay TARGET FILE...\n\
-targets: jobfile, diskspd, iometer, plan, iolog, capture";
+targets: jobfile, diskspd, iometer, plan, iolog, capture, units";
 
 /// What the command line asks for.
 enum Command {

@@ -75,3 +75,8 @@ fn iologs_neither_panic_nor_hang() {
 fn saved_captures_neither_panic_nor_hang() {
     slice("capture", 250);
 }
+
+#[test]
+fn unit_values_neither_panic_nor_hang_and_read_back() {
+    slice("units", 4000);
+}

@@ -289,15 +289,19 @@ impl Target for Captures {
                         "peak=12:00-13:00",
                         "n=22:00-06:00,d=06:00-22:00",
                         "a=0-24",
-                        "x=1:00-1:00",
+                        "b=23:59-00:01",
                     ],
                 )
             } else {
                 String::new()
             },
-            utc_offset: pick_text(g, &["+00:00", "-05:30", "+14:00", "+0100", "Z", "+1é1"]),
+            utc_offset: pick_text(
+                g,
+                &["+00:00", "-05:30", "+14:00", "+0100", "Z", "UTC", "-9"],
+            ),
             level: pick_text(g, &["p50", "p90", "p99", "max", "mean"]),
-            random: g.one_in(3).then(|| g.range(0, 255) as u8),
+            // clap keeps --random to 0..=100.
+            random: g.one_in(3).then(|| g.range(0, 100) as u8),
             size: if g.one_in(3) { g.size() } else { "1g".into() },
             runtime: if g.one_in(3) { g.time() } else { "60s".into() },
         };

@@ -61,7 +61,7 @@ impl Iologs {
             _ if v3 => out.extend_from_slice(b"fio version 3 iolog\n"),
             _ => out.extend_from_slice(b"fio version 2 iolog\n"),
         }
-        let files = ["/dev/sdb", "/tmp/f", "data", "a b", "é"];
+        let files = ["/dev/sdb", "/tmp/f", "data", "/tmp/g", "data2", "é", "a b"];
         let mut time = 0u64;
         for _ in 0..g.count(60) {
             let file = *g.pick(&files);
@@ -104,7 +104,7 @@ impl Iologs {
             out.extend_from_slice(words.join(sep).as_bytes());
             out.extend_from_slice(if g.one_in(10) { b"\r\n" } else { b"\n" });
         }
-        match g.below(12) {
+        match g.below(24) {
             0 => {
                 // A line at the reader's limit, just under, or just over it.
                 let len = MAX_LINE_BYTES - 2 + g.below(4);
@@ -127,6 +127,21 @@ impl Iologs {
             _ => {}
         }
         out
+    }
+}
+
+/// A value a replay option takes.
+fn replay_value(g: &mut Gen, name: &str) -> String {
+    match name {
+        "replay_scale" => g.range(0, 16).to_string(),
+        "replay_align" => format!("{}", 1u64 << g.below(20)),
+        "replay_time_scale" => g.range(1, 1000).to_string(),
+        "replay_skip" => g
+            .word_of(&["read", "write", "trim", "sync", "read,write", "x"])
+            .to_string(),
+        "replay_no_stall" | "read_iolog_chunked" => g.word_of(&["0", "1"]).to_string(),
+        "replay_redirect" => g.word_of(&["/dev/null", "data", "a:b"]).to_string(),
+        _ => g.range(1, 64).to_string(),
     }
 }
 
@@ -155,7 +170,11 @@ impl Target for Iologs {
         let mut out = Vec::new();
         for _ in 0..g.count(4) {
             let name = *g.pick(REPLAY_OPTIONS);
-            let value = self.options.value(g, name).replace('\n', " ");
+            let value = if g.one_in(4) {
+                self.options.value(g, name).replace('\n', " ")
+            } else {
+                replay_value(g, name)
+            };
             out.extend_from_slice(format!("{name}={value}\n").as_bytes());
         }
         out.extend_from_slice(SEPARATOR);

@@ -186,15 +186,15 @@ impl Target for Iometer {
             time: if g.one_in(2) { "30s".into() } else { g.time() },
             ramp: if g.one_in(2) { "0".into() } else { g.time() },
             size: g.one_in(3).then(|| g.size()),
-            workers: if g.one_in(2) {
-                3
-            } else {
-                g.range(1, u64::from(u32::MAX)) as u32
+            workers: match g.below(8) {
+                0 => g.range(1, u64::from(u32::MAX)) as u32,
+                1..=3 => 3,
+                _ => g.range(1, 64) as u32,
             },
-            qd: if g.one_in(2) {
-                128
-            } else {
-                g.range(1, u64::from(u32::MAX)) as u32
+            qd: match g.below(8) {
+                0 => g.range(1, u64::from(u32::MAX)) as u32,
+                1..=3 => 128,
+                _ => g.range(1, 1024) as u32,
             },
             target_is_dir: g.one_in(2),
         };

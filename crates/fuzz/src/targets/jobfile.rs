@@ -367,12 +367,20 @@ pub fn check_bundle(bundle: &Bundle) -> Verdict {
 /// Refused with the first error when every error names a file of the bundle and one of its
 /// lines (`FILE:LINE: `); broken otherwise. Accepted for no errors.
 fn located(bundle: &Bundle, errors: &[JobFileError]) -> Verdict {
+    // Lines per file, counted once: a file can have thousands of errors.
+    let mut line_counts: Vec<(&str, usize)> = Vec::new();
     for error in errors {
         let message = error.to_string();
-        let Some(text) = bundle.text_of(&error.file) else {
-            return Verdict::Broken(format!("names a file the bundle lacks: {message}"));
+        let lines = match line_counts.iter().find(|(file, _)| *file == error.file) {
+            Some(&(_, lines)) => lines,
+            None => {
+                let Some(text) = bundle.text_of(&error.file) else {
+                    return Verdict::Broken(format!("names a file the bundle lacks: {message}"));
+                };
+                line_counts.push((&error.file, text.lines().count()));
+                text.lines().count()
+            }
         };
-        let lines = text.lines().count();
         if error.line == 0 || error.line > lines {
             return Verdict::Broken(format!(
                 "names line {} of {} ({lines} lines): {message}",

@@ -12,9 +12,12 @@ pub mod iolog;
 pub mod iometer;
 pub mod jobfile;
 pub mod plan;
+pub mod units;
 
 /// The names of the targets, in the order `all` runs them.
-pub const NAMES: [&str; 6] = ["jobfile", "diskspd", "iometer", "plan", "iolog", "capture"];
+pub const NAMES: [&str; 7] = [
+    "jobfile", "diskspd", "iometer", "plan", "iolog", "capture", "units",
+];
 
 /// Builds the target called `name`, its seeds read from the repository and `extra_seeds`
 /// (folders of job files, such as fio's examples). `None` for an unknown name.
@@ -32,6 +35,7 @@ pub fn by_name(name: &str, extra_seeds: &[PathBuf]) -> Option<Arc<dyn Target>> {
         ))),
         "iolog" => Arc::new(iolog::Iologs::new()),
         "capture" => Arc::new(capture::Captures::new()),
+        "units" => Arc::new(units::Units::new()),
         _ => return None,
     })
 }
