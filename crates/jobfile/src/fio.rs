@@ -18,9 +18,7 @@
 //! Parsing is pure: files and variables come through [`Sources`], so no IO happens here.
 
 use crate::{refusals, JobFileError, JobFileProblem};
-use diskmeter_workload::{
-    apply_option, find_option, nearest, suggest_option, JobSpec, OptionError,
-};
+use diskmeter_workload::{apply_option, find_option, nearest, JobSpec, OptionError};
 use thiserror::Error;
 
 /// fio's option names (see the file), for telling "not supported" from "unknown".
@@ -406,12 +404,12 @@ fn locate(option: &OptionLine, error: OptionError, policy: Unsupported) -> JobFi
         skipped,
     };
     let problem = match error {
-        OptionError::Unknown { name, .. } => match refusals::refusal(&name, value) {
+        OptionError::Unknown { name, suggestion } => match refusals::refusal(&name, value) {
             Some(reason) => refused(name, reason),
             None if is_fio_option(&name) => JobFileProblem::Unsupported { name, skipped },
             None => {
-                let suggestion =
-                    suggest_option(&name).or_else(|| nearest(&name, fio_option_names()));
+                // apply_option already looked for the nearest of diskmeter's names.
+                let suggestion = suggestion.or_else(|| nearest(&name, fio_option_names()));
                 JobFileProblem::UnknownOption { name, suggestion }
             }
         },
