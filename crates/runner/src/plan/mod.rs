@@ -371,13 +371,23 @@ fn resolve_targets(
                         .to_string(),
                 });
             };
+            let end = job
+                .offset_bytes
+                .checked_add(len)
+                .ok_or_else(|| RunError::Target {
+                    path: path.clone(),
+                    message: format!(
+                    "offset {} plus {len} bytes ends past the largest file or device (2^64 bytes)",
+                    job.offset_bytes
+                ),
+                })?;
             index.add(path, TargetKind::Virtual, targets.len());
             targets.push(TargetPlan {
                 path: path.clone(),
                 kind: TargetKind::Virtual,
                 region_start_bytes: job.offset_bytes,
                 region_len_bytes: len,
-                file_size_bytes: job.offset_bytes + len,
+                file_size_bytes: end,
                 preparation: Preparation::UseExisting,
                 created_by_diskmeter: false,
                 contents: FileContents::Written,
@@ -403,6 +413,7 @@ fn resolve_targets(
             // Another job uses another part of the same file or device (the usual way to
             // split a device): its own region, while the first entry lays the file out to
             // the largest end any job needs.
+            // plan_target checked that the region ends within 2^64 bytes.
             let end = target.region_start_bytes + target.region_len_bytes;
             let owner = &mut targets[first];
             if owner.created_by_diskmeter

@@ -56,3 +56,26 @@ fn jobs_naming_the_same_file_share_its_entry_or_add_their_region() {
         "laid out to the furthest end"
     );
 }
+
+#[test]
+fn an_offset_and_size_that_end_past_2_64_bytes_are_refused_not_an_overflow() {
+    // DiskSpd's -f18446744073709551615 -t4 -T4K: the fourth thread's region started 12 KiB
+    // in and ran 2^64 - 1 bytes on (found by fuzzing; a panic in a debug build, a wrapped
+    // file size in release).
+    let dir = tempfile::tempdir().unwrap();
+    for engine in ["psync", "null"] {
+        let far = job(&[
+            ("name", "far"),
+            ("size", "18446744073709551615"),
+            ("offset", "4k"),
+            ("ioengine", engine),
+        ]);
+        let error = resolve(&[far], &in_folder(dir.path())).unwrap_err();
+        assert!(
+            error
+                .to_string()
+                .contains("ends past the largest file or device"),
+            "{engine}: {error}"
+        );
+    }
+}
