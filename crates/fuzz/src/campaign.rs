@@ -3,10 +3,17 @@
 //!
 //! Panics are caught per input with `catch_unwind`; while a campaign's thread checks inputs,
 //! the process-wide panic hook records the message and location instead of printing them
-//! (other threads keep the hook they had). Hangs are found by the thread that runs the
-//! campaign, which wakes every few milliseconds and looks at when each worker started its
-//! input: one past the limit is reported with its input, left running (a thread cannot be
-//! stopped from outside), and replaced by a fresh worker so the campaign goes on.
+//! (other threads keep the hook they had).
+//!
+//! A hang is an input that takes more than the limit (`hang_after`, 2 s by default) of CPU
+//! time, or that is still running after [`STUCK_FACTOR`] times the limit of wall time (an
+//! endless loop, or an input blocked on something). CPU time, not wall time, decides for an
+//! input that ends, because the campaigns run on machines shared with other builds, where a
+//! busy neighbour can stretch a 0.5 s input past 2 s of wall time. The worker measures the
+//! CPU time of each input itself; the thread that runs the campaign wakes every few
+//! milliseconds and looks at when each worker started its input: one past the wall limit is
+//! reported with its input, left running (a thread cannot be stopped from outside), and
+//! replaced by a fresh worker so the campaign goes on.
 
 use crate::gen::Gen;
 use crate::{Target, Verdict};
@@ -29,7 +36,8 @@ pub struct Settings {
     pub seed: u64,
     /// Worker threads.
     pub threads: usize,
-    /// An input still running after this long is a hang.
+    /// An input that takes this much CPU time, or [`STUCK_FACTOR`] times this much wall
+    /// time, is a hang.
     pub hang_after: Duration,
     /// Where failing inputs are written (`None`: kept in the report only).
     pub save_to: Option<PathBuf>,
@@ -102,6 +110,8 @@ pub struct Report {
     pub refused: u64,
     /// Different error messages seen, after numbers and quoted text are blanked.
     pub distinct_errors: usize,
+    /// [`MAX_SHAPES`] was reached: there were more than `distinct_errors`.
+    pub distinct_errors_capped: bool,
     /// The most frequent of them: (inputs, the first message of that shape), most first.
     pub top_errors: Vec<(u64, String)>,
     /// Panics.
@@ -134,8 +144,12 @@ impl Report {
 pub const KEPT_FAILURES: usize = 32;
 /// Failing inputs written to files per campaign.
 pub const SAVED_FAILURES: usize = 1000;
-/// Distinct error shapes remembered per worker (bounds the campaign's memory).
-const MAX_SHAPES: usize = 200_000;
+/// Distinct error shapes counted per worker and per campaign (bounds the campaign's memory;
+/// a report says when it was reached).
+pub const MAX_SHAPES: usize = 1_000_000;
+/// Error shapes whose first message is kept as their example (the commonest shapes come
+/// early, so they have one).
+const MAX_EXAMPLES: usize = 20_000;
 /// Characters of an error message kept as its shape's example.
 const EXAMPLE_CHARS: usize = 200;
 /// Error shapes a report lists.
@@ -206,12 +220,20 @@ pub fn input_of(target: &dyn Target, seed: u64, index: u64) -> Vec<u8> {
     target.generate(&mut Gen::for_input(seed, target.name(), index))
 }
 
-/// An error message with what varies between inputs blanked: numbers and quoted text.
+/// An error message with what varies between inputs blanked: numbers and quoted text; of a
+/// message of several lines (the TOML parser quotes the line at fault), the first and last.
 fn shape(message: &str) -> u64 {
-    let mut out = String::with_capacity(message.len().min(256));
+    let first = message.lines().next().unwrap_or("");
+    let last = message.lines().next_back().unwrap_or("");
+    let kept = if first == last {
+        first.to_string()
+    } else {
+        format!("{first} … {last}")
+    };
+    let mut out = String::with_capacity(kept.len().min(256));
     let mut quote: Option<char> = None;
     let mut last_digit = false;
-    for c in message.chars().take(400) {
+    for c in kept.chars().take(400) {
         if let Some(q) = quote {
             if c == q {
                 quote = None;
@@ -255,6 +277,17 @@ struct Slot {
 
 /// [`Slot::started`] of a worker whose input was reported as a hang.
 const HUNG: u64 = u64::MAX;
+
+/// An input still running after this many times the CPU limit in wall time is stuck.
+pub const STUCK_FACTOR: u32 = 10;
+
+/// The CPU time this thread has used, ns.
+fn thread_cpu_ns() -> u64 {
+    let t = rustix::time::clock_gettime(rustix::time::ClockId::ThreadCPUTime);
+    (t.tv_sec as u64)
+        .saturating_mul(1_000_000_000)
+        .saturating_add(t.tv_nsec as u64)
+}
 
 impl Slot {
     fn hung(&self) -> bool {
@@ -350,7 +383,9 @@ fn work(shared: Arc<Shared>, slot: Arc<Slot>) {
         let started = shared.began.elapsed().as_nanos() as u64 + 1;
         slot.started.store(started, Ordering::Release);
         let input = input_of(shared.target.as_ref(), shared.settings.seed, index);
+        let cpu_before = thread_cpu_ns();
         let verdict = check_once(shared.target.as_ref(), &input);
+        let cpu_ns = thread_cpu_ns().saturating_sub(cpu_before);
         if slot
             .started
             .compare_exchange(started, 0, Ordering::AcqRel, Ordering::Acquire)
@@ -359,18 +394,29 @@ fn work(shared: Arc<Shared>, slot: Arc<Slot>) {
             // The watchdog reported this input and started a worker in this one's place.
             break;
         }
+        if cpu_ns > shared.settings.hang_after.as_nanos() as u64 {
+            slot.tally.lock().unwrap_or_else(|e| e.into_inner()).inputs += 1;
+            let message = format!("took {:.1} s of CPU time", cpu_ns as f64 / 1e9);
+            shared.record(FailureKind::Hang, index, message, input);
+            continue;
+        }
         let mut tally = slot.tally.lock().unwrap_or_else(|e| e.into_inner());
         tally.inputs += 1;
         match verdict {
             Ok(Verdict::Accepted) => tally.accepted += 1,
             Ok(Verdict::Refused(message)) => {
                 tally.refused += 1;
-                let known = tally.shapes.len() < MAX_SHAPES;
-                match tally.shapes.get_mut(&shape(&message)) {
+                let known = tally.shapes.len();
+                let key = shape(&message);
+                match tally.shapes.get_mut(&key) {
                     Some((count, _)) => *count += 1,
-                    None if known => {
-                        let example = message.chars().take(EXAMPLE_CHARS).collect();
-                        tally.shapes.insert(shape(&message), (1, example));
+                    None if known < MAX_SHAPES => {
+                        let example = if known < MAX_EXAMPLES {
+                            message.chars().take(EXAMPLE_CHARS).collect()
+                        } else {
+                            String::new()
+                        };
+                        tally.shapes.insert(key, (1, example));
                     }
                     None => {}
                 }
@@ -394,6 +440,16 @@ fn spawn(shared: &Arc<Shared>) -> (Arc<Slot>, JoinHandle<()>) {
     (slot, std::thread::spawn(move || work(s, sl)))
 }
 
+/// Whether a worker stopped counting new error shapes.
+fn slot_capped(slot: &Slot) -> bool {
+    slot.tally
+        .lock()
+        .unwrap_or_else(|e| e.into_inner())
+        .shapes
+        .len()
+        >= MAX_SHAPES
+}
+
 /// Runs a campaign of `settings.inputs` inputs through `target`.
 pub fn run(target: Arc<dyn Target>, settings: &Settings) -> Report {
     let shared = Arc::new(Shared {
@@ -407,7 +463,7 @@ pub fn run(target: Arc<dyn Target>, settings: &Settings) -> Report {
         .map(|_| spawn(&shared))
         .collect();
     let mut slots: Vec<Arc<Slot>> = workers.iter().map(|(slot, _)| Arc::clone(slot)).collect();
-    let limit = settings.hang_after.as_nanos() as u64;
+    let limit = (settings.hang_after * STUCK_FACTOR).as_nanos() as u64;
     loop {
         std::thread::sleep(Duration::from_millis(5));
         let now = shared.began.elapsed().as_nanos() as u64 + 1;
@@ -473,6 +529,8 @@ pub fn run(target: Arc<dyn Target>, settings: &Settings) -> Report {
     let mut failures = tally.failures;
     failures.sort_by_key(|f| f.index);
     let distinct_errors = tally.shapes.len();
+    let distinct_errors_capped =
+        distinct_errors >= MAX_SHAPES || slots.iter().any(|slot| slot_capped(slot));
     let mut top_errors: Vec<(u64, String)> = tally.shapes.into_values().collect();
     top_errors.sort_by(|a, b| b.0.cmp(&a.0).then_with(|| a.1.cmp(&b.1)));
     top_errors.truncate(TOP_ERRORS);
@@ -482,6 +540,7 @@ pub fn run(target: Arc<dyn Target>, settings: &Settings) -> Report {
         accepted: tally.accepted,
         refused: tally.refused,
         distinct_errors,
+        distinct_errors_capped,
         top_errors,
         panics: tally.panics,
         hangs: tally.hangs,
@@ -492,62 +551,4 @@ pub fn run(target: Arc<dyn Target>, settings: &Settings) -> Report {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    /// A target that panics on input 3, hangs on input 5 (for good: the campaign leaves the
-    /// thread behind), breaks a promise on 7.
-    struct Faulty;
-
-    impl Target for Faulty {
-        fn name(&self) -> &'static str {
-            "faulty"
-        }
-        fn extension(&self) -> &'static str {
-            "txt"
-        }
-        fn generate(&self, g: &mut Gen) -> Vec<u8> {
-            g.below(10).to_string().into_bytes()
-        }
-        fn check(&self, input: &[u8]) -> Verdict {
-            match input {
-                b"3" => panic!("three"),
-                b"5" => loop {
-                    std::thread::sleep(Duration::from_secs(1));
-                },
-                b"7" => Verdict::Broken("seven".into()),
-                b"1" => Verdict::Refused("one 1".into()),
-                b"2" => Verdict::Refused("one 22".into()),
-                _ => Verdict::Accepted,
-            }
-        }
-    }
-
-    #[test]
-    fn panics_hangs_and_broken_promises_are_counted_with_their_inputs() {
-        let settings = Settings {
-            inputs: 200,
-            seed: 1,
-            threads: 2,
-            hang_after: Duration::from_millis(100),
-            save_to: None,
-        };
-        let report = run(Arc::new(Faulty), &settings);
-        assert_eq!(report.inputs, 200);
-        assert!(report.panics > 0 && report.hangs > 0 && report.broken > 0);
-        assert_eq!(report.distinct_errors, 1, "numbers are blanked");
-        let panic = report
-            .failures
-            .iter()
-            .find(|f| f.kind == FailureKind::Panic)
-            .unwrap();
-        assert_eq!(panic.input, b"3");
-        assert!(panic.message.starts_with("three at "), "{}", panic.message);
-        let hang = report
-            .failures
-            .iter()
-            .find(|f| f.kind == FailureKind::Hang)
-            .unwrap();
-        assert_eq!(hang.input, b"5");
-    }
-}
+mod tests;

@@ -15,6 +15,7 @@
 #![forbid(unsafe_code)]
 
 pub mod campaign;
+pub mod dryrun;
 pub mod gen;
 pub mod mutate;
 pub mod options;

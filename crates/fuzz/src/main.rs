@@ -115,12 +115,16 @@ fn parse(args: &[String]) -> Result<Command, String> {
 
 fn campaign_line(r: &Report) -> String {
     format!(
-        "{:<8} inputs {:>10}  accepted {:>9}  refused {:>9}  distinct errors {:>7}  panics {:>3}  hangs {:>3}  broken {:>3}  {:>9.0} inputs/s  {:>7.1} s",
+        "{:<8} inputs {:>10}  accepted {:>9}  refused {:>9}  distinct errors {:>8}  panics {:>3}  hangs {:>3}  broken {:>3}  {:>9.0} inputs/s  {:>7.1} s",
         r.target,
         r.inputs,
         r.accepted,
         r.refused,
-        r.distinct_errors,
+        format!(
+            "{}{}",
+            if r.distinct_errors_capped { ">=" } else { "" },
+            r.distinct_errors
+        ),
         r.panics,
         r.hangs,
         r.broken,
@@ -139,11 +143,12 @@ fn run(command: Command, out: &mut impl Write) -> std::io::Result<ExitCode> {
         } => {
             writeln!(
                 out,
-                "seed {}, {} inputs per target, {} threads, hang after {} s",
+                "seed {}, {} inputs per target, {} threads, a hang: {} s of CPU or {} s running",
                 settings.seed,
                 settings.inputs,
                 settings.threads,
-                settings.hang_after.as_secs()
+                settings.hang_after.as_secs(),
+                (settings.hang_after * diskmeter_fuzz::campaign::STUCK_FACTOR).as_secs()
             )?;
             let mut clean = true;
             for name in targets {

@@ -217,6 +217,6 @@ pub fn check_args(args: &[String]) -> Verdict {
     }
     match first_problem {
         Some(problem) => refused(problem),
-        None => Verdict::Accepted,
+        None => crate::dryrun::plan(&profile.jobs),
     }
 }

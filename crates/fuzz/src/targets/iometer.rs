@@ -221,6 +221,7 @@ pub fn check_request(request: &Request) -> Verdict {
         Err(verdict) => return verdict,
     };
     let mut first_problem = None;
+    let mut steps = Vec::new();
     for group in iometer::steps_of(&rows) {
         let jobs = match iometer::step_jobs(&rows, &group, |_| request.target_is_dir) {
             Ok(jobs) => jobs,
@@ -232,11 +233,19 @@ pub fn check_request(request: &Request) -> Verdict {
             }
             let _ = describe(job);
         }
+        steps.push(jobs);
     }
-    match first_problem {
-        Some(problem) => refused(problem),
-        None => Verdict::Accepted,
+    if let Some(problem) = first_problem {
+        return refused(problem);
     }
+    // Each step is planned on its own, as the session plans it before running it.
+    for jobs in &steps {
+        let planned = crate::dryrun::plan(jobs);
+        if !matches!(planned, Verdict::Accepted) {
+            return planned;
+        }
+    }
+    Verdict::Accepted
 }
 
 /// The rows of a request, as the CLI reads them.

@@ -360,7 +360,7 @@ pub fn check_bundle(bundle: &Bundle) -> Verdict {
     }
     match first_problem {
         Some(problem) => refused(problem),
-        None => Verdict::Accepted,
+        None => crate::dryrun::plan(&jobs),
     }
 }
 
