@@ -38,6 +38,15 @@ fn sandboxed(jobs: &[JobSpec], folder: &Path) -> Vec<JobSpec> {
             job.directory = job.directory.as_ref().map(|_| folder.to_path_buf());
             job.files.opendir = None;
             job.iolog.read_iolog = None;
+            // A job that names its files and no size uses them as they are (DiskSpd's usual
+            // way): planned as if each held 1 GiB, since the renamed ones do not exist.
+            if !job.filenames.is_empty()
+                && job.size_bytes.is_none()
+                && job.filesize_bytes.is_none()
+                && job.size_percent.is_none()
+            {
+                job.size_bytes = Some(1 << 30);
+            }
             job
         })
         .collect()
