@@ -34,6 +34,8 @@ mod rows_verify;
 mod run_setters;
 mod setters;
 mod steady_setters;
+#[cfg(test)]
+mod suggest_tests;
 mod system_setters;
 #[cfg(test)]
 mod system_tests;
