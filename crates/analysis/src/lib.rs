@@ -30,6 +30,18 @@ pub use summary::summary_lines;
 
 use serde::{Deserialize, Serialize};
 
+/// The sum of counts read from a stored document (a trace profile's IOs and bytes), in 128
+/// bits: a damaged or hand-edited profile's counts (any `u64`) cannot overflow it, and shares
+/// computed from it stay shares.
+pub(crate) fn wide_sum(counts: impl IntoIterator<Item = u64>) -> u128 {
+    counts.into_iter().map(u128::from).sum()
+}
+
+/// A 128-bit count back in 64 bits, at most `u64::MAX`.
+pub(crate) fn narrow(count: u128) -> u64 {
+    u64::try_from(count).unwrap_or(u64::MAX)
+}
+
 /// Points within this share of the best are "on the plateau", and block sizes whose plateau
 /// levels are this close agree on a ceiling. 8 %: wide enough for the second-to-second noise
 /// of a shared cloud disk or a busy host, narrow enough that a curve still climbing (each

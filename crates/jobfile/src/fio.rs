@@ -18,9 +18,7 @@
 //! Parsing is pure: files and variables come through [`Sources`], so no IO happens here.
 
 use crate::{refusals, JobFileError, JobFileProblem};
-use diskmeter_workload::{
-    apply_option, find_option, nearest, suggest_option, JobSpec, OptionError,
-};
+use diskmeter_workload::{apply_option, find_option, nearest, JobSpec, OptionError};
 use thiserror::Error;
 
 /// fio's option names (see the file), for telling "not supported" from "unknown".
@@ -28,6 +26,11 @@ const FIO_OPTION_NAMES: &str = include_str!("fio_option_names.txt");
 
 /// How deep `include` may nest before it is taken for a loop.
 pub const MAX_INCLUDE_DEPTH: usize = 16;
+
+/// How many `include`s one job file may read in all, nested ones counted. A file that
+/// includes another several times, which includes another several times, multiplies the
+/// lines to read at every level: the cap keeps the parse linear in what was written.
+pub const MAX_INCLUDES: usize = 256;
 
 /// Why [`Sources::include`] could not give a file.
 #[derive(Debug, Error)]
@@ -139,6 +142,8 @@ pub fn parse(
         sections: Vec::new(),
         errors: Vec::new(),
         sources,
+        reading: vec![file.to_string()],
+        includes: 0,
     };
     parser.lines(file, text, 0);
     if parser.errors.is_empty() {
@@ -152,6 +157,10 @@ struct Parser<'s> {
     sections: Vec<Section>,
     errors: Vec<JobFileError>,
     sources: &'s dyn Sources,
+    /// The files being read, outermost first: an include of one of them is a loop.
+    reading: Vec<String>,
+    /// `include`s read so far, for [`MAX_INCLUDES`].
+    includes: usize,
 }
 
 impl Parser<'_> {
@@ -187,8 +196,34 @@ impl Parser<'_> {
                     );
                     continue;
                 }
+                if self.includes >= MAX_INCLUDES {
+                    self.error(
+                        at,
+                        None,
+                        JobFileProblem::TooManyIncludes {
+                            path: path.to_string(),
+                        },
+                    );
+                    continue;
+                }
+                self.includes += 1;
                 match self.sources.include(file, path) {
-                    Ok((name, text)) => self.lines(&name, &text, depth + 1),
+                    Ok((name, _)) if self.reading.contains(&name) => {
+                        let chain = self.reading.join(" -> ");
+                        self.error(
+                            at,
+                            None,
+                            JobFileProblem::IncludeLoop {
+                                path: path.to_string(),
+                                chain: format!("{chain} -> {name}"),
+                            },
+                        )
+                    }
+                    Ok((name, text)) => {
+                        self.reading.push(name.clone());
+                        self.lines(&name, &text, depth + 1);
+                        self.reading.pop();
+                    }
                     Err(source) => self.error(
                         at,
                         None,
@@ -369,12 +404,12 @@ fn locate(option: &OptionLine, error: OptionError, policy: Unsupported) -> JobFi
         skipped,
     };
     let problem = match error {
-        OptionError::Unknown { name, .. } => match refusals::refusal(&name, value) {
+        OptionError::Unknown { name, suggestion } => match refusals::refusal(&name, value) {
             Some(reason) => refused(name, reason),
             None if is_fio_option(&name) => JobFileProblem::Unsupported { name, skipped },
             None => {
-                let suggestion =
-                    suggest_option(&name).or_else(|| nearest(&name, fio_option_names()));
+                // apply_option already looked for the nearest of diskmeter's names.
+                let suggestion = suggestion.or_else(|| nearest(&name, fio_option_names()));
                 JobFileProblem::UnknownOption { name, suggestion }
             }
         },
@@ -404,182 +439,4 @@ pub fn is_fio_option(name: &str) -> bool {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-    use std::collections::HashMap;
-
-    /// Job files and variables held in memory.
-    #[derive(Default)]
-    pub(crate) struct Memory {
-        pub files: HashMap<String, String>,
-        pub vars: HashMap<String, String>,
-    }
-
-    impl Sources for Memory {
-        fn include(&self, _from: &str, path: &str) -> Result<(String, String), IncludeError> {
-            self.files
-                .get(path)
-                .map(|t| (path.to_string(), t.clone()))
-                .ok_or(IncludeError::NotFound)
-        }
-        fn var(&self, name: &str) -> Option<String> {
-            self.vars.get(name).cloned()
-        }
-        fn builtin(&self, name: &str) -> Option<u64> {
-            match name {
-                "ncpus" => Some(2),
-                "pagesize" => Some(4096),
-                "mb_memory" => Some(24_000),
-                _ => None,
-            }
-        }
-    }
-
-    fn jobs(text: &str) -> Vec<JobSpec> {
-        let sections = parse("t.fio", text, &Memory::default()).unwrap();
-        resolve(&sections, &JobSpec::default(), Unsupported::Refuse)
-            .unwrap()
-            .0
-    }
-
-    #[test]
-    fn globals_reach_only_the_jobs_after_them_and_duplicates_are_separate_jobs() {
-        let j = jobs("[global]\nbs=4k\n[a]\n[global]\nbs=16k\n[b]\n[b]\niodepth=8\n");
-        let names: Vec<&str> = j.iter().map(|j| j.name.as_str()).collect();
-        assert_eq!(names, ["a", "b", "b"]);
-        assert_eq!(j[0].bs_bytes.read, 4096);
-        assert_eq!(j[1].bs_bytes.read, 16384);
-        assert_eq!((j[1].iodepth, j[2].iodepth), (1, 8));
-    }
-
-    #[test]
-    fn comments_flags_blanks_and_variables() {
-        let mut m = Memory::default();
-        m.vars.insert("SIZE".into(), "2m".into());
-        let text = "# top\n; also\n[global]\n  rw = read ; trailing\nsize=${SIZE} # hash\niodepth=$ncpus\n[j]\ntime_based\nruntime=1\n";
-        let sections = parse("t.fio", text, &m).unwrap();
-        let (j, _) = resolve(&sections, &JobSpec::default(), Unsupported::Refuse).unwrap();
-        assert_eq!(j.len(), 1);
-        assert_eq!(j[0].size_bytes, Some(2 << 20));
-        assert_eq!(j[0].iodepth, 2);
-        assert!(j[0].time_based);
-        let line = &sections[0].options[0];
-        assert_eq!(
-            (line.key.as_str(), line.value.as_deref(), line.at.line),
-            ("rw", Some("read"), 4)
-        );
-    }
-
-    #[test]
-    fn include_inserts_lines_in_place() {
-        let mut m = Memory::default();
-        m.files.insert("inc.fio".into(), "bs=8k\n".into());
-        let sections = parse("t.fio", "[global]\ninclude inc.fio\n[a]\n", &m).unwrap();
-        assert_eq!(sections[0].options[0].at.file, "inc.fio");
-        let (j, _) = resolve(&sections, &JobSpec::default(), Unsupported::Refuse).unwrap();
-        assert_eq!(j[0].bs_bytes.read, 8192);
-        m.files
-            .insert("loop.fio".into(), "include loop.fio\n".into());
-        let e = parse("t.fio", "include loop.fio\n", &m).unwrap_err();
-        assert!(e[0].to_string().contains("a loop?"), "{}", e[0]);
-    }
-
-    #[test]
-    fn errors_name_file_line_and_option() {
-        let m = Memory::default();
-        let e = parse("t.fio", "[a]\nsize=${NOPE}\nbs=$nope\n[\nrw=read\n", &m).unwrap_err();
-        let text: Vec<String> = e.iter().map(ToString::to_string).collect();
-        assert!(
-            text[0].starts_with("t.fio:2: size: environment variable NOPE is not set"),
-            "{text:?}"
-        );
-        assert!(text[1].starts_with("t.fio:3: bs:"), "{text:?}");
-        assert!(text[2].starts_with("t.fio:4:"), "{text:?}");
-        let e = parse("t.fio", "rw=read\n", &m).unwrap_err();
-        assert!(
-            e[0].to_string().contains("outside any [section]"),
-            "{}",
-            e[0]
-        );
-
-        let sections = parse(
-            "t.fio",
-            "[a]\niodpeth=4\ncgroup_weight=100\nblah=1\nbs=4q\n",
-            &m,
-        )
-        .unwrap();
-        let e = resolve(&sections, &JobSpec::default(), Unsupported::Refuse).unwrap_err();
-        let text: Vec<String> = e.iter().map(ToString::to_string).collect();
-        assert_eq!(text.len(), 4, "{text:?}");
-        assert!(
-            text[0].starts_with(
-                "t.fio:2: iodpeth: unknown option 'iodpeth' (did you mean 'iodepth'?)"
-            ),
-            "{text:?}"
-        );
-        assert!(
-            text[1].starts_with("t.fio:3: cgroup_weight: fio option 'cgroup_weight' cannot apply"),
-            "{text:?}"
-        );
-        assert!(text[2].contains("unknown option 'blah'"), "{text:?}");
-        assert!(text[3].starts_with("t.fio:5: bs: bs=4q:"), "{text:?}");
-    }
-
-    #[test]
-    fn options_that_cannot_apply_are_refused_with_their_reason() {
-        let m = Memory::default();
-        let text = "[a]\nioengine=xnvme\ngpu_dev_id=0\nhostname=h\nnum_range=8\nuid=0\n";
-        let sections = parse("t.fio", text, &m).unwrap();
-        let e = resolve(&sections, &JobSpec::default(), Unsupported::Refuse).unwrap_err();
-        let text: Vec<String> = e.iter().map(ToString::to_string).collect();
-        assert_eq!(text.len(), 5, "{text:?}");
-        assert!(
-            text[0].starts_with(
-                "t.fio:2: ioengine: fio option 'ioengine' cannot apply in \
-                 diskmeter: fio's xnvme engine (a fio built with other libraries) is not one \
-                 diskmeter has"
-            ),
-            "{text:?}"
-        );
-        assert!(text[1].starts_with("t.fio:3: gpu_dev_id:") && text[1].contains("CUDA"));
-        assert!(
-            text[2].contains("net/netsplice/rdma/libhdfs engines"),
-            "{text:?}"
-        );
-        assert!(text[3].contains("fio releases after 3.33"), "{text:?}");
-        assert!(text[4].contains("thread of one process"), "{text:?}");
-        let (_, warnings) = resolve(&sections[..], &JobSpec::default(), Unsupported::Warn)
-            .map(|(jobs, w)| (jobs, w.len()))
-            .unwrap();
-        assert_eq!(warnings, 5);
-    }
-
-    #[test]
-    fn ignore_unsupported_turns_only_unsupported_options_into_warnings() {
-        let m = Memory::default();
-        let sections = parse("t.fio", "[a]\ncgroup_weight=100\ngpu_dev_id=0\nbs=8k\n", &m).unwrap();
-        let (j, warnings) = resolve(&sections, &JobSpec::default(), Unsupported::Warn).unwrap();
-        assert_eq!(j[0].bs_bytes.read, 8192);
-        assert_eq!(warnings.len(), 2);
-        let sections = parse("t.fio", "[a]\nbssplt=4k/100\n", &m).unwrap();
-        let e = resolve(&sections, &JobSpec::default(), Unsupported::Warn).unwrap_err();
-        assert!(
-            e[0].to_string().contains("did you mean 'bssplit'"),
-            "{}",
-            e[0]
-        );
-    }
-
-    #[test]
-    fn command_line_defaults_are_overridden_by_the_files_globals() {
-        let m = Memory::default();
-        let defaults = JobSpec {
-            iodepth: 2,
-            bs_bytes: diskmeter_workload::PerDirection::both(8192),
-            ..JobSpec::default()
-        };
-        let sections = parse("t.fio", "[global]\nbs=4k\n[a]\n", &m).unwrap();
-        let (j, _) = resolve(&sections, &defaults, Unsupported::Refuse).unwrap();
-        assert_eq!((j[0].bs_bytes.read, j[0].iodepth), (4096, 2));
-    }
-}
+mod tests;

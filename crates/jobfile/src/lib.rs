@@ -56,6 +56,26 @@ pub enum JobFileProblem {
         path: String,
     },
 
+    /// An `include` of a file that is being read: it would include itself without end.
+    #[error("include {path}: an include loop ({chain})")]
+    IncludeLoop {
+        /// The path as written.
+        path: String,
+        /// The files being read when it came, outermost first, and the file again.
+        chain: String,
+    },
+
+    /// More `include`s than [`fio::MAX_INCLUDES`] in one job file.
+    #[error(
+        "include {path}: more than {} includes in one job file (files that include each \
+         other several times?)",
+        fio::MAX_INCLUDES
+    )]
+    TooManyIncludes {
+        /// The path as written.
+        path: String,
+    },
+
     /// An `include` whose file cannot be had.
     #[error("include {path}: {source}")]
     Include {

@@ -19,7 +19,7 @@ pub const OWNER_XATTR: &str = "user.diskmeter";
 pub const OWNER_XATTR_VALUE: &[u8] = b"created-by-diskmeter";
 
 /// What kind of thing a target is.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
 #[serde(rename_all = "snake_case")]
 pub enum TargetKind {
     /// A regular file (existing or to be created).

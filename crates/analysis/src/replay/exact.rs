@@ -1,7 +1,7 @@
 //! `replay --exact`: the traced IO stream itself as a workload (fio's `read_iolog`), built as
 //! fio options like the level replay, so the run and the emitted job file are one description.
 
-use super::{iodepth, Builder, ReplayWorkload, REPLAY_ENGINE};
+use super::{depth_cut_note, iodepth, Builder, ReplayWorkload, REPLAY_ENGINE};
 
 /// What `replay --exact` replays: the traced IO stream itself.
 #[derive(Debug, Clone, PartialEq)]
@@ -40,6 +40,9 @@ pub fn build_exact_replay(request: &ExactRequest) -> ReplayWorkload {
          the traced timing where the target is as fast as the traced device",
         request.traced_max_queue_depth
     ));
+    if let Some(note) = depth_cut_note(request.traced_max_queue_depth) {
+        out.note(note);
+    }
     ReplayWorkload {
         options: out.options,
         notes: out.notes,

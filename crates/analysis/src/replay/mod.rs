@@ -178,7 +178,8 @@ pub fn build_replay(request: &ReplayRequest) -> Result<ReplayWorkload, ReplayErr
     };
     out.push("rw", rw.to_string());
     if read_rate > 0 && write_rate > 0 {
-        let share = read_rate as f64 / (read_rate + write_rate) as f64 * 100.0;
+        // In floating point: rates from a damaged capture can be near u64::MAX each.
+        let share = read_rate as f64 / (read_rate as f64 + write_rate as f64) * 100.0;
         out.push("rwmixread", format!("{}", share.round() as u64));
         if (share - share.round()).abs() > 0.05 {
             out.note(format!(
@@ -196,6 +197,9 @@ pub fn build_replay(request: &ReplayRequest) -> Result<ReplayWorkload, ReplayErr
         level.queue_depth,
         level.level
     ));
+    if let Some(note) = depth_cut_note(level.queue_depth) {
+        out.note(note);
+    }
     rates([read_rate, write_rate], split_means, &mut out);
     out.push("runtime", format_time_suffix(request.runtime_ns));
     out.push("time_based", "1".to_string());
@@ -265,9 +269,27 @@ fn round_rate(iops: f64) -> u64 {
     }
 }
 
-/// The queue depth to keep: aqu-sz rounded up, at least 1 (a rate needs one IO in flight).
+/// The queue depth to keep: aqu-sz rounded up, at least 1 (a rate needs one IO in flight),
+/// at most what `iodepth` takes.
 fn iodepth(queue_depth: f64) -> u64 {
-    (queue_depth.ceil() as u64).max(1)
+    (queue_depth.ceil() as u64).clamp(1, max_iodepth())
+}
+
+/// The most IOs in flight `iodepth` takes, from its row in the option table (a damaged
+/// capture's aqu-sz can be any number; the job must still parse).
+fn max_iodepth() -> u64 {
+    match diskmeter_workload::limits_of("iodepth").map(|limits| limits.range) {
+        Some(diskmeter_workload::Range::Int { max: Some(max), .. }) => max,
+        _ => u64::MAX,
+    }
+}
+
+/// The note for a queue deeper than `iodepth` takes, if `queue_depth` is.
+fn depth_cut_note(queue_depth: f64) -> Option<String> {
+    let max = max_iodepth();
+    (queue_depth.ceil() > max as f64).then(|| {
+        format!("iodepth {max}: the capture's queue of {queue_depth:.0} is more than iodepth takes")
+    })
 }
 
 /// The rate of each direction at the level: `rate_iops=R,W`, except when a direction's IO
@@ -346,7 +368,10 @@ fn sizes(
         let bytes = bytes
             .filter(|b| b.is_finite() && *b > 0.0)
             .unwrap_or(4096.0);
-        (((bytes / SECTOR_BYTES as f64).round() as u64).max(1)) * SECTOR_BYTES
+        // Whole sectors, at least one and at most as many as a u64 of bytes holds (a
+        // damaged capture's mean size can be any number).
+        ((bytes / SECTOR_BYTES as f64).round() as u64).clamp(1, u64::MAX / SECTOR_BYTES)
+            * SECTOR_BYTES
     };
     let read_bs = mean(level.read_request_bytes);
     let write_bs = mean(level.write_request_bytes);
@@ -395,7 +420,7 @@ fn split(sizes: &[(u64, u64)], out: &mut Builder, direction: &str) -> Option<Vec
         .filter(|(bytes, ios)| *bytes > 0 && *ios > 0)
         .collect();
     sizes.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(&b.0)));
-    let total: u64 = sizes.iter().map(|(_, ios)| ios).sum();
+    let total = crate::wide_sum(sizes.iter().map(|(_, ios)| *ios));
     if total == 0 {
         return None;
     }

@@ -126,6 +126,18 @@ fn mean_sizes_round_to_whole_sectors() {
 }
 
 #[test]
+fn a_mean_size_past_u64_bytes_is_cut_to_whole_sectors_not_a_panic() {
+    // 1e300 bytes rounded to sectors and multiplied back overflowed (found by fuzzing).
+    let mut level = p90(100.0, 100.0, 1.0);
+    level.read_request_bytes = Some(1e300);
+    let built = build_replay(&request(level, None)).unwrap();
+    let bs = built.option("bs").unwrap();
+    let read = bs.split(',').next().unwrap();
+    let bytes = diskmeter_units::parse_size(read, diskmeter_units::KbBase::Binary).unwrap();
+    assert_eq!(bytes, u64::MAX / SECTOR_BYTES * SECTOR_BYTES, "{bs}");
+}
+
+#[test]
 fn size_shares_add_up_to_100_and_tiny_sizes_are_left_out_with_a_note() {
     let trace = TracedShape {
         read_sizes: vec![(4096, 333), (8192, 333), (16384, 333), (1 << 20, 1)],
@@ -357,4 +369,79 @@ fn exact_replays_the_traced_log_onto_the_target_at_the_traced_depth() {
         .collect();
     let job = &diskmeter_workload::jobs_from_options(&options).unwrap()[0];
     assert_eq!(diskmeter_workload::validate(job), Vec::new());
+}
+
+#[test]
+fn a_capture_whose_counts_and_rates_are_near_u64_max_builds_a_replay_not_a_panic() {
+    // A stored capture is a document; a damaged one can hold any number (found by fuzzing):
+    // the read share summed two rates of u64::MAX, the sizes summed their IOs.
+    let sizes = vec![(4096, u64::MAX), (8192, u64::MAX), (4096, 1)];
+    let shape = TracedShape {
+        read_sizes: sizes.clone(),
+        write_sizes: sizes,
+        random_fraction: 0.5,
+        ..TracedShape::default()
+    };
+    let built = build_replay(&request(p90(1e300, 1e300, 4.0), Some(shape))).unwrap();
+    assert_eq!(built.option("rwmixread"), Some("50"));
+    assert_eq!(built.option("bssplit"), Some("4k/50:8k/50,4k/50:8k/50"));
+}
+
+#[test]
+fn traces_whose_counts_add_up_past_u64_max_combine_without_a_panic() {
+    use diskmeter_capture::{SizeShare, TraceDirection};
+    let direction = TraceDirection {
+        ios: u64::MAX,
+        sizes: vec![SizeShare {
+            bytes: 4096,
+            ios: u64::MAX,
+        }],
+        ..TraceDirection::default()
+    };
+    let trace = TraceProfile {
+        device: "vda".into(),
+        device_bytes: None,
+        duration_ns: 1,
+        ios: u64::MAX,
+        lost_events: 0,
+        read: direction.clone(),
+        write: direction,
+        random_fraction: 1.0,
+        queue_depth: Default::default(),
+        interarrival_ns: Default::default(),
+        hot_set: Default::default(),
+        processes: vec![],
+        iolog_path: None,
+        details: Default::default(),
+    };
+    let both = TracedShape::from_traces(&[&trace, &trace]).unwrap();
+    assert_eq!(both.read_sizes, vec![(4096, u64::MAX)]);
+    assert_eq!(both.random_fraction, 1.0);
+}
+
+#[test]
+fn a_queue_deeper_than_iodepth_takes_is_cut_to_its_limit_with_a_note() {
+    // A damaged capture's aqu-sz of 4.6e12 made iodepth=4613937818242, which the option
+    // table refuses: the replay's own job did not parse (found by fuzzing).
+    let built = build_replay(&request(p90(100.0, 0.0, 4.6e12), None)).unwrap();
+    assert_eq!(built.option("iodepth"), Some("65536"));
+    assert!(built
+        .notes
+        .iter()
+        .any(|n| n.contains("more than iodepth takes")));
+    let exact = build_exact_replay(&ExactRequest {
+        name: "replay-7-exact".into(),
+        iolog_path: "/t.log".into(),
+        redirect: None,
+        traced_max_queue_depth: f64::MAX,
+    });
+    assert_eq!(exact.option("iodepth"), Some("65536"));
+    for workload in [built, exact] {
+        let options: Vec<(String, Option<String>)> = workload
+            .options
+            .iter()
+            .map(|(n, v)| (n.clone(), Some(v.clone())))
+            .collect();
+        diskmeter_workload::jobs_from_options(&options).unwrap();
+    }
 }

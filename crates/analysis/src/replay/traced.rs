@@ -12,11 +12,12 @@ impl TracedShape {
         let (first, rest) = traces.split_first()?;
         let mut shape = TracedShape::default();
         let mut random_ios = 0.0;
-        let mut ios = 0u64;
+        // Counts from stored profiles: 128 bits, so a damaged one cannot overflow the sums.
+        let mut ios = 0u128;
         for trace in traces {
             add_sizes(&mut shape.read_sizes, &trace.read.sizes);
             add_sizes(&mut shape.write_sizes, &trace.write.sizes);
-            let traced = trace.read.ios + trace.write.ios;
+            let traced = u128::from(trace.read.ios) + u128::from(trace.write.ios);
             random_ios += trace.random_fraction * traced as f64;
             ios += traced;
         }
@@ -37,7 +38,8 @@ impl TracedShape {
 fn add_sizes(into: &mut Vec<(u64, u64)>, sizes: &[SizeShare]) {
     for size in sizes {
         match into.iter_mut().find(|(bytes, _)| *bytes == size.bytes) {
-            Some((_, ios)) => *ios += size.ios,
+            // A count the size list holds in 64 bits; past that it stays at the most.
+            Some((_, ios)) => *ios = ios.saturating_add(size.ios),
             None => into.push((size.bytes, size.ios)),
         }
     }

@@ -420,3 +420,62 @@ fn the_checklist_at_a_level_with_growth_becomes_the_planners_demand() {
     assert!(iops.starts_with("capture 7: IOPS total p99 99"), "{iops}");
     assert_eq!(demand.growth_fraction, Some(0.3));
 }
+
+/// A trace profile whose every count is `u64::MAX`, as a damaged stored document can say.
+fn damaged_trace(device: &str) -> TraceProfile {
+    let huge = QuantileSummary {
+        count: u64::MAX,
+        mean: 1.0,
+        ..QuantileSummary::default()
+    };
+    let direction = TraceDirection {
+        ios: u64::MAX,
+        bytes: u64::MAX,
+        sizes: vec![
+            SizeShare {
+                bytes: 4096,
+                ios: u64::MAX,
+            },
+            SizeShare {
+                bytes: 4096,
+                ios: u64::MAX,
+            },
+        ],
+        random_fraction: 0.5,
+        latency_ns: huge.clone(),
+    };
+    TraceProfile {
+        device: device.to_string(),
+        device_bytes: None,
+        duration_ns: 1,
+        ios: u64::MAX,
+        lost_events: 0,
+        read: direction.clone(),
+        write: direction,
+        random_fraction: 0.5,
+        queue_depth: huge.clone(),
+        interarrival_ns: huge,
+        hot_set: HotSet::default(),
+        processes: Vec::new(),
+        iolog_path: None,
+        details: Default::default(),
+    }
+}
+
+#[test]
+fn trace_counts_that_add_up_past_u64_max_give_a_checklist_not_a_panic() {
+    // The sums of IOs, bytes and counts overflowed (found by fuzzing saved captures).
+    let mut builder = ChecklistBuilder::new(None, WindowSet::default());
+    builder.push(&sample(MIDNIGHT_MS, vec![device("vda", 100.0, 10.0)]));
+    builder.add_trace(&damaged_trace("vda"));
+    builder.add_trace(&damaged_trace("vda"));
+    let requirements = builder.finish().unwrap();
+    assert_eq!(
+        requirements.whole.level(Metric::IoSizeReadKib, Level::P50),
+        Some(4.0)
+    );
+    assert_eq!(
+        requirements.whole.level(Metric::RandomPercent, Level::Max),
+        Some(50.0)
+    );
+}

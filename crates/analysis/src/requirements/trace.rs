@@ -5,13 +5,14 @@
 
 use super::accumulate::quantile_of;
 use super::{Figures, Level, Metric};
+use crate::{narrow, wide_sum};
 use diskmeter_capture::{QuantileSummary, TraceDirection, TraceProfile};
 use std::collections::BTreeMap;
 
 /// `(metric, figures, IOs behind them)` for each trace row the traces can fill.
 pub(super) fn trace_rows(traces: &[TraceProfile]) -> Vec<(Metric, Figures, u64)> {
     let mut rows = Vec::new();
-    let ios: u64 = traces.iter().map(|t| t.ios).sum();
+    let ios = wide_sum(traces.iter().map(|t| t.ios));
     if traces.is_empty() || ios == 0 {
         return rows;
     }
@@ -25,7 +26,7 @@ pub(super) fn trace_rows(traces: &[TraceProfile]) -> Vec<(Metric, Figures, u64)>
     rows.push((
         Metric::RandomPercent,
         Figures::constant(100.0 * random),
-        ios,
+        narrow(ios),
     ));
     let read: Vec<&TraceDirection> = traces.iter().map(|t| &t.read).collect();
     let write: Vec<&TraceDirection> = traces.iter().map(|t| &t.write).collect();
@@ -43,7 +44,11 @@ pub(super) fn trace_rows(traces: &[TraceProfile]) -> Vec<(Metric, Figures, u64)>
     ] {
         let summaries: Vec<&QuantileSummary> = directions.iter().map(|d| &d.latency_ns).collect();
         if let Some(figures) = merged_summary(&summaries, 1e-6) {
-            rows.push((metric, figures, summaries.iter().map(|s| s.count).sum()));
+            rows.push((
+                metric,
+                figures,
+                narrow(wide_sum(summaries.iter().map(|s| s.count))),
+            ));
         }
     }
     if let [only] = traces {
@@ -60,22 +65,22 @@ pub(super) fn trace_rows(traces: &[TraceProfile]) -> Vec<(Metric, Figures, u64)>
 
 /// Per-IO size percentiles (exact: the trace lists every size it saw) in KiB, and the mean.
 fn size_figures(directions: &[&TraceDirection]) -> Option<(Figures, u64)> {
-    let mut counts: BTreeMap<u64, u64> = BTreeMap::new();
+    let mut counts: BTreeMap<u64, u128> = BTreeMap::new();
     for direction in directions {
         for share in &direction.sizes {
-            *counts.entry(share.bytes).or_default() += share.ios;
+            *counts.entry(share.bytes).or_default() += u128::from(share.ios);
         }
     }
-    let ios: u64 = counts.values().sum();
+    let ios: u128 = counts.values().sum();
     if ios == 0 {
         return None;
     }
-    let bytes: u64 = directions.iter().map(|d| d.bytes).sum();
-    let listed_ios: u64 = directions.iter().map(|d| d.ios).sum();
+    let bytes = wide_sum(directions.iter().map(|d| d.bytes));
+    let listed_ios = wide_sum(directions.iter().map(|d| d.ios));
     let at = |level: Level| -> Option<f64> {
         let quantile = quantile_of(level)?;
         // Nearest rank: the smallest size with at least ceil(q x n) IOs at or below it.
-        let rank = ((quantile * ios as f64).ceil() as u64).max(1);
+        let rank = ((quantile * ios as f64).ceil() as u128).max(1);
         let mut seen = 0;
         counts.iter().find_map(|(&size, &n)| {
             seen += n;
@@ -95,7 +100,7 @@ fn size_figures(directions: &[&TraceDirection]) -> Option<(Figures, u64)> {
             max: at(Level::Max),
             mean,
         },
-        ios,
+        narrow(ios),
     ))
 }
 
@@ -118,7 +123,7 @@ fn merged_summary(summaries: &[&QuantileSummary], scale: f64) -> Option<Figures>
         [] => None,
         [only] => Some(summary_figures(only, scale)),
         several => {
-            let count: u64 = several.iter().map(|s| s.count).sum();
+            let count = wide_sum(several.iter().map(|s| s.count));
             let mean = several.iter().map(|s| s.mean * s.count as f64).sum::<f64>() / count as f64;
             let max = several.iter().map(|s| s.max).fold(0.0, f64::max);
             Some(Figures {

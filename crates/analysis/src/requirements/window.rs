@@ -149,12 +149,20 @@ pub fn parse_utc_offset(text: &str) -> Result<i32, RequirementsError> {
         Some(b'-') => (-1, &trimmed[1..]),
         _ => return Err(bad()),
     };
+    let digits = |part: &str| part.bytes().all(|b| b.is_ascii_digit());
     let (hours, minutes) = match rest.split_once(':') {
         Some((h, m)) => (h, m),
-        None if rest.len() == 4 => rest.split_at(2),
+        // `+0100`: four digits (split by bytes, so they must be digits first).
+        None if rest.len() == 4 && digits(rest) => rest.split_at(2),
         None => (rest, "00"),
     };
-    if hours.is_empty() || hours.len() > 2 || minutes.len() != 2 {
+    // Digits only: `parse` would also take a sign (`+01:-1`).
+    if hours.is_empty()
+        || hours.len() > 2
+        || minutes.len() != 2
+        || !digits(hours)
+        || !digits(minutes)
+    {
         return Err(bad());
     }
     let hours: i32 = hours.parse().map_err(|_| bad())?;
@@ -164,4 +172,29 @@ pub fn parse_utc_offset(text: &str) -> Result<i32, RequirementsError> {
         return Err(bad());
     }
     Ok(sign * total)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_utc_offset_with_a_multibyte_character_is_refused_not_a_panic() {
+        // Four bytes, so it was split at byte 2, inside the `é`.
+        for text in ["+1é1", "-é12", "+12é"] {
+            assert_eq!(
+                parse_utc_offset(text),
+                Err(RequirementsError::BadUtcOffset(text.to_string()))
+            );
+        }
+    }
+
+    #[test]
+    fn a_utc_offset_with_a_sign_inside_is_refused() {
+        for text in ["+01:-1", "++1:00", "+-1", "+01:+5"] {
+            assert!(parse_utc_offset(text).is_err(), "{text}");
+        }
+        assert_eq!(parse_utc_offset("+0130"), Ok(90));
+        assert_eq!(parse_utc_offset("-5"), Ok(-300));
+    }
 }

@@ -104,6 +104,19 @@ pub enum DiskSpdProblem {
         min: u64,
     },
 
+    /// A count or rate larger than the job it maps onto can hold.
+    #[error("'{text}' is more than {max}")]
+    TooLarge {
+        /// The value as given.
+        text: String,
+        /// The largest value the switch takes here.
+        max: u64,
+    },
+
+    /// An empty argument where a target goes.
+    #[error("an empty argument is not a target: give a file or block device")]
+    EmptyTarget,
+
     /// A size that is not DiskSpd's `N[K|M|G|T|b]`.
     #[error("'{text}' is not a size: a number with K, M, G, T (x1024) or b (blocks)")]
     NotASize {

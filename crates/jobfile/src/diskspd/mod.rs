@@ -154,6 +154,9 @@ pub fn parse(args: &[String]) -> Result<DiskSpdProfile, DiskSpdError> {
             return Err(bad(DiskSpdProblem::DiskNumber));
         }
         // Only `-` starts a switch: DiskSpd's `/b8K` form would be a path here.
+        if arg.trim().is_empty() {
+            return Err(bad(DiskSpdProblem::EmptyTarget));
+        }
         let Some(body) = arg.strip_prefix('-').filter(|b| !b.is_empty()) else {
             p.targets.push(arg.to_string());
             continue;
@@ -163,13 +166,13 @@ pub fn parse(args: &[String]) -> Result<DiskSpdProfile, DiskSpdError> {
             "b" | "c" | "B" | "f" | "T" => {
                 sized.push((arg, switch.chars().next().unwrap_or('b'), value))
             }
-            "o" => p.outstanding = number(value, arg, 1)? as u32,
+            "o" => p.outstanding = count(value, arg)?,
             "t" => {
-                p.threads = number(value, arg, 1)? as u32;
+                p.threads = count(value, arg)?;
                 p.fixed_threads = false;
             }
             "F" => {
-                p.threads = number(value, arg, 1)? as u32;
+                p.threads = count(value, arg)?;
                 p.fixed_threads = true;
             }
             "d" => p.duration_s = number(value, arg, 1)?,
@@ -322,15 +325,58 @@ pub fn parse(args: &[String]) -> Result<DiskSpdProfile, DiskSpdError> {
             problem: DiskSpdProblem::NoTarget,
         });
     }
-    p.jobs = jobs_of(&p, base_offset, max_size)?;
+    p.jobs = jobs_of(&p, base_offset, max_size).map_err(|(option, problem)| DiskSpdError {
+        switch: switch_of(option, args),
+        problem,
+    })?;
     Ok(p)
 }
 
+/// The switches each job option comes from, for errors: the user wrote switches, not options.
+const SWITCHES_OF_OPTIONS: &[(&str, &[&str])] = &[
+    ("bs", &["b"]),
+    ("iodepth", &["o"]),
+    ("numjobs", &["t", "F"]),
+    ("runtime", &["d"]),
+    ("ramp_time", &["W"]),
+    ("rwmixwrite", &["w"]),
+    ("percentage_random", &["rs"]),
+    ("size", &["f", "c"]),
+    ("offset", &["B"]),
+    ("rate", &["g"]),
+    ("rate_iops", &["g"]),
+    ("randseed", &["z"]),
+    ("blockalign", &["r"]),
+    ("rw", &["s", "r", "w"]),
+    ("offset_increment", &["T"]),
+    ("direct", &["S", "h"]),
+    ("sync", &["S", "h"]),
+];
+
+/// The argument that set job option `option`: the last switch of those it comes from, or
+/// `TARGET` (a target, or no switch: DiskSpd's default).
+fn switch_of(option: &str, args: &[String]) -> String {
+    let switches = SWITCHES_OF_OPTIONS
+        .iter()
+        .find(|(name, _)| *name == option)
+        .map_or(&[][..], |(_, switches)| *switches);
+    args.iter()
+        .rev()
+        .find(|arg| {
+            let body = arg.strip_prefix('-').unwrap_or("");
+            switches.iter().any(|s| body.starts_with(s))
+                && !(option == "blockalign" && body.starts_with("rs"))
+        })
+        .cloned()
+        .unwrap_or_else(|| "TARGET".to_string())
+}
+
+/// The jobs of a parsed profile; an error names the job option at fault.
 fn jobs_of(
     p: &DiskSpdProfile,
     base_offset: Option<u64>,
     max_size: Option<u64>,
-) -> Result<Vec<JobSpec>, DiskSpdError> {
+) -> Result<Vec<JobSpec>, (&'static str, DiskSpdProblem)> {
     let groups: Vec<Vec<String>> = if p.fixed_threads {
         vec![p.targets.clone()]
     } else {
@@ -384,14 +430,24 @@ fn jobs_of(
         if let Some(offset) = base_offset {
             options.push(("offset", offset.to_string()));
         }
-        match p.throttle {
+        if let Some((n, iops)) = p.throttle {
             // Per thread per target: -o... IOs of every target count, so the cap scales by
-            // targets for -F.
-            Some((n, true)) => options.push(("rate_iops", (n * targets.len() as u64).to_string())),
-            Some((n, false)) => {
-                options.push(("rate", (n * 1000 * targets.len() as u64).to_string()))
-            }
-            None => {}
+            // targets for -F; -g without `i` is bytes per millisecond.
+            let (option, scale) = if iops {
+                ("rate_iops", targets.len() as u64)
+            } else {
+                ("rate", 1000 * targets.len() as u64)
+            };
+            let rate = n.checked_mul(scale).ok_or_else(|| {
+                (
+                    option,
+                    DiskSpdProblem::TooLarge {
+                        text: n.to_string(),
+                        max: u64::MAX / scale,
+                    },
+                )
+            })?;
+            options.push((option, rate.to_string()));
         }
         if p.zero_buffers {
             options.push(("zero_buffers", "1".to_string()));
@@ -416,10 +472,7 @@ fn jobs_of(
         }
         options.push(("time_based", "1".to_string()));
         for (name, value) in options {
-            apply_option(&mut job, name, Some(&value)).map_err(|e| DiskSpdError {
-                switch: name.to_string(),
-                problem: e.into(),
-            })?;
+            apply_option(&mut job, name, Some(&value)).map_err(|e| (name, e.into()))?;
         }
         job.cooldown_ns = p.cooldown_s.saturating_mul(1_000_000_000);
         job.shared_sequential = p.interlocked;
@@ -440,6 +493,18 @@ fn number(text: &str, arg: &str, min: u64) -> Result<u64, DiskSpdError> {
             },
         }),
     }
+}
+
+/// A count of threads or IOs for `arg`: at least 1, and held in 32 bits.
+fn count(text: &str, arg: &str) -> Result<u32, DiskSpdError> {
+    let n = number(text, arg, 1)?;
+    u32::try_from(n).map_err(|_| DiskSpdError {
+        switch: arg.to_string(),
+        problem: DiskSpdProblem::TooLarge {
+            text: text.to_string(),
+            max: u64::from(u32::MAX),
+        },
+    })
 }
 
 /// DiskSpd's size: `4096`, `8K`, `1G`, `2T`, or `16b` (blocks of `block`).
@@ -467,107 +532,4 @@ fn size(text: &str, arg: &str, block: Option<u64>) -> Result<u64, DiskSpdError> 
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-    use diskmeter_workload::RwMode;
-
-    fn args(line: &str) -> Vec<String> {
-        line.split_whitespace().map(str::to_string).collect()
-    }
-
-    #[test]
-    fn the_guides_write_test_maps_to_one_job_of_four_threads() {
-        let p = parse(&args(
-            "-c200G -w100 -b8K -F4 -r -o128 -W30 -d30 -Sh -L testfile.dat",
-        ))
-        .unwrap();
-        assert_eq!(p.jobs.len(), 1);
-        let j = &p.jobs[0];
-        assert_eq!(j.rw, RwMode::RandWrite);
-        assert_eq!((j.bs_bytes.read, j.bs_bytes.write), (8192, 8192));
-        assert_eq!((j.numjobs, j.iodepth), (4, 128));
-        assert!(j.direct && j.time_based);
-        assert_eq!(j.runtime_ns, Some(30_000_000_000));
-        assert_eq!(j.ramp_time_ns, 30_000_000_000);
-        assert_eq!(j.size_bytes, Some(200 << 30));
-        assert_eq!(j.filenames, vec!["testfile.dat".to_string()]);
-        assert!(p.latency && p.write_through);
-        assert_eq!(j.sync, diskmeter_workload::SyncMode::Dsync);
-        let w = parse(&args("-Sw t")).unwrap();
-        assert!(!w.jobs[0].direct);
-        assert_eq!(w.jobs[0].sync, diskmeter_workload::SyncMode::Dsync);
-    }
-
-    #[test]
-    fn threads_per_target_give_a_job_per_target_and_mixes_map() {
-        let p = parse(&args("-t2 -o8 -w30 -rs60 -b4K -d5 -W0 a.dat b.dat")).unwrap();
-        assert_eq!(p.jobs.len(), 2);
-        for j in &p.jobs {
-            assert_eq!(j.rw, RwMode::RandRw);
-            assert_eq!(j.rwmixread, 70);
-            assert_eq!(j.percentage_random, 60);
-            assert_eq!((j.numjobs, j.iodepth), (2, 8));
-            assert!(!j.direct, "DiskSpd caches by default");
-        }
-        let f = parse(&args("-F3 -o8 -s a.dat b.dat")).unwrap();
-        assert_eq!(f.jobs.len(), 1);
-        assert_eq!((f.jobs[0].numjobs, f.jobs[0].iodepth), (3, 16));
-        assert_eq!(f.jobs[0].rw, RwMode::Read);
-    }
-
-    #[test]
-    fn alignment_strides_cool_down_and_interlocked_sequential_map() {
-        let p = parse(&args("-b4K -r512 -C3 -d5 t")).unwrap();
-        let j = &p.jobs[0];
-        assert_eq!(j.blockalign_bytes.read, Some(512));
-        assert_eq!(j.cooldown_ns, 3_000_000_000);
-        let p = parse(&args("-b4K -si16K -t4 -T4K t")).unwrap();
-        let j = &p.jobs[0];
-        assert!(j.shared_sequential);
-        assert_eq!((j.rw, j.rw_offset_modifier), (RwMode::Read, 12 << 10i64));
-        assert_eq!(j.offset_increment_bytes, 4096);
-        let plain = parse(&args("-b4K -s4K t")).unwrap();
-        assert_eq!(plain.jobs[0].rw_offset_modifier, 0);
-        assert!(!plain.jobs[0].shared_sequential);
-    }
-
-    #[test]
-    fn sizes_in_blocks_throttles_and_defaults() {
-        let p = parse(&args("-b16K -c100b -g50i -B2b t")).unwrap();
-        let j = &p.jobs[0];
-        assert_eq!(j.size_bytes, Some(100 * 16384));
-        assert_eq!(j.offset_bytes, 2 * 16384);
-        assert_eq!(j.rate_iops.read, Some(50));
-        let p = parse(&args("-g1024 t")).unwrap();
-        assert_eq!(p.jobs[0].rate_bytes_per_sec.read, Some(1_024_000));
-        let d = parse(&args("t")).unwrap();
-        assert_eq!(
-            (d.block_size_bytes, d.outstanding, d.duration_s, d.warmup_s),
-            (65536, 2, 10, 5)
-        );
-        assert_eq!(d.jobs[0].rw, RwMode::Read);
-        assert_eq!(parse(&args("-Rxml t")).unwrap().output, OutputForm::Xml);
-        assert_eq!(parse(&args("-R xml t")).unwrap().output, OutputForm::Xml);
-    }
-
-    #[test]
-    fn windows_only_and_unsupported_switches_say_why() {
-        for (line, needle) in [
-            ("-e t", "Windows-only"),
-            ("-n t", "Windows-only"),
-            ("-x t", "Windows-only"),
-            ("#1", "disk numbers"),
-            ("-s2K -b4K t", "overlapping"),
-            ("-r0 t", "more than 0"),
-            ("-w120 t", "0 to 100"),
-            ("-b0 t", "more than 0"),
-            ("-bX t", "not a size"),
-            ("-q t", "unknown switch"),
-            ("-b4K", "at least one target"),
-            ("-D500 t", "-D1000"),
-        ] {
-            let e = parse(&args(line)).unwrap_err().to_string();
-            assert!(e.contains(needle), "{line}: {e}");
-        }
-    }
-}
+mod tests;

@@ -9,7 +9,7 @@ use crate::RunError;
 use diskmeter_workload::{EngineKind, JobSpec, PerDirection};
 use serde::Serialize;
 use std::path::PathBuf;
-use target::{file_size, plan_target};
+use target::{file_size, plan_target, TargetIndex};
 
 mod target;
 
@@ -156,6 +156,7 @@ pub fn resolve(jobs: &[JobSpec], options: &PlanOptions) -> Result<RunPlan, RunEr
         ));
     }
     let (mut group_id, mut phase) = (0u32, 0u32);
+    let mut index = TargetIndex::default();
     for (job_index, job) in jobs.iter().enumerate() {
         // fio: stonewall and new_group start a new group unless this is the first job;
         // stonewall also waits for every job before it.
@@ -234,6 +235,7 @@ pub fn resolve(jobs: &[JobSpec], options: &PlanOptions) -> Result<RunPlan, RunEr
                 if shared_targets.is_none() {
                     shared_targets = Some(resolve_targets(
                         &mut plan.targets,
+                        &mut index,
                         job,
                         &job.filenames,
                         options,
@@ -241,7 +243,7 @@ pub fn resolve(jobs: &[JobSpec], options: &PlanOptions) -> Result<RunPlan, RunEr
                 }
                 shared_targets.clone().unwrap_or_default()
             } else if shared_paths {
-                resolve_targets(&mut plan.targets, job, &job.filenames, options)?
+                resolve_targets(&mut plan.targets, &mut index, job, &job.filenames, options)?
             } else {
                 let dir = job
                     .directory
@@ -252,7 +254,7 @@ pub fn resolve(jobs: &[JobSpec], options: &PlanOptions) -> Result<RunPlan, RunEr
                 let paths: Vec<PathBuf> = (0..job.nrfiles.max(1))
                     .map(|file| dir.join(job.files.file_name(&job.name, clone_index, file)))
                     .collect();
-                resolve_targets(&mut plan.targets, job, &paths, options)?
+                resolve_targets(&mut plan.targets, &mut index, job, &paths, options)?
             };
             crate::engine_options::check_targets(job, &targets, &plan.targets)?;
             crate::zbd::check_targets(job, &targets, &plan.targets)?;
@@ -341,6 +343,7 @@ fn rate_period(job: &JobSpec, direction: diskmeter_workload::Direction) -> Optio
 /// Resolves one job's paths into target entries (re-using entries already planned for the same path).
 fn resolve_targets(
     targets: &mut Vec<TargetPlan>,
+    index: &mut TargetIndex,
     job: &JobSpec,
     paths: &[PathBuf],
     _options: &PlanOptions,
@@ -368,12 +371,23 @@ fn resolve_targets(
                         .to_string(),
                 });
             };
+            let end = job
+                .offset_bytes
+                .checked_add(len)
+                .ok_or_else(|| RunError::Target {
+                    path: path.clone(),
+                    message: format!(
+                    "offset {} plus {len} bytes ends past the largest file or device (2^64 bytes)",
+                    job.offset_bytes
+                ),
+                })?;
+            index.add(path, TargetKind::Virtual, targets.len());
             targets.push(TargetPlan {
                 path: path.clone(),
                 kind: TargetKind::Virtual,
                 region_start_bytes: job.offset_bytes,
                 region_len_bytes: len,
-                file_size_bytes: job.offset_bytes + len,
+                file_size_bytes: end,
                 preparation: Preparation::UseExisting,
                 created_by_diskmeter: false,
                 contents: FileContents::Written,
@@ -386,24 +400,20 @@ fn resolve_targets(
             source,
         })?;
         let mut target = plan_target(job, probe, per_file_size)?;
-        if let Some(first) = targets
-            .iter()
-            .position(|t| t.path == target.path && t.kind == target.kind)
-        {
+        let planned = index.of(&target.path, target.kind);
+        if let Some(&first) = planned.first() {
             let same_region = |t: &TargetPlan| {
                 t.region_start_bytes == target.region_start_bytes
                     && t.region_len_bytes == target.region_len_bytes
             };
-            if let Some(same) = targets
-                .iter()
-                .position(|t| t.path == target.path && t.kind == target.kind && same_region(t))
-            {
+            if let Some(&same) = planned.iter().find(|&&i| same_region(&targets[i])) {
                 indices.push(same);
                 continue;
             }
             // Another job uses another part of the same file or device (the usual way to
             // split a device): its own region, while the first entry lays the file out to
             // the largest end any job needs.
+            // plan_target checked that the region ends within 2^64 bytes.
             let end = target.region_start_bytes + target.region_len_bytes;
             let owner = &mut targets[first];
             if owner.created_by_diskmeter
@@ -419,6 +429,7 @@ fn resolve_targets(
             target.created_by_diskmeter = owner.created_by_diskmeter;
             target.file_size_bytes = owner.file_size_bytes;
         }
+        index.add(&target.path, target.kind, targets.len());
         targets.push(target);
         indices.push(targets.len() - 1);
     }
@@ -434,3 +445,6 @@ pub fn engine_choice(kind: EngineKind) -> diskmeter_engine::EngineChoice {
         EngineKind::Null => diskmeter_engine::EngineChoice::Null,
     }
 }
+
+#[cfg(test)]
+mod tests;

@@ -34,6 +34,8 @@ mod rows_verify;
 mod run_setters;
 mod setters;
 mod steady_setters;
+#[cfg(test)]
+mod suggest_tests;
 mod system_setters;
 #[cfg(test)]
 mod system_tests;
@@ -198,26 +200,57 @@ pub fn suggest_option(name: &str) -> Option<&'static str> {
 /// The candidate nearest to `word` by edit distance, if within fio's typo limit (the rule of
 /// [`suggest_option`]). Front-ends use it for names outside the table (fio's own options).
 pub fn nearest<'a>(word: &str, candidates: impl IntoIterator<Item = &'a str>) -> Option<&'a str> {
-    let limit = word.chars().count().div_ceil(2);
+    let word: Vec<char> = word.chars().collect();
+    let limit = word.len().div_ceil(2).max(1);
+    let mut rows = EditRows::default();
     candidates
         .into_iter()
-        .map(|candidate| (edit_distance(word, candidate), candidate))
-        .filter(|(distance, _)| *distance <= limit.max(1))
+        // The distance is at least the difference in length: a candidate that differs by
+        // more than the limit cannot be near, and comparing a line of garbage thousands of
+        // characters long with every option name would cost seconds (found by fuzzing).
+        .filter(|candidate| candidate.chars().count().abs_diff(word.len()) <= limit)
+        .filter_map(|candidate| Some((rows.within(&word, candidate, limit)?, candidate)))
         .min_by_key(|(distance, _)| *distance)
         .map(|(_, candidate)| candidate)
 }
 
-/// Levenshtein distance over chars.
-fn edit_distance(a: &str, b: &str) -> usize {
-    let b: Vec<char> = b.chars().collect();
-    let mut previous: Vec<usize> = (0..=b.len()).collect();
-    for (i, ca) in a.chars().enumerate() {
-        let mut current = vec![i + 1; b.len() + 1];
-        for (j, cb) in b.iter().enumerate() {
-            let substitution = previous[j] + usize::from(ca != *cb);
-            current[j + 1] = substitution.min(previous[j + 1] + 1).min(current[j] + 1);
+/// The rows of a Levenshtein table, kept from one candidate to the next: a job file with a
+/// thousand unknown names compares each with hundreds of names, and allocating rows for
+/// every comparison was most of its cost.
+#[derive(Default)]
+struct EditRows {
+    candidate: Vec<char>,
+    previous: Vec<usize>,
+    current: Vec<usize>,
+}
+
+impl EditRows {
+    /// The Levenshtein distance over chars between `word` and `candidate` when it is at most
+    /// `limit`; `None` as soon as a row shows it is more (no cell of a later row, and so not
+    /// the distance, can be smaller than the smallest of a row).
+    fn within(&mut self, word: &[char], candidate: &str, limit: usize) -> Option<usize> {
+        self.candidate.clear();
+        self.candidate.extend(candidate.chars());
+        self.previous.clear();
+        self.previous.extend(0..=self.candidate.len());
+        for (i, a) in word.iter().enumerate() {
+            self.current.clear();
+            self.current.push(i + 1);
+            let mut smallest = i + 1;
+            for (j, b) in self.candidate.iter().enumerate() {
+                let substitution = self.previous[j] + usize::from(a != b);
+                let cell = substitution
+                    .min(self.previous[j + 1] + 1)
+                    .min(self.current[j] + 1);
+                self.current.push(cell);
+                smallest = smallest.min(cell);
+            }
+            if smallest > limit {
+                return None;
+            }
+            std::mem::swap(&mut self.previous, &mut self.current);
         }
-        previous = current;
+        let distance = self.previous.last().copied().unwrap_or(0);
+        (distance <= limit).then_some(distance)
     }
-    previous.last().copied().unwrap_or(0)
 }
