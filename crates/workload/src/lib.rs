@@ -40,7 +40,7 @@ pub use iolog::{IologOptions, ReplaySkip, UnknownSkipWord};
 pub use jobs::{jobs_from_options, jobs_from_options_over};
 pub use options::{
     all_options, find_option, limits_of, nearest, suggest_option, InvalidValue, LimitError, Limits,
-    OptionDef, OptionKind, Range,
+    OptionDef, OptionKind, Range, MAX_FILES_PER_RUN, MAX_WORKERS_PER_RUN,
 };
 pub use patterns::{
     AbsZone, BlockSizeShare, BlockSizeSpread, PatternError, RandomDistribution, Zone,

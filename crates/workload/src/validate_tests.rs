@@ -101,11 +101,19 @@ fn counts_must_be_positive() {
     assert_eq!(
         messages(&spec),
         [
-            "job 't': nrfiles=0: must be at least 1",
-            "job 't': numjobs=0: must be at least 1",
+            "job 't': nrfiles=0: must be between 1 and 1000000 (diskmeter plans every file \
+             before the run starts)",
+            "job 't': numjobs=0: must be between 1 and 4096 (fio runs at most 4,096 jobs in all)",
             "job 't': loops=0: must be at least 1",
         ]
     );
+    // A job built in code meets the rows' upper limits too.
+    let spec = JobSpec {
+        numjobs: 4097,
+        nrfiles: 1_000_001,
+        ..job()
+    };
+    assert_eq!(messages(&spec).len(), 2, "{:?}", messages(&spec));
 }
 
 #[test]

@@ -207,7 +207,8 @@ fn basic_job() -> impl Strategy<Value = JobSpec> {
         "[a-z0-9-]{1,12}".prop_filter("global is a section", |name| name != "global"),
         vec(path(), 0..3),
         option::of(path()),
-        1u32..,
+        // nrfiles within its row's limits.
+        1u32..=1_000_000,
         prop_oneof![Just(KbBase::Binary), Just(KbBase::Decimal)],
     );
     let region = (
@@ -230,7 +231,7 @@ fn basic_job() -> impl Strategy<Value = JobSpec> {
         1u32..=65_536,
         any::<u32>(),
         any::<u32>(),
-        1u32..,
+        1u32..=4096,
         0u8..=100,
     );
     let timing = (

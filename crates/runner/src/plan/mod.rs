@@ -127,6 +127,38 @@ pub struct PlanOptions {
 /// about 0.7x fio's CPU per IO, where batches of 1 cost 0.85x.
 pub const DEFAULT_SUBMIT_BATCH: u32 = 4;
 
+/// Refuses a run of more workers or files than a run may have, before any is planned: each
+/// job's own `numjobs` and `nrfiles` are within their rows' limits, but a run adds them up,
+/// and planning a billion files would exhaust memory before anything could say why.
+fn check_counts(jobs: &[JobSpec]) -> Result<(), RunError> {
+    use diskmeter_workload::{MAX_FILES_PER_RUN, MAX_WORKERS_PER_RUN};
+    let (mut workers, mut files) = (0u64, 0u64);
+    for job in jobs {
+        let clones = u64::from(job.numjobs);
+        let per_clone = (job.nrfiles.max(1) as u64).max(job.filenames.len() as u64);
+        workers = workers.saturating_add(clones);
+        files = files.saturating_add(clones.saturating_mul(per_clone));
+        let refusal = if workers > MAX_WORKERS_PER_RUN {
+            format!(
+                "the run's jobs make {workers} workers (numjobs) up to this one; a run has at \
+                 most {MAX_WORKERS_PER_RUN}, as fio runs at most 4,096 jobs in all"
+            )
+        } else if files > MAX_FILES_PER_RUN {
+            format!(
+                "the run's jobs name {files} files (numjobs x nrfiles) up to this one; a run \
+                 has at most {MAX_FILES_PER_RUN}, since every file is planned before it starts"
+            )
+        } else {
+            continue;
+        };
+        return Err(RunError::Job {
+            job: job.name.clone(),
+            message: refusal,
+        });
+    }
+    Ok(())
+}
+
 /// Resolves `jobs` into a plan. Reads file metadata; writes nothing.
 pub fn resolve(jobs: &[JobSpec], options: &PlanOptions) -> Result<RunPlan, RunError> {
     // A replay becomes a job on the log's files, with the log's directions and sizes.
@@ -138,6 +170,7 @@ pub fn resolve(jobs: &[JobSpec], options: &PlanOptions) -> Result<RunPlan, RunEr
         scans.push(scan);
     }
     let jobs = &planned_jobs[..];
+    check_counts(jobs)?;
     let mut plan = RunPlan {
         jobs: jobs.to_vec(),
         targets: Vec::new(),

@@ -33,6 +33,40 @@ fn thousands_of_files_in_many_jobs_are_planned_each_once_without_searching_the_l
 }
 
 #[test]
+fn a_run_of_more_workers_or_files_than_a_run_may_have_is_refused_before_planning() {
+    // Each job is within its rows' limits; the run as a whole is not. Refused before a
+    // worker or a file is planned, naming the job that crosses the line.
+    let dir = tempfile::tempdir().unwrap();
+    let clones = |name: &str, numjobs: &str, nrfiles: &str| {
+        job(&[
+            ("name", name),
+            ("numjobs", numjobs),
+            ("nrfiles", nrfiles),
+            ("filesize", "4k"),
+            ("ioengine", "null"),
+        ])
+    };
+    let workers = resolve(
+        &[clones("a", "4096", "1"), clones("b", "1", "1")],
+        &in_folder(dir.path()),
+    )
+    .unwrap_err()
+    .to_string();
+    assert_eq!(
+        workers,
+        "job b: the run's jobs make 4097 workers (numjobs) up to this one; a run has at most \
+         4096, as fio runs at most 4,096 jobs in all"
+    );
+    let files = resolve(&[clones("c", "4096", "1000000")], &in_folder(dir.path()))
+        .unwrap_err()
+        .to_string();
+    assert!(
+        files.starts_with("job c: the run's jobs name 4096000000 files (numjobs x nrfiles)"),
+        "{files}"
+    );
+}
+
+#[test]
 fn jobs_naming_the_same_file_share_its_entry_or_add_their_region() {
     let dir = tempfile::tempdir().unwrap();
     let file = dir.path().join("shared.dat").display().to_string();

@@ -13,6 +13,17 @@ use diskmeter_units::format_time_suffix;
 use std::fmt;
 use thiserror::Error;
 
+/// The most workers (clones of every job) one run may have: fio's own limit on jobs in all
+/// (`FIO_MAX_JOBS`); `numjobs`' row and the planner's count of a run's workers read it.
+pub const MAX_WORKERS_PER_RUN: u64 = 4096;
+
+/// The most files one run may name (`nrfiles` per clone, over every job): every file is planned
+/// (a path, a size, an entry in the index) before the run starts, so a count in the billions
+/// would exhaust memory before anything could be refused. fio sets no limit of its own;
+/// a million files is past any real job file's (fio's metadata examples make 500,000).
+/// `nrfiles`' row and the planner's count read it.
+pub const MAX_FILES_PER_RUN: u64 = 1_000_000;
+
 /// An option's range, and why it has it when that is not obvious.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Limits {

@@ -52,7 +52,7 @@ mod verify_tests;
 
 use crate::JobSpec;
 pub use error::InvalidValue;
-pub use limits::{LimitError, Limits, Range};
+pub use limits::{LimitError, Limits, Range, MAX_FILES_PER_RUN, MAX_WORKERS_PER_RUN};
 pub(crate) use value::Value;
 
 /// Stores a parsed value in a job; the error is the reason, without the option's name.

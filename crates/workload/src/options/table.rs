@@ -6,7 +6,7 @@
 //! (`JobSpec::fio_job_file_default`: psync, unlink=0).
 
 use super::iolog_setters::*;
-use super::limits::{Limits, Range};
+use super::limits::{Limits, Range, MAX_FILES_PER_RUN, MAX_WORKERS_PER_RUN};
 use super::log_setters::*;
 use super::pattern_setters::*;
 use super::run_setters::*;
@@ -101,7 +101,16 @@ pub(super) static ROWS: &[OptionDef] = &[
         default: "1",
         unit: "files",
         help: "Files per job when diskmeter names them; size is split between them",
-        limits: Some(Limits::at_least(1)),
+        limits: Some(
+            Limits {
+                range: Range::Int {
+                    min: 1,
+                    max: Some(MAX_FILES_PER_RUN),
+                },
+                why: "",
+            }
+            .because("diskmeter plans every file before the run starts"),
+        ),
         set: set_nrfiles,
         show: Some(show_nrfiles),
     },
@@ -321,7 +330,16 @@ pub(super) static ROWS: &[OptionDef] = &[
         default: "1",
         unit: "workers",
         help: "Identical workers (clones) running this job",
-        limits: Some(Limits::at_least(1)),
+        limits: Some(
+            Limits {
+                range: Range::Int {
+                    min: 1,
+                    max: Some(MAX_WORKERS_PER_RUN),
+                },
+                why: "",
+            }
+            .because("fio runs at most 4,096 jobs in all"),
+        ),
         set: set_numjobs,
         show: Some(show_numjobs),
     },

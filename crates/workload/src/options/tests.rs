@@ -151,8 +151,11 @@ fn nrfiles() {
     assert_eq!(with(&[("nrfiles", Some("8"))]).nrfiles, 8);
     assert_eq!(
         refused("nrfiles", Some("5g")),
-        "nrfiles=5g: must be at most 4294967295"
+        "nrfiles=5g: must be from 1 to 1000000 (diskmeter plans every file before the run starts)"
     );
+    // 2^32 - 1 files once passed and were planned until memory ran out (found by fuzzing).
+    assert!(refused("nrfiles", Some("4294967295")).contains("from 1 to 1000000"));
+    assert_eq!(with(&[("nrfiles", Some("1000000"))]).nrfiles, 1_000_000);
 }
 
 #[test]
@@ -289,6 +292,13 @@ fn iodepth_batch_complete_min() {
 fn numjobs() {
     assert_eq!(with(&[("numjobs", Some("4"))]).numjobs, 4);
     assert!(refused("numjobs", Some("-1")).contains("negative"));
+    // fio's own limit on jobs; 2^32 - 1 clones once passed and were planned until memory ran
+    // out (found by fuzzing).
+    assert_eq!(
+        refused("numjobs", Some("4294967295")),
+        "numjobs=4294967295: must be from 1 to 4096 (fio runs at most 4,096 jobs in all)"
+    );
+    assert_eq!(with(&[("numjobs", Some("4096"))]).numjobs, 4096);
 }
 
 #[test]
