@@ -362,11 +362,19 @@ impl Drop for LoopDevice {
 
 /// Tests of one binary that do heavy real IO take turns, so a rate cap or a throttle is
 /// measured without a neighbour test competing for the disk.
-static REAL_IO: std::sync::Mutex<()> = std::sync::Mutex::new(());
+static REAL_IO: std::sync::RwLock<()> = std::sync::RwLock::new(());
 
-/// Waits for this test's turn at the disk; the turn ends when the guard is dropped.
-pub fn real_io() -> std::sync::MutexGuard<'static, ()> {
-    REAL_IO.lock().unwrap_or_else(|e| e.into_inner())
+/// Waits for this test's turn at the disk, alone; the turn ends when the guard is dropped.
+pub fn real_io() -> std::sync::RwLockWriteGuard<'static, ()> {
+    REAL_IO.write().unwrap_or_else(|e| e.into_inner())
+}
+
+/// Waits for a turn at the disk that tests on throttled devices share with each other: a
+/// device a cgroup holds to a cloud tier's caps (thousands of IOPS, hundreds of MiB/s) asks
+/// a small part of what the disk under it does, so two such tests measure their caps side
+/// by side as they would alone; a test with unthrottled IO ([`real_io`]) still runs alone.
+pub fn throttled_io() -> std::sync::RwLockReadGuard<'static, ()> {
+    REAL_IO.read().unwrap_or_else(|e| e.into_inner())
 }
 
 /// A cgroup that throttles one block device to `iops` and `bytes_per_sec` in each direction,
