@@ -65,7 +65,7 @@ pub fn db_arg() -> Arg {
         .long("db")
         .value_name("PATH")
         .value_parser(clap::value_parser!(std::path::PathBuf))
-        .help("The results history database (default: $XDG_DATA_HOME/diskmeter/history.db, else ~/.local/share/diskmeter/history.db)")
+        .help("The results history database (default: $XDG_DATA_HOME/diskmeter/history.db, else ~/.local/share/diskmeter/history.db); a run it cannot take (locked, read-only, damaged) is kept in a spool file beside it and saved at the next run")
 }
 
 /// Adds `--emulate PROFILE` and `--emulate-size SIZE` (`run`, `suite`, `sweep`); `what`

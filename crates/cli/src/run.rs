@@ -17,11 +17,15 @@ pub fn command() -> Command {
              Options before the first --name apply to every job; each --name starts a new job. \
              With no job options, runs the default job: 4 KiB random reads, iodepth 32, \
              a 1 GiB file in the current folder, 10 seconds, direct IO.\n\n\
-             Files diskmeter creates are removed at the end unless --keep (or unlink=0). \
-             Writing to an existing file diskmeter did not create, or to a block device that \
-             is mounted or holds a partition table or a filesystem signature, is refused \
-             unless --allow-destroy.\n\n\
-             Exit codes: 0 ok; 1 the run failed, was refused or was interrupted; 2 usage error.",
+             Files diskmeter creates are removed at the end unless --keep (or unlink=0); \
+             those of a diskmeter that was killed are removed by the next run. Writing to an \
+             existing file diskmeter did not create, or to a block device that is mounted or \
+             holds a partition table or a filesystem signature, is refused unless \
+             --allow-destroy; a job whose IO buffers would not fit in the memory available is \
+             refused too.\n\n\
+             Exit codes: 0 ok; 1 the run failed, was refused or was interrupted, or the history \
+             could not take it (the run is then kept in a spool file and saved at the next \
+             run); 2 usage error.",
         )
         .arg(output_format_arg())
         .arg(
