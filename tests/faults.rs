@@ -295,6 +295,23 @@ fn a_missing_folder_is_named() {
 
 /// The test file is removed while the run reads it, and a user puts a file of their own at
 /// its path: the run completes on the open file (IO on an unlinked file goes on until its
+/// Waits until `child`'s worker has `path` open for its IO, then removes the file and puts a
+/// user's file at its path; returns the child's output once it has ended, which must be a
+/// success (IO goes on on the open descriptor).
+fn replace_while_open(child: std::process::Child, path: &std::path::Path) -> std::process::Output {
+    let opened = eventually(|| open_for_direct_io(child.id(), path));
+    assert!(opened, "the worker never opened {}", path.display());
+    std::fs::remove_file(path).unwrap();
+    std::fs::write(path, "the user's").unwrap();
+    let output = child.wait_with_output().unwrap();
+    assert!(
+        output.status.success(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    output
+}
+
 /// last descriptor closes), is saved whole, and the user's file stays (no root needed).
 #[test]
 fn a_test_file_removed_mid_run_ends_the_run_normally_and_spares_a_new_file() {
@@ -318,16 +335,7 @@ fn a_test_file_removed_mid_run_ends_the_run_normally_and_spares_a_new_file() {
         .stderr(Stdio::piped())
         .spawn()
         .unwrap();
-    let opened = eventually(|| open_for_direct_io(child.id(), &path));
-    assert!(opened, "the worker never opened {}", path.display());
-    std::fs::remove_file(&path).unwrap();
-    std::fs::write(&path, "the user's").unwrap();
-    let output = child.wait_with_output().unwrap();
-    assert!(
-        output.status.success(),
-        "{}",
-        String::from_utf8_lossy(&output.stderr)
-    );
+    let output = replace_while_open(child, &path);
     assert!(
         output.stderr.is_empty(),
         "{}",
@@ -374,16 +382,7 @@ fn a_shared_test_file_replaced_mid_step_spares_the_new_file() {
         .stderr(Stdio::piped())
         .spawn()
         .unwrap();
-    let opened = eventually(|| open_for_direct_io(child.id(), &path));
-    assert!(opened, "the worker never opened {}", path.display());
-    std::fs::remove_file(&path).unwrap();
-    std::fs::write(&path, "the user's").unwrap();
-    let output = child.wait_with_output().unwrap();
-    assert!(
-        output.status.success(),
-        "{}",
-        String::from_utf8_lossy(&output.stderr)
-    );
+    replace_while_open(child, &path);
     assert_eq!(std::fs::read_to_string(&path).unwrap(), "the user's");
 }
 

@@ -10,8 +10,7 @@ mod support;
 
 use assert_cmd::Command;
 use common::{require_tool, TestDir};
-use std::path::PathBuf;
-use support::{dry_run, job_files, on_two_threads, with_env};
+use support::{dry_run, job_files, job_files_where, on_two_threads, with_env};
 
 #[test]
 fn every_job_file_resolves_with_its_sections_as_jobs() {
@@ -45,16 +44,7 @@ fn job_files_resolve_as_fio_reads_them() {
         return;
     }
     let dir = TestDir::new();
-    let files: Vec<PathBuf> = job_files()
-        .into_iter()
-        .filter(|f| {
-            std::fs::read_to_string(f)
-                .unwrap()
-                .matches("[global]")
-                .count()
-                <= 1
-        })
-        .collect();
+    let files = job_files_where(|text| text.matches("[global]").count() <= 1);
     // Dry runs only: two files at a time, each its own three processes.
     let next = std::sync::atomic::AtomicUsize::new(0);
     let compare_next = || {
@@ -125,14 +115,7 @@ fn job_and_group_structure_matches_fio() {
         return;
     }
     let dir = TestDir::new();
-    let files: Vec<PathBuf> = job_files()
-        .into_iter()
-        .filter(|f| {
-            std::fs::read_to_string(f)
-                .unwrap()
-                .contains("ioengine=null")
-        })
-        .collect();
+    let files = job_files_where(|text| text.contains("ioengine=null"));
     let next = std::sync::atomic::AtomicUsize::new(0);
     let compare_next = || {
         while let Some(file) = files.get(next.fetch_add(1, std::sync::atomic::Ordering::SeqCst)) {

@@ -23,6 +23,14 @@ pub fn job_files() -> Vec<PathBuf> {
     files
 }
 
+/// The job files of tests/jobs whose text `keep` takes.
+pub fn job_files_where(keep: impl Fn(&str) -> bool) -> Vec<PathBuf> {
+    job_files()
+        .into_iter()
+        .filter(|file| keep(&std::fs::read_to_string(file).expect("a job file")))
+        .collect()
+}
+
 /// Runs `work` on this thread and one more, for loops that share their items out.
 pub fn on_two_threads(work: impl Fn() + Sync) {
     std::thread::scope(|scope| {
