@@ -375,6 +375,9 @@ mod tests {
                 partial: false,
                 hostname: "h".into(),
                 notes: vec![],
+                phase_starts_unix_ns: Vec::new(),
+                io_finished_unix_ns: 0,
+                rank: None,
             },
             jobs: vec![JobInput {
                 spec: JobSpec::default(),

@@ -31,6 +31,9 @@ fn result(started_unix_ms: u64, iops: u64, seconds: u64) -> RunResult {
             partial: false,
             hostname: "testhost".into(),
             notes: vec![],
+            phase_starts_unix_ns: Vec::new(),
+            io_finished_unix_ns: 0,
+            rank: None,
         },
         jobs: vec![JobInput {
             spec: JobSpec::default(),

@@ -20,6 +20,7 @@ pub(crate) fn report_input(
         .filter_map(|w| w.error.as_ref().map(ToString::to_string))
         .collect();
     errors.extend(outcome.log_errors.iter().map(ToString::to_string));
+    let phase_starts_unix_ns = outcome.phase_starts_unix_ns;
     let jobs = outcome
         .workers
         .into_iter()
@@ -57,6 +58,9 @@ pub(crate) fn report_input(
             partial: outcome.partial,
             hostname: kernel_hostname(),
             notes: plan.notes.clone(),
+            phase_starts_unix_ns,
+            io_finished_unix_ns: outcome.io_finished_unix_ns,
+            rank: None,
         },
         jobs,
     };

@@ -353,6 +353,7 @@ impl Session {
             keep_files: self.settings.keep_files,
             stop: self.stop.clone(),
             live,
+            phase_gate: None,
         };
         let started = SystemTime::now();
         let mut announced: HashSet<PathBuf> = HashSet::new();

@@ -28,6 +28,29 @@ pub struct RunMeta {
     pub hostname: String,
     /// Free-form remarks the runner or CLI attached (warnings, adjustments made).
     pub notes: Vec<String>,
+    /// Wall-clock time each stonewall phase started, ns since the Unix epoch (after the
+    /// layout, and in a scale-out run after every rank reached the phase's barrier): with
+    /// `io_finished_unix_ns`, what a merge of several hosts' results measures the start
+    /// skew and the aggregate bandwidth from. Empty in results of schema 3 and before.
+    #[serde(default)]
+    pub phase_starts_unix_ns: Vec<u64>,
+    /// Wall-clock time the run's IO ended (the last phase's workers done, files synced), ns
+    /// since the Unix epoch; 0 in results of schema 3 and before.
+    #[serde(default)]
+    pub io_finished_unix_ns: u64,
+    /// This result's place in a scale-out run (MPI, a Kubernetes Indexed Job, hosts run by
+    /// hand with `--rank`); `None` for a run on one host.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rank: Option<RankInfo>,
+}
+
+/// A result's place among the ranks of a scale-out run.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct RankInfo {
+    /// This rank, 0-based.
+    pub rank: u32,
+    /// How many ranks the run has.
+    pub ranks: u32,
 }
 
 /// One worker (one clone of one job) and what it measured.

@@ -21,7 +21,7 @@ mod terminal;
 pub use build::LAT_BUCKET_EDGES_NS;
 pub use diskspd::{render_diskspd_text, render_diskspd_xml, DiskSpdHeader};
 pub use fio_json::{to_fio_json, LAT_INTENDED_KEY as FIO_JSON_LAT_INTENDED_KEY};
-pub use input::{JobInput, RunInput, RunMeta, SteadyStateInput, TargetInfo};
+pub use input::{JobInput, RankInfo, RunInput, RunMeta, SteadyStateInput, TargetInfo};
 pub use legacy::upgrade_json;
 pub use record::to_job_file;
 pub use schema::{ConfidenceInterval, IoErrorSummary, LatencyTargetResult, SteadyStateResult};

@@ -92,6 +92,9 @@ mod tests {
                 partial: false,
                 hostname: "h".into(),
                 notes: Vec::new(),
+                phase_starts_unix_ns: Vec::new(),
+                io_finished_unix_ns: 0,
+                rank: None,
             },
             jobs: vec![input(&spec, 0), input(&spec, 1)],
         });

@@ -17,8 +17,10 @@ use crate::input::{RunMeta, TargetInfo};
 /// type. 1: jobs carried the internal job specification (`spec`); 2: jobs carry `options`
 /// (fio option strings) and `workload` (typed facts) instead; 3: jobs and groups may carry
 /// `trim` (fio's third direction), jobs `io_errors` (`continue_on_error`'s counts and
-/// `error_dump`) and `latency_target` (fio's queue-depth search and the depth it found).
-pub const SCHEMA_VERSION: u32 = 3;
+/// `error_dump`) and `latency_target` (fio's queue-depth search and the depth it found);
+/// 4: `meta` carries the phases' start times, the end of the IO and the result's rank in a
+/// scale-out run (what merging several hosts' results needs).
+pub const SCHEMA_VERSION: u32 = 4;
 
 /// The whole run as reported.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]

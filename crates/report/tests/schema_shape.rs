@@ -52,6 +52,9 @@ fn result_with_every_field() -> RunResult {
     ss.precision_limit_percent = Some(3.0);
     ss.precision_percent = Some(1.5);
     result.groups[0].trim = Some(result.groups[0].read);
+    result.meta.phase_starts_unix_ns = vec![1_764_000_000_000_000_000];
+    result.meta.io_finished_unix_ns = 1_764_000_004_000_000_000;
+    result.meta.rank = Some(diskmeter_report::RankInfo { rank: 1, ranks: 4 });
     assert!(result.jobs.iter().any(|j| j.error.is_some()));
     assert!(result.jobs.iter().any(|j| j.clone_index.is_some()));
     result

@@ -57,6 +57,10 @@ pub enum RunError {
     /// The user stopped the run before the workers started.
     #[error("interrupted")]
     Interrupted,
+    /// The run's [`crate::PhaseGate`] stopped it before a phase (in a scale-out run: another
+    /// rank failed); the cause is the gate's own error, kept whole for the caller.
+    #[error("{0}")]
+    Stopped(#[source] crate::GateError),
     /// The in-engine throttle cannot work as asked.
     #[error("throttle: {0}")]
     Throttle(#[from] ThrottleError),

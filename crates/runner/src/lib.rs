@@ -119,6 +119,12 @@ pub struct WorkerResult {
 pub struct RunOutcome {
     /// One entry per worker, in plan order.
     pub workers: Vec<WorkerResult>,
+    /// Wall-clock time each stonewall phase that ran started, ns since the Unix epoch: taken
+    /// after the layout and after the [`PhaseGate`], just before the phase's workers start.
+    pub phase_starts_unix_ns: Vec<u64>,
+    /// Wall-clock time the last phase's workers had all ended and the files were synced
+    /// (`fsync_on_close`), ns since the Unix epoch.
+    pub io_finished_unix_ns: u64,
     /// The run was stopped by a signal before it finished.
     pub partial: bool,
     /// Files removed at the end.
@@ -136,7 +142,25 @@ pub struct ExecuteOptions {
     pub stop: Arc<AtomicBool>,
     /// Live counters for a progress view.
     pub live: Arc<LiveCounters>,
+    /// Called before each stonewall phase starts (the first after the layout); `None` for a
+    /// run on its own.
+    pub phase_gate: Option<Arc<dyn PhaseGate>>,
 }
+
+/// What a run waits on before each stonewall phase: in a scale-out run, the barrier every
+/// rank reaches before any starts the phase. The runner knows nothing of who is behind it.
+pub trait PhaseGate: Send + Sync {
+    /// Called on the run's thread before phase `phase` (0-based) starts, after the files are
+    /// laid out. An error stops the run: no more phases start and [`execute`] returns
+    /// [`RunError::Stopped`] with it. A run that stops early for its own reasons
+    /// (a failed worker, a signal, `exitall`) does not call the gate for the phases it skips;
+    /// the gate's owner accounts for them.
+    fn before_phase(&self, phase: u32) -> Result<(), GateError>;
+}
+
+/// Why a [`PhaseGate`] stopped a run: the gate owner's own error type, boxed so the runner
+/// need not know it (the caller downcasts it back).
+pub type GateError = Box<dyn std::error::Error + Send + Sync>;
 
 /// Everything a plan must pass before any file is laid out or any IO issued: the safety
 /// rules ([`check_safety`]), then the memory guard ([`memory::check_memory`] against
@@ -247,12 +271,30 @@ pub fn execute(
     let result = execute_inner(plan, options, &mut created, layout_progress);
     taken.extend(created.identities());
     let removed = created.remove(options.keep_files);
-    result.map(|(workers, partial, log_errors)| RunOutcome {
-        workers,
-        partial,
+    result.map(|ran| RunOutcome {
+        workers: ran.workers,
+        phase_starts_unix_ns: ran.phase_starts_unix_ns,
+        io_finished_unix_ns: ran.io_finished_unix_ns,
+        partial: ran.partial,
         removed_files: removed,
-        log_errors,
+        log_errors: ran.log_errors,
     })
+}
+
+/// What [`execute_inner`] gives back on success.
+struct Ran {
+    workers: Vec<WorkerResult>,
+    phase_starts_unix_ns: Vec<u64>,
+    io_finished_unix_ns: u64,
+    partial: bool,
+    log_errors: Vec<String>,
+}
+
+/// Now, ns since the Unix epoch (0 for a clock set before 1970).
+fn unix_now_ns() -> u64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| u64::try_from(d.as_nanos()).unwrap_or(u64::MAX))
 }
 
 fn execute_inner(
@@ -260,7 +302,7 @@ fn execute_inner(
     options: &ExecuteOptions,
     created: &mut layout::CreatedFiles,
     layout_progress: impl FnMut(&Path, u64, u64),
-) -> Result<(Vec<WorkerResult>, bool, Vec<String>), RunError> {
+) -> Result<Ran, RunError> {
     layout::prepare_files(plan, created, &options.stop, layout_progress)?;
     if options.stop.load(Ordering::Relaxed) {
         return Err(RunError::Interrupted);
@@ -294,6 +336,7 @@ fn execute_inner(
     // job's, so every worker of every phase draws from it.
     let throttle = throttle::Throttle::new(&plan.throttle);
     let coordination = coordination::Coordination::new(plan)?;
+    let mut phase_starts_unix_ns = Vec::new();
     for phase in 0..=last_phase {
         // A stop (or a failed worker) between phases leaves the later jobs unstarted, as
         // does a finished `exitall` job with `exit_what=all`.
@@ -303,6 +346,10 @@ fn execute_inner(
         if !coordination.next_phase() {
             break;
         }
+        if let Some(gate) = &options.phase_gate {
+            gate.before_phase(phase).map_err(RunError::Stopped)?;
+        }
+        phase_starts_unix_ns.push(unix_now_ns());
         let members: Vec<usize> = (0..plan.workers.len())
             .filter(|&i| plan.workers[i].phase == phase)
             .collect();
@@ -329,6 +376,7 @@ fn execute_inner(
     }
     layout::fsync_on_close(plan, &worker_files);
     drop(worker_files);
+    let io_finished_unix_ns = unix_now_ns();
     let partial = options.stop.load(Ordering::Relaxed);
     let results = plan
         .workers
@@ -345,7 +393,13 @@ fn execute_inner(
             steady_state,
         })
         .collect();
-    Ok((results, partial, log_errors))
+    Ok(Ran {
+        workers: results,
+        phase_starts_unix_ns,
+        io_finished_unix_ns,
+        partial,
+        log_errors,
+    })
 }
 
 /// Starts the workers `members` (one stonewall phase) together and waits for all of them;

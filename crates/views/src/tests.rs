@@ -199,6 +199,9 @@ pub(crate) fn step(name: &str, load: &Load, started_unix_ms: u64) -> NewStep {
             partial: false,
             hostname: "benchhost".to_string(),
             notes: vec![],
+            phase_starts_unix_ns: Vec::new(),
+            io_finished_unix_ns: 0,
+            rank: None,
         },
         jobs,
     });

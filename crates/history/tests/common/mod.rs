@@ -29,6 +29,9 @@ pub fn step(name: &str, started_unix_ms: u64, iops: u64) -> NewStep {
                 partial: false,
                 hostname: "testhost".into(),
                 notes: vec![],
+                phase_starts_unix_ns: Vec::new(),
+                io_finished_unix_ns: 0,
+                rank: None,
             },
             jobs: vec![JobInput {
                 spec: JobSpec::default(),

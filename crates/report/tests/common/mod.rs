@@ -137,6 +137,9 @@ pub fn sample_input(partial: bool) -> RunInput {
             partial,
             hostname: "testhost".to_string(),
             notes: vec!["fixed test input".to_string()],
+            phase_starts_unix_ns: Vec::new(),
+            io_finished_unix_ns: 0,
+            rank: None,
         },
         jobs,
     }
