@@ -1,12 +1,13 @@
 //! The in-engine throttle (issue 5): `--throttle-iops` and `--throttle-bw` cap a whole run,
 //! shared by all its jobs like a cloud disk's or VM's cap, with the wait in each IO's
 //! latency; a VM cap over several emulated disks; the sweep finds the caps; without root
-//! the emulation error points at the throttle.
+//! the emulation error points at the throttle. Every cap here is a small part of what the
+//! disk does, so the tests share the disk two at a time (`throttled_io`).
 
 mod common;
 
 use assert_cmd::Command;
-use common::{real_io, require_root, require_tool, TestDir};
+use common::{require_root, require_tool, throttled_io, TestDir};
 use predicates::prelude::*;
 use serde_json::Value;
 
@@ -55,7 +56,7 @@ fn four_jobs_under(dir: &TestDir, bs: &str, throttle: &[&str]) -> Vec<(f64, f64,
 
 #[test]
 fn an_iops_cap_is_shared_by_all_jobs_and_its_wait_is_in_the_latency() {
-    let _turn = real_io();
+    let _turn = throttled_io();
     let dir = TestDir::new();
     let jobs = four_jobs_under(&dir, "4k", &["--throttle-iops=2000"]);
     let total: f64 = jobs.iter().map(|j| j.0).sum();
@@ -75,7 +76,7 @@ fn an_iops_cap_is_shared_by_all_jobs_and_its_wait_is_in_the_latency() {
 
 #[test]
 fn a_bandwidth_cap_charges_each_io_its_bytes() {
-    let _turn = real_io();
+    let _turn = throttled_io();
     let dir = TestDir::new();
     let jobs = four_jobs_under(&dir, "64k", &["--throttle-bw=50MiB/s"]);
     let total: f64 = jobs.iter().map(|j| j.1).sum();
@@ -97,7 +98,7 @@ fn a_bandwidth_cap_charges_each_io_its_bytes() {
 /// IO at the runtime's start), and the rate is the cap within 1 %, at any runtime.
 #[test]
 fn throttle_does_not_over_report_by_iodepth_at_the_end_of_the_runtime() {
-    let _turn = real_io();
+    let _turn = throttled_io();
     let dir = TestDir::new();
     // (cap flag, block size, the cap in IOs per second)
     let caps = [
@@ -217,7 +218,7 @@ impl Drop for Emulated {
 
 #[test]
 fn a_vm_cap_below_the_sum_of_four_disks_holds_in_total() {
-    let _turn = real_io();
+    let _turn = throttled_io();
     if !require_root("a VM cap over emulated disks") {
         return;
     }
@@ -306,7 +307,7 @@ fn a_vm_cap_below_the_sum_of_four_disks_holds_in_total() {
 
 #[test]
 fn a_sweep_under_the_throttle_finds_its_caps() {
-    let _turn = real_io();
+    let _turn = throttled_io();
     let dir = TestDir::new();
     let out = diskmeter(&dir)
         .args([
