@@ -19,6 +19,7 @@ mod emulate;
 mod history;
 mod iometer;
 mod jobfile;
+mod k8s;
 mod options;
 mod plan;
 mod progress;
@@ -107,6 +108,7 @@ pub fn command() -> Command {
         .subcommand(report::command())
         .subcommand(chart::command())
         .subcommand(serve::command())
+        .subcommand(k8s::command())
         .subcommand(completions::completions_command())
         .subcommand(completions::man_command())
 }
@@ -175,6 +177,7 @@ fn dispatch(matches: &ArgMatches) -> anyhow::Result<Status> {
         Some(("report", sub)) => report::main(sub),
         Some(("chart", sub)) => chart::main(sub),
         Some(("serve", sub)) => serve::main(sub),
+        Some(("k8s", sub)) => k8s::main(sub),
         Some(("completions", sub)) => completions::completions_main(sub),
         Some(("man", sub)) => completions::man_main(sub),
         _ => Err(UsageError("give a subcommand (diskmeter --help lists them)".into()).into()),
