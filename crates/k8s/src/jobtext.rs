@@ -111,10 +111,14 @@ fn onto_volume(job: &JobSpec) -> Result<JobSpec, ManifestError> {
                 .into(),
         ));
     }
-    Ok(JobSpec {
+    let mut moved = JobSpec {
         directory: Some(PathBuf::from(DATA_MOUNT)),
         ..job.clone()
-    })
+    };
+    // fio's other name for the engine (`vsync` runs as psync) is a note for the plan, not
+    // part of the workload: the pods are told the engine diskmeter runs.
+    moved.compat.ioengine_as_written = None;
+    Ok(moved)
 }
 
 /// The jobs `text` gives a pod: read as `diskmeter run` reads a job file, from fio's
