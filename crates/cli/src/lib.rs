@@ -83,6 +83,8 @@ pub fn command() -> Command {
              `diskmeter report` writes saved runs as one self-contained HTML file, `diskmeter \
              chart` any of its charts as PNG or SVG, and `diskmeter serve` a local, read-only \
              dashboard over the history with runs in progress drawn live.\n\n\
+             `diskmeter k8s manifest` writes a Kubernetes Indexed Job that runs the jobs on \
+             many pods at once, one rank each, for `diskmeter merge` to put together.\n\n\
              Exit codes: 0 ok; 1 a run failed, was interrupted or a requirement was missed; \
              2 usage error.",
         )

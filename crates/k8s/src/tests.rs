@@ -246,7 +246,8 @@ fn pods_run_restricted_with_a_memory_limit_and_no_cpu_limit() {
 #[test]
 fn bad_parameters_are_refused() {
     let text = randread();
-    let cases: Vec<(Box<dyn Fn(&mut Params)>, &str)> = vec![
+    type Change = Box<dyn Fn(&mut Params)>;
+    let cases: Vec<(Change, &str)> = vec![
         (Box::new(|p| p.name = "Bench".into()), "--k8s-name"),
         (
             Box::new(|p| p.namespace = Some("a_b".into())),
