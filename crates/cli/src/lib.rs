@@ -19,6 +19,7 @@ mod emulate;
 mod history;
 mod iometer;
 mod jobfile;
+mod k8s;
 mod options;
 mod plan;
 mod progress;
@@ -82,6 +83,8 @@ pub fn command() -> Command {
              `diskmeter report` writes saved runs as one self-contained HTML file, `diskmeter \
              chart` any of its charts as PNG or SVG, and `diskmeter serve` a local, read-only \
              dashboard over the history with runs in progress drawn live.\n\n\
+             `diskmeter k8s manifest` writes a Kubernetes Indexed Job that runs the jobs on \
+             many pods at once, one rank each, for `diskmeter merge` to put together.\n\n\
              Exit codes: 0 ok; 1 a run failed, was interrupted or a requirement was missed; \
              2 usage error.",
         )
@@ -107,6 +110,7 @@ pub fn command() -> Command {
         .subcommand(report::command())
         .subcommand(chart::command())
         .subcommand(serve::command())
+        .subcommand(k8s::command())
         .subcommand(completions::completions_command())
         .subcommand(completions::man_command())
 }
@@ -175,6 +179,7 @@ fn dispatch(matches: &ArgMatches) -> anyhow::Result<Status> {
         Some(("report", sub)) => report::main(sub),
         Some(("chart", sub)) => chart::main(sub),
         Some(("serve", sub)) => serve::main(sub),
+        Some(("k8s", sub)) => k8s::main(sub),
         Some(("completions", sub)) => completions::completions_main(sub),
         Some(("man", sub)) => completions::man_main(sub),
         _ => Err(UsageError("give a subcommand (diskmeter --help lists them)".into()).into()),

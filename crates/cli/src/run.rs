@@ -102,7 +102,7 @@ pub(crate) fn write_result(
 
 /// The jobs the command line gives: from job files (the options before them are their
 /// defaults), from the options, or the newcomer's default job.
-fn jobs(matches: &ArgMatches, quiet: bool) -> anyhow::Result<Vec<JobSpec>> {
+pub(crate) fn jobs(matches: &ArgMatches, quiet: bool) -> anyhow::Result<Vec<JobSpec>> {
     let given = options::ordered_job_options(matches);
     let files: Vec<String> = matches
         .get_many::<String>("jobfiles")

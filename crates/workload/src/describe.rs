@@ -15,14 +15,20 @@ pub const ALWAYS_DESCRIBED: [&str; 5] = ["name", "rw", "bs", "iodepth", "ioengin
 ///
 /// `kb_base` comes before every size, so the list read back in order gives the same sizes.
 pub fn describe(spec: &JobSpec) -> Vec<(String, String)> {
-    let defaults = JobSpec::default();
+    describe_against(spec, &JobSpec::default())
+}
+
+/// The job's options that differ from `defaults` (plus [`ALWAYS_DESCRIBED`]), in
+/// option-table order: what a job file must say for a job that starts from `defaults`
+/// (`JobSpec::fio_job_file_default` for a job file) to be `spec` again.
+pub fn describe_against(spec: &JobSpec, defaults: &JobSpec) -> Vec<(String, String)> {
     all_options()
         .filter_map(|def| {
             let show = def.show?;
             let value = show(spec)?;
             let always = ALWAYS_DESCRIBED.contains(&def.name);
             // Compare printed forms: equal text means applying it would change nothing.
-            (always || show(&defaults).as_ref() != Some(&value))
+            (always || show(defaults).as_ref() != Some(&value))
                 .then(|| (def.name.to_string(), value))
         })
         .collect()

@@ -34,7 +34,7 @@ pub mod zones;
 
 pub use apply::{apply_option, OptionError};
 pub use compat::{fio_reading_notes, CompatOptions};
-pub use describe::{describe, ALWAYS_DESCRIBED};
+pub use describe::{describe, describe_against, ALWAYS_DESCRIBED};
 pub use diskmeter_units::KbBase;
 pub use iolog::{IologOptions, ReplaySkip, UnknownSkipWord};
 pub use jobs::{jobs_from_options, jobs_from_options_over};
