@@ -55,6 +55,14 @@ impl EncodedHistogram {
         Ok(LatencyHistogram::from_bytes(&STANDARD.decode(&self.0)?)?)
     }
 
+    /// Adds this histogram to `target` (exact; decoded straight into it).
+    pub fn merge_into(&self, target: &mut LatencyHistogram) -> Result<(), DecodeError> {
+        if self.is_empty() {
+            return Ok(());
+        }
+        Ok(target.merge_bytes(&STANDARD.decode(&self.0)?)?)
+    }
+
     /// The raw bytes ([`LatencyHistogram::to_bytes`]); empty for the empty histogram.
     pub fn to_bytes(&self) -> Result<Vec<u8>, DecodeError> {
         Ok(STANDARD.decode(&self.0)?)

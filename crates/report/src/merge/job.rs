@@ -76,17 +76,15 @@ fn merge_into(
     if encoded.is_empty() {
         return Ok(());
     }
-    let histogram = encoded
-        .decode()
+    encoded
+        .merge_into(target)
         .map_err(|source| MergeError::BadHistogram {
             input: rank.input,
             rank: rank.label.clone(),
             job: job.name.clone(),
             what: what.to_string(),
             source,
-        })?;
-    target.merge(&histogram);
-    Ok(())
+        })
 }
 
 /// The aggregate of one job position over the ranks (`parts` in rank order, at least one).
