@@ -113,23 +113,28 @@ pub enum MergeError {
         detail: String,
     },
     /// A job option differs between ranks (and is not one that may: [`HOST_SPECIFIC_OPTIONS`]).
-    #[error("the workloads differ: job {job}: {option}={value} in {rank} but {option}={first_value} in {first}")]
-    OptionDiffers {
-        /// The input's position.
-        input: usize,
-        /// "rank N (host)".
-        rank: String,
-        /// "rank N (host)" of the first input.
-        first: String,
-        /// The job.
-        job: String,
-        /// The option.
-        option: String,
-        /// Its value in this rank ("(not set)" when the rank has fio's default).
-        value: String,
-        /// Its value in the first rank.
-        first_value: String,
-    },
+    #[error("the workloads differ: {0}")]
+    OptionDiffers(Box<OptionDifference>),
+}
+
+/// Where two ranks' workloads differ: a job's option with both values.
+#[derive(Debug, Error)]
+#[error("job {job}: {option}={value} in {rank} but {option}={first_value} in {first}")]
+pub struct OptionDifference {
+    /// The input's position.
+    pub input: usize,
+    /// "rank N (host)".
+    pub rank: String,
+    /// "rank N (host)" of the first input.
+    pub first: String,
+    /// The job.
+    pub job: String,
+    /// The option.
+    pub option: String,
+    /// Its value in this rank ("(not set)" when the rank has fio's default).
+    pub value: String,
+    /// Its value in the first rank.
+    pub first_value: String,
 }
 
 fn list(ranks: &[u32]) -> String {
@@ -151,8 +156,8 @@ impl MergeError {
             | MergeError::RankCountDiffers { input, .. }
             | MergeError::NoHistograms { input, .. }
             | MergeError::BadHistogram { input, .. }
-            | MergeError::JobsDiffer { input, .. }
-            | MergeError::OptionDiffers { input, .. } => vec![*input],
+            | MergeError::JobsDiffer { input, .. } => vec![*input],
+            MergeError::OptionDiffers(difference) => vec![difference.input],
         }
     }
 }

@@ -3,7 +3,7 @@
 
 use std::collections::BTreeMap;
 
-use super::{MergeError, Rank};
+use super::{MergeError, OptionDifference, Rank};
 use crate::schema::{JobResult, RunResult};
 
 /// Options that may differ between ranks: where each rank's files are (`filename`,
@@ -82,7 +82,7 @@ pub(crate) fn check_same_workload(order: &[Rank], inputs: &[RunResult]) -> Resul
                 if value != first_value {
                     let shown =
                         |v: Option<&&str>| v.map_or("(not set)".to_string(), |v| v.to_string());
-                    return Err(MergeError::OptionDiffers {
+                    return Err(MergeError::OptionDiffers(Box::new(OptionDifference {
                         input: rank.input,
                         rank: rank.label.clone(),
                         first: first_rank.label.clone(),
@@ -90,7 +90,7 @@ pub(crate) fn check_same_workload(order: &[Rank], inputs: &[RunResult]) -> Resul
                         option: name.to_string(),
                         value: shown(value),
                         first_value: shown(first_value),
-                    });
+                    })));
                 }
             }
         }
