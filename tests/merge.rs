@@ -181,3 +181,43 @@ fn a_merge_of_one_result_is_that_result() {
     assert_eq!(merged["jobs"], original["jobs"]);
     assert_eq!(merged["scale_out"]["ranks"].as_u64(), Some(1));
 }
+
+#[test]
+fn files_of_several_steps_merge_step_by_step() {
+    let dir = TestDir::new();
+    let a = run_rank(&dir, 0, &[]);
+    let b = run_rank(&dir, 1, &[]);
+    let read = |f: &str| -> serde_json::Value {
+        serde_json::from_str(&std::fs::read_to_string(dir.path().join(f)).unwrap()).unwrap()
+    };
+    // Two "hosts", each with a two-step document as a suite's JSON and `export` hold them.
+    for (name, result) in [("host0.json", read(&a)), ("host1.json", read(&b))] {
+        let doc = serde_json::json!({"suite": "two", "steps": [
+            {"name": "first", "result": result.clone()},
+            {"name": "second", "result": result},
+        ]});
+        std::fs::write(dir.path().join(name), doc.to_string()).unwrap();
+    }
+    let out = common::ok(merge(
+        &dir,
+        &["host0.json", "host1.json", "--output-format=json"],
+    ));
+    let merged: serde_json::Value = serde_json::from_str(&out).expect("json parses");
+    let steps = merged["steps"].as_array().expect("steps[]");
+    assert_eq!(steps.len(), 2);
+    assert_eq!(steps[1]["name"], "second");
+    let ios = read(&a)["jobs"][0]["read"]["ios"].as_u64().unwrap()
+        + read(&b)["jobs"][0]["read"]["ios"].as_u64().unwrap();
+    assert_eq!(
+        steps[1]["result"]["jobs"][0]["read"]["ios"].as_u64(),
+        Some(ios)
+    );
+    // A one-step file does not merge with a two-step one.
+    let output = merge(&dir, &["host0.json", &a]);
+    assert_eq!(output.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(
+        stderr.contains("holds 1 step(s) but host0.json holds 2"),
+        "{stderr}"
+    );
+}
