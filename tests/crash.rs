@@ -134,6 +134,11 @@ fn check_whole(db: &Path, checked: &Mutex<HashSet<(i64, u32)>>) -> Result<Vec<i6
             (SELECT 1 FROM steps s WHERE s.run_id = h.run_id AND s.position = h.position)",
         ),
         (
+            "job histograms of no step",
+            "SELECT COUNT(*) FROM job_histograms h WHERE NOT EXISTS
+            (SELECT 1 FROM steps s WHERE s.run_id = h.run_id AND s.position = h.position)",
+        ),
+        (
             "series of no step",
             "SELECT COUNT(*) FROM series x WHERE NOT EXISTS
             (SELECT 1 FROM steps s WHERE s.run_id = x.run_id AND s.position = x.position)",
@@ -203,9 +208,14 @@ fn check_whole(db: &Path, checked: &Mutex<HashSet<(i64, u32)>>) -> Result<Vec<i6
                 [r + job.read.ios, w + job.write.ios]
             });
             let want_histograms = 2 * directions.iter().filter(|&&ios| ios > 0).count() as i64;
+            // The step's clat and lat per direction: rows of its own (steps saved before the
+            // jobs carried histograms), or merged from its jobs' rows (stored once).
             let histograms = count_of_step(
                 &store,
-                "SELECT COUNT(*) FROM histograms WHERE run_id = ?1 AND position = ?2",
+                "SELECT (SELECT COUNT(*) FROM histograms WHERE run_id = ?1 AND position = ?2)
+                    + (SELECT COUNT(DISTINCT direction || '/' || kind) FROM job_histograms
+                       WHERE run_id = ?1 AND position = ?2 AND rank = -1
+                         AND direction IN ('read', 'write') AND kind IN ('clat', 'lat'))",
                 key,
             );
             let series = count_of_step(

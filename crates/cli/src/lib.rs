@@ -20,6 +20,7 @@ mod history;
 mod iometer;
 mod jobfile;
 mod k8s;
+mod merge;
 mod options;
 mod plan;
 mod progress;
@@ -85,6 +86,8 @@ pub fn command() -> Command {
              dashboard over the history with runs in progress drawn live.\n\n\
              `diskmeter k8s manifest` writes a Kubernetes Indexed Job that runs the jobs on \
              many pods at once, one rank each, for `diskmeter merge` to put together.\n\n\
+             `diskmeter merge` merges the JSON results of several hosts of one run exactly \
+             (histograms, not averaged percentiles), with IOR's aggregate bandwidth.\n\n\
              Exit codes: 0 ok; 1 a run failed, was interrupted or a requirement was missed; \
              2 usage error.",
         )
@@ -105,6 +108,7 @@ pub fn command() -> Command {
         .subcommand(history::export_command())
         .subcommand(history::compare_command())
         .subcommand(history::analyze_command())
+        .subcommand(merge::command())
         .subcommand(requirements::command())
         .subcommand(check::command())
         .subcommand(report::command())
@@ -174,6 +178,7 @@ fn dispatch(matches: &ArgMatches) -> anyhow::Result<Status> {
         Some(("export", sub)) => history::export_main(sub),
         Some(("compare", sub)) => history::compare_main(sub),
         Some(("analyze", sub)) => history::analyze_main(sub),
+        Some(("merge", sub)) => merge::main(sub),
         Some(("requirements", sub)) => requirements::main(sub),
         Some(("check", sub)) => check::main(sub),
         Some(("report", sub)) => report::main(sub),

@@ -20,6 +20,7 @@
 
 mod capture;
 mod host;
+mod job_histograms;
 mod live;
 mod migrations;
 mod open;

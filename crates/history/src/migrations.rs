@@ -143,6 +143,21 @@ const MIGRATIONS: &[Migration] = &[
          imported_unix_ms INTEGER NOT NULL
      );",
     ),
+    // v8: the jobs' exact latency histograms (result schema 4's `jobs[].histograms`) as
+    // blobs, out of the stored result JSON (`job_histograms.rs`); rank -1 is the step's own
+    // jobs, 0.. a merged run's ranks'; direction '' and kind '' a marker row.
+    Migration::Sql(
+        "CREATE TABLE job_histograms (
+         run_id INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,
+         position INTEGER NOT NULL,
+         rank INTEGER NOT NULL,
+         job INTEGER NOT NULL,
+         direction TEXT NOT NULL,
+         kind TEXT NOT NULL,
+         hdr_v2 BLOB NOT NULL,
+         PRIMARY KEY (run_id, position, rank, job, direction, kind)
+     );",
+    ),
 ];
 
 /// The schema version this build writes.

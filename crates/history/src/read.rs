@@ -95,21 +95,26 @@ impl HistoryStore {
                 })
             })
             .transpose()?;
-        let mut statement = self
-            .conn
-            .prepare("SELECT name, result_json FROM steps WHERE run_id = ?1 ORDER BY position")?;
+        let mut statement = self.conn.prepare(
+            "SELECT name, result_json, position FROM steps WHERE run_id = ?1 ORDER BY position",
+        )?;
         let rows = statement.query_map([id], |row| {
-            Ok((row.get::<_, String>(0)?, row.get::<_, String>(1)?))
+            Ok((
+                row.get::<_, String>(0)?,
+                row.get::<_, String>(1)?,
+                row.get::<_, u32>(2)?,
+            ))
         })?;
         let mut steps = Vec::new();
         for row in rows {
-            let (name, json) = row?;
-            let result =
+            let (name, json, position) = row?;
+            let mut result =
                 diskmeter_report::from_json(&json).map_err(|source| HistoryError::Damaged {
                     run_id: id,
                     what: "result",
                     source,
                 })?;
+            crate::job_histograms::restore(&self.conn, id, position, &mut result)?;
             steps.push(StoredStep { name, result });
         }
         Ok(StoredRun {
@@ -149,7 +154,11 @@ impl HistoryStore {
                 |row| row.get(0),
             )
             .optional()?;
-        Ok(blob.and_then(|bytes| LatencyHistogram::from_bytes(&bytes).ok()))
+        match blob {
+            Some(bytes) => Ok(LatencyHistogram::from_bytes(&bytes).ok()),
+            // Steps saved with their jobs' histograms keep no merged copy.
+            None => crate::job_histograms::merged(&self.conn, id, position, direction, kind),
+        }
     }
 
     /// The id of the newest run, if any (`diskmeter show last`).

@@ -186,6 +186,11 @@ pub(crate) fn insert_step(
 ) -> Result<(), HistoryError> {
     let (iops, bw) = step_totals(&step.result);
     let (verify_blocks, verify_errors) = step_verify_counts(&step.result);
+    // The jobs' histograms are stored once, as blobs (`job_histograms.rs`).
+    let mut stored = step.result.clone();
+    let job_rows = crate::job_histograms::strip(&mut stored);
+    let jobs_have_histograms = stored.jobs.iter().all(|j| j.histograms.is_none())
+        && step.result.jobs.iter().all(|j| j.histograms.is_some());
     tx.execute(
         "INSERT INTO steps (run_id, position, name, partial, iops, bw_bytes_per_sec, job_file,
              result_schema_version, result_json, verify_blocks, verify_errors)
@@ -199,13 +204,15 @@ pub(crate) fn insert_step(
             bw,
             diskmeter_report::to_job_file(&step.result),
             RESULT_SCHEMA_VERSION,
-            diskmeter_report::to_json(&step.result),
+            diskmeter_report::to_json(&stored),
             verify_blocks as i64,
             verify_errors as i64,
         ],
     )?;
+    crate::job_histograms::insert(tx, run_id, position, &job_rows)?;
     for (direction, kind, histogram) in &step.histograms {
-        if histogram.is_empty() {
+        // The jobs' rows merge into the step's histogram when read: no second copy.
+        if histogram.is_empty() || jobs_have_histograms {
             continue;
         }
         // A histogram that cannot be serialised is left out: the result keeps its

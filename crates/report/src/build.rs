@@ -121,24 +121,33 @@ impl RunResult {
             pending.push(Pending::new(job));
         }
         let mut jobs: Vec<JobResult> = pending.into_iter().map(job_result).collect();
-        let groups = group_results(&jobs);
-        for job in &mut jobs {
-            let group = groups.iter().find(|g| g.group_id == job.group_id);
-            if let Some(group) = group {
-                job.read.bw_percent_of_group = percent(job.read.bw_bytes_per_sec, group.read);
-                job.write.bw_percent_of_group = percent(job.write.bw_bytes_per_sec, group.write);
-                if let (Some(trim), Some(group_trim)) = (job.trim.as_mut(), group.trim) {
-                    trim.bw_percent_of_group = percent(trim.bw_bytes_per_sec, group_trim);
-                }
-            }
-        }
+        let groups = groups_of(&mut jobs);
         RunResult {
             schema_version: SCHEMA_VERSION,
             meta: input.meta,
             jobs,
             groups,
+            ranks: Vec::new(),
+            scale_out: None,
         }
     }
+}
+
+/// fio's "Run status group" totals of `jobs`, and each job's share of its group's
+/// bandwidth (`bw_percent_of_group`) set from them.
+pub(crate) fn groups_of(jobs: &mut [JobResult]) -> Vec<GroupResult> {
+    let groups = group_results(jobs);
+    for job in jobs.iter_mut() {
+        let group = groups.iter().find(|g| g.group_id == job.group_id);
+        if let Some(group) = group {
+            job.read.bw_percent_of_group = percent(job.read.bw_bytes_per_sec, group.read);
+            job.write.bw_percent_of_group = percent(job.write.bw_bytes_per_sec, group.write);
+            if let (Some(trim), Some(group_trim)) = (job.trim.as_mut(), group.trim) {
+                trim.bw_percent_of_group = percent(trim.bw_bytes_per_sec, group_trim);
+            }
+        }
+    }
+    groups
 }
 
 /// A job's bandwidth as a percentage of its group's aggregate.
@@ -151,7 +160,7 @@ fn percent(bw: f64, group: GroupDirection) -> f64 {
 }
 
 /// Rate of `count` over `ns`; 0 over no time rather than infinity.
-fn per_second(count: u64, ns: u64) -> f64 {
+pub(crate) fn per_second(count: u64, ns: u64) -> f64 {
     if ns == 0 {
         0.0
     } else {
@@ -180,7 +189,10 @@ fn job_result(p: Pending) -> JobResult {
         workers_runtime_ns: p.workers_runtime_ns,
         read,
         write,
-        lat_buckets: lat_buckets(&stats.read, &stats.write),
+        lat_buckets: lat_buckets(
+            [&stats.read.clat, &stats.write.clat],
+            [&stats.read.lat, &stats.write.lat],
+        ),
         cpu: cpu_result(stats, p.workers_runtime_ns),
         depth: depth_result(&stats.depth),
         series: stats.series.clone(),
@@ -209,6 +221,7 @@ fn job_result(p: Pending) -> JobResult {
         }),
         options: JobOption::list_of(&p.spec),
         workload: JobWorkload::of(&p.spec),
+        histograms: Some(crate::histograms::JobHistograms::of(stats)),
     }
 }
 
@@ -255,7 +268,7 @@ fn error_text(errors: &[(u32, String)], workers: u32) -> Option<String> {
     }
 }
 
-fn direction_result(
+pub(crate) fn direction_result(
     d: &DirectionStats,
     job_runtime_ns: u64,
     series: &[IntervalSample],
@@ -312,7 +325,7 @@ pub(crate) fn summarize(h: &LatencyHistogram, percentiles: &[f64]) -> LatencySum
 
 /// Bandwidth and IOPS statistics over the full-length intervals of a series. The last interval
 /// is usually cut short by the end of the run; leaving it out keeps it from posing as a dip.
-fn sample_stats(series: &[IntervalSample], index: usize) -> (SampleStats, SampleStats) {
+pub(crate) fn sample_stats(series: &[IntervalSample], index: usize) -> (SampleStats, SampleStats) {
     let full_ms = series.iter().map(|s| s.duration_ms).max().unwrap_or(0);
     let pick = |s: &IntervalSample| if index == 0 { s.read } else { s.write };
     let full: Vec<_> = series
@@ -348,11 +361,14 @@ fn stats_of(values: &[f64]) -> SampleStats {
 
 /// fio's latency buckets over completion latency of both directions (total latency when the
 /// runner recorded no completion latency).
-fn lat_buckets(read: &DirectionStats, write: &DirectionStats) -> Vec<LatencyBucket> {
-    let use_clat = !read.clat.is_empty() || !write.clat.is_empty();
+pub(crate) fn lat_buckets(
+    clat: [&LatencyHistogram; 2],
+    lat: [&LatencyHistogram; 2],
+) -> Vec<LatencyBucket> {
+    let use_clat = clat.iter().any(|h| !h.is_empty());
     let mut all = LatencyHistogram::new();
-    for d in [read, write] {
-        all.merge(if use_clat { &d.clat } else { &d.lat });
+    for h in if use_clat { clat } else { lat } {
+        all.merge(h);
     }
     let counts = all.count_by_ranges(&LAT_BUCKET_EDGES_NS);
     let total = all.count();
@@ -377,7 +393,11 @@ fn lat_buckets(read: &DirectionStats, write: &DirectionStats) -> Vec<LatencyBuck
 }
 
 fn cpu_result(stats: &WorkerStats, workers_runtime_ns: u64) -> CpuResult {
-    let cpu = stats.cpu;
+    cpu_result_of(stats.cpu, workers_runtime_ns)
+}
+
+/// CPU figures of `cpu`, the percentages over the workers' summed runtime.
+pub(crate) fn cpu_result_of(cpu: diskmeter_stats::CpuUsage, workers_runtime_ns: u64) -> CpuResult {
     let share = |ns: u64| {
         if workers_runtime_ns == 0 {
             0.0
@@ -456,7 +476,9 @@ fn group_direction<'a>(dirs: impl Iterator<Item = &'a DirectionResult>) -> Group
 }
 
 /// The verification summary, when the job read anything back.
-fn verify_result(v: &diskmeter_stats::VerifyStats) -> Option<crate::schema::VerifyResult> {
+pub(crate) fn verify_result(
+    v: &diskmeter_stats::VerifyStats,
+) -> Option<crate::schema::VerifyResult> {
     (v.blocks > 0).then(|| crate::schema::VerifyResult {
         blocks: v.blocks,
         bytes: v.bytes,

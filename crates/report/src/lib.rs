@@ -2,6 +2,7 @@
 //!
 //! The CLI converts the runner's per-worker output into a [`RunInput`]; [`RunResult::build`]
 //! merges workers (fio's `group_reporting`) and derives every reported figure once; the
+//! [`merge::merge_ranks`] merges the results of several hosts (ranks) exactly; the
 //! exporters only format: [`render_terminal`] for people, [`to_json`] for diskmeter's own schema
 //! (the one the history database stores) and [`to_fio_json`] for tools written for fio.
 #![forbid(unsafe_code)]
@@ -11,9 +12,12 @@ mod build;
 mod diskspd;
 mod fio_json;
 pub mod format;
+mod histograms;
 mod input;
 mod legacy;
+pub mod merge;
 mod record;
+mod scale_out;
 mod schema;
 mod steady;
 mod terminal;
@@ -21,9 +25,13 @@ mod terminal;
 pub use build::LAT_BUCKET_EDGES_NS;
 pub use diskspd::{render_diskspd_text, render_diskspd_xml, DiskSpdHeader};
 pub use fio_json::{to_fio_json, LAT_INTENDED_KEY as FIO_JSON_LAT_INTENDED_KEY};
+pub use histograms::{
+    DecodeError, DirectionHistograms, EncodedHistogram, JobHistograms, HISTOGRAM_KINDS,
+};
 pub use input::{JobInput, RankInfo, RunInput, RunMeta, SteadyStateInput, TargetInfo};
 pub use legacy::upgrade_json;
 pub use record::to_job_file;
+pub use scale_out::{PhaseStart, RankFigures, ScaleOut};
 pub use schema::{ConfidenceInterval, IoErrorSummary, LatencyTargetResult, SteadyStateResult};
 pub use schema::{
     CpuResult, DepthResult, DirectionResult, GroupDirection, GroupResult, JobOption, JobResult,

@@ -19,7 +19,9 @@ use crate::input::{RunMeta, TargetInfo};
 /// `trim` (fio's third direction), jobs `io_errors` (`continue_on_error`'s counts and
 /// `error_dump`) and `latency_target` (fio's queue-depth search and the depth it found);
 /// 4: `meta` carries the phases' start times, the end of the IO and the result's rank in a
-/// scale-out run (what merging several hosts' results needs).
+/// scale-out run (what merging several hosts' results needs), jobs their exact latency
+/// histograms (`histograms`), and a merged result the ranks' results (`ranks`) and the
+/// aggregate figures (`scale_out`).
 pub const SCHEMA_VERSION: u32 = 4;
 
 /// The whole run as reported.
@@ -33,6 +35,14 @@ pub struct RunResult {
     pub jobs: Vec<JobResult>,
     /// Totals per reporting group, by ascending group id (fio's "Run status group").
     pub groups: Vec<GroupResult>,
+    /// A merge of several ranks' (hosts') results (`diskmeter merge`, `run --mpi`): each
+    /// rank's own result, in rank order; empty for a run on one host.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub ranks: Vec<RunResult>,
+    /// A merge of several ranks' results: the aggregate figures no rank has (IOR's aggregate
+    /// bandwidth, the ranks' start skew); absent for a run on one host.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub scale_out: Option<crate::scale_out::ScaleOut>,
 }
 
 /// One reported job: a single clone, or all clones of a `group_reporting` group merged.
@@ -104,6 +114,11 @@ pub struct JobResult {
     /// full per-second samples of `series`, by batch means.
     #[serde(default)]
     pub iops_mean_ci: ConfidenceInterval,
+    /// The job's latency histograms, exact (base64 of HdrHistogram V2 with diskmeter's
+    /// header): what merging results of several hosts needs. Absent in results of older
+    /// diskmeters and in the history's stored record (which keeps them as blobs).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub histograms: Option<crate::histograms::JobHistograms>,
 }
 
 /// The outcome of fio's `latency_target` search for a reported job.

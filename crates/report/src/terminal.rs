@@ -44,6 +44,9 @@ pub fn render_terminal(result: &RunResult) -> String {
             group_line(&mut out, "TRIM", trim);
         }
     }
+    if let Some(scale_out) = &result.scale_out {
+        crate::scale_out::render_terminal(&mut out, scale_out);
+    }
     out
 }
 

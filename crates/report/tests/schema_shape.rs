@@ -55,8 +55,20 @@ fn result_with_every_field() -> RunResult {
     result.meta.phase_starts_unix_ns = vec![1_764_000_000_000_000_000];
     result.meta.io_finished_unix_ns = 1_764_000_004_000_000_000;
     result.meta.rank = Some(diskmeter_report::RankInfo { rank: 1, ranks: 4 });
+    let histograms = job.histograms.as_mut().expect("build fills them");
+    histograms.trim = Some(histograms.read.clone());
+    histograms.sync = histograms.read.lat.clone();
+    histograms.read.lat_intended = histograms.read.lat.clone();
     assert!(result.jobs.iter().any(|j| j.error.is_some()));
     assert!(result.jobs.iter().any(|j| j.clone_index.is_some()));
+    // A merge adds `ranks` (each a result of this same shape) and `scale_out`.
+    let mut alone = result.clone();
+    alone.meta.rank = None;
+    let merged = diskmeter_report::merge::merge_ranks(vec![alone]).expect("merges");
+    let mut scale_out = merged.scale_out.expect("scale_out");
+    scale_out.per_rank[0].error = Some("failed".into());
+    result.scale_out = Some(scale_out);
+    result.ranks = merged.ranks;
     result
 }
 
@@ -75,6 +87,11 @@ fn shape(value: &Value, path: &str, out: &mut BTreeMap<String, BTreeSet<&'static
     match value {
         Value::Object(map) => {
             for (key, child) in map {
+                // `ranks[]` holds whole results: their shape is this one's, listed once.
+                if path.is_empty() && key == "ranks" {
+                    out.entry("ranks".to_string()).or_default().insert("array");
+                    continue;
+                }
                 let child_path = if path.is_empty() {
                     key.clone()
                 } else {
