@@ -116,9 +116,15 @@ mod tests {
     #[test]
     fn names_are_replaced_and_the_escape_keeps_them() {
         let p = place(2);
-        assert_eq!(p.text("/d/f.$rank.of.$nranks@$hostname"), "/d/f.2.of.4@node7");
+        assert_eq!(
+            p.text("/d/f.$rank.of.$nranks@$hostname"),
+            "/d/f.2.of.4@node7"
+        );
         assert_eq!(p.text("a$$rank-$rank"), "a$rank-2");
-        assert_eq!(p.text("$jobname.$jobnum.$filenum.$rank"), "$jobname.$jobnum.$filenum.2");
+        assert_eq!(
+            p.text("$jobname.$jobnum.$filenum.$rank"),
+            "$jobname.$jobnum.$filenum.2"
+        );
         assert_eq!(p.text("$ranking $$ $"), "$ranking $$ $");
         assert_eq!(p.text("x$rank_y"), "x$rank_y");
     }
