@@ -334,6 +334,7 @@ impl Session {
         PlanOptions {
             throttle: self.settings.throttle,
             allow_exec: self.settings.allow_exec,
+            keep_larger_files: self.settings.cluster.is_some(),
             ..PlanOptions::default()
         }
     }
