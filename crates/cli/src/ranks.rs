@@ -99,7 +99,10 @@ fn open_world() -> anyhow::Result<World> {
 /// Leaves the MPI job, if this process joined one (MPI is finalised): at the end of the
 /// command, whatever its outcome.
 pub fn leave() {
-    WORLD.with(|w| drop(w.borrow_mut().take()));
+    // Taking the membership out drops it, which finalises MPI.
+    WORLD.with(|w| {
+        w.borrow_mut().take();
+    });
 }
 
 /// This process is a rank other than 0 of an MPI job: it prints nothing but its errors.
@@ -218,7 +221,7 @@ fn parse_start_at(text: &str) -> Result<SystemTime, UsageError> {
 }
 
 fn leap(year: u64) -> bool {
-    (year % 4 == 0 && year % 100 != 0) || year % 400 == 0
+    (year.is_multiple_of(4) && !year.is_multiple_of(100)) || year.is_multiple_of(400)
 }
 
 fn days_in_month(year: u64, month: u64) -> u64 {
