@@ -12,6 +12,8 @@ use diskmeter_units::{parse_size, KbBase};
 pub fn add_run_flags(command: Command) -> Command {
     // The throttle's flags live in their own module (crate::throttle).
     let command = crate::throttle::add_throttle_flags(command);
+    // The flags of a run across hosts live in their own module (crate::ranks).
+    let command = crate::ranks::add_rank_flags(command);
     command
         .arg(
             Arg::new("output")
@@ -108,7 +110,7 @@ pub fn settings(matches: &ArgMatches) -> anyhow::Result<Settings> {
         }
         None => None,
     };
-    Ok(Settings {
+    let mut settings = Settings {
         dry_run: matches.get_flag("dry-run"),
         allow_destroy: matches.get_flag("allow-destroy"),
         keep_files: matches.get_flag("keep"),
@@ -123,10 +125,14 @@ pub fn settings(matches: &ArgMatches) -> anyhow::Result<Settings> {
             }
         },
         emulate,
-    })
+        ..Settings::default()
+    };
+    crate::ranks::apply(matches, &mut settings)?;
+    Ok(settings)
 }
 
-/// `--quiet`: no live progress and no notes on stderr.
+/// `--quiet`: no live progress and no notes on stderr; also a rank other than 0 of an MPI
+/// job, which prints nothing but its errors.
 pub fn quiet(matches: &ArgMatches) -> bool {
-    matches.get_flag("quiet")
+    matches.get_flag("quiet") || crate::ranks::other_rank(matches)
 }

@@ -24,6 +24,7 @@ mod merge;
 mod options;
 mod plan;
 mod progress;
+mod ranks;
 mod replay;
 mod report;
 mod requirements;
@@ -122,7 +123,11 @@ pub fn command() -> Command {
 /// Runs the command line of this process: the only place that prints an error and decides
 /// the exit code.
 pub fn main() -> ExitCode {
-    match try_main() {
+    let done = try_main();
+    // Every rank of an MPI job finalises, whatever its outcome.
+    let silent = ranks::silent();
+    ranks::leave();
+    match done {
         Ok(Status::Success) => ExitCode::SUCCESS,
         Ok(Status::Failure) => ExitCode::from(EXIT_FAILURE as u8),
         Err(error) => {
@@ -134,7 +139,13 @@ pub fn main() -> ExitCode {
                     _ => exit_code(true),
                 };
             }
-            for line in format!("{error:#}").lines() {
+            // Another rank's failure is rank 0's to report, and that rank's own.
+            let others = error.chain().any(|cause| {
+                cause
+                    .downcast_ref::<diskmeter_orchestrator::OrchestrateError>()
+                    .is_some_and(diskmeter_orchestrator::OrchestrateError::is_other_ranks)
+            });
+            for line in format!("{error:#}").lines().filter(|_| !(silent && others)) {
                 eprintln!("diskmeter: {line}");
             }
             exit_code(is_usage(&error))
@@ -192,7 +203,11 @@ fn dispatch(matches: &ArgMatches) -> anyhow::Result<Status> {
 }
 
 /// Writes `text` to `path`, or to stdout when `None`. A closed pipe (`| head`) is not an error.
+/// A rank other than 0 of an MPI job writes nothing: rank 0 writes the merged results.
 pub(crate) fn write_output(path: Option<&String>, text: &str) -> std::io::Result<()> {
+    if ranks::silent() {
+        return Ok(());
+    }
     match path {
         Some(path) => std::fs::write(path, text)
             .map_err(|e| std::io::Error::new(e.kind(), format!("cannot write {path}: {e}"))),

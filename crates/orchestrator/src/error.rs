@@ -33,6 +33,18 @@ pub enum OrchestrateError {
     /// The stop signal's handlers could not be installed.
     #[error("cannot install the handlers of Ctrl-C and SIGTERM: {0}")]
     Signals(std::io::Error),
+    /// A run across hosts stopped: a rank failed (this one when `own`, else another, whose
+    /// rank and host the error names), or the ranks could not talk.
+    #[error("{error}")]
+    Ranks {
+        /// Why.
+        error: crate::ranks::RanksError,
+        /// The failure is this rank's own (or its transport's), not another rank's.
+        own: bool,
+    },
+    /// Rank 0 could not merge the ranks' results of a step.
+    #[error("cannot merge the ranks' results: {0}")]
+    Merge(#[from] diskmeter_report::merge::MergeError),
     /// A sink refused a finished step (a renderer's output could not be written).
     #[error("{0}")]
     Sink(#[from] crate::sink::SinkError),
@@ -46,6 +58,24 @@ impl OrchestrateError {
             OrchestrateError::Emulation { usage, .. } => *usage,
             _ => false,
         }
+    }
+}
+
+impl OrchestrateError {
+    /// `error` as rank `me` reports it: its own unless it names another rank.
+    pub(crate) fn ranks(error: crate::ranks::RanksError, me: u32) -> OrchestrateError {
+        use crate::ranks::RanksError;
+        let own = match &error {
+            RanksError::RankFailed { rank, .. } | RanksError::RankLeft { rank, .. } => *rank == me,
+            RanksError::Transport { .. } | RanksError::Garbled { .. } => true,
+        };
+        OrchestrateError::Ranks { error, own }
+    }
+
+    /// Another rank's failure, which that rank reports (rank 0 reports every failure): what
+    /// the other ranks need not print again.
+    pub fn is_other_ranks(&self) -> bool {
+        matches!(self, OrchestrateError::Ranks { own: false, .. })
     }
 }
 

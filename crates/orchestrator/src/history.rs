@@ -259,7 +259,11 @@ fn new_step(step: &FinishedStep) -> NewStep {
     NewStep {
         name: step.name.clone(),
         result: step.result.clone(),
-        histograms: merged_histograms(&step.input),
+        histograms: match &step.scale_out {
+            // Every rank's histograms, merged: the step of a run across hosts.
+            Some(scale_out) => scale_out.histograms.clone(),
+            None => merged_histograms(&step.input),
+        },
     }
 }
 
@@ -293,7 +297,7 @@ pub(crate) fn boot_id() -> Option<String> {
 }
 
 /// The workers' completion and total latency histograms merged per direction.
-fn merged_histograms(input: &RunInput) -> Vec<(String, String, LatencyHistogram)> {
+pub(crate) fn merged_histograms(input: &RunInput) -> Vec<(String, String, LatencyHistogram)> {
     let mut out = Vec::new();
     for direction in diskmeter_workload::Direction::BOTH {
         let mut clat = LatencyHistogram::new();

@@ -24,6 +24,12 @@
 //!    remove are recorded before they are made, so the next run removes those of a process
 //!    that was killed before it could ([`leftovers`]).
 //!
+//! In a run across hosts ([`Settings::rank`], [`Settings::cluster`]) the session runs the
+//! batch as its rank: `$rank` and friends in the jobs' paths are replaced, every stonewall
+//! phase starts at a barrier of all ranks (the runner's `PhaseGate`), one rank's failure
+//! stops every rank, and rank 0 merges each step ([`Ranks`] is the transport; `ranks.rs`
+//! the protocol, `scale_out.rs` the gate and the merge).
+//!
 //! An interrupt ends the current step as partial and skips the rest; what finished is
 //! delivered and saved, files are removed. The command then renders the [`Outcome`] and
 //! picks the exit code from [`Outcome::status`].
@@ -36,6 +42,8 @@ mod error;
 pub mod history;
 mod leftovers;
 mod live;
+mod ranks;
+mod scale_out;
 mod session;
 pub mod signals;
 mod sink;
@@ -47,9 +55,12 @@ pub use diskmeter_engine::sys::is_block_device;
 pub use diskmeter_history::Warmup;
 pub use diskmeter_runner::plan::RunPlan;
 pub use diskmeter_runner::{LiveCounters, ThrottleLimits};
+pub use diskmeter_workload::rank::RankPlace;
 pub use emulation::EmulateRequest;
 pub use error::OrchestrateError;
 pub use history::{CaptureHeader, CaptureRecorder, HistoryChoice, HistorySaveError, SavedRun};
+pub use ranks::{Ranks, RanksError};
+pub use scale_out::ScaleOutStep;
 pub use session::{progress_goal, ProgressGoal, Session, Settings, Warmth};
 pub use sink::{Note, Sink, SinkError, StepContext};
 pub use step::{Batch, CommandKind, FinishedStep, Outcome, OutcomeStatus, Step};

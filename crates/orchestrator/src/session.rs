@@ -7,6 +7,8 @@ use crate::error::OrchestrateError;
 use crate::history::{HistoryChoice, HistorySink};
 use crate::leftovers::{self, FileRecord};
 use crate::live::LiveFeed;
+use crate::ranks::{Cluster, Health, Ranks, Stage};
+use crate::scale_out::{self, StepGate};
 use crate::signals;
 use crate::sink::{Note, Sink, StepContext};
 use crate::step::{Batch, FinishedStep, Outcome};
@@ -15,6 +17,7 @@ use diskmeter_runner::layout::identity_at;
 use diskmeter_runner::memory;
 use diskmeter_runner::plan::RunPlan;
 use diskmeter_runner::{ExecuteOptions, LiveCounters, PlanOptions, RunError, ThrottleLimits};
+use diskmeter_workload::rank::RankPlace;
 use std::collections::HashSet;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -39,6 +42,16 @@ pub struct Settings {
     pub history: HistoryChoice,
     /// An emulated disk to make for the session and run on.
     pub emulate: Option<EmulateRequest>,
+    /// This process's place in a run across hosts (`--rank`/`--ranks`, or MPI's): its
+    /// results carry it, and `$rank`, `$nranks`, `$hostname` in the jobs' paths stand for it.
+    pub rank: Option<RankPlace>,
+    /// The other ranks to run in step with (MPI): a barrier before every stonewall phase,
+    /// one rank's failure stops all, rank 0 merges and saves each step. `None`: this process
+    /// runs alone (a single host, or a rank started by other means).
+    pub cluster: Option<Arc<dyn Ranks>>,
+    /// Wait after the first step's layout until this time before its first phase
+    /// (`--start-at`), so ranks started apart begin their IO together.
+    pub start_at: Option<SystemTime>,
 }
 
 /// Whether a file is warm in the host cache, as far as the history knows.
@@ -75,7 +88,11 @@ pub struct Session {
 impl Session {
     /// Installs the stop signal (once per process) and makes the emulated disk, if asked
     /// (not in a dry run).
-    pub fn open(settings: Settings) -> Result<Session, OrchestrateError> {
+    pub fn open(mut settings: Settings) -> Result<Session, OrchestrateError> {
+        if settings.cluster.as_ref().is_some_and(|c| c.rank() != 0) {
+            // Rank 0 saves the merged run; the others keep no history of their own.
+            settings.history = HistoryChoice::Off;
+        }
         let stop = signals::stop_flag().map_err(OrchestrateError::Signals)?;
         let emulated = match &settings.emulate {
             Some(request) if !settings.dry_run => Some(EmulatedDisk::create(request)?),
@@ -101,6 +118,15 @@ impl Session {
     /// Runs `batch` step by step, delivering each event to `sinks` and each finished step to
     /// the history; see the crate documentation for the order of work.
     pub fn run(&mut self, batch: &Batch, sinks: &mut [&mut dyn Sink]) -> Outcome {
+        let ranked;
+        let batch = match &self.settings.rank {
+            Some(place) => {
+                ranked = scale_out::batch_for_rank(batch, place);
+                &ranked
+            }
+            None => batch,
+        };
+        let cluster = self.cluster();
         let mut outcome = Outcome {
             steps: Vec::new(),
             planned_steps: batch.steps.len(),
@@ -119,13 +145,26 @@ impl Session {
             .collect();
         if !problems.is_empty() {
             outcome.error = Some(OrchestrateError::Invalid { problems });
-            return self.finish(outcome, None, None, sinks);
-        }
-        if !self.settings.dry_run && batch.steps.len() > 1 {
+        } else if !self.settings.dry_run && batch.steps.len() > 1 {
             if let Err(error) = self.guard_ahead(batch) {
                 outcome.error = Some(OrchestrateError::Run(error));
-                return self.finish(outcome, None, None, sinks);
             }
+        }
+        if let Some(cluster) = &cluster {
+            // The barrier at the start: every rank validated and guarded every step.
+            let health = match &outcome.error {
+                Some(error) => Health::Failed(error.to_string()),
+                None => Health::Fine,
+            };
+            if let Err(error) = cluster.start(&health) {
+                let me = cluster.ranks.rank();
+                outcome
+                    .error
+                    .get_or_insert(OrchestrateError::ranks(error, me));
+            }
+        }
+        if outcome.error.is_some() {
+            return self.finish(outcome, None, None, sinks);
         }
         let (mut history, mut live) = (None, None);
         // The test files this batch will remove, written down before they are made.
@@ -159,7 +198,17 @@ impl Session {
             }
             let step = StepContext { batch, index };
             let mut taken = Vec::new();
-            let ran = self.run_step(step, sinks, live.as_mut(), &mut record, &mut taken);
+            let ran = match &cluster {
+                Some(cluster) => self.run_step_ranked(
+                    cluster,
+                    step,
+                    sinks,
+                    live.as_mut(),
+                    &mut record,
+                    &mut taken,
+                ),
+                None => self.run_step(step, sinks, live.as_mut(), &mut record, &mut taken, None),
+            };
             for ((path, existed), made) in
                 batch.shared_files.iter().zip(&preexisting).zip(&mut made)
             {
@@ -285,6 +334,7 @@ impl Session {
         PlanOptions {
             throttle: self.settings.throttle,
             allow_exec: self.settings.allow_exec,
+            keep_larger_files: self.settings.cluster.is_some(),
             ..PlanOptions::default()
         }
     }
@@ -305,8 +355,59 @@ impl Session {
         Ok(())
     }
 
+    /// The ranks to run in step with, outside a dry run (which does no IO to agree on).
+    fn cluster(&self) -> Option<Cluster> {
+        let ranks = self
+            .settings
+            .cluster
+            .clone()
+            .filter(|_| !self.settings.dry_run)?;
+        let host = self.settings.rank.as_ref().map(|p| p.hostname.clone());
+        Some(Cluster {
+            ranks,
+            host: host.unwrap_or_default(),
+        })
+    }
+
+    /// One step as a rank of a run across hosts: the ranks other than the last plan after
+    /// the last one laid its files out (a file they share is then made once, to the size
+    /// of the region that reaches furthest), every phase starts at a barrier, and after the
+    /// step every rank learns how it went everywhere; rank 0 gets the merged step.
+    fn run_step_ranked(
+        &self,
+        cluster: &Cluster,
+        step: StepContext<'_>,
+        sinks: &mut [&mut dyn Sink],
+        live_feed: Option<&mut LiveFeed>,
+        record: &mut FileRecord,
+        taken: &mut Vec<(PathBuf, (u64, u64))>,
+    ) -> Result<Option<FinishedStep>, StepStop> {
+        let me = cluster.ranks.rank();
+        let waited = match cluster.is_last() {
+            true => Ok(()),
+            false => cluster.barrier(step.index, Stage::LaidOut),
+        };
+        let ran = match waited {
+            Err(error) => Err(Some(OrchestrateError::ranks(error, me))),
+            Ok(()) => match self.run_step(step, sinks, live_feed, record, taken, Some(cluster)) {
+                Ok(Some(finished)) => Ok(finished),
+                Ok(None) => return Ok(None),
+                Err(StepStop::Interrupted) => Err(None),
+                Err(StepStop::Error(error)) => Err(Some(error)),
+            },
+        };
+        let histograms =
+            |finished: &FinishedStep| crate::history::merged_histograms(&finished.input);
+        match scale_out::conclude_step(cluster, step.index, ran, histograms) {
+            Ok(Some(finished)) => Ok(Some(finished)),
+            Ok(None) => Err(StepStop::Interrupted),
+            Err(error) => Err(StepStop::Error(error)),
+        }
+    }
+
     /// Plans, guards and runs one step; `Ok(None)` in a dry run. The test files its run took
     /// go in `taken`, with their device and inode (see [`diskmeter_runner::execute`]).
+    /// `cluster`: the ranks whose barrier gates each phase.
     fn run_step(
         &self,
         step: StepContext<'_>,
@@ -314,6 +415,7 @@ impl Session {
         mut live_feed: Option<&mut LiveFeed>,
         record: &mut FileRecord,
         taken: &mut Vec<(PathBuf, (u64, u64))>,
+        cluster: Option<&Cluster>,
     ) -> Result<Option<FinishedStep>, StepStop> {
         let jobs = &step.batch.steps[step.index].jobs;
         // How the jobs are written can make planning fail (a usage error); the machine can
@@ -349,11 +451,24 @@ impl Session {
         if let Some(feed) = live_feed.as_deref_mut() {
             feed.step_started(step, &plan, &live);
         }
+        // The start time holds for the first step only: the later ones follow it.
+        let start_at = self.settings.start_at.filter(|_| step.index == 0);
+        let gate = (cluster.is_some() || start_at.is_some()).then(|| {
+            Arc::new(StepGate {
+                cluster: cluster.cloned(),
+                step: step.index,
+                start_at,
+                stop: self.stop.clone(),
+                notes: Default::default(),
+            })
+        });
         let options = ExecuteOptions {
             keep_files: self.settings.keep_files,
             stop: self.stop.clone(),
             live,
-            phase_gate: None,
+            phase_gate: gate
+                .clone()
+                .map(|g| g as Arc<dyn diskmeter_runner::PhaseGate>),
         };
         let started = SystemTime::now();
         let mut announced: HashSet<PathBuf> = HashSet::new();
@@ -368,8 +483,19 @@ impl Session {
         if let Some(feed) = live_feed {
             feed.step_ended();
         }
-        let outcome = outcome.map_err(StepStop::run)?;
-        let (input, errors) = convert::report_input(&plan, outcome, started, SystemTime::now());
+        let me = self.settings.rank.as_ref().map_or(0, |p| p.rank);
+        let outcome = outcome.map_err(|error| match error {
+            RunError::Stopped(_) => match scale_out::runner_stop(error, me) {
+                Ok(error) => StepStop::Error(error),
+                Err(_) => StepStop::Interrupted,
+            },
+            error => StepStop::run(error),
+        })?;
+        let (mut input, errors) = convert::report_input(&plan, outcome, started, SystemTime::now());
+        input.meta.rank = self.settings.rank.as_ref().map(scale_out::rank_info);
+        if let Some(gate) = &gate {
+            input.meta.notes.extend(gate.take_notes());
+        }
         let result = RunResult::build(input.clone());
         Ok(Some(FinishedStep {
             index: step.index,
@@ -377,6 +503,7 @@ impl Session {
             input,
             result,
             errors,
+            scale_out: None,
         }))
     }
 }

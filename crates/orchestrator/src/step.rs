@@ -100,6 +100,9 @@ pub struct FinishedStep {
     pub result: RunResult,
     /// Why workers or log files failed, one line each; empty when none did.
     pub errors: Vec<String>,
+    /// On rank 0 of a run across hosts: the step merged from every rank (`result` is the
+    /// merge, `input` rank 0's own); `None` on one host and on the other ranks.
+    pub scale_out: Option<crate::scale_out::ScaleOutStep>,
 }
 
 impl FinishedStep {

@@ -8,6 +8,7 @@
 //!   command-line rules for `name=` and every error collected.
 //! * [`validate`]: whether a job makes sense as a whole; [`describe`]: a job back as options.
 //! * [`steady`]: steady-state detection settings and [`JobSpec::with_auto_stop`].
+//! * [`rank`]: a job as one rank of a run across hosts runs it ([`rank::RankPlace`]).
 //!
 //! Nothing here does IO: parsing and validation are pure functions of their input (STYLE
 //! rule 2, "spec, then plan, then run").
@@ -24,6 +25,7 @@ mod jobs;
 mod modes;
 pub mod options;
 pub mod patterns;
+pub mod rank;
 pub mod spec;
 pub mod steady;
 pub mod system;

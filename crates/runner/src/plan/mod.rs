@@ -119,6 +119,11 @@ pub struct PlanOptions {
     /// Run the jobs' `exec_prerun` and `exec_postrun` commands (`--allow-exec`); without it
     /// a job that has them is refused.
     pub allow_exec: bool,
+    /// A file diskmeter made that is larger than a job's region needs is used as it is
+    /// rather than made again at the size needed: in a run across hosts the ranks sharing a
+    /// file each need a different end of it, and the rank whose region reaches furthest
+    /// lays it out first.
+    pub keep_larger_files: bool,
 }
 
 /// IOs per submit call when the job leaves `iodepth_batch_submit` unset (fio: 1). The queue
@@ -379,7 +384,7 @@ fn resolve_targets(
     index: &mut TargetIndex,
     job: &JobSpec,
     paths: &[PathBuf],
-    _options: &PlanOptions,
+    options: &PlanOptions,
 ) -> Result<Vec<usize>, RunError> {
     let even_share = job.size_bytes.map(|s| s / paths.len().max(1) as u64);
     let mut indices = Vec::with_capacity(paths.len());
@@ -432,7 +437,7 @@ fn resolve_targets(
             path: path.clone(),
             source,
         })?;
-        let mut target = plan_target(job, probe, per_file_size)?;
+        let mut target = plan_target(job, probe, per_file_size, options.keep_larger_files)?;
         let planned = index.of(&target.path, target.kind);
         if let Some(&first) = planned.first() {
             let same_region = |t: &TargetPlan| {

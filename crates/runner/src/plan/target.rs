@@ -79,6 +79,7 @@ pub(super) fn plan_target(
     job: &JobSpec,
     probe: safety::TargetProbe,
     per_file_size: Option<u64>,
+    keep_larger: bool,
 ) -> Result<TargetPlan, RunError> {
     let bs = job.max_bs_bytes().max(1);
     let target_err = |message: String| RunError::Target {
@@ -163,7 +164,7 @@ pub(super) fn plan_target(
                 // sparse or empty start so every time.
                 if fresh {
                     Preparation::Recreate
-                } else if existing == needed || (by_share && needed <= existing) {
+                } else if existing == needed || ((by_share || keep_larger) && needed <= existing) {
                     Preparation::UseExisting
                 } else {
                     Preparation::Recreate

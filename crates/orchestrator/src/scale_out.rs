@@ -1,0 +1,247 @@
+//! A session's part in a run across hosts: the batch as this rank runs it, the
+//! [`PhaseGate`] of each step (the `--start-at` wait and the ranks' barrier), and what
+//! follows a step on every rank (the agreement on how it went, the gathering of the
+//! results to rank 0 and their merge there).
+
+use crate::error::OrchestrateError;
+use crate::ranks::{first_failure, Cluster, Health, RanksError, Stage};
+use crate::step::{Batch, FinishedStep, Step};
+use diskmeter_report::{RankInfo, RunResult};
+use diskmeter_runner::{GateError, PhaseGate, RunError};
+use diskmeter_stats::LatencyHistogram;
+use diskmeter_workload::rank::RankPlace;
+use serde::{Deserialize, Serialize};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, SystemTime};
+
+/// `batch` as the rank at `place` runs it: every step's jobs with the rank's names
+/// replaced, and the shared files, the warmed files and the target likewise.
+pub(crate) fn batch_for_rank(batch: &Batch, place: &RankPlace) -> Batch {
+    Batch {
+        steps: batch
+            .steps
+            .iter()
+            .map(|step| Step {
+                name: step.name.clone(),
+                jobs: step.jobs.iter().map(|job| place.job(job)).collect(),
+            })
+            .collect(),
+        shared_files: batch.shared_files.iter().map(|p| place.path(p)).collect(),
+        warms: batch.warms.iter().map(|p| place.path(p)).collect(),
+        target: batch.target.as_deref().map(|p| place.path(p)),
+        ..batch.clone()
+    }
+}
+
+/// The rank's place in a result.
+pub(crate) fn rank_info(place: &RankPlace) -> RankInfo {
+    RankInfo {
+        rank: place.rank,
+        ranks: place.ranks,
+    }
+}
+
+/// Ctrl-C or SIGTERM while waiting for `--start-at`.
+#[derive(Debug, thiserror::Error)]
+#[error("interrupted while waiting for the start time")]
+pub(crate) struct StartInterrupted;
+
+/// The gate of one step: before phase 0 it waits for the start time (`--start-at`, the
+/// first step only) and, on the last rank, lets the other ranks plan (their layout comes
+/// after its own); before every phase it is the ranks' barrier.
+pub(crate) struct StepGate {
+    pub cluster: Option<Cluster>,
+    pub step: usize,
+    pub start_at: Option<SystemTime>,
+    pub stop: Arc<AtomicBool>,
+    /// Notes for the step's result ("started late by ...").
+    pub notes: Mutex<Vec<String>>,
+}
+
+impl PhaseGate for StepGate {
+    fn before_phase(&self, phase: u32) -> Result<(), GateError> {
+        if phase == 0 {
+            if let Some(cluster) = self.cluster.as_ref().filter(|c| c.is_last()) {
+                cluster.barrier(self.step, Stage::LaidOut)?;
+            }
+            if let Some(at) = self.start_at {
+                self.wait_until(at)?;
+            }
+        }
+        if let Some(cluster) = &self.cluster {
+            cluster.barrier(self.step, Stage::Phase(phase))?;
+        }
+        Ok(())
+    }
+}
+
+impl StepGate {
+    /// Sleeps until `at`, in short naps so Ctrl-C ends the wait; notes a start that came late.
+    fn wait_until(&self, at: SystemTime) -> Result<(), StartInterrupted> {
+        let now = SystemTime::now();
+        if let Ok(late) = now.duration_since(at) {
+            if late > Duration::from_millis(1) {
+                let note = format!(
+                    "the start time had passed after the layout: started late by {}",
+                    diskmeter_units::format_duration_ns(
+                        late.as_nanos().min(u64::MAX as u128) as u64
+                    )
+                );
+                self.notes
+                    .lock()
+                    .unwrap_or_else(|e| e.into_inner())
+                    .push(note);
+            }
+            return Ok(());
+        }
+        loop {
+            if self.stop.load(Ordering::Relaxed) {
+                return Err(StartInterrupted);
+            }
+            let Ok(left) = at.duration_since(SystemTime::now()) else {
+                return Ok(());
+            };
+            std::thread::sleep(left.min(Duration::from_millis(50)));
+        }
+    }
+
+    /// The notes the gate took.
+    pub fn take_notes(&self) -> Vec<String> {
+        std::mem::take(&mut *self.notes.lock().unwrap_or_else(|e| e.into_inner()))
+    }
+}
+
+/// The error a runner stopped with, as the session's: the gate's own errors (a wait
+/// interrupted, the ranks stopping this one) are told from the runner's.
+pub(crate) fn runner_stop(error: RunError, me: u32) -> Result<OrchestrateError, StartInterrupted> {
+    let RunError::Stopped(error) = error else {
+        return Ok(OrchestrateError::Run(error));
+    };
+    let error = match error.downcast::<StartInterrupted>() {
+        Ok(interrupted) => return Err(*interrupted),
+        Err(error) => error,
+    };
+    Ok(match error.downcast::<RanksError>() {
+        Ok(ranks) => OrchestrateError::ranks(*ranks, me),
+        Err(error) => OrchestrateError::Run(RunError::Stopped(error)),
+    })
+}
+
+/// What each rank sends rank 0 at a step's end.
+#[derive(Serialize, Deserialize)]
+struct RankStep {
+    /// The rank's result, as `to_json` writes it.
+    result: String,
+    /// Its latency histograms per direction and kind, HDR V2 bytes (the history's).
+    histograms: Vec<(String, String, Vec<u8>)>,
+}
+
+/// A step of a run across hosts, as rank 0 delivers it.
+#[derive(Debug, Clone)]
+pub struct ScaleOutStep {
+    /// How many ranks ran it.
+    pub ranks: u32,
+    /// Every rank's latency histograms merged, per direction and kind (what the history
+    /// stores for the step).
+    pub histograms: Vec<(String, String, LatencyHistogram)>,
+}
+
+/// After a step: agrees with the other ranks on how it went and gathers the results to
+/// rank 0, which merges them. `ran` is how the step went on this rank (`Err(None)`:
+/// interrupted before its workers started); `histograms` gives a step's latency
+/// histograms. Rank 0 gets the merged step, the others their own; `Ok(None)` when a rank
+/// was interrupted and not every rank has a result; when a rank failed, every rank gets
+/// the first failure as its error.
+pub(crate) fn conclude_step(
+    cluster: &Cluster,
+    index: usize,
+    ran: Result<FinishedStep, Option<OrchestrateError>>,
+    histograms: impl Fn(&FinishedStep) -> Vec<(String, String, LatencyHistogram)>,
+) -> Result<Option<FinishedStep>, OrchestrateError> {
+    let me = cluster.ranks.rank();
+    let health = match &ran {
+        Err(None) => Health::Interrupted,
+        Ok(step) if step.failed() => Health::Failed(step.errors.join("; ")),
+        Ok(step) if step.partial() => Health::Interrupted,
+        Ok(_) => Health::Fine,
+        Err(Some(OrchestrateError::Ranks { own: false, .. })) => Health::Stopped,
+        Err(Some(error)) => Health::Failed(error.to_string()),
+    };
+    let all = cluster
+        .end_step(index, &health)
+        .map_err(|error| OrchestrateError::ranks(error, me))?;
+    if let Some(failure) = first_failure(&all) {
+        return Err(OrchestrateError::ranks(failure, me));
+    }
+    let every_result = all
+        .iter()
+        .all(|c| matches!(c.health, Health::Fine | Health::Interrupted))
+        && ran.is_ok();
+    let some_interrupted = all.iter().any(|c| c.health == Health::Interrupted);
+    // Every rank knows `every_result` alike (from the same round), so all gather or none.
+    let ran = match ran {
+        Ok(step) if every_result => step,
+        _ if some_interrupted => return Ok(None),
+        Ok(step) => return Ok(Some(step)),
+        Err(Some(error)) => return Err(error),
+        Err(None) => return Ok(None),
+    };
+    let mine = RankStep {
+        result: diskmeter_report::to_json(&ran.result),
+        histograms: histograms(&ran)
+            .into_iter()
+            .filter_map(|(d, k, h)| h.to_bytes().ok().map(|bytes| (d, k, bytes)))
+            .collect(),
+    };
+    let bytes = serde_json::to_vec(&mine).map_err(|e| RanksError::Transport {
+        message: e.to_string(),
+    });
+    let gathered = bytes
+        .and_then(|bytes| cluster.ranks.gather(&bytes))
+        .map_err(|error| OrchestrateError::ranks(error, me))?;
+    let Some(gathered) = gathered else {
+        return Ok(Some(ran));
+    };
+    let mut results = Vec::with_capacity(gathered.len());
+    let mut merged: Vec<(String, String, LatencyHistogram)> = Vec::new();
+    for (rank, bytes) in gathered.iter().enumerate() {
+        let garbled = |message: String| OrchestrateError::Ranks {
+            error: RanksError::Transport {
+                message: format!("rank {rank}'s result: {message}"),
+            },
+            own: false,
+        };
+        let step: RankStep = serde_json::from_slice(bytes).map_err(|e| garbled(e.to_string()))?;
+        results
+            .push(diskmeter_report::from_json(&step.result).map_err(|e| garbled(e.to_string()))?);
+        for (direction, kind, bytes) in step.histograms {
+            let histogram =
+                LatencyHistogram::from_bytes(&bytes).map_err(|e| garbled(e.to_string()))?;
+            match merged
+                .iter_mut()
+                .find(|(d, k, _)| *d == direction && *k == kind)
+            {
+                Some((_, _, into)) => into.merge(&histogram),
+                None => merged.push((direction, kind, histogram)),
+            }
+        }
+    }
+    let ranks = results.len() as u32;
+    let mut result: RunResult =
+        diskmeter_report::merge::merge_ranks(results).map_err(OrchestrateError::Merge)?;
+    let mut input = ran.input;
+    if some_interrupted {
+        input.meta.partial = true;
+        result.meta.partial = true;
+    }
+    Ok(Some(FinishedStep {
+        input,
+        result,
+        scale_out: Some(ScaleOutStep {
+            ranks,
+            histograms: merged,
+        }),
+        ..ran
+    }))
+}
