@@ -105,6 +105,32 @@ fn four_ranks_on_their_own_files_merge_exactly_and_save_one_run() {
             "{direction}"
         );
     }
+    // `diskmeter merge` of the four ranks' own results, written as four files (as four
+    // hosts run by hand or four pods would leave them), gives rank 0's figures.
+    let mut files = Vec::new();
+    for (index, rank) in ranks.iter().enumerate() {
+        let file = dir.path().join(format!("rank{index}.json"));
+        std::fs::write(&file, serde_json::to_string(rank).unwrap()).unwrap();
+        files.push(file);
+    }
+    let by_merge = common::ok(
+        std::process::Command::new(assert_cmd::cargo::cargo_bin("diskmeter"))
+            .arg("merge")
+            .arg("--output-format=json")
+            .args(&files)
+            .output()
+            .unwrap(),
+    );
+    let by_merge: Value = serde_json::from_str(&by_merge).unwrap();
+    for key in ["jobs", "groups", "scale_out"] {
+        assert_eq!(
+            by_merge[key], run[key],
+            "{key}: diskmeter merge against rank 0"
+        );
+    }
+    for file in files {
+        std::fs::remove_file(file).unwrap();
+    }
     // The test files are gone, and the history holds one run of four ranks.
     let left: Vec<String> = dir
         .files()

@@ -48,13 +48,40 @@ impl FlowGroup {
     }
 }
 
+/// A worker's weight in its flow group, held from before its phase's start gate opens until
+/// the worker has ended (dropped): a member whose thread passes the gate late is counted from
+/// the start, so the others are held to their share meanwhile instead of running alone.
+pub(crate) struct FlowMembership {
+    group: Arc<FlowGroup>,
+    weight: u64,
+}
+
+impl FlowMembership {
+    /// Joins `job`'s flow group, when it has one and the job a weight.
+    pub(crate) fn join(job: &JobSpec, group: Option<&Arc<FlowGroup>>) -> Option<FlowMembership> {
+        let weight = u64::from(job.control.flow()?.weight);
+        let group = Arc::clone(group?);
+        group.total_weight.fetch_add(weight, Ordering::Relaxed);
+        Some(FlowMembership { group, weight })
+    }
+}
+
+impl Drop for FlowMembership {
+    /// The worker has ended: it leaves its flow group, so the others are not held back by a
+    /// share nobody uses any more.
+    fn drop(&mut self) {
+        self.group
+            .total_weight
+            .fetch_sub(self.weight, Ordering::Relaxed);
+    }
+}
+
 /// A worker's place in its flow group.
 struct FlowMember {
     group: Arc<FlowGroup>,
     weight: u64,
     sleep_ns: u64,
     issued: u64,
-    joined: bool,
 }
 
 /// fio's think time.
@@ -156,7 +183,6 @@ impl Controls {
                     sleep_ns
                 },
                 issued: 0,
-                joined: false,
             }),
             _ => None,
         };
@@ -186,33 +212,14 @@ impl Controls {
         })
     }
 
-    /// The clock has started: the first think cycle and latency window begin, and the
-    /// worker joins its flow group.
+    /// The clock has started: the first think cycle and latency window begin (the worker
+    /// joined its flow group before the start gate: [`FlowMembership`]).
     pub(super) fn start(&mut self, t0: u64) {
         if let Some(think) = &mut self.think {
             think.cycle_start_ns = t0;
         }
         if let Some(search) = &mut self.latency {
             search.window_start_ns = t0;
-        }
-        if let Some(flow) = &mut self.flow {
-            flow.group
-                .total_weight
-                .fetch_add(flow.weight, Ordering::Relaxed);
-            flow.joined = true;
-        }
-    }
-
-    /// The worker has ended: it leaves its flow group, so the others are not held back by
-    /// a share nobody uses any more.
-    pub(super) fn finish(&mut self) {
-        if let Some(flow) = &mut self.flow {
-            if flow.joined {
-                flow.group
-                    .total_weight
-                    .fetch_sub(flow.weight, Ordering::Relaxed);
-                flow.joined = false;
-            }
         }
     }
 

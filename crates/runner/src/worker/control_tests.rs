@@ -117,6 +117,8 @@ fn a_flow_member_ahead_of_its_share_waits() {
     let light_job = job(&[("flow", "1")]);
     let mut heavy = Controls::for_job(&heavy_job, 1, Some(Arc::clone(&group))).unwrap();
     let mut light = Controls::for_job(&light_job, 1, Some(Arc::clone(&group))).unwrap();
+    let _heavy_member = FlowMembership::join(&heavy_job, Some(&group)).unwrap();
+    let light_member = FlowMembership::join(&light_job, Some(&group)).unwrap();
     heavy.start(0);
     light.start(0);
     let mut done = [0u32; 2];
@@ -130,7 +132,7 @@ fn a_flow_member_ahead_of_its_share_waits() {
     }
     let ratio = f64::from(done[0]) / f64::from(done[1]);
     assert!((ratio - 3.0).abs() < 0.05, "{done:?}");
-    light.finish();
+    drop(light_member);
     // Alone in the group, the heavy job is never held back.
     for now in 400..410 {
         assert_eq!(heavy.gate(now, 0), Gate::Go);

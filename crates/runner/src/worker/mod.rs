@@ -183,6 +183,8 @@ pub struct WorkerOutcome {
 /// opened, so siblings are never left waiting; when the gate is cancelled (a sibling thread
 /// could not be started) the worker does nothing.
 pub fn run_worker(mut ctx: WorkerContext<'_>) -> WorkerOutcome {
+    // Counted in its flow group before the gate opens, whenever this thread gets there.
+    let _flow = control::FlowMembership::join(ctx.job, ctx.links.flow.as_ref());
     let iolog = ctx.iolog.take();
     let (engine, _locked) = crate::buffer_contents::with_lockmem(ctx.job, || build_engine(&ctx));
     let opened = crate::exec::prerun(ctx.job).and_then(|()| {
@@ -530,11 +532,9 @@ impl<'a, C: Clock, E: IoEngine + ?Sized> Worker<'a, C, E> {
         self.start();
         let ran = self.run_io();
         let io_end = self.clock.now_ns();
+        // fio's job ends after its verify phase: flow (when run_worker drops the worker's
+        // membership), wait_for and exitall see it then.
         let ended = ran.and_then(|()| self.after_writes());
-        // fio's job ends after its verify phase: flow, wait_for and exitall see it then.
-        if let Some(controls) = &mut self.controls {
-            controls.finish();
-        }
         match ended {
             Ok(()) => self.finish(io_end),
             Err(error) => WorkerOutcome {
