@@ -141,6 +141,11 @@ fn four_ranks_on_their_own_files_merge_exactly_and_save_one_run() {
     let store = diskmeter_history::HistoryStore::open(&db).unwrap();
     let runs = store.list(&Default::default()).unwrap();
     assert_eq!(runs.len(), 1, "one run for the four ranks");
+    assert!(
+        runs[0].summary.starts_with("4 ranks: "),
+        "the list names the rank count: {}",
+        runs[0].summary
+    );
     let stored = store.load(runs[0].id).unwrap();
     let text = serde_json::to_value(&stored.steps[0].result).unwrap();
     assert_eq!(text["ranks"].as_array().map(Vec::len), Some(4));
