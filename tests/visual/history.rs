@@ -1,9 +1,14 @@
 //! The results history the browser tests show: one of each kind the report and the dashboard
-//! draw, made quickly and for real as the other tests make them — two runs of the same job on
-//! a file (a baseline and a candidate at a deeper queue, for the comparison), a suite on a
-//! file, a sweep on the null engine (tests/history.rs, tests/sweep.rs), and a capture written
-//! through the history API (tests/seed, as tests/requirements.rs does). Made once per test
-//! binary, in the test process's own history folder (removed at exit).
+//! draw, made quickly and for real as the other tests make them — two runs of the same job (a
+//! baseline and a candidate at a deeper queue, for the comparison), a suite, a sweep
+//! (tests/history.rs, tests/sweep.rs), and a capture written through the history API
+//! (tests/seed, as tests/requirements.rs does). Made once per test binary, in the test
+//! process's own history folder (removed at exit).
+//!
+//! The pages are checked for what they draw, not for the figures, so the runs and the suite
+//! run on the null engine and the binary does no disk IO (it runs beside the measuring tests,
+//! scripts/run-tests); with `DISKMETER_SCREENSHOTS` set they run on files with direct IO, so
+//! the pictures for docs/images show a real disk's figures.
 
 #![allow(dead_code)]
 
@@ -18,14 +23,14 @@ pub struct History {
     pub dir: PathBuf,
     /// The history database (`--db`).
     pub db: PathBuf,
-    /// A plain run: random 4 KiB direct reads and writes on a file at queue depth 1, 3 s (the
-    /// comparison's baseline).
+    /// A plain run: random 4 KiB reads and writes at queue depth 1, 3 s (the comparison's
+    /// baseline).
     pub run: i64,
     /// The same job at queue depth 4 (the comparison's candidate).
     pub candidate: i64,
     /// Reads and writes of two jobs on the null engine, 2 s (a run's CPU chart is per job).
     pub jobs: i64,
-    /// The `realworld` suite (4 steps) on a file.
+    /// The `realworld` suite (4 steps).
     pub suite: i64,
     /// A sweep of 4 points (QD 1 and 4, 4 KiB and 64 KiB) on the null engine; the newest run
     /// (`last`).
@@ -72,6 +77,12 @@ fn make() -> History {
         diskmeter(&dir, &all);
         last_id(&dir, &db_arg)
     };
+    let real_io = std::env::var_os(crate::common::browser::SCREENSHOTS_ENV).is_some();
+    let engine = if real_io {
+        "--ioengine=io_uring"
+    } else {
+        "--ioengine=null"
+    };
     let job = |iodepth: &'static str| {
         [
             "run",
@@ -82,6 +93,7 @@ fn make() -> History {
             "--bs=4k",
             "--size=16m",
             "--direct=1",
+            engine,
             iodepth,
             "--runtime=3",
             "--time_based",
@@ -107,6 +119,7 @@ fn make() -> History {
         "realworld",
         "suite.dat",
         "--quiet",
+        engine,
         "--runtime=2",
         "--size=16m",
     ]);

@@ -274,23 +274,22 @@ fn step_verify_counts(result: &RunResult) -> (u64, u64) {
 /// ", 3 verify errors" when blocks read back did not match, and led by "4 ranks: " for a run
 /// across hosts (its merged steps' `scale_out.ranks`).
 fn headline(tx: &Transaction<'_>, run_id: i64) -> Result<String, HistoryError> {
-    let (steps, iops, bw, verify_errors, ranks): (u32, f64, f64, i64, Option<i64>) = tx
-        .query_row(
-            "SELECT COUNT(*), COALESCE(MAX(iops), 0), COALESCE(MAX(bw_bytes_per_sec), 0),
+    let (steps, iops, bw, verify_errors, ranks): (u32, f64, f64, i64, Option<i64>) = tx.query_row(
+        "SELECT COUNT(*), COALESCE(MAX(iops), 0), COALESCE(MAX(bw_bytes_per_sec), 0),
                  COALESCE(SUM(verify_errors), 0),
                  MAX(json_extract(result_json, '$.scale_out.ranks'))
              FROM steps WHERE run_id = ?1",
-            [run_id],
-            |row| {
-                Ok((
-                    row.get(0)?,
-                    row.get(1)?,
-                    row.get(2)?,
-                    row.get(3)?,
-                    row.get(4)?,
-                ))
-            },
-        )?;
+        [run_id],
+        |row| {
+            Ok((
+                row.get(0)?,
+                row.get(1)?,
+                row.get(2)?,
+                row.get(3)?,
+                row.get(4)?,
+            ))
+        },
+    )?;
     let figures = match steps {
         0 => "no step finished".to_string(),
         1 => format!("{iops:.0} IOPS, {:.1} MiB/s", bw / MIB),
