@@ -2,7 +2,7 @@
 //! and the cluster's parameters -> diskmeter-k8s -> multi-document YAML for `kubectl apply`.
 
 use crate::{options, run, write_output, Status, UsageError};
-use clap::{Arg, ArgAction, ArgMatches, Command};
+use clap::{Arg, ArgMatches, Command};
 use diskmeter_k8s::{ManifestError, Params, ResultsPlace};
 use diskmeter_units::{parse_size, parse_time_ns, KbBase, TimeUnit};
 use std::time::{Duration, SystemTime};
@@ -128,20 +128,8 @@ fn manifest_command() -> Command {
                 .long("output")
                 .value_name("FILE")
                 .help("Write the manifest to FILE instead of stdout"),
-        )
-        .arg(
-            Arg::new("ignore-unsupported")
-                .long("ignore-unsupported")
-                .action(ArgAction::SetTrue)
-                .help("In job files, skip fio options diskmeter does not support with a warning (default: refuse them)"),
-        )
-        .arg(
-            Arg::new("jobfiles")
-                .value_name("JOBFILE")
-                .num_args(0..)
-                .help("fio job files to run; options before them are defaults that the files' [global] sections override"),
         );
-    options::add_job_options(command)
+    options::add_job_options(crate::run::job_inputs(command))
 }
 
 /// Runs `diskmeter k8s ...`.

@@ -27,7 +27,15 @@ pub fn command() -> Command {
              could not take it (the run is then kept in a spool file and saved at the next \
              run); 2 usage error.",
         )
-        .arg(output_format_arg())
+        .arg(output_format_arg());
+    let command = args::add_emulate_flags(job_inputs(command), "run (every job's target)");
+    options::add_job_options(args::add_run_flags(command))
+}
+
+/// The job files and `--ignore-unsupported`: how `run` and `k8s manifest` take their jobs
+/// (with [`options::add_job_options`] for the fio options given as flags).
+pub(crate) fn job_inputs(command: Command) -> Command {
+    command
         .arg(
             Arg::new("ignore-unsupported")
                 .long("ignore-unsupported")
@@ -39,9 +47,7 @@ pub fn command() -> Command {
                 .value_name("JOBFILE")
                 .num_args(0..)
                 .help("fio job files to run; options before them are defaults that the files' [global] sections override"),
-        );
-    let command = args::add_emulate_flags(command, "run (every job's target)");
-    options::add_job_options(args::add_run_flags(command))
+        )
 }
 
 /// Runs `diskmeter run`.

@@ -248,24 +248,19 @@ fn rank_order(results: &[RunResult]) -> Result<Vec<Rank>, MergeError> {
     let mut by_rank: Vec<Option<usize>> = vec![None; first_ranks as usize];
     for (input, result) in results.iter().enumerate() {
         let info = result.meta.rank.expect("checked above");
+        let count_differs = || MergeError::RankCountDiffers {
+            input,
+            rank: label(info.rank, result),
+            ranks: info.ranks,
+            first: label(results[0].meta.rank.map_or(0, |i| i.rank), &results[0]),
+            first_ranks,
+        };
         if info.ranks != first_ranks {
-            return Err(MergeError::RankCountDiffers {
-                input,
-                rank: label(info.rank, result),
-                ranks: info.ranks,
-                first: label(results[0].meta.rank.map_or(0, |i| i.rank), &results[0]),
-                first_ranks,
-            });
+            return Err(count_differs());
         }
         // A rank past the count is as wrong as a count that differs.
         let Some(slot) = by_rank.get_mut(info.rank as usize) else {
-            return Err(MergeError::RankCountDiffers {
-                input,
-                rank: label(info.rank, result),
-                ranks: info.ranks,
-                first: label(results[0].meta.rank.map_or(0, |i| i.rank), &results[0]),
-                first_ranks,
-            });
+            return Err(count_differs());
         };
         if let Some(first) = *slot {
             return Err(MergeError::DuplicateRank {
