@@ -208,6 +208,29 @@ fn four_ranks_split_one_shared_file_and_start_each_phase_together() {
     );
 }
 
+/// Review of issue 18: a rank that fails before the run's first round (its job refused on
+/// its host only) ends the MPI job instead of leaving the others waiting for it. Open MPI
+/// gives every rank its number in OMPI_COMM_WORLD_RANK, which the job file reads: rank 0
+/// gets `bs=0k`.
+#[test]
+fn a_rank_refused_before_the_first_round_ends_the_job() {
+    if !mpi_ready("a_rank_refused_before_the_first_round_ends_the_job") {
+        return;
+    }
+    let dir = TestDir::new();
+    std::fs::write(
+        dir.path().join("job.fio"),
+        "[j]\nrw=randread\nsize=1m\nbs=${OMPI_COMM_WORLD_RANK}k\n",
+    )
+    .unwrap();
+    let output = mpirun(dir.path(), 4, &["run", "--mpi", "--no-save", "job.fio"]);
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_ne!(output.status.code(), Some(124), "the run hung: {stderr}");
+    assert_ne!(output.status.code(), Some(0), "{stderr}");
+    assert!(stderr.contains("bs"), "rank 0 says why: {stderr}");
+    assert!(!stderr.contains("panicked"), "{stderr}");
+}
+
 #[test]
 fn a_failing_rank_ends_the_run_on_every_rank_with_its_error() {
     if !mpi_ready("a_failing_rank_ends_the_run_on_every_rank_with_its_error") {

@@ -124,6 +124,20 @@ pub fn command() -> Command {
 /// the exit code.
 pub fn main() -> ExitCode {
     let done = try_main();
+    if let Err(error) = &done {
+        // A rank that fails before the run's first round would leave the others waiting
+        // there: it says why, then ends the MPI job (no return when it does).
+        ranks::abort_if_never_met(|| {
+            for line in format!("{error:#}").lines() {
+                eprintln!("diskmeter: {line}");
+            }
+            if is_usage(error) {
+                EXIT_USAGE
+            } else {
+                EXIT_FAILURE
+            }
+        });
+    }
     // Every rank of an MPI job finalises, whatever its outcome.
     let silent = ranks::silent();
     ranks::leave();

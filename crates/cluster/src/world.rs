@@ -28,6 +28,22 @@ impl MpiWorld {
     pub fn ranks(&self) -> std::sync::Arc<MpiRanks> {
         self.ranks.clone()
     }
+
+    /// Whether this rank has taken part in a collective of the job.
+    pub fn has_met(&self) -> bool {
+        self.ranks.met.load(std::sync::atomic::Ordering::Relaxed)
+    }
+
+    /// Ends the whole MPI job with `exit_code` when this rank fails before it took part in
+    /// any collective (a job file missing on its host, its settings refused): the other
+    /// ranks wait in the run's first round for a rank that will never come, so only
+    /// `MPI_Abort` ends them. A rank that took part tells the others in the rounds instead,
+    /// and this returns.
+    pub fn abort_if_never_met(&self, exit_code: i32) {
+        if !self.has_met() && self.ranks.size > 1 {
+            SimpleCommunicator::world().abort(exit_code);
+        }
+    }
 }
 
 /// Joins the MPI job this process was started in. A process started without `mpirun` or
@@ -38,6 +54,7 @@ pub fn mpi_world() -> Result<MpiWorld, WorldError> {
     let ranks = MpiRanks {
         rank: world.rank() as u32,
         size: world.size() as u32,
+        met: std::sync::atomic::AtomicBool::new(false),
     };
     Ok(MpiWorld {
         _universe: universe,
@@ -52,6 +69,8 @@ pub fn mpi_world() -> Result<MpiWorld, WorldError> {
 pub struct MpiRanks {
     rank: u32,
     size: u32,
+    /// This rank has taken part in a collective: the others learn of its end through them.
+    met: std::sync::atomic::AtomicBool,
 }
 
 impl MpiRanks {
@@ -99,6 +118,7 @@ impl Ranks for MpiRanks {
 
     fn all_gather(&self, mine: &[u8]) -> Result<Vec<Vec<u8>>, RanksError> {
         // MPI's errors abort the job (its default handler): what comes back succeeded.
+        self.met.store(true, std::sync::atomic::Ordering::Relaxed);
         let world = SimpleCommunicator::world();
         let counts = Self::counts(&world, mine)?;
         let (displs, total) = displacements(&counts);
@@ -111,6 +131,7 @@ impl Ranks for MpiRanks {
     }
 
     fn gather(&self, mine: &[u8]) -> Result<Option<Vec<Vec<u8>>>, RanksError> {
+        self.met.store(true, std::sync::atomic::Ordering::Relaxed);
         let world = SimpleCommunicator::world();
         let counts = Self::counts(&world, mine)?;
         let root = world.process_at_rank(0);

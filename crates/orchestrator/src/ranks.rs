@@ -86,6 +86,8 @@ pub(crate) enum Stage {
     Phase(u32),
     /// The step is over for this rank.
     StepEnd,
+    /// After a step: whether every rank goes on to the next one.
+    Verdict,
 }
 
 impl std::fmt::Display for Stage {
@@ -95,6 +97,7 @@ impl std::fmt::Display for Stage {
             Stage::LaidOut => write!(f, "the layout"),
             Stage::Phase(phase) => write!(f, "phase {phase}"),
             Stage::StepEnd => write!(f, "the end of the step"),
+            Stage::Verdict => write!(f, "the verdict on the step"),
         }
     }
 }
@@ -206,6 +209,32 @@ impl Cluster {
                 return Ok(all);
             }
         }
+    }
+}
+
+/// What the ranks decided after a step ([`Cluster::verdict`]).
+#[derive(Debug)]
+pub(crate) enum Verdict {
+    /// Every rank is fine: all go on to the next step.
+    GoOn,
+    /// Some rank failed (the first failure) or was interrupted (`None`): all stop here.
+    Stop(Option<RanksError>),
+}
+
+impl Cluster {
+    /// After every step, every rank says whether it can go on (`health`): a failure or a
+    /// Ctrl-C seen by one rank only (rank 0's merge or output, a signal that reached the
+    /// ranks at different moments) stops them all after the same step, so no rank waits
+    /// in the next step's rounds for ranks that stopped.
+    pub fn verdict(&self, step: usize, health: &Health) -> Result<Verdict, RanksError> {
+        let all = self.round(step, Stage::Verdict, health)?;
+        if let Some(error) = first_failure(&all) {
+            return Ok(Verdict::Stop(Some(error)));
+        }
+        if all.iter().any(|c| c.health != Health::Fine) {
+            return Ok(Verdict::Stop(None));
+        }
+        Ok(Verdict::GoOn)
     }
 }
 

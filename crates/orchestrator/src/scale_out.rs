@@ -4,8 +4,8 @@
 //! results to rank 0 and their merge there).
 
 use crate::error::OrchestrateError;
-use crate::ranks::{first_failure, Cluster, Health, RanksError, Stage};
-use crate::step::{Batch, FinishedStep, Step};
+use crate::ranks::{first_failure, Cluster, Health, RanksError, Stage, Verdict};
+use crate::step::{Batch, FinishedStep, Outcome, Step};
 use diskmeter_report::{RankInfo, RunResult};
 use diskmeter_runner::{GateError, PhaseGate, RunError};
 use diskmeter_stats::LatencyHistogram;
@@ -244,4 +244,44 @@ pub(crate) fn conclude_step(
         }),
         ..ran
     }))
+}
+
+/// The ranks' verdict after step `index`: whether this rank goes on to the next step. This
+/// rank's part is how the step ended here (`outcome`'s error, a failed step, a Ctrl-C seen
+/// now or during the step); when another rank failed, its error becomes this rank's (the
+/// run failed), and when another was interrupted, this rank's run is interrupted too.
+pub(crate) fn ranks_go_on(
+    cluster: &Cluster,
+    index: usize,
+    failed_step: bool,
+    stop: &AtomicBool,
+    outcome: &mut Outcome,
+) -> bool {
+    let me = cluster.ranks.rank();
+    let health = match &outcome.error {
+        Some(error) => Health::Failed(error.to_string()),
+        None if failed_step => Health::Failed(format!("step {} failed", index + 1)),
+        None if outcome.interrupted || stop.load(Ordering::Relaxed) => Health::Interrupted,
+        None => Health::Fine,
+    };
+    match cluster.verdict(index, &health) {
+        Ok(Verdict::GoOn) => true,
+        Ok(Verdict::Stop(failure)) => {
+            if health == Health::Fine {
+                match failure {
+                    Some(error) => {
+                        outcome.error = Some(OrchestrateError::ranks(error, me));
+                    }
+                    None => outcome.interrupted = true,
+                }
+            }
+            false
+        }
+        Err(error) => {
+            outcome
+                .error
+                .get_or_insert(OrchestrateError::ranks(error, me));
+            false
+        }
+    }
 }

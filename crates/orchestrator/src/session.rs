@@ -192,7 +192,9 @@ impl Session {
             );
         }
         for index in 0..batch.steps.len() {
-            if self.stop.load(Ordering::Relaxed) {
+            // Ranks stop together, after a step's verdict (below); a rank that sees a signal
+            // between two steps says so in the next step's rounds.
+            if cluster.is_none() && self.stop.load(Ordering::Relaxed) {
                 outcome.interrupted = true;
                 break;
             }
@@ -222,6 +224,7 @@ impl Session {
                         .map(|(_, identity)| *identity);
                 }
             }
+            let mut failed_step = false;
             match ran {
                 Ok(None) => {}
                 Ok(Some(finished)) => {
@@ -239,18 +242,18 @@ impl Session {
                     }
                     outcome.steps.push(finished);
                     outcome.interrupted |= partial;
-                    if partial || failed || outcome.error.is_some() {
-                        break;
-                    }
+                    failed_step = failed;
                 }
-                Err(StepStop::Interrupted) => {
-                    outcome.interrupted = true;
+                Err(StepStop::Interrupted) => outcome.interrupted = true,
+                Err(StepStop::Error(error)) => outcome.error = Some(error),
+            }
+            let stop_here = outcome.interrupted || failed_step || outcome.error.is_some();
+            if let Some(cluster) = &cluster {
+                if !scale_out::ranks_go_on(cluster, index, failed_step, &self.stop, &mut outcome) {
                     break;
                 }
-                Err(StepStop::Error(error)) => {
-                    outcome.error = Some(error);
-                    break;
-                }
+            } else if stop_here {
+                break;
             }
         }
         if !self.settings.keep_files && !self.settings.dry_run {
@@ -334,7 +337,8 @@ impl Session {
         PlanOptions {
             throttle: self.settings.throttle,
             allow_exec: self.settings.allow_exec,
-            keep_larger_files: self.settings.cluster.is_some(),
+            // Ranks may share a file (MPI or not): none cuts another's larger one down.
+            keep_larger_files: self.settings.rank.is_some(),
             ..PlanOptions::default()
         }
     }

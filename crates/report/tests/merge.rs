@@ -122,6 +122,22 @@ fn rank_order_comes_from_meta_rank_and_gaps_are_refused() {
         error.to_string().contains("rank(s) 0 are missing"),
         "{error}"
     );
+    // A rank count no run had (a hand-edited file) is refused, not allocated for.
+    let mut absurd = results.clone();
+    for result in &mut absurd {
+        result.meta.rank.as_mut().unwrap().ranks = u32::MAX;
+    }
+    let error = merge_ranks(absurd).unwrap_err();
+    assert!(
+        matches!(
+            error,
+            MergeError::MissingRanks {
+                ranks: u32::MAX,
+                ..
+            }
+        ),
+        "{error}"
+    );
 }
 
 #[test]

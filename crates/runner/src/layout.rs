@@ -106,6 +106,10 @@ pub fn prepare_files(
         }
         let unlink = unlinked_at_end(plan, target);
         if target.preparation == Preparation::UseExisting {
+            // A rank of a run across hosts leaves a file it did not lay out to the rank that
+            // did: removing it while the others still do IO on it would fail them (a
+            // shared filesystem's other clients get ESTALE).
+            let unlink = unlink && !plan.files_shared_by_ranks;
             created.push(&target.path, unlink, identity_at(&target.path));
         } else {
             // The first job on the file says how it is laid out (fallocate, create_fsync).

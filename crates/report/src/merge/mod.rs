@@ -245,6 +245,24 @@ fn rank_order(results: &[RunResult]) -> Result<Vec<Rank>, MergeError> {
     }
     let ranks_of = |r: &RunResult| r.meta.rank.map_or(0, |info| info.ranks);
     let first_ranks = ranks_of(&results[0]);
+    if first_ranks as usize > results.len() {
+        // Fewer inputs than ranks: some are missing, whatever the rest says. Named before a
+        // table of `ranks` entries is made (the count is the input's, and may be absurd);
+        // the first ten missing are enough to name.
+        let given: std::collections::HashSet<u32> = results
+            .iter()
+            .filter_map(|r| r.meta.rank)
+            .map(|i| i.rank)
+            .collect();
+        let missing = (0..first_ranks)
+            .filter(|r| !given.contains(r))
+            .take(10)
+            .collect();
+        return Err(MergeError::MissingRanks {
+            missing,
+            ranks: first_ranks,
+        });
+    }
     let mut by_rank: Vec<Option<usize>> = vec![None; first_ranks as usize];
     for (input, result) in results.iter().enumerate() {
         let info = result.meta.rank.expect("checked above");

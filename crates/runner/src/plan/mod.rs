@@ -107,6 +107,10 @@ pub struct RunPlan {
     pub notes: Vec<String>,
     /// Caps every worker of the run shares (the in-engine throttle); unlimited by default.
     pub throttle: crate::ThrottleLimits,
+    /// The run is one rank of a run across hosts ([`PlanOptions::keep_larger_files`]): a
+    /// file it finds laid out is another rank's as much as its own, so it removes only the
+    /// files it laid out itself.
+    pub files_shared_by_ranks: bool,
 }
 
 /// Choices from the command line that shape the plan.
@@ -182,6 +186,7 @@ pub fn resolve(jobs: &[JobSpec], options: &PlanOptions) -> Result<RunPlan, RunEr
         workers: Vec::new(),
         notes: Vec::new(),
         throttle: options.throttle,
+        files_shared_by_ranks: options.keep_larger_files,
     };
     if let Some(cap) = options.throttle.zero_cap() {
         return Err(crate::ThrottleError::ZeroCap { cap }.into());
