@@ -259,9 +259,10 @@ fn new_step(step: &FinishedStep) -> NewStep {
     NewStep {
         name: step.name.clone(),
         result: step.result.clone(),
-        histograms: match &step.scale_out {
-            // Every rank's histograms, merged: the step of a run across hosts.
-            Some(scale_out) => scale_out.histograms.clone(),
+        histograms: match &step.result.scale_out {
+            // A run across hosts: `input` is rank 0's alone, and the merged result's jobs
+            // carry every rank's histograms, which the history stores.
+            Some(_) => Vec::new(),
             None => merged_histograms(&step.input),
         },
     }

@@ -60,7 +60,6 @@ pub use emulation::EmulateRequest;
 pub use error::OrchestrateError;
 pub use history::{CaptureHeader, CaptureRecorder, HistoryChoice, HistorySaveError, SavedRun};
 pub use ranks::{Ranks, RanksError};
-pub use scale_out::ScaleOutStep;
 pub use session::{progress_goal, ProgressGoal, Session, Settings, Warmth};
 pub use sink::{Note, Sink, SinkError, StepContext};
 pub use step::{Batch, CommandKind, FinishedStep, Outcome, OutcomeStatus, Step};

@@ -8,9 +8,7 @@ use crate::ranks::{first_failure, Cluster, Health, RanksError, Stage, Verdict};
 use crate::step::{Batch, FinishedStep, Outcome, Step};
 use diskmeter_report::{RankInfo, RunResult};
 use diskmeter_runner::{GateError, PhaseGate, RunError};
-use diskmeter_stats::LatencyHistogram;
 use diskmeter_workload::rank::RankPlace;
-use serde::{Deserialize, Serialize};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, SystemTime};
@@ -128,36 +126,16 @@ pub(crate) fn runner_stop(error: RunError, me: u32) -> Result<OrchestrateError, 
     })
 }
 
-/// What each rank sends rank 0 at a step's end.
-#[derive(Serialize, Deserialize)]
-struct RankStep {
-    /// The rank's result, as `to_json` writes it.
-    result: String,
-    /// Its latency histograms per direction and kind, HDR V2 bytes (the history's).
-    histograms: Vec<(String, String, Vec<u8>)>,
-}
-
-/// A step of a run across hosts, as rank 0 delivers it.
-#[derive(Debug, Clone)]
-pub struct ScaleOutStep {
-    /// How many ranks ran it.
-    pub ranks: u32,
-    /// Every rank's latency histograms merged, per direction and kind (what the history
-    /// stores for the step).
-    pub histograms: Vec<(String, String, LatencyHistogram)>,
-}
-
 /// After a step: agrees with the other ranks on how it went and gathers the results to
-/// rank 0, which merges them. `ran` is how the step went on this rank (`Err(None)`:
-/// interrupted before its workers started); `histograms` gives a step's latency
-/// histograms. Rank 0 gets the merged step, the others their own; `Ok(None)` when a rank
-/// was interrupted and not every rank has a result; when a rank failed, every rank gets
-/// the first failure as its error.
+/// rank 0, which merges them (each result carries its jobs' exact histograms, so the merge
+/// has every rank's latencies). `ran` is how the step went on this rank (`Err(None)`:
+/// interrupted before its workers started). Rank 0 gets the merged step, the others their
+/// own; `Ok(None)` when a rank was interrupted and not every rank has a result; when a rank
+/// failed, every rank gets the first failure as its error.
 pub(crate) fn conclude_step(
     cluster: &Cluster,
     index: usize,
     ran: Result<FinishedStep, Option<OrchestrateError>>,
-    histograms: impl Fn(&FinishedStep) -> Vec<(String, String, LatencyHistogram)>,
 ) -> Result<Option<FinishedStep>, OrchestrateError> {
     let me = cluster.ranks.rank();
     let health = match &ran {
@@ -187,24 +165,15 @@ pub(crate) fn conclude_step(
         Err(Some(error)) => return Err(error),
         Err(None) => return Ok(None),
     };
-    let mine = RankStep {
-        result: diskmeter_report::to_json(&ran.result),
-        histograms: histograms(&ran)
-            .into_iter()
-            .filter_map(|(d, k, h)| h.to_bytes().ok().map(|bytes| (d, k, bytes)))
-            .collect(),
-    };
-    let bytes = serde_json::to_vec(&mine).map_err(|e| RanksError::Transport {
-        message: e.to_string(),
-    });
-    let gathered = bytes
-        .and_then(|bytes| cluster.ranks.gather(&bytes))
+    let mine = diskmeter_report::to_json(&ran.result);
+    let gathered = cluster
+        .ranks
+        .gather(mine.as_bytes())
         .map_err(|error| OrchestrateError::ranks(error, me))?;
     let Some(gathered) = gathered else {
         return Ok(Some(ran));
     };
     let mut results = Vec::with_capacity(gathered.len());
-    let mut merged: Vec<(String, String, LatencyHistogram)> = Vec::new();
     for (rank, bytes) in gathered.iter().enumerate() {
         let garbled = |message: String| OrchestrateError::Ranks {
             error: RanksError::Transport {
@@ -212,22 +181,9 @@ pub(crate) fn conclude_step(
             },
             own: false,
         };
-        let step: RankStep = serde_json::from_slice(bytes).map_err(|e| garbled(e.to_string()))?;
-        results
-            .push(diskmeter_report::from_json(&step.result).map_err(|e| garbled(e.to_string()))?);
-        for (direction, kind, bytes) in step.histograms {
-            let histogram =
-                LatencyHistogram::from_bytes(&bytes).map_err(|e| garbled(e.to_string()))?;
-            match merged
-                .iter_mut()
-                .find(|(d, k, _)| *d == direction && *k == kind)
-            {
-                Some((_, _, into)) => into.merge(&histogram),
-                None => merged.push((direction, kind, histogram)),
-            }
-        }
+        let text = std::str::from_utf8(bytes).map_err(|e| garbled(e.to_string()))?;
+        results.push(diskmeter_report::from_json(text).map_err(|e| garbled(e.to_string()))?);
     }
-    let ranks = results.len() as u32;
     let mut result: RunResult =
         diskmeter_report::merge::merge_ranks(results).map_err(OrchestrateError::Merge)?;
     let mut input = ran.input;
@@ -238,10 +194,6 @@ pub(crate) fn conclude_step(
     Ok(Some(FinishedStep {
         input,
         result,
-        scale_out: Some(ScaleOutStep {
-            ranks,
-            histograms: merged,
-        }),
         ..ran
     }))
 }

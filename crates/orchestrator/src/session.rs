@@ -337,8 +337,8 @@ impl Session {
         PlanOptions {
             throttle: self.settings.throttle,
             allow_exec: self.settings.allow_exec,
-            // Ranks may share a file (MPI or not): none cuts another's larger one down.
-            keep_larger_files: self.settings.rank.is_some(),
+            // Ranks may share a file, MPI or not.
+            files_shared_by_ranks: self.settings.rank.is_some(),
             ..PlanOptions::default()
         }
     }
@@ -400,9 +400,7 @@ impl Session {
                 Err(StepStop::Error(error)) => Err(Some(error)),
             },
         };
-        let histograms =
-            |finished: &FinishedStep| crate::history::merged_histograms(&finished.input);
-        match scale_out::conclude_step(cluster, step.index, ran, histograms) {
+        match scale_out::conclude_step(cluster, step.index, ran) {
             Ok(Some(finished)) => Ok(Some(finished)),
             Ok(None) => Err(StepStop::Interrupted),
             Err(error) => Err(StepStop::Error(error)),
@@ -507,7 +505,6 @@ impl Session {
             input,
             result,
             errors,
-            scale_out: None,
         }))
     }
 }

@@ -95,14 +95,12 @@ pub struct FinishedStep {
     /// Its name.
     pub name: String,
     /// The workers' results as measured (the histograms the history merges come from here).
+    /// On rank 0 of a run across hosts, rank 0's own, while `result` is every rank's merge.
     pub input: RunInput,
     /// The result in the one schema.
     pub result: RunResult,
     /// Why workers or log files failed, one line each; empty when none did.
     pub errors: Vec<String>,
-    /// On rank 0 of a run across hosts: the step merged from every rank (`result` is the
-    /// merge, `input` rank 0's own); `None` on one host and on the other ranks.
-    pub scale_out: Option<crate::scale_out::ScaleOutStep>,
 }
 
 impl FinishedStep {

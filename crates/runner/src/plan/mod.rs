@@ -107,9 +107,7 @@ pub struct RunPlan {
     pub notes: Vec<String>,
     /// Caps every worker of the run shares (the in-engine throttle); unlimited by default.
     pub throttle: crate::ThrottleLimits,
-    /// The run is one rank of a run across hosts ([`PlanOptions::keep_larger_files`]): a
-    /// file it finds laid out is another rank's as much as its own, so it removes only the
-    /// files it laid out itself.
+    /// The run is one rank of a run across hosts ([`PlanOptions::files_shared_by_ranks`]).
     pub files_shared_by_ranks: bool,
 }
 
@@ -123,11 +121,12 @@ pub struct PlanOptions {
     /// Run the jobs' `exec_prerun` and `exec_postrun` commands (`--allow-exec`); without it
     /// a job that has them is refused.
     pub allow_exec: bool,
-    /// A file diskmeter made that is larger than a job's region needs is used as it is
-    /// rather than made again at the size needed: in a run across hosts the ranks sharing a
-    /// file each need a different end of it, and the rank whose region reaches furthest
-    /// lays it out first.
-    pub keep_larger_files: bool,
+    /// The run is one rank of a run across hosts, whose ranks may share files: each needs a
+    /// different end of a shared file and the rank whose region reaches furthest lays it
+    /// out first, so a file diskmeter made that is larger than a job's region needs is used
+    /// as it is rather than made again at the size needed; and a file a rank finds laid out
+    /// is another rank's as much as its own, so it removes only the files it laid out.
+    pub files_shared_by_ranks: bool,
 }
 
 /// IOs per submit call when the job leaves `iodepth_batch_submit` unset (fio: 1). The queue
@@ -186,7 +185,7 @@ pub fn resolve(jobs: &[JobSpec], options: &PlanOptions) -> Result<RunPlan, RunEr
         workers: Vec::new(),
         notes: Vec::new(),
         throttle: options.throttle,
-        files_shared_by_ranks: options.keep_larger_files,
+        files_shared_by_ranks: options.files_shared_by_ranks,
     };
     if let Some(cap) = options.throttle.zero_cap() {
         return Err(crate::ThrottleError::ZeroCap { cap }.into());
@@ -442,7 +441,7 @@ fn resolve_targets(
             path: path.clone(),
             source,
         })?;
-        let mut target = plan_target(job, probe, per_file_size, options.keep_larger_files)?;
+        let mut target = plan_target(job, probe, per_file_size, options.files_shared_by_ranks)?;
         let planned = index.of(&target.path, target.kind);
         if let Some(&first) = planned.first() {
             let same_region = |t: &TargetPlan| {
