@@ -208,27 +208,48 @@ fn four_ranks_split_one_shared_file_and_start_each_phase_together() {
     );
 }
 
-/// Review of issue 18: a rank that fails before the run's first round (its job refused on
-/// its host only) ends the MPI job instead of leaving the others waiting for it. Open MPI
-/// gives every rank its number in OMPI_COMM_WORLD_RANK, which the job file reads: rank 0
-/// gets `bs=0k`.
+/// Review of issue 18: a rank that fails before the run's first round (its job file cannot
+/// be read on its host only) ends the MPI job instead of leaving the others waiting for it,
+/// and says why. Open MPI's MPMD form gives rank 0 a job file that does not exist and the
+/// other three one that does.
 #[test]
 fn a_rank_refused_before_the_first_round_ends_the_job() {
     if !mpi_ready("a_rank_refused_before_the_first_round_ends_the_job") {
         return;
     }
+    common::isolate_history();
     let dir = TestDir::new();
     std::fs::write(
         dir.path().join("job.fio"),
-        "[j]\nrw=randread\nsize=1m\nbs=${OMPI_COMM_WORLD_RANK}k\n",
+        "[j]\nioengine=null\nrw=randread\nsize=1m\n",
     )
     .unwrap();
-    let output = mpirun(dir.path(), 4, &["run", "--mpi", "--no-save", "job.fio"]);
+    let binary = assert_cmd::cargo::cargo_bin("diskmeter");
+    let rank = |count: &str, job: &str| -> Vec<std::ffi::OsString> {
+        ["-n", count, "--oversubscribe"]
+            .iter()
+            .map(std::ffi::OsString::from)
+            .chain([binary.clone().into_os_string()])
+            .chain(["run", "--mpi", "--no-save", job].map(std::ffi::OsString::from))
+            .collect()
+    };
+    let output = std::process::Command::new("timeout")
+        .args(["120", "mpirun"])
+        .args(rank("1", "missing.fio"))
+        .arg(":")
+        .args(rank("3", "job.fio"))
+        .current_dir(dir.path())
+        .env("OMPI_ALLOW_RUN_AS_ROOT", "1")
+        .env("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1")
+        .env("OMPI_MCA_btl", "self,vader")
+        .output()
+        .expect("run mpirun");
     let stderr = String::from_utf8_lossy(&output.stderr);
     assert_ne!(output.status.code(), Some(124), "the run hung: {stderr}");
     assert_ne!(output.status.code(), Some(0), "{stderr}");
-    assert!(stderr.contains("bs"), "rank 0 says why: {stderr}");
+    assert!(stderr.contains("missing.fio"), "rank 0 says why: {stderr}");
     assert!(!stderr.contains("panicked"), "{stderr}");
+    assert!(output.stdout.is_empty(), "no result is printed");
 }
 
 #[test]

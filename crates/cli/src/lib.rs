@@ -124,33 +124,33 @@ pub fn command() -> Command {
 /// the exit code.
 pub fn main() -> ExitCode {
     let done = try_main();
-    if let Err(error) = &done {
+    // Printed before MPI is finalised: once another rank of an MPI job has exited, mpirun
+    // may end this one at any moment, and its error must be out by then.
+    let silent = ranks::silent();
+    let (code, failed) = report(done, silent);
+    if let Some(failed) = failed {
         // A rank that fails before the run's first round would leave the others waiting
-        // there: it says why, then ends the MPI job (no return when it does).
-        ranks::abort_if_never_met(|| {
-            for line in format!("{error:#}").lines() {
-                eprintln!("diskmeter: {line}");
-            }
-            if is_usage(error) {
-                EXIT_USAGE
-            } else {
-                EXIT_FAILURE
-            }
-        });
+        // there: it ends the MPI job (no return when it does).
+        ranks::abort_if_never_met(failed);
     }
     // Every rank of an MPI job finalises, whatever its outcome.
-    let silent = ranks::silent();
     ranks::leave();
+    code
+}
+
+/// Prints the outcome's error, if any (a rank other than 0 of an MPI job leaves another
+/// rank's failure to rank 0); the exit code, and the code as a number when it failed.
+fn report(done: anyhow::Result<Status>, silent: bool) -> (ExitCode, Option<i32>) {
     match done {
-        Ok(Status::Success) => ExitCode::SUCCESS,
-        Ok(Status::Failure) => ExitCode::from(EXIT_FAILURE as u8),
+        Ok(Status::Success) => (ExitCode::SUCCESS, None),
+        Ok(Status::Failure) => (ExitCode::from(EXIT_FAILURE as u8), None),
         Err(error) => {
             if let Some(clap_error) = error.downcast_ref::<clap::Error>() {
                 let _ = clap_error.print();
                 return match clap_error.kind() {
                     clap::error::ErrorKind::DisplayHelp
-                    | clap::error::ErrorKind::DisplayVersion => ExitCode::SUCCESS,
-                    _ => exit_code(true),
+                    | clap::error::ErrorKind::DisplayVersion => (ExitCode::SUCCESS, None),
+                    _ => (exit_code(true), Some(EXIT_USAGE)),
                 };
             }
             // Another rank's failure is rank 0's to report, and that rank's own.
@@ -162,7 +162,9 @@ pub fn main() -> ExitCode {
             for line in format!("{error:#}").lines().filter(|_| !(silent && others)) {
                 eprintln!("diskmeter: {line}");
             }
-            exit_code(is_usage(&error))
+            let usage = is_usage(&error);
+            let code = if usage { EXIT_USAGE } else { EXIT_FAILURE };
+            (exit_code(usage), Some(code))
         }
     }
 }

@@ -106,23 +106,18 @@ pub fn leave() {
 }
 
 /// When this process joined an MPI job and failed before taking part in any of its
-/// collectives (the other ranks then wait for it in the run's first round), `report` prints
-/// the error and gives the exit code, and the whole MPI job is ended with it (no return).
-/// Otherwise nothing happens.
-pub fn abort_if_never_met(report: impl FnOnce() -> i32) {
+/// collectives (the other ranks then wait for it in the run's first round), the whole MPI
+/// job is ended with `exit_code` (no return); otherwise nothing happens. The error is
+/// printed first, by the caller.
+pub fn abort_if_never_met(exit_code: i32) {
     #[cfg(feature = "mpi")]
     WORLD.with(|w| {
         if let Some(world) = w.borrow().as_ref() {
-            let ranks = world.world.ranks();
-            use diskmeter_orchestrator::Ranks;
-            if ranks.size() > 1 && !world.world.has_met() {
-                let code = report();
-                world.world.abort_if_never_met(code);
-            }
+            world.world.abort_if_never_met(exit_code);
         }
     });
     #[cfg(not(feature = "mpi"))]
-    let _ = report;
+    let _ = exit_code;
 }
 
 /// This process is a rank other than 0 of an MPI job: it prints nothing but its errors.
