@@ -179,11 +179,32 @@ fn the_matrix_on_a_throttled_volume_shows_the_iops_and_bandwidth_caps() {
         "64K" => (200.0, 3200.0),
         _ => (200.0, 800.0),
     };
+    // Each row's median cell shows its cap within 3 %. A single cell may stray further: the
+    // kernel's throttle grants a group the budget of the whole 100 ms slice it is in, so a cell
+    // whose first IO comes within a slice opened by IO just before it (measured here: a run
+    // started right after another runs 3 % over, one after a pause does not) runs up to two
+    // slices over the cap, +3 to +7 % of a 3 s cell; and
+    // a cell starved of CPU on a loaded 2-core machine runs a few per cent under it. Both are
+    // what the device did, so the cell bound is 8 %.
+    let relative = |value: f64, want: f64| value / want - 1.0;
     for (row, column, mib, iops) in &cells {
         let (want_mib, want_iops) = expected(row);
         assert!(
-            (iops / want_iops - 1.0).abs() < 0.05 && (mib / want_mib - 1.0).abs() < 0.05,
+            relative(*iops, want_iops).abs() < 0.08 && relative(*mib, want_mib).abs() < 0.08,
             "{row} column {column}: {mib} MiB/s, {iops} IOPS; expected {want_mib:.2}, {want_iops}\n{table}"
+        );
+    }
+    for row in ["4K", "8K", "64K", "256K"] {
+        let (want_mib, want_iops) = expected(row);
+        let median = |pick: fn(&(String, usize, f64, f64)) -> f64| {
+            let mut values: Vec<f64> = cells.iter().filter(|c| c.0 == row).map(pick).collect();
+            values.sort_by(f64::total_cmp);
+            (values[values.len() / 2 - 1] + values[values.len() / 2]) / 2.0
+        };
+        let (mib, iops) = (median(|c| c.2), median(|c| c.3));
+        assert!(
+            relative(iops, want_iops).abs() < 0.03 && relative(mib, want_mib).abs() < 0.03,
+            "{row} row's median: {mib} MiB/s, {iops} IOPS; expected {want_mib:.2}, {want_iops}\n{table}"
         );
     }
 }
