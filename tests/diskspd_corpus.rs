@@ -185,7 +185,11 @@ fn with_scratch_targets(line: &CorpusLine, dir: &Path) -> Vec<String> {
                     .or_insert_with(|| format!("l{}-t{next}.dat", line.line_number))
                     .clone();
                 let file = std::fs::File::create(dir.join(&name)).expect("scratch target");
-                file.set_len(SCRATCH_TARGET_BYTES)
+                // A file system that caps a file's size below 1 TiB gets the largest of these
+                // it takes.
+                [SCRATCH_TARGET_BYTES, 64 << 30, 1 << 30]
+                    .iter()
+                    .find(|&&bytes| file.set_len(bytes).is_ok())
                     .expect("a sparse scratch target");
                 name
             } else if let Some(profile) = with_plain_dash(arg).strip_prefix("-X") {
