@@ -120,7 +120,7 @@ pub enum TestType {
 }
 
 impl TestType {
-    const NAMES: [(&'static str, TestType); 8] = [
+    pub(super) const NAMES: [(&'static str, TestType); 8] = [
         ("NORMAL", TestType::Normal),
         ("CYCLE_TARGETS", TestType::CycleTargets),
         ("CYCLE_WORKERS", TestType::CycleWorkers),
@@ -386,14 +386,14 @@ impl<'a> Lines<'a> {
     }
 }
 
-fn starts_with_ci(text: &str, prefix: &str) -> bool {
+pub(super) fn starts_with_ci(text: &str, prefix: &str) -> bool {
     text.len() >= prefix.len()
         && text.is_char_boundary(prefix.len())
         && text[..prefix.len()].eq_ignore_ascii_case(prefix)
 }
 
 /// The comma- or blank-separated fields of a value.
-fn fields(value: &str) -> Vec<&str> {
+pub(super) fn fields(value: &str) -> Vec<&str> {
     value
         .split([',', ' ', '\t'])
         .map(str::trim)
@@ -401,7 +401,7 @@ fn fields(value: &str) -> Vec<&str> {
         .collect()
 }
 
-fn number<T: std::str::FromStr>(
+pub(super) fn number<T: std::str::FromStr>(
     lines: &Lines<'_>,
     line: usize,
     field: &str,
@@ -443,17 +443,17 @@ pub fn parse_icf(file: &str, text: &str) -> Result<Icf, IcfError> {
     let start = lines.at;
     lines.section = "'TEST SETUP";
     if lines.skip_to("'TEST SETUP") {
-        read_setup(&mut lines, &mut icf.setup)?;
+        super::icf_sections::read_setup(&mut lines, &mut icf.setup)?;
     }
     lines.at = start;
     lines.section = "'ACCESS SPECIFICATIONS";
     if lines.skip_to("'ACCESS SPECIFICATIONS") {
-        icf.specs = super::icf_manager::read_specs(&mut lines)?;
+        icf.specs = super::icf_sections::read_specs(&mut lines)?;
     }
     lines.at = start;
     lines.section = "'MANAGER LIST";
     if lines.skip_to("'MANAGER LIST") {
-        icf.managers = super::icf_manager::read_managers(&mut lines)?;
+        icf.managers = super::icf_sections::read_managers(&mut lines)?;
     }
     Ok(icf)
 }
@@ -493,122 +493,7 @@ impl<'a> Lines<'a> {
     }
 }
 
-/// Splits a value into its fields (commas, tabs or blanks between them).
-pub(super) fn value_fields(value: &str) -> Vec<&str> {
-    fields(value)
-}
-
 /// True when `text` starts with `prefix`, letter case aside.
 pub(super) fn has_prefix(text: &str, prefix: &str) -> bool {
     starts_with_ci(text, prefix)
-}
-
-fn step_type(
-    lines: &Lines<'_>,
-    line: usize,
-    field: &str,
-    text: Option<&&str>,
-) -> Result<StepType, IcfError> {
-    match text.copied().unwrap_or("") {
-        t if t.eq_ignore_ascii_case("LINEAR") || t == "0" => Ok(StepType::Linear),
-        t if t.eq_ignore_ascii_case("EXPONENTIAL") || t == "1" => Ok(StepType::Exponential),
-        t => Err(lines.error(
-            line,
-            Some(field),
-            format!("step type '{t}' is neither LINEAR nor EXPONENTIAL"),
-        )),
-    }
-}
-
-fn worker_count(
-    lines: &Lines<'_>,
-    line: usize,
-    field: &str,
-    value: &str,
-) -> Result<WorkerCount, IcfError> {
-    let token = fields(value).first().copied().unwrap_or("");
-    if token.eq_ignore_ascii_case("NUMBER_OF_CPUS") {
-        return Ok(WorkerCount::NumberOfCpus);
-    }
-    number(lines, line, field, Some(&token)).map(WorkerCount::Count)
-}
-
-fn read_setup(lines: &mut Lines<'_>, setup: &mut TestSetup) -> Result<(), IcfError> {
-    loop {
-        let (line, key, value) = lines.pair()?;
-        let f = fields(value);
-        let key_name = key.trim_start_matches('\'');
-        let cycling = |lines: &Lines<'_>| -> Result<Cycling, IcfError> {
-            Ok(Cycling {
-                start: number(lines, line, key_name, f.first())?,
-                step: number(lines, line, key_name, f.get(1))?,
-                step_type: step_type(lines, line, key_name, f.get(2))?,
-            })
-        };
-        if starts_with_ci(key, "'END test setup") {
-            return Ok(());
-        } else if key.eq_ignore_ascii_case("'Test Description") {
-            setup.description = value.to_string();
-        } else if key.eq_ignore_ascii_case("'Run Time") {
-            let [h, m, s] = [0, 1, 2]
-                .map(|i| number::<u64>(lines, line, "Run Time (hours minutes seconds)", f.get(i)));
-            setup.run_time_s = h? * 3600 + m? * 60 + s?;
-        } else if starts_with_ci(key, "'Ramp Up Time") {
-            setup.ramp_up_s = number(lines, line, key_name, f.first())?;
-        } else if key.eq_ignore_ascii_case("'Default Disk Workers to Spawn") {
-            setup.disk_workers = worker_count(lines, line, key_name, value)?;
-        } else if key.eq_ignore_ascii_case("'Default Workers to Spawn") {
-            // Before 1998.10.08 this was the only count and 0 meant one per CPU.
-            setup.disk_workers = match worker_count(lines, line, key_name, value)? {
-                WorkerCount::Count(0) => WorkerCount::NumberOfCpus,
-                other => other,
-            };
-        } else if key.eq_ignore_ascii_case("'Default Network Workers to Spawn") {
-            setup.network_workers = worker_count(lines, line, key_name, value)?;
-        } else if key.eq_ignore_ascii_case("'Record Results") {
-            setup.record_results = value.to_string();
-        } else if key.eq_ignore_ascii_case("'Worker Cycling") {
-            setup.worker_cycling = cycling(lines)?;
-        } else if key.eq_ignore_ascii_case("'Disk Cycling")
-            || key.eq_ignore_ascii_case("'Target Cycling")
-        {
-            setup.target_cycling = cycling(lines)?;
-        } else if key.eq_ignore_ascii_case("'Queue Depth Cycling") {
-            setup.queue_cycling = QueueCycling {
-                cycle: Cycling {
-                    start: number(lines, line, key_name, f.first())?,
-                    step: number(lines, line, key_name, f.get(2))?,
-                    step_type: step_type(lines, line, key_name, f.get(3))?,
-                },
-                end: number(lines, line, key_name, f.get(1))?,
-            };
-        } else if key.eq_ignore_ascii_case("'Test Type") {
-            let name = f.first().copied().unwrap_or("");
-            setup.test_type = TestType::NAMES
-                .iter()
-                .find(|(n, _)| n.eq_ignore_ascii_case(name))
-                .map(|(_, t)| *t)
-                .or_else(|| {
-                    name.parse::<usize>()
-                        .ok()
-                        .and_then(|i| TestType::NAMES.get(i).map(|(_, t)| *t))
-                })
-                .ok_or_else(|| {
-                    lines.error(
-                        line,
-                        Some("Test Type"),
-                        format!(
-                            "unknown test type '{name}'; Iometer's are {}",
-                            TestType::NAMES.map(|(n, _)| n).join(", ")
-                        ),
-                    )
-                })?;
-        } else {
-            return Err(lines.error(
-                line,
-                Some(key_name),
-                "not a field of 'TEST SETUP (Iometer refuses it too)",
-            ));
-        }
-    }
 }

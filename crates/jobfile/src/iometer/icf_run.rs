@@ -66,8 +66,8 @@ pub struct StepWorker {
 pub struct IcfStep {
     /// `SPEC qd=N workers=W targets=T`.
     pub name: String,
-    /// The access specification all workers run, or `mixed` (Iometer's common spec name).
-    pub spec: String,
+    /// The access specification all workers run; `None` when they run different ones.
+    pub spec: Option<String>,
     /// The workers active.
     pub workers: Vec<StepWorker>,
     /// The jobs, worker after worker.
@@ -408,8 +408,8 @@ fn step(
         });
     }
     let spec = match workers.first() {
-        Some(first) if workers.iter().all(|w| w.spec == first.spec) => first.spec.clone(),
-        _ => "mixed".to_string(),
+        Some(first) if workers.iter().all(|w| w.spec == first.spec) => Some(first.spec.clone()),
+        _ => None,
     };
     let depths: Vec<u32> = workers.iter().map(|w| w.queue_depth).collect();
     let depth = match depths.first() {
@@ -418,7 +418,8 @@ fn step(
     };
     Ok(IcfStep {
         name: format!(
-            "{spec} qd={depth} workers={} targets={}",
+            "{} qd={depth} workers={} targets={}",
+            spec.as_deref().unwrap_or("mixed"),
             workers.len(),
             workers.iter().map(|w| w.targets).sum::<usize>()
         ),

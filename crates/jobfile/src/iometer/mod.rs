@@ -14,8 +14,8 @@
 //! Iometer's own configuration files (`.icf`) are read by [`icf`] and run by [`icf_run`].
 
 pub mod icf;
-mod icf_manager;
 pub mod icf_run;
+mod icf_sections;
 
 use diskmeter_units::{parse_size, parse_time_ns, KbBase, TimeUnit, UnitError};
 use diskmeter_workload::{apply_option, JobSpec, OptionError};

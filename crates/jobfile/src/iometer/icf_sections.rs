@@ -1,12 +1,17 @@
-//! The `'ACCESS SPECIFICATIONS` and `'MANAGER LIST` sections of an `.icf` file.
+//! The `'TEST SETUP`, `'ACCESS SPECIFICATIONS` and `'MANAGER LIST` sections of an `.icf` file.
 //!
 //! The manager list is read line by line, as Iometer's `Worker::LoadConfig` reads it: its
 //! keys (`'Default target settings for worker`, `'Number of outstanding IOs,...`) follow
 //! each other, so they cannot be taken as a key and its column headings.
 
 use super::icf::{
-    has_prefix, value_fields, IcfError, IcfManager, IcfSpec, IcfWorker, Lines, SpecLine,
+    fields, has_prefix, number, starts_with_ci, Cycling, IcfError, IcfManager, IcfSpec, IcfWorker,
+    Lines, QueueCycling, SpecLine, StepType, TestSetup, TestType, WorkerCount,
 };
+
+fn value_fields(value: &str) -> Vec<&str> {
+    fields(value)
+}
 
 /// Reads the access specifications up to `'END access specifications`.
 pub(super) fn read_specs(lines: &mut Lines<'_>) -> Result<Vec<IcfSpec>, IcfError> {
@@ -270,6 +275,117 @@ fn read_defaults(lines: &mut Lines<'_>, worker: &mut IcfWorker) -> Result<(), Ic
                 line,
                 Some(field),
                 format!("not a default target setting of worker {}", worker.name),
+            ));
+        }
+    }
+}
+
+fn step_type(
+    lines: &Lines<'_>,
+    line: usize,
+    field: &str,
+    text: Option<&&str>,
+) -> Result<StepType, IcfError> {
+    match text.copied().unwrap_or("") {
+        t if t.eq_ignore_ascii_case("LINEAR") || t == "0" => Ok(StepType::Linear),
+        t if t.eq_ignore_ascii_case("EXPONENTIAL") || t == "1" => Ok(StepType::Exponential),
+        t => Err(lines.error(
+            line,
+            Some(field),
+            format!("step type '{t}' is neither LINEAR nor EXPONENTIAL"),
+        )),
+    }
+}
+
+fn worker_count(
+    lines: &Lines<'_>,
+    line: usize,
+    field: &str,
+    value: &str,
+) -> Result<WorkerCount, IcfError> {
+    let token = fields(value).first().copied().unwrap_or("");
+    if token.eq_ignore_ascii_case("NUMBER_OF_CPUS") {
+        return Ok(WorkerCount::NumberOfCpus);
+    }
+    number(lines, line, field, Some(&token)).map(WorkerCount::Count)
+}
+
+/// Reads the test setup up to `'END test setup`.
+pub(super) fn read_setup(lines: &mut Lines<'_>, setup: &mut TestSetup) -> Result<(), IcfError> {
+    loop {
+        let (line, key, value) = lines.pair()?;
+        let f = fields(value);
+        let key_name = key.trim_start_matches('\'');
+        let cycling = |lines: &Lines<'_>| -> Result<Cycling, IcfError> {
+            Ok(Cycling {
+                start: number(lines, line, key_name, f.first())?,
+                step: number(lines, line, key_name, f.get(1))?,
+                step_type: step_type(lines, line, key_name, f.get(2))?,
+            })
+        };
+        if starts_with_ci(key, "'END test setup") {
+            return Ok(());
+        } else if key.eq_ignore_ascii_case("'Test Description") {
+            setup.description = value.to_string();
+        } else if key.eq_ignore_ascii_case("'Run Time") {
+            let [h, m, s] = [0, 1, 2]
+                .map(|i| number::<u64>(lines, line, "Run Time (hours minutes seconds)", f.get(i)));
+            setup.run_time_s = h? * 3600 + m? * 60 + s?;
+        } else if starts_with_ci(key, "'Ramp Up Time") {
+            setup.ramp_up_s = number(lines, line, key_name, f.first())?;
+        } else if key.eq_ignore_ascii_case("'Default Disk Workers to Spawn") {
+            setup.disk_workers = worker_count(lines, line, key_name, value)?;
+        } else if key.eq_ignore_ascii_case("'Default Workers to Spawn") {
+            // Before 1998.10.08 this was the only count and 0 meant one per CPU.
+            setup.disk_workers = match worker_count(lines, line, key_name, value)? {
+                WorkerCount::Count(0) => WorkerCount::NumberOfCpus,
+                other => other,
+            };
+        } else if key.eq_ignore_ascii_case("'Default Network Workers to Spawn") {
+            setup.network_workers = worker_count(lines, line, key_name, value)?;
+        } else if key.eq_ignore_ascii_case("'Record Results") {
+            setup.record_results = value.to_string();
+        } else if key.eq_ignore_ascii_case("'Worker Cycling") {
+            setup.worker_cycling = cycling(lines)?;
+        } else if key.eq_ignore_ascii_case("'Disk Cycling")
+            || key.eq_ignore_ascii_case("'Target Cycling")
+        {
+            setup.target_cycling = cycling(lines)?;
+        } else if key.eq_ignore_ascii_case("'Queue Depth Cycling") {
+            setup.queue_cycling = QueueCycling {
+                cycle: Cycling {
+                    start: number(lines, line, key_name, f.first())?,
+                    step: number(lines, line, key_name, f.get(2))?,
+                    step_type: step_type(lines, line, key_name, f.get(3))?,
+                },
+                end: number(lines, line, key_name, f.get(1))?,
+            };
+        } else if key.eq_ignore_ascii_case("'Test Type") {
+            let name = f.first().copied().unwrap_or("");
+            setup.test_type = TestType::NAMES
+                .iter()
+                .find(|(n, _)| n.eq_ignore_ascii_case(name))
+                .map(|(_, t)| *t)
+                .or_else(|| {
+                    name.parse::<usize>()
+                        .ok()
+                        .and_then(|i| TestType::NAMES.get(i).map(|(_, t)| *t))
+                })
+                .ok_or_else(|| {
+                    lines.error(
+                        line,
+                        Some("Test Type"),
+                        format!(
+                            "unknown test type '{name}'; Iometer's are {}",
+                            TestType::NAMES.map(|(n, _)| n).join(", ")
+                        ),
+                    )
+                })?;
+        } else {
+            return Err(lines.error(
+                line,
+                Some(key_name),
+                "not a field of 'TEST SETUP (Iometer refuses it too)",
             ));
         }
     }
