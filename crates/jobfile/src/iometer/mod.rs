@@ -550,3 +550,6 @@ size = "10g"
         assert_eq!(rows[1].file_size_bytes, 10 << 30);
     }
 }
+
+#[cfg(test)]
+mod icf_tests;
