@@ -164,7 +164,7 @@ pub fn steps(
         .unwrap_or(0);
     let run_time_ns = settings
         .run_time_ns
-        .unwrap_or(icf.setup.run_time_s * 1_000_000_000);
+        .unwrap_or(icf.setup.run_time_s.saturating_mul(1_000_000_000));
     if run_time_ns == 0 {
         return Err(fail(
             "'TEST SETUP 'Run Time is 0 (Iometer runs until stopped): give --time".into(),
@@ -172,7 +172,7 @@ pub fn steps(
     }
     let ramp_ns = settings
         .ramp_ns
-        .unwrap_or(icf.setup.ramp_up_s * 1_000_000_000);
+        .unwrap_or(icf.setup.ramp_up_s.saturating_mul(1_000_000_000));
     let mut out = Vec::new();
     for position in 0..positions {
         // Workers that can run at this position: a disk worker with targets and a spec
@@ -367,9 +367,9 @@ fn step(
             size_bytes: match worker.max_size_sectors {
                 0 if any_dir => Some(settings.file_size_bytes),
                 0 => None,
-                sectors => Some(sectors * 512),
+                sectors => Some(sectors.saturating_mul(512)),
             },
-            offset_bytes: worker.starting_sector * 512,
+            offset_bytes: worker.starting_sector.saturating_mul(512),
             seed: worker.fixed_seed,
             run_time_ns,
             ramp_ns,
@@ -389,9 +389,14 @@ fn step(
         }
         for (share, lines) in shapes(spec) {
             let depth = if share == 100 {
-                qd as u64 * targets as u64
+                (qd as u64).saturating_mul(targets as u64)
             } else {
-                ((qd as u64 * targets as u64 * share as u64 + 50) / 100).max(1)
+                ((qd as u64)
+                    .saturating_mul(targets as u64)
+                    .saturating_mul(share as u64)
+                    .saturating_add(50)
+                    / 100)
+                    .max(1)
             };
             jobs.push(
                 base.job(&lines, depth, (share < 100).then_some(share))

@@ -330,7 +330,10 @@ pub(super) fn read_setup(lines: &mut Lines<'_>, setup: &mut TestSetup) -> Result
         } else if key.eq_ignore_ascii_case("'Run Time") {
             let [h, m, s] = [0, 1, 2]
                 .map(|i| number::<u64>(lines, line, "Run Time (hours minutes seconds)", f.get(i)));
-            setup.run_time_s = h? * 3600 + m? * 60 + s?;
+            setup.run_time_s = h?
+                .saturating_mul(3600)
+                .saturating_add(m?.saturating_mul(60))
+                .saturating_add(s?);
         } else if starts_with_ci(key, "'Ramp Up Time") {
             setup.ramp_up_s = number(lines, line, key_name, f.first())?;
         } else if key.eq_ignore_ascii_case("'Default Disk Workers to Spawn") {
