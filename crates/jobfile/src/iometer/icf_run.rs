@@ -509,7 +509,14 @@ impl WorkerJob {
             _ => "randrw",
         };
         let mut options: Vec<(&str, String)> = vec![
-            ("name", self.name.clone()),
+            (
+                "name",
+                match flow {
+                    // A job per line shape: named by its share, so the report tells them apart.
+                    Some(share) => format!("{} ({share}%)", self.name),
+                    None => self.name.clone(),
+                },
+            ),
             ("filename", self.filename.clone()),
             ("rw", rw.into()),
             ("iodepth", depth.to_string()),
