@@ -14,7 +14,7 @@ use std::fmt::Write;
 /// The `iometer` subcommand's definition.
 pub fn command() -> Command {
     let command = Command::new("iometer")
-        .about("Run Iometer access specifications (NAME:SIZE,RANDOM%,READ%) or a scenario table")
+        .about("Run Iometer access specifications (NAME:SIZE,RANDOM%,READ%), a scenario table or an Iometer .icf file")
         .long_about(
             "Runs Iometer access specifications one after another: each becomes a job with that \
              request size, read share and random share, --workers workers with --qd IOs each, \
@@ -22,7 +22,13 @@ pub fn command() -> Command {
              RandomWrites_64K, RandomReads_64K, RandomWrites_1MB, RandomReads_1MB). A folder \
              target gets Iometer's test file iobw.tst (--size, default 1 GiB; the guides use \
              200 GB). --table FILE runs a TOML scenario table instead (format in \
-             docs/GUIDE.md).\n\nExit codes: 0 ok; 1 a run failed or was interrupted; 2 usage error.",
+             docs/GUIDE.md).\n\n--icf FILE runs an Iometer configuration file (.icf, Iometer 2004.07.30 to \
+             1.1.0) as Iometer would: its access specifications in their assigned order, each \
+             step of its test type's cycling (queue depth, workers, targets) a step of the run, \
+             every worker a job with its outstanding IOs, maximum disk size and starting sector; \
+             run time and ramp from the file unless --time/--ramp are given. The file's targets \
+             (C: \"NTFS\", PHYSICALDRIVE:1) are mapped with --target-map 'C:=/mnt/data' or given \
+             as TARGETs in the order they first appear. --csv FILE writes Iometer's results CSV.\n\nExit codes: 0 ok; 1 a run failed or was interrupted; 2 usage error.",
         )
         .arg(
             Arg::new("spec")
@@ -74,7 +80,34 @@ pub fn command() -> Command {
                 .conflicts_with("spec")
                 .help("A TOML scenario table: [[scenario]] rows of target, spec, duration (and ramp, workers, qd, size)"),
         )
-        .arg(Arg::new("target").value_name("TARGET").help("Folder (gets iobw.tst), file or block device"))
+        .arg(
+            Arg::new("icf")
+                .long("icf")
+                .value_name("FILE")
+                .conflicts_with_all(["spec", "table", "workers", "qd"])
+                .help("An Iometer configuration file (.icf): its test setup, access specifications and workers"),
+        )
+        .arg(
+            Arg::new("target-map")
+                .long("target-map")
+                .value_name("NAME=PATH")
+                .action(ArgAction::Append)
+                .requires("icf")
+                .help("With --icf: run the file's target NAME (C:, PHYSICALDRIVE:1 or its full name) on PATH (repeatable)"),
+        )
+        .arg(
+            Arg::new("csv")
+                .long("csv")
+                .value_name("FILE")
+                .requires("icf")
+                .help("With --icf: write Iometer's results CSV (1.1.0 columns, ALL/MANAGER/WORKER rows per step)"),
+        )
+        .arg(
+            Arg::new("target")
+                .value_name("TARGET")
+                .action(ArgAction::Append)
+                .help("Folder (gets iobw.tst), file or block device; with --icf, the file's targets in order"),
+        )
         .arg(
             Arg::new("output-format")
                 .long("output-format")
@@ -87,6 +120,12 @@ pub fn command() -> Command {
 }
 
 fn scenarios(matches: &ArgMatches) -> Result<Vec<Scenario>, String> {
+    if matches
+        .get_many::<String>("target")
+        .is_some_and(|t| t.len() > 1)
+    {
+        return Err("give one TARGET (several only with --icf)".to_string());
+    }
     if let Some(path) = matches.get_one::<String>("table") {
         let text = std::fs::read_to_string(path).map_err(|e| format!("cannot read {path}: {e}"))?;
         return iometer::parse_table(path, &text).map_err(|e| e.to_string());
@@ -133,6 +172,9 @@ fn scenarios(matches: &ArgMatches) -> Result<Vec<Scenario>, String> {
 
 /// Runs `diskmeter iometer`.
 pub fn main(matches: &ArgMatches) -> anyhow::Result<Status> {
+    if let Some(path) = matches.get_one::<String>("icf") {
+        return crate::iometer_icf::main(matches, path);
+    }
     let rows = scenarios(matches).map_err(UsageError)?;
     let quiet = args::quiet(matches);
     let settings = args::settings(matches)?;

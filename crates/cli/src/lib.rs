@@ -18,6 +18,7 @@ mod diskspd;
 mod emulate;
 mod history;
 mod iometer;
+mod iometer_icf;
 mod jobfile;
 mod k8s;
 mod merge;

@@ -14,6 +14,7 @@ mod fio_json;
 pub mod format;
 mod histograms;
 mod input;
+mod iometer_csv;
 mod legacy;
 pub mod merge;
 mod record;
@@ -29,6 +30,9 @@ pub use histograms::{
     DecodeError, DirectionHistograms, EncodedHistogram, JobHistograms, HISTOGRAM_KINDS,
 };
 pub use input::{JobInput, RankInfo, RunInput, RunMeta, SteadyStateInput, TargetInfo};
+pub use iometer_csv::{
+    render_iometer_csv, IometerCsvManager, IometerCsvStep, IometerCsvWorker, IOMETER_CSV_HEADER,
+};
 pub use legacy::upgrade_json;
 pub use record::to_job_file;
 pub use scale_out::{PhaseStart, RankFigures, ScaleOut};

@@ -2,18 +2,23 @@
 //! `--size`) and scenario tables (`--table FILE`, TOML), up to the jobs each step would run,
 //! validated as `--dry-run` validates them.
 //!
-//! An input is a request (saved as JSON): the specs and options, or a table's text. Promise
-//! checked: a table's error names the table file first, and no message is empty.
+//! An input is a request (saved as JSON): the specs and options, a table's text, or an
+//! Iometer configuration file's text (`--icf`). Promise checked: a table's or an .icf file's
+//! error names the file first, and no message is empty.
 
 use crate::gen::Gen;
 use crate::{refused, Target, Verdict};
-use diskmeter_jobfile::iometer::{self, Scenario, DEFAULT_FILE_SIZE};
+use diskmeter_jobfile::iometer::icf_run::{self, ResolvedTarget, RunSettings};
+use diskmeter_jobfile::iometer::{self, icf, Scenario, DEFAULT_FILE_SIZE};
 use diskmeter_units::{parse_size, parse_time_ns, KbBase, TimeUnit};
 use diskmeter_workload::{describe, validate};
 use serde::{Deserialize, Serialize};
 
 /// The table file's name in messages.
 const TABLE_FILE: &str = "scenarios.toml";
+
+/// The .icf file's name in messages.
+const ICF_FILE: &str = "config.icf";
 
 /// One `diskmeter iometer` invocation.
 #[derive(Debug, Clone, Default, Serialize, Deserialize)]
@@ -42,6 +47,9 @@ pub struct Request {
     /// The target is a folder.
     #[serde(default)]
     pub target_is_dir: bool,
+    /// `--icf FILE`'s text (when given, it alone is used).
+    #[serde(default)]
+    pub icf: Option<String>,
 }
 
 /// The Iometer target.
@@ -168,6 +176,132 @@ fn table(g: &mut Gen) -> String {
     out
 }
 
+/// An .icf file: Iometer's sections with generated numbers, names and test types, now and
+/// then mutated.
+fn icf_text(g: &mut Gen) -> String {
+    let step = |g: &mut Gen| g.pick(&["LINEAR", "EXPONENTIAL", "2", ""]).to_string();
+    let mut out = format!(
+        "Version {}\n'TEST SETUP ====\n'Test Description\n\t{}\n'Run Time\n'\thours minutes seconds\n\t0 0 {}\n\
+         'Ramp Up Time (s)\n\t{}\n'Default Disk Workers to Spawn\n\t{}\n'Disk Cycling\n'\tstart step step type\n\t{} {} {}\n\
+         'Queue Depth Cycling\n'\tstart end step step type\n\t{} {} {} {}\n'Test Type\n\t{}\n'END test setup\n\
+         'ACCESS SPECIFICATIONS ====\n",
+        g.pick(&["1.1.0", "2006.07.27", "2004.07.30", ""]),
+        g.word(4),
+        small_or_edge(g, 3),
+        small_or_edge(g, 2),
+        g.pick(&["NUMBER_OF_CPUS", "1", "0", "x"]),
+        small_or_edge(g, 3),
+        small_or_edge(g, 3),
+        step(g),
+        small_or_edge(g, 4),
+        small_or_edge(g, 64),
+        small_or_edge(g, 4),
+        step(g),
+        g.pick(&["NORMAL", "CYCLE_TARGETS", "CYCLE_WORKERS", "INCREMENT_TARGETS_PARALLEL", "INCREMENT_TARGETS_SERIAL", "CYCLE_WORKERS_AND_TARGETS", "CYCLE_OUTSTANDING_IOS", "CYCLE_OUTSTANDING_IOS_AND_TARGETS", "7", "BOGUS"]),
+    );
+    let specs = ["A", "B"];
+    for name in specs {
+        out += &format!("'Access specification name,default assignment\n\t{name},{}\n'size,% of size,% reads,% random,delay,burst,align,reply\n", g.pick(&["NONE", "ALL"]));
+        let lines = g.count(3).max(1);
+        for i in 0..lines {
+            let share = if i + 1 == lines {
+                100 - 100 / lines as u64 * i as u64
+            } else {
+                100 / lines as u64
+            };
+            out += &format!(
+                "\t{},{},{},{},{},{},{},{}\n",
+                g.pick(&["512", "4096", "65536", "0", "1048576"]),
+                share,
+                small_or_edge(g, 100),
+                small_or_edge(g, 100),
+                g.pick(&["0", "0", "5"]),
+                g.pick(&["1", "0", "8"]),
+                g.pick(&["0", "0", "4096", "3"]),
+                g.pick(&["0", "0", "0", "64"])
+            );
+        }
+    }
+    out += "'END access specifications\n'MANAGER LIST ====\n'Manager ID, manager name\n\t1,host\n'Manager network address\n\t\n";
+    for w in 0..g.count(3) {
+        out += &format!(
+            "'Worker\n\tWorker {w}\n'Worker type\n\t{}\n'Default target settings for worker\n\
+             'Number of outstanding IOs,test connection rate,transactions per connection\n\t{},{},1\n\
+             'Disk maximum size,starting sector\n\t{},{}\n'End default target settings for worker\n'Assigned access specs\n",
+            g.pick(&["DISK", "DISK", "NETWORK,TCP"]),
+            small_or_edge(g, 64),
+            g.pick(&["DISABLED", "DISABLED", "ENABLED"]),
+            g.pick(&["0", "2048", "1"]),
+            g.pick(&["0", "8", "1"]),
+        );
+        for _ in 0..g.count(3) {
+            out += &format!("\t{}\n", g.pick(&["A", "B", "Idle", "C"]));
+        }
+        out += "'End assigned access specs\n'Target assignments\n";
+        for _ in 0..g.count(2) {
+            out += &format!(
+                "'Target\n\t{}\n'Target type\n\tDISK\n'End target\n",
+                g.pick(&["C: \"NTFS\"", "PHYSICALDRIVE:1", "/dev/sdb"])
+            );
+        }
+        out += "'End target assignments\n'End worker\n";
+    }
+    out += "'End manager\n'END manager list\n";
+    if g.one_in(3) {
+        out = crate::mutate::mutate(
+            g,
+            &out,
+            &["'", "\n", ",", "'End", "\t", "99999999999"],
+            &[],
+            4,
+        );
+    }
+    out
+}
+
+/// `diskmeter iometer --icf config.icf --dry-run`, every target mapped to one path.
+fn check_icf(request: &Request, text: &str) -> Verdict {
+    let file = match icf::parse_icf(ICF_FILE, text) {
+        Ok(file) => file,
+        Err(error) => {
+            let message = error.to_string();
+            return if message.starts_with(ICF_FILE) {
+                refused(message)
+            } else {
+                Verdict::Broken(format!("an .icf error does not name the file: {message}"))
+            };
+        }
+    };
+    let settings = RunSettings {
+        run_time_ns: None,
+        ramp_ns: None,
+        file_size_bytes: 16 << 20,
+    };
+    let resolve = |_: &str| {
+        Some(ResolvedTarget {
+            path: "/mnt/data".into(),
+            is_dir: request.target_is_dir,
+        })
+    };
+    let steps = match icf_run::steps(ICF_FILE, &file, &settings, &resolve) {
+        Ok(steps) => steps,
+        Err(error) => return refused(error.to_string()),
+    };
+    for step in &steps {
+        for job in &step.jobs {
+            if let Some(problem) = validate(job).first() {
+                return refused(problem.to_string());
+            }
+            let _ = describe(job);
+        }
+        let planned = crate::dryrun::plan(&step.jobs);
+        if !matches!(planned, Verdict::Accepted) {
+            return planned;
+        }
+    }
+    Verdict::Accepted
+}
+
 impl Target for Iometer {
     fn name(&self) -> &'static str {
         "iometer"
@@ -197,6 +331,15 @@ impl Target for Iometer {
                 _ => g.range(1, 1024) as u32,
             },
             target_is_dir: g.one_in(2),
+            icf: None,
+        };
+        let request = if g.one_in(4) {
+            Request {
+                icf: Some(icf_text(g)),
+                ..request
+            }
+        } else {
+            request
         };
         serde_json::to_vec_pretty(&request).unwrap_or_default()
     }
@@ -216,6 +359,9 @@ impl Target for Iometer {
 
 /// `diskmeter iometer ... --dry-run`, short of looking at the target.
 pub fn check_request(request: &Request) -> Verdict {
+    if let Some(text) = &request.icf {
+        return check_icf(request, text);
+    }
     let rows = match scenarios(request) {
         Ok(rows) => rows,
         Err(verdict) => return verdict,

@@ -10,6 +10,12 @@
 //! Iometer itself runs against a test file `iobw.tst` in the target volume's root; a target
 //! that is a folder gets that file (laid out at `size`, default 1 GiB here; the guides use
 //! 200 GB), a file or block device is used as it is.
+//!
+//! Iometer's own configuration files (`.icf`) are read by [`icf`] and run by [`icf_run`].
+
+pub mod icf;
+pub mod icf_run;
+mod icf_sections;
 
 use diskmeter_units::{parse_size, parse_time_ns, KbBase, TimeUnit, UnitError};
 use diskmeter_workload::{apply_option, JobSpec, OptionError};
@@ -544,3 +550,6 @@ size = "10g"
         assert_eq!(rows[1].file_size_bytes, 10 << 30);
     }
 }
+
+#[cfg(test)]
+mod icf_tests;

@@ -1,0 +1,257 @@
+//! `diskmeter iometer --icf FILE [TARGET...]`: an Iometer configuration file run as Iometer
+//! runs it — each access specification position, each cycling step a step of the run — with
+//! its targets mapped to Linux paths, and Iometer's results CSV (`--csv FILE`).
+
+use crate::session;
+use crate::{args, write_output, Status, UsageError};
+use anyhow::Context;
+use clap::ArgMatches;
+use diskmeter_jobfile::iometer::icf::{self, Icf};
+use diskmeter_jobfile::iometer::icf_run::{self, IcfStep, ResolvedTarget, RunSettings};
+use diskmeter_jobfile::iometer::DEFAULT_FILE_SIZE;
+use diskmeter_orchestrator::{Batch, CommandKind, Session, Step, StepContext};
+use diskmeter_report::{IometerCsvManager, IometerCsvStep, IometerCsvWorker, RunResult};
+use diskmeter_units::{parse_size, parse_time_ns, KbBase, TimeUnit};
+use std::collections::BTreeMap;
+use std::path::Path;
+
+/// How each of the file's target names resolves: `--target-map KEY=PATH` (the full name or
+/// its short form, `C:`), else the positional TARGETs in the order the names first appear,
+/// else a name that already is a Linux path.
+fn resolve_targets(
+    icf: &Icf,
+    file: &str,
+    maps: &[String],
+    positional: &[String],
+) -> Result<BTreeMap<String, ResolvedTarget>, String> {
+    let mut map: Vec<(String, String)> = Vec::new();
+    for entry in maps {
+        let (key, path) = entry
+            .rsplit_once('=')
+            .filter(|(k, p)| !k.trim().is_empty() && !p.is_empty())
+            .ok_or_else(|| {
+                format!("--target-map '{entry}': expected NAME=PATH (e.g. 'C:=/mnt/data')")
+            })?;
+        map.push((key.trim().to_string(), path.to_string()));
+    }
+    let names = icf_run::target_names(icf);
+    if positional.len() > names.len() {
+        return Err(format!(
+            "{} TARGETs given, but {file} names {} target(s): {}",
+            positional.len(),
+            names.len(),
+            listed(&names)
+        ));
+    }
+    let mut resolved = BTreeMap::new();
+    let mut missing = Vec::new();
+    for (index, name) in names.iter().enumerate() {
+        let key = icf_run::target_key(name);
+        let path = map
+            .iter()
+            .find(|(k, _)| k.eq_ignore_ascii_case(name) || k.eq_ignore_ascii_case(key))
+            .map(|(_, p)| p.clone())
+            .or_else(|| positional.get(index).cloned())
+            .or_else(|| name.starts_with('/').then(|| name.clone()));
+        match path {
+            Some(path) => {
+                let is_dir = Path::new(&path).is_dir();
+                resolved.insert(name.clone(), ResolvedTarget { path, is_dir });
+            }
+            None => missing.push(name.clone()),
+        }
+    }
+    for (key, _) in &map {
+        if !names.iter().any(|n| {
+            key.eq_ignore_ascii_case(n) || key.eq_ignore_ascii_case(icf_run::target_key(n))
+        }) {
+            return Err(format!(
+                "--target-map {key}: {file} has no such target; its targets: {}",
+                listed(&names)
+            ));
+        }
+    }
+    if !missing.is_empty() {
+        return Err(format!(
+            "{file}: the target(s) {} name Windows volumes or disks; map each to a folder (gets \
+             iobw.tst), file or block device with --target-map 'C:=/mnt/data' or give TARGETs in \
+             this order. Targets in the file: {}",
+            listed(&missing),
+            listed(&names)
+        ));
+    }
+    Ok(resolved)
+}
+
+fn listed(names: &[String]) -> String {
+    names
+        .iter()
+        .map(|n| format!("'{n}'"))
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+/// Reads the file and makes its steps.
+fn plan(matches: &ArgMatches, path: &str) -> Result<(Icf, Vec<IcfStep>), String> {
+    let text = std::fs::read_to_string(path).map_err(|e| format!("cannot read {path}: {e}"))?;
+    let mut icf = icf::parse_icf(path, &text).map_err(|e| e.to_string())?;
+    let positional: Vec<String> = matches
+        .get_many::<String>("target")
+        .into_iter()
+        .flatten()
+        .cloned()
+        .collect();
+    let maps: Vec<String> = matches
+        .get_many::<String>("target-map")
+        .into_iter()
+        .flatten()
+        .cloned()
+        .collect();
+    let cpus = std::thread::available_parallelism().map_or(1, |n| n.get() as u32);
+    icf_run::spawn_default_workers(&mut icf, cpus, &positional);
+    let resolved = resolve_targets(&icf, path, &maps, &positional)?;
+    let time = |name: &str| -> Result<Option<u64>, String> {
+        // --time and --ramp have defaults for --spec; only given ones override the file.
+        let given = matches.value_source(name) == Some(clap::parser::ValueSource::CommandLine);
+        matches
+            .get_one::<String>(name)
+            .filter(|_| given)
+            .map(|text| {
+                parse_time_ns(text, TimeUnit::Seconds).map_err(|e| format!("--{name}: {e}"))
+            })
+            .transpose()
+    };
+    let settings = RunSettings {
+        run_time_ns: time("time")?,
+        ramp_ns: time("ramp")?,
+        file_size_bytes: match matches.get_one::<String>("size") {
+            Some(text) => parse_size(text, KbBase::Binary).map_err(|e| format!("--size: {e}"))?,
+            None => DEFAULT_FILE_SIZE,
+        },
+    };
+    let steps = icf_run::steps(path, &icf, &settings, &|name| resolved.get(name).cloned())
+        .map_err(|e| e.to_string())?;
+    Ok((icf, steps))
+}
+
+/// Runs `diskmeter iometer --icf FILE`.
+pub(crate) fn main(matches: &ArgMatches, path: &str) -> anyhow::Result<Status> {
+    let (icf, steps) = plan(matches, path).map_err(UsageError)?;
+    let quiet = args::quiet(matches);
+    let settings = args::settings(matches)?;
+    let json = matches
+        .get_one::<String>("output-format")
+        .map(String::as_str)
+        == Some("json");
+    let mut session = Session::open(settings)?;
+    let mut batch = Batch::new(
+        CommandKind::Iometer,
+        steps
+            .iter()
+            .map(|s| Step {
+                name: s.name.clone(),
+                jobs: s.jobs.clone(),
+            })
+            .collect(),
+    );
+    let file_name = Path::new(path)
+        .file_name()
+        .map_or(path.to_string(), |n| n.to_string_lossy().into_owned());
+    batch.name = Some(if icf.setup.description.is_empty() {
+        file_name
+    } else {
+        icf.setup.description.clone()
+    });
+    let announce = move |step: StepContext<'_>| {
+        Some(format!(
+            "iometer {}/{}: {}",
+            step.index + 1,
+            step.total(),
+            step.name()
+        ))
+    };
+    let heading = |step: StepContext<'_>| {
+        Some(format!(
+            "## step {}/{}: {}",
+            step.index + 1,
+            step.total(),
+            step.name()
+        ))
+    };
+    let outcome = session::run_on_terminal(
+        &mut session,
+        &batch,
+        quiet,
+        Some(Box::new(announce)),
+        Some(Box::new(heading)),
+    );
+    let written = if outcome.dry_run {
+        Ok(())
+    } else {
+        let results: Vec<RunResult> = outcome.results().cloned().collect();
+        let csv = matches.get_one::<String>("csv").map(|csv_path| {
+            let text = diskmeter_report::render_iometer_csv(
+                &icf.setup.description,
+                &csv_steps(&icf, &steps, &results),
+            );
+            std::fs::write(csv_path, text).with_context(|| format!("cannot write --csv {csv_path}"))
+        });
+        let out = if json {
+            serde_json::to_string_pretty(&results)? + "\n"
+        } else {
+            results
+                .iter()
+                .map(|r| diskmeter_report::render_terminal(r) + "\n")
+                .collect::<String>()
+        };
+        csv.transpose()?;
+        write_output(matches.get_one::<String>("output"), &out)
+    };
+    let status = session::conclude(outcome, quiet)?;
+    written?;
+    Ok(status)
+}
+
+/// The CSV writer's view of the steps that ran: managers with their active workers.
+fn csv_steps<'a>(
+    icf: &Icf,
+    steps: &[IcfStep],
+    results: &'a [RunResult],
+) -> Vec<IometerCsvStep<'a>> {
+    steps
+        .iter()
+        .zip(results)
+        .map(|(step, result)| {
+            let mut managers: Vec<(usize, IometerCsvManager)> = Vec::new();
+            for worker in &step.workers {
+                let manager = &icf.managers[worker.manager];
+                let settings = &manager.workers[worker.worker];
+                let row = IometerCsvWorker {
+                    name: settings.name.clone(),
+                    spec: worker.spec.clone(),
+                    targets: worker.targets,
+                    queue_depth: worker.queue_depth,
+                    starting_sector: settings.starting_sector,
+                    max_size_sectors: settings.max_size_sectors,
+                    jobs: worker.jobs.clone(),
+                };
+                match managers.iter_mut().find(|(m, _)| *m == worker.manager) {
+                    Some((_, m)) => m.workers.push(row),
+                    None => managers.push((
+                        worker.manager,
+                        IometerCsvManager {
+                            name: manager.name_or_id(),
+                            workers: vec![row],
+                        },
+                    )),
+                }
+            }
+            IometerCsvStep {
+                // Iometer leaves the spec name empty when workers ran different ones.
+                spec: step.spec.clone().unwrap_or_default(),
+                managers: managers.into_iter().map(|(_, m)| m).collect(),
+                result,
+            }
+        })
+        .collect()
+}
