@@ -328,3 +328,66 @@ fn a_short_queue_depth_cycle_writes_iometer_s_results_csv() {
         dir.files()
     );
 }
+
+/// A file Iometer 2008.06.18 saved itself (its access specifications list only, every
+/// default assignment NONE; source in tests/data/iometer/README.md): `--spec NAME` runs
+/// specifications of its library, `--workers`/`--qd` size the default workers.
+#[test]
+fn a_library_saved_by_iometer_runs_the_specifications_named() {
+    let dir = TestDir::new();
+    let file = data("library-saved-2008.06.18.icf");
+    let folder = dir.path().to_string_lossy().into_owned();
+    let steps = dry_run(
+        &dir,
+        &[
+            "--icf",
+            &file,
+            "--spec",
+            "Database pattern (Intel/StorageReview.com)",
+            "--spec",
+            "fileserver pattern (intel)",
+            "--workers",
+            "3",
+            "--qd",
+            "128",
+            "--time",
+            "1s",
+            &folder,
+        ],
+    );
+    assert_eq!(steps.len(), 2, "{steps:?}");
+    assert_eq!(steps[0].len(), 3, "three workers: {steps:?}");
+    let database = &steps[0][0];
+    assert_eq!(option(database, "bs"), Some("8k"));
+    assert_eq!(option(database, "rwmixread"), Some("67"));
+    assert_eq!(option(database, "rw"), Some("randrw"));
+    assert_eq!(option(database, "iodepth"), Some("128"));
+    assert_eq!(
+        option(&steps[1][0], "bssplit"),
+        Some("512/10:1k/5:2k/5:4k/60:8k/2:16k/4:32k/4:64k/10")
+    );
+    // Without --spec nothing is assigned (NONE), and an unknown name lists the library.
+    iometer(&dir)
+        .args(["--dry-run", "--icf", &file, "--time", "1s", &folder])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("nothing to run"));
+    iometer(&dir)
+        .args(["--dry-run", "--icf", &file, "--spec", "OLTP", &folder])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("OLTP").and(predicate::str::contains("'OS Paging'")));
+    // A file with workers of its own keeps their settings.
+    iometer(&dir)
+        .args([
+            "--dry-run",
+            "--icf",
+            &data("guides-1.1.0.icf"),
+            "--qd",
+            "4",
+            &folder,
+        ])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("sets its own workers"));
+}

@@ -35,7 +35,7 @@ pub fn command() -> Command {
                 .long("spec")
                 .value_name("SPEC")
                 .action(ArgAction::Append)
-                .help("NAME:SIZE,RANDOM%,READ% (e.g. OLTP:8k,100,70) or a built-in name (repeatable; run in order)"),
+                .help("NAME:SIZE,RANDOM%,READ% (e.g. OLTP:8k,100,70) or a built-in name (repeatable; run in order); with --icf, a name from the file's library"),
         )
         .arg(
             Arg::new("workers")
@@ -43,7 +43,7 @@ pub fn command() -> Command {
                 .value_name("N")
                 .value_parser(clap::value_parser!(u32).range(1..))
                 .default_value("3")
-                .help("Workers on the target (the guides: 3 or more)"),
+                .help("Workers on the target (the guides: 3 or more); with --icf, the default workers of a file that has none"),
         )
         .arg(
             Arg::new("qd")
@@ -51,7 +51,7 @@ pub fn command() -> Command {
                 .value_name("N")
                 .value_parser(clap::value_parser!(u32).range(1..))
                 .default_value("128")
-                .help("Outstanding IOs per worker (the guides: 128)"),
+                .help("Outstanding IOs per worker (the guides: 128); with --icf, for the default workers of a file that has none"),
         )
         .arg(
             Arg::new("time")
@@ -84,8 +84,8 @@ pub fn command() -> Command {
             Arg::new("icf")
                 .long("icf")
                 .value_name("FILE")
-                .conflicts_with_all(["spec", "table", "workers", "qd"])
-                .help("An Iometer configuration file (.icf): its test setup, access specifications and workers"),
+                .conflicts_with("table")
+                .help("An Iometer configuration file (.icf): its test setup, access specifications and workers; with --spec NAME, those specifications of its library on every worker (--workers/--qd size the default workers of a file that has none)"),
         )
         .arg(
             Arg::new("target-map")

@@ -8,6 +8,7 @@ use anyhow::Context;
 use clap::ArgMatches;
 use diskmeter_jobfile::iometer::icf::{self, Icf};
 use diskmeter_jobfile::iometer::icf_run::{self, IcfStep, ResolvedTarget, RunSettings};
+use diskmeter_jobfile::iometer::icf_workers;
 use diskmeter_jobfile::iometer::DEFAULT_FILE_SIZE;
 use diskmeter_orchestrator::{Batch, CommandKind, Session, Step, StepContext};
 use diskmeter_report::{IometerCsvManager, IometerCsvStep, IometerCsvWorker, RunResult};
@@ -108,7 +109,31 @@ fn plan(matches: &ArgMatches, path: &str) -> Result<(Icf, Vec<IcfStep>), String>
         .cloned()
         .collect();
     let cpus = std::thread::available_parallelism().map_or(1, |n| n.get() as u32);
-    icf_run::spawn_default_workers(&mut icf, cpus, &positional);
+    icf_workers::spawn_default_workers(&mut icf, cpus, &positional);
+    let given =
+        |name: &str| matches.value_source(name) == Some(clap::parser::ValueSource::CommandLine);
+    let count = |name: &str| {
+        given(name)
+            .then(|| matches.get_one::<u32>(name).copied())
+            .flatten()
+    };
+    if !icf_workers::size_default_workers(&mut icf, count("workers"), count("qd"))
+        && (given("workers") || given("qd"))
+    {
+        return Err(format!(
+            "--workers and --qd size the default workers of an .icf file that has none; {path} \
+             sets its own workers"
+        ));
+    }
+    let specs: Vec<String> = matches
+        .get_many::<String>("spec")
+        .into_iter()
+        .flatten()
+        .cloned()
+        .collect();
+    if !specs.is_empty() {
+        icf_workers::assign_library_specs(path, &mut icf, &specs).map_err(|e| e.to_string())?;
+    }
     let resolved = resolve_targets(&icf, path, &maps, &positional)?;
     let time = |name: &str| -> Result<Option<u64>, String> {
         // --time and --ramp have defaults for --spec; only given ones override the file.

@@ -9,7 +9,7 @@
 //! job with `bssplit` by `% of size`; lines of different shapes are a job each, held to their
 //! `% of size` ratio with `flow` and sharing the worker's outstanding IOs by the same ratio.
 
-use super::icf::{Icf, IcfSpec, IcfWorker, SpecLine, TestType, WorkerCount};
+use super::icf::{Icf, IcfSpec, SpecLine, TestType};
 use diskmeter_workload::{apply_option, JobSpec};
 use thiserror::Error;
 
@@ -91,54 +91,6 @@ pub fn target_names(icf: &Icf) -> Vec<String> {
 /// `PHYSICALDRIVE:1` for itself, `1:` for `1: "XENSRC PVDISK 2.0"`.
 pub fn target_key(name: &str) -> &str {
     name.split([' ', '"']).next().unwrap_or(name)
-}
-
-/// When the manager list has no workers, gives the first manager (made if there is none)
-/// Iometer's default disk workers: `'Default Disk Workers to Spawn` of them (`cpus` for
-/// NUMBER_OF_CPUS), each with the specifications whose default assignment is ALL or DISK,
-/// on `targets`.
-pub fn spawn_default_workers(icf: &mut Icf, cpus: u32, targets: &[String]) {
-    if icf.managers.iter().any(|m| !m.workers.is_empty()) {
-        return;
-    }
-    let count = match icf.setup.disk_workers {
-        WorkerCount::Count(n) => n,
-        WorkerCount::NumberOfCpus => cpus.max(1),
-    };
-    let specs: Vec<String> = icf
-        .specs
-        .iter()
-        .filter(|s| {
-            ["ALL", "DISK"]
-                .iter()
-                .any(|a| s.default_assignment.eq_ignore_ascii_case(a))
-        })
-        .map(|s| s.name.clone())
-        .collect();
-    if icf.managers.is_empty() {
-        icf.managers.push(super::icf::IcfManager {
-            id: 1,
-            name: "local".into(),
-            address: String::new(),
-            workers: Vec::new(),
-        });
-    }
-    icf.managers[0].workers = (1..=count)
-        .map(|i| IcfWorker {
-            name: format!("Worker {i}"),
-            kind: "DISK".into(),
-            queue_depth: 1,
-            connection_rate: false,
-            transactions_per_connection: 1,
-            fixed_seed: None,
-            max_size_sectors: 0,
-            starting_sector: 0,
-            data_pattern: None,
-            specs: specs.clone(),
-            targets: targets.to_vec(),
-            line: 0,
-        })
-        .collect();
 }
 
 /// A worker's setting in one step: (manager, worker, targets active, outstanding IOs).

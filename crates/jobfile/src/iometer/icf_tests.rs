@@ -1,7 +1,8 @@
 //! Unit tests of the `.icf` reader and of the steps Iometer's test types give.
 
 use super::icf::{parse_icf, StepType, TestType, WorkerCount};
-use super::icf_run::{spawn_default_workers, steps, target_key, ResolvedTarget, RunSettings};
+use super::icf_run::{steps, target_key, ResolvedTarget, RunSettings};
+use super::icf_workers::spawn_default_workers;
 
 /// A file in the layout the public 2006.07.27 generators write (two-space indents, no
 /// worker or disk cycling, `'Target Type`), with `workers` workers of `targets` targets.
