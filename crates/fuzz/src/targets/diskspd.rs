@@ -208,7 +208,8 @@ pub fn check_args(args: &[String]) -> Verdict {
         }
     };
     let mut first_problem = None;
-    for job in &profile.jobs {
+    let jobs = profile.jobs();
+    for job in &jobs {
         for problem in validate(job) {
             first_problem.get_or_insert_with(|| problem.to_string());
         }
@@ -217,6 +218,6 @@ pub fn check_args(args: &[String]) -> Verdict {
     }
     match first_problem {
         Some(problem) => refused(problem),
-        None => crate::dryrun::plan(&profile.jobs),
+        None => crate::dryrun::plan(&jobs),
     }
 }
