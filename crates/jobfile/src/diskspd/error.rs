@@ -52,8 +52,8 @@ pub enum DiskSpdProblem {
     #[error("parallel IOs from the same offset (-p) have no counterpart in diskmeter's engines; leave -p out")]
     ParallelSameOffset,
 
-    /// `-y`.
-    #[error("synchronisation on Windows named events (-y) is Windows-only: start the runs together with --start-at")]
+    /// `-ye`.
+    #[error("-ye only sets a Windows named event for other DiskSpd processes: there is nothing to run")]
     Events,
 
     /// `-?`.
@@ -136,16 +136,9 @@ pub enum DiskSpdProblem {
     #[error("the block size must be more than 0")]
     ZeroBlockSize,
 
-    /// `-r0`.
-    #[error("the random alignment must be more than 0")]
+    /// `-r0` / `-s0`.
+    #[error("the alignment or stride must be more than 0")]
     ZeroAlignment,
-
-    /// `-s` with a stride below the block size.
-    #[error(
-        "a sequential stride shorter than the block size (overlapping IOs) is not supported; \
-         use at least -b"
-    )]
-    OverlappingStride,
 
     /// No target.
     #[error("give at least one target file or block device")]

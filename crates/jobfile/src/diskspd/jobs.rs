@@ -128,10 +128,11 @@ pub(crate) fn jobs_of(
             options.push(("random_distribution", zoned(distribution)));
         }
         if let Some(stride) = t.sequential_stride_bytes {
-            // fio's rw=read:N adds N bytes after each sequential IO: the stride's gap.
-            let gap = stride.saturating_sub(t.block_size_bytes);
+            // fio's rw=read:N adds N bytes after each sequential IO: the stride's gap, negative
+            // for a stride shorter than the block (IOs that overlap, as DiskSpd allows).
+            let gap = i128::from(stride) - i128::from(t.block_size_bytes);
             if let Some(entry) = options.iter_mut().find(|(name, _)| *name == "rw") {
-                if gap > 0 {
+                if gap != 0 {
                     entry.1 = format!("{rw}:{gap}");
                 }
             }

@@ -108,7 +108,18 @@ pub fn parse_with(args: &[String], env: &Env) -> Result<DiskSpdProfile, DiskSpdE
                     why,
                 },
             })?;
-            let profile = xml::read(&text, arg, &line.paths)?;
+            let overridden: Vec<&'static str> = line
+                .overrides
+                .iter()
+                .filter_map(|o| match o {
+                    'd' => Some("Duration"),
+                    'W' => Some("Warmup"),
+                    'C' => Some("Cooldown"),
+                    'z' => Some("RandSeed"),
+                    _ => None,
+                })
+                .collect();
+            let profile = xml::read(&text, arg, &line.paths, &overridden)?;
             notes.extend(profile.notes);
             if !line.overrides.contains(&'R') {
                 output = profile.output.unwrap_or(output);

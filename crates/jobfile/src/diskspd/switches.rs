@@ -131,6 +131,8 @@ pub(crate) fn read(args: &[String], env: &Env) -> Result<CommandLine, DiskSpdErr
                 c.span.cooldown_s = number(value, arg, 0)?;
                 c.overrides.push('C');
             }
+            // DiskSpd: "-w and -w0 are equivalent".
+            "w" if value.is_empty() => t.write_percent = 0,
             "w" => t.write_percent = percent(value, arg, "write")?,
             "r" => {
                 if let Some(pct) = value.strip_prefix('s') {
@@ -298,7 +300,13 @@ pub(crate) fn read(args: &[String], env: &Env) -> Result<CommandLine, DiskSpdErr
             }
             "p" => return Err(bad(DiskSpdProblem::ParallelSameOffset)),
             "N" => return Err(bad(DiskSpdProblem::MemoryMapped)),
-            "y" => return Err(bad(DiskSpdProblem::Events)),
+            // -ye only sets an event for other DiskSpd processes: there is nothing to run.
+            "y" if value.starts_with('e') => return Err(bad(DiskSpdProblem::Events)),
+            "y" if value.len() > 1 && value.starts_with(['s', 'r', 'f', 'p']) => note(
+                "Windows named events: none is signalled or waited for here (the run starts \
+                 at once and runs its -d; --start-at starts runs together)",
+            ),
+            "y" => return Err(bad(DiskSpdProblem::UnknownSwitch)),
             "?" => return Err(bad(DiskSpdProblem::Help)),
             _ => return Err(bad(DiskSpdProblem::UnknownSwitch)),
         }
@@ -344,9 +352,7 @@ fn sizes(t: &mut TargetParams, sized: &[(&str, char, String)]) -> Result<(), Dis
             'f' => t.max_size_bytes = Some(bytes),
             'r' if bytes == 0 => return Err(refuse(DiskSpdProblem::ZeroAlignment)),
             'r' => t.random_align_bytes = Some(bytes),
-            's' if bytes < t.block_size_bytes => {
-                return Err(refuse(DiskSpdProblem::OverlappingStride))
-            }
+            's' if bytes == 0 => return Err(refuse(DiskSpdProblem::ZeroAlignment)),
             's' => t.sequential_stride_bytes = Some(bytes),
             'T' => t.thread_stride_bytes = bytes,
             'Z' => t.write_buffers = WriteBuffers::RandomSource { size_bytes: bytes },

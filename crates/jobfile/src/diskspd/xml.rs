@@ -28,6 +28,8 @@ struct Reader<'a> {
     notes: Vec<String>,
     paths: &'a [String],
     templates_used: usize,
+    /// Time-span elements the command line overrides (`Duration` for `-d` ...): empty is fine.
+    overridden: &'a [&'static str],
 }
 
 impl Reader<'_> {
@@ -48,7 +50,7 @@ impl Reader<'_> {
     fn text<'n>(&self, node: Node<'n, '_>) -> Result<&'n str, DiskSpdError> {
         match node.text().map(str::trim).filter(|t| !t.is_empty()) {
             Some(text) => Ok(text),
-            None => Err(self.error(node, "is empty; DiskSpd needs a value")),
+            None => Err(self.error(node, "is empty; DiskSpd needs a value here")),
         }
     }
 
@@ -169,7 +171,12 @@ impl Reader<'_> {
         let mut random_write_data = false;
         let targets = self.required(node, "Targets")?;
         for child in node.children().filter(Node::is_element) {
-            match child.tag_name().name() {
+            let name = child.tag_name().name();
+            // VM Fleet's templates leave these empty for -d, -W, -C to fill.
+            if self.overridden.contains(&name) {
+                continue;
+            }
+            match name {
                 "Targets" => {}
                 "Duration" => span.duration_s = self.number(child)?.max(1),
                 "Warmup" => span.warmup_s = self.number(child)?,
@@ -190,8 +197,8 @@ impl Reader<'_> {
                 "IoBucketDuration" => span.iops_interval_ms = Some(self.number(child)?.max(1)),
                 "DisableAffinity" => span.affinity_disabled = self.flag(child)?,
                 "GroupAffinity" => {
-                    self.flag(child)?;
-                    self.note(
+                    if self.flag(child)? {
+                        self.note(
                         child,
                         "threads are spread over the CPUs by the kernel here (no processor groups)",
                     );
@@ -357,10 +364,8 @@ impl Reader<'_> {
         if t.sequential_stride_bytes == Some(t.block_size_bytes) {
             t.sequential_stride_bytes = None;
         }
-        if let Some(stride) = t.sequential_stride_bytes {
-            if stride < t.block_size_bytes {
-                return Err(self.error(node, DiskSpdProblem::OverlappingStride.to_string()));
-            }
+        if t.sequential_stride_bytes == Some(0) {
+            return Err(self.error(node, DiskSpdProblem::ZeroAlignment.to_string()));
         }
         Ok(t)
     }
@@ -439,7 +444,12 @@ impl Reader<'_> {
 }
 
 /// Reads the profile `text` named by the argument `arg`; `paths` fill template paths.
-pub(crate) fn read(text: &str, arg: &str, paths: &[String]) -> Result<XmlProfile, DiskSpdError> {
+pub(crate) fn read(
+    text: &str,
+    arg: &str,
+    paths: &[String],
+    overridden: &[&'static str],
+) -> Result<XmlProfile, DiskSpdError> {
     let doc = Document::parse(text).map_err(|e| DiskSpdError {
         switch: arg.to_string(),
         problem: DiskSpdProblem::NotXml { why: e.to_string() },
@@ -450,6 +460,7 @@ pub(crate) fn read(text: &str, arg: &str, paths: &[String]) -> Result<XmlProfile
         notes: Vec::new(),
         paths,
         templates_used: 0,
+        overridden,
     };
     reader.profile(doc.root_element())
 }
