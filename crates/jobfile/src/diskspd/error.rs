@@ -53,7 +53,9 @@ pub enum DiskSpdProblem {
     ParallelSameOffset,
 
     /// `-ye`.
-    #[error("-ye only sets a Windows named event for other DiskSpd processes: there is nothing to run")]
+    #[error(
+        "-ye only sets a Windows named event for other DiskSpd processes: there is nothing to run"
+    )]
     Events,
 
     /// `-?`.

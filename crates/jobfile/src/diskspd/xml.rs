@@ -199,16 +199,18 @@ impl Reader<'_> {
                 "GroupAffinity" => {
                     if self.flag(child)? {
                         self.note(
-                        child,
-                        "threads are spread over the CPUs by the kernel here (no processor groups)",
-                    );
+                            child,
+                            "threads are spread over the CPUs by the kernel here (no processor groups)",
+                        );
+                    }
                 }
                 "CompletionRoutines" => {
-                    self.flag(child)?;
-                    self.note(
-                        child,
-                        "completions are io_uring's here, whatever the Windows completion model",
-                    );
+                    if self.flag(child)? {
+                        self.note(
+                            child,
+                            "completions are io_uring's here, whatever the Windows completion model",
+                        );
+                    }
                 }
                 "Affinity" => {
                     for a in child.children().filter(Node::is_element) {
