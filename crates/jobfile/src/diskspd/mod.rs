@@ -246,4 +246,8 @@ fn switch_of(option: &str, args: &[String]) -> String {
 }
 
 #[cfg(test)]
+mod switch_tests;
+#[cfg(test)]
 mod tests;
+#[cfg(test)]
+mod xml_tests;
