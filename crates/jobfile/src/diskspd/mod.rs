@@ -179,6 +179,17 @@ pub fn parse_with(args: &[String], env: &Env) -> Result<DiskSpdProfile, DiskSpdE
                 });
             }
         }
+        let differ = span
+            .targets
+            .windows(2)
+            .any(|pair| !pair[0].same_workload(&pair[1]));
+        if span.thread_count > 0 && differ {
+            notes.push(format!(
+                "ThreadCount {}: the targets' parameters differ, so each target gets {0} \
+                 threads of its own (DiskSpd's threads each run every target)",
+                span.thread_count
+            ));
+        }
         span.jobs = jobs::jobs_of(span, first).map_err(|(option, problem)| DiskSpdError {
             switch: named(option),
             problem,
