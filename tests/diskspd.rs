@@ -1,5 +1,6 @@
 //! `diskmeter diskspd` through the real binary (issue 3, DiskSpd part): the guides' command
-//! lines at test scale, the write mix, throttles in both forms, and well-formed XML.
+//! lines at test scale, the write mix, throttles in both forms, and well-formed XML; issue 19:
+//! notes for switches that change nothing here, refusals, and the new switches' mappings.
 
 mod common;
 
@@ -112,18 +113,64 @@ fn random_share_and_threads_reach_the_jobs() {
 }
 
 #[test]
-fn windows_only_switches_are_clear_errors() {
+fn switches_that_cannot_be_honoured_are_clear_errors() {
     let dir = TestDir::new();
-    diskspd(&dir, "-e t.dat")
+    diskspd(&dir, "-Sm t.dat")
         .assert()
         .code(2)
         .stderr(predicate::str::contains(
-            "diskspd -e: ETW tracing (-e) is Windows-only",
+            "diskspd -Sm: memory-mapped IO (-Sm, and its flush modes -N) is not supported",
         ));
     diskspd(&dir, "-b4K")
         .assert()
         .code(2)
         .stderr(predicate::str::contains("at least one target"));
+    diskspd(&dir, "-b4K #2")
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains(
+            "diskspd #2: physical disk numbers",
+        ));
+    diskspd(&dir, "-b4K E:\\bench\\io.dat")
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("a Windows drive path"));
+}
+
+#[test]
+fn switches_that_change_nothing_here_print_a_note_and_dry_run() {
+    let dir = TestDir::new();
+    diskspd(
+        &dir,
+        "--dry-run -c8M -n -e -Sr -v -l -x -b8K \u{2013}o4 -D100 t.dat",
+    )
+    .assert()
+    .success()
+    .stderr(predicate::str::contains("note: diskspd -n: "))
+    .stderr(predicate::str::contains("note: diskspd -e: ETW tracing"))
+    .stderr(predicate::str::contains("note: diskspd -Sr: "))
+    .stderr(predicate::str::contains("note: diskspd -l: "))
+    .stderr(predicate::str::contains("read as -o4"))
+    .stdout(predicate::str::contains("iodepth=4"));
+}
+
+#[test]
+fn distributions_bursts_priority_and_affinity_reach_the_jobs() {
+    let dir = TestDir::new();
+    diskspd(
+        &dir,
+        "--dry-run -c16M -b4K -r -rdpct90/10:0/10 -i8 -j2 -I1 -a0 -O8 -F1 a.dat",
+    )
+    .assert()
+    .success()
+    .stdout(predicate::str::contains(
+        "random_distribution=zoned:90/10:0/10:10/80",
+    ))
+    .stdout(predicate::str::contains("thinktime=2ms"))
+    .stdout(predicate::str::contains("thinktime_blocks=8"))
+    .stdout(predicate::str::contains("prioclass=3"))
+    .stdout(predicate::str::contains("cpus_allowed=0"))
+    .stdout(predicate::str::contains("iodepth=8"));
 }
 
 #[test]

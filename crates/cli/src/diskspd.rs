@@ -11,13 +11,20 @@ use diskmeter_report::{render_diskspd_text, render_diskspd_xml, DiskSpdHeader};
 /// The `diskspd` subcommand's definition.
 pub fn command() -> Command {
     let command = Command::new("diskspd")
-        .about("Run a DiskSpd command line (diskspd -b8K -d30 -o32 -t4 -r -w30 -Sh -L FILE)")
+        .about("Run a DiskSpd command line or XML profile (diskspd -b8K -d30 -o32 -t4 -r -w30 -Sh -L FILE)")
         .long_about(
-            "Runs a DiskSpd command line unchanged and prints DiskSpd's report (-Rxml for its \
-             XML). DiskSpd's switches are single-dash (-b8K -o32 ...); diskmeter's own options \
-             (--allow-destroy, --keep, --quiet, --output, --dry-run) go before them. \
-             docs/GUIDE.md lists the switches, how each maps to a job, and what differs from \
-             DiskSpd (CPU is diskmeter's worker threads, Windows-only switches are refused).\n\n\
+            "Runs a DiskSpd command line unchanged, or an XML profile (-X profile.xml, with \
+             targets after it for template paths *1, *2 ...), and prints DiskSpd's report \
+             (-Rxml for its XML, whose <Profile> can be fed back with -X; -Rp prints the \
+             profile without running). DiskSpd's switches are single-dash (-b8K -o32 ...); \
+             diskmeter's own options (--allow-destroy, --keep, --quiet, --output, --dry-run) go \
+             before them. Every switch of DiskSpd 2.x and its Linux port is taken: honoured \
+             (-rdpct/-rdabs as zoned distributions, -O, -i/-j, -a, -I, -fr/-fs ...), accepted \
+             with a note on stderr when it changes nothing measured here (-n, -e, -Sr, -v, -P, \
+             -l, -x, -ag), or refused with the reason (-Sm, -N, -p, -ye, -Z<size>,<file>, #N \
+             disk numbers, X:\\ drives that do not exist here). Typographic dashes (–b8K) read \
+             as '-'. Each time span of a profile is a step of the run. docs/GUIDE.md lists \
+             every switch and profile element and what diskmeter does with it.\n\n\
              Exit codes: 0 ok; 1 the run failed or was interrupted; 2 usage error.",
         )
         .disable_help_flag(true)
@@ -45,50 +52,137 @@ pub fn main(matches: &ArgMatches) -> anyhow::Result<Status> {
         .get_many::<String>("switches")
         .map(|v| v.cloned().collect())
         .unwrap_or_default();
-    let profile = diskspd::parse(&args).map_err(|e| UsageError(e.to_string()))?;
+    let env = diskspd::Env {
+        path_exists: |path| std::path::Path::new(path).exists(),
+        read_file: |path| std::fs::read_to_string(path).map_err(|e| e.to_string()),
+        clock_seed: std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |d| d.as_nanos() as u64),
+    };
+    let profile = diskspd::parse_with(&args, &env).map_err(|e| UsageError(e.to_string()))?;
+    // Notes go out before the run, like the refusals they stand in for.
+    for note in &profile.notes {
+        eprintln!("note: diskspd {note}");
+    }
+    if profile.profile_only {
+        // -Rp: the profile as DiskSpd would re-output it, nothing run.
+        let text = match profile.output {
+            OutputForm::Xml => diskspd::profile_xml(&profile, 0),
+            OutputForm::Text => profile_text(&profile),
+        };
+        write_output(matches.get_one::<String>("output"), &text)?;
+        return Ok(Status::Success);
+    }
     let quiet = args::quiet(matches);
     let settings = args::settings(matches)?;
     let mut session = Session::open(settings)?;
-    let mut batch = Batch::new(
-        CommandKind::DiskSpd,
-        vec![Step {
-            name: profile.command_line.clone(),
-            jobs: profile.jobs.clone(),
-        }],
-    );
+    let several = profile.time_spans.len() > 1;
+    let steps = profile
+        .time_spans
+        .iter()
+        .enumerate()
+        .map(|(i, span)| Step {
+            name: if several {
+                format!("{} (time span {})", profile.command_line, i + 1)
+            } else {
+                profile.command_line.clone()
+            },
+            jobs: span.jobs.clone(),
+        })
+        .collect();
+    let mut batch = Batch::new(CommandKind::DiskSpd, steps);
     batch.name = Some(profile.command_line.clone());
     let outcome = session::run_on_terminal(&mut session, &batch, quiet, None, None);
-    let written = match outcome.steps.first() {
-        Some(step) => write_output(
+    let written = if outcome.steps.is_empty() {
+        Ok(())
+    } else {
+        write_output(
             matches.get_one::<String>("output"),
-            &render(&profile, &step.input),
-        ),
-        None => Ok(()),
+            &render(&profile, &outcome.steps),
+        )
     };
     let status = session::conclude(outcome, quiet)?;
     written?;
     Ok(status)
 }
 
-/// DiskSpd's report of a run of `profile`: its text layout, or XML with `-Rxml`.
-fn render(profile: &diskspd::DiskSpdProfile, input: &diskmeter_report::RunInput) -> String {
-    let header = DiskSpdHeader {
+/// `-Rptext`: each time span's jobs as the dry run lists them.
+fn profile_text(profile: &diskspd::DiskSpdProfile) -> String {
+    let mut out = format!("Command Line: diskmeter diskspd {}\n", profile.command_line);
+    for (i, span) in profile.time_spans.iter().enumerate() {
+        out.push_str(&format!("\ntimespan: {}\n", i + 1));
+        for job in &span.jobs {
+            let options = diskmeter_workload::describe(job);
+            let name = options
+                .iter()
+                .find(|(k, _)| k == "name")
+                .map_or("", |(_, v)| v.as_str());
+            out.push_str(&format!("[{name}]\n"));
+            for (key, value) in options.iter().filter(|(k, _)| k != "name") {
+                out.push_str(&format!("{key}={value}\n"));
+            }
+        }
+    }
+    out
+}
+
+/// DiskSpd's report of the time spans run: its text layout, or XML with `-Rxml`.
+fn render(
+    profile: &diskspd::DiskSpdProfile,
+    steps: &[diskmeter_orchestrator::FinishedStep],
+) -> String {
+    let profile_xml = match profile.output {
+        OutputForm::Xml => diskspd::profile_xml(profile, 2),
+        OutputForm::Text => String::new(),
+    };
+    let spans: Vec<(DiskSpdHeader, &diskmeter_report::RunInput)> = steps
+        .iter()
+        .filter_map(|step| {
+            let span = profile.time_spans.get(step.index)?;
+            Some((header(profile, span, step.index, &profile_xml), &step.input))
+        })
+        .collect();
+    match profile.output {
+        OutputForm::Text => spans
+            .iter()
+            .map(|(header, input)| render_diskspd_text(header, input))
+            .collect(),
+        OutputForm::Xml => render_diskspd_xml(&spans),
+    }
+}
+
+/// What the report prints about a time span (from its first target: the command line's
+/// targets share their switches).
+fn header(
+    profile: &diskspd::DiskSpdProfile,
+    span: &diskspd::TimeSpan,
+    index: usize,
+    profile_xml: &str,
+) -> DiskSpdHeader {
+    let fallback = diskspd::TargetParams::new("");
+    let t = span.targets.first().unwrap_or(&fallback);
+    let fixed_threads = span.thread_count > 0;
+    DiskSpdHeader {
         command_line: profile.command_line.clone(),
-        duration_s: profile.duration_s,
-        warmup_s: profile.warmup_s,
-        cooldown_s: profile.cooldown_s,
-        latency: profile.latency,
-        block_size_bytes: profile.block_size_bytes,
-        outstanding: profile.outstanding,
-        threads: profile.threads,
-        fixed_threads: profile.fixed_threads,
-        write_percent: profile.write_percent,
-        access: match profile.access {
+        duration_s: span.duration_s,
+        warmup_s: span.warmup_s,
+        cooldown_s: span.cooldown_s,
+        latency: span.measure_latency,
+        block_size_bytes: t.block_size_bytes,
+        outstanding: span.requests_per_thread.unwrap_or(t.outstanding),
+        threads: if fixed_threads {
+            span.thread_count
+        } else {
+            t.threads_per_file
+        },
+        fixed_threads,
+        write_percent: t.write_percent,
+        access: match t.access {
             Access::Sequential => {
-                let stride = profile
+                let stride = t
                     .sequential_stride_bytes
                     .map_or(String::new(), |s| format!(" (stride: {s})"));
-                let shared = if profile.interlocked {
+                let shared = if t.interlocked {
                     ", interlocked: the threads of a target share one position"
                 } else {
                     ""
@@ -97,18 +191,14 @@ fn render(profile: &diskspd::DiskSpdProfile, input: &diskmeter_report::RunInput)
             }
             Access::Random => format!(
                 "random I/O (alignment: {})",
-                profile
-                    .random_align_bytes
-                    .unwrap_or(profile.block_size_bytes)
+                t.random_align_bytes.unwrap_or(t.block_size_bytes)
             ),
             Access::Mixed(p) => format!("mixed I/O: {p}% random, {}% sequential", 100 - p),
         },
-        software_cache_disabled: profile.software_cache_disabled,
-        write_through: profile.write_through,
+        software_cache_disabled: t.software_cache_disabled,
+        write_through: t.write_through,
         proc_count: std::thread::available_parallelism().map_or(1, |n| n.get()),
-    };
-    match profile.output {
-        OutputForm::Text => render_diskspd_text(&header, input),
-        OutputForm::Xml => render_diskspd_xml(&header, input),
+        time_span: index + 1,
+        profile_xml: profile_xml.to_string(),
     }
 }

@@ -42,6 +42,12 @@ pub struct DiskSpdHeader {
     pub write_through: bool,
     /// Processors on the machine.
     pub proc_count: usize,
+    /// The time span's number, from 1.
+    pub time_span: usize,
+    /// The whole profile in DiskSpd's schema (`<Profile>...</Profile>`, every time span and
+    /// target), as the front-end writes it: the XML report carries it so that it can be fed
+    /// back with `-X`.
+    pub profile_xml: String,
 }
 
 /// DiskSpd's percentile rows: label and percentile.
@@ -209,7 +215,7 @@ pub fn render_diskspd_text(header: &DiskSpdHeader, input: &RunInput) -> String {
         header.command_line
     );
     let _ = writeln!(out, "Input parameters:\n");
-    let _ = writeln!(out, "\ttimespan:   1\n\t-------------");
+    let _ = writeln!(out, "\ttimespan:   {}\n\t-------------", header.time_span);
     let _ = writeln!(out, "\tduration: {}s", header.duration_s);
     let _ = writeln!(out, "\twarm up time: {}s", header.warmup_s);
     let _ = writeln!(out, "\tcool down time: {}s", header.cooldown_s);
@@ -345,25 +351,38 @@ fn xml_escape(text: &str) -> String {
         .replace('"', "&quot;")
 }
 
-/// DiskSpd's XML report (`-Rxml`), with DiskSpd's element names for what diskmeter measures.
-pub fn render_diskspd_xml(header: &DiskSpdHeader, input: &RunInput) -> String {
-    let (rows, total) = rows(input);
+/// DiskSpd's XML report (`-Rxml`) of the time spans run, with DiskSpd's element names for
+/// what diskmeter measures; the `<Profile>` is the first span's `profile_xml`.
+pub fn render_diskspd_xml(spans: &[(DiskSpdHeader, &RunInput)]) -> String {
     let mut x = String::from("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<Results>\n");
+    let Some((first, input)) = spans.first() else {
+        x.push_str("</Results>\n");
+        return x;
+    };
     let _ = writeln!(x, "  <System>\n    <ComputerName>{}</ComputerName>\n    <Tool>\n      <Version>diskmeter {}</Version>\n    </Tool>\n    <RunTime>\n      <StartTime>{}</StartTime>\n    </RunTime>\n    <ProcessorTopology>\n      <ProcCount>{}</ProcCount>\n    </ProcessorTopology>\n  </System>",
-        xml_escape(&input.meta.hostname), xml_escape(&input.meta.diskmeter_version), input.meta.started_unix_ms, header.proc_count);
-    let _ = writeln!(x, "  <Profile>\n    <CommandLine>{}</CommandLine>\n    <TimeSpans>\n      <TimeSpan>\n        <Duration>{}</Duration>\n        <Warmup>{}</Warmup>\n        <Cooldown>{}</Cooldown>\n        <MeasureLatency>{}</MeasureLatency>\n        <ThreadCount>{}</ThreadCount>\n        <BlockSize>{}</BlockSize>\n        <RequestCount>{}</RequestCount>\n        <WriteRatio>{}</WriteRatio>\n        <DisableOSCache>{}</DisableOSCache>\n        <WriteThrough>{}</WriteThrough>\n      </TimeSpan>\n    </TimeSpans>\n  </Profile>",
-        xml_escape(&header.command_line), header.duration_s, header.warmup_s, header.cooldown_s, header.latency, header.threads, header.block_size_bytes, header.outstanding, header.write_percent, header.software_cache_disabled, header.write_through);
+        xml_escape(&input.meta.hostname), xml_escape(&input.meta.diskmeter_version), input.meta.started_unix_ms, first.proc_count);
+    x.push_str(&first.profile_xml);
+    for (header, input) in spans {
+        time_span_xml(&mut x, header, input);
+    }
+    x.push_str("</Results>\n");
+    x
+}
+
+/// One `<TimeSpan>` of the results.
+fn time_span_xml(x: &mut String, header: &DiskSpdHeader, input: &RunInput) {
+    let (rows, total) = rows(input);
     let (user, kernel) = cpu_shares(input, header, total.seconds);
-    let _ = writeln!(x, "  <TimeSpan>\n    <TestTimeSeconds>{:.2}</TestTimeSeconds>\n    <ThreadCount>{}</ThreadCount>\n    <ProcCount>{}</ProcCount>\n    <Partial>{}</Partial>",
+    let _ = writeln!(*x, "  <TimeSpan>\n    <TestTimeSeconds>{:.2}</TestTimeSeconds>\n    <ThreadCount>{}</ThreadCount>\n    <ProcCount>{}</ProcCount>\n    <Partial>{}</Partial>",
         total.seconds, rows.len(), header.proc_count, input.meta.partial);
-    let _ = writeln!(x, "    <!-- diskmeter: CPU time of its worker threads only, as a share of all processors -->\n    <CpuUtilization>\n      <Average>\n        <UsagePercent>{:.2}</UsagePercent>\n        <UserPercent>{:.2}</UserPercent>\n        <KernelPercent>{:.2}</KernelPercent>\n      </Average>\n    </CpuUtilization>", user + kernel, user, kernel);
+    let _ = writeln!(*x, "    <!-- diskmeter: CPU time of its worker threads only, as a share of all processors -->\n    <CpuUtilization>\n      <Average>\n        <UsagePercent>{:.2}</UsagePercent>\n        <UserPercent>{:.2}</UserPercent>\n        <KernelPercent>{:.2}</KernelPercent>\n      </Average>\n    </CpuUtilization>", user + kernel, user, kernel);
     if header.latency {
-        let _ = writeln!(x, "    <Latency>");
+        let _ = writeln!(*x, "    <Latency>");
         let bucket = |x: &mut String, p: f64, value: &dyn Fn(&LatencyHistogram) -> String| {
-            let _ = writeln!(x, "      <Bucket>\n        <Percentile>{p}</Percentile>\n        <ReadMilliseconds>{}</ReadMilliseconds>\n        <WriteMilliseconds>{}</WriteMilliseconds>\n        <TotalMilliseconds>{}</TotalMilliseconds>\n      </Bucket>",
+            let _ = writeln!(*x, "      <Bucket>\n        <Percentile>{p}</Percentile>\n        <ReadMilliseconds>{}</ReadMilliseconds>\n        <WriteMilliseconds>{}</WriteMilliseconds>\n        <TotalMilliseconds>{}</TotalMilliseconds>\n      </Bucket>",
                 value(&total.reads.lat), value(&total.writes.lat), value(&total.stats.lat));
         };
-        bucket(&mut x, 0.0, &|h| {
+        bucket(x, 0.0, &|h| {
             if h.is_empty() {
                 "N/A".into()
             } else {
@@ -371,13 +390,13 @@ pub fn render_diskspd_xml(header: &DiskSpdHeader, input: &RunInput) -> String {
             }
         });
         for (_, p) in PERCENTILES {
-            bucket(&mut x, p, &|h| percentile_cell(h, Some(p)));
+            bucket(x, p, &|h| percentile_cell(h, Some(p)));
         }
-        bucket(&mut x, 100.0, &|h| percentile_cell(h, None));
-        let _ = writeln!(x, "    </Latency>");
+        bucket(x, 100.0, &|h| percentile_cell(h, None));
+        let _ = writeln!(*x, "    </Latency>");
     }
     let _ = writeln!(
-        x,
+        *x,
         "    <Iops>\n      <Total>{:.2}</Total>\n    </Iops>",
         rate(total.stats.ios as f64, total.seconds)
     );
@@ -388,9 +407,8 @@ pub fn render_diskspd_xml(header: &DiskSpdHeader, input: &RunInput) -> String {
         } else {
             String::new()
         };
-        let _ = writeln!(x, "    <Thread>\n      <Id>{}</Id>\n      <Target>\n        <Path>{}</Path>\n        <BytesCount>{}</BytesCount>\n        <FileSize>{}</FileSize>\n        <IOCount>{}</IOCount>\n        <ReadBytes>{}</ReadBytes>\n        <ReadCount>{}</ReadCount>\n        <WriteBytes>{}</WriteBytes>\n        <WriteCount>{}</WriteCount>{lat}\n      </Target>\n    </Thread>",
+        let _ = writeln!(*x, "    <Thread>\n      <Id>{}</Id>\n      <Target>\n        <Path>{}</Path>\n        <BytesCount>{}</BytesCount>\n        <FileSize>{}</FileSize>\n        <IOCount>{}</IOCount>\n        <ReadBytes>{}</ReadBytes>\n        <ReadCount>{}</ReadCount>\n        <WriteBytes>{}</WriteBytes>\n        <WriteCount>{}</WriteCount>{lat}\n      </Target>\n    </Thread>",
             row.thread.unwrap_or(0), xml_escape(&row.path), s.bytes, row.file_size_bytes, s.ios, row.reads.bytes, row.reads.ios, row.writes.bytes, row.writes.ios);
     }
-    x.push_str("  </TimeSpan>\n</Results>\n");
-    x
+    x.push_str("  </TimeSpan>\n");
 }

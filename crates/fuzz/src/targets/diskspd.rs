@@ -28,22 +28,64 @@ const EXAMPLES: &[&str] = &[
     "-Rxml -d60 -W10 -b64K -o32 -t8 -Suw -D -L f",
     "-R xml t",
     "-Z1M -z42 -f10G -B1G -w50 -r4K t",
+    "-t4 -o32 -r -b8k -g1500i -w30 -rdpct95/5:4/10 -B5g -Z10m t",
+    "-r -rdabs90/10G:0/10G:5/20G -F2 -O16 a b",
+    "-c1g -b8k -t2 -o2 -r -w5 -i100 -j100 -I2 -a0,1 -fr t",
+    "\u{2013}b8K \u{2013}d30 \u{2013}o4 -n -e -Sr -v -l -x -ag -P100 -ysGo t",
+    "-c1M -L -D50 -w50 -Sd -Zrs -xp -B12K:64K -si4K -b8K t",
 ];
 
 /// Switches that take a size (`8K`, `1G`, `16b`).
 const SIZED: &[&str] = &["b", "c", "B", "f", "T", "r", "s", "si", "Z"];
 /// Switches that take a count or a number of seconds.
-const COUNTED: &[&str] = &["o", "t", "F", "d", "W", "C", "g", "z", "D"];
+const COUNTED: &[&str] = &[
+    "o", "O", "t", "F", "d", "W", "C", "g", "z", "D", "i", "j", "I", "P",
+];
 /// Switches that take a percentage.
 const PERCENT: &[&str] = &["w", "rs"];
 /// Switches that take no value, or a word.
 const WORDS: &[&str] = &[
-    "Sh", "Su", "Sw", "Sb", "Suw", "S", "h", "L", "D", "Rxml", "Rtext", "Rpxml", "R", "Zr", "r",
-    "s", "l", "P", "v",
+    "Sh",
+    "Su",
+    "Sw",
+    "Sb",
+    "Suw",
+    "S",
+    "h",
+    "L",
+    "D",
+    "Rxml",
+    "Rtext",
+    "Rpxml",
+    "R",
+    "Zr",
+    "r",
+    "s",
+    "l",
+    "P",
+    "v",
+    "n",
+    "e",
+    "x",
+    "ag",
+    "Sr",
+    "Sd",
+    "Ss",
+    "Zs",
+    "Zrs",
+    "Zz",
+    "fr",
+    "fs",
+    "ft",
+    "rdpct90/10",
+    "rdabs50/1G:10/1G",
+    "a0,1",
+    "ysEv",
+    "\u{2013}b4K",
 ];
 /// Switches DiskSpd has that diskmeter refuses, and some it does not have.
 const REFUSED: &[&str] = &[
-    "Sr", "Sm", "a", "ag", "n", "e", "x", "X", "p", "i", "j", "I", "N", "y", "O", "q", "", "-", "é",
+    "Sm", "a", "ag1,0", "X", "Xp.xml", "p", "N", "ye", "y", "q", "", "-", "é", "Z1M,f", "rdx", "?",
 ];
 /// Every switch letter, for mutations.
 const SWITCHES: &[&str] = &[
@@ -208,7 +250,8 @@ pub fn check_args(args: &[String]) -> Verdict {
         }
     };
     let mut first_problem = None;
-    for job in &profile.jobs {
+    let jobs = profile.jobs();
+    for job in &jobs {
         for problem in validate(job) {
             first_problem.get_or_insert_with(|| problem.to_string());
         }
@@ -217,6 +260,6 @@ pub fn check_args(args: &[String]) -> Verdict {
     }
     match first_problem {
         Some(problem) => refused(problem),
-        None => crate::dryrun::plan(&profile.jobs),
+        None => crate::dryrun::plan(&jobs),
     }
 }

@@ -28,49 +28,107 @@ pub enum DiskSpdProblem {
         what: &'static str,
     },
 
-    /// `-Sr`.
-    #[error("remote caching (-Sr) is Windows-only")]
-    RemoteCaching,
-
-    /// `-Sm`.
-    #[error("memory-mapped IO (-Sm) is not supported")]
+    /// `-Sm` / `-N` / `<MemoryMappedIo>`.
+    #[error("memory-mapped IO (-Sm, and its flush modes -N) is not supported: diskmeter's engines issue reads and writes")]
     MemoryMapped,
 
     /// A caching mode letter DiskSpd does not have.
-    #[error("caching modes are b, h, m, r, u, w")]
+    #[error("caching modes are b, h, m, r, u, w (and d, s of DiskSpd for Linux)")]
     CachingMode,
-
-    /// `-D` with an interval other than 1000 ms.
-    #[error("diskmeter samples IOPS per second: use -D or -D1000")]
-    SampleInterval,
 
     /// `-R` with a form other than text or xml.
     #[error("the output forms are text and xml")]
     OutputForm,
 
-    /// `-a`.
-    #[error("affinity is set with --cpus_allowed in diskmeter run; -a is not supported")]
-    Affinity,
+    /// `-Z<size>,<file>` / `<RandomDataSource><FilePath>`.
+    #[error("a write source read from a file is not supported (the writes' content would differ): use -Z<size> or -Zr for random content")]
+    BufferFromFile,
 
-    /// `-n`.
-    #[error("NUMA/processor-group affinity control (-n) is Windows-only")]
-    Numa,
+    /// `-I` other than 1-3.
+    #[error("the IO priorities are 1 (very low), 2 (low) and 3 (normal)")]
+    Priority,
 
-    /// `-e`.
-    #[error("ETW tracing (-e) is Windows-only")]
-    Etw,
+    /// `-p` / `<ParallelAsyncIO>`.
+    #[error("parallel IOs from the same offset (-p) have no counterpart in diskmeter's engines; leave -p out")]
+    ParallelSameOffset,
 
-    /// `-x`.
-    #[error("I/O completion routines (-x) are Windows-only")]
-    CompletionRoutines,
+    /// `-ye`.
+    #[error(
+        "-ye only sets a Windows named event for other DiskSpd processes: there is nothing to run"
+    )]
+    Events,
 
-    /// `-X`.
-    #[error("XML profiles (-X) are not supported: give the switches")]
-    XmlProfile,
+    /// `-?`.
+    #[error("for the switches see diskmeter diskspd --help and docs/GUIDE.md")]
+    Help,
 
-    /// A DiskSpd switch diskmeter does not implement (`-p`, `-i`, `-j`, `-I`, `-N`, `-y`, `-O`).
-    #[error("not supported by diskmeter")]
-    NotSupported,
+    /// `-ag1,...`: a processor group above 0.
+    #[error("processor groups are Windows'; Linux numbers CPUs from 0 across the machine: give -a with Linux CPU numbers")]
+    ProcessorGroup,
+
+    /// `-n` with `-a`.
+    #[error("-n and -a cannot be used together")]
+    AffinityConflict,
+
+    /// A bad `-rdpct` / `-rdabs`.
+    #[error("random distribution: {why}")]
+    Distribution {
+        /// What is wrong.
+        why: String,
+    },
+
+    /// `-rd` on sequential IO.
+    #[error("random distributions (-rd) apply to random IO: add -r")]
+    DistributionSequential,
+
+    /// `-i` without `-j` or the other way round.
+    #[error("a burst (-i) needs a think time (-j), and a think time a burst")]
+    BurstWithoutThink,
+
+    /// `X:` or `X:\path` that does not exist here.
+    #[error("a Windows drive path: give a file or block device path of this machine")]
+    WindowsDrive,
+
+    /// `-X` with nothing after it.
+    #[error("give the XML profile's file: -X<file> or -X <file>")]
+    NoProfile,
+
+    /// The profile could not be read.
+    #[error("cannot read the profile '{file}': {why}")]
+    CannotRead {
+        /// The file.
+        file: String,
+        /// Why.
+        why: String,
+    },
+
+    /// The profile is not well-formed XML.
+    #[error("the profile is not XML: {why}")]
+    NotXml {
+        /// The parser's message.
+        why: String,
+    },
+
+    /// A problem with an element of the profile.
+    #[error("<{element}> at line {line}: {why}")]
+    Xml {
+        /// The element's name.
+        element: String,
+        /// Its line, from 1.
+        line: u32,
+        /// What is wrong.
+        why: String,
+    },
+
+    /// `-X` with switches that describe the workload.
+    #[error("the workload comes from the profile with -X: only -d, -W, -C, -z, -R, -v, -P, -L (and targets for template paths) may be given with it")]
+    XmlWithSwitches,
+
+    /// Targets on the command line with a profile that has no template paths.
+    #[error(
+        "targets after -X replace the profile's template paths *1, *2 ...; this profile has none"
+    )]
+    NoTemplates,
 
     /// A switch DiskSpd does not have.
     #[error("unknown switch")]
@@ -80,16 +138,9 @@ pub enum DiskSpdProblem {
     #[error("the block size must be more than 0")]
     ZeroBlockSize,
 
-    /// `-r0`.
-    #[error("the random alignment must be more than 0")]
+    /// `-r0` / `-s0`.
+    #[error("the alignment or stride must be more than 0")]
     ZeroAlignment,
-
-    /// `-s` with a stride below the block size.
-    #[error(
-        "a sequential stride shorter than the block size (overlapping IOs) is not supported; \
-         use at least -b"
-    )]
-    OverlappingStride,
 
     /// No target.
     #[error("give at least one target file or block device")]
