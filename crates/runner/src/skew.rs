@@ -15,7 +15,7 @@
 //! by a keyed bijection (fio hashes them too), with one the hottest block sits at that share
 //! of the region and the next ones follow it.
 
-use diskmeter_workload::RandomDistribution;
+use diskmeter_workload::{fit_abs_zones, RandomDistribution, ZonesPastEnd};
 use rand_xoshiro::rand_core::{RngCore, SeedableRng};
 use rand_xoshiro::Xoshiro256PlusPlus;
 
@@ -51,6 +51,9 @@ enum Kind {
     },
     Zoned {
         zones: Vec<ZoneBlocks>,
+        /// The zones' access shares added up: 100, or less where DiskSpd dropped zones past
+        /// the end (the draw spans the shares kept, which re-weights them).
+        access_total: u32,
     },
 }
 
@@ -102,15 +105,27 @@ impl SkewSampler {
             RandomDistribution::Zoned { zones } => (
                 Kind::Zoned {
                     zones: zone_blocks(&zones, n),
+                    access_total: 100,
                 },
                 None,
             ),
-            RandomDistribution::ZonedAbs { zones } => (
-                Kind::Zoned {
-                    zones: abs_zone_blocks(&zones, n, block_bytes.max(1)),
-                },
-                None,
-            ),
+            RandomDistribution::ZonedAbs { zones, past_end } => {
+                let block_bytes = block_bytes.max(1);
+                let zones = match past_end {
+                    // The plan refused zones with IO past the end; files as units (fio's
+                    // file_service_type) are cut at the last file.
+                    ZonesPastEnd::Refused => abs_zone_blocks(&zones, n, block_bytes),
+                    ZonesPastEnd::Reweighted => fitted_zone_blocks(&zones, n, block_bytes),
+                };
+                let access_total = zones.last().map_or(100, |zone| zone.access_until);
+                (
+                    Kind::Zoned {
+                        zones,
+                        access_total,
+                    },
+                    None,
+                )
+            }
         };
         let mut rng = Xoshiro256PlusPlus::seed_from_u64(seed ^ 0x6a09_e667_f3bc_c909);
         SkewSampler {
@@ -130,8 +145,12 @@ impl SkewSampler {
     /// The next block.
     pub fn next_block(&mut self) -> u64 {
         let n = self.n;
-        if let Kind::Zoned { zones } = &self.kind {
-            let draw = ((self.rng.next_u64() as u128 * 100) >> 64) as u32;
+        if let Kind::Zoned {
+            zones,
+            access_total,
+        } = &self.kind
+        {
+            let draw = ((self.rng.next_u64() as u128 * u128::from(*access_total)) >> 64) as u32;
             let zone = zones
                 .iter()
                 .find(|zone| draw < zone.access_until)
@@ -200,7 +219,8 @@ fn zone_blocks(zones: &[diskmeter_workload::Zone], n: u64) -> Vec<ZoneBlocks> {
 }
 
 /// `zoned_abs` zones laid out over `n` blocks of `block_bytes` from the start: each spans its
-/// bytes (at least one block), cut at the region's end as fio cuts them.
+/// bytes (at least one block), cut at the region's end (the plan refused fio jobs whose zones
+/// with IO pass it, so only files as units are cut here).
 fn abs_zone_blocks(
     zones: &[diskmeter_workload::AbsZone],
     n: u64,
@@ -218,6 +238,38 @@ fn abs_zone_blocks(
                 access_until,
                 first_block,
                 blocks: next_block.min(n).saturating_sub(first_block).max(1),
+            }
+        })
+        .collect()
+}
+
+/// `zoned_abs` zones as DiskSpd fits them to `n` blocks of `block_bytes` (see
+/// [`ZonesPastEnd::Reweighted`]); the access shares kept add up to the draw's span. When no
+/// zone fits (the plan refuses that) the whole region is one zone.
+fn fitted_zone_blocks(
+    zones: &[diskmeter_workload::AbsZone],
+    n: u64,
+    block_bytes: u64,
+) -> Vec<ZoneBlocks> {
+    let region_bytes = n.saturating_mul(block_bytes);
+    let Ok(fitted) = fit_abs_zones(zones, region_bytes, block_bytes, ZonesPastEnd::Reweighted)
+    else {
+        return vec![ZoneBlocks {
+            access_until: 100,
+            first_block: 0,
+            blocks: n,
+        }];
+    };
+    let mut access_until = 0u32;
+    fitted
+        .iter()
+        .map(|zone| {
+            access_until += u32::from(zone.access_percent);
+            let first_block = (zone.start_bytes / block_bytes).min(n - 1);
+            ZoneBlocks {
+                access_until,
+                first_block,
+                blocks: (zone.len_bytes / block_bytes).min(n - first_block).max(1),
             }
         })
         .collect()
@@ -394,5 +446,30 @@ mod tests {
         }
         let share = first as f64 / draws as f64;
         assert!((share - 0.6).abs() < 0.01, "{share}");
+    }
+
+    #[test]
+    fn diskspd_zones_past_the_end_are_dropped_and_the_rest_reweighted() {
+        // -rdabs30/400k:10/400k:60/10g on 150 blocks of 4 KiB (600 KiB): the third range
+        // starts past the end and is dropped, the second is cut at it: 30:10 becomes 75:25.
+        let zones = RandomDistribution::parse("zoned_abs:30/400k:10/400k:60/10g").unwrap();
+        let RandomDistribution::ZonedAbs { zones, .. } = zones else {
+            panic!()
+        };
+        let reweighted = RandomDistribution::ZonedAbs {
+            zones,
+            past_end: ZonesPastEnd::Reweighted,
+        };
+        let n = 150u64;
+        let mut sampler = SkewSampler::new(reweighted, n, 4096, 9);
+        let draws = 100_000;
+        let mut first = 0;
+        for _ in 0..draws {
+            let block = sampler.next_block();
+            assert!(block < n);
+            first += usize::from(block < 100);
+        }
+        let share = first as f64 / draws as f64;
+        assert!((share - 0.75).abs() < 0.01, "{share}");
     }
 }

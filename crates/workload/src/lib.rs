@@ -45,7 +45,8 @@ pub use options::{
     OptionDef, OptionKind, Range, MAX_FILES_PER_RUN, MAX_WORKERS_PER_RUN,
 };
 pub use patterns::{
-    AbsZone, BlockSizeShare, BlockSizeSpread, PatternError, RandomDistribution, Zone,
+    fit_abs_zones, AbsZone, BlockSizeShare, BlockSizeSpread, FittedZone, PatternError,
+    RandomDistribution, Zone, ZoneFitError, ZonesPastEnd,
 };
 pub use spec::{
     Direction, EngineKind, JobSpec, PerDirection, RwMode, SyncMode, DEFAULT_PERCENTILES,

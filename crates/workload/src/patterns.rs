@@ -7,7 +7,9 @@ use diskmeter_units::{format_size_suffix, parse_size, KbBase, UnitError};
 use serde::{Deserialize, Serialize};
 use thiserror::Error;
 
-pub use crate::zones::{AbsZone, Zone, MAX_ZONES};
+pub use crate::zones::{
+    fit_abs_zones, AbsZone, FittedZone, Zone, ZoneFitError, ZonesPastEnd, MAX_ZONES,
+};
 
 /// Why a `bsrange`, `bssplit` or `random_distribution` value cannot be used; the option parser
 /// puts the option and value in front.
@@ -301,10 +303,14 @@ pub enum RandomDistribution {
         zones: Vec<Zone>,
     },
     /// Zones of fixed sizes in bytes from the region's start, each taking a share of the IOs,
-    /// uniform inside (fio `zoned_abs`); a zone past the region's end is cut at the end.
+    /// uniform inside (fio `zoned_abs`, DiskSpd `-rdabs`); `past_end` says what a zone that
+    /// reaches past a target's region becomes.
     ZonedAbs {
         /// The zones from the region's start; access shares add up to 100.
         zones: Vec<AbsZone>,
+        /// fio's rule (refused) or DiskSpd's (dropped, the rest re-weighted).
+        #[serde(default)]
+        past_end: ZonesPastEnd,
     },
 }
 
@@ -415,7 +421,7 @@ impl RandomDistribution {
                     .collect::<Vec<_>>()
                     .join(":")
             ),
-            RandomDistribution::ZonedAbs { ref zones } => format!(
+            RandomDistribution::ZonedAbs { ref zones, .. } => format!(
                 "zoned_abs:{}",
                 zones
                     .iter()

@@ -219,6 +219,11 @@ pub struct JobSpec {
     /// All clones of the job share one sequential position (DiskSpd `-si`).
     #[serde(default)]
     pub shared_sequential: bool,
+    /// `size_bytes` is at most how much of a target IO covers (DiskSpd `-f`, `<MaxFileSize>`):
+    /// on an existing file or device that ends sooner, the region ends at its end and the
+    /// file is used as it is, never laid out larger (fio's `size` lays it out larger).
+    #[serde(default)]
+    pub size_capped_by_target: bool,
     /// How unit prefixes in this job's later size and count options are read (fio `kb_base=`):
     /// `k` = 1024 by default, 1000 with `kb_base=1000`. Kept so job copies parse alike.
     #[serde(default)]
@@ -355,6 +360,7 @@ impl Default for JobSpec {
             allow_mounted_write: false,
             cooldown_ns: 0,
             shared_sequential: false,
+            size_capped_by_target: false,
             write_bw_log: None,
             write_iops_log: None,
             write_lat_log: None,

@@ -4,10 +4,11 @@
 
 use super::error::DiskSpdProblem;
 use super::model::{Access, Distribution, Throughput, TimeSpan, WriteBuffers};
-use diskmeter_workload::{apply_option, JobSpec};
+use diskmeter_workload::{apply_option, JobSpec, RandomDistribution, ZonesPastEnd};
 
 /// An absolute zone that runs to the target's end (DiskSpd's "rest of the target"): larger
-/// than any device, and cut at the region's end by the sampler.
+/// than any device, and cut at the region's end by the sampler (DiskSpd's rule for ranges
+/// past the end: `ZonesPastEnd::Reweighted`).
 const REST_OF_TARGET_BYTES: u64 = 1 << 60;
 
 /// The jobs of `span`, named `diskspd-<first>`, `diskspd-<first + 1>` ...; an error names the
@@ -86,13 +87,22 @@ pub(crate) fn jobs_of(
         if let Access::Mixed(pct) = t.access {
             options.push(("percentage_random", pct.to_string()));
         }
-        // -f is an offset (exclusive), fio's size a length from `offset`.
-        let region = t
-            .max_size_bytes
-            .map(|end| end.saturating_sub(t.base_offset_bytes))
-            .or(t.create_size_bytes);
-        if let Some(size) = region {
-            options.push(("size", size.to_string()));
+        // -f and -c are where the region ends (DiskSpd: the smaller of the two, or of -f and
+        // the target's size), fio's size a length from `offset`, split over a job's files.
+        let region_end = match (t.max_size_bytes, t.create_size_bytes) {
+            (Some(max), Some(create)) => Some(max.min(create)),
+            (max, create) => max.or(create),
+        };
+        if let Some(end) = region_end {
+            let size = end.saturating_sub(t.base_offset_bytes);
+            let total = size.checked_mul(count).ok_or((
+                "size",
+                DiskSpdProblem::TooLarge {
+                    text: size.to_string(),
+                    max: u64::MAX / count,
+                },
+            ))?;
+            options.push(("size", total.to_string()));
         }
         if t.base_offset_bytes > 0 {
             options.push(("offset", t.base_offset_bytes.to_string()));
@@ -172,6 +182,11 @@ pub(crate) fn jobs_of(
         }
         job.cooldown_ns = span.cooldown_s.saturating_mul(1_000_000_000);
         job.shared_sequential = t.interlocked;
+        // -f without -c: at most that much of a target that is there (-c makes it that size).
+        job.size_capped_by_target = t.max_size_bytes.is_some() && t.create_size_bytes.is_none();
+        if let RandomDistribution::ZonedAbs { past_end, .. } = &mut job.random_distribution {
+            *past_end = ZonesPastEnd::Reweighted;
+        }
         jobs.push(job);
     }
     Ok(jobs)

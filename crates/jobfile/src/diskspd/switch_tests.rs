@@ -47,9 +47,11 @@ fn rdpct_completes_the_distribution_as_diskspd_does() {
 #[test]
 fn rdabs_gives_the_rest_of_the_target_to_the_io_left() {
     let p = parse(&args("-r -b4K -rdabs90/10G:0/10G:5/20G t")).unwrap();
-    let RandomDistribution::ZonedAbs { zones } = &p.jobs()[0].random_distribution else {
+    let RandomDistribution::ZonedAbs { zones, past_end } = &p.jobs()[0].random_distribution else {
         panic!("not zoned_abs");
     };
+    // Ranges past the target's end follow DiskSpd's rule, not fio's.
+    assert_eq!(*past_end, diskmeter_workload::ZonesPastEnd::Reweighted);
     let sizes: Vec<(u8, u64)> = zones
         .iter()
         .map(|z| (z.access_percent, z.size_bytes))
@@ -152,4 +154,19 @@ fn windows_drives_are_refused_unless_the_path_exists_here() {
     };
     let p = parse_with(&args("-b4K D:\\data\\f.dat"), &env).unwrap();
     assert_eq!(p.time_spans[0].targets[0].path, "D:\\data\\f.dat");
+}
+
+#[test]
+fn f_caps_the_region_and_c_sizes_it_per_target() {
+    let p = parse(&args("-f10G -B1G t")).unwrap();
+    let job = &p.jobs()[0];
+    assert!(job.size_capped_by_target, "-f is at most, as DiskSpd");
+    assert_eq!(job.size_bytes, Some(9 << 30));
+    // -c creates the file at that size: the region ends there, not past it.
+    let p = parse(&args("-c2G -f10G -B1G t")).unwrap();
+    assert!(!p.jobs()[0].size_capped_by_target);
+    assert_eq!(p.jobs()[0].size_bytes, Some(1 << 30));
+    // -F: one job over both files, each with the whole region (fio splits size over files).
+    let p = parse(&args("-F2 -c1G a b")).unwrap();
+    assert_eq!(p.jobs()[0].size_bytes, Some(2 << 30));
 }

@@ -9,7 +9,7 @@ use crate::RunError;
 use diskmeter_workload::{EngineKind, JobSpec, PerDirection};
 use serde::Serialize;
 use std::path::PathBuf;
-use target::{file_size, plan_target, TargetIndex};
+use target::{check_regions, file_size, plan_target, TargetIndex};
 
 mod target;
 
@@ -300,6 +300,7 @@ pub fn resolve(jobs: &[JobSpec], options: &PlanOptions) -> Result<RunPlan, RunEr
             };
             crate::engine_options::check_targets(job, &targets, &plan.targets)?;
             crate::zbd::check_targets(job, &targets, &plan.targets)?;
+            check_regions(job, &targets, &plan.targets, &mut plan.notes)?;
             let region_total: u64 = targets
                 .iter()
                 .map(|&t| plan.targets[t].region_len_bytes)

@@ -1,5 +1,6 @@
 //! One target's part of the plan: its size (`filesize`, `fill_device`) and its region, layout
-//! and refusals ([`plan_target`]).
+//! and refusals ([`plan_target`]); what a job's region and `zoned_abs` zones came to on its
+//! targets ([`check_regions`]).
 
 use super::*;
 use std::collections::HashMap;
@@ -148,6 +149,23 @@ pub(super) fn plan_target(
             end_of(start, len)?;
             (len, existing, Preparation::UseExisting)
         }
+        // DiskSpd's -f: at most this much of a file that is there; one that ends sooner is
+        // used as it is (DiskSpd warns and does the same), never laid out larger.
+        (TargetKind::File, Some(existing))
+            if job.size_capped_by_target && !fresh && per_file_size.is_some() =>
+        {
+            let size = per_file_size.unwrap_or(existing);
+            if start >= existing {
+                return Err(target_err(format!(
+                    "the file has {existing} bytes, nothing to do past offset {start}"
+                )));
+            }
+            (
+                size.min(existing - start),
+                existing,
+                Preparation::UseExisting,
+            )
+        }
         (TargetKind::File, Some(existing)) => {
             let len = match per_file_size {
                 Some(size) => size,
@@ -226,4 +244,82 @@ pub(super) fn plan_target(
             FileContents::Written
         },
     })
+}
+
+/// Checks a job's resolved targets against what it asked: notes each target that a capped
+/// size (DiskSpd's `-f`) left smaller, and fits `zoned_abs` zones to each region: fio's rule
+/// refuses a zone with IO past the end, DiskSpd's drops it and re-weights the rest (noted with
+/// the zones used).
+pub(super) fn check_regions(
+    job: &JobSpec,
+    targets: &[usize],
+    planned: &[TargetPlan],
+    notes: &mut Vec<String>,
+) -> Result<(), RunError> {
+    let mut note = |text: String| {
+        if !notes.contains(&text) {
+            notes.push(text);
+        }
+    };
+    let asked = job.size_bytes.map(|s| s / targets.len().max(1) as u64);
+    for target in targets.iter().map(|&t| &planned[t]) {
+        if let Some(asked) =
+            asked.filter(|&a| job.size_capped_by_target && a > target.region_len_bytes)
+        {
+            note(format!(
+                "job {}: {} ends at byte {}, before the {asked} bytes from offset {} asked;                  IO covers the {} bytes there, the file as it is (as DiskSpd does with a                  MaxFileSize beyond the end)",
+                job.name,
+                target.path.display(),
+                target.region_start_bytes + target.region_len_bytes,
+                target.region_start_bytes,
+                target.region_len_bytes,
+            ));
+        }
+        let diskmeter_workload::RandomDistribution::ZonedAbs { zones, past_end } =
+            &job.random_distribution
+        else {
+            continue;
+        };
+        if !job.rw.is_random() {
+            continue;
+        }
+        let fitted = diskmeter_workload::fit_abs_zones(
+            zones,
+            target.region_len_bytes,
+            job.max_bs_bytes().max(1),
+            *past_end,
+        )
+        .map_err(|e| RunError::Job {
+            job: job.name.clone(),
+            message: format!(
+                "random_distribution=zoned_abs on {}: {e}",
+                target.path.display()
+            ),
+        })?;
+        let total: u32 = fitted.iter().map(|z| u32::from(z.access_percent)).sum();
+        // Zones cut at the end are DiskSpd's open last range as often as not: only dropped
+        // zones change the shares.
+        if total < 100 {
+            let shown: Vec<String> = fitted
+                .iter()
+                .map(|z| {
+                    format!(
+                        "{:.1}% in {}..{}",
+                        f64::from(z.access_percent) * 100.0 / f64::from(total),
+                        z.start_bytes,
+                        z.start_bytes + z.len_bytes
+                    )
+                })
+                .collect();
+            note(format!(
+                "job {}: {} has {} bytes for the random ranges; ranges past it are dropped \
+                 and the rest re-weighted, as DiskSpd does: {}",
+                job.name,
+                target.path.display(),
+                target.region_len_bytes,
+                shown.join(", ")
+            ));
+        }
+    }
+    Ok(())
 }
