@@ -245,3 +245,45 @@ fn alignment_stride_thread_stride_and_interlocked_sequential_run() {
         "the written blocks are one run from the start"
     );
 }
+
+/// -f beyond an existing file's end and -rdabs ranges past it, as DiskSpd reads them
+/// (issue 19, dsf); fio's zoned_abs past the end stays refused, as fio stops there.
+#[test]
+fn f_past_the_end_uses_the_file_and_rdabs_past_it_is_reweighted() {
+    let dir = TestDir::new();
+    std::fs::write(dir.path().join("t.dat"), vec![0u8; 1 << 20]).unwrap();
+    diskspd(&dir, "--dry-run -d1 -b4K -f10G t.dat")
+        .assert()
+        .success()
+        .stdout(predicate::str::contains(
+            "t.dat (File, UseExisting): bytes 0..1048576",
+        ))
+        .stdout(predicate::str::contains("the file as it is"));
+    // 90 % in 2 MiB (cut at 1 MiB), 10 % past the end: dropped, all IO in the first range.
+    diskspd(&dir, "--dry-run -d1 -r -b4K -rdabs90/2M:10/1M t.dat")
+        .assert()
+        .success()
+        .stdout(predicate::str::contains(
+            "re-weighted, as DiskSpd does: 100.0% in 0..1048576",
+        ));
+    diskspd(&dir, "--dry-run -d1 -r -b4K -rdabs0/2M:100/1M t.dat")
+        .assert()
+        .code(2)
+        .stderr(
+            predicate::str::contains("-rdabs").and(predicate::str::contains(
+                "no range with IO starts inside the region",
+            )),
+        );
+    std::fs::write(
+        dir.path().join("z.fio"),
+        "[z]\nfilename=t.dat\nrw=randread\nrandom_distribution=zoned_abs:60/512k:40/1m\n",
+    )
+    .unwrap();
+    Command::cargo_bin("diskmeter")
+        .unwrap()
+        .current_dir(dir.path())
+        .args(["run", "--dry-run", "z.fio"])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("zoned_abs sizes exceed file size"));
+}

@@ -35,7 +35,8 @@ fn scratch(dir: &TestDir, name: &str, mib: usize) -> String {
 #[test]
 fn diskspds_sample_profiles_dry_run_or_say_why_not() {
     let dir = TestDir::new();
-    // VM Fleet's SQL and VDI profiles address 10 GiB: a sparse file (a dry run does no IO).
+    // VM Fleet's SQL profile starts one target 5 GiB in (<BaseFileOffset>): a sparse file (a
+    // dry run does no IO). Its VDI profile's 10 GiB <MaxFileSize> is at most that much.
     let target = "t.dat".to_string();
     std::fs::File::create(dir.path().join(&target))
         .unwrap()
@@ -82,6 +83,26 @@ fn diskspds_sample_profiles_dry_run_or_say_why_not() {
         .code(2)
         .stderr(predicate::str::contains(needle));
     }
+}
+
+/// DiskSpd's rule for a <MaxFileSize> past the end: the file as it is (issue 19, dsf).
+#[test]
+fn vm_fleets_vdi_profile_dry_runs_on_a_small_file() {
+    let dir = TestDir::new();
+    let target = scratch(&dir, "small.dat", 1);
+    let profile = sample("vmfleet-vdi.xml");
+    diskspd(
+        &dir,
+        &["--dry-run", "-d1", "-W0", "-C0", "-X", &profile, &target],
+    )
+    .assert()
+    .success()
+    .stdout(predicate::str::contains(
+        "small.dat (File, UseExisting): bytes 0..1048576",
+    ))
+    .stdout(predicate::str::contains(
+        "small.dat ends 1.00 MiB in, before the 10.0 GiB from offset 0",
+    ));
 }
 
 #[test]

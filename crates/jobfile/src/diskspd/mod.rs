@@ -18,7 +18,7 @@
 //! | `-F<n>` threads in all, each on every target | one job over all targets (`a:b`), `numjobs=n`, `iodepth=o x targets` (`-O<n>`: `iodepth=n`) |
 //! | `-o<n>` IOs per thread per target | `iodepth` |
 //! | `-r[align]` / `-s[stride]` / `-rs<pct>` | random (`blockalign`) / sequential (`rw=read:gap`) / `percentage_random` |
-//! | `-rdpct<io/pct:...>` / `-rdabs<io/size:...>` | `random_distribution=zoned:` / `zoned_abs:` with DiskSpd's implicit last range |
+//! | `-rdpct<io/pct:...>` / `-rdabs<io/size:...>` | `random_distribution=zoned:` / `zoned_abs:` with DiskSpd's implicit last range; `-rdabs` ranges past the end re-weighted (`ZonesPastEnd::Reweighted`) |
 //! | `-si[stride]` | sequential, the threads of a target sharing one position |
 //! | `-T<offset>` | thread `n` starts `n x offset` in (`offset_increment`) |
 //! | `-C<s>` | the load runs `s` more seconds after `-d`, not measured |
@@ -27,7 +27,7 @@
 //! | `-d` / `-W` | `runtime` + `time_based` / `ramp_time` |
 //! | `-c<size>` | the file is created at that size (`size`) |
 //! | `-g<bytes/ms>` / `-g<n>i` | `rate` per thread (x1000 bytes/s) / `rate_iops` |
-//! | `-B<offset>[:length]` / `-f<size>` | `offset` / region end (`size` = end - offset) |
+//! | `-B<offset>[:length]` / `-f<size>` | `offset` / region end at most (`size` = end - offset, `size_capped_by_target`: a target that ends sooner is used to its end) |
 //! | `-i<n>` + `-j<ms>` | `thinktime=<ms>ms`, `thinktime_blocks=n` |
 //! | `-I1` / `-I2` | `prioclass=3` (idle) / `prioclass=2` + `prio=7` |
 //! | `-a#,#` | `cpus_allowed`, `cpus_allowed_policy=split` (round-robin) |

@@ -3,6 +3,8 @@
 //! targets ([`check_regions`]).
 
 use super::*;
+use diskmeter_units::format_bytes_binary;
+use diskmeter_workload::ZonesPastEnd;
 use std::collections::HashMap;
 
 /// Where each file or device is in the plan's list of targets, by path and kind: a job of
@@ -267,12 +269,14 @@ pub(super) fn check_regions(
             asked.filter(|&a| job.size_capped_by_target && a > target.region_len_bytes)
         {
             note(format!(
-                "job {}: {} ends at byte {}, before the {asked} bytes from offset {} asked;                  IO covers the {} bytes there, the file as it is (as DiskSpd does with a                  MaxFileSize beyond the end)",
+                "job {}: {} ends {} in, before the {} from offset {} that -f/MaxFileSize \
+                 allows; IO covers the {} there, the file as it is (as DiskSpd does)",
                 job.name,
                 target.path.display(),
-                target.region_start_bytes + target.region_len_bytes,
+                format_bytes_binary(target.region_start_bytes + target.region_len_bytes),
+                format_bytes_binary(asked),
                 target.region_start_bytes,
-                target.region_len_bytes,
+                format_bytes_binary(target.region_len_bytes),
             ));
         }
         let diskmeter_workload::RandomDistribution::ZonedAbs { zones, past_end } =
@@ -292,7 +296,11 @@ pub(super) fn check_regions(
         .map_err(|e| RunError::Job {
             job: job.name.clone(),
             message: format!(
-                "random_distribution=zoned_abs on {}: {e}",
+                "{} on {}: {e}",
+                match past_end {
+                    ZonesPastEnd::Refused => "random_distribution=zoned_abs",
+                    ZonesPastEnd::Reweighted => "-rdabs (random_distribution=zoned_abs)",
+                },
                 target.path.display()
             ),
         })?;
@@ -312,11 +320,11 @@ pub(super) fn check_regions(
                 })
                 .collect();
             note(format!(
-                "job {}: {} has {} bytes for the random ranges; ranges past it are dropped \
-                 and the rest re-weighted, as DiskSpd does: {}",
+                "job {}: {} has {} for the random ranges; ranges past it are dropped and \
+                 the rest re-weighted, as DiskSpd does: {}",
                 job.name,
                 target.path.display(),
-                target.region_len_bytes,
+                format_bytes_binary(target.region_len_bytes),
                 shown.join(", ")
             ));
         }
