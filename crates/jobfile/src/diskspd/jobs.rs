@@ -172,6 +172,10 @@ pub(crate) fn jobs_of(
         }
         job.cooldown_ns = span.cooldown_s.saturating_mul(1_000_000_000);
         job.shared_sequential = t.interlocked;
+        // -D<ms>: the series is sampled at DiskSpd's interval (its IopsStdDev buckets).
+        if let Some(ms) = span.iops_interval_ms {
+            job.series_interval_ms = u32::try_from(ms).unwrap_or(u32::MAX);
+        }
         jobs.push(job);
     }
     Ok(jobs)
