@@ -168,6 +168,7 @@ fn header(
         warmup_s: span.warmup_s,
         cooldown_s: span.cooldown_s,
         latency: span.measure_latency,
+        iops_interval_ms: span.iops_interval_ms,
         block_size_bytes: t.block_size_bytes,
         outstanding: span.requests_per_thread.unwrap_or(t.outstanding),
         threads: if fixed_threads {
