@@ -1,6 +1,7 @@
 //! `diskmeter diskspd` through the real binary (issue 3, DiskSpd part): the guides' command
 //! lines at test scale, the write mix, throttles in both forms, and well-formed XML; issue 19:
-//! notes for switches that change nothing here, refusals, and the new switches' mappings.
+//! notes for switches that change nothing here, refusals, and the new switches' mappings;
+//! -D<ms>: the series sampled at that interval, IopsStdDev in the text and buckets in -Rxml.
 
 mod common;
 
@@ -286,4 +287,67 @@ fn f_past_the_end_uses_the_file_and_rdabs_past_it_is_reweighted() {
         .assert()
         .code(2)
         .stderr(predicate::str::contains("zoned_abs sizes exceed file size"));
+}
+
+#[test]
+fn d100_samples_every_100_ms_with_iops_stddev_in_text_and_buckets_in_xml() {
+    let _turn = real_io();
+    let dir = TestDir::new();
+    let db = dir.path().join("h.db");
+    let db = db.to_str().unwrap();
+    let out = diskspd(
+        &dir,
+        &format!("--db {db} -c4M -b4K -r -o2 -W0 -d1 -D100 -L d.dat"),
+    )
+    .output()
+    .expect("run");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert!(
+        text.contains("gathering IOPS at intervals of 100ms"),
+        "{text}"
+    );
+    for title in ["Total IO", "Read IO", "Write IO"] {
+        let table = text.split(title).nth(1).unwrap();
+        let head = table.lines().nth(1).unwrap();
+        assert!(head.contains("| IopsStdDev |"), "{title}: {head}");
+    }
+    // The stored result: ~10 samples of 100 ms (the last may be cut short).
+    let exported = common::ok(common::diskmeter(
+        dir.path(),
+        &["export", "last", "--format=json", "--db", db],
+    ));
+    let stored: serde_json::Value = serde_json::from_str(&exported).unwrap();
+    let series = stored["steps"][0]["result"]["jobs"][0]["series"]
+        .as_array()
+        .unwrap()
+        .clone();
+    let whole = series.iter().filter(|s| s["duration_ms"] == 100).count();
+    assert!((9..=11).contains(&whole), "{series:?}");
+    assert!(series
+        .iter()
+        .all(|s| s["duration_ms"].as_u64().unwrap() <= 100));
+
+    let doc = xml(&dir, "-c4M -b4K -r -o2 -W0 -d1 -D100 d.dat");
+    let parsed = roxmltree::Document::parse(&doc).unwrap();
+    let buckets: Vec<u64> = parsed
+        .descendants()
+        .filter(|n| n.has_tag_name("Bucket") && n.has_attribute("SampleMillisecond"))
+        .filter(|n| {
+            n.parent()
+                .and_then(|p| p.parent())
+                .is_some_and(|g| g.has_tag_name("TimeSpan"))
+        })
+        .map(|n| n.attribute("SampleMillisecond").unwrap().parse().unwrap())
+        .collect();
+    assert!((9..=11).contains(&buckets.len()), "{doc}");
+    assert_eq!(buckets[..3], [100, 200, 300], "{doc}");
+    assert!(
+        doc.contains("<IopsStdDev>") && doc.contains("<ReadIopsStdDev>"),
+        "{doc}"
+    );
 }

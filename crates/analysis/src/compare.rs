@@ -16,7 +16,8 @@
 
 use diskmeter_report::RunResult;
 use diskmeter_stats::{
-    batch_means, compare_means, mann_whitney_p, merge_series, IntervalSample, Verdict,
+    batch_means, compare_means, mann_whitney_p, merge_series, resample_series, IntervalSample,
+    Verdict,
 };
 use serde::{Deserialize, Serialize};
 
@@ -314,12 +315,15 @@ fn step_value(result: &RunResult, direction: usize, figure: Figure) -> Option<f6
     }
 }
 
-/// The step's per-second series summed over its jobs, without the short last interval.
+/// The step's per-second series summed over its jobs, without the short last interval; a
+/// series sampled more finely (DiskSpd's `-D100`) is regrouped into seconds first, so that
+/// runs sampled differently compare sample for sample.
 fn full_seconds(result: &RunResult) -> Vec<IntervalSample> {
     let merged = result
         .jobs
         .iter()
         .fold(Vec::new(), |acc, job| merge_series(&acc, &job.series));
+    let merged = resample_series(&merged, 1000);
     let longest = merged.iter().map(|s| s.duration_ms).max().unwrap_or(0);
     merged
         .into_iter()

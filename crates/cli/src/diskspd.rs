@@ -19,7 +19,8 @@ pub fn command() -> Command {
              profile without running). DiskSpd's switches are single-dash (-b8K -o32 ...); \
              diskmeter's own options (--allow-destroy, --keep, --quiet, --output, --dry-run) go \
              before them. Every switch of DiskSpd 2.x and its Linux port is taken: honoured \
-             (-rdpct/-rdabs as zoned distributions, -O, -i/-j, -a, -I, -fr/-fs ...), accepted \
+             (-rdpct/-rdabs as zoned distributions, -O, -i/-j, -a, -I, -fr/-fs, -D<ms> as the \
+             series' interval and DiskSpd's IopsStdDev ...), accepted \
              with a note on stderr when it changes nothing measured here (-n, -e, -Sr, -v, -P, \
              -l, -x, -ag), or refused with the reason (-Sm, -N, -p, -ye, -Z<size>,<file>, #N \
              disk numbers, X:\\ drives that do not exist here). Typographic dashes (–b8K) read \
@@ -168,6 +169,7 @@ fn header(
         warmup_s: span.warmup_s,
         cooldown_s: span.cooldown_s,
         latency: span.measure_latency,
+        iops_interval_ms: span.iops_interval_ms,
         block_size_bytes: t.block_size_bytes,
         outstanding: span.requests_per_thread.unwrap_or(t.outstanding),
         threads: if fixed_threads {

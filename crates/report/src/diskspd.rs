@@ -3,12 +3,18 @@
 //! latency percentile table) and the XML document with DiskSpd's element names for the
 //! fields diskmeter measures.
 //!
+//! With `-D<ms>` the jobs' series are sampled every `<ms>` (DiskSpd's IO buckets) and the
+//! report adds DiskSpd's `IopsStdDev` column: the population standard deviation of the IOs
+//! completed per whole bucket, as IOs per second (DiskSpd's `IoBucketizer`); a last bucket
+//! cut short by the end of the run is left out, as DiskSpd leaves out IOs past its last
+//! whole bucket. The XML carries the buckets (`<Iops>` with `<Bucket SampleMillisecond=...>`).
+//!
 //! One difference is stated in both forms: DiskSpd's CPU table is system-wide per processor;
 //! diskmeter reports the CPU time of its own worker threads (getrusage per thread), as a share
 //! of all processors over the measured time.
 
 use crate::input::RunInput;
-use diskmeter_stats::{DirectionStats, LatencyHistogram};
+use diskmeter_stats::{merge_series, DirectionStats, IntervalSample, LatencyHistogram};
 use std::fmt::Write;
 
 /// What the report prints about the profile (the CLI fills it from the parsed command line).
@@ -24,6 +30,9 @@ pub struct DiskSpdHeader {
     pub cooldown_s: u64,
     /// Whether `-L` asked for latency statistics.
     pub latency: bool,
+    /// `-D<ms>`: the IO bucket length, ms, when IOPS standard deviations were asked for
+    /// (the jobs' series were sampled at it); `None` without `-D`.
+    pub iops_interval_ms: Option<u64>,
     /// Block size, bytes.
     pub block_size_bytes: u64,
     /// IOs in flight per thread per target.
@@ -78,6 +87,42 @@ struct Row {
     reads: DirectionStats,
     writes: DirectionStats,
     seconds: f64,
+    /// The worker's series (for the total: the workers' summed bucket by bucket).
+    series: Vec<IntervalSample>,
+}
+
+/// IOs of reads and writes together in a sample.
+fn total_ios(s: &IntervalSample) -> u64 {
+    s.read.ios + s.write.ios
+}
+
+/// The whole buckets of `series` (of `interval_ms` each): a last one cut short by the end of
+/// the run is not one of DiskSpd's valid buckets.
+fn whole_buckets(
+    series: &[IntervalSample],
+    interval_ms: u64,
+) -> impl Iterator<Item = &IntervalSample> {
+    series.iter().filter(move |s| s.duration_ms == interval_ms)
+}
+
+/// DiskSpd's IOPS standard deviation: the population standard deviation of the IOs counted
+/// (by `count`) in each whole bucket, divided by the bucket's length in seconds; 0 without a
+/// whole bucket.
+fn iops_stddev(
+    series: &[IntervalSample],
+    interval_ms: u64,
+    count: fn(&IntervalSample) -> u64,
+) -> f64 {
+    let counts: Vec<f64> = whole_buckets(series, interval_ms)
+        .map(|s| count(s) as f64)
+        .collect();
+    if counts.is_empty() || interval_ms == 0 {
+        return 0.0;
+    }
+    let n = counts.len() as f64;
+    let mean = counts.iter().sum::<f64>() / n;
+    let variance = counts.iter().map(|c| (c - mean) * (c - mean)).sum::<f64>() / n;
+    variance.sqrt() / (interval_ms as f64 / 1000.0)
 }
 
 fn rows(input: &RunInput) -> (Vec<Row>, Row) {
@@ -90,6 +135,7 @@ fn rows(input: &RunInput) -> (Vec<Row>, Row) {
         reads: DirectionStats::new(),
         writes: DirectionStats::new(),
         seconds: 0.0,
+        series: Vec::new(),
     };
     for (i, job) in input.jobs.iter().enumerate() {
         let mut both = job.stats.read.clone();
@@ -99,6 +145,7 @@ fn rows(input: &RunInput) -> (Vec<Row>, Row) {
         total.reads.merge(&job.stats.read);
         total.writes.merge(&job.stats.write);
         total.seconds = total.seconds.max(seconds);
+        total.series = merge_series(&total.series, &job.stats.series);
         rows.push(Row {
             thread: Some(i),
             path: job
@@ -112,6 +159,7 @@ fn rows(input: &RunInput) -> (Vec<Row>, Row) {
             reads: job.stats.read.clone(),
             writes: job.stats.write.clone(),
             seconds,
+            series: job.stats.series.clone(),
         });
     }
     (rows, total)
@@ -129,41 +177,76 @@ fn rate(count: f64, seconds: f64) -> f64 {
     }
 }
 
+/// One of the three tables: its title, the figures of a row, and the IOs a bucket counts.
+struct Section {
+    title: &'static str,
+    pick: fn(&Row) -> &DirectionStats,
+    count: fn(&IntervalSample) -> u64,
+}
+
+/// The Total, Read and Write tables, in DiskSpd's order.
+const SECTIONS: [Section; 3] = [
+    Section {
+        title: "Total IO",
+        pick: |r| &r.stats,
+        count: total_ios,
+    },
+    Section {
+        title: "Read IO",
+        pick: |r| &r.reads,
+        count: |s| s.read.ios,
+    },
+    Section {
+        title: "Write IO",
+        pick: |r| &r.writes,
+        count: |s| s.write.ios,
+    },
+];
+
 fn table(
     out: &mut String,
-    title: &str,
+    section: &Section,
     rows: &[Row],
     total: &Row,
-    pick: fn(&Row) -> &DirectionStats,
     latency: bool,
+    iops_interval_ms: Option<u64>,
 ) {
-    let _ = writeln!(out, "{title}");
-    let lat_head = if latency {
-        "|  AvgLat  | LatStdDev "
+    let _ = writeln!(out, "{}", section.title);
+    // DiskSpd's column order: AvgLat, IopsStdDev, LatStdDev.
+    let avg_head = if latency { "|  AvgLat  " } else { "" };
+    let iops_head = if iops_interval_ms.is_some() {
+        "| IopsStdDev "
     } else {
         ""
     };
+    let std_head = if latency { "| LatStdDev " } else { "" };
     let _ = writeln!(
         out,
-        "thread |       bytes     |     I/Os     |    MiB/s   |  I/O per s {lat_head}|  file"
+        "thread |       bytes     |     I/Os     |    MiB/s   |  I/O per s {avg_head}{iops_head}{std_head}|  file"
     );
-    let rule = "-".repeat(if latency { 106 } else { 84 });
+    let width = 84 + if latency { 22 } else { 0 } + if iops_interval_ms.is_some() { 13 } else { 0 };
+    let rule = "-".repeat(width);
     let _ = writeln!(out, "{rule}");
     let line = |out: &mut String, label: &str, row: &Row, file: String| {
-        let s = pick(row);
-        let lat = if latency {
-            let h = &s.lat;
-            if h.is_empty() {
-                "|      N/A |       N/A ".to_string()
-            } else {
-                format!("| {:>8.3} | {:>9.3} ", ms(h.mean()), ms(h.stddev()))
-            }
-        } else {
-            String::new()
+        let s = (section.pick)(row);
+        let h = &s.lat;
+        let (avg, std) = match (latency, h.is_empty()) {
+            (false, _) => (String::new(), String::new()),
+            (true, true) => ("|      N/A ".to_string(), "|       N/A ".to_string()),
+            (true, false) => (
+                format!("| {:>8.3} ", ms(h.mean())),
+                format!("| {:>9.3} ", ms(h.stddev())),
+            ),
         };
+        let iops = iops_interval_ms.map_or(String::new(), |interval_ms| {
+            format!(
+                "| {:>10.2} ",
+                iops_stddev(&row.series, interval_ms, section.count)
+            )
+        });
         let _ = writeln!(
             out,
-            "{label} {:>15} | {:>12} | {:>10.2} | {:>10.2} {lat}| {file}",
+            "{label} {:>15} | {:>12} | {:>10.2} | {:>10.2} {avg}{iops}{std}| {file}",
             s.bytes,
             s.ios,
             rate(s.bytes as f64, row.seconds) / MIB,
@@ -221,6 +304,9 @@ pub fn render_diskspd_text(header: &DiskSpdHeader, input: &RunInput) -> String {
     let _ = writeln!(out, "\tcool down time: {}s", header.cooldown_s);
     if header.latency {
         let _ = writeln!(out, "\tmeasuring latency");
+    }
+    if let Some(interval_ms) = header.iops_interval_ms {
+        let _ = writeln!(out, "\tgathering IOPS at intervals of {interval_ms}ms");
     }
     let _ = writeln!(
         out,
@@ -288,30 +374,16 @@ pub fn render_diskspd_text(header: &DiskSpdHeader, input: &RunInput) -> String {
         user,
         kernel
     );
-    table(
-        &mut out,
-        "Total IO",
-        &rows,
-        &total,
-        |r| &r.stats,
-        header.latency,
-    );
-    table(
-        &mut out,
-        "Read IO",
-        &rows,
-        &total,
-        |r| &r.reads,
-        header.latency,
-    );
-    table(
-        &mut out,
-        "Write IO",
-        &rows,
-        &total,
-        |r| &r.writes,
-        header.latency,
-    );
+    for section in &SECTIONS {
+        table(
+            &mut out,
+            section,
+            &rows,
+            &total,
+            header.latency,
+            header.iops_interval_ms,
+        );
+    }
     if header.latency {
         let _ = writeln!(out, "\n  %-ile |  Read (ms) | Write (ms) | Total (ms)");
         let _ = writeln!(out, "----------------------------------------------");
@@ -397,9 +469,13 @@ fn time_span_xml(x: &mut String, header: &DiskSpdHeader, input: &RunInput) {
     }
     let _ = writeln!(
         *x,
-        "    <Iops>\n      <Total>{:.2}</Total>\n    </Iops>",
+        "    <Iops>\n      <Total>{:.2}</Total>",
         rate(total.stats.ios as f64, total.seconds)
     );
+    if let Some(interval_ms) = header.iops_interval_ms {
+        iops_xml(x, &total.series, interval_ms, "      ");
+    }
+    let _ = writeln!(*x, "    </Iops>");
     for row in &rows {
         let s = &row.stats;
         let lat = if header.latency && !s.lat.is_empty() {
@@ -407,8 +483,46 @@ fn time_span_xml(x: &mut String, header: &DiskSpdHeader, input: &RunInput) {
         } else {
             String::new()
         };
-        let _ = writeln!(*x, "    <Thread>\n      <Id>{}</Id>\n      <Target>\n        <Path>{}</Path>\n        <BytesCount>{}</BytesCount>\n        <FileSize>{}</FileSize>\n        <IOCount>{}</IOCount>\n        <ReadBytes>{}</ReadBytes>\n        <ReadCount>{}</ReadCount>\n        <WriteBytes>{}</WriteBytes>\n        <WriteCount>{}</WriteCount>{lat}\n      </Target>\n    </Thread>",
+        let _ = writeln!(*x, "    <Thread>\n      <Id>{}</Id>\n      <Target>\n        <Path>{}</Path>\n        <BytesCount>{}</BytesCount>\n        <FileSize>{}</FileSize>\n        <IOCount>{}</IOCount>\n        <ReadBytes>{}</ReadBytes>\n        <ReadCount>{}</ReadCount>\n        <WriteBytes>{}</WriteBytes>\n        <WriteCount>{}</WriteCount>{lat}",
             row.thread.unwrap_or(0), xml_escape(&row.path), s.bytes, row.file_size_bytes, s.ios, row.reads.bytes, row.reads.ios, row.writes.bytes, row.writes.ios);
+        if let Some(interval_ms) = header.iops_interval_ms {
+            let _ = writeln!(*x, "        <Iops>");
+            iops_xml(x, &row.series, interval_ms, "          ");
+            let _ = writeln!(*x, "        </Iops>");
+        }
+        let _ = writeln!(*x, "      </Target>\n    </Thread>");
     }
     x.push_str("  </TimeSpan>\n");
 }
+
+/// DiskSpd's IOPS standard deviations and time series (`-D`) inside an `<Iops>` element: one
+/// `<Bucket>` per whole bucket, stamped at its end, with the IOs per second of each direction
+/// and the mean latency of its IOs. DiskSpd's per-bucket minimum, maximum and standard
+/// deviation of latency are not kept by diskmeter's series and are left out.
+fn iops_xml(x: &mut String, series: &[IntervalSample], interval_ms: u64, indent: &str) {
+    if whole_buckets(series, interval_ms).next().is_none() {
+        return;
+    }
+    let _ = writeln!(
+        *x,
+        "{indent}<ReadIopsStdDev>{:.3}</ReadIopsStdDev>\n{indent}<WriteIopsStdDev>{:.3}</WriteIopsStdDev>\n{indent}<IopsStdDev>{:.3}</IopsStdDev>",
+        iops_stddev(series, interval_ms, |s| s.read.ios),
+        iops_stddev(series, interval_ms, |s| s.write.ios),
+        iops_stddev(series, interval_ms, total_ios),
+    );
+    let seconds = interval_ms as f64 / 1000.0;
+    for (i, s) in whole_buckets(series, interval_ms).enumerate() {
+        let (read, write) = (s.read.ios as f64 / seconds, s.write.ios as f64 / seconds);
+        let _ = writeln!(
+            *x,
+            "{indent}<Bucket SampleMillisecond=\"{}\" Read=\"{read:.0}\" Write=\"{write:.0}\" Total=\"{:.0}\" ReadAvgLatencyMilliseconds=\"{:.3}\" WriteAvgLatencyMilliseconds=\"{:.3}\"/>",
+            interval_ms * (i as u64 + 1),
+            read + write,
+            ms(s.read.lat_mean_ns),
+            ms(s.write.lat_mean_ns),
+        );
+    }
+}
+
+#[cfg(test)]
+mod tests;

@@ -111,7 +111,8 @@ pub struct JobResult {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub latency_target: Option<LatencyTargetResult>,
     /// 95 % confidence interval of the mean IOPS (reads and writes together) over the
-    /// full per-second samples of `series`, by batch means.
+    /// full-length samples of `series` (per second unless DiskSpd's `-D` set another length),
+    /// by batch means.
     #[serde(default)]
     pub iops_mean_ci: ConfidenceInterval,
     /// The job's latency histograms, exact (base64 of HdrHistogram V2 with diskmeter's

@@ -1,4 +1,5 @@
-//! Per-interval (per-second by default) series of one worker, and merging series of workers.
+//! Per-interval (per-second by default) series of one worker, merging series of workers, and
+//! regrouping a finer series into seconds.
 //!
 //! The recorder closes intervals lazily: `record` compares the timestamp with the end of the
 //! current interval and only does work when an interval has elapsed, so the hot path costs one
@@ -231,6 +232,47 @@ pub fn merge_series(a: &[IntervalSample], b: &[IntervalSample]) -> Vec<IntervalS
     out
 }
 
+/// Regroups `series` into windows of `window_ms` (a series sampled more finely, e.g. every
+/// 100 ms under DiskSpd's `-D100`, as per-second samples): each sample joins the window its
+/// start falls in; counts and bytes are summed, rates taken over the summed durations, means
+/// weighted by IOs and the p99 is the largest (an upper bound, as for merged series). A series
+/// already sampled at `window_ms` or more coarsely is returned as is.
+pub fn resample_series(series: &[IntervalSample], window_ms: u64) -> Vec<IntervalSample> {
+    let interval_ms = series.iter().map(|s| s.duration_ms).max().unwrap_or(0);
+    if window_ms == 0 || interval_ms >= window_ms {
+        return series.to_vec();
+    }
+    let mut out: Vec<IntervalSample> = Vec::new();
+    for s in series {
+        let start_ms = s.start_ms / window_ms * window_ms;
+        match out.last_mut() {
+            Some(w) if w.start_ms == start_ms => {
+                let duration_ms = w.duration_ms + s.duration_ms;
+                w.read = join_direction(&w.read, &s.read, duration_ms);
+                w.write = join_direction(&w.write, &s.write, duration_ms);
+                w.duration_ms = duration_ms;
+            }
+            _ => out.push(IntervalSample { start_ms, ..*s }),
+        }
+    }
+    out
+}
+
+/// Two consecutive intervals of one series as one of `duration_ms`.
+fn join_direction(
+    a: &IntervalDirection,
+    b: &IntervalDirection,
+    duration_ms: u64,
+) -> IntervalDirection {
+    let mut joined = merge_direction(a, b);
+    let seconds = duration_ms as f64 / 1000.0;
+    if seconds > 0.0 {
+        joined.iops = joined.ios as f64 / seconds;
+        joined.bytes_per_sec = joined.bytes as f64 / seconds;
+    }
+    joined
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -306,6 +348,24 @@ mod tests {
         assert!((m[0].read.lat_mean_ns - 7_000.0 / 3.0).abs() < 1e-9);
         assert_eq!(m[0].read.lat_p99_ns, a_p99(3_000));
         assert_eq!(m[1].read.ios, 1);
+    }
+
+    #[test]
+    fn a_fine_series_resamples_to_seconds() {
+        let mut r = IntervalRecorder::new(SEC / 10);
+        for i in 0..25u64 {
+            r.record(Direction::Read, 4096, 1_000, i * SEC / 10 + 1);
+        }
+        let s = resample_series(&r.finish(2 * SEC + SEC / 2), 1000);
+        let shape: Vec<(u64, u64, u64)> = s
+            .iter()
+            .map(|x| (x.start_ms, x.duration_ms, x.read.ios))
+            .collect();
+        assert_eq!(shape, vec![(0, 1000, 10), (1000, 1000, 10), (2000, 500, 5)]);
+        assert_eq!((s[0].read.iops, s[2].read.iops), (10.0, 10.0));
+        assert_eq!(s[1].read.bytes_per_sec, 40960.0);
+        // Already per second: unchanged.
+        assert_eq!(resample_series(&s[..2], 1000), s[..2].to_vec());
     }
 
     /// The coarse histogram's answer for a single value.

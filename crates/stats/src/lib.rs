@@ -22,7 +22,9 @@ pub use diskmeter_units::Direction;
 pub use confidence::{batch_means, compare_means, mann_whitney_p, MeanEstimate, Verdict};
 pub use depth::{DepthDistribution, DEPTH_LABELS, SUBMIT_LABELS};
 pub use histogram::{HistogramError, LatencyHistogram, MAX_LATENCY_NS, SIGNIFICANT_DIGITS};
-pub use interval::{merge_series, IntervalDirection, IntervalRecorder, IntervalSample};
+pub use interval::{
+    merge_series, resample_series, IntervalDirection, IntervalRecorder, IntervalSample,
+};
 pub use iolog::{
     fio_bucket_bounds, fio_bucket_index, CompletedIo, IoLogError, IoLogRecorder, LogFormat,
     LogKind, FIO_PLAT_BUCKETS, MAX_HIST_COARSENESS, MAX_PENDING_ENTRIES,

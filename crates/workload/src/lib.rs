@@ -50,6 +50,7 @@ pub use patterns::{
 };
 pub use spec::{
     Direction, EngineKind, JobSpec, PerDirection, RwMode, SyncMode, DEFAULT_PERCENTILES,
+    DEFAULT_SERIES_INTERVAL_MS,
 };
 pub use steady::{
     parse_steadystate, AutoStop, SteadyCriterion, SteadyLimit, SteadyState, SteadyStateError,

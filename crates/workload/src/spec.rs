@@ -224,6 +224,12 @@ pub struct JobSpec {
     /// file is used as it is, never laid out larger (fio's `size` lays it out larger).
     #[serde(default)]
     pub size_capped_by_target: bool,
+    /// Length of each sample of the job's per-interval series (the result's `series`), ms;
+    /// 1,000 (per second) unless a front-end asks otherwise (DiskSpd `-D<ms>`). Not a fio
+    /// option: fio's `iopsavgtime`/`bwavgtime` (500 ms, one window each) only shape fio's
+    /// sample statistics, and diskmeter keeps its series per second for fio jobs.
+    #[serde(default = "default_series_interval_ms")]
+    pub series_interval_ms: u32,
     /// How unit prefixes in this job's later size and count options are read (fio `kb_base=`):
     /// `k` = 1024 by default, 1000 with `kb_base=1000`. Kept so job copies parse alike.
     #[serde(default)]
@@ -361,6 +367,7 @@ impl Default for JobSpec {
             cooldown_ns: 0,
             shared_sequential: false,
             size_capped_by_target: false,
+            series_interval_ms: DEFAULT_SERIES_INTERVAL_MS,
             write_bw_log: None,
             write_iops_log: None,
             write_lat_log: None,
@@ -443,4 +450,12 @@ fn default_rate_cycle_ns() -> u64 {
 
 fn default_compress_chunk() -> u64 {
     512
+}
+
+/// The per-interval series' sample length unless a front-end sets one: a second, as fio's
+/// logs and every per-second chart.
+pub const DEFAULT_SERIES_INTERVAL_MS: u32 = 1000;
+
+fn default_series_interval_ms() -> u32 {
+    DEFAULT_SERIES_INTERVAL_MS
 }

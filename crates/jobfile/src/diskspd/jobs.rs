@@ -187,6 +187,10 @@ pub(crate) fn jobs_of(
         if let RandomDistribution::ZonedAbs { past_end, .. } = &mut job.random_distribution {
             *past_end = ZonesPastEnd::Reweighted;
         }
+        // -D<ms>: the series is sampled at DiskSpd's interval (its IopsStdDev buckets).
+        if let Some(ms) = span.iops_interval_ms {
+            job.series_interval_ms = u32::try_from(ms).unwrap_or(u32::MAX);
+        }
         jobs.push(job);
     }
     Ok(jobs)

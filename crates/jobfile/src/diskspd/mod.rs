@@ -34,7 +34,7 @@
 //! | `-fr` / `-fs` | `fadvise_hint=random` / `sequential` |
 //! | `-Z` / `-Zr` / `-Z<size>` | zero buffers / random buffers (diskmeter's default) |
 //! | `-z[seed]` | `randseed` |
-//! | `-L` / `-D` / `-R text|xml` | latency percentiles / per-second series / output form |
+//! | `-L` / `-D<ms>` / `-R text|xml` | latency percentiles / the series sampled every `ms` (`series_interval_ms`) / output form |
 //!
 //! Write-through (`-Sw`, part of `-Sh`) is DiskSpd's `FILE_FLAG_WRITE_THROUGH`: a write
 //! completes only once it is on stable media. Its Linux counterpart is `O_DSYNC`, which makes

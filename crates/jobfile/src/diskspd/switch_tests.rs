@@ -117,7 +117,7 @@ fn switches_that_change_nothing_here_are_accepted_with_one_note_each() {
     ))
     .unwrap();
     for switch in [
-        "-n", "-e", "-Sr", "-v", "-P1000", "-l", "-x", "-ag", "-D500", "-ysStart", "-z",
+        "-n", "-e", "-Sr", "-v", "-P1000", "-l", "-x", "-ag", "-ysStart", "-z",
     ] {
         assert_eq!(
             p.notes
@@ -130,6 +130,26 @@ fn switches_that_change_nothing_here_are_accepted_with_one_note_each() {
         );
     }
     assert_eq!(p.time_spans[0].iops_interval_ms, Some(500));
+}
+
+#[test]
+fn d_sets_the_series_interval_of_every_job_without_a_note() {
+    let p = parse(&args("-D100 -t2 a b")).unwrap();
+    assert!(
+        p.notes.iter().all(|n| !n.starts_with("-D")),
+        "{:?}",
+        p.notes
+    );
+    assert!(p.jobs().iter().all(|j| j.series_interval_ms == 100));
+    // -D alone is DiskSpd's default bucket, a second; no -D keeps the series per second.
+    assert_eq!(
+        parse(&args("-D t")).unwrap().jobs()[0].series_interval_ms,
+        1000
+    );
+    assert_eq!(
+        parse(&args("t")).unwrap().jobs()[0].series_interval_ms,
+        1000
+    );
 }
 
 #[test]

@@ -196,12 +196,6 @@ pub(crate) fn read(args: &[String], env: &Env) -> Result<CommandLine, DiskSpdErr
                 } else {
                     number(value, arg, 1)?
                 };
-                if ms != 1000 {
-                    note(
-                        "diskmeter's IOPS series is per second (its JSON and logs); the \
-                         interval is kept in the profile",
-                    );
-                }
                 c.span.iops_interval_ms = Some(ms);
                 c.overrides.push('D');
             }

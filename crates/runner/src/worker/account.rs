@@ -40,7 +40,9 @@ impl Tally {
     pub(super) fn new(job: &JobSpec, issues: [bool; 2]) -> Tally {
         Tally {
             stats: WorkerStats::new(),
-            series: IntervalRecorder::new(super::INTERVAL_NS),
+            // The job's sample length (per second unless DiskSpd's -D says otherwise): set
+            // once here, so the hot path's work per IO does not change with it.
+            series: IntervalRecorder::new(u64::from(job.series_interval_ms) * 1_000_000),
             depth: DepthDistribution::new(),
             rate_min: Direction::BOTH.map(|d| {
                 job.rate_min_bytes_per_sec

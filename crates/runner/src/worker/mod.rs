@@ -61,8 +61,6 @@ use syncs::Syncs;
 
 pub use control::FlowGroup;
 
-/// Per-second samples of the series.
-const INTERVAL_NS: u64 = 1_000_000_000;
 /// Longest sleep while waiting for a rate-limited IO's turn with IOs in flight: bounds how
 /// late a completion can be noticed (and so how much it can inflate a latency).
 const RATE_POLL_NS: u64 = 50_000;

@@ -217,13 +217,20 @@ fn job_group(job: &JobResult, jobs: &[JobResult]) -> FactGroup {
             w.rw, w.ioengine, w.iodepth, job.group_id
         ),
     )];
+    // The series' sample length: a second unless DiskSpd's -D asked for another.
+    let sample_ms = job
+        .series
+        .iter()
+        .map(|s| s.duration_ms)
+        .max()
+        .unwrap_or(1000);
     for (name, d) in [("read", &job.read), ("write", &job.write)] {
         if d.ios > 0 {
-            direction_rows(&mut rows, name, d);
+            direction_rows(&mut rows, name, d, sample_ms);
         }
     }
     if let Some(trim) = job.trim.as_ref().filter(|t| t.ios > 0) {
-        direction_rows(&mut rows, "trim", trim);
+        direction_rows(&mut rows, "trim", trim, sample_ms);
     }
     if let Some(sync) = job.sync.as_ref().filter(|s| s.count > 0) {
         rows.push(("sync latency".to_string(), latency_summary_text(sync)));
@@ -291,7 +298,12 @@ fn job_group(job: &JobResult, jobs: &[JobResult]) -> FactGroup {
     group(format!("Job {}", job_title(job, jobs)), rows)
 }
 
-fn direction_rows(rows: &mut Vec<(String, String)>, name: &str, d: &DirectionResult) {
+fn direction_rows(
+    rows: &mut Vec<(String, String)>,
+    name: &str,
+    d: &DirectionResult,
+    sample_ms: u64,
+) {
     rows.push((
         name.to_string(),
         format!(
@@ -330,8 +342,13 @@ fn direction_rows(rows: &mut Vec<(String, String)>, name: &str, d: &DirectionRes
     }
     let per_second = &d.iops_samples;
     if per_second.samples > 0 {
+        let label = if sample_ms == 1000 {
+            format!("{name} per-second IOPS")
+        } else {
+            format!("{name} IOPS per {sample_ms} ms sample")
+        };
         rows.push((
-            format!("{name} per-second IOPS"),
+            label,
             format!(
                 "min {}, max {}, mean {}, stdev {:.2} over {} samples",
                 iops(per_second.min),
