@@ -195,20 +195,12 @@ pub(crate) fn main(matches: &ArgMatches, path: &str) -> anyhow::Result<Status> {
             step.name()
         ))
     };
-    let heading = |step: StepContext<'_>| {
-        Some(format!(
-            "## step {}/{}: {}",
-            step.index + 1,
-            step.total(),
-            step.name()
-        ))
-    };
     let outcome = session::run_on_terminal(
         &mut session,
         &batch,
         quiet,
         Some(Box::new(announce)),
-        Some(Box::new(heading)),
+        Some(Box::new(session::step_heading)),
     );
     let written = if outcome.dry_run {
         Ok(())

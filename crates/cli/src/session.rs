@@ -112,6 +112,16 @@ impl Sink for DryRunPlans {
     }
 }
 
+/// The dry run's heading of a step in a batch of several: `## step N/M: NAME`.
+pub(crate) fn step_heading(step: StepContext<'_>) -> Option<String> {
+    Some(format!(
+        "## step {}/{}: {}",
+        step.index + 1,
+        step.total(),
+        step.name()
+    ))
+}
+
 /// Runs `batch` with the terminal sinks every command shows: in a dry run each step's plan
 /// (under `heading`), otherwise the notes (announcing each step with `announce`) and the
 /// live progress.

@@ -271,6 +271,26 @@ pub struct IcfWorker {
 }
 
 impl IcfWorker {
+    /// A disk worker with Iometer's defaults (1 outstanding IO, no connection-rate test,
+    /// the whole target from sector 0), no specifications or targets yet; `line` is where
+    /// the file names it (0: spawned by default, not in the file).
+    pub fn iometer_default(name: String, line: usize) -> IcfWorker {
+        IcfWorker {
+            name,
+            kind: "DISK".into(),
+            queue_depth: 1,
+            connection_rate: false,
+            transactions_per_connection: 1,
+            fixed_seed: None,
+            max_size_sectors: 0,
+            starting_sector: 0,
+            data_pattern: None,
+            specs: Vec::new(),
+            targets: Vec::new(),
+            line,
+        }
+    }
+
     /// A disk worker (not a network one).
     pub fn is_disk(&self) -> bool {
         self.kind.eq_ignore_ascii_case("DISK")

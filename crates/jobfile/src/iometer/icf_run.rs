@@ -452,14 +452,7 @@ impl WorkerJob {
                 line.of_size_percent
             ));
         }
-        let rw = match (first.random_percent, first.read_percent) {
-            (0, 100) => "read",
-            (0, 0) => "write",
-            (0, _) => "rw",
-            (_, 100) => "randread",
-            (_, 0) => "randwrite",
-            _ => "randrw",
-        };
+        let rw = super::rw_of(first.random_percent, first.read_percent);
         let mut options: Vec<(&str, String)> = vec![
             (
                 "name",

@@ -159,20 +159,7 @@ pub(super) fn read_managers(lines: &mut Lines<'_>) -> Result<Vec<IcfManager>, Ic
 }
 
 fn read_worker<'a>(lines: &mut Lines<'a>, at: usize, name: String) -> Result<IcfWorker, IcfError> {
-    let mut worker = IcfWorker {
-        name,
-        kind: "DISK".into(),
-        queue_depth: 1,
-        connection_rate: false,
-        transactions_per_connection: 1,
-        fixed_seed: None,
-        max_size_sectors: 0,
-        starting_sector: 0,
-        data_pattern: None,
-        specs: Vec::new(),
-        targets: Vec::new(),
-        line: at,
-    };
+    let mut worker = IcfWorker::iometer_default(name, at);
     fn value<'a>(lines: &mut Lines<'a>) -> &'a str {
         lines.value_line().map_or("", |v| v.1)
     }

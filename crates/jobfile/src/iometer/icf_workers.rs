@@ -36,18 +36,9 @@ pub fn spawn_default_workers(icf: &mut Icf, cpus: u32, targets: &[String]) {
     }
     icf.managers[0].workers = (1..=count)
         .map(|i| IcfWorker {
-            name: format!("Worker {i}"),
-            kind: "DISK".into(),
-            queue_depth: 1,
-            connection_rate: false,
-            transactions_per_connection: 1,
-            fixed_seed: None,
-            max_size_sectors: 0,
-            starting_sector: 0,
-            data_pattern: None,
             specs: specs.clone(),
             targets: targets.to_vec(),
-            line: 0,
+            ..IcfWorker::iometer_default(format!("Worker {i}"), 0)
         })
         .collect();
 }
