@@ -13,6 +13,20 @@ pub mod refusals;
 use diskmeter_workload::OptionError;
 use thiserror::Error;
 
+/// fio's `rw` for a front-end's workload that is random or sequential with this share of
+/// reads (DiskSpd's `-r`/`-s` and `-w`, Iometer's % random and % reads): reads, writes, or both
+/// (the mix is `rwmixread`/`rwmixwrite`, a partly random mix `percentage_random`).
+pub(crate) fn rw_for(random: bool, read_percent: u8) -> &'static str {
+    match (random, read_percent) {
+        (false, 100) => "read",
+        (false, 0) => "write",
+        (false, _) => "rw",
+        (true, 100) => "randread",
+        (true, 0) => "randwrite",
+        (true, _) => "randrw",
+    }
+}
+
 /// A problem in a job file, located.
 #[derive(Debug, Error)]
 #[error("{file}:{line}: {}{problem}", option.as_ref().map(|o| format!("{o}: ")).unwrap_or_default())]

@@ -34,13 +34,15 @@ pub(crate) fn jobs_of(
         let t = &span.targets[group[0]];
         let count = group.len() as u64;
         let random = !matches!(t.access, Access::Sequential);
-        let rw = match (random, t.write_percent) {
-            (false, 0) => "read",
-            (false, 100) => "write",
-            (false, _) => "rw",
-            (true, 0) => "randread",
-            (true, 100) => "randwrite",
-            (true, _) => "randrw",
+        let rw = crate::rw_for(random, 100 - t.write_percent.min(100));
+        // fio's rw=read:N adds N bytes after each sequential IO: -s<stride>'s gap, negative for
+        // a stride shorter than the block (IOs that overlap, as DiskSpd allows).
+        let rw = match t.sequential_stride_bytes {
+            Some(stride) if stride != t.block_size_bytes => format!(
+                "{rw}:{}",
+                i128::from(stride) - i128::from(t.block_size_bytes)
+            ),
+            _ => rw.to_string(),
         };
         let depth = match span.requests_per_thread {
             // -O: in flight per thread across its targets; a job per target when the
@@ -71,7 +73,7 @@ pub(crate) fn jobs_of(
                     .collect::<Vec<_>>()
                     .join(":"),
             ),
-            ("rw", rw.to_string()),
+            ("rw", rw),
             ("bs", t.block_size_bytes.to_string()),
             ("iodepth", depth.to_string()),
             ("numjobs", threads.to_string()),
@@ -136,16 +138,6 @@ pub(crate) fn jobs_of(
         }
         if let Some(distribution) = t.distribution.as_ref().filter(|_| random) {
             options.push(("random_distribution", zoned(distribution)));
-        }
-        if let Some(stride) = t.sequential_stride_bytes {
-            // fio's rw=read:N adds N bytes after each sequential IO: the stride's gap, negative
-            // for a stride shorter than the block (IOs that overlap, as DiskSpd allows).
-            let gap = i128::from(stride) - i128::from(t.block_size_bytes);
-            if let Some(entry) = options.iter_mut().find(|(name, _)| *name == "rw") {
-                if gap != 0 {
-                    entry.1 = format!("{rw}:{gap}");
-                }
-            }
         }
         if t.thread_stride_bytes > 0 {
             options.push(("offset_increment", t.thread_stride_bytes.to_string()));

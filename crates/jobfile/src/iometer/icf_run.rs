@@ -452,7 +452,7 @@ impl WorkerJob {
                 line.of_size_percent
             ));
         }
-        let rw = super::rw_of(first.random_percent, first.read_percent);
+        let rw = crate::rw_for(first.random_percent > 0, first.read_percent);
         let mut options: Vec<(&str, String)> = vec![
             (
                 "name",

@@ -256,19 +256,6 @@ pub fn step_jobs(
         .collect()
 }
 
-/// fio's `rw` for an Iometer share of random IOs and of reads (percentages): sequential
-/// or random, reads, writes or both (the mix is `rwmixread`).
-pub(crate) fn rw_of(random_percent: u8, read_percent: u8) -> &'static str {
-    match (random_percent, read_percent) {
-        (0, 100) => "read",
-        (0, 0) => "write",
-        (0, _) => "rw",
-        (_, 100) => "randread",
-        (_, 0) => "randwrite",
-        _ => "randrw",
-    }
-}
-
 /// Default size of `iobw.tst` when the target is a folder.
 pub const DEFAULT_FILE_SIZE: u64 = 1 << 30;
 
@@ -276,7 +263,7 @@ impl Scenario {
     /// The diskmeter job for this row. `target_is_dir` says whether the target is a folder.
     pub fn job(&self, index: usize, target_is_dir: bool) -> Result<JobSpec, IometerError> {
         let s = &self.spec;
-        let rw = rw_of(s.random_percent, s.read_percent);
+        let rw = crate::rw_for(s.random_percent > 0, s.read_percent);
         let filename = if target_is_dir {
             format!("{}/iobw.tst", self.target.trim_end_matches('/'))
         } else {
