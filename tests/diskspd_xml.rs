@@ -26,6 +26,17 @@ fn sample(name: &str) -> String {
     path.to_string_lossy().into_owned()
 }
 
+/// What a run that must succeed printed on stdout (its stderr in the failure).
+fn stdout_of(mut cmd: Command) -> String {
+    let out = cmd.output().unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8(out.stdout).unwrap()
+}
+
 /// A zero-filled scratch target of `mib` MiB in `dir`.
 fn scratch(dir: &TestDir, name: &str, mib: usize) -> String {
     std::fs::write(dir.path().join(name), vec![0u8; mib << 20]).unwrap();
@@ -111,18 +122,10 @@ fn a_sample_profile_runs_with_its_template_filled() {
     let dir = TestDir::new();
     let target = scratch(&dir, "vm.dat", 16);
     let profile = sample("vmfleet-peak.xml");
-    let out = diskspd(
+    let text = stdout_of(diskspd(
         &dir,
         &["-d1", "-W0", "-C0", "-Rxml", "-X", &profile, &target],
-    )
-    .output()
-    .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let text = String::from_utf8(out.stdout).unwrap();
+    ));
     let doc = roxmltree::Document::parse(&text).unwrap_or_else(|e| panic!("{e}\n{text}"));
     let ios: u64 = doc
         .descendants()
@@ -151,15 +154,7 @@ fn two_time_spans_run_as_two_steps_each_reported() {
     let dir = TestDir::new();
     let target = scratch(&dir, "two.dat", 8);
     std::fs::write(dir.path().join("two.xml"), TWO_SPANS).unwrap();
-    let out = diskspd(&dir, &["-Rxml", "-Xtwo.xml", &target])
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let text = String::from_utf8(out.stdout).unwrap();
+    let text = stdout_of(diskspd(&dir, &["-Rxml", "-Xtwo.xml", &target]));
     let doc = roxmltree::Document::parse(&text).unwrap_or_else(|e| panic!("{e}\n{text}"));
     let results = doc.root_element();
     let spans = results
@@ -184,13 +179,7 @@ fn the_rxml_profile_fed_back_gives_the_same_jobs() {
     let args: Vec<&str> = line.split_whitespace().collect();
     let mut run = args.clone();
     run.insert(0, "-Rxml");
-    let out = diskspd(&dir, &run).output().unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let text = String::from_utf8(out.stdout).unwrap();
+    let text = stdout_of(diskspd(&dir, &run));
     let start = text.find("<Profile>").expect("a <Profile>");
     let end = text.find("</Profile>").expect("</Profile>") + "</Profile>".len();
     std::fs::write(dir.path().join("back.xml"), &text[start..end]).unwrap();

@@ -44,6 +44,24 @@ pub struct RunMeta {
     pub rank: Option<RankInfo>,
 }
 
+#[cfg(test)]
+impl RunMeta {
+    /// A whole run of no time on host `h`, for the crate's unit tests.
+    pub(crate) fn for_tests() -> RunMeta {
+        RunMeta {
+            diskmeter_version: "0".into(),
+            started_unix_ms: 0,
+            finished_unix_ms: 0,
+            partial: false,
+            hostname: "h".into(),
+            notes: Vec::new(),
+            phase_starts_unix_ns: Vec::new(),
+            io_finished_unix_ns: 0,
+            rank: None,
+        }
+    }
+}
+
 /// A result's place among the ranks of a scale-out run.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 pub struct RankInfo {

@@ -85,17 +85,7 @@ mod tests {
             diskmeter_workload::apply_option(&mut spec, name, Some(value)).unwrap();
         }
         let result = RunResult::build(RunInput {
-            meta: RunMeta {
-                diskmeter_version: "0".into(),
-                started_unix_ms: 0,
-                finished_unix_ms: 0,
-                partial: false,
-                hostname: "h".into(),
-                notes: Vec::new(),
-                phase_starts_unix_ns: Vec::new(),
-                io_finished_unix_ns: 0,
-                rank: None,
-            },
+            meta: RunMeta::for_tests(),
             jobs: vec![input(&spec, 0), input(&spec, 1)],
         });
         assert_eq!(result.jobs.len(), 2, "two clones reported one by one");

@@ -430,21 +430,26 @@ mod tests {
         );
     }
 
+    /// The share of 100,000 draws below block `limit` (every draw checked to be under `n`).
+    fn share_below(mut sampler: SkewSampler, n: u64, limit: u64) -> f64 {
+        let draws = 100_000;
+        let below = (0..draws)
+            .filter(|_| {
+                let block = sampler.next_block();
+                assert!(block < n);
+                block < limit
+            })
+            .count();
+        below as f64 / draws as f64
+    }
+
     #[test]
     fn zoned_abs_places_its_zones_in_bytes_and_cuts_them_at_the_regions_end() {
         // 1000 blocks of 4 KiB: 60 % of the IOs to the first 400 KiB (100 blocks), the rest to
         // a zone asked as 1 GiB, cut at the region's end.
         let zoned = RandomDistribution::parse("zoned_abs:60/400k:40/1g").unwrap();
         let n = 1000u64;
-        let mut sampler = SkewSampler::new(zoned, n, 4096, 5);
-        let draws = 100_000;
-        let mut first = 0;
-        for _ in 0..draws {
-            let block = sampler.next_block();
-            assert!(block < n);
-            first += usize::from(block < 100);
-        }
-        let share = first as f64 / draws as f64;
+        let share = share_below(SkewSampler::new(zoned, n, 4096, 5), n, 100);
         assert!((share - 0.6).abs() < 0.01, "{share}");
     }
 
@@ -461,15 +466,7 @@ mod tests {
             past_end: ZonesPastEnd::Reweighted,
         };
         let n = 150u64;
-        let mut sampler = SkewSampler::new(reweighted, n, 4096, 9);
-        let draws = 100_000;
-        let mut first = 0;
-        for _ in 0..draws {
-            let block = sampler.next_block();
-            assert!(block < n);
-            first += usize::from(block < 100);
-        }
-        let share = first as f64 / draws as f64;
+        let share = share_below(SkewSampler::new(reweighted, n, 4096, 9), n, 100);
         assert!((share - 0.75).abs() < 0.01, "{share}");
     }
 }

@@ -71,17 +71,7 @@ fn input() -> RunInput {
     stats.runtime_ns = 340_000_000;
     stats.series = series();
     RunInput {
-        meta: RunMeta {
-            diskmeter_version: "0".into(),
-            started_unix_ms: 0,
-            finished_unix_ms: 0,
-            partial: false,
-            hostname: "h".into(),
-            notes: Vec::new(),
-            phase_starts_unix_ns: Vec::new(),
-            io_finished_unix_ns: 0,
-            rank: None,
-        },
+        meta: RunMeta::for_tests(),
         jobs: vec![JobInput {
             spec: JobSpec::default(),
             clone_index: 0,
