@@ -141,17 +141,8 @@ fn scenarios(matches: &ArgMatches) -> Result<Vec<Scenario>, String> {
     if specs.is_empty() {
         return Err("give at least one --spec (e.g. --spec RandomReads_8K)".to_string());
     }
-    let time = |name: &str| -> Result<u64, String> {
-        let text = matches
-            .get_one::<String>(name)
-            .map(String::as_str)
-            .unwrap_or("0");
-        parse_time_ns(text, TimeUnit::Seconds).map_err(|e| format!("--{name}: {e}"))
-    };
-    let file_size_bytes = match matches.get_one::<String>("size") {
-        Some(text) => parse_size(text, KbBase::Binary).map_err(|e| format!("--size: {e}"))?,
-        None => DEFAULT_FILE_SIZE,
-    };
+    let time = |name: &str| time_ns(matches, name);
+    let file_size_bytes = file_size_bytes(matches)?;
     let known = iometer::builtin_specs();
     specs
         .into_iter()
@@ -168,6 +159,23 @@ fn scenarios(matches: &ArgMatches) -> Result<Vec<Scenario>, String> {
             })
         })
         .collect()
+}
+
+/// `--time` or `--ramp` (fio time syntax, bare numbers seconds; 0 when not given).
+pub(crate) fn time_ns(matches: &ArgMatches, name: &str) -> Result<u64, String> {
+    let text = matches
+        .get_one::<String>(name)
+        .map(String::as_str)
+        .unwrap_or("0");
+    parse_time_ns(text, TimeUnit::Seconds).map_err(|e| format!("--{name}: {e}"))
+}
+
+/// `--size`: the size of `iobw.tst` in a folder target.
+pub(crate) fn file_size_bytes(matches: &ArgMatches) -> Result<u64, String> {
+    match matches.get_one::<String>("size") {
+        Some(text) => parse_size(text, KbBase::Binary).map_err(|e| format!("--size: {e}")),
+        None => Ok(DEFAULT_FILE_SIZE),
+    }
 }
 
 /// Runs `diskmeter iometer`.

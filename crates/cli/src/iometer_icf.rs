@@ -9,10 +9,8 @@ use clap::ArgMatches;
 use diskmeter_jobfile::iometer::icf::{self, Icf};
 use diskmeter_jobfile::iometer::icf_run::{self, IcfStep, ResolvedTarget, RunSettings};
 use diskmeter_jobfile::iometer::icf_workers;
-use diskmeter_jobfile::iometer::DEFAULT_FILE_SIZE;
 use diskmeter_orchestrator::{Batch, CommandKind, Session, Step, StepContext};
 use diskmeter_report::{IometerCsvManager, IometerCsvStep, IometerCsvWorker, RunResult};
-use diskmeter_units::{parse_size, parse_time_ns, KbBase, TimeUnit};
 use std::collections::BTreeMap;
 use std::path::Path;
 
@@ -135,24 +133,16 @@ fn plan(matches: &ArgMatches, path: &str) -> Result<(Icf, Vec<IcfStep>), String>
         icf_workers::assign_library_specs(path, &mut icf, &specs).map_err(|e| e.to_string())?;
     }
     let resolved = resolve_targets(&icf, path, &maps, &positional)?;
-    let time = |name: &str| -> Result<Option<u64>, String> {
-        // --time and --ramp have defaults for --spec; only given ones override the file.
-        let given = matches.value_source(name) == Some(clap::parser::ValueSource::CommandLine);
-        matches
-            .get_one::<String>(name)
-            .filter(|_| given)
-            .map(|text| {
-                parse_time_ns(text, TimeUnit::Seconds).map_err(|e| format!("--{name}: {e}"))
-            })
+    // --time and --ramp have defaults for --spec; only given ones override the file.
+    let time = |name: &str| {
+        given(name)
+            .then(|| crate::iometer::time_ns(matches, name))
             .transpose()
     };
     let settings = RunSettings {
         run_time_ns: time("time")?,
         ramp_ns: time("ramp")?,
-        file_size_bytes: match matches.get_one::<String>("size") {
-            Some(text) => parse_size(text, KbBase::Binary).map_err(|e| format!("--size: {e}"))?,
-            None => DEFAULT_FILE_SIZE,
-        },
+        file_size_bytes: crate::iometer::file_size_bytes(matches)?,
     };
     let steps = icf_run::steps(path, &icf, &settings, &|name| resolved.get(name).cloned())
         .map_err(|e| e.to_string())?;
