@@ -43,7 +43,8 @@ fn capture_trace_requirements_replay_and_check_close_the_loop() {
     }
     // In memory: the loop devices under the application and under the emulated P30 then
     // wait on no journal of the host disk, and the replay, which keeps only the captured
-    // queue depth (2) in flight, can hold the level through the whole run.
+    // queue depth in flight (aqu-sz rounded up: 1 to 4 here), can hold the level through the
+    // whole run.
     let dir = TestDir::in_memory();
     let db = dir.path().join("h.db");
     let device = LoopDevice::new_direct(dir.path(), "app", 256);

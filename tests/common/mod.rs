@@ -91,13 +91,7 @@ impl TestDir {
     /// A new empty folder under the system temp folder (and the test process's own results
     /// history: see [`isolate_history`]).
     pub fn new() -> TestDir {
-        isolate_history();
-        TestDir {
-            dir: tempfile::Builder::new()
-                .prefix("diskmeter-test-")
-                .tempdir()
-                .expect("create a temp folder"),
-        }
+        TestDir::under(&std::env::temp_dir())
     }
 
     /// A new empty folder in memory (/dev/shm, tmpfs, which takes O_DIRECT on the test
@@ -105,17 +99,22 @@ impl TestDir {
     /// not wait on the host disk: an ext4 journal commit under a loop device's backing file
     /// stalls its IO for hundreds of milliseconds now and then, which a rate judged second by
     /// second cannot absorb. Falls back to [`TestDir::new`] where there is no /dev/shm.
-    #[allow(dead_code)]
     pub fn in_memory() -> TestDir {
-        if !Path::new("/dev/shm").is_dir() {
+        let shm = Path::new("/dev/shm");
+        if !shm.is_dir() {
             return TestDir::new();
         }
+        TestDir::under(shm)
+    }
+
+    /// A new empty folder under `parent`, with the test process's own history.
+    fn under(parent: &Path) -> TestDir {
         isolate_history();
         TestDir {
             dir: tempfile::Builder::new()
                 .prefix("diskmeter-test-")
-                .tempdir_in("/dev/shm")
-                .expect("create a temp folder in /dev/shm"),
+                .tempdir_in(parent)
+                .unwrap_or_else(|e| panic!("create a temp folder in {}: {e}", parent.display())),
         }
     }
 
