@@ -186,10 +186,7 @@ pub fn main(matches: &ArgMatches) -> anyhow::Result<Status> {
     let rows = scenarios(matches).map_err(UsageError)?;
     let quiet = args::quiet(matches);
     let settings = args::settings(matches)?;
-    let json = matches
-        .get_one::<String>("output-format")
-        .map(String::as_str)
-        == Some("json");
+    let json = json_asked(matches);
     let groups = iometer::steps_of(&rows);
     let mut steps = Vec::with_capacity(groups.len());
     for group in &groups {
@@ -237,21 +234,36 @@ pub fn main(matches: &ArgMatches) -> anyhow::Result<Status> {
         Ok(())
     } else {
         let results: Vec<RunResult> = outcome.results().cloned().collect();
-        let out = if json {
-            serde_json::to_string_pretty(&results)? + "\n"
-        } else {
-            let mut text = String::new();
-            for result in &results {
-                text.push_str(&diskmeter_report::render_terminal(result));
-                text.push('\n');
-            }
-            text + &summary(&rows, &groups, &results)
-        };
+        let mut out = results_text(&results, json)?;
+        if !json {
+            out += &summary(&rows, &groups, &results);
+        }
         write_output(matches.get_one::<String>("output"), &out)
     };
     let status = session::conclude(outcome, quiet)?;
     written?;
     Ok(status)
+}
+
+/// Whether `--output-format json` was asked: a list of diskmeter results.
+pub(crate) fn json_asked(matches: &ArgMatches) -> bool {
+    matches
+        .get_one::<String>("output-format")
+        .map(String::as_str)
+        == Some("json")
+}
+
+/// The steps' results as `--output-format` asks: a JSON list of diskmeter results, or each
+/// step's terminal report followed by an empty line.
+pub(crate) fn results_text(results: &[RunResult], json: bool) -> anyhow::Result<String> {
+    Ok(if json {
+        serde_json::to_string_pretty(results)? + "\n"
+    } else {
+        results
+            .iter()
+            .map(|result| diskmeter_report::render_terminal(result) + "\n")
+            .collect()
+    })
 }
 
 /// The guides' results table: one line per specification with its read, write and

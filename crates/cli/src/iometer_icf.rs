@@ -154,10 +154,7 @@ pub(crate) fn main(matches: &ArgMatches, path: &str) -> anyhow::Result<Status> {
     let (icf, steps) = plan(matches, path).map_err(UsageError)?;
     let quiet = args::quiet(matches);
     let settings = args::settings(matches)?;
-    let json = matches
-        .get_one::<String>("output-format")
-        .map(String::as_str)
-        == Some("json");
+    let json = crate::iometer::json_asked(matches);
     let mut session = Session::open(settings)?;
     let mut batch = Batch::new(
         CommandKind::Iometer,
@@ -203,14 +200,7 @@ pub(crate) fn main(matches: &ArgMatches, path: &str) -> anyhow::Result<Status> {
             );
             std::fs::write(csv_path, text).with_context(|| format!("cannot write --csv {csv_path}"))
         });
-        let out = if json {
-            serde_json::to_string_pretty(&results)? + "\n"
-        } else {
-            results
-                .iter()
-                .map(|r| diskmeter_report::render_terminal(r) + "\n")
-                .collect::<String>()
-        };
+        let out = crate::iometer::results_text(&results, json)?;
         csv.transpose()?;
         write_output(matches.get_one::<String>("output"), &out)
     };
