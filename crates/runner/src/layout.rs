@@ -188,6 +188,63 @@ pub fn remove_if_ours(path: &Path) -> std::io::Result<bool> {
     }
 }
 
+/// Sets diskmeter's mark on `file`. Best effort: a filesystem without user extended
+/// attributes still runs, and only loses the re-use of the file and the sweep of a leftover.
+fn mark(file: &File) {
+    let _ = rustix::fs::fsetxattr(
+        file,
+        OWNER_XATTR,
+        OWNER_XATTR_VALUE,
+        rustix::fs::XattrFlags::empty(),
+    );
+}
+
+/// Creates the new file `path` exclusively, already carrying diskmeter's mark when it gets
+/// its name: it is made unnamed in its folder (O_TMPFILE), marked, then linked at `path`
+/// (which fails, as an exclusive create does, if anything is there). A process killed in
+/// between leaves no file; one killed after leaves a marked file, which the next run's sweep
+/// of leftovers removes. (Created and then marked, a kill between the two left an empty file
+/// without the mark, which the sweep may not touch and the next run refused to write.) Where
+/// the filesystem has no O_TMPFILE, the file is created and then marked.
+fn create_marked(path: &Path) -> std::io::Result<File> {
+    let folder = match path.parent() {
+        Some(parent) if !parent.as_os_str().is_empty() => parent,
+        _ => Path::new("."),
+    };
+    let unnamed = OpenOptions::new()
+        .write(true)
+        .custom_flags(rustix::fs::OFlags::TMPFILE.bits() as i32)
+        .open(folder);
+    let file = match unnamed {
+        Ok(file) => file,
+        Err(e) if !tmpfile_unsupported(&e) => return Err(e),
+        Err(_) => {
+            let file = OpenOptions::new().write(true).create_new(true).open(path)?;
+            mark(&file);
+            return Ok(file);
+        }
+    };
+    mark(&file);
+    let fd = std::os::fd::AsRawFd::as_raw_fd(&file);
+    rustix::fs::linkat(
+        rustix::fs::CWD,
+        format!("/proc/self/fd/{fd}"),
+        rustix::fs::CWD,
+        path,
+        rustix::fs::AtFlags::SYMLINK_FOLLOW,
+    )?;
+    Ok(file)
+}
+
+/// Whether opening with O_TMPFILE failed because the filesystem (or kernel) has none:
+/// EOPNOTSUPP, or EISDIR/EINVAL from kernels and filesystems that do not know the flag.
+fn tmpfile_unsupported(error: &std::io::Error) -> bool {
+    matches!(
+        error.raw_os_error(),
+        Some(code) if code == libc::EOPNOTSUPP || code == libc::EISDIR || code == libc::EINVAL
+    )
+}
+
 fn lay_out(
     target: &TargetPlan,
     files: &FileOptions,
@@ -212,11 +269,7 @@ fn lay_out(
     // A new file is created exclusively, and a file of ours is re-checked on the open
     // descriptor: whatever appeared at the path since the plan was made is never truncated.
     let mut file = if target.preparation == Preparation::Create {
-        OpenOptions::new()
-            .write(true)
-            .create_new(true)
-            .open(path)
-            .map_err(|e| fail("cannot create the test file", e))?
+        create_marked(path).map_err(|e| fail("cannot create the test file", e))?
     } else {
         let file = OpenOptions::new()
             .write(true)
@@ -234,13 +287,9 @@ fn lay_out(
         file
     };
     created.push(path, unlink, file.metadata().ok().map(|m| identity(&m)));
-    // Marked first: if the layout is interrupted, the next run still knows the file is ours.
-    let _ = rustix::fs::fsetxattr(
-        &file,
-        OWNER_XATTR,
-        OWNER_XATTR_VALUE,
-        rustix::fs::XattrFlags::empty(),
-    );
+    // Marked first (again, for a re-used file): if the layout is interrupted, the next run
+    // still knows the file is ours.
+    mark(&file);
     let size = target.file_size_bytes;
     match target.contents {
         FileContents::Written => {}
