@@ -22,6 +22,7 @@ mod points;
 pub mod replay;
 pub mod requirements;
 mod summary;
+pub mod verdict;
 
 pub use findings::{BlockSizeFinding, Limit, LittleCheck};
 pub use matching::{nearest_tiers, TierMatch};

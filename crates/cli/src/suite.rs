@@ -5,6 +5,7 @@
 use crate::session;
 use crate::{args, write_output, Status, UsageError};
 use clap::{Arg, ArgAction, ArgMatches, Command};
+use diskmeter_analysis::verdict::{judge, merged_job_histogram, Judgement, StepEvidence};
 use diskmeter_orchestrator::{
     Batch, CommandKind, FinishedStep, Session, Step, StepContext, Warmth,
 };
@@ -242,6 +243,14 @@ fn run_suite(
                 text.push_str(&table::render(suite, &results, expectations));
                 text.push('\n');
                 text.push_str(&table::step_notes(suite, &results));
+                if let Some(profile) = matches.get_one::<String>("expect") {
+                    text.push_str(&expectation_verdicts(
+                        suite,
+                        &results,
+                        expectations,
+                        profile,
+                    ));
+                }
                 if results.len() < suite.steps.len() {
                     let _ = writeln!(
                         text,
@@ -269,6 +278,34 @@ fn run_suite(
     let status = session::conclude(outcome, quiet)?;
     written?;
     Ok(status)
+}
+
+/// The guide's figures judged on the steps that ran, one line each (met, missed or within
+/// noise, with the measured figure's interval): the same requirements `check --expect` judges.
+fn expectation_verdicts(
+    suite: &diskmeter_suites::Suite,
+    results: &[RunResult],
+    expectations: &[expect::Expectation],
+    profile: &str,
+) -> String {
+    let mut text = format!("\nAgainst the guide ({profile}):\n");
+    for e in expectations {
+        let requirement = e.requirement(profile);
+        let judgement = match suite
+            .steps
+            .iter()
+            .position(|s| s.name == e.step)
+            .and_then(|i| results.get(i))
+        {
+            Some(result) => judge(
+                &requirement,
+                &StepEvidence::of(result, &mut |d, kind| merged_job_histogram(result, d, kind)),
+            ),
+            None => Judgement::not_measured(&requirement, format!("step '{}' did not run", e.step)),
+        };
+        let _ = writeln!(text, "  {}", judgement.line());
+    }
+    text
 }
 
 /// The suites whose published figures read from a warm cache.

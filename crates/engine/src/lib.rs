@@ -232,6 +232,19 @@ pub trait IoEngine: Send {
         Ok((submitted, reaped))
     }
 
+    /// Waits until a unit in flight completes or `timeout_ns` passes, whichever is first, and
+    /// appends what is ready to `out`: `Some(appended)`. A rate-limited runner waits this way
+    /// for its next turn, so a completion is timed when it happens, not at the next poll.
+    /// `None` when the engine cannot wait with a limit (the caller polls and sleeps instead);
+    /// that is the default.
+    fn getevents_within(
+        &mut self,
+        _timeout_ns: u64,
+        _out: &mut Vec<IoCompletion>,
+    ) -> Result<Option<usize>, EngineError> {
+        Ok(None)
+    }
+
     /// The IO priority (the kernel's ioprio value, class << 13 | level; 0 = the thread's)
     /// the next unit queued in `slot` carries (fio's `cmdprio_*`). Engines that cannot
     /// carry one per IO ignore it; the runner refuses such jobs first.

@@ -271,6 +271,20 @@ impl AioEngine {
     }
 
     /// One `io_getevents` for at least `min` (<= in_kernel) events.
+    /// Moves the first `n` reaped io_events to `out` and frees their slots.
+    fn take_events(&mut self, n: usize, out: &mut Vec<IoCompletion>) -> usize {
+        for ev in &self.events[..n] {
+            let slot = ev.data as u32;
+            self.slots.end(slot);
+            out.push(IoCompletion {
+                slot,
+                result: ev.res,
+            });
+        }
+        self.in_kernel -= n;
+        n
+    }
+
     fn reap(&mut self, min: usize, out: &mut Vec<IoCompletion>) -> Result<usize, EngineError> {
         if self.in_kernel == 0 {
             return Ok(0);
@@ -302,16 +316,7 @@ impl AioEngine {
                 return Err(syscall_error("io_getevents"));
             }
         };
-        for ev in &self.events[..rc] {
-            let slot = ev.data as u32;
-            self.slots.end(slot);
-            out.push(IoCompletion {
-                slot,
-                result: ev.res,
-            });
-        }
-        self.in_kernel -= rc;
-        Ok(rc)
+        Ok(self.take_events(rc, out))
     }
 }
 
@@ -418,6 +423,42 @@ impl IoEngine for AioEngine {
             self.submit_pending()?;
             got += self.take_refused(out);
         }
+    }
+
+    fn getevents_within(
+        &mut self,
+        timeout_ns: u64,
+        out: &mut Vec<IoCompletion>,
+    ) -> Result<Option<usize>, EngineError> {
+        self.submit_pending()?;
+        let got = self.take_refused(out);
+        if got > 0 || self.in_kernel == 0 || !self.pending.is_empty() {
+            return Ok(Some(got));
+        }
+        let max = self.in_kernel.min(self.events.len());
+        let mut timeout = libc::timespec {
+            tv_sec: (timeout_ns / 1_000_000_000) as libc::time_t,
+            tv_nsec: (timeout_ns % 1_000_000_000) as libc::c_long,
+        };
+        // SAFETY: `events` has room for `max` io_events and `timeout` lives through the call;
+        // io_getevents returns after one completion or when the timeout passes.
+        let rc = unsafe {
+            libc::syscall(
+                libc::SYS_io_getevents,
+                self.ctx,
+                1 as libc::c_long,
+                max as libc::c_long,
+                self.events.as_mut_ptr(),
+                &mut timeout as *mut libc::timespec,
+            )
+        };
+        if rc < 0 {
+            if io::Error::last_os_error().raw_os_error() == Some(libc::EINTR) {
+                return Ok(Some(0));
+            }
+            return Err(syscall_error("io_getevents"));
+        }
+        Ok(Some(self.take_events(rc as usize, out)))
     }
 
     fn set_ioprio(&mut self, slot: u32, ioprio: u16) {

@@ -132,6 +132,8 @@ fn loose_workload(spec: &Value) -> JobWorkload {
         iodepth: u32::try_from(number("/iodepth", 1)).unwrap_or(u32::MAX),
         clat_percentiles: flag("/clat_percentiles", true),
         lat_percentiles: flag("/lat_percentiles", false),
+        rate_iops: [0, 0],
+        rate_bytes_per_sec: [0, 0],
     }
 }
 

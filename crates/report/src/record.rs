@@ -35,6 +35,14 @@ impl JobWorkload {
             iodepth: spec.iodepth,
             clat_percentiles: spec.clat_percentiles,
             lat_percentiles: spec.lat_percentiles,
+            rate_iops: [
+                spec.rate_iops.read.unwrap_or(0),
+                spec.rate_iops.write.unwrap_or(0),
+            ],
+            rate_bytes_per_sec: [
+                spec.rate_bytes_per_sec.read.unwrap_or(0),
+                spec.rate_bytes_per_sec.write.unwrap_or(0),
+            ],
         }
     }
 }

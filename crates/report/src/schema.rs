@@ -187,6 +187,14 @@ pub struct JobWorkload {
     pub clat_percentiles: bool,
     /// Total-latency percentiles were asked for (fio `lat_percentiles`, default 0).
     pub lat_percentiles: bool,
+    /// Pacing per worker in IOs per second, reads then writes (fio `rate_iops`); 0 = none.
+    /// With `rate_bytes_per_sec`, the most a rate requirement can see of this job
+    /// (`diskmeter check`'s paced rule); 0 in results saved before it was kept.
+    #[serde(default)]
+    pub rate_iops: [u64; 2],
+    /// Pacing per worker in bytes per second, reads then writes (fio `rate`); 0 = none.
+    #[serde(default)]
+    pub rate_bytes_per_sec: [u64; 2],
 }
 
 /// How steady-state detection went for a reported job.

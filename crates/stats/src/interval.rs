@@ -33,6 +33,12 @@ pub struct IntervalDirection {
     /// 99th percentile latency of the interval's IOs, ns (2 significant digits); 0 without IOs.
     /// For merged series: the largest worker's p99, an upper bound of the combined p99.
     pub lat_p99_ns: u64,
+    /// Exact mean latency of the interval's IOs from their intended issue times, ns: a
+    /// rate-limited or replayed job's schedule (`lat_intended`), so a stall that delayed IOs
+    /// shows in the seconds they completed in; 0 for a job that was not paced, without IOs, and
+    /// in results saved before it was kept.
+    #[serde(default)]
+    pub lat_intended_mean_ns: f64,
 }
 
 /// One interval of a series.
@@ -54,6 +60,7 @@ struct Accumulator {
     ios: u64,
     bytes: u64,
     lat_sum_ns: u128,
+    lat_intended_sum_ns: u128,
     hist: Histogram<u64>,
 }
 
@@ -65,6 +72,7 @@ impl Accumulator {
             ios: 0,
             bytes: 0,
             lat_sum_ns: 0,
+            lat_intended_sum_ns: 0,
             hist,
         }
     }
@@ -89,10 +97,12 @@ impl Accumulator {
             bytes_per_sec: rate(self.bytes),
             lat_mean_ns: self.lat_sum_ns as f64 / self.ios as f64,
             lat_p99_ns: self.hist.value_at_quantile(0.99),
+            lat_intended_mean_ns: self.lat_intended_sum_ns as f64 / self.ios as f64,
         };
         self.ios = 0;
         self.bytes = 0;
         self.lat_sum_ns = 0;
+        self.lat_intended_sum_ns = 0;
         // Only reset a histogram that was used: resetting zeroes the whole bucket array.
         self.hist.reset();
         out
@@ -138,6 +148,14 @@ impl IntervalRecorder {
         acc.hist.saturating_record(lat_ns);
     }
 
+    /// Adds the latency from its intended issue time of the IO just [`record`](Self::record)ed
+    /// in `direction` (rate-limited and replayed jobs only: others never call it, so their
+    /// hot path is unchanged).
+    #[inline]
+    pub fn record_intended(&mut self, direction: Direction, intended_lat_ns: u64) {
+        self.dirs[direction.index()].lat_intended_sum_ns += u128::from(intended_lat_ns);
+    }
+
     /// Closes the open interval and any empty ones up to the interval containing `now_ns`.
     #[cold]
     fn close_until(&mut self, now_ns: u64) {
@@ -177,12 +195,14 @@ impl IntervalRecorder {
 
 /// Adds two directions of the same interval: counts and rates are summed, means weighted by IOs,
 /// and the p99 is the larger one (an upper bound of the combined p99).
-fn merge_direction(a: &IntervalDirection, b: &IntervalDirection) -> IntervalDirection {
+pub fn merge_direction(a: &IntervalDirection, b: &IntervalDirection) -> IntervalDirection {
     let ios = a.ios + b.ios;
-    let lat_mean_ns = if ios == 0 {
-        0.0
-    } else {
-        (a.lat_mean_ns * a.ios as f64 + b.lat_mean_ns * b.ios as f64) / ios as f64
+    let weighted = |x: f64, y: f64| {
+        if ios == 0 {
+            0.0
+        } else {
+            (x * a.ios as f64 + y * b.ios as f64) / ios as f64
+        }
     };
     IntervalDirection {
         ios,
@@ -191,8 +211,9 @@ fn merge_direction(a: &IntervalDirection, b: &IntervalDirection) -> IntervalDire
         // the last, short intervals of two workers differ in length.
         iops: a.iops + b.iops,
         bytes_per_sec: a.bytes_per_sec + b.bytes_per_sec,
-        lat_mean_ns,
+        lat_mean_ns: weighted(a.lat_mean_ns, b.lat_mean_ns),
         lat_p99_ns: a.lat_p99_ns.max(b.lat_p99_ns),
+        lat_intended_mean_ns: weighted(a.lat_intended_mean_ns, b.lat_intended_mean_ns),
     }
 }
 

@@ -23,7 +23,8 @@ pub use confidence::{batch_means, compare_means, mann_whitney_p, MeanEstimate, V
 pub use depth::{DepthDistribution, DEPTH_LABELS, SUBMIT_LABELS};
 pub use histogram::{HistogramError, LatencyHistogram, MAX_LATENCY_NS, SIGNIFICANT_DIGITS};
 pub use interval::{
-    merge_series, resample_series, IntervalDirection, IntervalRecorder, IntervalSample,
+    merge_direction, merge_series, resample_series, IntervalDirection, IntervalRecorder,
+    IntervalSample,
 };
 pub use iolog::{
     fio_bucket_bounds, fio_bucket_index, CompletedIo, IoLogError, IoLogRecorder, LogFormat,

@@ -9,6 +9,9 @@
 //! N or more; "< N" (latency) passes below N.
 
 use crate::table::StepFigures;
+use diskmeter_analysis::verdict::{
+    Bound as RequirementBound, LatencyStatistic, Measure, Requirement, Scope,
+};
 
 /// An "about" figure is met at this share of it or more: the guides round their figures
 /// ("~5,000 IOPS") and a cloud volume's second-to-second rate wanders a few percent.
@@ -92,21 +95,6 @@ impl Metric {
     }
 }
 
-/// An expectation judged against a measured step.
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub struct Verdict {
-    /// The measured figure, in the metric's unit.
-    pub measured: f64,
-    /// The figure it had to reach (for "about": [`ABOUT_SHARE`] of the published one) or stay
-    /// below.
-    pub threshold: f64,
-    /// Met.
-    pub pass: bool,
-    /// How far past the threshold, percent of it: positive is room to spare, negative the
-    /// shortfall (for latency, positive means below the bound).
-    pub margin_percent: f64,
-}
-
 impl Expectation {
     /// "97 %" of the expected figure, or for latency bounds "1.2 ms: within" / "beyond".
     pub fn judge(&self, f: &StepFigures) -> String {
@@ -124,22 +112,46 @@ impl Expectation {
         }
     }
 
-    /// Pass or fail, with the margin.
-    pub fn verdict(&self, f: &StepFigures) -> Verdict {
-        let measured = self.metric.measured(f);
-        let threshold = match self.bound {
-            Bound::About => self.value * ABOUT_SHARE,
-            Bound::AtLeast | Bound::Below => self.value,
+    /// The expectation as a requirement of `profile` (the one vocabulary `check` and
+    /// `suite --expect` judge with, interval and all): "~N" is at least [`ABOUT_SHARE`] of N,
+    /// "N+" at least N, "< N" below N.
+    pub fn requirement(&self, profile: &str) -> Requirement {
+        let scope = |read: bool| if read { Scope::Read } else { Scope::Write };
+        let measure = match self.metric {
+            Metric::ReadMibPerSec => Measure::Mibps { scope: Scope::Read },
+            Metric::WriteMibPerSec => Measure::Mibps {
+                scope: Scope::Write,
+            },
+            Metric::TotalMibPerSec => Measure::Mibps {
+                scope: Scope::Total,
+            },
+            Metric::ReadIops => Measure::Iops { scope: Scope::Read },
+            Metric::WriteIops => Measure::Iops {
+                scope: Scope::Write,
+            },
+            Metric::TotalIops => Measure::Iops {
+                scope: Scope::Total,
+            },
+            Metric::ReadLatencyMs | Metric::WriteLatencyMs => Measure::LatencyMs {
+                scope: scope(self.metric == Metric::ReadLatencyMs),
+                statistic: LatencyStatistic::Mean,
+            },
         };
-        let (pass, margin) = match self.bound {
-            Bound::Below => (measured < threshold, (threshold - measured) / threshold),
-            _ => (measured >= threshold, (measured - threshold) / threshold),
+        let (bound, threshold, how) = match self.bound {
+            Bound::About => (
+                RequirementBound::AtLeast,
+                self.value * ABOUT_SHARE,
+                format!(", met at {:.0} % of it", ABOUT_SHARE * 100.0),
+            ),
+            Bound::AtLeast => (RequirementBound::AtLeast, self.value, String::new()),
+            Bound::Below => (RequirementBound::Below, self.value, String::new()),
         };
-        Verdict {
-            measured,
+        Requirement {
+            measure,
+            bound,
             threshold,
-            pass,
-            margin_percent: margin * 100.0,
+            origin: format!("{profile} {}: {}{how}", self.step, self.text),
+            allowance: 0.0,
         }
     }
 }
@@ -354,20 +366,20 @@ mod tests {
     }
 
     #[test]
-    fn verdicts_pass_about_figures_at_90_percent_and_bounds_below() {
+    fn about_figures_are_required_at_90_percent_and_bounds_below() {
         let set = expectations("do-standard").unwrap();
         let step = |name: &str| *set.iter().find(|e| e.step == name).unwrap();
-        let f = |read_iops: f64, lat_ms: f64| StepFigures {
-            read_iops,
-            read_lat_mean_ns: lat_ms * 1e6,
-            ..StepFigures::default()
-        };
-        let v = step("random read").verdict(&f(4600.0, 1.0));
-        assert!(v.pass && (v.threshold - 4500.0).abs() < 1e-9);
-        assert!((v.margin_percent - 100.0 / 45.0).abs() < 1e-9);
-        assert!(!step("random read").verdict(&f(4400.0, 1.0)).pass);
-        let lat = step("read latency").verdict(&f(0.0, 6.0));
-        assert!(!lat.pass && (lat.margin_percent + 20.0).abs() < 1e-9);
+        let read = step("random read").requirement("do-standard");
+        assert_eq!(read.key(), "read-iops");
+        assert_eq!(read.bound, RequirementBound::AtLeast);
+        assert!((read.threshold - 4500.0).abs() < 1e-9);
+        assert!(read.origin.contains("~5,000 IOPS"), "{}", read.origin);
+        let lat = step("read latency").requirement("do-standard");
+        assert_eq!(
+            (lat.key().as_str(), lat.bound),
+            ("read-lat-mean", RequirementBound::Below)
+        );
+        assert_eq!(lat.threshold, 5.0);
     }
 
     /// Every guide scenario with published figures has a set, each with figures, and every

@@ -1,42 +1,54 @@
 //! `diskmeter check RESULT_ID`: a stored result (a run, a suite step, a sweep point) against
 //! requirements — a capture's checklist at a level (`--capture ID --level p90`), explicit
-//! `--require` keys, or a guide's published figures (`--expect PROFILE`) — one line per
-//! requirement with pass or fail and the margin. Exit 0 when every one passes, 1 on a miss
-//! (or a figure the step did not measure), 2 on bad input.
-
-mod require;
+//! `--require` keys, or a guide's published figures (`--expect PROFILE`). The requirements
+//! and their verdicts are the analysis crate's ([`diskmeter_analysis::verdict`]): one line per
+//! requirement, met / missed / within noise with the measured figure, its 95 % interval and
+//! the bound. This module parses, loads the step's evidence from the history and renders.
+//! Exit 0 when nothing is missed (within noise passes unless `--strict`), 1 on a miss (or a
+//! figure the step did not measure), 2 on bad input.
 
 use crate::args::db_arg;
 use crate::history::open;
 use crate::{write_output, Status, UsageError};
 use clap::{Arg, ArgAction, ArgMatches, Command};
 use diskmeter_analysis::requirements::{Level, WindowSet};
+use diskmeter_analysis::verdict::{
+    judge, parse_requirements, requirements_from_checklist, tally, Judgement, Requirement,
+    StepEvidence, REQUIRE_KEYS,
+};
 use diskmeter_history::{HistoryError, HistoryStore, RunFilter, StoredRun, CAPTURE_KIND};
-use diskmeter_suites::expect::{self, Bound, EXPECTATION_SETS, SETS};
-use diskmeter_suites::table::StepFigures;
-use require::{Requirement, Side};
+use diskmeter_suites::expect::{self, EXPECTATION_SETS, SETS};
+use serde::Serialize;
 use std::fmt::Write;
 
 /// The `check` subcommand.
 pub fn command() -> Command {
     Command::new("check")
-        .about("Check a saved result against requirements (a capture's level, --require) or a guide's published figures (--expect); exit 1 on a miss")
+        .about("Check a saved result against requirements (a capture's level, --require) or a guide's published figures (--expect): met, missed or within noise; exit 1 on a miss")
         .long_about(
             "Judges a saved result (diskmeter history) against requirements and prints one \
-             line per requirement: PASS or MISS, the measured figure, the threshold and the \
-             margin (how far past the threshold, in percent of it). Exit codes: 0 every \
-             requirement passes; 1 one is missed or was not measured; 2 bad input.\n\n\
+             line per requirement: MET, MISSED or WITHIN NOISE, the measured figure with its \
+             95 % interval, the bound and the margin (how far past the bound, in percent of \
+             it). Met: the interval clears the bound; missed: it lies wholly on the wrong \
+             side; within noise: it straddles the bound. Rates: batch means over the step's \
+             1 s samples; latency percentiles: order statistics of the step's histogram \
+             (+-0.1 %). A run paced at the required rate (a replay at level L checked against \
+             L) is met when its interval reaches the rate and missed below it, with how late \
+             its IOs went out. Latency of a rate-limited or replayed run is judged from the \
+             intended issue time. A partial step is not judged.\n\n\
+             Exit codes: 0 nothing missed (within noise passes; --strict makes it fail); 1 a \
+             requirement missed or not measured; 2 bad input.\n\n\
              --capture ID --level p90: the capture's checklist (diskmeter requirements) at that \
-             level: IOPS (total, read, write) and MiB/s as minimums, and its read and write \
-             latency (per-interval means, r_await/w_await) as maximums of the step's mean \
-             latency.\n\n\
+             level: IOPS (total, read, write) and MiB/s as minimums; its latency as maximums \
+             of the same statistic: per-IO percentiles where the capture was traced, else the \
+             level of its 1 s mean latencies (await) against the level of the step's 1 s mean \
+             latencies (keys read-await-p90, ...), never a per-IO percentile.\n\n\
              --require iops=5000,read-lat-p99=2ms,mibps=200: rates are minimums, latencies \
-             (issue to completion; a bare number is ms) maximums; lat-p99 takes reads and \
-             writes together. Latency percentiles come from the step's merged histograms.\n\n\
+             (a bare number is ms) maximums; lat-p99 takes reads and writes together.\n\n\
              --expect PROFILE: a guide's published figures (--list-expect lists them); each \
              is matched to the run's step of the same name (a one-step run is taken as the \
-             profile's step when the profile has one step). \"~N\" passes at 90 % of N or \
-             more, \"N+\" at N or more, \"< N\" below N.\n\n\
+             profile's step when the profile has one step). \"~N\" is required at 90 % of N \
+             or more, \"N+\" at N or more, \"< N\" below N.\n\n\
              A run of several steps (a suite, a sweep) needs --step NAME for --capture and \
              --require.",
         )
@@ -71,7 +83,7 @@ pub fn command() -> Command {
                 .long("require")
                 .value_name("KEY=VALUE,...")
                 .action(ArgAction::Append)
-                .help("Requirements: iops, read-iops, write-iops, mibps, read-mibps, write-mibps (minimums); lat-LEVEL, read-lat-LEVEL, write-lat-LEVEL with LEVEL mean, p50, p90, p99, p99.9, max (maximums, ms)"),
+                .help(format!("Requirements: {REQUIRE_KEYS}")),
         )
         .arg(
             Arg::new("expect")
@@ -86,13 +98,46 @@ pub fn command() -> Command {
                 .action(ArgAction::SetTrue)
                 .help("List the --expect profiles with their figures, and exit"),
         )
+        .arg(
+            Arg::new("strict")
+                .long("strict")
+                .action(ArgAction::SetTrue)
+                .help("A verdict within noise fails too (exit 1)"),
+        )
+        .arg(
+            Arg::new("format")
+                .long("format")
+                .value_name("FORMAT")
+                .value_parser(["text", "json"])
+                .default_value("text")
+                .help("text, or json: the judgements with their evidence"),
+        )
         .arg(db_arg())
 }
 
-/// One judged requirement.
-struct Line {
-    pass: bool,
-    text: String,
+/// One judged requirement on a named step.
+#[derive(Serialize)]
+struct StepJudgement {
+    /// The step's name.
+    step: String,
+    #[serde(flatten)]
+    judgement: Judgement,
+}
+
+/// `check --format json`'s document.
+#[derive(Serialize)]
+struct CheckDocument<'a> {
+    run_id: i64,
+    kind: &'a str,
+    name: &'a str,
+    target: &'a str,
+    judgements: &'a [StepJudgement],
+    met: usize,
+    within_noise: usize,
+    missed: usize,
+    not_measured: usize,
+    strict: bool,
+    exit_code: i32,
 }
 
 /// Runs `diskmeter check`.
@@ -104,7 +149,14 @@ pub fn main(matches: &ArgMatches) -> anyhow::Result<Status> {
     let expect = matches.get_one::<String>("expect");
     let mut requirements: Vec<Requirement> = Vec::new();
     for text in matches.get_many::<String>("require").into_iter().flatten() {
-        requirements.extend(require::parse_require(text)?);
+        for r in parse_requirements(text).map_err(|e| UsageError(e.to_string()))? {
+            if requirements.iter().any(|given| given.measure == r.measure) {
+                return Err(
+                    UsageError(format!("--require {}: the key is given twice", r.key())).into(),
+                );
+            }
+            requirements.push(r);
+        }
     }
     let level: Level = matches
         .get_one::<String>("level")
@@ -120,10 +172,12 @@ pub fn main(matches: &ArgMatches) -> anyhow::Result<Status> {
             WindowSet::default(),
         )?;
         let source = format!("capture {}", loaded.summary.id);
-        let from_capture = require::from_capture(&loaded.requirements.whole, level, &source);
         // An explicit --require key wins over the capture's.
-        for r in from_capture {
-            if !requirements.iter().any(|given| given.key == r.key) {
+        for r in requirements_from_checklist(&loaded.requirements.whole, level, &source) {
+            if !requirements
+                .iter()
+                .any(|given| given.measure.key() == r.measure.key())
+            {
                 requirements.push(r);
             }
         }
@@ -150,7 +204,7 @@ pub fn main(matches: &ArgMatches) -> anyhow::Result<Status> {
         "Checking run {} ({} {} on {})",
         run.summary.id, run.summary.kind, run.summary.name, run.summary.target
     );
-    let mut lines: Vec<Line> = Vec::new();
+    let mut judged: Vec<StepJudgement> = Vec::new();
     if !requirements.is_empty() {
         let [position] = steps.as_slice() else {
             let names: Vec<&str> = steps
@@ -167,42 +221,95 @@ pub fn main(matches: &ArgMatches) -> anyhow::Result<Status> {
         };
         let step = &run.steps[*position as usize];
         let _ = writeln!(out, "step: {}", step.name);
-        let figures = StepFigures::of(&step.result);
+        let evidence = step_evidence(&store, &run, *position)?;
         for r in &requirements {
-            let measured =
-                require::measure(&store, run.summary.id, *position, &figures, r.measure)?;
-            lines.push(judge_requirement(r, measured));
+            judged.push(StepJudgement {
+                step: step.name.clone(),
+                judgement: judge(r, &evidence),
+            });
         }
     }
     if let Some(profile) = expect {
-        lines.extend(judge_expectations(&run, &steps, profile, &mut out)?);
+        judged.extend(judge_expectations(&store, &run, &steps, profile, &mut out)?);
     }
-    for line in &lines {
+    let strict = matches.get_flag("strict");
+    let judgements: Vec<Judgement> = judged.iter().map(|j| j.judgement.clone()).collect();
+    let (met, within_noise, missed, not_measured) = tally(&judgements);
+    let failed = judgements.iter().any(|j| j.verdict.fails(strict));
+    if matches.get_one::<String>("format").map(String::as_str) == Some("json") {
+        let document = CheckDocument {
+            run_id: run.summary.id,
+            kind: &run.summary.kind,
+            name: &run.summary.name,
+            target: &run.summary.target,
+            judgements: &judged,
+            met,
+            within_noise,
+            missed,
+            not_measured,
+            strict,
+            exit_code: i32::from(failed),
+        };
+        let mut text = serde_json::to_string_pretty(&document)?;
+        text.push('\n');
+        write_output(None, &text)?;
+    } else {
+        for j in &judged {
+            let _ = writeln!(out, "{}", j.judgement.line());
+        }
         let _ = writeln!(
             out,
-            "{} {}",
-            if line.pass { "PASS" } else { "MISS" },
-            line.text
+            "{} requirement{}: {met} met, {within_noise} within noise, {missed} missed{}{}",
+            judgements.len(),
+            if judgements.len() == 1 { "" } else { "s" },
+            if not_measured > 0 {
+                format!(", {not_measured} not measured")
+            } else {
+                String::new()
+            },
+            if strict && within_noise > 0 {
+                " (--strict: within noise fails)"
+            } else {
+                ""
+            }
         );
+        write_output(None, &out)?;
     }
-    let missed = lines.iter().filter(|l| !l.pass).count();
-    let _ = writeln!(
-        out,
-        "{} of {} requirements met{}",
-        lines.len() - missed,
-        lines.len(),
-        if missed > 0 {
-            format!(", {missed} missed")
-        } else {
-            String::new()
-        }
-    );
-    write_output(None, &out)?;
-    Ok(if missed > 0 {
+    Ok(if failed {
         Status::Failure
     } else {
         Status::Success
     })
+}
+
+/// The evidence of step `position` of `run`: its result and its merged histograms from the
+/// history.
+fn step_evidence(
+    store: &HistoryStore,
+    run: &StoredRun,
+    position: u32,
+) -> anyhow::Result<StepEvidence> {
+    let mut failure: Option<HistoryError> = None;
+    let evidence = StepEvidence::of(
+        &run.steps[position as usize].result,
+        &mut |direction, kind| {
+            let name = match direction {
+                diskmeter_units::Direction::Read => "read",
+                diskmeter_units::Direction::Write => "write",
+            };
+            match store.histogram(run.summary.id, position, name, kind) {
+                Ok(h) => h,
+                Err(e) => {
+                    failure.get_or_insert(e);
+                    None
+                }
+            }
+        },
+    );
+    match failure {
+        Some(e) => Err(e.into()),
+        None => Ok(evidence),
+    }
 }
 
 /// `ID` or `last` (the newest run that is not a capture), loaded; a capture or an unknown
@@ -268,47 +375,14 @@ fn chosen_steps(run: &StoredRun, step: Option<&String>) -> anyhow::Result<Vec<u3
     }
 }
 
-fn judge_requirement(r: &Requirement, measured: Option<f64>) -> Line {
-    let op = match r.side {
-        Side::AtLeast => ">=",
-        Side::AtMost => "<=",
-    };
-    let unit = r.measure.unit();
-    let wanted = format!(
-        "{} {op} {} {unit} ({})",
-        r.key,
-        figure(r.threshold),
-        r.origin
-    );
-    match measured {
-        None => Line {
-            pass: false,
-            text: format!("{wanted}: not measured (the step has no such IO)"),
-        },
-        Some(m) => {
-            let (pass, margin) = match r.side {
-                Side::AtLeast => (m >= r.threshold, (m - r.threshold) / r.threshold),
-                Side::AtMost => (m <= r.threshold, (r.threshold - m) / r.threshold),
-            };
-            Line {
-                pass,
-                text: format!(
-                    "{wanted}: measured {} {unit}, margin {}",
-                    figure(m),
-                    percent(margin * 100.0)
-                ),
-            }
-        }
-    }
-}
-
 /// The profile's figures judged on the run's steps of the same names.
 fn judge_expectations(
+    store: &HistoryStore,
     run: &StoredRun,
     steps: &[u32],
     profile: &str,
     out: &mut String,
-) -> anyhow::Result<Vec<Line>> {
+) -> anyhow::Result<Vec<StepJudgement>> {
     let expectations = expect::expectations(profile).unwrap_or_default();
     let profile_steps: Vec<&str> = {
         let mut names: Vec<&str> = expectations.iter().map(|e| e.step).collect();
@@ -345,35 +419,25 @@ fn judge_expectations(
             run.steps[p as usize].name, profile_steps[0]
         );
     }
-    Ok(expectations
-        .iter()
-        .map(|e| {
-            let position = stand_in.or_else(|| find(e.step));
-            let wanted = format!("{}: {} {} ({})", e.step, e.metric.label(), e.text, profile);
-            match position {
-                None => Line {
-                    pass: false,
-                    text: format!(
-                        "{wanted}: not measured (run {} has no step '{}')",
-                        run.summary.id, e.step
-                    ),
-                },
-                Some(p) => {
-                    let v = e.verdict(&StepFigures::of(&run.steps[p as usize].result));
-                    let op = if e.bound == Bound::Below { "<" } else { ">=" };
-                    Line {
-                        pass: v.pass,
-                        text: format!(
-                            "{wanted}: measured {}, needs {op} {}, margin {}",
-                            figure(v.measured),
-                            figure(v.threshold),
-                            percent(v.margin_percent)
-                        ),
-                    }
-                }
-            }
-        })
-        .collect())
+    let mut judged = Vec::new();
+    for e in &expectations {
+        let requirement = e.requirement(profile);
+        let judgement = match stand_in.or_else(|| find(e.step)) {
+            None => Judgement::not_measured(
+                &requirement,
+                format!(
+                    "not measured: run {} has no step '{}'",
+                    run.summary.id, e.step
+                ),
+            ),
+            Some(p) => judge(&requirement, &step_evidence(store, run, p)?),
+        };
+        judged.push(StepJudgement {
+            step: e.step.to_string(),
+            judgement,
+        });
+    }
+    Ok(judged)
 }
 
 /// `diskmeter check --list-expect`: every profile, its suite and its figures.
@@ -391,16 +455,9 @@ fn list_expect() -> String {
     }
     let _ = writeln!(
         out,
-        "\n\"~N\" passes at {} % of N or more, \"N+\" at N or more, \"< N\" below N.",
+        "\n\"~N\" is required at {} % of N or more, \"N+\" at N or more, \"< N\" below N; \
+         each judged on the measured figure's 95 % interval (met, missed or within noise).",
         expect::ABOUT_SHARE * 100.0
     );
     out
-}
-
-fn figure(value: f64) -> String {
-    diskmeter_analysis::requirements::format_figure(Some(value))
-}
-
-fn percent(value: f64) -> String {
-    format!("{value:+.1} %")
 }

@@ -1,9 +1,7 @@
 //! Merging one reported job across ranks: counters summed, histograms merged exactly and
 //! every summary recomputed from them, series summed interval by interval.
 
-use diskmeter_stats::{
-    CpuUsage, DirectionStats, IntervalDirection, IntervalSample, LatencyHistogram,
-};
+use diskmeter_stats::{CpuUsage, DirectionStats, IntervalSample, LatencyHistogram};
 
 use super::{MergeError, Rank};
 use crate::build::{cpu_result_of, direction_result, lat_buckets, summarize};
@@ -197,28 +195,10 @@ fn add_series(sum: &mut Vec<IntervalSample>, other: &[IntervalSample]) {
             None => sum.push(*sample),
             Some(total) => {
                 total.duration_ms = total.duration_ms.max(sample.duration_ms);
-                total.read = add_interval(&total.read, &sample.read);
-                total.write = add_interval(&total.write, &sample.write);
+                total.read = diskmeter_stats::merge_direction(&total.read, &sample.read);
+                total.write = diskmeter_stats::merge_direction(&total.write, &sample.write);
             }
         }
-    }
-}
-
-/// Counts and rates summed, the mean weighted by IOs, the p99 the larger (an upper bound of
-/// the combined p99, as when workers are merged).
-fn add_interval(a: &IntervalDirection, b: &IntervalDirection) -> IntervalDirection {
-    let ios = a.ios + b.ios;
-    IntervalDirection {
-        ios,
-        bytes: a.bytes + b.bytes,
-        iops: a.iops + b.iops,
-        bytes_per_sec: a.bytes_per_sec + b.bytes_per_sec,
-        lat_mean_ns: if ios == 0 {
-            0.0
-        } else {
-            (a.lat_mean_ns * a.ios as f64 + b.lat_mean_ns * b.ios as f64) / ios as f64
-        },
-        lat_p99_ns: a.lat_p99_ns.max(b.lat_p99_ns),
     }
 }
 

@@ -122,7 +122,9 @@ impl<C: Clock, E: IoEngine + ?Sized> Worker<'_, C, E> {
     /// `iodepth_batch_complete_min` of them, or only polling when a rate or throttle turn
     /// is due (`wake_at`) and a slot could take it. Returns the minimum asked for.
     #[inline]
-    pub(super) fn reap(&mut self, wake_at: Option<u64>) -> Result<usize, RunError> {
+    /// Returns the `min` it waited for; 0 means it polled, and then `waited` says whether
+    /// it already waited (until a completion or `wake_at`) in the engine.
+    pub(super) fn reap(&mut self, wake_at: Option<u64>) -> Result<Reaped, RunError> {
         let queue = &mut self.queue;
         let pending = queue.just_queued.len();
         // Held IOs must go at their turn, so completions are polled, not waited for.
@@ -155,7 +157,27 @@ impl<C: Clock, E: IoEngine + ?Sized> Worker<'_, C, E> {
             queue.in_flight += pending;
             self.tally.depth.record(queue.in_flight as u32);
         }
-        Ok(min)
+        let mut waited = false;
+        if let (0, Some(due)) = (min, wake_at) {
+            if self.queue.completions.is_empty() && self.queue.in_flight > 0 {
+                // Waiting for a rate-limited IO's turn with IO in flight: wait in the engine
+                // for a completion or the turn, so a completion is timed when it happens.
+                let now = self.clock.now_ns();
+                // The wait ends SPIN_NS early: the clock's precise sleep spins the rest.
+                let limit = due
+                    .saturating_sub(now)
+                    .saturating_sub(crate::clock::SPIN_NS)
+                    .min(super::MAX_SLEEP_NS);
+                if limit > 0 {
+                    waited = self
+                        .engine
+                        .getevents_within(limit, &mut self.queue.completions)
+                        .map_err(|e| engine_error(job, e))?
+                        .is_some();
+                }
+            }
+        }
+        Ok(Reaped { min, waited })
     }
 
     /// Counts the completions of the last reap.
@@ -250,13 +272,13 @@ impl<C: Clock, E: IoEngine + ?Sized> Worker<'_, C, E> {
             stats.slat.record(slat);
         }
         stats.lat.record(lat);
-        if self.pace.is_limited(direction) {
-            stats
-                .lat_intended
-                .record(done.saturating_sub(slot.intended_ns));
-        }
         let since_start_ns = done - window.measure_start;
         tally.series.record(direction, bytes, lat, since_start_ns);
+        if self.pace.is_limited(direction) {
+            let intended = done.saturating_sub(slot.intended_ns);
+            stats.lat_intended.record(intended);
+            tally.series.record_intended(direction, intended);
+        }
         if let Some(log) = self.iolog.as_deref_mut() {
             log.record(&CompletedIo {
                 since_start_ns,
@@ -395,4 +417,13 @@ impl<C: Clock, E: IoEngine + ?Sized> Worker<'_, C, E> {
             source: std::io::Error::from_raw_os_error((-result) as i32),
         }
     }
+}
+
+/// What a reap did.
+#[derive(Debug, Clone, Copy)]
+pub(super) struct Reaped {
+    /// The completions it waited for (0: it polled).
+    pub min: usize,
+    /// It polled, then waited in the engine until a completion or the next turn.
+    pub waited: bool,
 }

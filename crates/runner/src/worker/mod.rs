@@ -61,8 +61,10 @@ use syncs::Syncs;
 
 pub use control::FlowGroup;
 
-/// Longest sleep while waiting for a rate-limited IO's turn with IOs in flight: bounds how
-/// late a completion can be noticed (and so how much it can inflate a latency).
+/// Longest sleep while waiting for a rate-limited IO's turn with IOs in flight, on an engine
+/// that cannot wait for a completion with a time limit (io_uring and libaio wait in the
+/// kernel instead): bounds how late a completion can be noticed (and so how much it can
+/// inflate a latency).
 const RATE_POLL_NS: u64 = 50_000;
 /// Longest single sleep with nothing in flight (slow rates): stop and deadline are checked
 /// at least this often.
@@ -566,9 +568,9 @@ impl<'a, C: Clock, E: IoEngine + ?Sized> Worker<'a, C, E> {
                 }
                 break;
             }
-            let min = self.reap(wake_at)?;
+            let reaped = self.reap(wake_at)?;
             self.account();
-            if min == 0 && self.queue.completions.is_empty() {
+            if reaped.min == 0 && !reaped.waited && self.queue.completions.is_empty() {
                 // Polling for a turn that is due soon: sleep a little, not until it.
                 if let Some(due) = wake_at {
                     let now = self.clock.now_ns();
