@@ -289,7 +289,10 @@ fn text_view(loaded: &CaptureRequirements, utc_offset_minutes: i32) -> String {
     let _ = writeln!(
         out,
         "\nPercentiles: nearest rank over intervals (per IO for traced rows), within {} %; \
-         max and mean exact (rates time-weighted, read %, sizes and latency IO-weighted).",
+         max and mean exact (rates time-weighted, read %, sizes and latency IO-weighted). The \
+         await rows' p50 to p99 are percentiles of the intervals' mean latency (iostat's \
+         r_await, w_await), not per-IO percentiles: those are the per-IO rows, which need \
+         capture --trace.",
         RELATIVE_ERROR * 100.0
     );
     if r.whole.row(Metric::RandomPercent).source == Source::Trace {

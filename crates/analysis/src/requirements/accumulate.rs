@@ -254,6 +254,7 @@ fn row(metric: Metric, counter: Option<&Series>, trace: Option<(Figures, u64)>) 
     Row {
         metric,
         figures,
+        percentiles_over: source.percentiles_over(metric),
         source,
         count,
     }

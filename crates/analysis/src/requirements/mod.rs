@@ -239,10 +239,10 @@ impl Metric {
             Metric::ThroughputReadMibps => "throughput read (MiB/s)",
             Metric::ThroughputWriteMibps => "throughput write (MiB/s)",
             Metric::ThroughputTotalMibps => "throughput total (MiB/s)",
-            Metric::LatencyReadMs => "latency read (ms, r_await)",
-            Metric::LatencyWriteMs => "latency write (ms, w_await)",
-            Metric::DeviceLatencyReadMs => "device latency read (ms)",
-            Metric::DeviceLatencyWriteMs => "device latency write (ms)",
+            Metric::LatencyReadMs => "read await, interval means (ms, r_await)",
+            Metric::LatencyWriteMs => "write await, interval means (ms, w_await)",
+            Metric::DeviceLatencyReadMs => "read latency per IO, device (ms)",
+            Metric::DeviceLatencyWriteMs => "write latency per IO, device (ms)",
             Metric::QueueDepth => "queue depth (aqu-sz)",
             Metric::DeviceQueueDepth => "device queue depth",
             Metric::CpuPercent => "CPU %",
@@ -335,6 +335,38 @@ pub enum Source {
     Unknown,
 }
 
+/// What a row's percentile columns are percentiles of.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum PercentilesOver {
+    /// The capture's intervals: one value per interval (a rate, or an interval's mean such as
+    /// `r_await`: its p99 is the p99 of interval means, never a per-IO p99).
+    Intervals,
+    /// Every traced IO (per-IO latency, size, queue depth at issue).
+    Ios,
+    /// One figure for the whole trace, the same in every column (random %).
+    WholeTrace,
+    /// The row has no percentiles (unknown, or a mean only).
+    None,
+}
+
+impl Source {
+    /// What the percentile columns of a row of `metric` from this source are over.
+    pub fn percentiles_over(self, metric: Metric) -> PercentilesOver {
+        match self {
+            Source::Unknown => PercentilesOver::None,
+            Source::Counters
+                if matches!(metric, Metric::IoSizeReadKib | Metric::IoSizeWriteKib) =>
+            {
+                PercentilesOver::None
+            }
+            Source::Counters => PercentilesOver::Intervals,
+            Source::Trace if metric == Metric::RandomPercent => PercentilesOver::WholeTrace,
+            Source::Trace | Source::CountersAndTrace => PercentilesOver::Ios,
+        }
+    }
+}
+
 /// One row of the checklist.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Row {
@@ -343,6 +375,9 @@ pub struct Row {
     /// Its figures.
     #[serde(flatten)]
     pub figures: Figures,
+    /// What its percentiles are over: `intervals` (a latency row from the counters gives
+    /// percentiles of interval means), `ios` (per IO, traced), `whole_trace`, `none`.
+    pub percentiles_over: PercentilesOver,
     /// Where they came from.
     #[serde(skip)]
     pub source: Source,
