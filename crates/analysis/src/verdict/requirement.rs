@@ -322,8 +322,11 @@ fn parse_ms(text: &str) -> Result<f64, String> {
 
 /// What a latency measured at the device or the block layer (a capture) and one measured by
 /// the application (a run) may differ by for the same IOs: the application's figure adds the
-/// system call, submission and reaping, up to 20 us or 10 % on this project's machines
-/// (tests/trace.rs compares a traced capture's per-IO percentiles with fio's clat).
+/// system call, submission, and the wake-up that hands it the completion. Measured on this
+/// project's VMs (tests/verdicts.rs: fio's clat against the trace of the same IOs on a loop
+/// device, 2026-11-28): 3 us at p50, 38 us at p90, 86 us at p99 — the wake-up of a process
+/// waiting for a completion comes late on a virtual machine — so the fixed part is 0.1 ms;
+/// on slow devices (cloud volumes, ms) the 10 % dominates.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Allowance {
     /// The fixed part, ms.
@@ -339,9 +342,9 @@ impl Allowance {
     }
 }
 
-/// The allowance of a capture's latency rows: max(0.02 ms, 10 %).
+/// The allowance of a capture's latency rows: max(0.1 ms, 10 %).
 pub const MEASUREMENT_POINT_ALLOWANCE: Allowance = Allowance {
-    fixed_ms: 0.02,
+    fixed_ms: 0.1,
     share: 0.10,
 };
 
