@@ -78,7 +78,7 @@ fn a_result_that_meets_the_capture_level_is_met_and_one_paced_below_it_is_not_me
     // required of the run's 1 s mean latencies; generous bounds here, since a null engine's
     // latency from its intended issue times is the machine's scheduling.
     let p50 = check(
-        &dir,
+        dir,
         &db,
         &[
             "last",
@@ -112,7 +112,7 @@ fn a_result_that_meets_the_capture_level_is_met_and_one_paced_below_it_is_not_me
         p50.stdout
     );
     // p90 needs 4,000 IOPS of a run paced at 3,000: it cannot show them.
-    let p90 = check(&dir, &db, &["2", "--capture", "1", "--level", "p90"]);
+    let p90 = check(dir, &db, &["2", "--capture", "1", "--level", "p90"]);
     assert_eq!(p90.code, Some(1), "{}{}", p90.stdout, p90.stderr);
     let line = p90
         .stdout
@@ -133,7 +133,7 @@ fn a_result_that_meets_the_capture_level_is_met_and_one_paced_below_it_is_not_me
     );
     // JSON: the same judgements with their evidence.
     let json = check(
-        &dir,
+        dir,
         &db,
         &["2", "--capture", "1", "--level", "p90", "--format", "json"],
     );
@@ -155,7 +155,7 @@ fn a_result_that_meets_the_capture_level_is_met_and_one_paced_below_it_is_not_me
 fn require_keys_are_met_missed_or_not_measured_with_their_intervals() {
     let (dir, db) = history();
     let met = check(
-        &dir,
+        dir,
         &db,
         &[
             "last",
@@ -176,7 +176,7 @@ fn require_keys_are_met_missed_or_not_measured_with_their_intervals() {
         met.stdout
     );
     let missed = check(
-        &dir,
+        dir,
         &db,
         &["last", "--require", "read-iops=3000,mibps=100,lat-max=1us"],
     );
@@ -203,7 +203,7 @@ fn require_keys_are_met_missed_or_not_measured_with_their_intervals() {
 #[test]
 fn a_one_step_run_is_checked_as_a_one_step_profile() {
     let (dir, db) = history();
-    let out = check(&dir, &db, &["last", "--expect", "ds14-max-read-iops"]);
+    let out = check(dir, &db, &["last", "--expect", "ds14-max-read-iops"]);
     assert_eq!(out.code, Some(1), "{}{}", out.stdout, out.stderr);
     assert!(
         out.stdout.contains("step 'app' checked as 'max read IOPS'"),
@@ -219,7 +219,7 @@ fn a_one_step_run_is_checked_as_a_one_step_profile() {
         out.stdout
     );
     // A profile of several steps needs the run to have them.
-    let bad = check(&dir, &db, &["last", "--expect", "ds14-matrix"]);
+    let bad = check(dir, &db, &["last", "--expect", "ds14-matrix"]);
     assert_eq!(bad.code, Some(2), "{}", bad.stdout);
     assert!(
         bad.stderr.contains("has none of its steps"),
@@ -277,7 +277,7 @@ fn bad_input_exits_2() {
         ),
         (vec!["last", "--expect", "ds99"], "invalid value"),
     ] {
-        let out = check(&dir, &db, &args);
+        let out = check(dir, &db, &args);
         assert_eq!(out.code, Some(2), "{args:?}: {}{}", out.stdout, out.stderr);
         assert!(out.stderr.contains(says), "{args:?}: {}", out.stderr);
     }

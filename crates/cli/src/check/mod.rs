@@ -450,7 +450,13 @@ fn list_expect() -> String {
             set.name, set.suite, set.description
         );
         for e in expect::expectations(set.name).unwrap_or_default() {
-            let _ = writeln!(out, "    {}: {} {}", e.step, e.metric.label(), e.text);
+            let _ = writeln!(
+                out,
+                "    {}: {} {}",
+                e.step,
+                expect::label_of(e.measure),
+                e.text
+            );
         }
     }
     let _ = writeln!(
