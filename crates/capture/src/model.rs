@@ -125,9 +125,16 @@ pub struct TraceDetails {
     pub unmatched_issues: u64,
     /// Completions whose issue was not seen (beyond the requests in flight at the start).
     pub unmatched_completions: u64,
-    /// Requests that move no data or are no read or write (flushes, discards): not counted
-    /// in the figures (discards are written to the iolog as `trim`).
+    /// Requests that move no data or are no read or write (discards, driver-private
+    /// requests): not counted in the figures (discards are written to the iolog as `trim`).
     pub other_requests: u64,
+    /// Flush requests issued to the device in the window (`REQ_OP_FLUSH`: an empty preflush
+    /// such as a block device's fsync, a write's preflush, a FUA write's emulated postflush),
+    /// the requests `/proc/diskstats` counts as flushes (iostat's `f/s` x seconds); written
+    /// to the iolog as `sync` (0 in profiles saved before they were counted, which left them
+    /// in `other_requests`).
+    #[serde(default)]
+    pub flush_requests: u64,
     /// Reads whose size did not fit in the bounded size table (not in `read.sizes`).
     pub read_other_size_ios: u64,
     /// Writes whose size did not fit in the bounded size table (not in `write.sizes`).

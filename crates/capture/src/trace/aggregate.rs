@@ -111,6 +111,8 @@ pub struct DeviceAggregator {
     /// completion never came.
     pub unmatched_issues: u64,
     other_requests: u64,
+    /// Flush requests issued in the window (see [`Direction::Flush`]).
+    flushes: u64,
 }
 
 impl DeviceAggregator {
@@ -137,6 +139,7 @@ impl DeviceAggregator {
             unmatched_completions: 0,
             unmatched_issues: 0,
             other_requests: 0,
+            flushes: 0,
         }
     }
 
@@ -181,6 +184,12 @@ impl DeviceAggregator {
 
     fn issue(&mut self, event: &BlockEvent<'_>, bytes: u64, command: &str) {
         if !self.in_window(event.timestamp_ns) {
+            return;
+        }
+        if event.direction == Direction::Flush {
+            // Counted at issue, as the iolog writes it: one flush request each, the count
+            // `/proc/diskstats` keeps (a flush carries no data, size or place to pair).
+            self.flushes += 1;
             return;
         }
         if !matches!(event.direction, Direction::Read | Direction::Write) || bytes == 0 {
@@ -304,6 +313,7 @@ impl DeviceAggregator {
                 unmatched_issues,
                 unmatched_completions: self.unmatched_completions,
                 other_requests: self.other_requests,
+                flush_requests: self.flushes,
                 read_other_size_ios: self.read.sizes.other_ios,
                 write_other_size_ios: self.write.sizes.other_ios,
                 other_process_ios,

@@ -258,7 +258,34 @@ fn flushes_and_discards_are_left_out_of_the_figures_but_counted() {
     ];
     let (profile, _) = trace(&lines, 0, None);
     assert_eq!(profile.ios, 0);
-    assert_eq!(profile.details.other_requests, 2);
+    assert_eq!(profile.details.other_requests, 1, "the discard");
+    assert_eq!(profile.details.flush_requests, 1);
+    assert_eq!(profile.lost_events, 0);
+}
+
+#[test]
+fn flush_requests_are_counted_as_diskstats_counts_them() {
+    // A preflush write reaches the driver as a flush request (FF) and then the write without
+    // its flag; a FUA write on a device that takes FUA (WFS) is a write, no flush; a FUA
+    // write on one that does not is the write and then a flush request. /proc/diskstats
+    // counts the flush requests only (blk_account_io_flush), and so does the trace.
+    let lines = vec![
+        marker(1, START_MARKER),
+        issue(10, 1, "jbd2/loop0-8", "FF", 0, 0),
+        complete(11, "FF", 0, 0),
+        issue(12, 1, "jbd2/loop0-8", "WS", 8, 4096),
+        complete(13, "WS", 8, 8),
+        issue(14, 1, "jbd2/loop0-8", "WFS", 16, 4096),
+        complete(15, "WFS", 16, 8),
+        issue(16, 1, "kworker/0:1", "FF", 0, 0),
+        complete(17, "FF", 0, 0),
+        marker(50, END_MARKER),
+        issue(60, 1, "kworker/0:1", "FF", 0, 0),
+    ];
+    let (profile, _) = trace(&lines, 0, None);
+    assert_eq!(profile.details.flush_requests, 2, "the two in the window");
+    assert_eq!(profile.write.ios, 2);
+    assert_eq!(profile.details.other_requests, 0);
     assert_eq!(profile.lost_events, 0);
 }
 
@@ -272,6 +299,7 @@ fn the_iolog_holds_the_issues_of_the_window_in_fios_version_3() {
         issue(1_000_010, 1, "fio", "R", 8, 4096),
         issue(1_000_250, 1, "fio", "WS", 16, 8192),
         issue(1_000_300, 1, "fstrim", "D", 64, 4096),
+        issue(1_000_350, 1, "kworker/0:1", "FF", 0, 0),
         complete(1_000_400, "R", 8, 8),
         complete(1_000_400, "WS", 16, 16),
         marker(1_002_000, END_MARKER),
@@ -291,6 +319,7 @@ fn the_iolog_holds_the_issues_of_the_window_in_fios_version_3() {
          10 /dev/loop0 read 4096 4096\n\
          250 /dev/loop0 write 8192 8192\n\
          300 /dev/loop0 trim 32768 4096\n\
+         350 /dev/loop0 sync 0 0\n\
          2000 /dev/loop0 close\n"
     );
     std::fs::remove_dir_all(&dir).unwrap();
