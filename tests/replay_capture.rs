@@ -26,6 +26,7 @@ fn interval(reads: f64, writes: f64, queue: f64, read_kib: f64, write_kib: f64) 
         writes_per_sec: writes,
         discards_per_sec: 0.0,
         flushes_per_sec: 0.0,
+        flush_await_ms: 0.0,
         read_kib_per_sec: reads * read_kib,
         write_kib_per_sec: writes * write_kib,
         read_merges_per_sec: 0.0,

@@ -30,6 +30,10 @@ pub struct DeviceInterval {
     pub discards_per_sec: f64,
     /// Flushes completed per second (`f/s`).
     pub flushes_per_sec: f64,
+    /// Mean time per completed flush, ms (`f_await`; 0 in captures saved before it was
+    /// kept).
+    #[serde(default)]
+    pub flush_await_ms: f64,
     /// KiB read per second (`rkB/s`).
     pub read_kib_per_sec: f64,
     /// KiB written per second (`wkB/s`).

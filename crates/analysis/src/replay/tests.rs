@@ -255,6 +255,7 @@ fn level_figures_are_a_column_of_the_checklist() {
         writes_per_sec: writes,
         discards_per_sec: 0.0,
         flushes_per_sec: 0.0,
+        flush_await_ms: 0.0,
         read_kib_per_sec: reads * 8.0,
         write_kib_per_sec: writes * 16.0,
         read_merges_per_sec: 0.0,

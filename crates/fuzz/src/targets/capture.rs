@@ -128,6 +128,7 @@ fn sample(g: &mut Gen, start: u64) -> CaptureSample {
             writes_per_sec: figure(g),
             discards_per_sec: figure(g),
             flushes_per_sec: figure(g),
+            flush_await_ms: figure(g),
             read_kib_per_sec: figure(g),
             write_kib_per_sec: figure(g),
             read_merges_per_sec: figure(g),
