@@ -3,10 +3,16 @@
 //! cannot drift apart.
 //!
 //! What comes from where (docs/GUIDE.md, "Replaying a capture", says the same to the user):
-//! - the rate (`rate_iops=R,W`) and the queue depth (`iodepth`, aqu-sz rounded up) are the
-//!   capture's figures at the chosen level ([`LevelFigures`], one column of the checklist); a
-//!   direction with a size split is paced in bytes (`rate=`) at the split's mean size, since
-//!   fio paces `rate_iops` at the smallest size;
+//! - the rate (`rate_iops=R,W`, rounded up so the replay can reach the level it is judged
+//!   against) is the capture's figure at the chosen level ([`LevelFigures`], one column of
+//!   the checklist); a direction with a size split is paced in bytes (`rate=`) at the
+//!   split's mean size, since fio paces `rate_iops` at the smallest size;
+//! - the queue depth (`iodepth`, [`replay_depth`]) is the larger of the captured depth
+//!   (aqu-sz at the level rounded up, the trace's queue depth p99) and what Little's law
+//!   needs to keep the level's rate at [`LATENCY_HEADROOM`] times the level's latency, so a
+//!   slower target or a latency spike is absorbed by the queue instead of lowering the rate;
+//! - flushes (`fdatasync=N`, [`flush_interval`]): the level's `f/s` as one flush every N
+//!   writes;
 //! - the read share (`rwmixread`) is the level's reads over its reads and writes, so the mix
 //!   and the two rates agree (a mix that disagreed with the rates would hold neither);
 //! - IO sizes (`bssplit`) from the traced size distribution per direction, else the mean
@@ -37,6 +43,13 @@ pub const SECTOR_BYTES: u64 = 512;
 pub const REPLAY_ENGINE: &str = "libaio";
 /// The share of the IOs the hot set is measured for (the trace's "80 % of the IOs").
 pub const HOT_IO_PERCENT: u8 = 80;
+/// How many times the level's latency the replay's queue is deep enough for (Little's law:
+/// IOs in flight = rate x latency). A paced replay issues each IO at its time, so a queue
+/// deeper than needed costs nothing while the target keeps up; when it does not, the queue
+/// is what lets the rate hold. 4x covers a target 3 times slower than the captured device
+/// (the slowest the issue's acceptance replays onto) with a third to spare for its own
+/// spikes, and a per-IO p99 a few times the per-second mean `await` the level is read from.
+pub const LATENCY_HEADROOM: f64 = 4.0;
 
 /// A capture's figures at one level: one column of the requirements checklist.
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -53,6 +66,12 @@ pub struct LevelFigures {
     pub write_request_bytes: Option<f64>,
     /// Requests in flight at the device (`aqu-sz`).
     pub queue_depth: f64,
+    /// Read latency at the level, ms (`r_await`); `None` where the capture saw no reads.
+    pub read_latency_ms: Option<f64>,
+    /// Write latency at the level, ms (`w_await`).
+    pub write_latency_ms: Option<f64>,
+    /// Cache flushes per second at the level (`f/s`).
+    pub flushes_per_sec: f64,
 }
 
 impl LevelFigures {
@@ -69,6 +88,9 @@ impl LevelFigures {
             read_request_bytes: kib(Metric::IoSizeReadKib),
             write_request_bytes: kib(Metric::IoSizeWriteKib),
             queue_depth: checklist.level(Metric::QueueDepth, level).unwrap_or(0.0),
+            read_latency_ms: checklist.level(Metric::LatencyReadMs, level),
+            write_latency_ms: checklist.level(Metric::LatencyWriteMs, level),
+            flushes_per_sec: checklist.level(Metric::FlushesPerSec, level).unwrap_or(0.0),
         }
     }
 }
@@ -86,6 +108,10 @@ pub struct TracedShape {
     pub hot_share: Option<f64>,
     /// Bytes the traced IO touched at least once.
     pub working_set_bytes: Option<u64>,
+    /// Requests in flight at the device as each IO was issued, p99 (several traced devices:
+    /// the sum of their p99s, as the replay is one queue for all of them).
+    #[serde(default)]
+    pub queue_depth_p99: Option<f64>,
 }
 
 /// What the user asked of the replay.
@@ -148,6 +174,7 @@ pub fn build_replay(request: &ReplayRequest) -> Result<ReplayWorkload, ReplayErr
         ("r/s", level.read_iops),
         ("w/s", level.write_iops),
         ("aqu-sz", level.queue_depth),
+        ("f/s", level.flushes_per_sec),
     ] {
         if !value.is_finite() || value < 0.0 {
             return Err(ReplayError::NotFinite {
@@ -190,17 +217,18 @@ pub fn build_replay(request: &ReplayRequest) -> Result<ReplayWorkload, ReplayErr
     }
     let split_means = sizes(request, read_rate > 0, write_rate > 0, &mut out);
     randomness(request, &mut out);
-    out.push("iodepth", iodepth(level.queue_depth).to_string());
-    out.note(format!(
-        "iodepth {}: aqu-sz {:.2} at {} rounded up",
-        iodepth(level.queue_depth),
-        level.queue_depth,
-        level.level
-    ));
-    if let Some(note) = depth_cut_note(level.queue_depth) {
+    let depth = replay_depth(
+        level,
+        [read_rate, write_rate],
+        request.trace.as_ref().and_then(|t| t.queue_depth_p99),
+    );
+    out.push("iodepth", depth.iodepth.to_string());
+    out.note(depth.note(level.level));
+    if let Some(note) = depth_cut_note(depth.wanted) {
         out.note(note);
     }
     rates([read_rate, write_rate], split_means, &mut out);
+    flushes(level, write_rate, &mut out);
     out.push("runtime", format_time_suffix(request.runtime_ns));
     out.push("time_based", "1".to_string());
     out.push("direct", "1".to_string());
@@ -260,13 +288,140 @@ impl Builder {
     }
 }
 
-/// A level's rate as fio's whole IOPS; a direction that did any IO keeps at least 1.
+/// A level's rate as fio's whole IOPS, rounded up: a replay paced under the level cannot
+/// reach it (1,400.6 r/s paced at 1,400 "misses" 1,400.6), and pacing can only lose IOs.
 fn round_rate(iops: f64) -> u64 {
     if iops <= 0.0 {
         0
     } else {
-        (iops.round() as u64).max(1)
+        iops.ceil() as u64
     }
+}
+
+/// The replay's queue depth and where it came from.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ReplayDepth {
+    /// `iodepth`: the largest of the figures below, at least 1, at most what `iodepth` takes.
+    pub iodepth: u64,
+    /// The largest of the figures before the cut to `iodepth`'s limit.
+    pub wanted: f64,
+    /// aqu-sz at the level, rounded up.
+    pub captured: u64,
+    /// The trace's queue depth p99, rounded up, where traced.
+    pub traced_p99: Option<u64>,
+    /// Little's law at [`LATENCY_HEADROOM`] x the level's latency: IOs in flight the level's
+    /// rate needs; `None` when the capture has no latency for a direction with IO.
+    pub littles_law: Option<u64>,
+    /// The level's latency weighted by the two rates, ms (what the law was applied to).
+    pub latency_ms: Option<f64>,
+}
+
+impl ReplayDepth {
+    /// The `#` note saying how the depth was chosen.
+    pub fn note(&self, level: Level) -> String {
+        let mut parts = vec![format!("aqu-sz at {level} rounded up ({})", self.captured)];
+        if let Some(p99) = self.traced_p99 {
+            parts.push(format!("the trace's queue depth p99 ({p99})"));
+        }
+        match (self.littles_law, self.latency_ms) {
+            (Some(law), Some(ms)) => parts.push(format!(
+                "Little's law for the level's rate at {LATENCY_HEADROOM:.0}x its latency                  (rate x {ms:.3} ms x {LATENCY_HEADROOM:.0} = {law})"
+            )),
+            _ => parts.push(
+                "Little's law: not applied, the capture has no latency at the level".to_string(),
+            ),
+        }
+        format!(
+            "iodepth {}: the largest of {}; the headroom lets a target up to {LATENCY_HEADROOM:.0}x              slower than the captured device, or a latency spike, keep the rate from its              queue (paced IOs still go out at their times: the depth only bounds how many              may be in flight)",
+            self.iodepth,
+            parts.join(", ")
+        )
+    }
+}
+
+/// The depth a replay of `level` at `rates` (reads, writes per second) keeps: the larger of
+/// the captured depth (aqu-sz at the level rounded up; the traced queue depth p99 where
+/// there is one) and Little's law for the rates at [`LATENCY_HEADROOM`] x the level's
+/// latency (`r_await`, `w_await`), at least 1, at most what `iodepth` takes.
+pub fn replay_depth(level: &LevelFigures, rates: [u64; 2], traced_p99: Option<f64>) -> ReplayDepth {
+    let captured = level.queue_depth.ceil().max(1.0);
+    let traced = traced_p99
+        .filter(|d| d.is_finite() && *d >= 0.0)
+        .map(f64::ceil);
+    let latencies = [level.read_latency_ms, level.write_latency_ms];
+    let known = (0..2).all(|d| {
+        rates[d] == 0 || latencies[d].is_some_and(|ms| ms.is_finite() && ms >= 0.0)
+    });
+    let (littles, latency_ms) = if known && rates.iter().any(|r| *r > 0) {
+        // IOs in flight = Σ rate x latency (seconds), per direction.
+        let in_flight: f64 = (0..2)
+            .filter(|&d| rates[d] > 0)
+            .map(|d| rates[d] as f64 * latencies[d].unwrap_or(0.0) / 1000.0)
+            .sum();
+        let total = (rates[0] as f64) + (rates[1] as f64);
+        let mean_ms = in_flight * 1000.0 / total;
+        (Some((in_flight * LATENCY_HEADROOM).ceil()), Some(mean_ms))
+    } else {
+        (None, None)
+    };
+    let wanted = [Some(captured), traced, littles]
+        .into_iter()
+        .flatten()
+        .fold(1.0f64, f64::max);
+    let as_depth = |d: f64| -> u64 { d.min(u64::MAX as f64) as u64 };
+    ReplayDepth {
+        iodepth: (wanted.min(max_iodepth() as f64) as u64).clamp(1, max_iodepth()),
+        wanted,
+        captured: as_depth(captured),
+        traced_p99: traced.map(as_depth),
+        littles_law: littles.map(as_depth),
+        latency_ms,
+    }
+}
+
+/// One flush every how many writes replays `flushes_per_sec` at `writes_per_sec`: the whole
+/// N whose rate W/N is nearest the level's flushes (fio's `fsync=N`/`fdatasync=N` count
+/// writes), at least 1. `None` without flushes or without writes to follow.
+pub fn flush_interval(flushes_per_sec: f64, writes_per_sec: u64) -> Option<u64> {
+    if !(flushes_per_sec.is_finite() && flushes_per_sec > 0.0) || writes_per_sec == 0 {
+        return None;
+    }
+    let ratio = writes_per_sec as f64 / flushes_per_sec;
+    // The nearer of the two whole numbers around the ratio, by the flush rate each gives.
+    let below = ratio.floor().max(1.0);
+    let above = ratio.ceil().max(1.0);
+    let off = |n: f64| (writes_per_sec as f64 / n - flushes_per_sec).abs();
+    let n = if off(above) < off(below) { above } else { below };
+    Some(n.min(u64::MAX as f64) as u64)
+}
+
+/// `fdatasync=N` on the writes for the level's flushes, with its note; a note where the
+/// flushes cannot be replayed (no writes to follow, or more flushes than writes).
+fn flushes(level: &LevelFigures, write_rate: u64, out: &mut Builder) {
+    let flushes = level.flushes_per_sec;
+    if flushes <= 0.0 {
+        return;
+    }
+    let Some(every) = flush_interval(flushes, write_rate) else {
+        out.note(format!(
+            "flushes: the capture's {flushes:.1} f/s at {} are not replayed: fio syncs after              writes, and the level has none",
+            level.level
+        ));
+        return;
+    };
+    out.push("fdatasync", every.to_string());
+    let replayed = write_rate as f64 / every as f64;
+    let short = if replayed < flushes * 0.95 {
+        format!(
+            " (a sync after each write is the most fio issues: {:.0} % of the level's flushes)",
+            replayed / flushes * 100.0
+        )
+    } else {
+        String::new()
+    };
+    out.note(format!(
+        "fdatasync {every}: the level's {flushes:.1} f/s as one sync every {every} writes of          {write_rate} w/s = {replayed:.1} syncs/s{short}; on a block device each is one cache          flush (blkdev_fsync), on a file fdatasync's flush with what the filesystem adds"
+    ));
 }
 
 /// The queue depth to keep: aqu-sz rounded up, at least 1 (a rate needs one IO in flight),

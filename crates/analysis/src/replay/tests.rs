@@ -12,6 +12,9 @@ fn p90(read_iops: f64, write_iops: f64, queue_depth: f64) -> LevelFigures {
         read_request_bytes: Some(8192.0),
         write_request_bytes: Some(65536.0),
         queue_depth,
+        read_latency_ms: None,
+        write_latency_ms: None,
+        flushes_per_sec: 0.0,
     }
 }
 
@@ -34,6 +37,7 @@ fn traced() -> TracedShape {
         random_fraction: 0.3,
         hot_share: Some(0.2),
         working_set_bytes: Some(512 << 20),
+        queue_depth_p99: None,
     }
 }
 
@@ -112,7 +116,7 @@ fn a_queue_depth_under_one_still_keeps_one_io_in_flight() {
 fn a_write_only_level_rates_and_sizes_the_writes() {
     let built = build_replay(&request(p90(0.0, 250.4, 1.0), None)).unwrap();
     assert_eq!(built.option("rw"), Some("randwrite"));
-    assert_eq!(built.option("rate_iops"), Some("250"));
+    assert_eq!(built.option("rate_iops"), Some("251"), "250.4 rounded up");
     assert_eq!(built.option("bs"), Some("64k"));
 }
 
@@ -301,9 +305,14 @@ fn level_figures_are_a_column_of_the_checklist() {
     assert!((figures.queue_depth - 3.2).abs() < 3.2 * 1e-3);
     assert_eq!(figures.read_request_bytes, Some(8192.0));
     assert_eq!(figures.write_request_bytes, Some(16384.0));
-    let built = build_replay(&request(figures, None)).unwrap();
-    assert_eq!(built.option("rate_iops"), Some("1400,600"));
-    assert_eq!(built.option("iodepth"), Some("4"));
+    assert_eq!(figures.read_latency_ms, Some(0.5));
+    assert_eq!(figures.write_latency_ms, Some(1.0));
+    let built = build_replay(&request(figures.clone(), None)).unwrap();
+    // Rounded up from the histogram's figure (within 0.1 % of 1,400 and 600).
+    let rates = format!("{},{}", figures.read_iops.ceil(), figures.write_iops.ceil());
+    assert_eq!(built.option("rate_iops"), Some(rates.as_str()));
+    // Little's law: (1,400 x 0.5 ms + 600 x 1 ms) x 4 = 5.2 IOs, over aqu-sz 3.2.
+    assert_eq!(built.option("iodepth"), Some("6"));
 }
 
 #[test]
@@ -445,4 +454,75 @@ fn a_queue_deeper_than_iodepth_takes_is_cut_to_its_limit_with_a_note() {
             .collect();
         diskmeter_workload::jobs_from_options(&options).unwrap();
     }
+}
+
+#[test]
+fn rates_are_rounded_up_so_the_replay_can_reach_its_level() {
+    let built = build_replay(&request(p90(1400.6, 600.2, 1.0), None)).unwrap();
+    assert_eq!(built.option("rate_iops"), Some("1401,601"));
+    let built = build_replay(&request(p90(0.2, 0.0, 1.0), None)).unwrap();
+    assert_eq!(built.option("rate_iops"), Some("1"));
+}
+
+#[test]
+fn the_depth_is_the_larger_of_the_captured_queue_and_littles_law_with_headroom() {
+    // 2,000 IOPS at 2 ms need 4 in flight; with 4x headroom 16, over aqu-sz 1.5.
+    let mut level = p90(1400.0, 600.0, 1.5);
+    level.read_latency_ms = Some(2.0);
+    level.write_latency_ms = Some(2.0);
+    let depth = replay_depth(&level, [1400, 600], None);
+    assert_eq!(depth.captured, 2);
+    assert_eq!(depth.littles_law, Some(16));
+    assert_eq!(depth.iodepth, 16);
+    assert!((depth.latency_ms.unwrap() - 2.0).abs() < 1e-9);
+    // A deep captured queue stands over a fast device's law.
+    level.queue_depth = 31.2;
+    assert_eq!(replay_depth(&level, [1400, 600], None).iodepth, 32);
+    // The trace's p99 stands over both.
+    assert_eq!(replay_depth(&level, [1400, 600], Some(40.5)).iodepth, 41);
+    // Per direction: 1,000 r/s x 1 ms + 100 w/s x 10 ms = 2 in flight, x4 = 8.
+    let mut level = p90(1000.0, 100.0, 0.5);
+    level.read_latency_ms = Some(1.0);
+    level.write_latency_ms = Some(10.0);
+    let depth = replay_depth(&level, [1000, 100], None);
+    assert_eq!((depth.littles_law, depth.iodepth), (Some(8), 8));
+    let built = build_replay(&request(level, None)).unwrap();
+    assert_eq!(built.option("iodepth"), Some("8"));
+    let note = built.notes.iter().find(|n| n.starts_with("iodepth 8")).unwrap();
+    assert!(note.contains("Little's law") && note.contains("4x"), "{note}");
+}
+
+#[test]
+fn without_a_latency_the_depth_is_the_captured_one_and_says_so() {
+    let depth = replay_depth(&p90(1400.0, 600.0, 3.2), [1400, 600], None);
+    assert_eq!((depth.iodepth, depth.littles_law), (4, None));
+    assert!(depth.note(Level::P90).contains("not applied"));
+    // A direction without IO needs no latency.
+    let mut level = p90(0.0, 600.0, 0.2);
+    level.write_latency_ms = Some(0.5);
+    assert_eq!(replay_depth(&level, [0, 600], None).littles_law, Some(2));
+}
+
+#[test]
+fn flushes_become_one_sync_every_n_writes_nearest_the_level() {
+    assert_eq!(flush_interval(0.0, 600), None);
+    assert_eq!(flush_interval(100.0, 0), None);
+    assert_eq!(flush_interval(100.0, 600), Some(6));
+    // 600 / 4 = 150, 600 / 5 = 120: 140 is nearer 150.
+    assert_eq!(flush_interval(140.0, 600), Some(4));
+    assert_eq!(flush_interval(125.0, 600), Some(5));
+    // More flushes than writes: a sync after every write, the most fio can.
+    assert_eq!(flush_interval(900.0, 600), Some(1));
+    let mut level = p90(1400.0, 600.0, 1.0);
+    level.flushes_per_sec = 535.0;
+    let built = build_replay(&request(level.clone(), None)).unwrap();
+    assert_eq!(built.option("fdatasync"), Some("1"));
+    assert!(built.notes.iter().any(|n| n.starts_with("fdatasync 1")));
+    level.write_iops = 0.0;
+    let built = build_replay(&request(level, None)).unwrap();
+    assert_eq!(built.option("fdatasync"), None);
+    assert!(built
+        .notes
+        .iter()
+        .any(|n| n.contains("not replayed") && n.contains("f/s")));
 }

@@ -1,5 +1,5 @@
-//! A trace's figures as a replay needs them: the traced devices' sizes, random share and hot
-//! set, combined when several devices were traced.
+//! A trace's figures as a replay needs them: the traced devices' sizes, random share, hot
+//! set and queue depth, combined when several devices were traced.
 
 use super::TracedShape;
 use diskmeter_capture::{SizeShare, TraceProfile};
@@ -26,6 +26,14 @@ impl TracedShape {
         } else {
             first.random_fraction
         };
+        let depths: Vec<f64> = traces
+            .iter()
+            .filter(|t| t.queue_depth.count > 0 && t.queue_depth.p99.is_finite())
+            .map(|t| t.queue_depth.p99)
+            .collect();
+        if !depths.is_empty() {
+            shape.queue_depth_p99 = Some(depths.iter().sum());
+        }
         if rest.is_empty() && first.hot_set.working_set_bytes > 0 {
             shape.hot_share = Some(first.hot_set.share_for_80_percent_of_ios);
             shape.working_set_bytes = Some(first.hot_set.working_set_bytes);
