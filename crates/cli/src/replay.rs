@@ -293,7 +293,11 @@ fn header(id: i64, intervals: u64, device: &str, level: &LevelFigures) -> Vec<St
         ),
         format!(
             "at {}: {:.1} r/s, {:.1} w/s, {:.1} f/s, aqu-sz {:.2}",
-            level.level, level.read_iops, level.write_iops, level.flushes_per_sec, level.queue_depth
+            level.level,
+            level.read_iops,
+            level.write_iops,
+            level.flushes_per_sec,
+            level.queue_depth
         ),
     ]
 }

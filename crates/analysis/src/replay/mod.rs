@@ -11,8 +11,8 @@
 //!   (aqu-sz at the level rounded up, the trace's queue depth p99) and what Little's law
 //!   needs to keep the level's rate at [`LATENCY_HEADROOM`] times the level's latency, so a
 //!   slower target or a latency spike is absorbed by the queue instead of lowering the rate;
-//! - flushes (`fdatasync=N`, [`flush_interval`]): the level's `f/s` as one flush every N
-//!   writes;
+//! - flushes (`fdatasync=N`, [`plan_flushes`]): the level's `f/s` as one flush every N
+//!   writes, the writes paced net of the empty write the kernel counts for each flush;
 //! - the read share (`rwmixread`) is the level's reads over its reads and writes, so the mix
 //!   and the two rates agree (a mix that disagreed with the rates would hold neither);
 //! - IO sizes (`bssplit`) from the traced size distribution per direction, else the mean
@@ -188,7 +188,9 @@ pub fn build_replay(request: &ReplayRequest) -> Result<ReplayWorkload, ReplayErr
         return Err(ReplayError::RandomOutOfRange(pct));
     }
     let read_rate = round_rate(level.read_iops);
-    let write_rate = round_rate(level.write_iops);
+    let counted_writes = round_rate(level.write_iops);
+    let flush_plan = plan_flushes(level.flushes_per_sec, counted_writes);
+    let write_rate = flush_plan.map_or(counted_writes, |plan| plan.data_writes);
     if read_rate == 0 && write_rate == 0 {
         return Err(ReplayError::NoIo { level: level.level });
     }
@@ -215,7 +217,14 @@ pub fn build_replay(request: &ReplayRequest) -> Result<ReplayWorkload, ReplayErr
             ));
         }
     }
-    let split_means = sizes(request, read_rate > 0, write_rate > 0, &mut out);
+    // Without a trace the write size is wareq-sz, whose count includes the flushes' empty
+    // writes: the writes that carry data are that much larger.
+    let mut sized = request.clone();
+    if let (Some(plan), Some(bytes)) = (flush_plan, level.write_request_bytes) {
+        sized.level.write_request_bytes =
+            Some(bytes * counted_writes as f64 / plan.data_writes.max(1) as f64);
+    }
+    let split_means = sizes(&sized, read_rate > 0, write_rate > 0, &mut out);
     randomness(request, &mut out);
     let depth = replay_depth(
         level,
@@ -228,7 +237,7 @@ pub fn build_replay(request: &ReplayRequest) -> Result<ReplayWorkload, ReplayErr
         out.note(note);
     }
     rates([read_rate, write_rate], split_means, &mut out);
-    flushes(level, write_rate, &mut out);
+    flushes(level, counted_writes, flush_plan, &mut out);
     out.push("runtime", format_time_suffix(request.runtime_ns));
     out.push("time_based", "1".to_string());
     out.push("direct", "1".to_string());
@@ -325,14 +334,18 @@ impl ReplayDepth {
         }
         match (self.littles_law, self.latency_ms) {
             (Some(law), Some(ms)) => parts.push(format!(
-                "Little's law for the level's rate at {LATENCY_HEADROOM:.0}x its latency                  (rate x {ms:.3} ms x {LATENCY_HEADROOM:.0} = {law})"
+                "Little's law for the level's rate at {LATENCY_HEADROOM:.0}x its latency \
+                 (rate x {ms:.3} ms x {LATENCY_HEADROOM:.0} = {law})"
             )),
             _ => parts.push(
                 "Little's law: not applied, the capture has no latency at the level".to_string(),
             ),
         }
         format!(
-            "iodepth {}: the largest of {}; the headroom lets a target up to {LATENCY_HEADROOM:.0}x              slower than the captured device, or a latency spike, keep the rate from its              queue (paced IOs still go out at their times: the depth only bounds how many              may be in flight)",
+            "iodepth {}: the largest of {}; the headroom lets a target up to \
+             {LATENCY_HEADROOM:.0}x slower than the captured device, or a latency spike, keep \
+             the rate from its queue (paced IOs still go out at their times: the depth only \
+             bounds how many may be in flight)",
             self.iodepth,
             parts.join(", ")
         )
@@ -349,9 +362,8 @@ pub fn replay_depth(level: &LevelFigures, rates: [u64; 2], traced_p99: Option<f6
         .filter(|d| d.is_finite() && *d >= 0.0)
         .map(f64::ceil);
     let latencies = [level.read_latency_ms, level.write_latency_ms];
-    let known = (0..2).all(|d| {
-        rates[d] == 0 || latencies[d].is_some_and(|ms| ms.is_finite() && ms >= 0.0)
-    });
+    let known =
+        (0..2).all(|d| rates[d] == 0 || latencies[d].is_some_and(|ms| ms.is_finite() && ms >= 0.0));
     let (littles, latency_ms) = if known && rates.iter().any(|r| *r > 0) {
         // IOs in flight = Σ rate x latency (seconds), per direction.
         let in_flight: f64 = (0..2)
@@ -379,38 +391,66 @@ pub fn replay_depth(level: &LevelFigures, rates: [u64; 2], traced_p99: Option<f6
     }
 }
 
-/// One flush every how many writes replays `flushes_per_sec` at `writes_per_sec`: the whole
-/// N whose rate W/N is nearest the level's flushes (fio's `fsync=N`/`fdatasync=N` count
-/// writes), at least 1. `None` without flushes or without writes to follow.
-pub fn flush_interval(flushes_per_sec: f64, writes_per_sec: u64) -> Option<u64> {
-    if !(flushes_per_sec.is_finite() && flushes_per_sec > 0.0) || writes_per_sec == 0 {
+/// How a level's flushes are replayed: the data writes to pace and one sync every `every`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct FlushPlan {
+    /// Writes per second that carry data (`rate_iops`' write figure).
+    pub data_writes: u64,
+    /// One `fdatasync` after every this many writes (fio's `fdatasync=N`).
+    pub every: u64,
+}
+
+/// Replays `flushes_per_sec` within `counted_writes` (`w/s` at the level, rounded up).
+///
+/// The kernel counts an fsync's empty preflush as a write of 0 bytes besides the flush (100
+/// fsyncs of a block device add 100 writes, 0 sectors and 100 flushes to
+/// `/proc/diskstats`), so a capture's `w/s` holds one write per such flush, and so will the
+/// replay's. The replay therefore paces D data writes with a sync every N of them, N the
+/// whole number nearest D / f (f the level's flushes, D first taken as w - f), and D =
+/// w x N / (N + 1) rounded up, so that data writes plus syncs give the level's `w/s` again.
+/// At most one sync per data write (half the counted writes). `None` without flushes or
+/// without writes to follow.
+pub fn plan_flushes(flushes_per_sec: f64, counted_writes: u64) -> Option<FlushPlan> {
+    if !(flushes_per_sec.is_finite() && flushes_per_sec > 0.0) || counted_writes == 0 {
         return None;
     }
-    let ratio = writes_per_sec as f64 / flushes_per_sec;
+    let writes = counted_writes as f64;
+    let data = (writes - flushes_per_sec).max(writes / 2.0);
+    let ratio = data / flushes_per_sec;
     // The nearer of the two whole numbers around the ratio, by the flush rate each gives.
     let below = ratio.floor().max(1.0);
     let above = ratio.ceil().max(1.0);
-    let off = |n: f64| (writes_per_sec as f64 / n - flushes_per_sec).abs();
-    let n = if off(above) < off(below) { above } else { below };
-    Some(n.min(u64::MAX as f64) as u64)
+    let off = |n: f64| (data / n - flushes_per_sec).abs();
+    let every = if off(above) < off(below) {
+        above
+    } else {
+        below
+    };
+    let every = every.min(u64::MAX as f64 / 2.0) as u64;
+    let data_writes = (writes * every as f64 / (every as f64 + 1.0)).ceil() as u64;
+    Some(FlushPlan {
+        data_writes: data_writes.max(1),
+        every,
+    })
 }
 
 /// `fdatasync=N` on the writes for the level's flushes, with its note; a note where the
-/// flushes cannot be replayed (no writes to follow, or more flushes than writes).
-fn flushes(level: &LevelFigures, write_rate: u64, out: &mut Builder) {
+/// flushes cannot be replayed (no writes to follow).
+fn flushes(level: &LevelFigures, counted_writes: u64, plan: Option<FlushPlan>, out: &mut Builder) {
     let flushes = level.flushes_per_sec;
     if flushes <= 0.0 {
         return;
     }
-    let Some(every) = flush_interval(flushes, write_rate) else {
+    let Some(FlushPlan { data_writes, every }) = plan else {
         out.note(format!(
-            "flushes: the capture's {flushes:.1} f/s at {} are not replayed: fio syncs after              writes, and the level has none",
+            "flushes: the capture's {flushes:.1} f/s at {} are not replayed: fio syncs after \
+             writes, and the level has none",
             level.level
         ));
         return;
     };
     out.push("fdatasync", every.to_string());
-    let replayed = write_rate as f64 / every as f64;
+    let replayed = data_writes as f64 / every as f64;
     let short = if replayed < flushes * 0.95 {
         format!(
             " (a sync after each write is the most fio issues: {:.0} % of the level's flushes)",
@@ -420,7 +460,11 @@ fn flushes(level: &LevelFigures, write_rate: u64, out: &mut Builder) {
         String::new()
     };
     out.note(format!(
-        "fdatasync {every}: the level's {flushes:.1} f/s as one sync every {every} writes of          {write_rate} w/s = {replayed:.1} syncs/s{short}; on a block device each is one cache          flush (blkdev_fsync), on a file fdatasync's flush with what the filesystem adds"
+        "fdatasync {every}: the level's {flushes:.1} f/s as one sync every {every} of \
+         {data_writes} data writes/s = {replayed:.1} syncs/s{short}; the kernel counts each \
+         sync's empty preflush as a write too, so the level's {counted_writes} w/s are paced \
+         as {data_writes} data writes plus the syncs; on a block device each sync is one \
+         cache flush (blkdev_fsync), on a file fdatasync's flush with what the filesystem adds"
     ));
 }
 

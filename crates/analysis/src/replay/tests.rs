@@ -488,8 +488,15 @@ fn the_depth_is_the_larger_of_the_captured_queue_and_littles_law_with_headroom()
     assert_eq!((depth.littles_law, depth.iodepth), (Some(8), 8));
     let built = build_replay(&request(level, None)).unwrap();
     assert_eq!(built.option("iodepth"), Some("8"));
-    let note = built.notes.iter().find(|n| n.starts_with("iodepth 8")).unwrap();
-    assert!(note.contains("Little's law") && note.contains("4x"), "{note}");
+    let note = built
+        .notes
+        .iter()
+        .find(|n| n.starts_with("iodepth 8"))
+        .unwrap();
+    assert!(
+        note.contains("Little's law") && note.contains("4x"),
+        "{note}"
+    );
 }
 
 #[test]
@@ -504,20 +511,43 @@ fn without_a_latency_the_depth_is_the_captured_one_and_says_so() {
 }
 
 #[test]
-fn flushes_become_one_sync_every_n_writes_nearest_the_level() {
-    assert_eq!(flush_interval(0.0, 600), None);
-    assert_eq!(flush_interval(100.0, 0), None);
-    assert_eq!(flush_interval(100.0, 600), Some(6));
-    // 600 / 4 = 150, 600 / 5 = 120: 140 is nearer 150.
-    assert_eq!(flush_interval(140.0, 600), Some(4));
-    assert_eq!(flush_interval(125.0, 600), Some(5));
-    // More flushes than writes: a sync after every write, the most fio can.
-    assert_eq!(flush_interval(900.0, 600), Some(1));
+fn flushes_become_one_sync_every_n_data_writes_and_the_counted_writes_stay_the_level() {
+    assert_eq!(plan_flushes(0.0, 600), None);
+    assert_eq!(plan_flushes(100.0, 0), None);
+    // 600 w/s of which 100 are the flushes' empty writes: 500 data writes, a sync every 5
+    // of them, paced at 600 x 5/6 = 500: 500 + 100 syncs count as 600 writes again.
+    assert_eq!(
+        plan_flushes(100.0, 600),
+        Some(FlushPlan {
+            data_writes: 500,
+            every: 5
+        })
+    );
+    // 460 data writes / 140 = 3.3: every 3, 600 x 3/4 = 450 data + 150 syncs.
+    assert_eq!(
+        plan_flushes(140.0, 600),
+        Some(FlushPlan {
+            data_writes: 450,
+            every: 3
+        })
+    );
+    // More flushes than half the writes: a sync after every data write, the most fio can.
+    assert_eq!(
+        plan_flushes(535.0, 600),
+        Some(FlushPlan {
+            data_writes: 300,
+            every: 1
+        })
+    );
     let mut level = p90(1400.0, 600.0, 1.0);
-    level.flushes_per_sec = 535.0;
+    level.flushes_per_sec = 100.0;
     let built = build_replay(&request(level.clone(), None)).unwrap();
-    assert_eq!(built.option("fdatasync"), Some("1"));
-    assert!(built.notes.iter().any(|n| n.starts_with("fdatasync 1")));
+    assert_eq!(built.option("fdatasync"), Some("5"));
+    assert_eq!(built.option("rate_iops"), Some("1400,500"));
+    // wareq-sz counted the empty writes: the data writes are 6/5 as large (64 KiB -> 76.8 KiB,
+    // rounded to whole sectors: 154 x 512 bytes = 77 KiB).
+    assert_eq!(built.option("bs"), Some("8k,77k"));
+    assert!(built.notes.iter().any(|n| n.starts_with("fdatasync 5")));
     level.write_iops = 0.0;
     let built = build_replay(&request(level, None)).unwrap();
     assert_eq!(built.option("fdatasync"), None);

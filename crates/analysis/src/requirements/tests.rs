@@ -492,7 +492,10 @@ fn flushes_per_second_and_their_latency_are_rows_of_their_own() {
             sample(MIDNIGHT_MS + i * 1000, vec![d])
         })
         .collect();
-    samples.push(sample(MIDNIGHT_MS + 101_000, vec![device("vda", 100.0, 100.0)]));
+    samples.push(sample(
+        MIDNIGHT_MS + 101_000,
+        vec![device("vda", 100.0, 100.0)],
+    ));
     let whole = build(&samples, "").whole;
     assert!(close(whole.level(Metric::FlushesPerSec, Level::P90), 90.0));
     assert!(close(whole.level(Metric::FlushesPerSec, Level::Max), 100.0));
@@ -511,6 +514,12 @@ fn flushes_per_second_and_their_latency_are_rows_of_their_own() {
     assert!(close(whole.level(Metric::FlushLatencyMs, Level::P90), 3.0));
     // IOPS rows do not count flushes.
     assert!(close(whole.level(Metric::IopsTotal, Level::Max), 200.0));
-    assert_eq!("flushes_per_sec".parse::<Metric>(), Ok(Metric::FlushesPerSec));
-    assert_eq!("latency_flush_ms".parse::<Metric>(), Ok(Metric::FlushLatencyMs));
+    assert_eq!(
+        "flushes_per_sec".parse::<Metric>(),
+        Ok(Metric::FlushesPerSec)
+    );
+    assert_eq!(
+        "latency_flush_ms".parse::<Metric>(),
+        Ok(Metric::FlushLatencyMs)
+    );
 }
