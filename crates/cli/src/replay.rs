@@ -237,24 +237,29 @@ fn run_workload(
     target: &[(String, String)],
     quiet: bool,
 ) -> anyhow::Result<Status> {
-    let options: Vec<(String, Option<String>)> = workload
-        .options
-        .iter()
-        .chain(target)
-        .cloned()
-        .map(|(name, value)| (name, Some(value)))
-        .collect();
-    let mut jobs = diskmeter_workload::jobs_from_options(&options).map_err(|errors| {
-        // The builder writes options the table reads: a failure here is a bug, said plainly.
-        anyhow::anyhow!(
-            "the replay workload does not parse: {}",
-            errors
-                .iter()
-                .map(ToString::to_string)
-                .collect::<Vec<_>>()
-                .join("; ")
-        )
-    })?;
+    let mut jobs = Vec::new();
+    // Each job parsed on its own, with the target: the file `--emit-fio` writes has the same
+    // sections, so the run and the file are one description.
+    for job_options in workload.jobs() {
+        let options: Vec<(String, Option<String>)> = job_options
+            .iter()
+            .chain(target)
+            .cloned()
+            .map(|(name, value)| (name, Some(value)))
+            .collect();
+        let parsed = diskmeter_workload::jobs_from_options(&options).map_err(|errors| {
+            // The builder writes options the table reads: a failure here is a bug, said plainly.
+            anyhow::anyhow!(
+                "the replay workload does not parse: {}",
+                errors
+                    .iter()
+                    .map(ToString::to_string)
+                    .collect::<Vec<_>>()
+                    .join("; ")
+            )
+        })?;
+        jobs.extend(parsed);
+    }
     let settings = args::settings(matches)?;
     let mut session = Session::open(settings)?;
     if let Some(device) = session.emulated_device() {

@@ -72,6 +72,9 @@ pub struct LevelFigures {
     pub write_latency_ms: Option<f64>,
     /// Cache flushes per second at the level (`f/s`).
     pub flushes_per_sec: f64,
+    /// The capture's mean writes per second (`w/s`, time-weighted): with a trace's data
+    /// writes per second, how many of the counted writes carried data.
+    pub write_iops_mean: Option<f64>,
 }
 
 impl LevelFigures {
@@ -91,6 +94,7 @@ impl LevelFigures {
             read_latency_ms: checklist.level(Metric::LatencyReadMs, level),
             write_latency_ms: checklist.level(Metric::LatencyWriteMs, level),
             flushes_per_sec: checklist.level(Metric::FlushesPerSec, level).unwrap_or(0.0),
+            write_iops_mean: checklist.level(Metric::IopsWrite, Level::Mean),
         }
     }
 }
@@ -112,6 +116,10 @@ pub struct TracedShape {
     /// the sum of their p99s, as the replay is one queue for all of them).
     #[serde(default)]
     pub queue_depth_p99: Option<f64>,
+    /// Writes that carried data per second of the trace (the device never sees an fsync's
+    /// empty preflush, which the counters count as a write).
+    #[serde(default)]
+    pub write_ios_per_sec: Option<f64>,
 }
 
 /// What the user asked of the replay.
@@ -137,6 +145,10 @@ pub struct ReplayRequest {
 pub struct ReplayWorkload {
     /// `(option, value)` in job-file order, starting with `name`.
     pub options: Vec<(String, String)>,
+    /// Further jobs that run beside the first, each its own `(option, value)` list starting
+    /// with `name` (the writes that carry their own flush).
+    #[serde(default)]
+    pub more_jobs: Vec<Vec<(String, String)>>,
     /// One sentence per choice the capture did not dictate (or dictated approximately).
     pub notes: Vec<String>,
 }
@@ -189,13 +201,99 @@ pub fn build_replay(request: &ReplayRequest) -> Result<ReplayWorkload, ReplayErr
     }
     let read_rate = round_rate(level.read_iops);
     let counted_writes = round_rate(level.write_iops);
-    let flush_plan = plan_flushes(level.flushes_per_sec, counted_writes);
-    let write_rate = flush_plan.map_or(counted_writes, |plan| plan.data_writes);
-    if read_rate == 0 && write_rate == 0 {
+    let data_share = data_write_share(level, request.trace.as_ref());
+    let flush_plan = plan_flushes(level.flushes_per_sec, counted_writes, data_share);
+    let (write_rate, dsync_rate) = flush_plan.map_or((counted_writes, 0), |plan| {
+        (plan.plain_writes, plan.dsync_writes)
+    });
+    if read_rate == 0 && write_rate == 0 && dsync_rate == 0 {
         return Err(ReplayError::NoIo { level: level.level });
     }
+    // Without a trace the write size is wareq-sz, whose count includes the flushes' empty
+    // writes: the writes that carry data are that much larger.
+    let mut sized = request.clone();
+    if let (Some(plan), Some(bytes), None) = (flush_plan, level.write_request_bytes, &request.trace)
+    {
+        let data = (plan.plain_writes + plan.dsync_writes).max(1);
+        sized.level.write_request_bytes = Some(bytes * counted_writes as f64 / data as f64);
+    }
     let mut out = Builder::default();
-    out.push("name", request.name.clone());
+    let mut jobs = Vec::new();
+    if read_rate > 0 || write_rate > 0 {
+        jobs.push(job(
+            &sized,
+            request.name.clone(),
+            [read_rate, write_rate],
+            None,
+            flush_plan.and_then(|plan| plan.every),
+            &mut out,
+        ));
+        flushes(level, counted_writes, flush_plan, &mut out);
+        // The first job's notes say where every figure came from; the second's repeat them.
+        out.notes_closed = true;
+    }
+    if dsync_rate > 0 {
+        let name = if jobs.is_empty() {
+            request.name.clone()
+        } else {
+            format!("{}-dsync", request.name)
+        };
+        jobs.push(job(
+            &sized,
+            name,
+            [0, dsync_rate],
+            Some("dsync"),
+            None,
+            &mut out,
+        ));
+        out.notes_closed = false;
+        let plan = flush_plan.unwrap_or_default();
+        out.note(format!(
+            "{}: {dsync_rate} of the level's data writes/s carry their own flush (sync=dsync: \
+             O_DSYNC, a FUA write; on a device without FUA the write and a flush, as a journal \
+             commit's or a preflush write's), since the trace saw {:.0} % of the counted writes \
+             carry data and so at most {} of the level's {:.1} f/s came with an empty write",
+            if plan.plain_writes > 0 || read_rate > 0 {
+                "the second job (-dsync)"
+            } else {
+                "writes"
+            },
+            data_share.unwrap_or(1.0) * 100.0,
+            counted_writes.saturating_sub(plan.plain_writes + plan.dsync_writes),
+            level.flushes_per_sec
+        ));
+    }
+    let mut jobs = jobs.into_iter();
+    Ok(ReplayWorkload {
+        options: jobs.next().unwrap_or_default(),
+        more_jobs: jobs.collect(),
+        notes: out.notes,
+    })
+}
+
+/// Share of the counted writes that carried data: the trace's data writes per second over
+/// the counters' mean `w/s` (an fsync's empty preflush is a write to the counters and no
+/// request to the driver). `None` without a trace or a write rate to compare.
+pub fn data_write_share(level: &LevelFigures, trace: Option<&TracedShape>) -> Option<f64> {
+    let traced = trace?.write_ios_per_sec?;
+    let counted = level.write_iops_mean?;
+    (traced.is_finite() && counted.is_finite() && counted > 0.0)
+        .then(|| (traced / counted).clamp(0.0, 1.0))
+}
+
+/// One job's options: reads and writes at `rates`, the sizes, randomness, depth and pacing
+/// of the module docs; `sync` opens it with fio's `sync=` (`dsync`).
+fn job(
+    request: &ReplayRequest,
+    name: String,
+    [read_rate, write_rate]: [u64; 2],
+    sync: Option<&str>,
+    fdatasync: Option<u64>,
+    out: &mut Builder,
+) -> Vec<(String, String)> {
+    let level = &request.level;
+    out.options.clear();
+    out.push("name", name);
     out.push(
         "size",
         format_size_suffix(request.size_bytes, KbBase::Binary),
@@ -217,15 +315,8 @@ pub fn build_replay(request: &ReplayRequest) -> Result<ReplayWorkload, ReplayErr
             ));
         }
     }
-    // Without a trace the write size is wareq-sz, whose count includes the flushes' empty
-    // writes: the writes that carry data are that much larger.
-    let mut sized = request.clone();
-    if let (Some(plan), Some(bytes)) = (flush_plan, level.write_request_bytes) {
-        sized.level.write_request_bytes =
-            Some(bytes * counted_writes as f64 / plan.data_writes.max(1) as f64);
-    }
-    let split_means = sizes(&sized, read_rate > 0, write_rate > 0, &mut out);
-    randomness(request, &mut out);
+    let split_means = sizes(request, read_rate > 0, write_rate > 0, out);
+    randomness(request, out);
     let depth = replay_depth(
         level,
         [read_rate, write_rate],
@@ -236,42 +327,53 @@ pub fn build_replay(request: &ReplayRequest) -> Result<ReplayWorkload, ReplayErr
     if let Some(note) = depth_cut_note(depth.wanted) {
         out.note(note);
     }
-    rates([read_rate, write_rate], split_means, &mut out);
-    flushes(level, counted_writes, flush_plan, &mut out);
+    rates([read_rate, write_rate], split_means, out);
+    if let Some(every) = fdatasync.filter(|_| write_rate > 0) {
+        out.push("fdatasync", every.to_string());
+    }
+    if let Some(sync) = sync {
+        out.push("sync", sync.to_string());
+    }
     out.push("runtime", format_time_suffix(request.runtime_ns));
     out.push("time_based", "1".to_string());
     out.push("direct", "1".to_string());
     out.push("ioengine", REPLAY_ENGINE.to_string());
-    Ok(ReplayWorkload {
-        options: out.options,
-        notes: out.notes,
-    })
+    std::mem::take(&mut out.options)
 }
 
 impl ReplayWorkload {
     /// The workload as an fio job file fio runs unchanged: `comments` first (each line
-    /// prefixed with `# `), then one section named after the job with its options; `extra`
-    /// options (a `filename=`) go after the built ones.
+    /// prefixed with `# `), then one section per job named after it with its options; `extra`
+    /// options (a `filename=`) go after the built ones of each.
     pub fn job_file(&self, comments: &[String], extra: &[(String, String)]) -> String {
         let mut text = String::new();
         for line in comments.iter().chain(self.notes.iter()) {
             text.push_str(&format!("# {line}\n"));
         }
-        let name = self
-            .options
-            .iter()
-            .find(|(option, _)| option == "name")
-            .map_or("replay", |(_, value)| value.as_str());
-        text.push_str(&format!("[{name}]\n"));
-        for (option, value) in self.options.iter().chain(extra) {
-            if option != "name" {
-                text.push_str(&format!("{option}={value}\n"));
+        for (index, options) in self.jobs().enumerate() {
+            if index > 0 {
+                text.push('\n');
+            }
+            let name = options
+                .iter()
+                .find(|(option, _)| option == "name")
+                .map_or("replay", |(_, value)| value.as_str());
+            text.push_str(&format!("[{name}]\n"));
+            for (option, value) in options.iter().chain(extra) {
+                if option != "name" {
+                    text.push_str(&format!("{option}={value}\n"));
+                }
             }
         }
         text
     }
 
-    /// The value of `option`, if the workload sets it.
+    /// Every job's options, the first job first.
+    pub fn jobs(&self) -> impl Iterator<Item = &Vec<(String, String)>> {
+        std::iter::once(&self.options).chain(self.more_jobs.iter())
+    }
+
+    /// The value of `option` in the first job, if it sets it.
     pub fn option(&self, option: &str) -> Option<&str> {
         self.options
             .iter()
@@ -285,6 +387,8 @@ impl ReplayWorkload {
 struct Builder {
     options: Vec<(String, String)>,
     notes: Vec<String>,
+    /// Notes of a second job that would repeat the first's are dropped.
+    notes_closed: bool,
 }
 
 impl Builder {
@@ -293,7 +397,9 @@ impl Builder {
     }
 
     fn note(&mut self, note: String) {
-        self.notes.push(note);
+        if !self.notes_closed {
+            self.notes.push(note);
+        }
     }
 }
 
@@ -391,57 +497,96 @@ pub fn replay_depth(level: &LevelFigures, rates: [u64; 2], traced_p99: Option<f6
     }
 }
 
-/// How a level's flushes are replayed: the data writes to pace and one sync every `every`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+/// How a level's flushes are replayed.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct FlushPlan {
-    /// Writes per second that carry data (`rate_iops`' write figure).
-    pub data_writes: u64,
-    /// One `fdatasync` after every this many writes (fio's `fdatasync=N`).
-    pub every: u64,
+    /// Data writes per second without a flag, of which every `every`-th is followed by an
+    /// `fdatasync` (the flushes that came with an empty write: an fsync's).
+    pub plain_writes: u64,
+    /// One `fdatasync` after every this many plain writes (fio's `fdatasync=N`); `None`
+    /// when no flush came with an empty write.
+    pub every: Option<u64>,
+    /// Data writes per second that carry their own flush (`sync=dsync`: a FUA write, on a
+    /// device without FUA the write and a flush; a journal commit's or a preflush write's).
+    pub dsync_writes: u64,
 }
 
-/// Replays `flushes_per_sec` within `counted_writes` (`w/s` at the level, rounded up).
+impl FlushPlan {
+    /// Syncs per second the plain writes get.
+    pub fn syncs_per_sec(&self) -> f64 {
+        self.every
+            .map_or(0.0, |n| self.plain_writes as f64 / n as f64)
+    }
+}
+
+/// Replays `flushes_per_sec` within `counted_writes` (`w/s` at the level, rounded up), of
+/// which `data_share` carried data (from a trace; `None` without one).
 ///
 /// The kernel counts an fsync's empty preflush as a write of 0 bytes besides the flush (100
 /// fsyncs of a block device add 100 writes, 0 sectors and 100 flushes to
-/// `/proc/diskstats`), so a capture's `w/s` holds one write per such flush, and so will the
-/// replay's. The replay therefore paces D data writes with a sync every N of them, N the
-/// whole number nearest D / f (f the level's flushes, D first taken as w - f), and D =
-/// w x N / (N + 1) rounded up, so that data writes plus syncs give the level's `w/s` again.
-/// At most one sync per data write (half the counted writes). `None` without flushes or
-/// without writes to follow.
-pub fn plan_flushes(flushes_per_sec: f64, counted_writes: u64) -> Option<FlushPlan> {
+/// `/proc/diskstats`); a flush that rides on a data write (a preflush write, a FUA write on a
+/// device without FUA) adds no write. So of w counted writes, D = w x share carried data and
+/// E = w - D were fsyncs' empty writes; the other f - E flushes rode on data writes.
+/// Replayed: E syncs/s as `fdatasync` every N plain writes (N the whole number nearest the
+/// plain writes over E), and f - E of the D data writes (rounded up) with their own flush
+/// (`sync=dsync`), so the counted writes (D + E), the flushes and the bytes are the
+/// level's again. Without a trace every flush is taken for an fsync's (E = f, at most half
+/// the writes: one sync per data write), D = w x N / (N + 1) rounded up. `None` without
+/// flushes or without writes.
+pub fn plan_flushes(
+    flushes_per_sec: f64,
+    counted_writes: u64,
+    data_share: Option<f64>,
+) -> Option<FlushPlan> {
     if !(flushes_per_sec.is_finite() && flushes_per_sec > 0.0) || counted_writes == 0 {
         return None;
     }
     let writes = counted_writes as f64;
-    let data = (writes - flushes_per_sec).max(writes / 2.0);
-    let ratio = data / flushes_per_sec;
-    // The nearer of the two whole numbers around the ratio, by the flush rate each gives.
+    let Some(share) = data_share.filter(|s| s.is_finite()) else {
+        let data = (writes - flushes_per_sec).max(writes / 2.0);
+        let every = nearest_interval(data, flushes_per_sec);
+        let plain_writes = (writes * every as f64 / (every as f64 + 1.0)).ceil() as u64;
+        return Some(FlushPlan {
+            plain_writes: plain_writes.max(1),
+            every: Some(every),
+            dsync_writes: 0,
+        });
+    };
+    let data = (writes * share.clamp(0.0, 1.0)).ceil().max(1.0);
+    let empty = writes - data;
+    let carried = (flushes_per_sec - empty).max(0.0).ceil().min(data);
+    let plain = data - carried;
+    // Under one empty write a second is the counters' and the trace's windows not meeting
+    // exactly, not an fsync.
+    let every = (empty >= 1.0 && plain >= 1.0).then(|| nearest_interval(plain, empty.min(plain)));
+    Some(FlushPlan {
+        plain_writes: plain as u64,
+        every,
+        dsync_writes: carried as u64,
+    })
+}
+
+/// The whole N (at least 1) whose `writes / N` is nearest `syncs`.
+fn nearest_interval(writes: f64, syncs: f64) -> u64 {
+    let ratio = writes / syncs;
     let below = ratio.floor().max(1.0);
     let above = ratio.ceil().max(1.0);
-    let off = |n: f64| (data / n - flushes_per_sec).abs();
+    let off = |n: f64| (writes / n - syncs).abs();
     let every = if off(above) < off(below) {
         above
     } else {
         below
     };
-    let every = every.min(u64::MAX as f64 / 2.0) as u64;
-    let data_writes = (writes * every as f64 / (every as f64 + 1.0)).ceil() as u64;
-    Some(FlushPlan {
-        data_writes: data_writes.max(1),
-        every,
-    })
+    every.min(u64::MAX as f64 / 2.0) as u64
 }
 
-/// `fdatasync=N` on the writes for the level's flushes, with its note; a note where the
-/// flushes cannot be replayed (no writes to follow).
+/// The note on the level's flushes, if it had any.
 fn flushes(level: &LevelFigures, counted_writes: u64, plan: Option<FlushPlan>, out: &mut Builder) {
     let flushes = level.flushes_per_sec;
     if flushes <= 0.0 {
         return;
     }
-    let Some(FlushPlan { data_writes, every }) = plan else {
+    let Some(plan) = plan else {
         out.note(format!(
             "flushes: the capture's {flushes:.1} f/s at {} are not replayed: fio syncs after \
              writes, and the level has none",
@@ -449,8 +594,11 @@ fn flushes(level: &LevelFigures, counted_writes: u64, plan: Option<FlushPlan>, o
         ));
         return;
     };
-    out.push("fdatasync", every.to_string());
-    let replayed = data_writes as f64 / every as f64;
+    let Some(every) = plan.every else {
+        return;
+    };
+    let syncs = plan.syncs_per_sec();
+    let replayed = syncs + plan.dsync_writes as f64;
     let short = if replayed < flushes * 0.95 {
         format!(
             " (a sync after each write is the most fio issues: {:.0} % of the level's flushes)",
@@ -460,11 +608,12 @@ fn flushes(level: &LevelFigures, counted_writes: u64, plan: Option<FlushPlan>, o
         String::new()
     };
     out.note(format!(
-        "fdatasync {every}: the level's {flushes:.1} f/s as one sync every {every} of \
-         {data_writes} data writes/s = {replayed:.1} syncs/s{short}; the kernel counts each \
-         sync's empty preflush as a write too, so the level's {counted_writes} w/s are paced \
-         as {data_writes} data writes plus the syncs; on a block device each sync is one \
-         cache flush (blkdev_fsync), on a file fdatasync's flush with what the filesystem adds"
+        "fdatasync {every}: one sync every {every} of {} data writes/s = {syncs:.1} syncs/s \
+         for the level's {flushes:.1} f/s{short}; the kernel counts each sync's empty \
+         preflush as a write too, so the level's {counted_writes} w/s are paced as data \
+         writes plus the syncs; on a block device each sync is one cache flush \
+         (blkdev_fsync), on a file fdatasync's flush with what the filesystem adds",
+        plan.plain_writes
     ));
 }
 

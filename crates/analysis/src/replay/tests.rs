@@ -15,6 +15,7 @@ fn p90(read_iops: f64, write_iops: f64, queue_depth: f64) -> LevelFigures {
         read_latency_ms: None,
         write_latency_ms: None,
         flushes_per_sec: 0.0,
+        write_iops_mean: None,
     }
 }
 
@@ -38,6 +39,7 @@ fn traced() -> TracedShape {
         hot_share: Some(0.2),
         working_set_bytes: Some(512 << 20),
         queue_depth_p99: None,
+        write_ios_per_sec: None,
     }
 }
 
@@ -511,39 +513,28 @@ fn without_a_latency_the_depth_is_the_captured_one_and_says_so() {
 }
 
 #[test]
-fn flushes_become_one_sync_every_n_data_writes_and_the_counted_writes_stay_the_level() {
-    assert_eq!(plan_flushes(0.0, 600), None);
-    assert_eq!(plan_flushes(100.0, 0), None);
+fn without_a_trace_flushes_are_taken_for_fsyncs_with_their_empty_writes() {
+    assert_eq!(plan_flushes(0.0, 600, None), None);
+    assert_eq!(plan_flushes(100.0, 0, None), None);
     // 600 w/s of which 100 are the flushes' empty writes: 500 data writes, a sync every 5
     // of them, paced at 600 x 5/6 = 500: 500 + 100 syncs count as 600 writes again.
+    let plan = plan_flushes(100.0, 600, None).unwrap();
     assert_eq!(
-        plan_flushes(100.0, 600),
-        Some(FlushPlan {
-            data_writes: 500,
-            every: 5
-        })
+        (plan.plain_writes, plan.every, plan.dsync_writes),
+        (500, Some(5), 0)
     );
     // 460 data writes / 140 = 3.3: every 3, 600 x 3/4 = 450 data + 150 syncs.
-    assert_eq!(
-        plan_flushes(140.0, 600),
-        Some(FlushPlan {
-            data_writes: 450,
-            every: 3
-        })
-    );
+    let plan = plan_flushes(140.0, 600, None).unwrap();
+    assert_eq!((plan.plain_writes, plan.every), (450, Some(3)));
     // More flushes than half the writes: a sync after every data write, the most fio can.
-    assert_eq!(
-        plan_flushes(535.0, 600),
-        Some(FlushPlan {
-            data_writes: 300,
-            every: 1
-        })
-    );
+    let plan = plan_flushes(535.0, 600, None).unwrap();
+    assert_eq!((plan.plain_writes, plan.every), (300, Some(1)));
     let mut level = p90(1400.0, 600.0, 1.0);
     level.flushes_per_sec = 100.0;
     let built = build_replay(&request(level.clone(), None)).unwrap();
     assert_eq!(built.option("fdatasync"), Some("5"));
     assert_eq!(built.option("rate_iops"), Some("1400,500"));
+    assert!(built.more_jobs.is_empty());
     // wareq-sz counted the empty writes: the data writes are 6/5 as large (64 KiB -> 76.8 KiB,
     // rounded to whole sectors: 154 x 512 bytes = 77 KiB).
     assert_eq!(built.option("bs"), Some("8k,77k"));
@@ -555,4 +546,52 @@ fn flushes_become_one_sync_every_n_data_writes_and_the_counted_writes_stay_the_l
         .notes
         .iter()
         .any(|n| n.contains("not replayed") && n.contains("f/s")));
+}
+
+#[test]
+fn a_trace_tells_fsyncs_from_flushes_that_rode_on_data_writes() {
+    // 600 counted w/s, the trace saw 580 data writes/s for every 600 counted: 20 empty
+    // writes (fsyncs); of 120 f/s the other 100 came with data writes (journal commits).
+    let plan = plan_flushes(120.0, 600, Some(580.0 / 600.0)).unwrap();
+    assert_eq!(plan.dsync_writes, 100);
+    assert_eq!(plan.plain_writes, 480);
+    assert_eq!(plan.every, Some(24), "480 / 20");
+    assert!((plan.syncs_per_sec() - 20.0).abs() < 1e-9);
+    // Every counted write carried data: all flushes ride on writes, no fdatasync.
+    let plan = plan_flushes(120.0, 600, Some(1.0)).unwrap();
+    assert_eq!(
+        (plan.plain_writes, plan.every, plan.dsync_writes),
+        (480, None, 120)
+    );
+    // A level of 1,400 r/s + 600 w/s: the random job keeps the reads and the plain writes,
+    // a second job the writes with their own flush, both with the target.
+    let mut level = p90(1400.0, 600.0, 1.0);
+    level.flushes_per_sec = 120.0;
+    level.write_iops_mean = Some(600.0);
+    let mut trace = traced();
+    trace.write_ios_per_sec = Some(580.0);
+    let built = build_replay(&request(level, Some(trace))).unwrap();
+    assert_eq!(built.option("fdatasync"), Some("24"));
+    assert_eq!(built.more_jobs.len(), 1);
+    let second = &built.more_jobs[0];
+    let get = |name: &str| {
+        second
+            .iter()
+            .find(|(o, _)| o == name)
+            .map(|(_, v)| v.as_str())
+    };
+    assert_eq!(get("name"), Some("replay-7-p90-dsync"));
+    assert_eq!(get("rw"), Some("randwrite"));
+    assert_eq!(get("sync"), Some("dsync"));
+    assert_eq!(get("rate_iops"), Some("100"));
+    assert_eq!(get("bssplit"), Some("4k/100"));
+    assert_eq!(get("fdatasync"), None);
+    let file = built.job_file(&[], &[("filename".into(), "/dev/vdc".into())]);
+    assert_eq!(file.matches("filename=/dev/vdc").count(), 2, "{file}");
+    assert!(file.contains("\n[replay-7-p90-dsync]\n"), "{file}");
+    for options in built.jobs() {
+        let options: Vec<(String, Option<String>)> =
+            options.iter().cloned().map(|(k, v)| (k, Some(v))).collect();
+        diskmeter_workload::jobs_from_options(&options).expect("the job parses");
+    }
 }

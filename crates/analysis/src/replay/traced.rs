@@ -34,6 +34,15 @@ impl TracedShape {
         if !depths.is_empty() {
             shape.queue_depth_p99 = Some(depths.iter().sum());
         }
+        // The devices' data writes per second add up (they ran over the same window).
+        let rates: Vec<f64> = traces
+            .iter()
+            .filter(|t| t.duration_ns > 0)
+            .map(|t| t.write.ios as f64 / (t.duration_ns as f64 / 1e9))
+            .collect();
+        if rates.len() == traces.len() {
+            shape.write_ios_per_sec = Some(rates.iter().sum());
+        }
         if rest.is_empty() && first.hot_set.working_set_bytes > 0 {
             shape.hot_share = Some(first.hot_set.share_for_80_percent_of_ios);
             shape.working_set_bytes = Some(first.hot_set.working_set_bytes);
