@@ -86,6 +86,7 @@ fn trace() -> TraceProfile {
         },
         processes: vec![],
         iolog_path: None,
+        sequential_writes: Vec::new(),
         details: Default::default(),
     }
 }

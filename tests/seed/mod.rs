@@ -83,6 +83,7 @@ pub fn seed_traced_capture(db: &Path) -> i64 {
         hot_set: HotSet::default(),
         processes: Vec::new(),
         iolog_path: None,
+        sequential_writes: Vec::new(),
         details: Default::default(),
     };
     seed(db, Some(trace))

@@ -111,6 +111,11 @@ pub struct TraceProfile {
     pub processes: Vec<ProcessShare>,
     /// fio iolog (version 3, with timestamps) of the traced IO, when one was written.
     pub iolog_path: Option<String>,
+    /// Sizes of the writes that continued the previous write of their stream (same process,
+    /// starting where its last write ended): a commit log's appends, which a replay keeps as
+    /// a sequential job of their own (empty in profiles saved before it was kept).
+    #[serde(default)]
+    pub sequential_writes: Vec<SizeShare>,
     /// Where `lost_events` come from and what the figures above leave out (absent in
     /// profiles saved before it existed).
     #[serde(default)]

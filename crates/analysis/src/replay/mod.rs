@@ -120,6 +120,9 @@ pub struct TracedShape {
     /// empty preflush, which the counters count as a write).
     #[serde(default)]
     pub write_ios_per_sec: Option<f64>,
+    /// Sizes of the writes that continued their stream, as (bytes, IOs).
+    #[serde(default)]
+    pub sequential_write_sizes: Vec<(u64, u64)>,
 }
 
 /// What the user asked of the replay.
@@ -218,46 +221,92 @@ pub fn build_replay(request: &ReplayRequest) -> Result<ReplayWorkload, ReplayErr
         sized.level.write_request_bytes = Some(bytes * counted_writes as f64 / data as f64);
     }
     let mut out = Builder::default();
+    let syncs = flush_plan.map_or(0.0, |plan| plan.syncs_per_sec());
+    let split = split_streams(request.trace.as_ref(), write_rate + dsync_rate, dsync_rate);
+    // The random job keeps the reads and the writes no other job takes, with the fsyncs'
+    // share of the syncs (on the sequential job when it has every plain write).
+    let random_writes = write_rate - split.sequential_plain;
+    let every = |writes: u64| {
+        (syncs >= 1.0 && writes > 0)
+            .then(|| nearest_interval(writes as f64, syncs.min(writes as f64)))
+    };
+    let (random_every, sequential_every) = if random_writes > 0 {
+        (every(random_writes), None)
+    } else {
+        (None, every(split.sequential_plain))
+    };
+    let mut random_request = sized.clone();
+    if let (Some(trace), Some(random)) = (random_request.trace.as_mut(), split.random_fraction) {
+        trace.random_fraction = random;
+    }
+    let sequential_request = split.sequential_request(&sized);
     let mut jobs = Vec::new();
-    if read_rate > 0 || write_rate > 0 {
+    if read_rate > 0 || random_writes > 0 {
         jobs.push(job(
-            &sized,
+            &random_request,
             request.name.clone(),
-            [read_rate, write_rate],
-            None,
-            flush_plan.and_then(|plan| plan.every),
+            [read_rate, random_writes],
+            JobKind::Random,
+            random_every,
             &mut out,
         ));
-        flushes(level, counted_writes, flush_plan, &mut out);
-        // The first job's notes say where every figure came from; the second's repeat them.
-        out.notes_closed = true;
+        let synced = random_every
+            .map(|n| (n, random_writes))
+            .or(sequential_every.map(|n| (n, split.sequential_plain)));
+        flushes(level, counted_writes, flush_plan, synced, &mut out);
+    }
+    if split.sequential_plain > 0 {
+        let name = unique_name(&request.name, "seq", jobs.is_empty());
+        jobs.push(job(
+            &sequential_request,
+            name.clone(),
+            [0, split.sequential_plain],
+            JobKind::Sequential,
+            sequential_every,
+            &mut out,
+        ));
+        out.note(format!(
+            "{name}: {} writes/s of the traced sequential stream(s) ({:.0} % of the traced \
+             writes continued their stream: a log's appends), rw=write at their own sizes, so \
+             the block layer sees and merges them as it did the application's{}",
+            split.sequential_plain,
+            split.sequential_share * 100.0,
+            if sequential_every.is_some() {
+                "; they carry the fdatasync"
+            } else {
+                ""
+            }
+        ));
     }
     if dsync_rate > 0 {
-        let name = if jobs.is_empty() {
-            request.name.clone()
+        let name = unique_name(&request.name, "dsync", jobs.is_empty());
+        let (kind, what) = if split.sequential_share > 0.0 {
+            (JobKind::SequentialDsync, "rw=write at the sequential stream's sizes (a log's appends are what a database makes durable)")
         } else {
-            format!("{}-dsync", request.name)
+            (JobKind::RandomDsync, "randwrite at the traced write sizes")
+        };
+        let dsync_request = if split.sequential_share > 0.0 {
+            &sequential_request
+        } else {
+            &random_request
         };
         jobs.push(job(
-            &sized,
-            name,
+            dsync_request,
+            name.clone(),
             [0, dsync_rate],
-            Some("dsync"),
+            kind,
             None,
             &mut out,
         ));
-        out.notes_closed = false;
         let plan = flush_plan.unwrap_or_default();
         out.note(format!(
-            "{}: {dsync_rate} of the level's data writes/s carry their own flush (sync=dsync: \
-             O_DSYNC, a FUA write; on a device without FUA the write and a flush, as a journal \
-             commit's or a preflush write's), since the trace saw {:.0} % of the counted writes \
-             carry data and so at most {} of the level's {:.1} f/s came with an empty write",
-            if plan.plain_writes > 0 || read_rate > 0 {
-                "the second job (-dsync)"
-            } else {
-                "writes"
-            },
+            "{name}: {dsync_rate} of the level's data writes/s carry their own flush \
+             (sync=dsync: O_DSYNC, a FUA write; on a device without FUA the write and a flush, \
+             as a journal commit's or a preflush write's), {what}, one at a time (iodepth 1: \
+             flushes that wait together are merged into one by the block layer, and a log \
+             writer commits one by one): the trace saw {:.0} % of the \
+             counted writes carry data, so at most {} of the level's {:.1} f/s came with an \
+             empty write",
             data_share.unwrap_or(1.0) * 100.0,
             counted_writes.saturating_sub(plan.plain_writes + plan.dsync_writes),
             level.flushes_per_sec
@@ -269,6 +318,83 @@ pub fn build_replay(request: &ReplayRequest) -> Result<ReplayWorkload, ReplayErr
         more_jobs: jobs.collect(),
         notes: out.notes,
     })
+}
+
+/// `NAME-suffix`, or `NAME` for the first job.
+fn unique_name(name: &str, suffix: &str, first: bool) -> String {
+    if first {
+        name.to_string()
+    } else {
+        format!("{name}-{suffix}")
+    }
+}
+
+/// The share of the traced writes that continued their stream at or above which the replay
+/// gives the sequential stream(s) a job of their own: below it they are a few coincidences
+/// of random IO, not a log.
+pub const SEQUENTIAL_STREAM_MIN_SHARE: f64 = 0.1;
+
+/// How the level's data writes split between the sequential stream(s) and the rest.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct StreamSplit {
+    /// Share of the traced writes that continued their stream, 0 when under
+    /// [`SEQUENTIAL_STREAM_MIN_SHARE`] or untraced.
+    pub sequential_share: f64,
+    /// Sequential writes per second without a flag (beyond those the `-dsync` job takes).
+    pub sequential_plain: u64,
+    /// The sequential writes' sizes as (bytes, IOs).
+    pub sequential_sizes: Vec<(u64, u64)>,
+    /// The random share of the IOs the random job keeps, 0..=1, when writes left it.
+    pub random_fraction: Option<f64>,
+}
+
+impl StreamSplit {
+    /// `request` with the sequential writes' sizes as its write sizes.
+    fn sequential_request(&self, request: &ReplayRequest) -> ReplayRequest {
+        let mut sequential = request.clone();
+        if let Some(trace) = sequential.trace.as_mut() {
+            trace.write_sizes = self.sequential_sizes.clone();
+        }
+        sequential
+    }
+}
+
+/// Splits `data_writes` per second (of which `dsync` carry their own flush) between the
+/// sequential stream(s) the trace saw and the random rest: S = the sequential share of the
+/// writes x `data_writes`, rounded up; the `dsync` writes are taken from S first (a log's
+/// appends are the writes a database makes durable), the rest of S is a plain sequential
+/// job. The random job's random share is then the trace's over the IOs it keeps.
+pub fn split_streams(trace: Option<&TracedShape>, data_writes: u64, dsync: u64) -> StreamSplit {
+    let Some(trace) = trace else {
+        return StreamSplit::default();
+    };
+    let writes = crate::wide_sum(trace.write_sizes.iter().map(|(_, n)| *n));
+    let sequential = crate::wide_sum(trace.sequential_write_sizes.iter().map(|(_, n)| *n));
+    if writes == 0 || sequential == 0 {
+        return StreamSplit::default();
+    }
+    let share = (sequential as f64 / writes as f64).min(1.0);
+    if share < SEQUENTIAL_STREAM_MIN_SHARE {
+        return StreamSplit::default();
+    }
+    let stream = ((data_writes as f64 * share).ceil() as u64).min(data_writes);
+    let sequential_plain = stream
+        .saturating_sub(dsync)
+        .min(data_writes - dsync.min(data_writes));
+    // The trace's random share was over every IO; the sequential writes leave the random job.
+    let reads = crate::wide_sum(trace.read_sizes.iter().map(|(_, n)| *n));
+    let all = (reads + writes) as f64;
+    let kept = all - sequential as f64;
+    let random_fraction = (kept > 0.0).then(|| {
+        let sequential_kept = (all * (1.0 - trace.random_fraction) - sequential as f64).max(0.0);
+        (1.0 - sequential_kept / kept).clamp(0.0, 1.0)
+    });
+    StreamSplit {
+        sequential_share: share,
+        sequential_plain,
+        sequential_sizes: trace.sequential_write_sizes.clone(),
+        random_fraction,
+    }
 }
 
 /// Share of the counted writes that carried data: the trace's data writes per second over
@@ -287,11 +413,15 @@ fn job(
     request: &ReplayRequest,
     name: String,
     [read_rate, write_rate]: [u64; 2],
-    sync: Option<&str>,
+    kind: JobKind,
     fdatasync: Option<u64>,
     out: &mut Builder,
 ) -> Vec<(String, String)> {
     let level = &request.level;
+    // The first job's notes say where every figure came from; a later job's would repeat
+    // them (the caller notes what is its own).
+    out.notes_closed = out.jobs_built > 0;
+    let sequential = matches!(kind, JobKind::Sequential | JobKind::SequentialDsync);
     out.options.clear();
     out.push("name", name);
     out.push(
@@ -299,6 +429,7 @@ fn job(
         format_size_suffix(request.size_bytes, KbBase::Binary),
     );
     let rw = match (read_rate > 0, write_rate > 0) {
+        (_, true) if sequential => "write",
         (true, true) => "randrw",
         (true, false) => "randread",
         _ => "randwrite",
@@ -316,29 +447,53 @@ fn job(
         }
     }
     let split_means = sizes(request, read_rate > 0, write_rate > 0, out);
-    randomness(request, out);
+    if !sequential {
+        randomness(request, out);
+    }
     let depth = replay_depth(
         level,
         [read_rate, write_rate],
         request.trace.as_ref().and_then(|t| t.queue_depth_p99),
     );
-    out.push("iodepth", depth.iodepth.to_string());
-    out.note(depth.note(level.level));
-    if let Some(note) = depth_cut_note(depth.wanted) {
-        out.note(note);
+    if matches!(kind, JobKind::RandomDsync | JobKind::SequentialDsync) {
+        // One write and its flush at a time, as a log writer commits: the block layer merges
+        // flushes that wait together into one (blk-flush), so a deeper queue of O_DSYNC
+        // writes would send fewer flushes than the application did.
+        out.push("iodepth", "1".to_string());
+    } else {
+        out.push("iodepth", depth.iodepth.to_string());
+        out.note(depth.note(level.level));
+        if let Some(note) = depth_cut_note(depth.wanted) {
+            out.note(note);
+        }
     }
     rates([read_rate, write_rate], split_means, out);
     if let Some(every) = fdatasync.filter(|_| write_rate > 0) {
         out.push("fdatasync", every.to_string());
     }
-    if let Some(sync) = sync {
-        out.push("sync", sync.to_string());
+    if matches!(kind, JobKind::RandomDsync | JobKind::SequentialDsync) {
+        out.push("sync", "dsync".to_string());
     }
     out.push("runtime", format_time_suffix(request.runtime_ns));
     out.push("time_based", "1".to_string());
     out.push("direct", "1".to_string());
     out.push("ioengine", REPLAY_ENGINE.to_string());
+    out.jobs_built += 1;
+    out.notes_closed = false;
     std::mem::take(&mut out.options)
+}
+
+/// What a job of the replay does.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum JobKind {
+    /// Reads and writes at the traced random share and hot set.
+    Random,
+    /// Writes with their own flush (`sync=dsync`) at random places.
+    RandomDsync,
+    /// A sequential stream's writes (`rw=write`).
+    Sequential,
+    /// A sequential stream's writes with their own flush.
+    SequentialDsync,
 }
 
 impl ReplayWorkload {
@@ -389,6 +544,8 @@ struct Builder {
     notes: Vec<String>,
     /// Notes of a second job that would repeat the first's are dropped.
     notes_closed: bool,
+    /// Jobs built so far.
+    jobs_built: usize,
 }
 
 impl Builder {
@@ -581,7 +738,13 @@ fn nearest_interval(writes: f64, syncs: f64) -> u64 {
 }
 
 /// The note on the level's flushes, if it had any.
-fn flushes(level: &LevelFigures, counted_writes: u64, plan: Option<FlushPlan>, out: &mut Builder) {
+fn flushes(
+    level: &LevelFigures,
+    counted_writes: u64,
+    plan: Option<FlushPlan>,
+    synced: Option<(u64, u64)>,
+    out: &mut Builder,
+) {
     let flushes = level.flushes_per_sec;
     if flushes <= 0.0 {
         return;
@@ -594,10 +757,10 @@ fn flushes(level: &LevelFigures, counted_writes: u64, plan: Option<FlushPlan>, o
         ));
         return;
     };
-    let Some(every) = plan.every else {
+    let Some((every, writes)) = synced else {
         return;
     };
-    let syncs = plan.syncs_per_sec();
+    let syncs = writes as f64 / every as f64;
     let replayed = syncs + plan.dsync_writes as f64;
     let short = if replayed < flushes * 0.95 {
         format!(
@@ -608,12 +771,11 @@ fn flushes(level: &LevelFigures, counted_writes: u64, plan: Option<FlushPlan>, o
         String::new()
     };
     out.note(format!(
-        "fdatasync {every}: one sync every {every} of {} data writes/s = {syncs:.1} syncs/s \
+        "fdatasync {every}: one sync every {every} of {writes} data writes/s = {syncs:.1} syncs/s \
          for the level's {flushes:.1} f/s{short}; the kernel counts each sync's empty \
          preflush as a write too, so the level's {counted_writes} w/s are paced as data \
          writes plus the syncs; on a block device each sync is one cache flush \
-         (blkdev_fsync), on a file fdatasync's flush with what the filesystem adds",
-        plan.plain_writes
+         (blkdev_fsync), on a file fdatasync's flush with what the filesystem adds"
     ));
 }
 

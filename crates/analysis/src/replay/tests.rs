@@ -40,6 +40,7 @@ fn traced() -> TracedShape {
         working_set_bytes: Some(512 << 20),
         queue_depth_p99: None,
         write_ios_per_sec: None,
+        sequential_write_sizes: Vec::new(),
     }
 }
 
@@ -346,6 +347,7 @@ fn traces_of_several_devices_add_their_sizes_and_weigh_their_random_shares() {
         },
         processes: vec![],
         iolog_path: None,
+        sequential_writes: Vec::new(),
         details: Default::default(),
     };
     let a = trace("vda", &[(4096, 300), (8192, 100)], 1.0);
@@ -424,6 +426,7 @@ fn traces_whose_counts_add_up_past_u64_max_combine_without_a_panic() {
         hot_set: Default::default(),
         processes: vec![],
         iolog_path: None,
+        sequential_writes: Vec::new(),
         details: Default::default(),
     };
     let both = TracedShape::from_traces(&[&trace, &trace]).unwrap();
@@ -594,4 +597,49 @@ fn a_trace_tells_fsyncs_from_flushes_that_rode_on_data_writes() {
             options.iter().cloned().map(|(k, v)| (k, Some(v))).collect();
         diskmeter_workload::jobs_from_options(&options).expect("the job parses");
     }
+}
+
+#[test]
+fn a_sequential_write_stream_gets_a_job_of_its_own_at_its_sizes() {
+    // 1,000 traced writes, 300 of them 2 KiB appends that continued their stream; 400
+    // reads; 46 % of all IOs random: of the 1,400 IOs 756 sequential, 300 the log's, so the
+    // random job keeps 1,100 IOs of which 456 sequential (reads).
+    let mut trace = traced();
+    trace.read_sizes = vec![(8192, 400)];
+    trace.write_sizes = vec![(8192, 700), (2048, 300)];
+    trace.sequential_write_sizes = vec![(2048, 300)];
+    trace.random_fraction = 1.0 - 756.0 / 1400.0;
+    let split = split_streams(Some(&trace), 600, 0);
+    assert!((split.sequential_share - 0.3).abs() < 1e-9);
+    assert_eq!(split.sequential_plain, 180);
+    assert_eq!(split.sequential_sizes, vec![(2048, 300)]);
+    let random = split.random_fraction.unwrap();
+    assert!((random - (1.0 - 456.0 / 1100.0)).abs() < 1e-9, "{random}");
+    // The writes with their own flush are taken from the stream first.
+    let split = split_streams(Some(&trace), 600, 100);
+    assert_eq!(split.sequential_plain, 80);
+    let split = split_streams(Some(&trace), 600, 500);
+    assert_eq!(split.sequential_plain, 0);
+    // A few writes that happened to follow each other are no stream.
+    trace.sequential_write_sizes = vec![(2048, 50)];
+    assert_eq!(split_streams(Some(&trace), 600, 0), StreamSplit::default());
+    assert_eq!(split_streams(None, 600, 0), StreamSplit::default());
+
+    // The workload: the random job and a sequential one at the stream's sizes and rate.
+    trace.sequential_write_sizes = vec![(2048, 300)];
+    let built = build_replay(&request(p90(400.0, 600.0, 1.0), Some(trace))).unwrap();
+    assert_eq!(built.option("rw"), Some("randrw"));
+    assert_eq!(built.more_jobs.len(), 1);
+    let log = &built.more_jobs[0];
+    let get = |name: &str| log.iter().find(|(o, _)| o == name).map(|(_, v)| v.as_str());
+    assert_eq!(get("name"), Some("replay-7-p90-seq"));
+    assert_eq!(get("rw"), Some("write"));
+    assert_eq!(get("bssplit"), Some("2k/100"));
+    assert_eq!(get("rate_iops"), Some("180"));
+    assert_eq!(get("percentage_random"), None);
+    assert_eq!(built.option("percentage_random"), Some("59"));
+    assert!(built
+        .notes
+        .iter()
+        .any(|n| n.starts_with("replay-7-p90-seq: 180 writes/s")));
 }

@@ -17,6 +17,7 @@ impl TracedShape {
         for trace in traces {
             add_sizes(&mut shape.read_sizes, &trace.read.sizes);
             add_sizes(&mut shape.write_sizes, &trace.write.sizes);
+            add_sizes(&mut shape.sequential_write_sizes, &trace.sequential_writes);
             let traced = u128::from(trace.read.ios) + u128::from(trace.write.ios);
             random_ios += trace.random_fraction * traced as f64;
             ios += traced;

@@ -193,6 +193,7 @@ fn a_trace_fills_random_share_size_percentiles_and_device_latency() {
         hot_set: HotSet::default(),
         processes: Vec::new(),
         iolog_path: None,
+        sequential_writes: Vec::new(),
         details: Default::default(),
     };
     let mut builder = ChecklistBuilder::new(None, WindowSet::parse("all=00:00-24:00", 0).unwrap());
@@ -459,6 +460,7 @@ fn damaged_trace(device: &str) -> TraceProfile {
         hot_set: HotSet::default(),
         processes: Vec::new(),
         iolog_path: None,
+        sequential_writes: Vec::new(),
         details: Default::default(),
     }
 }

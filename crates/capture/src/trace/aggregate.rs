@@ -100,6 +100,8 @@ pub struct DeviceAggregator {
     read: DirectionCounters,
     write: DirectionCounters,
     streams: StreamTable,
+    /// Sizes of the writes that continued their stream.
+    sequential_writes: SizeTable,
     queue_depth: Histogram<u64>,
     interarrival_ns: Histogram<u64>,
     last_issue_ns: Option<u64>,
@@ -131,6 +133,7 @@ impl DeviceAggregator {
             read: DirectionCounters::new(&limits),
             write: DirectionCounters::new(&limits),
             streams: StreamTable::new(limits.streams),
+            sequential_writes: SizeTable::new(limits.sizes),
             queue_depth: histogram(MAX_QUEUE_DEPTH),
             interarrival_ns: histogram(MAX_NS),
             last_issue_ns: None,
@@ -275,6 +278,9 @@ impl DeviceAggregator {
         counters.bytes += io.bytes;
         counters.random_ios += u64::from(io.random);
         counters.sizes.record(io.bytes);
+        if event.direction == Direction::Write && !io.random {
+            self.sequential_writes.record(io.bytes);
+        }
         let latency = event.timestamp_ns.saturating_sub(io.issued_ns);
         record(&mut counters.latency_ns, latency, MAX_NS);
         self.regions.record(io.first_sector * 512);
@@ -308,6 +314,7 @@ impl DeviceAggregator {
             hot_set: self.regions.hot_set(self.device_bytes),
             processes: self.processes.top(self.limits.top_processes),
             iolog_path,
+            sequential_writes: self.sequential_writes.shares(),
             details: TraceDetails {
                 ring_lost_events,
                 unmatched_issues,

@@ -373,3 +373,32 @@ fn a_partitions_requests_are_picked_from_its_disks_by_sector_and_counted_from_it
     assert!(log.contains("\n19 /dev/loop0p1 read 4096 4096\n"), "{log}");
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+#[test]
+fn writes_that_continue_their_stream_are_sized_apart() {
+    // A log appending 4 KiB after 4 KiB (pid 1; its first write starts the stream, so it is
+    // not counted as sequential) beside random 8 KiB pages (pid 2).
+    let lines = vec![
+        marker(1, START_MARKER),
+        issue(10, 1, "wal", "WS", 800, 4096),
+        complete(11, "WS", 800, 8),
+        issue(12, 2, "pages", "W", 9000, 8192),
+        complete(13, "W", 9000, 16),
+        issue(14, 1, "wal", "WS", 808, 4096),
+        complete(15, "WS", 808, 8),
+        issue(16, 1, "wal", "WS", 816, 4096),
+        complete(17, "WS", 816, 8),
+        issue(18, 2, "pages", "W", 100, 8192),
+        complete(19, "W", 100, 16),
+        marker(50, END_MARKER),
+    ];
+    let (profile, _) = trace(&lines, 0, None);
+    assert_eq!(profile.write.ios, 5);
+    assert_eq!(
+        profile.sequential_writes,
+        vec![SizeShare {
+            bytes: 4096,
+            ios: 2
+        }]
+    );
+}

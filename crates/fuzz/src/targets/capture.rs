@@ -209,6 +209,8 @@ fn trace(g: &mut Gen) -> TraceProfile {
             let here = concat!(env!("CARGO_MANIFEST_DIR"), "/Cargo.toml");
             g.pick(&[here, here, "/tmp/t.log", "", "a b"]).to_string()
         }),
+        // Damaged stored counts reach the replay's stream split too.
+        sequential_writes: direction(g).sizes,
         details: TraceDetails::default(),
     }
 }
