@@ -238,6 +238,8 @@ pub fn build_replay(request: &ReplayRequest) -> Result<ReplayWorkload, ReplayErr
     let mut random_request = sized.clone();
     if let (Some(trace), Some(random)) = (random_request.trace.as_mut(), split.random_fraction) {
         trace.random_fraction = random;
+        // The random job's writes are the ones that did not continue a stream.
+        trace.write_sizes = without(&trace.write_sizes, &split.sequential_sizes);
     }
     let sequential_request = split.sequential_request(&sized);
     let mut jobs = Vec::new();
@@ -318,6 +320,22 @@ pub fn build_replay(request: &ReplayRequest) -> Result<ReplayWorkload, ReplayErr
         more_jobs: jobs.collect(),
         notes: out.notes,
     })
+}
+
+/// The (bytes, IOs) list `sizes` less the IOs of `taken` per size.
+fn without(sizes: &[(u64, u64)], taken: &[(u64, u64)]) -> Vec<(u64, u64)> {
+    sizes
+        .iter()
+        .map(|&(bytes, ios)| {
+            let gone: u64 = taken
+                .iter()
+                .filter(|(b, _)| *b == bytes)
+                .map(|(_, n)| *n)
+                .fold(0, u64::saturating_add);
+            (bytes, ios.saturating_sub(gone))
+        })
+        .filter(|(_, ios)| *ios > 0)
+        .collect()
 }
 
 /// `NAME-suffix`, or `NAME` for the first job.

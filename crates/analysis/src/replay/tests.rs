@@ -638,6 +638,8 @@ fn a_sequential_write_stream_gets_a_job_of_its_own_at_its_sizes() {
     assert_eq!(get("rate_iops"), Some("180"));
     assert_eq!(get("percentage_random"), None);
     assert_eq!(built.option("percentage_random"), Some("59"));
+    // The random job writes the sizes that did not continue a stream.
+    assert_eq!(built.option("bssplit"), Some("8k/100,8k/100"));
     assert!(built
         .notes
         .iter()
