@@ -30,8 +30,11 @@ pub fn command() -> Command {
              (fdatasync=N: one sync every N writes for the level's f/s) and, \
              without a trace, the mean IO sizes (bs = rareq-sz,wareq-sz). From a trace \
              (capture --trace), where there is one: the size distribution per direction \
-             (bssplit), the random share (percentage_random) and the hot set \
-             (random_distribution=zoned). A counter capture does not know the random share: \
+             (bssplit), the random share (percentage_random), the hot set \
+             (random_distribution=zoned), a sequential write stream such as a commit log as a \
+             job of its own (rw=write, NAME-seq), and the flushes that rode on data writes \
+             (a journal commit's) as O_DSYNC writes of a job of their own (sync=dsync, \
+             NAME-dsync); the notes say what became which job. A counter capture does not know the random share: \
              give --random PCT, else the replay is fully random and says so.\n\n\
              The workload is printed as an fio job file (with a note on where each figure \
              came from) on stderr, and --emit-fio FILE writes it for fio to run unchanged.\n\n\
