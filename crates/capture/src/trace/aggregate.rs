@@ -248,6 +248,12 @@ impl DeviceAggregator {
     }
 
     fn complete(&mut self, event: &BlockEvent<'_>) {
+        if event.sectors == 0 && matches!(event.direction, Direction::Read | Direction::Write) {
+            // The end of a flush sequence: a write with a preflush or FUA completes once at
+            // the driver (its sectors, paired here) and once more, with no sectors left, when
+            // its postflush is done (blk-flush ends the original request). Not a lost event.
+            return;
+        }
         let Some(mut io) = self.in_flight.remove((event.sector, event.direction)) else {
             if !matches!(event.direction, Direction::Read | Direction::Write)
                 || self

@@ -279,6 +279,9 @@ fn flush_requests_are_counted_as_diskstats_counts_them() {
         complete(15, "WFS", 16, 8),
         issue(16, 1, "kworker/0:1", "FF", 0, 0),
         complete(17, "FF", 0, 0),
+        // The FUA write's request ends again, with no sectors, after its postflush (as the
+        // kernel traces a journal commit on a loop device).
+        complete(18, "WFS", 16, 0),
         marker(50, END_MARKER),
         issue(60, 1, "kworker/0:1", "FF", 0, 0),
     ];
