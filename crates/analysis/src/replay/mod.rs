@@ -741,7 +741,8 @@ pub fn plan_flushes(
     })
 }
 
-/// The whole N (at least 1) whose `writes / N` is nearest `syncs`.
+/// The whole N (at least 1, at most what `fdatasync` takes) whose `writes / N` is nearest
+/// `syncs`.
 fn nearest_interval(writes: f64, syncs: f64) -> u64 {
     let ratio = writes / syncs;
     let below = ratio.floor().max(1.0);
@@ -752,7 +753,12 @@ fn nearest_interval(writes: f64, syncs: f64) -> u64 {
     } else {
         below
     };
-    every.min(u64::MAX as f64 / 2.0) as u64
+    // A damaged capture's rates can be any number; the job must still parse.
+    let most = match diskmeter_workload::limits_of("fdatasync").map(|limits| limits.range) {
+        Some(diskmeter_workload::Range::Int { max: Some(max), .. }) => max,
+        _ => u64::from(u32::MAX),
+    };
+    (every.min(most as f64) as u64).max(1)
 }
 
 /// The note on the level's flushes, if it had any.

@@ -645,3 +645,17 @@ fn a_sequential_write_stream_gets_a_job_of_its_own_at_its_sizes() {
         .iter()
         .any(|n| n.starts_with("replay-7-p90-seq: 180 writes/s")));
 }
+
+#[test]
+fn a_damaged_capture_with_few_flushes_among_huge_writes_still_builds_a_job_that_parses() {
+    // Found by fuzzing: 1.5e15 writes per flush is more than fdatasync= takes (a u32).
+    let mut level = p90(100.0, 1e18, 1.0);
+    level.flushes_per_sec = 1.0;
+    let built = build_replay(&request(level, None)).unwrap();
+    assert_eq!(built.option("fdatasync"), Some("4294967295"));
+    for options in built.jobs() {
+        let options: Vec<(String, Option<String>)> =
+            options.iter().cloned().map(|(k, v)| (k, Some(v))).collect();
+        diskmeter_workload::jobs_from_options(&options).expect("the job parses");
+    }
+}
