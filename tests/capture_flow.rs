@@ -171,11 +171,15 @@ fn capture_trace_requirements_replay_and_check_close_the_loop() {
             "json",
         ],
     ));
-    let job = &replayed["jobs"][0];
-    let (reads, writes) = (
-        job["read"]["iops"].as_f64().unwrap(),
-        job["write"]["iops"].as_f64().unwrap(),
-    );
+    // The replay's jobs together (a traced sequential write stream is a job of its own).
+    let jobs = replayed["jobs"].as_array().expect("the replay's jobs");
+    let total = |direction: &str| -> f64 {
+        jobs.iter()
+            .map(|job| job[direction]["iops"].as_f64().unwrap())
+            .sum()
+    };
+    let (reads, writes) = (total("read"), total("write"));
+    let job = &jobs[0];
     // What the replay kept in flight and how late its IOs ended against their intended issue
     // times: a replay short of the level says with these figures why (rate x latency above
     // its iodepth, or a stall it could not make up).

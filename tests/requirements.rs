@@ -43,7 +43,7 @@ fn json_is_rows_of_metric_and_five_columns_with_null_for_unknown() {
         ["rows"]
     );
     let rows = &json["rows"];
-    assert_eq!(rows.as_array().unwrap().len(), 19);
+    assert_eq!(rows.as_array().unwrap().len(), 21);
     for r in rows.as_array().unwrap() {
         let mut keys: Vec<&String> = r.as_object().unwrap().keys().collect();
         keys.sort();
@@ -63,6 +63,9 @@ fn json_is_rows_of_metric_and_five_columns_with_null_for_unknown() {
         100.0 * 240.0 / 330.0
     ));
     assert!(near(&row(rows, "latency_write_ms")["p99"], 2.0));
+    // No flushes: 0 per second, and no flush latency.
+    assert_eq!(row(rows, "flushes_per_sec")["max"], 0.0);
+    assert!(row(rows, "latency_flush_ms")["mean"].is_null());
     // What counters cannot know.
     assert!(row(rows, "random_percent")["p50"].is_null());
     assert!(row(rows, "io_size_read_kib")["p90"].is_null());

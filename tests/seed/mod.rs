@@ -22,6 +22,7 @@ fn device(name: &str, reads: f64, writes: f64) -> DeviceInterval {
         writes_per_sec: writes,
         discards_per_sec: 0.0,
         flushes_per_sec: 0.0,
+        flush_await_ms: 0.0,
         read_kib_per_sec: reads * 8.0,
         write_kib_per_sec: writes * 64.0,
         read_merges_per_sec: 0.0,
@@ -82,6 +83,7 @@ pub fn seed_traced_capture(db: &Path) -> i64 {
         hot_set: HotSet::default(),
         processes: Vec::new(),
         iolog_path: None,
+        sequential_writes: Vec::new(),
         details: Default::default(),
     };
     seed(db, Some(trace))

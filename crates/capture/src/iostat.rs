@@ -74,6 +74,7 @@ impl IostatDevice {
             writes_per_sec: self.writes_per_sec,
             discards_per_sec: self.discards_per_sec,
             flushes_per_sec: self.flushes_per_sec,
+            flush_await_ms: self.flush_await_ms,
             read_kib_per_sec: self.read_kib_per_sec,
             write_kib_per_sec: self.write_kib_per_sec,
             read_merges_per_sec: self.read_merges_per_sec,

@@ -30,6 +30,10 @@ pub struct DeviceInterval {
     pub discards_per_sec: f64,
     /// Flushes completed per second (`f/s`).
     pub flushes_per_sec: f64,
+    /// Mean time per completed flush, ms (`f_await`; 0 in captures saved before it was
+    /// kept).
+    #[serde(default)]
+    pub flush_await_ms: f64,
     /// KiB read per second (`rkB/s`).
     pub read_kib_per_sec: f64,
     /// KiB written per second (`wkB/s`).
@@ -107,6 +111,11 @@ pub struct TraceProfile {
     pub processes: Vec<ProcessShare>,
     /// fio iolog (version 3, with timestamps) of the traced IO, when one was written.
     pub iolog_path: Option<String>,
+    /// Sizes of the writes that continued the previous write of their stream (same process,
+    /// starting where its last write ended): a commit log's appends, which a replay keeps as
+    /// a sequential job of their own (empty in profiles saved before it was kept).
+    #[serde(default)]
+    pub sequential_writes: Vec<SizeShare>,
     /// Where `lost_events` come from and what the figures above leave out (absent in
     /// profiles saved before it existed).
     #[serde(default)]
@@ -125,9 +134,16 @@ pub struct TraceDetails {
     pub unmatched_issues: u64,
     /// Completions whose issue was not seen (beyond the requests in flight at the start).
     pub unmatched_completions: u64,
-    /// Requests that move no data or are no read or write (flushes, discards): not counted
-    /// in the figures (discards are written to the iolog as `trim`).
+    /// Requests that move no data or are no read or write (discards, driver-private
+    /// requests): not counted in the figures (discards are written to the iolog as `trim`).
     pub other_requests: u64,
+    /// Flush requests issued to the device in the window (`REQ_OP_FLUSH`: an empty preflush
+    /// such as a block device's fsync, a write's preflush, a FUA write's emulated postflush),
+    /// the requests `/proc/diskstats` counts as flushes (iostat's `f/s` x seconds); written
+    /// to the iolog as `sync` (0 in profiles saved before they were counted, which left them
+    /// in `other_requests`).
+    #[serde(default)]
+    pub flush_requests: u64,
     /// Reads whose size did not fit in the bounded size table (not in `read.sizes`).
     pub read_other_size_ios: u64,
     /// Writes whose size did not fit in the bounded size table (not in `write.sizes`).

@@ -23,20 +23,26 @@ pub fn command() -> Command {
         .long_about(
             "Builds a workload that mimics the application a capture (diskmeter capture) \
              watched, at one level of its intervals, and runs it like `diskmeter run`. From \
-             the capture's counters at that level: the rate (rate_iops, reads and writes; rate= in bytes at the mean size where sizes are a split, as fio paces rate_iops at the smallest size), the \
-             read share (rwmixread), the queue depth (iodepth = aqu-sz rounded up) and, \
+             the capture's counters at that level: the rate (rate_iops, reads and writes, rounded up so the replay can reach the level; rate= in bytes at the mean size where sizes are a split, as fio paces rate_iops at the smallest size), the \
+             read share (rwmixread), the queue depth (iodepth: the larger of aqu-sz rounded \
+             up, the trace's queue depth p99, and Little's law for the level's rate at 4x \
+             its r_await/w_await, so a slower target keeps the rate), the flushes \
+             (fdatasync=N: one sync every N writes for the level's f/s) and, \
              without a trace, the mean IO sizes (bs = rareq-sz,wareq-sz). From a trace \
              (capture --trace), where there is one: the size distribution per direction \
-             (bssplit), the random share (percentage_random) and the hot set \
-             (random_distribution=zoned). A counter capture does not know the random share: \
+             (bssplit), the random share (percentage_random), the hot set \
+             (random_distribution=zoned), a sequential write stream such as a commit log as a \
+             job of its own (rw=write, NAME-seq), and the flushes that rode on data writes \
+             (a journal commit's) as O_DSYNC writes of a job of their own (sync=dsync, \
+             NAME-dsync); the notes say what became which job. A counter capture does not know the random share: \
              give --random PCT, else the replay is fully random and says so.\n\n\
              The workload is printed as an fio job file (with a note on where each figure \
              came from) on stderr, and --emit-fio FILE writes it for fio to run unchanged.\n\n\
              TARGET is a file, folder or block device as in `run` (default: a test file in the \
              current folder); --emulate runs it on an emulated cloud disk.\n\n\
              --exact replays the traced IO stream itself (the fio iolog capture --trace \
-             wrote): every IO at its traced time, direction, offset and size, redirected onto \
-             TARGET or the --emulate disk (fio's read_iolog and replay_redirect, so fio runs \
+             wrote): every IO and flush (as an fsync) at its traced time, direction, offset \
+             and size, redirected onto TARGET or the --emulate disk (fio's read_iolog and replay_redirect, so fio runs \
              the emitted file too).\n\n\
              Exit codes: 0 ok; 1 the run failed, was refused or was interrupted; 2 usage \
              error (unknown capture, a run that is not a capture, a bad level).",
@@ -234,24 +240,29 @@ fn run_workload(
     target: &[(String, String)],
     quiet: bool,
 ) -> anyhow::Result<Status> {
-    let options: Vec<(String, Option<String>)> = workload
-        .options
-        .iter()
-        .chain(target)
-        .cloned()
-        .map(|(name, value)| (name, Some(value)))
-        .collect();
-    let mut jobs = diskmeter_workload::jobs_from_options(&options).map_err(|errors| {
-        // The builder writes options the table reads: a failure here is a bug, said plainly.
-        anyhow::anyhow!(
-            "the replay workload does not parse: {}",
-            errors
-                .iter()
-                .map(ToString::to_string)
-                .collect::<Vec<_>>()
-                .join("; ")
-        )
-    })?;
+    let mut jobs = Vec::new();
+    // Each job parsed on its own, with the target: the file `--emit-fio` writes has the same
+    // sections, so the run and the file are one description.
+    for job_options in workload.jobs() {
+        let options: Vec<(String, Option<String>)> = job_options
+            .iter()
+            .chain(target)
+            .cloned()
+            .map(|(name, value)| (name, Some(value)))
+            .collect();
+        let parsed = diskmeter_workload::jobs_from_options(&options).map_err(|errors| {
+            // The builder writes options the table reads: a failure here is a bug, said plainly.
+            anyhow::anyhow!(
+                "the replay workload does not parse: {}",
+                errors
+                    .iter()
+                    .map(ToString::to_string)
+                    .collect::<Vec<_>>()
+                    .join("; ")
+            )
+        })?;
+        jobs.extend(parsed);
+    }
     let settings = args::settings(matches)?;
     let mut session = Session::open(settings)?;
     if let Some(device) = session.emulated_device() {
@@ -289,8 +300,12 @@ fn header(id: i64, intervals: u64, device: &str, level: &LevelFigures) -> Vec<St
             level.level
         ),
         format!(
-            "at {}: {:.1} r/s, {:.1} w/s, aqu-sz {:.2}",
-            level.level, level.read_iops, level.write_iops, level.queue_depth
+            "at {}: {:.1} r/s, {:.1} w/s, {:.1} f/s, aqu-sz {:.2}",
+            level.level,
+            level.read_iops,
+            level.write_iops,
+            level.flushes_per_sec,
+            level.queue_depth
         ),
     ]
 }

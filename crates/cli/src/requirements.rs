@@ -20,14 +20,14 @@ use std::fmt::Write;
 /// The `requirements` subcommand.
 pub fn command() -> Command {
     Command::new("requirements")
-        .about("A saved capture as the guides' requirements checklist: p50, p90, p99, max and mean of IOPS, read %, random %, IO size, throughput, latency, queue depth, CPU and memory")
+        .about("A saved capture as the guides' requirements checklist: p50, p90, p99, max and mean of IOPS, flushes, read %, random %, IO size, throughput, latency, queue depth, CPU and memory")
         .long_about(
             "Turns a capture (diskmeter capture) into the requirements checklist of the cloud \
              storage guides: one row per metric, columns p50, p90, p99, max and mean.\n\n\
-             Percentiles of rate rows (IOPS, MiB/s, queue depth, CPU, memory) are over the \
+             Percentiles of rate rows (IOPS, flushes/s, MiB/s, queue depth, CPU, memory) are over the \
              capture's intervals (p90: 90 % of the intervals were at or below it); the mean is \
-             time-weighted. Ratio rows (read %, IO size, latency from r_await/w_await) take the \
-             intervals that had IO in that direction and their mean is IO-weighted. Percentiles \
+             time-weighted. Ratio rows (read %, IO size, latency from r_await/w_await/f_await) take \
+             the intervals that had IO in that direction and their mean is IO-weighted. Percentiles \
              are nearest-rank values from HDR histograms, within 0.1 %; max and mean are exact.\n\n\
              What counters cannot know is \"unknown\" (null in JSON): the random share, the IO \
              size distribution (only its mean), and device latency and queue depth per IO. A \

@@ -448,6 +448,7 @@ fn a_capture_keeps_its_samples_and_trace_and_lists_as_a_run() {
         hot_set: Default::default(),
         processes: vec![],
         iolog_path: None,
+        sequential_writes: Vec::new(),
         details: Default::default(),
     };
     store.save_trace_profile(id, &profile).unwrap();

@@ -45,6 +45,7 @@ pub fn build_exact_replay(request: &ExactRequest) -> ReplayWorkload {
     }
     ReplayWorkload {
         options: out.options,
+        more_jobs: Vec::new(),
         notes: out.notes,
     }
 }

@@ -1,5 +1,5 @@
-//! A trace's figures as a replay needs them: the traced devices' sizes, random share and hot
-//! set, combined when several devices were traced.
+//! A trace's figures as a replay needs them: the traced devices' sizes, random share, hot
+//! set and queue depth, combined when several devices were traced.
 
 use super::TracedShape;
 use diskmeter_capture::{SizeShare, TraceProfile};
@@ -17,6 +17,7 @@ impl TracedShape {
         for trace in traces {
             add_sizes(&mut shape.read_sizes, &trace.read.sizes);
             add_sizes(&mut shape.write_sizes, &trace.write.sizes);
+            add_sizes(&mut shape.sequential_write_sizes, &trace.sequential_writes);
             let traced = u128::from(trace.read.ios) + u128::from(trace.write.ios);
             random_ios += trace.random_fraction * traced as f64;
             ios += traced;
@@ -26,6 +27,23 @@ impl TracedShape {
         } else {
             first.random_fraction
         };
+        let depths: Vec<f64> = traces
+            .iter()
+            .filter(|t| t.queue_depth.count > 0 && t.queue_depth.p99.is_finite())
+            .map(|t| t.queue_depth.p99)
+            .collect();
+        if !depths.is_empty() {
+            shape.queue_depth_p99 = Some(depths.iter().sum());
+        }
+        // The devices' data writes per second add up (they ran over the same window).
+        let rates: Vec<f64> = traces
+            .iter()
+            .filter(|t| t.duration_ns > 0)
+            .map(|t| t.write.ios as f64 / (t.duration_ns as f64 / 1e9))
+            .collect();
+        if rates.len() == traces.len() {
+            shape.write_ios_per_sec = Some(rates.iter().sum());
+        }
         if rest.is_empty() && first.hot_set.working_set_bytes > 0 {
             shape.hot_share = Some(first.hot_set.share_for_80_percent_of_ios);
             shape.working_set_bytes = Some(first.hot_set.working_set_bytes);

@@ -102,10 +102,11 @@ impl Series {
 }
 
 /// The counter rows, in [`Metric::ALL`] order where they appear there.
-const COUNTER_METRICS: [Metric; 15] = [
+const COUNTER_METRICS: [Metric; 17] = [
     Metric::IopsTotal,
     Metric::IopsRead,
     Metric::IopsWrite,
+    Metric::FlushesPerSec,
     Metric::ReadPercent,
     Metric::IoSizeReadKib,
     Metric::IoSizeWriteKib,
@@ -114,6 +115,7 @@ const COUNTER_METRICS: [Metric; 15] = [
     Metric::ThroughputTotalMibps,
     Metric::LatencyReadMs,
     Metric::LatencyWriteMs,
+    Metric::FlushLatencyMs,
     Metric::QueueDepth,
     Metric::CpuPercent,
     Metric::MemoryUsedMib,
@@ -130,6 +132,9 @@ struct DeviceSum {
     /// Σ r_await x r/s, so that / reads is the IO-weighted mean over the devices.
     read_await_x_reads: f64,
     write_await_x_writes: f64,
+    flushes_per_sec: f64,
+    /// Σ f_await x f/s.
+    flush_await_x_flushes: f64,
     queue_size: f64,
 }
 
@@ -188,6 +193,14 @@ impl Span {
             .record((d.read_kib_per_sec + d.write_kib_per_sec) / 1024.0, seconds);
         self.series(Metric::QueueDepth)
             .record(d.queue_size, seconds);
+        self.series(Metric::FlushesPerSec)
+            .record(d.flushes_per_sec, seconds);
+        if d.flushes_per_sec > 0.0 {
+            self.series(Metric::FlushLatencyMs).record(
+                d.flush_await_x_flushes / d.flushes_per_sec,
+                d.flushes_per_sec * seconds,
+            );
+        }
         if ios > 0.0 {
             self.series(Metric::ReadPercent)
                 .record(100.0 * d.reads_per_sec / ios, ios * seconds);
@@ -338,6 +351,8 @@ impl ChecklistBuilder {
             sum.write_kib_per_sec += device.write_kib_per_sec;
             sum.read_await_x_reads += device.read_await_ms * device.reads_per_sec;
             sum.write_await_x_writes += device.write_await_ms * device.writes_per_sec;
+            sum.flushes_per_sec += device.flushes_per_sec;
+            sum.flush_await_x_flushes += device.flush_await_ms * device.flushes_per_sec;
             sum.queue_size += device.queue_size;
         }
         let devices = any.then_some(&sum);

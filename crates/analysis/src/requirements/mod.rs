@@ -9,9 +9,10 @@
 //! - Rate rows (IOPS, throughput, queue depth, CPU, memory) take one value per interval; p50 to
 //!   max are over the intervals (p90 = 90 % of the intervals were at or below it), the mean is
 //!   time-weighted (total IOs / total seconds for IOPS).
-//! - Ratio rows (read %, IO size, latency from `r_await`/`w_await`) take one value per interval
-//!   that had IO in that direction (an interval with no reads has no read latency); their mean is
-//!   weighted by IOs, so it is the mean over every IO of the capture.
+//! - Ratio rows (read %, IO size, latency from `r_await`/`w_await`/`f_await`) take one value
+//!   per interval that had IO in that direction (an interval with no reads has no read
+//!   latency, one with no flushes no flush latency); their mean is weighted by IOs (flushes),
+//!   so it is the mean over every IO of the capture.
 //! - Rows only a block trace can fill (random %, the IO size distribution, device latency and
 //!   queue depth as the device saw them) come from [`TraceProfile`]s; a counter capture leaves
 //!   them `None` ("unknown"), never a guess. A trace is not split into intervals, so its rows
@@ -142,6 +143,9 @@ pub enum Metric {
     IopsRead,
     /// Writes per second (`w/s`).
     IopsWrite,
+    /// Flushes of the device's write cache per second (`f/s`: an fsync's or a journal
+    /// commit's cache flushes, as `/proc/diskstats` counts them); not in the IOPS rows.
+    FlushesPerSec,
     /// Share of IOs that are reads, percent.
     ReadPercent,
     /// Share of IOs that are random, percent (trace only).
@@ -161,6 +165,8 @@ pub enum Metric {
     LatencyReadMs,
     /// Write latency per interval (`w_await`), ms.
     LatencyWriteMs,
+    /// Flush latency per interval (`f_await`), ms: mean time of the interval's flushes.
+    FlushLatencyMs,
     /// Read latency per IO at the device (issue to completion), ms (trace only).
     DeviceLatencyReadMs,
     /// Write latency per IO at the device, ms (trace only).
@@ -179,10 +185,11 @@ pub enum Metric {
 
 impl Metric {
     /// Every row, in the checklist's order.
-    pub const ALL: [Metric; 19] = [
+    pub const ALL: [Metric; 21] = [
         Metric::IopsTotal,
         Metric::IopsRead,
         Metric::IopsWrite,
+        Metric::FlushesPerSec,
         Metric::ReadPercent,
         Metric::RandomPercent,
         Metric::IoSizeReadKib,
@@ -192,6 +199,7 @@ impl Metric {
         Metric::ThroughputTotalMibps,
         Metric::LatencyReadMs,
         Metric::LatencyWriteMs,
+        Metric::FlushLatencyMs,
         Metric::DeviceLatencyReadMs,
         Metric::DeviceLatencyWriteMs,
         Metric::QueueDepth,
@@ -207,6 +215,7 @@ impl Metric {
             Metric::IopsTotal => "iops_total",
             Metric::IopsRead => "iops_read",
             Metric::IopsWrite => "iops_write",
+            Metric::FlushesPerSec => "flushes_per_sec",
             Metric::ReadPercent => "read_percent",
             Metric::RandomPercent => "random_percent",
             Metric::IoSizeReadKib => "io_size_read_kib",
@@ -216,6 +225,7 @@ impl Metric {
             Metric::ThroughputTotalMibps => "throughput_total_mibps",
             Metric::LatencyReadMs => "latency_read_ms",
             Metric::LatencyWriteMs => "latency_write_ms",
+            Metric::FlushLatencyMs => "latency_flush_ms",
             Metric::DeviceLatencyReadMs => "device_latency_read_ms",
             Metric::DeviceLatencyWriteMs => "device_latency_write_ms",
             Metric::QueueDepth => "queue_depth",
@@ -232,6 +242,7 @@ impl Metric {
             Metric::IopsTotal => "IOPS total",
             Metric::IopsRead => "IOPS read",
             Metric::IopsWrite => "IOPS write",
+            Metric::FlushesPerSec => "flushes/s (f/s)",
             Metric::ReadPercent => "read %",
             Metric::RandomPercent => "random %",
             Metric::IoSizeReadKib => "IO size read (KiB)",
@@ -241,6 +252,7 @@ impl Metric {
             Metric::ThroughputTotalMibps => "throughput total (MiB/s)",
             Metric::LatencyReadMs => "read await, interval means (ms, r_await)",
             Metric::LatencyWriteMs => "write await, interval means (ms, w_await)",
+            Metric::FlushLatencyMs => "flush await, interval means (ms, f_await)",
             Metric::DeviceLatencyReadMs => "read latency per IO, device (ms)",
             Metric::DeviceLatencyWriteMs => "write latency per IO, device (ms)",
             Metric::QueueDepth => "queue depth (aqu-sz)",

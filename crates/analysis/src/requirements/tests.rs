@@ -19,6 +19,7 @@ fn device(name: &str, reads: f64, writes: f64) -> DeviceInterval {
         writes_per_sec: writes,
         discards_per_sec: 0.0,
         flushes_per_sec: 0.0,
+        flush_await_ms: 0.0,
         read_kib_per_sec: reads * 8.0,
         write_kib_per_sec: writes * 64.0,
         read_merges_per_sec: 0.0,
@@ -192,6 +193,7 @@ fn a_trace_fills_random_share_size_percentiles_and_device_latency() {
         hot_set: HotSet::default(),
         processes: Vec::new(),
         iolog_path: None,
+        sequential_writes: Vec::new(),
         details: Default::default(),
     };
     let mut builder = ChecklistBuilder::new(None, WindowSet::parse("all=00:00-24:00", 0).unwrap());
@@ -458,6 +460,7 @@ fn damaged_trace(device: &str) -> TraceProfile {
         hot_set: HotSet::default(),
         processes: Vec::new(),
         iolog_path: None,
+        sequential_writes: Vec::new(),
         details: Default::default(),
     }
 }
@@ -477,5 +480,48 @@ fn trace_counts_that_add_up_past_u64_max_give_a_checklist_not_a_panic() {
     assert_eq!(
         requirements.whole.level(Metric::RandomPercent, Level::Max),
         Some(50.0)
+    );
+}
+
+#[test]
+fn flushes_per_second_and_their_latency_are_rows_of_their_own() {
+    // 100 intervals at 1..=100 flushes/s, each flush taking 2 ms, plus one at none.
+    let mut samples: Vec<CaptureSample> = (1..=100)
+        .map(|i| {
+            let mut d = device("vda", 100.0, 100.0);
+            d.flushes_per_sec = i as f64;
+            d.flush_await_ms = if i <= 50 { 1.0 } else { 3.0 };
+            sample(MIDNIGHT_MS + i * 1000, vec![d])
+        })
+        .collect();
+    samples.push(sample(
+        MIDNIGHT_MS + 101_000,
+        vec![device("vda", 100.0, 100.0)],
+    ));
+    let whole = build(&samples, "").whole;
+    assert!(close(whole.level(Metric::FlushesPerSec, Level::P90), 90.0));
+    assert!(close(whole.level(Metric::FlushesPerSec, Level::Max), 100.0));
+    // Time-weighted: 5050 flushes over 101 s.
+    assert!(close(
+        whole.level(Metric::FlushesPerSec, Level::Mean),
+        5050.0 / 101.0
+    ));
+    // Flush-weighted mean latency: (1 x 1275 + 3 x 3775) / 5050; the interval without
+    // flushes has no flush latency.
+    assert!(close(
+        whole.level(Metric::FlushLatencyMs, Level::Mean),
+        (1275.0 + 3.0 * 3775.0) / 5050.0
+    ));
+    assert_eq!(whole.row(Metric::FlushLatencyMs).count, 100);
+    assert!(close(whole.level(Metric::FlushLatencyMs, Level::P90), 3.0));
+    // IOPS rows do not count flushes.
+    assert!(close(whole.level(Metric::IopsTotal, Level::Max), 200.0));
+    assert_eq!(
+        "flushes_per_sec".parse::<Metric>(),
+        Ok(Metric::FlushesPerSec)
+    );
+    assert_eq!(
+        "latency_flush_ms".parse::<Metric>(),
+        Ok(Metric::FlushLatencyMs)
     );
 }

@@ -278,6 +278,7 @@ fn capture_sample(start_unix_ms: u64, reads: f64, await_ms: f64) -> CaptureSampl
             writes_per_sec: 0.0,
             discards_per_sec: 0.0,
             flushes_per_sec: 0.0,
+            flush_await_ms: 0.0,
             read_kib_per_sec: reads * 8.0,
             write_kib_per_sec: 0.0,
             read_merges_per_sec: 0.0,
@@ -337,6 +338,7 @@ fn trace_profile() -> TraceProfile {
         processes: Vec::new(),
         iolog_path: None,
         details: Default::default(),
+        sequential_writes: Default::default(),
     }
 }
 

@@ -100,6 +100,8 @@ pub struct DeviceAggregator {
     read: DirectionCounters,
     write: DirectionCounters,
     streams: StreamTable,
+    /// Sizes of the writes that continued their stream.
+    sequential_writes: SizeTable,
     queue_depth: Histogram<u64>,
     interarrival_ns: Histogram<u64>,
     last_issue_ns: Option<u64>,
@@ -111,6 +113,8 @@ pub struct DeviceAggregator {
     /// completion never came.
     pub unmatched_issues: u64,
     other_requests: u64,
+    /// Flush requests issued in the window (see [`Direction::Flush`]).
+    flushes: u64,
 }
 
 impl DeviceAggregator {
@@ -129,6 +133,7 @@ impl DeviceAggregator {
             read: DirectionCounters::new(&limits),
             write: DirectionCounters::new(&limits),
             streams: StreamTable::new(limits.streams),
+            sequential_writes: SizeTable::new(limits.sizes),
             queue_depth: histogram(MAX_QUEUE_DEPTH),
             interarrival_ns: histogram(MAX_NS),
             last_issue_ns: None,
@@ -137,6 +142,7 @@ impl DeviceAggregator {
             unmatched_completions: 0,
             unmatched_issues: 0,
             other_requests: 0,
+            flushes: 0,
         }
     }
 
@@ -181,6 +187,12 @@ impl DeviceAggregator {
 
     fn issue(&mut self, event: &BlockEvent<'_>, bytes: u64, command: &str) {
         if !self.in_window(event.timestamp_ns) {
+            return;
+        }
+        if event.direction == Direction::Flush {
+            // Counted at issue, as the iolog writes it: one flush request each, the count
+            // `/proc/diskstats` keeps (a flush carries no data, size or place to pair).
+            self.flushes += 1;
             return;
         }
         if !matches!(event.direction, Direction::Read | Direction::Write) || bytes == 0 {
@@ -236,6 +248,12 @@ impl DeviceAggregator {
     }
 
     fn complete(&mut self, event: &BlockEvent<'_>) {
+        if event.sectors == 0 && matches!(event.direction, Direction::Read | Direction::Write) {
+            // The end of a flush sequence: a write with a preflush or FUA completes once at
+            // the driver (its sectors, paired here) and once more, with no sectors left, when
+            // its postflush is done (blk-flush ends the original request). Not a lost event.
+            return;
+        }
         let Some(mut io) = self.in_flight.remove((event.sector, event.direction)) else {
             if !matches!(event.direction, Direction::Read | Direction::Write)
                 || self
@@ -266,6 +284,9 @@ impl DeviceAggregator {
         counters.bytes += io.bytes;
         counters.random_ios += u64::from(io.random);
         counters.sizes.record(io.bytes);
+        if event.direction == Direction::Write && !io.random {
+            self.sequential_writes.record(io.bytes);
+        }
         let latency = event.timestamp_ns.saturating_sub(io.issued_ns);
         record(&mut counters.latency_ns, latency, MAX_NS);
         self.regions.record(io.first_sector * 512);
@@ -299,11 +320,13 @@ impl DeviceAggregator {
             hot_set: self.regions.hot_set(self.device_bytes),
             processes: self.processes.top(self.limits.top_processes),
             iolog_path,
+            sequential_writes: self.sequential_writes.shares(),
             details: TraceDetails {
                 ring_lost_events,
                 unmatched_issues,
                 unmatched_completions: self.unmatched_completions,
                 other_requests: self.other_requests,
+                flush_requests: self.flushes,
                 read_other_size_ios: self.read.sizes.other_ios,
                 write_other_size_ios: self.write.sizes.other_ios,
                 other_process_ios,

@@ -19,13 +19,22 @@ pub enum Direction {
     Write,
     /// A discard or secure erase (replayed as fio's `trim`).
     Discard,
-    /// Anything else: a flush without data, a driver-private request.
+    /// A flush of the device's write cache (`REQ_OP_FLUSH`, `FF` or `F`): the request the
+    /// block layer's flush machinery sends for an empty preflush (an fsync of a block
+    /// device), for a write's preflush and for a FUA write on a device without FUA. These
+    /// are what `/proc/diskstats` counts as flushes (`blk_account_io_flush`); a write that
+    /// carries FUA to a device that takes it (`WFS`) is a write there, and here.
+    Flush,
+    /// Anything else: a driver-private request (`N`).
     Other,
 }
 
 impl Direction {
     /// The direction `rwbs` names. `D` and `E` are checked first: a discard carries no `W`
-    /// but may carry `S`; a preflush write is `FWS`, so `F` alone decides nothing.
+    /// but may carry `S`; a preflush write is `FWS` and a FUA write `WFS`, so `F` decides
+    /// only when no data direction is named (the kernel's `blk_fill_rwbs` writes `F` for
+    /// `REQ_PREFLUSH`, then the operation's letter, `F` for `REQ_OP_FLUSH`, then `F` for
+    /// `REQ_FUA`).
     pub fn from_rwbs(rwbs: &str) -> Direction {
         if rwbs.contains(['D', 'E']) {
             Direction::Discard
@@ -33,6 +42,8 @@ impl Direction {
             Direction::Write
         } else if rwbs.contains('R') {
             Direction::Read
+        } else if rwbs.contains('F') {
+            Direction::Flush
         } else {
             Direction::Other
         }
@@ -284,7 +295,9 @@ mod tests {
         assert_eq!(Direction::from_rwbs("WS"), Direction::Write);
         assert_eq!(Direction::from_rwbs("FWFS"), Direction::Write);
         assert_eq!(Direction::from_rwbs("DS"), Direction::Discard);
-        assert_eq!(Direction::from_rwbs("FF"), Direction::Other);
+        assert_eq!(Direction::from_rwbs("FF"), Direction::Flush);
+        assert_eq!(Direction::from_rwbs("F"), Direction::Flush);
+        assert_eq!(Direction::from_rwbs("WFS"), Direction::Write);
         assert_eq!(Direction::from_rwbs("N"), Direction::Other);
     }
 

@@ -35,8 +35,8 @@
 //!   starts and when [`TraceSession::finish`] is called, so the window is cut in the ring's
 //!   own clock: IOs issued in it are counted; completions get [`END_GRACE`] after the end to
 //!   arrive.
-//! - **Optional iolog.** With [`TraceOptions::iolog_path`] the issued reads, writes and
-//!   discards are streamed as an fio iolog version 3 (timestamps relative to the start, one
+//! - **Optional iolog.** With [`TraceOptions::iolog_path`] the issued reads, writes,
+//!   discards and flushes (as fio's `sync` action) are streamed as an fio iolog version 3 (timestamps relative to the start, one
 //!   `/dev/NAME` file per device) through `diskmeter-iolog`'s writer, for `replay --exact`
 //!   and fio's `read_iolog`.
 

@@ -478,13 +478,21 @@ impl Reader {
                     Direction::Read => Some(IoKind::Read),
                     Direction::Write => Some(IoKind::Write),
                     Direction::Discard => Some(IoKind::Trim),
+                    // fio's `sync` action: an fsync of the replay's target, which on a block
+                    // device is one flush (blkdev_fsync -> REQ_PREFLUSH).
+                    Direction::Flush => Some(IoKind::Sync),
                     Direction::Other => None,
                 };
+                let moves_data = bytes > 0 || kind == Some(IoKind::Sync);
                 if let Some(kind) =
-                    kind.filter(|_| bytes > 0 && device.in_window(event.timestamp_ns))
+                    kind.filter(|_| moves_data && device.in_window(event.timestamp_ns))
                 {
                     let at = event.timestamp_ns.saturating_sub(start);
-                    let offset = event.sector * 512;
+                    let (offset, bytes) = if kind == IoKind::Sync {
+                        (0, 0)
+                    } else {
+                        (event.sector * 512, bytes)
+                    };
                     if let Err(e) = out.writer.io(at, &out.files[i], kind, offset, bytes) {
                         out.error.get_or_insert(e);
                     }

@@ -258,7 +258,37 @@ fn flushes_and_discards_are_left_out_of_the_figures_but_counted() {
     ];
     let (profile, _) = trace(&lines, 0, None);
     assert_eq!(profile.ios, 0);
-    assert_eq!(profile.details.other_requests, 2);
+    assert_eq!(profile.details.other_requests, 1, "the discard");
+    assert_eq!(profile.details.flush_requests, 1);
+    assert_eq!(profile.lost_events, 0);
+}
+
+#[test]
+fn flush_requests_are_counted_as_diskstats_counts_them() {
+    // A preflush write reaches the driver as a flush request (FF) and then the write without
+    // its flag; a FUA write on a device that takes FUA (WFS) is a write, no flush; a FUA
+    // write on one that does not is the write and then a flush request. /proc/diskstats
+    // counts the flush requests only (blk_account_io_flush), and so does the trace.
+    let lines = vec![
+        marker(1, START_MARKER),
+        issue(10, 1, "jbd2/loop0-8", "FF", 0, 0),
+        complete(11, "FF", 0, 0),
+        issue(12, 1, "jbd2/loop0-8", "WS", 8, 4096),
+        complete(13, "WS", 8, 8),
+        issue(14, 1, "jbd2/loop0-8", "WFS", 16, 4096),
+        complete(15, "WFS", 16, 8),
+        issue(16, 1, "kworker/0:1", "FF", 0, 0),
+        complete(17, "FF", 0, 0),
+        // The FUA write's request ends again, with no sectors, after its postflush (as the
+        // kernel traces a journal commit on a loop device).
+        complete(18, "WFS", 16, 0),
+        marker(50, END_MARKER),
+        issue(60, 1, "kworker/0:1", "FF", 0, 0),
+    ];
+    let (profile, _) = trace(&lines, 0, None);
+    assert_eq!(profile.details.flush_requests, 2, "the two in the window");
+    assert_eq!(profile.write.ios, 2);
+    assert_eq!(profile.details.other_requests, 0);
     assert_eq!(profile.lost_events, 0);
 }
 
@@ -272,6 +302,7 @@ fn the_iolog_holds_the_issues_of_the_window_in_fios_version_3() {
         issue(1_000_010, 1, "fio", "R", 8, 4096),
         issue(1_000_250, 1, "fio", "WS", 16, 8192),
         issue(1_000_300, 1, "fstrim", "D", 64, 4096),
+        issue(1_000_350, 1, "kworker/0:1", "FF", 0, 0),
         complete(1_000_400, "R", 8, 8),
         complete(1_000_400, "WS", 16, 16),
         marker(1_002_000, END_MARKER),
@@ -291,6 +322,7 @@ fn the_iolog_holds_the_issues_of_the_window_in_fios_version_3() {
          10 /dev/loop0 read 4096 4096\n\
          250 /dev/loop0 write 8192 8192\n\
          300 /dev/loop0 trim 32768 4096\n\
+         350 /dev/loop0 sync 0 0\n\
          2000 /dev/loop0 close\n"
     );
     std::fs::remove_dir_all(&dir).unwrap();
@@ -343,4 +375,33 @@ fn a_partitions_requests_are_picked_from_its_disks_by_sector_and_counted_from_it
     assert!(log.contains("\n19 /dev/loop0 read 1052672 4096\n"), "{log}");
     assert!(log.contains("\n19 /dev/loop0p1 read 4096 4096\n"), "{log}");
     std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn writes_that_continue_their_stream_are_sized_apart() {
+    // A log appending 4 KiB after 4 KiB (pid 1; its first write starts the stream, so it is
+    // not counted as sequential) beside random 8 KiB pages (pid 2).
+    let lines = vec![
+        marker(1, START_MARKER),
+        issue(10, 1, "wal", "WS", 800, 4096),
+        complete(11, "WS", 800, 8),
+        issue(12, 2, "pages", "W", 9000, 8192),
+        complete(13, "W", 9000, 16),
+        issue(14, 1, "wal", "WS", 808, 4096),
+        complete(15, "WS", 808, 8),
+        issue(16, 1, "wal", "WS", 816, 4096),
+        complete(17, "WS", 816, 8),
+        issue(18, 2, "pages", "W", 100, 8192),
+        complete(19, "W", 100, 16),
+        marker(50, END_MARKER),
+    ];
+    let (profile, _) = trace(&lines, 0, None);
+    assert_eq!(profile.write.ios, 5);
+    assert_eq!(
+        profile.sequential_writes,
+        vec![SizeShare {
+            bytes: 4096,
+            ios: 2
+        }]
+    );
 }

@@ -128,6 +128,7 @@ fn sample(g: &mut Gen, start: u64) -> CaptureSample {
             writes_per_sec: figure(g),
             discards_per_sec: figure(g),
             flushes_per_sec: figure(g),
+            flush_await_ms: figure(g),
             read_kib_per_sec: figure(g),
             write_kib_per_sec: figure(g),
             read_merges_per_sec: figure(g),
@@ -208,6 +209,8 @@ fn trace(g: &mut Gen) -> TraceProfile {
             let here = concat!(env!("CARGO_MANIFEST_DIR"), "/Cargo.toml");
             g.pick(&[here, here, "/tmp/t.log", "", "a b"]).to_string()
         }),
+        // Damaged stored counts reach the replay's stream split too.
+        sequential_writes: direction(g).sizes,
         details: TraceDetails::default(),
     }
 }

@@ -18,6 +18,7 @@ fn device(name: &str, reads: f64, writes: f64, await_ms: f64) -> DeviceInterval 
         writes_per_sec: writes,
         discards_per_sec: 0.0,
         flushes_per_sec: 0.0,
+        flush_await_ms: 0.0,
         read_kib_per_sec: reads * 8.0,
         write_kib_per_sec: writes * 8.0,
         read_merges_per_sec: 0.0,
