@@ -18,12 +18,16 @@
 //!   root (a 64 MiB file otherwise); mount paths (`/mnt/...`, `/data/`, `/shared/`) and
 //!   system folders (`/etc/...`, `/usr/local/...`, `~`) become folders in the test's folder;
 //!   a captured device's name (`--device nvme0n1`) is the fixture's capture device;
-//! - sizes above 64 MiB become 64 MiB (`--size`, DiskSpd's `-c`, `DM_SIZE=`); a run's or a
-//!   replay's runtime becomes 1 s (`--runtime`, Iometer's `--time`, DiskSpd's `-d`, with no
-//!   warm-up or cool-down: `-W0 -C0`); a capture lasts 2 s at 1 s intervals (one without
-//!   `--duration` stands for one stopped with Ctrl-C); a suite's steps run 300 ms each
-//!   (`--runtime 300ms`, a user's option too; `--warmup-runtime 300ms`), a sweep's points
-//!   300 ms to 1 s (`--point-time 300ms --point-max 1s`);
+//! - sizes above 64 MiB become 64 MiB (`--size`, DiskSpd's `-c`, `DM_SIZE=`), and a replay's
+//!   or an Iometer run's file is 64 MiB; a run's or a replay's runtime becomes 500 ms
+//!   (`--runtime`, `DM_RUNTIME=`; DiskSpd's `-d1`, its least, with no warm-up or cool-down: `-W0 -C0`);
+//!   a capture lasts 1 s at 1 s intervals, a paced application running on the captured
+//!   device meanwhile (one without `--duration` stands for one stopped with Ctrl-C); the
+//!   steps of a suite and of an Iometer run take 300 ms each (`--runtime 300ms`,
+//!   `--warmup-runtime 300ms`, Iometer's `--time 300ms`: options users have too), a sweep's
+//!   points 300 to 500 ms with no ramp (`--point-time 300ms --point-max 500ms --ramp 0`);
+//! - the files the docs name (`job.fio`, `peak.xml`, `test.icf`, `bad.fio`, `mine.toml`,
+//!   `host*.json`, ...) are made by the fixture, with what the docs' messages say they hold;
 //! - `diskmeter serve` starts on a free port (`--port 0`), answers one page, and is stopped;
 //! - `cargo run --release -- ARGS` runs as `diskmeter ARGS` (the binary under test);
 //!   `./scripts/test` is the suite this runs in (covered by CI itself, not re-run);
@@ -793,19 +797,19 @@ impl Fixture {
             } else if let Some(v) = word.strip_prefix("DM_SIZE=") {
                 format!("DM_SIZE={}", capped_size(v))
             } else if word.starts_with("DM_RUNTIME=") {
-                "DM_RUNTIME=1".to_string()
+                "DM_RUNTIME=500ms".to_string()
             } else if word.starts_with("--runtime=") {
                 if subcommand == "suite" {
                     "--runtime=300ms".to_string()
                 } else {
-                    "--runtime=1".to_string()
+                    "--runtime=500ms".to_string()
                 }
             } else if value_of("--runtime") {
-                if subcommand == "suite" { "300ms" } else { "1s" }.to_string()
+                if subcommand == "suite" { "300ms" } else { "500ms" }.to_string()
             } else if value_of("--time") {
                 "300ms".to_string()
             } else if value_of("--duration") {
-                "2s".to_string()
+                "1s".to_string()
             } else if value_of("--interval") {
                 "1s".to_string()
             } else if value_of("--warmup-runtime") {
@@ -861,7 +865,7 @@ impl Fixture {
                     extra.push_str(" --size 64m");
                 }
             }
-            "capture" if !has("--duration") => extra.push_str(" --duration 2s"),
+            "capture" if !has("--duration") => extra.push_str(" --duration 1s"),
             "iometer" if !text.contains("OLTP:8k,100,170") => {
                 if !has("--time") {
                     extra.push_str(" --time 300ms");
@@ -870,8 +874,13 @@ impl Fixture {
                     extra.push_str(" --size 64m");
                 }
             }
-            "replay" if !has("--runtime") && !text.contains("--dry-run") => {
-                extra.push_str(" --runtime 1s")
+            "replay" if !text.contains("--dry-run") => {
+                if !has("--runtime") {
+                    extra.push_str(" --runtime 500ms");
+                }
+                if !has("--size") && !text.contains("--exact") {
+                    extra.push_str(" --size 64m");
+                }
             }
             "serve" => extra.push_str(" --port 0"),
             _ => {}
@@ -1082,7 +1091,7 @@ fn blank_numbers(text: &str) -> String {
     out
 }
 
-/// Starts a paced application on the capture device for a capture's 2 s, so it sees IO.
+/// Starts a paced application on the capture device for a capture's 1 s, so it sees IO.
 fn application_for_capture(fixture: &Fixture) -> Option<std::process::Child> {
     let name = fixture.capture_device.as_ref()?;
     Command::new(assert_cmd::cargo::cargo_bin("diskmeter"))
@@ -1097,7 +1106,7 @@ fn application_for_capture(fixture: &Fixture) -> Option<std::process::Child> {
             "--rate_iops=300",
             "--direct=1",
             "--time_based",
-            "--runtime=3",
+            "--runtime=2",
             "--size=32m",
             "--allow-destroy",
             &format!("--filename=/dev/{name}"),
