@@ -171,6 +171,7 @@ const RULES: &[(&str, Action)] = &[
         "diskmeter plan --catalog mine.toml *",
         Action::Run(Exit::Code(2)),
     ),
+    ("diskmeter plan *--optimize", Action::Run(Exit::Code(2))),
     ("diskmeter serve*", Action::Serve),
     // Every other use of a subcommand succeeds.
     ("diskmeter run *", Action::Run(Exit::Code(0))),
@@ -299,9 +300,10 @@ fn extract(file: &str, text: &str) -> Vec<DocCommand> {
             example_open = true;
             continue;
         }
-        if example_open && !trimmed.is_empty() && !PROGRAMS.iter().any(|p| trimmed.starts_with(p)) {
+        if example_open && !PROGRAMS.iter().any(|p| trimmed.starts_with(p)) {
+            // The message as printed: its indentation and blank lines too.
             if let Some(lines) = commands.last_mut().and_then(|c| c.expected.as_mut()) {
-                lines.push(trimmed.to_string());
+                lines.push(raw.trim_end().to_string());
             }
             continue;
         }
@@ -856,7 +858,12 @@ impl Fixture {
                     "--runtime=500ms".to_string()
                 }
             } else if value_of("--runtime") {
-                if subcommand == "suite" { "300ms" } else { "500ms" }.to_string()
+                if subcommand == "suite" {
+                    "300ms"
+                } else {
+                    "500ms"
+                }
+                .to_string()
             } else if value_of("--time") {
                 "300ms".to_string()
             } else if value_of("--duration") {
@@ -1416,7 +1423,7 @@ fn run_block(fixture: &mut Fixture, block: &[&DocCommand]) -> Outcome {
             continue;
         }
         if let Some(message) = &command.expected {
-            let want = message.join("\n");
+            let want = message.join("\n").trim_end().to_string();
             let got = stderr.trim_end().to_string();
             let same = match action {
                 Action::RunMachineFigures(_) => blank_numbers(&want) == blank_numbers(&got),
