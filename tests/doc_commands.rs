@@ -866,9 +866,7 @@ impl Fixture {
                 .to_string()
             } else if value_of("--time") {
                 "300ms".to_string()
-            } else if value_of("--duration") {
-                "1s".to_string()
-            } else if value_of("--interval") {
+            } else if value_of("--duration") || value_of("--interval") {
                 "1s".to_string()
             } else if value_of("--warmup-runtime") {
                 "300ms".to_string()
@@ -1242,6 +1240,13 @@ fn every_command_of_the_readme_and_the_guide_runs() {
         })
         .collect();
     assert!(uncovered.is_empty(), "{}", uncovered.join("\n"));
+    // A rule no command uses any more is left from an edit of the docs: said, not failed (the
+    // docs change under several hands; the lead prunes).
+    for (pattern, _) in RULES {
+        if !commands.iter().any(|c| glob(pattern, &c.text)) {
+            eprintln!("note: no command of the docs matches the rule {pattern:?}");
+        }
+    }
 
     let started = Instant::now();
     let test_dir = if is_root() {
