@@ -796,8 +796,17 @@ impl Fixture {
         if self.root {
             text = text.replace("sudo diskmeter", "diskmeter");
         }
-        for (i, dev) in self.emulated.clone().iter().enumerate() {
-            text = replace_rooted(&text, &format!("/dev/loop{}", i + 1), dev);
+        // Through placeholders, so that a device named like one of the docs' (/dev/loop3 for
+        // the docs' /dev/loop1) is not replaced again.
+        for i in 0..self.emulated.len() {
+            text = replace_rooted(
+                &text,
+                &format!("/dev/loop{}", i + 1),
+                &format!("@EMULATED{i}@"),
+            );
+        }
+        for (i, dev) in self.emulated.iter().enumerate() {
+            text = text.replace(&format!("@EMULATED{i}@"), dev);
         }
         for docs_device in [
             "/dev/sdX",
