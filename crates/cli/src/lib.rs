@@ -13,6 +13,7 @@ mod capture;
 mod catalog;
 mod chart;
 mod check;
+mod choices;
 mod completions;
 mod diskspd;
 mod emulate;
@@ -185,7 +186,7 @@ fn is_usage(error: &anyhow::Error) -> bool {
 }
 
 fn try_main() -> anyhow::Result<Status> {
-    let matches = command().try_get_matches()?;
+    let matches = command().try_get_matches().map_err(choices::explain)?;
     dispatch(&matches)
 }
 
