@@ -44,6 +44,15 @@ pub fn analyze_main(matches: &ArgMatches) -> anyhow::Result<Status> {
         .get_one::<String>("output-format")
         .map(String::as_str)
         == Some("json");
-    let text = crate::sweep::analyse_and_render(&groups, &run.summary.target, charts, json, None);
+    let mut text =
+        crate::sweep::analyse_and_render(&groups, &run.summary.target, charts, json, None);
+    if !json && (run.summary.partial || run.summary.unfinished) {
+        text.push_str(&format!(
+            "Sweep {} is partial (interrupted, stopped on an error or never finished): {} \
+             point(s) saved; partial points are listed above and left out of the analysis.\n",
+            run.summary.id,
+            run.steps.len()
+        ));
+    }
     finish(matches, &text)
 }

@@ -8,7 +8,7 @@ mod render;
 use crate::session;
 use crate::{args, write_output, Status, UsageError};
 use clap::{Arg, ArgMatches, Command};
-use diskmeter_analysis::{sweep_point, SweepPoint};
+use diskmeter_analysis::PointGroup;
 use diskmeter_orchestrator::{
     Batch, CommandKind, FinishedStep, Outcome, RunPlan, Session, Sink, SinkError, Step, StepContext,
 };
@@ -148,41 +148,45 @@ fn results_text(
     target: &Path,
     outcome: &Outcome,
 ) -> String {
-    let point_of = |step: &FinishedStep| {
-        let point = &grid[step.index];
-        let bytes = block_sizes
+    let bytes_of = |bs: &str| {
+        block_sizes
             .iter()
-            .find(|(b, _)| *b == point.bs)
-            .map_or(0, |(_, v)| *v);
-        (
-            point,
-            sweep_point(&step.result, bytes, point.qd * point.numjobs),
-        )
+            .find(|(b, _)| b == bs)
+            .map_or(0, |(_, v)| *v)
     };
-    let groups: Vec<(String, Vec<SweepPoint>)> = patterns
+    let groups: Vec<PointGroup> = patterns
         .iter()
         .map(|rw| {
-            let points = outcome
-                .steps
-                .iter()
-                .map(point_of)
-                .filter(|(p, _)| &p.rw == rw)
-                .map(|(_, point)| point)
-                .collect();
-            (rw.clone(), points)
+            let mut group = PointGroup::whole(rw.clone(), Vec::new());
+            for step in &outcome.steps {
+                let point = &grid[step.index];
+                if &point.rw == rw {
+                    let qd = point.qd * point.numjobs;
+                    group.add(&step.name, &step.result, bytes_of(&point.bs), qd);
+                }
+            }
+            group
         })
         .collect();
     let json = matches
         .get_one::<String>("output-format")
         .map(String::as_str)
         == Some("json");
-    analyse_and_render(
+    let mut text = analyse_and_render(
         &groups,
         &target.display().to_string(),
         charts_folder(matches.get_one::<String>("charts")),
         json,
         AutoStopSummary::of(outcome.results()),
-    )
+    );
+    if !json && outcome.steps.len() < outcome.planned_steps {
+        text.push_str(&format!(
+            "The sweep stopped after {} of its {} points: the rest were not measured.\n",
+            outcome.steps.len(),
+            outcome.planned_steps
+        ));
+    }
+    text
 }
 
 /// `--dry-run`: one line per point with its job's options.
