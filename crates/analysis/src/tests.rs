@@ -235,11 +235,7 @@ fn too_few_whole_points_infer_nothing() {
         let group = PointGroup {
             rw: "randwrite".to_string(),
             points,
-            partial: vec![partial(
-                2,
-                310.0,
-                "job w stopped early: No space left on device",
-            )],
+            partial: vec![partial(2, 310.0, "failed: job w: No space left on device")],
         };
         let a = analyse_group(&group, &catalog());
         let reason = a.nothing_inferred.clone().expect("nothing inferred");

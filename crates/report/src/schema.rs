@@ -451,9 +451,13 @@ impl RunResult {
             return Some("interrupted (Ctrl-C or SIGTERM): it covers only the time it ran".into());
         }
         self.jobs.iter().find_map(|job| {
-            job.error
-                .as_ref()
-                .map(|error| format!("job {} stopped early: {error}", job.name))
+            let error = job.error.as_ref()?;
+            // The runner's errors name their job already ("job seq: write of ...").
+            Some(if error.starts_with(&format!("job {}", job.name)) {
+                format!("failed: {error}")
+            } else {
+                format!("failed: job {}: {error}", job.name)
+            })
         })
     }
 

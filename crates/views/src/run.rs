@@ -74,6 +74,17 @@ pub(crate) fn run_header(section: &mut Section, run: &StoredRun) {
     }
 }
 
+/// A step's name as every view shows it: "NAME (partial)" when it was interrupted or failed
+/// ([`diskmeter_report::RunResult::partial_reason`]), so no table or chart shows part of a
+/// step as if it were all of it.
+pub(crate) fn step_label(step: &diskmeter_history::StoredStep) -> String {
+    if step.result.is_partial() {
+        format!("{} (partial)", step.name)
+    } else {
+        step.name.clone()
+    }
+}
+
 /// The child section of step `position` of `run`: anchor `run-{id}-step-{position}`
 /// (`position` counts from 0, as the history stores it), with that step's facts, job file,
 /// charts and notes.
@@ -93,7 +104,7 @@ pub fn step_section(
             "Step {} of {}: {}",
             position + 1,
             run.steps.len(),
-            step.name
+            step_label(step)
         ),
         SectionKind::Step,
     );
@@ -183,10 +194,11 @@ fn step_content(
                 .to_string(),
         );
     }
-    if result.meta.partial && run.steps.len() > 1 {
-        section
-            .notes
-            .push("This step was interrupted: its figures cover only the time it ran.".into());
+    if let Some(reason) = result.partial_reason() {
+        section.notes.push(format!(
+            "This step is partial ({reason}): its figures cover only the time it ran, and \
+             analyses of the run leave it out."
+        ));
     }
     section.notes.extend(result.meta.notes.iter().cloned());
     Ok(())

@@ -2,7 +2,8 @@
 //! latency), and each step's charts as a child section.
 //!
 //! The table has the columns of `diskmeter show`'s (IOPS and MiB/s per direction, mean and
-//! p99 latency, steady state); each step's name links to its child section.
+//! p99 latency, steady state); each step's name links to its child section. A partial step
+//! (interrupted or failed) is named "NAME (partial)" in the table and on the charts' axis.
 
 use crate::run::{latency_text, run_header, step_section, StepFigures, MIB};
 use crate::ViewError;
@@ -57,8 +58,13 @@ pub(crate) fn steps_table(run: &StoredRun) -> Table {
                     Some(ns) => format!("after {:.0} s", ns as f64 / 1e9),
                     None => "not reached".to_string(),
                 });
+            let name = Cell::text(crate::run::step_label(step))
+                .with_link(format!("#run-{id}-step-{position}"));
             vec![
-                Cell::text(step.name.clone()).with_link(format!("#run-{id}-step-{position}")),
+                match step.result.is_partial() {
+                    true => name.with_tone(crate::Tone::Neutral),
+                    false => name,
+                },
                 if f.reads() {
                     Cell::number(iops(f.read_iops))
                 } else {
@@ -117,7 +123,7 @@ fn suite_charts(anchor: &str, run: &StoredRun) -> Vec<ChartSpec> {
     let steps = || Axis {
         label: "step".to_string(),
         scale: Scale::Linear,
-        categories: run.steps.iter().map(|s| s.name.clone()).collect(),
+        categories: run.steps.iter().map(crate::run::step_label).collect(),
     };
     let bars = |label: &str, value: &dyn Fn(&StepFigures) -> Option<f64>| SeriesSpec {
         label: label.to_string(),
