@@ -14,7 +14,7 @@ mod figures;
 mod run_tests;
 
 pub(crate) use facts::{host_groups, run_summary};
-pub(crate) use figures::{latency_text, StepFigures, MIB};
+pub(crate) use figures::{StepFigures, MIB};
 
 use crate::{CodeBlock, Section, SectionKind, ViewError};
 use charts::DirectionHistogram;
@@ -182,15 +182,24 @@ fn step_content(
         }
     }
     section.charts.extend(charts::cpu_chart(&anchor, result));
-    if result
+    if figures.latency.unknown {
+        section.notes.push(format!(
+            "This step was rate-limited or replayed, but its result was saved before \
+             diskmeter kept the latency from each IO's intended issue time: its headline \
+             latency is not known ({}); the issue-to-completion latency in the job's facts \
+             leaves out the time IOs waited behind a slow device.",
+            diskmeter_report::HeadlineLatency::UNKNOWN
+        ));
+    } else if result
         .jobs
         .iter()
         .any(|j| j.read.lat_intended.count > 0 || j.write.lat_intended.count > 0)
     {
         section.notes.push(
-            "This step was rate-limited: the curves show latency from when each IO was \
-             issued; the latency from when it was due (lat_intended), which includes the \
-             time it waited behind a slow device, is in the job's facts."
+            "This step was rate-limited or replayed: its headline latency is from when each \
+             IO was due (its intended issue time, lat_intended), which includes the time it \
+             waited behind a slow device; the curves show latency from when each IO was \
+             issued, and both are in the job's facts."
                 .to_string(),
         );
     }
