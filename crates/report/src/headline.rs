@@ -51,7 +51,10 @@ impl HeadlineLatency {
 
 /// The (mean, p99) summaries a job's headline is drawn from on `clock`: `None` when the job
 /// is paced and has no intended-time latency to give.
-fn summaries(job: &JobResult, clock: LatencyClock) -> Option<[(&LatencySummary, &LatencySummary); 2]> {
+fn summaries(
+    job: &JobResult,
+    clock: LatencyClock,
+) -> Option<[(&LatencySummary, &LatencySummary); 2]> {
     let ios = job.read.ios + job.write.ios;
     if clock == LatencyClock::Intended && job.paced() {
         let kept = job.read.lat_intended.count + job.write.lat_intended.count;
@@ -63,7 +66,10 @@ fn summaries(job: &JobResult, clock: LatencyClock) -> Option<[(&LatencySummary, 
             (&job.write.lat_intended, &job.write.lat_intended),
         ]);
     }
-    Some([(&job.read.lat, &job.read.clat), (&job.write.lat, &job.write.clat)])
+    Some([
+        (&job.read.lat, &job.read.clat),
+        (&job.write.lat, &job.write.clat),
+    ])
 }
 
 impl RunResult {

@@ -46,6 +46,7 @@ pub fn section(
     section.facts.push(verdict_facts(&comparison));
     section.tables.push(metrics_table(&comparison));
     section.notes.push(comparison.method_text());
+    section.notes.extend(comparison.notes.iter().cloned());
     if comparison
         .metrics
         .iter()

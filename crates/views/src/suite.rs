@@ -185,9 +185,7 @@ fn suite_charts(anchor: &str, run: &StoredRun) -> Vec<ChartSpec> {
             f.lat_mean_ns.map(|ns| ns / scale)
         })];
         if figures.iter().any(|f| f.p99_ns.is_some()) {
-            latency.push(bars("p99", &|f| {
-                f.p99_ns.map(|ns| ns as f64 / scale)
-            }));
+            latency.push(bars("p99", &|f| f.p99_ns.map(|ns| ns as f64 / scale)));
         }
         charts.push(bar_chart(
             "suite-latency",

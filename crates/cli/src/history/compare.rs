@@ -136,6 +136,9 @@ fn render_comparison(a: &StoredRun, b: &StoredRun, c: &Comparison) -> String {
             let _ = writeln!(text, "only in {which}: {}", names.join(", "));
         }
     }
+    for note in &c.notes {
+        let _ = writeln!(text, "{note}");
+    }
     let _ = writeln!(text, "{}", c.method_text());
     let _ = writeln!(
         text,
