@@ -433,10 +433,7 @@ fn a_history_written_by_main_at_f43a725_lists_shows_exports_compares_and_analyse
         .iter()
         .map(|m| m["step"].as_str().unwrap())
         .collect();
-    assert_eq!(
-        steps.into_iter().collect::<Vec<_>>(),
-        ["SEQ1M Q8T1 read"]
-    );
+    assert_eq!(steps.into_iter().collect::<Vec<_>>(), ["SEQ1M Q8T1 read"]);
     let analysed = run(&["analyze", "4", "--charts", "none"]);
     assert!(analysed.contains("| 64k | 4 "), "{analysed}");
 }

@@ -121,7 +121,11 @@ fn issue27_a_stalled_paced_run_headlines_and_compares_its_intended_time_latency(
     // compare: the twin as baseline, the stalled run slower on the intended-time p99.
     let out = common::diskmeter(dir, &["compare", "2", "1", "--db", "h.db"]);
     let compared = String::from_utf8_lossy(&out.stdout).into_owned();
-    assert_eq!(out.status.code(), Some(1), "a regression exits 1: {compared}");
+    assert_eq!(
+        out.status.code(),
+        Some(1),
+        "a regression exits 1: {compared}"
+    );
     let p99_row = compared
         .lines()
         .find(|l| l.contains("read p99 latency (intended)"))

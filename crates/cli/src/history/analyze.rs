@@ -9,6 +9,12 @@ use clap::{Arg, ArgMatches, Command};
 pub fn analyze_command() -> Command {
     Command::new("analyze")
         .about("Analyse a saved sweep again: ceilings, crossover, knees, tiers and charts")
+        .long_about(
+            "Analyses a saved sweep again: ceilings, crossover, knees, tiers and charts. \
+             Points whose step was interrupted or failed are listed as partial, with why, and \
+             left out of the analysis; with too few whole points for a curve nothing is \
+             inferred.",
+        )
         .arg(run_id_arg(
             "id",
             "The sweep's id, or 'last' (the newest sweep)",

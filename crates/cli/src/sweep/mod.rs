@@ -39,7 +39,10 @@ pub fn command() -> Command {
              second's within 5 % of their mean and the mean known to +-3 %, at most \
              --point-max), or runs a fixed --point-time. The default grid (8 x 5 points, a \
              0.5 s ramp and at most 3 s each) takes 1 to 2.5 minutes. \
-             TARGET as for `diskmeter suite` (default ./diskmeter-sweep.dat, 1 GiB).\n\n\
+             TARGET as for `diskmeter suite` (default ./diskmeter-sweep.dat, 1 GiB). \
+             A point cut short (Ctrl-C, SIGTERM, ENOSPC, an IO error) is listed as partial, \
+             with why, and left out of the analysis; with too few whole points for a curve \
+             (no block size with two queue depths) nothing is inferred.\n\n\
              Exit codes: 0 ok; 1 a point failed or the sweep was interrupted; 2 usage error.",
         )
         .arg(Arg::new("target").value_name("TARGET").help("File, folder or block device"))
