@@ -64,6 +64,11 @@ pub fn show_main(matches: &ArgMatches) -> anyhow::Result<Status> {
     let _ = writeln!(text, "command: {}\n", s.command_line);
     text.push_str(&steps_table(&run));
     text.push('\n');
+    for step in run.steps.iter() {
+        if let Some(reason) = step.result.partial_reason() {
+            let _ = writeln!(text, "{} is partial: {reason}", step.name);
+        }
+    }
     if matches.get_flag("full") {
         for step in &run.steps {
             let _ = writeln!(text, "\n## {}\n", step.name);
@@ -118,7 +123,11 @@ fn steps_table(run: &StoredRun) -> String {
             .next()
             .unwrap_or_else(|| "-".to_string());
         table.add_row(vec![
-            step.name.clone(),
+            // Part of a step is not the step's figure: marked, as every view marks it.
+            match r.is_partial() {
+                true => format!("{} (partial)", step.name),
+                false => step.name.clone(),
+            },
             format_thousands(sum(&|j| j.read.iops).round() as u64),
             format!("{:.1}", sum(&|j| j.read.bw_bytes_per_sec) / MIB),
             format_thousands(sum(&|j| j.write.iops).round() as u64),
