@@ -201,8 +201,8 @@ fn issue27_a_sweep_stopped_by_enospc_in_a_point_lists_it_and_infers_no_cap_from_
     }
     let work = TestDir::in_memory();
     let dir = work.path();
-    let fs = SmallFs::new(dir, 8);
-    // A sparse 64 MiB file on an 8 MiB filesystem: its holes read back as zeros (the reads
+    let fs = SmallFs::new(dir, 4);
+    // A sparse 64 MiB file on a 4 MiB filesystem: its holes read back as zeros (the reads
     // are whole points), its random writes run the filesystem out of space.
     let file = fs.at.join("data");
     sh(&format!("truncate -s 64m {}", file.display()));
@@ -221,7 +221,7 @@ fn issue27_a_sweep_stopped_by_enospc_in_a_point_lists_it_and_infers_no_cap_from_
             "--qd",
             "1,2",
             "--point-time",
-            "500ms",
+            "1s",
             "--ramp",
             "0",
             "--charts",
