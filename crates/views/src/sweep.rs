@@ -146,8 +146,11 @@ fn show_pattern(section: &mut Section, group: &PointGroup, target: &str, analysi
                 .to_string(),
         );
     }
-    let charts = sweep_charts(&section.anchor, &format!("{rw} on {target}"), &group.points);
-    section.charts.extend(charts);
+    // No whole point, no curve: no empty charts.
+    if !group.points.is_empty() {
+        let charts = sweep_charts(&section.anchor, &format!("{rw} on {target}"), &group.points);
+        section.charts.extend(charts);
+    }
 }
 
 /// The three charts of one pattern's points (`iops-vs-qd`, `mibps-vs-bs`, `latency-vs-qd`),

@@ -80,7 +80,8 @@ pub(crate) fn analyse_and_render(
         .collect();
     let mut chart_files = Vec::new();
     if let Some(dir) = &charts_dir {
-        for (rw, group, _) in &analyses {
+        // A pattern with no whole point has no curve to draw: no empty charts.
+        for (rw, group, _) in analyses.iter().filter(|(_, g, _)| !g.points.is_empty()) {
             let folder = if analyses.len() > 1 {
                 dir.join(rw.replace(':', ""))
             } else {
@@ -186,7 +187,10 @@ fn render(rw: &str, target: &str, group: &PointGroup, analysis: &Analysis) -> St
             "partial: left out".to_string(),
         ]);
     }
-    let mut text = format!("sweep {rw} on {target}\n\n{table}\n\n");
+    let mut text = format!("sweep {rw} on {target}\n\n");
+    if !group.points.is_empty() || !group.partial.is_empty() {
+        let _ = write!(text, "{table}\n\n");
+    }
     for line in summary_lines(analysis) {
         let _ = writeln!(text, "  {line}");
     }

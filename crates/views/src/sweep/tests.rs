@@ -295,6 +295,7 @@ fn issue27_a_sweep_with_one_whole_point_states_no_ceiling_limit_or_tier() {
         .iter()
         .all(|(name, _)| name != "IOPS ceiling" && name != "Behaves like")));
     assert!(!section.tables.iter().any(|t| t.title == "Block sizes"));
+    assert_eq!(section.charts.len(), 3, "the one whole point is drawn");
     assert!(section
         .notes
         .iter()
