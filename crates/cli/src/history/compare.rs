@@ -87,6 +87,9 @@ pub fn compare_main(matches: &ArgMatches) -> anyhow::Result<Status> {
         render_comparison(&runs[0], &runs[1], &comparison)
     };
     finish(matches, &text)?;
+    if comparison.metrics.is_empty() && !comparison.notes.is_empty() {
+        anyhow::bail!("nothing to compare: {}", comparison.notes.join("; "));
+    }
     if comparison.metrics.is_empty() {
         anyhow::bail!("the two runs have no step in common (steps are matched by name)");
     }
