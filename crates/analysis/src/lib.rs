@@ -159,13 +159,21 @@ impl Analysis {
 /// ([`Analysis::partial_points`]), which take no part in it.
 pub fn analyse_group(group: &PointGroup, tiers: &[diskmeter_plan::DiskTier]) -> Analysis {
     let mut analysis = analyse(&group.points, tiers);
+    if group.partial.is_empty() {
+        return analysis;
+    }
     analysis.partial_points = group.partial.clone();
-    if let Some(reason) = &mut analysis.nothing_inferred {
-        if !group.partial.is_empty() {
-            reason.push_str(&format!(
-                "; {} partial point(s) left out",
-                group.partial.len()
-            ));
+    let left_out = format!("{} partial point(s) left out", group.partial.len());
+    match &mut analysis.nothing_inferred {
+        Some(reason) => reason.push_str(&format!("; {left_out}")),
+        // "still rising at the highest queue depth (4)": of the whole points, which a reader
+        // must not take for the grid's top.
+        None => {
+            for finding in [&mut analysis.iops_ceiling, &mut analysis.bandwidth_ceiling] {
+                if let CeilingFinding::NotFound { reason, .. } = finding {
+                    reason.push_str(&format!(" (whole points only; {left_out})"));
+                }
+            }
         }
     }
     analysis

@@ -209,6 +209,13 @@ fn issue27_an_interrupted_point_below_the_curve_is_listed_and_left_out() {
     assert_eq!(finding.max_qd, 4, "the partial QD 8 is not on the curve");
     assert_eq!(finding.best_iops, 4_504.0);
     assert!(a.iops_ceiling.value().is_none() && a.tiers.is_empty());
+    let CeilingFinding::NotFound { reason, .. } = &a.iops_ceiling else {
+        panic!("{a:#?}")
+    };
+    assert!(
+        reason.ends_with("(4) for 4k IOs (whole points only; 1 partial point(s) left out)"),
+        "{reason}"
+    );
     let lines = summary_lines(&a);
     assert_eq!(
         lines[0],
