@@ -26,16 +26,6 @@ const PACED: [&str; 9] = [
     "--quiet",
 ];
 
-/// True once process `pid` catches SIGINT: its session is open and the run about to start.
-fn session_open(pid: u32) -> bool {
-    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).unwrap_or_default();
-    status
-        .lines()
-        .find_map(|l| l.strip_prefix("SigCgt:"))
-        .and_then(|mask| u64::from_str_radix(mask.trim(), 16).ok())
-        .is_some_and(|mask| mask & (1 << (libc::SIGINT - 1)) != 0)
-}
-
 /// Runs the paced job in `dir` into history `db`; with `stall`, stops the process for 500 ms
 /// a second into its run.
 fn paced_run(dir: &Path, db: &str, stall: bool) {
@@ -49,7 +39,7 @@ fn paced_run(dir: &Path, db: &str, stall: bool) {
         .expect("start diskmeter");
     if stall {
         let started = Instant::now();
-        while !session_open(child.id()) {
+        while !common::catches_sigint(child.id()) {
             assert!(started.elapsed() < Duration::from_secs(30), "no session");
             std::thread::sleep(Duration::from_millis(1));
         }

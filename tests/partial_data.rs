@@ -80,17 +80,6 @@ fn assert_no_inference_from(text: &str, partial_qd: u64) {
     }
 }
 
-/// True once process `pid` catches SIGINT (diskmeter installs its handler as its session
-/// opens; a signal before that would end it the default way).
-fn catches_sigint(pid: u32) -> bool {
-    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).unwrap_or_default();
-    status
-        .lines()
-        .find_map(|l| l.strip_prefix("SigCgt:"))
-        .and_then(|mask| u64::from_str_radix(mask.trim(), 16).ok())
-        .is_some_and(|mask| mask & (1 << (libc::SIGINT - 1)) != 0)
-}
-
 #[test]
 fn issue27_a_sweep_interrupted_by_sigint_lists_its_partial_point_and_infers_nothing_from_it() {
     let work = TestDir::in_memory();
@@ -122,7 +111,7 @@ fn issue27_a_sweep_interrupted_by_sigint_lists_its_partial_point_and_infers_noth
         .spawn()
         .expect("start diskmeter");
     let started = Instant::now();
-    while !catches_sigint(child.id()) {
+    while !common::catches_sigint(child.id()) {
         assert!(
             started.elapsed() < Duration::from_secs(30),
             "no SIGINT handler"
