@@ -40,6 +40,11 @@ fn eio_from_the_device_fails_the_step_that_met_it() {
     // carrying the error it failed with; the run is closed, marked partial (2 of 4 steps).
     let stdout = String::from_utf8_lossy(&output.stdout);
     assert!(stdout.contains("stopped after 2 of 4 steps"), "{stdout}");
+    // Issue 27: the failed step's figures are not shown as the step's; its note says why.
+    assert!(
+        stdout.contains("SEQ1M Q1T1 write: partial, left out of the table: failed: job"),
+        "{stdout}"
+    );
     let (run, shown) = the_saved_run(&db, 2);
     assert_eq!(run["partial"], true);
     assert!(job_error(&shown, 0, 0).is_null(), "{shown:#}");

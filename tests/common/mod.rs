@@ -176,6 +176,17 @@ pub fn skip(test: &str, reason: &str) {
     eprintln!("SKIP {test}: {reason}");
 }
 
+/// True once process `pid` catches SIGINT: diskmeter installs its handler when its session
+/// opens, and a signal before that would end the process the default way.
+pub fn catches_sigint(pid: u32) -> bool {
+    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).unwrap_or_default();
+    status
+        .lines()
+        .find_map(|l| l.strip_prefix("SigCgt:"))
+        .and_then(|mask| u64::from_str_radix(mask.trim(), 16).ok())
+        .is_some_and(|mask| mask & (1 << (libc::SIGINT - 1)) != 0)
+}
+
 /// Whether the test runs with root's effective uid.
 pub fn is_root() -> bool {
     // SAFETY: geteuid takes no arguments, touches no memory and cannot fail.

@@ -13,6 +13,20 @@
 //! two runs of the same workload on shared or cloud storage routinely differ by a few
 //! percent for reasons that do not repeat. A `slower` verdict whose change is at least the
 //! threshold (default 10 %) is a regression. Pure functions; no IO.
+//!
+//! A step that was paced or replayed in either run (fio `rate`, `rate_iops`, a replayed log)
+//! is compared on the latency from each IO's intended issue time (`lat_intended`), the
+//! metrics named "... (intended)": a stall delays every IO due behind it, which
+//! issue-to-completion latency does not count. The per-second series hold issue-clock
+//! latency only, so those verdicts come from the whole step: the p99 from the
+//! distribution-free 95 % interval of that quantile (the order statistics at
+//! n*p -+ 1.96*sqrt(n*p*(1-p)), bracketed by the listed percentiles around them, widened by
+//! the histogram's 0.1 %), the two intervals apart and the change past the noise floor; the
+//! mean by Welch's test with each second taken as one sample (standard error =
+//! IO stddev / sqrt(seconds), an upper bound of the batch-means error whatever the IOs'
+//! correlation within a second). A paced step saved before `lat_intended` was kept has no
+//! such figure: its latency is not compared, and [`Comparison::notes`] says it is not known.
+//! A partial step (interrupted, failed) is not compared either, and the notes say why.
 
 use diskmeter_report::RunResult;
 use diskmeter_stats::{
@@ -123,6 +137,10 @@ pub struct Comparison {
     pub only_in_baseline: Vec<String>,
     /// Steps only the candidate has.
     pub only_in_candidate: Vec<String>,
+    /// What was left out and why: partial steps, paced steps whose intended-time latency is
+    /// not known.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub notes: Vec<String>,
 }
 
 impl Comparison {
@@ -131,14 +149,28 @@ impl Comparison {
         self.metrics.iter().filter(|m| m.regression).count()
     }
 
-    /// How the verdicts were reached, with the noise floor and threshold, in one sentence.
+    /// How the verdicts were reached, with the noise floor and threshold, in one sentence
+    /// (two when intended-time latencies were compared).
     pub fn method_text(&self) -> String {
-        format!(
+        let mut text = format!(
             "verdicts: the per-second samples by Welch's t-test at 95 % (batch-means standard \
              errors) and by rank (Mann-Whitney U, 5 %); changes under {} % are within noise; a \
              slower change of {} % or more is a regression.",
             self.options.noise_floor_percent, self.options.threshold_percent
-        )
+        );
+        if self
+            .metrics
+            .iter()
+            .any(|m| m.metric.ends_with("(intended)"))
+        {
+            text.push_str(
+                " Latency (intended): from each IO's intended issue time, as the step was \
+                 paced or replayed; the p99 by its distribution-free 95 % interval (order \
+                 statistics, within the listed percentiles), the mean by Welch's test with \
+                 each second one sample.",
+            );
+        }
+        text
     }
 }
 
@@ -149,9 +181,29 @@ pub fn compare_runs(
     options: CompareOptions,
 ) -> Comparison {
     let mut metrics = Vec::new();
+    let mut notes = Vec::new();
     for (name, base) in baseline {
         if let Some((_, cand)) = candidate.iter().find(|(n, _)| n == name) {
-            metrics.extend(compare_step(name, base, cand, &options));
+            let partial = [("A", base), ("B", cand)]
+                .into_iter()
+                .filter_map(|(run, r)| r.partial_reason().map(|why| format!("in {run} {why}")))
+                .collect::<Vec<_>>();
+            if !partial.is_empty() {
+                notes.push(format!(
+                    "step {name} not compared: partial {}",
+                    partial.join("; ")
+                ));
+                continue;
+            }
+            let clock = Clock::of(base, cand);
+            if clock == Clock::IntendedUnknown {
+                notes.push(format!(
+                    "step {name}: its latency is not compared: the step was paced or \
+                     replayed, and a run saved before diskmeter kept the latency from each \
+                     IO's intended issue time has no such figure (not known)"
+                ));
+            }
+            metrics.extend(compare_step(name, base, cand, &options, clock));
         }
     }
     let names = |steps: &[(String, &RunResult)]| -> Vec<String> {
@@ -171,6 +223,38 @@ pub fn compare_runs(
             .filter(|n| !base_names.contains(n))
             .cloned()
             .collect(),
+        notes,
+    }
+}
+
+/// The clock a step's latencies are compared on.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Clock {
+    /// Neither run paced the step: issue to completion, judged on the per-second samples.
+    Issue,
+    /// One of them did, and both kept intended-time latency.
+    Intended,
+    /// One of them did, and a run has no intended-time latency: not compared.
+    IntendedUnknown,
+}
+
+impl Clock {
+    fn of(base: &RunResult, cand: &RunResult) -> Clock {
+        let paced = |r: &RunResult| r.jobs.iter().any(diskmeter_report::JobResult::paced);
+        if !paced(base) && !paced(cand) {
+            return Clock::Issue;
+        }
+        let kept = |r: &RunResult| {
+            r.jobs.iter().all(|j| {
+                j.read.ios + j.write.ios == 0
+                    || j.read.lat_intended.count + j.write.lat_intended.count > 0
+            })
+        };
+        if kept(base) && kept(cand) {
+            Clock::Intended
+        } else {
+            Clock::IntendedUnknown
+        }
     }
 }
 
@@ -213,6 +297,7 @@ fn compare_step(
     baseline: &RunResult,
     candidate: &RunResult,
     options: &CompareOptions,
+    clock: Clock,
 ) -> Vec<MetricComparison> {
     let (base_series, cand_series) = (full_seconds(baseline), full_seconds(candidate));
     let mut out = Vec::new();
@@ -227,6 +312,23 @@ fn compare_step(
             Figure::MeanLatency,
             Figure::P99Latency,
         ] {
+            let latency = matches!(figure, Figure::MeanLatency | Figure::P99Latency);
+            if latency && clock == Clock::IntendedUnknown {
+                continue;
+            }
+            if latency && clock == Clock::Intended {
+                out.extend(intended_latency(
+                    step,
+                    label,
+                    figure,
+                    baseline,
+                    candidate,
+                    direction,
+                    (base_series.len(), cand_series.len()),
+                    options,
+                ));
+                continue;
+            }
             let (Some(base_value), Some(cand_value)) = (
                 step_value(baseline, direction, figure),
                 step_value(candidate, direction, figure),
@@ -277,6 +379,131 @@ fn compare_step(
         }
     }
     out
+}
+
+/// One direction's intended-time latency of a step with one job: (summary); `None` with
+/// several jobs (percentiles of several jobs do not combine) or no IOs.
+fn intended_summary(
+    result: &RunResult,
+    direction: usize,
+) -> Option<&diskmeter_report::LatencySummary> {
+    match result.jobs.as_slice() {
+        [only] => {
+            let d = if direction == 0 {
+                &only.read
+            } else {
+                &only.write
+            };
+            // An unpaced job of a paced comparison is on its own clock: issue to completion.
+            let summary = if only.paced() {
+                &d.lat_intended
+            } else {
+                &d.lat
+            };
+            (summary.count > 0).then_some(summary)
+        }
+        _ => None,
+    }
+}
+
+/// The distribution-free 95 % interval of the p99 of `summary`, ns: the ranks
+/// n*p -+ 1.96*sqrt(n*p*(1-p)) as percents, bracketed outward by the listed percentiles (the
+/// exact min and max where none is listed beyond them), widened by the histogram's 0.1 %.
+fn p99_interval(summary: &diskmeter_report::LatencySummary) -> (f64, f64) {
+    let n = summary.count as f64;
+    let p = 0.99;
+    let spread = 1.96 * (n * p * (1.0 - p)).sqrt();
+    let (low_pct, high_pct) = ((n * p - spread) / n * 100.0, (n * p + spread) / n * 100.0);
+    let low = summary
+        .percentiles
+        .iter()
+        .filter(|q| q.percent <= low_pct)
+        .map(|q| q.value_ns)
+        .max()
+        .unwrap_or(summary.min_ns);
+    let high = summary
+        .percentiles
+        .iter()
+        .filter(|q| q.percent >= high_pct)
+        .map(|q| q.value_ns)
+        .min()
+        .unwrap_or(summary.max_ns);
+    (low as f64 * 0.999, high as f64 * 1.001)
+}
+
+/// The intended-time latency metric `figure` of one direction, judged from the whole step
+/// (see the module's notes); `None` when a run has no such figure for it.
+#[allow(clippy::too_many_arguments)]
+fn intended_latency(
+    step: &str,
+    label: &str,
+    figure: Figure,
+    baseline: &RunResult,
+    candidate: &RunResult,
+    direction: usize,
+    seconds: (usize, usize),
+    options: &CompareOptions,
+) -> Option<MetricComparison> {
+    let (base, cand) = (
+        intended_summary(baseline, direction)?,
+        intended_summary(candidate, direction)?,
+    );
+    let floor = options.noise_floor_percent / 100.0;
+    let (base_value, cand_value, verdict) = match figure {
+        Figure::P99Latency => {
+            let (b, c) = (base.percentile(99.0)? as f64, cand.percentile(99.0)? as f64);
+            let ((b_low, b_high), (c_low, c_high)) = (p99_interval(base), p99_interval(cand));
+            let past_floor = (c - b).abs() > floor * b;
+            let verdict = if past_floor && c_low > b_high {
+                Verdict::Higher
+            } else if past_floor && c_high < b_low {
+                Verdict::Lower
+            } else {
+                Verdict::WithinNoise
+            };
+            (b, c, Some(verdict))
+        }
+        _ => {
+            let estimate = |s: &diskmeter_report::LatencySummary, seconds: usize| {
+                diskmeter_stats::MeanEstimate {
+                    mean: s.mean_ns,
+                    half_width: f64::INFINITY,
+                    standard_error: s.stddev_ns / (seconds as f64).sqrt(),
+                    batches: seconds,
+                    samples: seconds,
+                }
+            };
+            let verdict = (seconds.0 >= 4 && seconds.1 >= 4).then(|| {
+                compare_means(
+                    &estimate(base, seconds.0),
+                    &estimate(cand, seconds.1),
+                    floor,
+                )
+            });
+            (base.mean_ns, cand.mean_ns, verdict)
+        }
+    };
+    let outcome = match verdict {
+        None => Outcome::TooFewSamples,
+        Some(Verdict::WithinNoise) => Outcome::WithinNoise,
+        Some(Verdict::Higher) => Outcome::Slower,
+        Some(Verdict::Lower) => Outcome::Faster,
+    };
+    let change_percent = if base_value == 0.0 {
+        0.0
+    } else {
+        (cand_value - base_value) / base_value * 100.0
+    };
+    Some(MetricComparison {
+        step: step.to_string(),
+        metric: format!("{label} {} (intended)", figure.name()),
+        unit: figure.unit().to_string(),
+        baseline: base_value / 1000.0,
+        candidate: cand_value / 1000.0,
+        change_percent,
+        outcome,
+        regression: outcome == Outcome::Slower && change_percent.abs() >= options.threshold_percent,
+    })
 }
 
 fn total_ios(result: &RunResult, direction: usize) -> u64 {
@@ -371,6 +598,11 @@ mod tests {
         }
         stats.runtime_ns = seconds * 1_000_000_000;
         stats.series = recorder.finish(stats.runtime_ns);
+        run_of(stats)
+    }
+
+    /// The result of one worker's `stats`.
+    fn run_of(stats: WorkerStats) -> RunResult {
         RunResult::build(RunInput {
             meta: RunMeta {
                 diskmeter_version: "0".into(),
@@ -393,6 +625,108 @@ mod tests {
                 steady_state: None,
             }],
         })
+    }
+
+    /// `seconds` of 4 KiB reads paced at 1,000 IOPS, each IO 100 us from issue to
+    /// completion; with `stall_ms`, the IOs due in the first `stall_ms` of the second second
+    /// went out only when it ended (a SIGSTOP), so their intended-time latency is up to
+    /// `stall_ms`. `kept`: the intended-time latency was recorded (results saved before it
+    /// was have none).
+    fn paced(seconds: u64, stall_ms: u64, kept: bool) -> RunResult {
+        let mut stats = WorkerStats::new();
+        let mut recorder = IntervalRecorder::new(1_000_000_000);
+        for second in 0..seconds {
+            for i in 0..1_000u64 {
+                let due_ns = second * 1_000_000_000 + i * 1_000_000;
+                let late_ns = match second == 1 && i < stall_ms {
+                    true => (stall_ms - i) * 1_000_000,
+                    false => 0,
+                };
+                stats.read.record_io(4096, 90_000, 100_000);
+                if kept {
+                    stats.read.lat_intended.record(late_ns + 100_000);
+                }
+                recorder.record(Direction::Read, 4096, 100_000, due_ns + late_ns);
+            }
+        }
+        stats.runtime_ns = seconds * 1_000_000_000;
+        stats.series = recorder.finish(stats.runtime_ns);
+        let mut result = run_of(stats);
+        if !kept {
+            let mut spec = JobSpec::default();
+            spec.rate_iops.read = Some(1_000);
+            result.jobs[0].options = diskmeter_workload::describe(&spec)
+                .into_iter()
+                .map(|(name, value)| diskmeter_report::JobOption { name, value })
+                .collect();
+        }
+        result
+    }
+
+    #[test]
+    fn issue27_a_stalled_paced_run_is_slower_on_intended_time_latency() {
+        let (twin, stalled) = (paced(5, 0, true), paced(5, 500, true));
+        let c = compare_runs(
+            &[("paced".into(), &twin)],
+            &[("paced".into(), &stalled)],
+            CompareOptions::default(),
+        );
+        let p99 = c
+            .metrics
+            .iter()
+            .find(|m| m.metric == "read p99 latency (intended)")
+            .expect("the p99 on the intended clock");
+        assert_eq!(p99.outcome, Outcome::Slower, "{p99:?}");
+        assert!(p99.regression);
+        assert!(p99.baseline < 101.0 && p99.candidate > 400_000.0, "{p99:?}");
+        // The mean, each second one sample: one stalled second of five is within their
+        // noise (per-second means of 0.1, 125, 0.1, 0.1, 0.1 ms); the tail is not.
+        let mean = outcome(&c, "read mean latency (intended)");
+        assert_ne!(mean, Outcome::Faster);
+        // Issue to completion, every IO took 100 us: that clock would see no change at all.
+        assert!(!c.metrics.iter().any(|m| m.metric == "read p99 latency"));
+        assert!(c.method_text().contains("Latency (intended)"));
+        // The twin against itself: within noise.
+        let same = compare_runs(
+            &[("paced".into(), &twin)],
+            &[("paced".into(), &paced(5, 0, true))],
+            CompareOptions::default(),
+        );
+        assert!(same
+            .metrics
+            .iter()
+            .all(|m| m.outcome == Outcome::WithinNoise));
+    }
+
+    #[test]
+    fn issue27_a_paced_run_saved_without_intended_latency_is_not_compared_on_latency() {
+        let (old, new) = (paced(5, 0, false), paced(5, 500, true));
+        assert!(old.jobs[0].paced() && old.jobs[0].read.lat_intended.count == 0);
+        let c = compare_runs(
+            &[("paced".into(), &old)],
+            &[("paced".into(), &new)],
+            CompareOptions::default(),
+        );
+        assert!(
+            !c.metrics.iter().any(|m| m.metric.contains("latency")),
+            "{c:#?}"
+        );
+        assert!(c.metrics.iter().any(|m| m.metric == "read IOPS"));
+        assert_eq!(c.notes.len(), 1);
+        assert!(c.notes[0].contains("not known"), "{:?}", c.notes);
+    }
+
+    #[test]
+    fn issue27_a_partial_step_is_not_compared() {
+        let (whole, mut cut) = (run(5, 50_000, |_| 5000), run(5, 50_000, |_| 5000));
+        cut.meta.partial = true;
+        let c = compare_runs(
+            &[("4k".into(), &whole)],
+            &[("4k".into(), &cut)],
+            CompareOptions::default(),
+        );
+        assert!(c.metrics.is_empty());
+        assert!(c.notes[0].starts_with("step 4k not compared: partial in B interrupted"));
     }
 
     fn outcome(c: &Comparison, metric: &str) -> Outcome {

@@ -10,6 +10,11 @@
 //! more block sizes agree on it; otherwise the analysis says it found none below the top of
 //! the grid rather than inventing one.
 //!
+//! Only whole points are analysed: a point whose step was interrupted or failed is listed
+//! with why ([`PartialPoint`], [`analyse_group`]) and left out, and when the whole points
+//! left cannot show a curve (no block size with two queue depths) the analysis infers
+//! nothing at all: no ceiling, no "still rising", no limit, no tier.
+//!
 //! [`requirements`] turns a capture of an application's IO into the guides' requirements
 //! checklist (p50/p90/p99/max/mean per metric, per time-of-day window).
 
@@ -26,7 +31,9 @@ pub mod verdict;
 
 pub use findings::{BlockSizeFinding, Limit, LittleCheck};
 pub use matching::{nearest_tiers, TierMatch};
-pub use points::{point_step_name, points_of_steps, sweep_point, NotASweepPoint};
+pub use points::{
+    point_step_name, points_of_steps, sweep_point, NotASweepPoint, PartialPoint, PointGroup,
+};
 pub use summary::summary_lines;
 
 use serde::{Deserialize, Serialize};
@@ -124,6 +131,14 @@ pub struct Analysis {
     pub little_failures: Vec<LittleCheck>,
     /// The nearest published tiers, nearest first.
     pub tiers: Vec<TierMatch>,
+    /// Points that ran but are not whole (interrupted, failed), left out of everything
+    /// above.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub partial_points: Vec<PartialPoint>,
+    /// Why nothing was inferred: the whole points cannot show a curve (none, or no block
+    /// size with two queue depths). `None` when the analysis ran.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub nothing_inferred: Option<String>,
 }
 
 impl Analysis {
@@ -141,8 +156,70 @@ impl Analysis {
     }
 }
 
-/// Analyses the points of one sweep (one read/write pattern).
+/// Analyses one pattern's whole points and lists its partial ones
+/// ([`Analysis::partial_points`]), which take no part in it.
+pub fn analyse_group(group: &PointGroup, tiers: &[diskmeter_plan::DiskTier]) -> Analysis {
+    let mut analysis = analyse(&group.points, tiers);
+    if group.partial.is_empty() {
+        return analysis;
+    }
+    analysis.partial_points = group.partial.clone();
+    let left_out = format!("{} partial point(s) left out", group.partial.len());
+    match &mut analysis.nothing_inferred {
+        Some(reason) => reason.push_str(&format!("; {left_out}")),
+        // "still rising at the highest queue depth (4)": of the whole points, which a reader
+        // must not take for the grid's top.
+        None => {
+            for finding in [&mut analysis.iops_ceiling, &mut analysis.bandwidth_ceiling] {
+                if let CeilingFinding::NotFound { reason, .. } = finding {
+                    reason.push_str(&format!(" (whole points only; {left_out})"));
+                }
+            }
+        }
+    }
+    analysis
+}
+
+/// Why `points` are too few to infer anything from, if they are: a ceiling, a limit, a knee
+/// or "still rising" all need a curve, two queue depths of one block size.
+fn too_few(points: &[SweepPoint]) -> Option<String> {
+    let curve = points.iter().any(|p| {
+        points
+            .iter()
+            .any(|q| q.bs_bytes == p.bs_bytes && q.qd != p.qd)
+    });
+    if curve {
+        return None;
+    }
+    Some(match points.len() {
+        0 => "no whole point was measured".to_string(),
+        n => format!(
+            "only {n} whole point(s), no block size with two queue depths: a curve needs two"
+        ),
+    })
+}
+
+/// Analyses the points of one sweep (one read/write pattern), all taken as whole (see
+/// [`analyse_group`] for a sweep with partial points). Too few points to show a curve give
+/// an analysis that infers nothing ([`Analysis::nothing_inferred`]).
 pub fn analyse(points: &[SweepPoint], tiers: &[diskmeter_plan::DiskTier]) -> Analysis {
+    if let Some(reason) = too_few(points) {
+        let highest = |f: fn(&SweepPoint) -> f64| points.iter().map(f).fold(0.0, f64::max);
+        let not_found = |highest: f64| CeilingFinding::NotFound {
+            highest,
+            reason: reason.clone(),
+        };
+        return Analysis {
+            iops_ceiling: not_found(highest(|p| p.iops)),
+            bandwidth_ceiling: not_found(highest(|p| p.bytes_per_sec)),
+            crossover_bytes: None,
+            block_sizes: Vec::new(),
+            little_failures: findings::little_failures(points),
+            tiers: Vec::new(),
+            partial_points: Vec::new(),
+            nothing_inferred: Some(reason),
+        };
+    }
     let block_sizes = findings::per_block_size(points);
     let iops_ceiling = ceiling(&block_sizes, true);
     let bandwidth_ceiling = ceiling(&block_sizes, false);
@@ -167,6 +244,8 @@ pub fn analyse(points: &[SweepPoint], tiers: &[diskmeter_plan::DiskTier]) -> Ana
         block_sizes,
         little_failures,
         tiers,
+        partial_points: Vec::new(),
+        nothing_inferred: None,
     }
 }
 

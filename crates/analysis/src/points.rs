@@ -3,10 +3,16 @@
 //! ([`sweep_point`]). `diskmeter sweep` names the steps; `diskmeter analyze` and the
 //! report's sweep section read them back with [`points_of_steps`], so the name's format
 //! lives here, next to its parser.
+//!
+//! A step that was interrupted or stopped on an error ([`RunResult::partial_reason`]) is
+//! never a point: its figures cover only part of the time, or a device that failed under
+//! it. It is kept aside as a [`PartialPoint`], with why, so every view can say which points
+//! were left out of the analysis.
 
 use crate::SweepPoint;
 use diskmeter_report::RunResult;
 use diskmeter_units::{parse_size, KbBase};
+use serde::{Deserialize, Serialize};
 
 /// A stored step that is not a sweep point: its name is not "PATTERN BS QDn xJOBS".
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -52,6 +58,60 @@ pub fn sweep_point(result: &RunResult, bs_bytes: u64, qd: u32) -> SweepPoint {
     }
 }
 
+/// A point of the grid that ran but is not whole, left out of the analysis.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct PartialPoint {
+    /// The step's name ("randread 4k QD8 x1").
+    pub step: String,
+    /// Block size, bytes.
+    pub bs_bytes: u64,
+    /// IOs kept in flight in all (iodepth x numjobs).
+    pub qd: u32,
+    /// IOs per second over the part that ran: shown, never analysed.
+    pub iops: f64,
+    /// Why it is partial ([`RunResult::partial_reason`]).
+    pub reason: String,
+}
+
+/// One pattern's points: the whole ones, which the analysis takes, and the partial ones,
+/// which it lists and leaves out.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct PointGroup {
+    /// The pattern ("randread", "randrw:70").
+    pub rw: String,
+    /// The whole points, in the steps' order.
+    pub points: Vec<SweepPoint>,
+    /// The partial points, in the steps' order.
+    pub partial: Vec<PartialPoint>,
+}
+
+impl PointGroup {
+    /// A group of whole points only.
+    pub fn whole(rw: impl Into<String>, points: Vec<SweepPoint>) -> PointGroup {
+        PointGroup {
+            rw: rw.into(),
+            points,
+            partial: Vec::new(),
+        }
+    }
+
+    /// Adds the point of step `name` (of `result`, `bs_bytes`, `qd` IOs in flight): to the
+    /// whole points, or to the partial ones when [`RunResult::partial_reason`] finds a reason.
+    pub fn add(&mut self, name: &str, result: &RunResult, bs_bytes: u64, qd: u32) {
+        let point = sweep_point(result, bs_bytes, qd);
+        match result.partial_reason() {
+            None => self.points.push(point),
+            Some(reason) => self.partial.push(PartialPoint {
+                step: name.to_string(),
+                bs_bytes,
+                qd,
+                iops: point.iops,
+                reason,
+            }),
+        }
+    }
+}
+
 /// (pattern, block size in bytes, IOs in flight in all) of a [`point_step_name`].
 fn parse_step_name(name: &str) -> Option<(String, u64, u32)> {
     let parts: Vec<&str> = name.split(' ').collect();
@@ -65,22 +125,26 @@ fn parse_step_name(name: &str) -> Option<(String, u64, u32)> {
 }
 
 /// A sweep's points rebuilt from its steps (name, result), grouped by pattern in the order
-/// the patterns first appear; the points keep the steps' order.
+/// the patterns first appear; the points keep the steps' order, and partial steps are kept
+/// apart ([`PointGroup::partial`]).
 pub fn points_of_steps<'a>(
     steps: impl IntoIterator<Item = (&'a str, &'a RunResult)>,
-) -> Result<Vec<(String, Vec<SweepPoint>)>, NotASweepPoint> {
-    let mut groups: Vec<(String, Vec<SweepPoint>)> = Vec::new();
+) -> Result<Vec<PointGroup>, NotASweepPoint> {
+    let mut groups: Vec<PointGroup> = Vec::new();
     for (name, result) in steps {
         let Some((rw, bs_bytes, qd)) = parse_step_name(name) else {
             return Err(NotASweepPoint {
                 step: name.to_string(),
             });
         };
-        let point = sweep_point(result, bs_bytes, qd);
-        match groups.iter_mut().find(|(r, _)| *r == rw) {
-            Some((_, points)) => points.push(point),
-            None => groups.push((rw, vec![point])),
-        }
+        let index = match groups.iter().position(|g| g.rw == rw) {
+            Some(index) => index,
+            None => {
+                groups.push(PointGroup::whole(rw, Vec::new()));
+                groups.len() - 1
+            }
+        };
+        groups[index].add(name, result, bs_bytes, qd);
     }
     Ok(groups)
 }

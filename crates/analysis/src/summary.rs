@@ -16,9 +16,30 @@ fn mib(bytes_per_sec: f64) -> String {
     format!("{:.0} MiB/s", bytes_per_sec / (1u64 << 20) as f64)
 }
 
-/// The summary lines.
+/// The summary lines: first the partial points left out and why, then what the whole
+/// points show (or why nothing is inferred from them).
 pub fn summary_lines(a: &Analysis) -> Vec<String> {
-    let mut lines = Vec::new();
+    let mut lines: Vec<String> = a
+        .partial_points
+        .iter()
+        .map(|p| {
+            format!(
+                "Partial point left out of the analysis: {} ({} IOPS over the part that ran): {}.",
+                p.step,
+                format_thousands(p.iops.round() as u64),
+                p.reason
+            )
+        })
+        .collect();
+    if let Some(reason) = &a.nothing_inferred {
+        lines.push(format!(
+            "Nothing inferred: {reason} (no ceiling, limit, knee or tier is stated)."
+        ));
+        if !a.little_failures.is_empty() {
+            lines.push(little_line(a));
+        }
+        return lines;
+    }
     match (&a.iops_ceiling, &a.bandwidth_ceiling) {
         (CeilingFinding::Found(i), CeilingFinding::Found(b)) => lines.push(format!(
             "Caps: {} IOPS (measured {}-{}) and {} (measured {}-{}).",
@@ -105,11 +126,7 @@ pub fn summary_lines(a: &Analysis) -> Vec<String> {
         );
     }
     if !a.little_failures.is_empty() {
-        lines.push(format!(
-            "Little's law fails at {} point(s) (the device saw less queue than asked): the \
-             host or the tool was the bottleneck there, not the device.",
-            a.little_failures.len()
-        ));
+        lines.push(little_line(a));
     }
     if let Some((names, first)) = a.nearest_tier() {
         lines.push(format!(
@@ -120,4 +137,12 @@ pub fn summary_lines(a: &Analysis) -> Vec<String> {
         ));
     }
     lines
+}
+
+fn little_line(a: &Analysis) -> String {
+    format!(
+        "Little's law fails at {} point(s) (the device saw less queue than asked): the host \
+         or the tool was the bottleneck there, not the device.",
+        a.little_failures.len()
+    )
 }

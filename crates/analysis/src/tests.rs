@@ -170,3 +170,105 @@ fn noise_of_a_busy_host_still_gives_the_caps() {
     assert!((found(&a.bandwidth_ceiling).value / (200u64 << 20) as f64 - 1.0).abs() < 0.03);
     assert_eq!(a.tiers[0].id, "P30");
 }
+
+/// A point of 4 KiB random reads at `qd` delivering `iops`, latency by Little's law.
+fn point(qd: u32, iops: f64) -> SweepPoint {
+    SweepPoint {
+        bs_bytes: 4096,
+        qd,
+        iops,
+        bytes_per_sec: iops * 4096.0,
+        lat_mean_ns: f64::from(qd) / iops * 1e9,
+        lat_p99_ns: 2.0 * f64::from(qd) / iops * 1e9,
+    }
+}
+
+fn partial(qd: u32, iops: f64, reason: &str) -> PartialPoint {
+    PartialPoint {
+        step: format!("randread 4k QD{qd} x1"),
+        bs_bytes: 4096,
+        qd,
+        iops,
+        reason: reason.to_string(),
+    }
+}
+
+#[test]
+fn issue27_an_interrupted_point_below_the_curve_is_listed_and_left_out() {
+    // The sweep of issue 27: Ctrl-C during QD 8, which had done 2,863 IOPS against the
+    // 4,504 of QD 4. Analysed as whole, QD 8 would end the curve below its best.
+    let group = PointGroup {
+        rw: "randread".to_string(),
+        points: vec![point(1, 1_200.0), point(2, 2_350.0), point(4, 4_504.0)],
+        partial: vec![partial(8, 2_863.0, "interrupted (Ctrl-C or SIGTERM)")],
+    };
+    let a = analyse_group(&group, &catalog());
+    assert_eq!(a.partial_points, group.partial);
+    assert!(a.nothing_inferred.is_none(), "{a:#?}");
+    let finding = &a.block_sizes[0];
+    assert_eq!(finding.max_qd, 4, "the partial QD 8 is not on the curve");
+    assert_eq!(finding.best_iops, 4_504.0);
+    assert!(a.iops_ceiling.value().is_none() && a.tiers.is_empty());
+    let CeilingFinding::NotFound { reason, .. } = &a.iops_ceiling else {
+        panic!("{a:#?}")
+    };
+    assert!(
+        reason.ends_with("(4) for 4k IOs (whole points only; 1 partial point(s) left out)"),
+        "{reason}"
+    );
+    let lines = summary_lines(&a);
+    assert_eq!(
+        lines[0],
+        "Partial point left out of the analysis: randread 4k QD8 x1 (2,863 IOPS over the \
+         part that ran): interrupted (Ctrl-C or SIGTERM)."
+    );
+    assert!(
+        !lines
+            .iter()
+            .any(|l| l.contains("(8)") || l.contains("QD 8")),
+        "{lines:#?}"
+    );
+}
+
+#[test]
+fn too_few_whole_points_infer_nothing() {
+    for (points, why) in [
+        (vec![], "no whole point was measured"),
+        (
+            vec![point(1, 1_200.0)],
+            "only 1 whole point(s), no block size with two queue depths",
+        ),
+    ] {
+        let group = PointGroup {
+            rw: "randwrite".to_string(),
+            points,
+            partial: vec![partial(2, 310.0, "failed: job w: No space left on device")],
+        };
+        let a = analyse_group(&group, &catalog());
+        let reason = a.nothing_inferred.clone().expect("nothing inferred");
+        assert!(reason.starts_with(why), "{reason}");
+        assert!(
+            reason.ends_with("; 1 partial point(s) left out"),
+            "{reason}"
+        );
+        assert!(a.iops_ceiling.value().is_none() && a.bandwidth_ceiling.value().is_none());
+        assert!(a.block_sizes.is_empty() && a.tiers.is_empty() && a.crossover_bytes.is_none());
+        let lines = summary_lines(&a);
+        assert_eq!(lines.len(), 2, "{lines:#?}");
+        assert!(lines[0].contains("No space left on device"), "{lines:#?}");
+        assert!(lines[1].starts_with("Nothing inferred: "), "{lines:#?}");
+        for claim in ["not capped", "still rising", "Behaves like", "cap"] {
+            assert!(!lines[1].contains(claim), "{claim}: {lines:#?}");
+        }
+    }
+}
+
+#[test]
+fn one_point_per_block_size_is_no_curve() {
+    let mut big = point(4, 900.0);
+    big.bs_bytes = 1 << 20;
+    let a = analyse(&[point(1, 1_200.0), big], &catalog());
+    assert!(a.nothing_inferred.is_some(), "{a:#?}");
+    let a = analyse(&[point(1, 1_200.0), point(2, 2_300.0)], &catalog());
+    assert!(a.nothing_inferred.is_none(), "{a:#?}");
+}

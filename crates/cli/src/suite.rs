@@ -386,6 +386,8 @@ fn json(name: &str, finished: &[FinishedStep]) -> String {
         .map(|step| {
             serde_json::json!({
                 "step": step.name,
+                // Why the step must not be read as whole (interrupted, failed); null if whole.
+                "partial": step.result.partial_reason(),
                 "result": serde_json::from_str::<serde_json::Value>(&diskmeter_report::to_json(&step.result))
                     .unwrap_or_default(),
             })

@@ -12,6 +12,7 @@ mod build;
 mod diskspd;
 mod fio_json;
 pub mod format;
+mod headline;
 mod histograms;
 mod input;
 mod iometer_csv;
@@ -26,6 +27,7 @@ mod terminal;
 pub use build::LAT_BUCKET_EDGES_NS;
 pub use diskspd::{render_diskspd_text, render_diskspd_xml, DiskSpdHeader};
 pub use fio_json::{to_fio_json, LAT_INTENDED_KEY as FIO_JSON_LAT_INTENDED_KEY};
+pub use headline::{HeadlineLatency, LatencyClock};
 pub use histograms::{
     DecodeError, DirectionHistograms, EncodedHistogram, JobHistograms, HISTOGRAM_KINDS,
 };

@@ -449,7 +449,48 @@ pub struct GroupDirection {
     pub max_runtime_ns: u64,
 }
 
+impl RunResult {
+    /// Why this result must not be analysed as a whole measurement, or `None` when it is
+    /// whole: an interrupt (Ctrl-C, SIGTERM) cut it short, or a job stopped early on an
+    /// error (ENOSPC, an IO error, a missed `rate_min`). Sweep and suite analyses leave such
+    /// results out and every view marks them partial; `check` asks it too.
+    pub fn partial_reason(&self) -> Option<String> {
+        if self.meta.partial {
+            return Some("interrupted (Ctrl-C or SIGTERM): it covers only the time it ran".into());
+        }
+        self.jobs.iter().find_map(|job| {
+            let error = job.error.as_ref()?;
+            // The runner's errors name their job already ("job seq: write of ...").
+            Some(if error.starts_with(&format!("job {}", job.name)) {
+                format!("failed: {error}")
+            } else {
+                format!("failed: job {}: {error}", job.name)
+            })
+        })
+    }
+
+    /// Whether [`RunResult::partial_reason`] finds a reason.
+    pub fn is_partial(&self) -> bool {
+        self.partial_reason().is_some()
+    }
+}
+
 impl JobResult {
+    /// The job was paced (fio `rate`, `rate_iops`) or replayed a log on its timestamps
+    /// (`read_iolog` without `replay_no_stall`): its latency is judged from the intended issue time
+    /// ([`DirectionResult::lat_intended`]), which counts the time an IO waited behind a slow
+    /// device, not from when it was finally issued.
+    pub fn paced(&self) -> bool {
+        self.read.lat_intended.count > 0
+            || self.write.lat_intended.count > 0
+            || self
+                .options
+                .iter()
+                .any(|o| matches!(o.name.as_str(), "rate" | "rate_iops"))
+            || (self.option("read_iolog").is_some()
+                && self.option("replay_no_stall").is_none_or(|v| v == "0"))
+    }
+
     /// The value of option `name` in [`JobResult::options`], if the job lists it.
     pub fn option(&self, name: &str) -> Option<&str> {
         self.options

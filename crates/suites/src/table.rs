@@ -1,6 +1,8 @@
 //! A suite's results as one glanceable table: CrystalDiskMark's read/write rows, the guides'
 //! size x pattern matrix, or one row per step. Figures are the measured ones from each
-//! step's result; nothing is estimated.
+//! step's result; nothing is estimated. A partial step (interrupted or failed:
+//! [`RunResult::partial_reason`]) shows no figures, only "partial", and its note says why:
+//! part of a step is not the step's figure.
 
 use crate::expect::Expectation;
 use crate::Suite;
@@ -149,17 +151,35 @@ fn align_numbers(table: &mut Table, columns: usize) {
 /// beside the steps they name.
 pub fn render(suite: &Suite, results: &[RunResult], expectations: &[Expectation]) -> String {
     let figures: Vec<Option<StepFigures>> = (0..suite.steps.len())
-        .map(|i| results.get(i).map(StepFigures::of))
+        .map(|i| {
+            results
+                .get(i)
+                .filter(|r| !r.is_partial())
+                .map(StepFigures::of)
+        })
+        .collect();
+    let gaps: Vec<&str> = (0..suite.steps.len())
+        .map(
+            |i| match results.get(i).is_some_and(RunResult::is_partial) {
+                true => PARTIAL,
+                false => "",
+            },
+        )
         .collect();
     let table = match suite.layout {
-        Layout::ReadWriteRows => read_write_rows(suite, &figures),
-        Layout::Matrix => matrix(suite, &figures),
-        Layout::Steps => steps(suite, &figures, expectations),
+        Layout::ReadWriteRows => read_write_rows(suite, &figures, &gaps),
+        Layout::Matrix => matrix(suite, &figures, &gaps),
+        Layout::Steps => steps(suite, &figures, &gaps, expectations),
     };
     format!("{}\n", table)
 }
 
-fn read_write_rows(suite: &Suite, figures: &[Option<StepFigures>]) -> Table {
+/// What a partial step's cells say instead of its figures.
+const PARTIAL: &str = "partial";
+
+/// `gaps[i]`: what step i's cells say when it has no figures ("partial", or nothing when it
+/// never ran).
+fn read_write_rows(suite: &Suite, figures: &[Option<StepFigures>], gaps: &[&str]) -> Table {
     let mut table = new_table(vec![
         "test",
         "read MiB/s",
@@ -178,13 +198,12 @@ fn read_write_rows(suite: &Suite, figures: &[Option<StepFigures>]) -> Table {
     for row in rows {
         let mut cells = vec![row.to_string()];
         for column in ["read", "write"] {
-            let found = suite
+            let index = suite
                 .steps
                 .iter()
-                .zip(figures)
-                .find(|(s, _)| s.row == row && s.column == column)
-                .and_then(|(_, f)| *f);
-            match found {
+                .position(|s| s.row == row && s.column == column);
+            let gap = index.map_or("", |i| gaps[i]).to_string();
+            match index.and_then(|i| figures[i]) {
                 Some(f) if column == "read" => cells.extend([
                     mib(f.read_bytes_per_sec),
                     iops(f.read_iops),
@@ -195,7 +214,7 @@ fn read_write_rows(suite: &Suite, figures: &[Option<StepFigures>]) -> Table {
                     iops(f.write_iops),
                     latency(f.write_lat_mean_ns),
                 ]),
-                None => cells.extend(["".to_string(), "".to_string(), "".to_string()]),
+                None => cells.extend([gap.clone(), gap.clone(), gap]),
             }
         }
         table.add_row(cells);
@@ -204,7 +223,7 @@ fn read_write_rows(suite: &Suite, figures: &[Option<StepFigures>]) -> Table {
     table
 }
 
-fn matrix(suite: &Suite, figures: &[Option<StepFigures>]) -> Table {
+fn matrix(suite: &Suite, figures: &[Option<StepFigures>], gaps: &[&str]) -> Table {
     let columns = ["seq read", "seq write", "random read", "random write"];
     let mut header = vec!["IO size"];
     header.extend(columns);
@@ -218,12 +237,12 @@ fn matrix(suite: &Suite, figures: &[Option<StepFigures>]) -> Table {
     for row in rows {
         let mut cells = vec![row.to_string()];
         for column in columns {
-            let cell = suite
+            let index = suite
                 .steps
                 .iter()
-                .zip(figures)
-                .find(|(s, _)| s.row == row && s.column == column)
-                .and_then(|(_, f)| *f)
+                .position(|s| s.row == row && s.column == column);
+            let cell = index
+                .and_then(|i| figures[i])
                 .map(|f| {
                     let (bw, io) = if column.ends_with("read") {
                         (f.read_bytes_per_sec, f.read_iops)
@@ -232,7 +251,7 @@ fn matrix(suite: &Suite, figures: &[Option<StepFigures>]) -> Table {
                     };
                     format!("{} MiB/s, {} IOPS", mib(bw), iops(io))
                 })
-                .unwrap_or_default();
+                .unwrap_or_else(|| index.map_or("", |i| gaps[i]).to_string());
             cells.push(cell);
         }
         table.add_row(cells);
@@ -244,7 +263,12 @@ fn matrix(suite: &Suite, figures: &[Option<StepFigures>]) -> Table {
 /// One row per step. When a step reads and writes at once (the guides' mixed scenarios),
 /// the table also shows the combined IOPS and MiB/s, as the guides report them ("100,000+
 /// IOPS", "1,000 MiB/s combined").
-fn steps(suite: &Suite, figures: &[Option<StepFigures>], expectations: &[Expectation]) -> Table {
+fn steps(
+    suite: &Suite,
+    figures: &[Option<StepFigures>],
+    gaps: &[&str],
+    expectations: &[Expectation],
+) -> Table {
     let mixed = figures
         .iter()
         .flatten()
@@ -270,7 +294,7 @@ fn steps(suite: &Suite, figures: &[Option<StepFigures>], expectations: &[Expecta
     let columns = header.len();
     let mut table = new_table(header);
     let or_dash = |value: f64, text: String| if value > 0.0 { text } else { "-".into() };
-    for (step, f) in suite.steps.iter().zip(figures) {
+    for ((step, f), gap) in suite.steps.iter().zip(figures).zip(gaps) {
         let mut cells = vec![step.name.clone()];
         match f {
             Some(f) => {
@@ -291,7 +315,7 @@ fn steps(suite: &Suite, figures: &[Option<StepFigures>], expectations: &[Expecta
                     ));
                 }
             }
-            None => cells.extend(vec![String::new(); if mixed { 8 } else { 6 }]),
+            None => cells.extend(vec![gap.to_string(); if mixed { 8 } else { 6 }]),
         }
         if !expectations.is_empty() {
             match expectations.iter().find(|e| e.step == step.name) {
@@ -309,10 +333,19 @@ fn steps(suite: &Suite, figures: &[Option<StepFigures>], expectations: &[Expecta
 }
 
 /// One line per step on how it ended: steady after N s (auto-stop) or not within its
-/// runtime, and the 95 % interval of its mean IOPS from the per-second samples.
+/// runtime, and the 95 % interval of its mean IOPS from the per-second samples; for a
+/// partial step, why it is partial and that it was left out (no steady state or interval
+/// is stated from part of a step).
 pub fn step_notes(suite: &Suite, results: &[RunResult]) -> String {
     let mut text = String::new();
     for (step, result) in suite.steps.iter().zip(results) {
+        if let Some(reason) = result.partial_reason() {
+            text.push_str(&format!(
+                "  {}: partial, left out of the table: {reason}\n",
+                step.name
+            ));
+            continue;
+        }
         let mut parts = Vec::new();
         for job in &result.jobs {
             if let Some(ss) = &job.steady_state {

@@ -28,7 +28,16 @@ pub fn section(
     if comparison.metrics.is_empty() {
         return Err(ViewError::Unusable {
             run_id: candidate,
-            reason: format!("no step in common with run {baseline} (steps are matched by name)"),
+            reason: match comparison.notes.is_empty() {
+                true => {
+                    format!("no step in common with run {baseline} (steps are matched by name)")
+                }
+                // Steps in common, each left out (partial): say why, not "none in common".
+                false => format!(
+                    "nothing to compare with run {baseline}: {}",
+                    comparison.notes.join("; ")
+                ),
+            },
         });
     }
     let mut section = Section::new(
@@ -46,6 +55,7 @@ pub fn section(
     section.facts.push(verdict_facts(&comparison));
     section.tables.push(metrics_table(&comparison));
     section.notes.push(comparison.method_text());
+    section.notes.extend(comparison.notes.iter().cloned());
     if comparison
         .metrics
         .iter()

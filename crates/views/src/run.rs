@@ -14,7 +14,7 @@ mod figures;
 mod run_tests;
 
 pub(crate) use facts::{host_groups, run_summary};
-pub(crate) use figures::{latency_text, StepFigures, MIB};
+pub(crate) use figures::{StepFigures, MIB};
 
 use crate::{CodeBlock, Section, SectionKind, ViewError};
 use charts::DirectionHistogram;
@@ -74,6 +74,17 @@ pub(crate) fn run_header(section: &mut Section, run: &StoredRun) {
     }
 }
 
+/// A step's name as every view shows it: "NAME (partial)" when it was interrupted or failed
+/// ([`diskmeter_report::RunResult::partial_reason`]), so no table or chart shows part of a
+/// step as if it were all of it.
+pub(crate) fn step_label(step: &diskmeter_history::StoredStep) -> String {
+    if step.result.is_partial() {
+        format!("{} (partial)", step.name)
+    } else {
+        step.name.clone()
+    }
+}
+
 /// The child section of step `position` of `run`: anchor `run-{id}-step-{position}`
 /// (`position` counts from 0, as the history stores it), with that step's facts, job file,
 /// charts and notes.
@@ -93,7 +104,7 @@ pub fn step_section(
             "Step {} of {}: {}",
             position + 1,
             run.steps.len(),
-            step.name
+            step_label(step)
         ),
         SectionKind::Step,
     );
@@ -171,22 +182,32 @@ fn step_content(
         }
     }
     section.charts.extend(charts::cpu_chart(&anchor, result));
-    if result
+    if figures.latency.unknown {
+        section.notes.push(format!(
+            "This step was rate-limited or replayed, but its result was saved before \
+             diskmeter kept the latency from each IO's intended issue time: its headline \
+             latency is not known ({}); the issue-to-completion latency in the job's facts \
+             leaves out the time IOs waited behind a slow device.",
+            diskmeter_report::HeadlineLatency::UNKNOWN
+        ));
+    } else if result
         .jobs
         .iter()
         .any(|j| j.read.lat_intended.count > 0 || j.write.lat_intended.count > 0)
     {
         section.notes.push(
-            "This step was rate-limited: the curves show latency from when each IO was \
-             issued; the latency from when it was due (lat_intended), which includes the \
-             time it waited behind a slow device, is in the job's facts."
+            "This step was rate-limited or replayed: its headline latency is from when each \
+             IO was due (its intended issue time, lat_intended), which includes the time it \
+             waited behind a slow device; the curves show latency from when each IO was \
+             issued, and both are in the job's facts."
                 .to_string(),
         );
     }
-    if result.meta.partial && run.steps.len() > 1 {
-        section
-            .notes
-            .push("This step was interrupted: its figures cover only the time it ran.".into());
+    if let Some(reason) = result.partial_reason() {
+        section.notes.push(format!(
+            "This step is partial ({reason}): its figures cover only the time it ran, and \
+             analyses of the run leave it out."
+        ));
     }
     section.notes.extend(result.meta.notes.iter().cloned());
     Ok(())

@@ -2,9 +2,10 @@
 //! latency), and each step's charts as a child section.
 //!
 //! The table has the columns of `diskmeter show`'s (IOPS and MiB/s per direction, mean and
-//! p99 latency, steady state); each step's name links to its child section.
+//! p99 latency, steady state); each step's name links to its child section. A partial step
+//! (interrupted or failed) is named "NAME (partial)" in the table and on the charts' axis.
 
-use crate::run::{latency_text, run_header, step_section, StepFigures, MIB};
+use crate::run::{run_header, step_section, StepFigures, MIB};
 use crate::ViewError;
 use crate::{Axis, Cell, ChartSpec, ChartStyle, Scale, Section, SectionKind, SeriesSpec, Table};
 use diskmeter_history::{HistoryStore, StoredRun};
@@ -57,8 +58,13 @@ pub(crate) fn steps_table(run: &StoredRun) -> Table {
                     Some(ns) => format!("after {:.0} s", ns as f64 / 1e9),
                     None => "not reached".to_string(),
                 });
+            let name = Cell::text(crate::run::step_label(step))
+                .with_link(format!("#run-{id}-step-{position}"));
             vec![
-                Cell::text(step.name.clone()).with_link(format!("#run-{id}-step-{position}")),
+                match step.result.is_partial() {
+                    true => name.with_tone(crate::Tone::Neutral),
+                    false => name,
+                },
                 if f.reads() {
                     Cell::number(iops(f.read_iops))
                 } else {
@@ -79,10 +85,18 @@ pub(crate) fn steps_table(run: &StoredRun) -> Table {
                 } else {
                     dash()
                 },
-                f.lat_mean_ns
-                    .map_or_else(dash, |ns| Cell::number(latency_text(ns))),
-                f.clat_p99_ns
-                    .map_or_else(dash, |ns| Cell::number(latency_text(ns as f64))),
+                match f.latency.unknown {
+                    true => Cell::text("not known"),
+                    false => f
+                        .lat_mean_ns
+                        .map_or_else(dash, |ns| Cell::number(f.latency_cell(ns))),
+                },
+                match f.latency.unknown {
+                    true => Cell::text("not known"),
+                    false => f
+                        .p99_ns
+                        .map_or_else(dash, |ns| Cell::number(f.latency_cell(ns as f64))),
+                },
                 steady.map_or_else(dash, Cell::text),
             ]
         })
@@ -96,7 +110,7 @@ pub(crate) fn steps_table(run: &StoredRun) -> Table {
             "write IOPS",
             "write MiB/s",
             "mean latency",
-            "p99 clat",
+            "p99 latency",
             "steady state",
         ]
         .map(String::from)
@@ -117,7 +131,7 @@ fn suite_charts(anchor: &str, run: &StoredRun) -> Vec<ChartSpec> {
     let steps = || Axis {
         label: "step".to_string(),
         scale: Scale::Linear,
-        categories: run.steps.iter().map(|s| s.name.clone()).collect(),
+        categories: run.steps.iter().map(crate::run::step_label).collect(),
     };
     let bars = |label: &str, value: &dyn Fn(&StepFigures) -> Option<f64>| SeriesSpec {
         label: label.to_string(),
@@ -162,7 +176,7 @@ fn suite_charts(anchor: &str, run: &StoredRun) -> Vec<ChartSpec> {
     }
     let max_ns = figures
         .iter()
-        .flat_map(|f| [f.lat_mean_ns, f.clat_p99_ns.map(|ns| ns as f64)])
+        .flat_map(|f| [f.lat_mean_ns, f.p99_ns.map(|ns| ns as f64)])
         .flatten()
         .fold(0.0, f64::max);
     if max_ns > 0.0 {
@@ -170,10 +184,8 @@ fn suite_charts(anchor: &str, run: &StoredRun) -> Vec<ChartSpec> {
         let mut latency = vec![bars("mean latency", &|f| {
             f.lat_mean_ns.map(|ns| ns / scale)
         })];
-        if figures.iter().any(|f| f.clat_p99_ns.is_some()) {
-            latency.push(bars("p99 clat", &|f| {
-                f.clat_p99_ns.map(|ns| ns as f64 / scale)
-            }));
+        if figures.iter().any(|f| f.p99_ns.is_some()) {
+            latency.push(bars("p99", &|f| f.p99_ns.map(|ns| ns as f64 / scale)));
         }
         charts.push(bar_chart(
             "suite-latency",

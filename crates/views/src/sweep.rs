@@ -7,6 +7,10 @@
 //! same ceilings and tier as the terminal. A sweep of one pattern shows everything in its
 //! own section; a sweep of several (`--rw randread,randwrite`) has one child section per
 //! pattern, each analysed on its own.
+//!
+//! A point whose step was interrupted or failed is partial: the analysis leaves it out
+//! ([`diskmeter_analysis::analyse_group`]), the points table shows it marked "partial" with
+//! why, and the charts draw whole points only.
 
 mod charts;
 #[cfg(test)]
@@ -14,9 +18,10 @@ pub(crate) mod tests;
 
 use charts::SweepChart;
 
-use crate::{Cell, ChartSpec, FactGroup, Section, SectionKind, Table, ViewError};
+use crate::{Cell, ChartSpec, FactGroup, Section, SectionKind, Table, Tone, ViewError};
 use diskmeter_analysis::{
-    analyse, points_of_steps, summary_lines, Analysis, CeilingFinding, Limit, SweepPoint,
+    analyse_group, points_of_steps, summary_lines, Analysis, CeilingFinding, Limit, PointGroup,
+    SweepPoint,
 };
 use diskmeter_history::{HistoryStore, StoredRun};
 use diskmeter_units::{format_size_suffix, format_thousands, KbBase};
@@ -47,19 +52,19 @@ pub fn section(_store: &HistoryStore, run: &StoredRun) -> Result<Section, ViewEr
         [] => section
             .notes
             .push("The sweep has no points: nothing was measured.".to_string()),
-        [(rw, points)] => {
-            let analysis = analyse(points, &catalog.disks);
-            show_pattern(&mut section, rw, target, points, &analysis);
+        [group] => {
+            let analysis = analyse_group(group, &catalog.disks);
+            show_pattern(&mut section, group, target, &analysis);
         }
         several => {
-            for (rw, points) in several {
-                let analysis = analyse(points, &catalog.disks);
+            for group in several {
+                let analysis = analyse_group(group, &catalog.disks);
                 let mut child = Section::new(
-                    format!("{anchor}-{}", slug(rw)),
-                    format!("Sweep {id}: {rw}"),
+                    format!("{anchor}-{}", slug(&group.rw)),
+                    format!("Sweep {id}: {}", group.rw),
                     SectionKind::Sweep,
                 );
-                show_pattern(&mut child, rw, target, points, &analysis);
+                show_pattern(&mut child, group, target, &analysis);
                 section.children.push(child);
             }
         }
@@ -79,22 +84,35 @@ fn size(bytes: u64) -> String {
 }
 
 /// The grid: patterns, block sizes and queue depths swept.
-fn grid_facts(groups: &[(String, Vec<SweepPoint>)]) -> FactGroup {
-    let points: Vec<&SweepPoint> = groups.iter().flat_map(|(_, p)| p).collect();
-    let mut sizes: Vec<u64> = points.iter().map(|p| p.bs_bytes).collect();
+fn grid_facts(groups: &[PointGroup]) -> FactGroup {
+    let points: Vec<(u64, u32)> = groups
+        .iter()
+        .flat_map(|g| {
+            let whole = g.points.iter().map(|p| (p.bs_bytes, p.qd));
+            whole.chain(g.partial.iter().map(|p| (p.bs_bytes, p.qd)))
+        })
+        .collect();
+    let partial: usize = groups.iter().map(|g| g.partial.len()).sum();
+    let mut sizes: Vec<u64> = points.iter().map(|p| p.0).collect();
     sizes.sort_unstable();
     sizes.dedup();
-    let mut depths: Vec<u32> = points.iter().map(|p| p.qd).collect();
+    let mut depths: Vec<u32> = points.iter().map(|p| p.1).collect();
     depths.sort_unstable();
     depths.dedup();
     let list = |items: Vec<String>| items.join(", ");
     FactGroup {
         title: "Grid".to_string(),
         rows: vec![
-            ("Points".to_string(), points.len().to_string()),
+            (
+                "Points".to_string(),
+                match partial {
+                    0 => points.len().to_string(),
+                    n => format!("{} ({n} partial, left out of the analysis)", points.len()),
+                },
+            ),
             (
                 "Patterns".to_string(),
-                list(groups.iter().map(|(rw, _)| rw.clone()).collect()),
+                list(groups.iter().map(|g| g.rw.clone()).collect()),
             ),
             (
                 "Block sizes".to_string(),
@@ -109,23 +127,30 @@ fn grid_facts(groups: &[(String, Vec<SweepPoint>)]) -> FactGroup {
 }
 
 /// One pattern's analysis, tables and charts, added to `section`.
-fn show_pattern(
-    section: &mut Section,
-    rw: &str,
-    target: &str,
-    points: &[SweepPoint],
-    analysis: &Analysis,
-) {
+fn show_pattern(section: &mut Section, group: &PointGroup, target: &str, analysis: &Analysis) {
+    let rw = group.rw.as_str();
     section.facts.push(analysis_facts(rw, analysis));
     // The lines `diskmeter analyze` prints under its table, word for word.
     section.notes.extend(summary_lines(analysis));
-    section.tables.push(points_table(rw, points, analysis));
-    section.tables.push(block_size_table(analysis));
+    section.tables.push(points_table(group, analysis));
+    if !analysis.block_sizes.is_empty() {
+        section.tables.push(block_size_table(analysis));
+    }
     if !analysis.tiers.is_empty() {
         section.tables.push(tiers_table(analysis));
     }
-    let charts = sweep_charts(&section.anchor, &format!("{rw} on {target}"), points);
-    section.charts.extend(charts);
+    if !group.partial.is_empty() {
+        section.notes.push(
+            "The charts draw the whole points only: a partial point's figures cover only \
+             part of its time."
+                .to_string(),
+        );
+    }
+    // No whole point, no curve: no empty charts.
+    if !group.points.is_empty() {
+        let charts = sweep_charts(&section.anchor, &format!("{rw} on {target}"), &group.points);
+        section.charts.extend(charts);
+    }
 }
 
 /// The three charts of one pattern's points (`iops-vs-qd`, `mibps-vs-bs`, `latency-vs-qd`),
@@ -169,6 +194,15 @@ fn ceiling_text(finding: &CeilingFinding, format: fn(f64) -> String) -> String {
 }
 
 fn analysis_facts(rw: &str, a: &Analysis) -> FactGroup {
+    if let Some(reason) = &a.nothing_inferred {
+        return FactGroup {
+            title: format!("Analysis: {rw}"),
+            rows: vec![(
+                "Nothing inferred".to_string(),
+                format!("{reason}: no ceiling, limit, knee or tier is stated"),
+            )],
+        };
+    }
     let mut rows = vec![
         (
             "IOPS ceiling".to_string(),
@@ -245,8 +279,9 @@ fn limit_text(limit: Limit) -> &'static str {
 }
 
 /// Every point, as `diskmeter sweep` tabulates them.
-fn points_table(rw: &str, points: &[SweepPoint], a: &Analysis) -> Table {
-    let rows = points
+fn points_table(group: &PointGroup, a: &Analysis) -> Table {
+    let mut rows: Vec<Vec<Cell>> = group
+        .points
         .iter()
         .map(|p| {
             let limit = a
@@ -265,8 +300,23 @@ fn points_table(rw: &str, points: &[SweepPoint], a: &Analysis) -> Table {
             ]
         })
         .collect();
+    // Marked, not analysed: the reader sees the point ran and why it does not count.
+    rows.extend(group.partial.iter().map(|p| {
+        vec![
+            Cell::text(size(p.bs_bytes)),
+            Cell::number(p.qd.to_string()),
+            Cell::number(format!(
+                "({}) partial",
+                format_thousands(p.iops.round() as u64)
+            )),
+            Cell::text("-"),
+            Cell::text("-"),
+            Cell::text("-"),
+            Cell::text(format!("partial, left out: {}", p.reason)).with_tone(Tone::Neutral),
+        ]
+    }));
     Table {
-        title: format!("Points: {rw}"),
+        title: format!("Points: {}", group.rw),
         columns: [
             "block size",
             "QD",

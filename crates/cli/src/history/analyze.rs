@@ -9,6 +9,12 @@ use clap::{Arg, ArgMatches, Command};
 pub fn analyze_command() -> Command {
     Command::new("analyze")
         .about("Analyse a saved sweep again: ceilings, crossover, knees, tiers and charts")
+        .long_about(
+            "Analyses a saved sweep again: ceilings, crossover, knees, tiers and charts. \
+             Points whose step was interrupted or failed are listed as partial, with why, and \
+             left out of the analysis; with too few whole points for a curve nothing is \
+             inferred.",
+        )
         .arg(run_id_arg(
             "id",
             "The sweep's id, or 'last' (the newest sweep)",
@@ -44,6 +50,15 @@ pub fn analyze_main(matches: &ArgMatches) -> anyhow::Result<Status> {
         .get_one::<String>("output-format")
         .map(String::as_str)
         == Some("json");
-    let text = crate::sweep::analyse_and_render(&groups, &run.summary.target, charts, json, None);
+    let mut text =
+        crate::sweep::analyse_and_render(&groups, &run.summary.target, charts, json, None);
+    if !json && (run.summary.partial || run.summary.unfinished) {
+        text.push_str(&format!(
+            "Sweep {} is partial (interrupted, stopped on an error or never finished): {} \
+             point(s) saved; partial points are listed above and left out of the analysis.\n",
+            run.summary.id,
+            run.steps.len()
+        ));
+    }
     finish(matches, &text)
 }

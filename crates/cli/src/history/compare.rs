@@ -23,7 +23,11 @@ pub fn compare_command() -> Command {
              are compared with Welch's t-test at 95 %, and the samples by rank (Mann-Whitney U, \
              5 %: short runs of bursty devices); a change is called when either test finds it \
              and it is at least --noise-floor percent. A 'slower' change of at \
-             least --threshold percent is a regression.\n\n\
+             least --threshold percent is a regression. A step paced or replayed in either \
+             run is compared on latency from each IO's intended issue time ('(intended)': the \
+             p99 by its distribution-free 95 % interval, the mean taking each second as one \
+             sample); a paced run saved without that figure is not compared on latency, and a \
+             step interrupted or failed in either run is not compared: notes say so.\n\n\
              Exit codes: 0 no regression; 1 a regression (for CI pipelines) or a run is missing; \
              2 usage error.",
         )
@@ -83,6 +87,9 @@ pub fn compare_main(matches: &ArgMatches) -> anyhow::Result<Status> {
         render_comparison(&runs[0], &runs[1], &comparison)
     };
     finish(matches, &text)?;
+    if comparison.metrics.is_empty() && !comparison.notes.is_empty() {
+        anyhow::bail!("nothing to compare: {}", comparison.notes.join("; "));
+    }
     if comparison.metrics.is_empty() {
         anyhow::bail!("the two runs have no step in common (steps are matched by name)");
     }
@@ -135,6 +142,9 @@ fn render_comparison(a: &StoredRun, b: &StoredRun, c: &Comparison) -> String {
         if !names.is_empty() {
             let _ = writeln!(text, "only in {which}: {}", names.join(", "));
         }
+    }
+    for note in &c.notes {
+        let _ = writeln!(text, "{note}");
     }
     let _ = writeln!(text, "{}", c.method_text());
     let _ = writeln!(

@@ -64,6 +64,11 @@ pub fn show_main(matches: &ArgMatches) -> anyhow::Result<Status> {
     let _ = writeln!(text, "command: {}\n", s.command_line);
     text.push_str(&steps_table(&run));
     text.push('\n');
+    for step in run.steps.iter() {
+        if let Some(reason) = step.result.partial_reason() {
+            let _ = writeln!(text, "{} is partial: {reason}", step.name);
+        }
+    }
     if matches.get_flag("full") {
         for step in &run.steps {
             let _ = writeln!(text, "\n## {}\n", step.name);
@@ -92,21 +97,21 @@ fn steps_table(run: &StoredRun) -> String {
         let r = &step.result;
         let sum =
             |f: &dyn Fn(&diskmeter_report::JobResult) -> f64| -> f64 { r.jobs.iter().map(f).sum() };
-        let ios = sum(&|j| (j.read.lat.count + j.write.lat.count) as f64);
-        let mean_ns = if ios > 0.0 {
-            sum(&|j| {
-                j.read.lat.mean_ns * j.read.lat.count as f64
-                    + j.write.lat.mean_ns * j.write.lat.count as f64
-            }) / ios
-        } else {
-            0.0
+        // On the intended clock for a paced or replayed step, marked so.
+        let latency = r.headline_latency();
+        let mark = match latency.clock {
+            diskmeter_report::LatencyClock::Issue => "",
+            diskmeter_report::LatencyClock::Intended => " (intended)",
         };
-        let p99 = r
-            .jobs
-            .iter()
-            .flat_map(|j| [&j.read.clat, &j.write.clat])
-            .filter_map(|l| l.percentile(99.0))
-            .max();
+        let us = |ns: f64| format!("{:.1} us{mark}", ns / 1000.0);
+        let (mean, p99) = if latency.unknown {
+            ("not known".to_string(), "not known".to_string())
+        } else {
+            (
+                us(latency.mean_ns.unwrap_or(0.0)),
+                latency.p99_ns.map_or("-".to_string(), |ns| us(ns as f64)),
+            )
+        };
         let steady = r
             .jobs
             .iter()
@@ -118,15 +123,17 @@ fn steps_table(run: &StoredRun) -> String {
             .next()
             .unwrap_or_else(|| "-".to_string());
         table.add_row(vec![
-            step.name.clone(),
+            // Part of a step is not the step's figure: marked, as every view marks it.
+            match r.is_partial() {
+                true => format!("{} (partial)", step.name),
+                false => step.name.clone(),
+            },
             format_thousands(sum(&|j| j.read.iops).round() as u64),
             format!("{:.1}", sum(&|j| j.read.bw_bytes_per_sec) / MIB),
             format_thousands(sum(&|j| j.write.iops).round() as u64),
             format!("{:.1}", sum(&|j| j.write.bw_bytes_per_sec) / MIB),
-            format!("{:.1} us", mean_ns / 1000.0),
-            p99.map_or("-".to_string(), |ns| {
-                format!("{:.1} us", ns as f64 / 1000.0)
-            }),
+            mean,
+            p99,
             steady,
         ]);
     }

@@ -8,7 +8,7 @@ mod render;
 use crate::session;
 use crate::{args, write_output, Status, UsageError};
 use clap::{Arg, ArgMatches, Command};
-use diskmeter_analysis::{sweep_point, SweepPoint};
+use diskmeter_analysis::PointGroup;
 use diskmeter_orchestrator::{
     Batch, CommandKind, FinishedStep, Outcome, RunPlan, Session, Sink, SinkError, Step, StepContext,
 };
@@ -39,7 +39,10 @@ pub fn command() -> Command {
              second's within 5 % of their mean and the mean known to +-3 %, at most \
              --point-max), or runs a fixed --point-time. The default grid (8 x 5 points, a \
              0.5 s ramp and at most 3 s each) takes 1 to 2.5 minutes. \
-             TARGET as for `diskmeter suite` (default ./diskmeter-sweep.dat, 1 GiB).\n\n\
+             TARGET as for `diskmeter suite` (default ./diskmeter-sweep.dat, 1 GiB). \
+             A point cut short (Ctrl-C, SIGTERM, ENOSPC, an IO error) is listed as partial, \
+             with why, and left out of the analysis; with too few whole points for a curve \
+             (no block size with two queue depths) nothing is inferred.\n\n\
              Exit codes: 0 ok; 1 a point failed or the sweep was interrupted; 2 usage error.",
         )
         .arg(Arg::new("target").value_name("TARGET").help("File, folder or block device"))
@@ -148,41 +151,45 @@ fn results_text(
     target: &Path,
     outcome: &Outcome,
 ) -> String {
-    let point_of = |step: &FinishedStep| {
-        let point = &grid[step.index];
-        let bytes = block_sizes
+    let bytes_of = |bs: &str| {
+        block_sizes
             .iter()
-            .find(|(b, _)| *b == point.bs)
-            .map_or(0, |(_, v)| *v);
-        (
-            point,
-            sweep_point(&step.result, bytes, point.qd * point.numjobs),
-        )
+            .find(|(b, _)| b == bs)
+            .map_or(0, |(_, v)| *v)
     };
-    let groups: Vec<(String, Vec<SweepPoint>)> = patterns
+    let groups: Vec<PointGroup> = patterns
         .iter()
         .map(|rw| {
-            let points = outcome
-                .steps
-                .iter()
-                .map(point_of)
-                .filter(|(p, _)| &p.rw == rw)
-                .map(|(_, point)| point)
-                .collect();
-            (rw.clone(), points)
+            let mut group = PointGroup::whole(rw.clone(), Vec::new());
+            for step in &outcome.steps {
+                let point = &grid[step.index];
+                if &point.rw == rw {
+                    let qd = point.qd * point.numjobs;
+                    group.add(&step.name, &step.result, bytes_of(&point.bs), qd);
+                }
+            }
+            group
         })
         .collect();
     let json = matches
         .get_one::<String>("output-format")
         .map(String::as_str)
         == Some("json");
-    analyse_and_render(
+    let mut text = analyse_and_render(
         &groups,
         &target.display().to_string(),
         charts_folder(matches.get_one::<String>("charts")),
         json,
         AutoStopSummary::of(outcome.results()),
-    )
+    );
+    if !json && outcome.steps.len() < outcome.planned_steps {
+        text.push_str(&format!(
+            "The sweep stopped after {} of its {} points: the rest were not measured.\n",
+            outcome.steps.len(),
+            outcome.planned_steps
+        ));
+    }
+    text
 }
 
 /// `--dry-run`: one line per point with its job's options.

@@ -4,7 +4,7 @@
 
 use super::grid::Point;
 use diskmeter_analysis::{
-    analyse, point_step_name, points_of_steps, summary_lines, Analysis, SweepPoint,
+    analyse_group, point_step_name, points_of_steps, summary_lines, Analysis, PointGroup,
 };
 use diskmeter_report::RunResult;
 use diskmeter_units::{format_size_suffix, format_thousands, KbBase};
@@ -65,20 +65,23 @@ pub(crate) fn charts_folder(given: Option<&String>) -> Option<PathBuf> {
 /// tables and summaries (or the JSON document), with how auto-stopped points ended when
 /// known: shared by `sweep` and `analyze`.
 pub(crate) fn analyse_and_render(
-    groups: &[(String, Vec<SweepPoint>)],
+    groups: &[PointGroup],
     target: &str,
     charts_dir: Option<PathBuf>,
     json: bool,
     auto_stop: Option<AutoStopSummary>,
 ) -> String {
     let catalog = diskmeter_plan::Catalog::builtin();
-    let analyses: Vec<(&String, &Vec<SweepPoint>, Analysis)> = groups
+    // Partial points are listed by the analysis and drawn nowhere: a chart's curve is of
+    // whole points only.
+    let analyses: Vec<(&String, &PointGroup, Analysis)> = groups
         .iter()
-        .map(|(rw, points)| (rw, points, analyse(points, &catalog.disks)))
+        .map(|group| (&group.rw, group, analyse_group(group, &catalog.disks)))
         .collect();
     let mut chart_files = Vec::new();
     if let Some(dir) = &charts_dir {
-        for (rw, points, _) in &analyses {
+        // A pattern with no whole point has no curve to draw: no empty charts.
+        for (rw, group, _) in analyses.iter().filter(|(_, g, _)| !g.points.is_empty()) {
             let folder = if analyses.len() > 1 {
                 dir.join(rw.replace(':', ""))
             } else {
@@ -88,7 +91,8 @@ pub(crate) fn analyse_and_render(
                 eprintln!("diskmeter: cannot create {}: {e}", folder.display());
                 continue;
             }
-            match diskmeter_charts::write_charts(&folder, &format!("{rw} on {target}"), points) {
+            let about = format!("{rw} on {target}");
+            match diskmeter_charts::write_charts(&folder, &about, &group.points) {
                 Ok(files) => chart_files.extend(files),
                 Err(e) => eprintln!("diskmeter: {e}"),
             }
@@ -97,8 +101,9 @@ pub(crate) fn analyse_and_render(
     if json {
         let doc = serde_json::json!({
             "target": target,
-            "sweeps": analyses.iter().map(|(rw, points, a)| serde_json::json!({
-                "rw": rw, "points": points, "analysis": a, "summary": summary_lines(a),
+            "sweeps": analyses.iter().map(|(rw, group, a)| serde_json::json!({
+                "rw": rw, "points": group.points, "partial_points": group.partial,
+                "analysis": a, "summary": summary_lines(a),
             })).collect::<Vec<_>>(),
             "charts": chart_files.iter().map(|f| f.display().to_string()).collect::<Vec<_>>(),
             "auto_stop": auto_stop,
@@ -106,8 +111,13 @@ pub(crate) fn analyse_and_render(
         return serde_json::to_string_pretty(&doc).unwrap_or_default() + "\n";
     }
     let mut text = String::new();
-    for (rw, points, analysis) in &analyses {
-        text.push_str(&render(rw, target, points, analysis));
+    if analyses.is_empty() {
+        text.push_str(
+            "No point of the sweep finished: nothing was measured and nothing is inferred.\n",
+        );
+    }
+    for (rw, group, analysis) in &analyses {
+        text.push_str(&render(rw, target, group, analysis));
     }
     if let Some(a) = auto_stop {
         let _ = writeln!(
@@ -130,7 +140,7 @@ pub(crate) fn analyse_and_render(
 /// ([`diskmeter_analysis::points_of_steps`]).
 pub(crate) fn points_from_steps(
     steps: &[diskmeter_history::StoredStep],
-) -> anyhow::Result<Vec<(String, Vec<SweepPoint>)>> {
+) -> anyhow::Result<Vec<PointGroup>> {
     points_of_steps(steps.iter().map(|s| (s.name.as_str(), &s.result)))
         .map_err(|e| anyhow::anyhow!("{e} (analyze takes runs saved by diskmeter sweep)"))
 }
@@ -140,14 +150,14 @@ pub(super) fn step_name(point: &Point) -> String {
     point_step_name(&point.rw, &point.bs, point.qd, point.numjobs)
 }
 
-fn render(rw: &str, target: &str, points: &[SweepPoint], analysis: &Analysis) -> String {
+fn render(rw: &str, target: &str, group: &PointGroup, analysis: &Analysis) -> String {
     let mut table = comfy_table::Table::new();
     table
         .load_preset(comfy_table::presets::ASCII_MARKDOWN)
         .set_header(vec![
             "bs", "QD", "IOPS", "MiB/s", "mean lat", "p99 lat", "limit",
         ]);
-    for p in points {
+    for p in &group.points {
         let limit = analysis
             .block_sizes
             .iter()
@@ -164,7 +174,23 @@ fn render(rw: &str, target: &str, points: &[SweepPoint], analysis: &Analysis) ->
             limit,
         ]);
     }
-    let mut text = format!("sweep {rw} on {target}\n\n{table}\n\n");
+    // A partial point is in the table, marked, so a reader sees it was run; its figures
+    // cover only part of the time and no column is filled in as if it were whole.
+    for p in &group.partial {
+        table.add_row(vec![
+            format_size_suffix(p.bs_bytes, KbBase::Binary),
+            p.qd.to_string(),
+            format!("({}) partial", format_thousands(p.iops.round() as u64)),
+            "-".to_string(),
+            "-".to_string(),
+            "-".to_string(),
+            "partial: left out".to_string(),
+        ]);
+    }
+    let mut text = format!("sweep {rw} on {target}\n\n");
+    if !group.points.is_empty() || !group.partial.is_empty() {
+        let _ = write!(text, "{table}\n\n");
+    }
     for line in summary_lines(analysis) {
         let _ = writeln!(text, "  {line}");
     }

@@ -1,9 +1,10 @@
 //! The headline figures of one step, summed over its jobs the way `diskmeter show` sums them
-//! (IOPS and bandwidth per direction, IO-weighted mean latency, the largest listed p99), and
-//! the number formats every view of a run shares.
+//! (IOPS and bandwidth per direction, IO-weighted mean latency, the largest listed p99, on
+//! the intended clock for a paced or replayed step: [`RunResult::headline_latency`]), and the
+//! number formats every view of a run shares.
 
 use diskmeter_report::format::latency_unit;
-use diskmeter_report::{JobResult, RunResult};
+use diskmeter_report::{HeadlineLatency, JobResult, LatencyClock, RunResult};
 
 /// Bytes in a MiB: bandwidths are shown in MiB/s, as `diskmeter show` does.
 pub(crate) const MIB: f64 = (1u64 << 20) as f64;
@@ -21,37 +22,39 @@ pub(crate) struct StepFigures {
     pub write_bytes_per_sec: f64,
     /// Reads and writes done (the directions' `ios`).
     pub ios: u64,
-    /// Mean total latency (issue to completion) of every IO, ns; `None` without IOs.
+    /// Mean latency of every IO, ns, on [`StepFigures::latency`]'s clock; `None` without IOs
+    /// or when not known.
     pub lat_mean_ns: Option<f64>,
-    /// The largest completion-latency p99 any job listed, ns; `None` when no job listed a
-    /// p99 (its `percentile_list` left it out) or nothing completed.
-    pub clat_p99_ns: Option<u64>,
+    /// The largest p99 any job listed, ns (completion latency, or intended-time latency for a
+    /// paced step); `None` when no job listed a p99, nothing completed or it is not known.
+    pub p99_ns: Option<u64>,
+    /// The clock of the two latencies, and whether they are not known
+    /// ([`RunResult::headline_latency`]).
+    pub latency: HeadlineLatency,
 }
 
 impl StepFigures {
     /// The figures of `result`.
     pub fn of(result: &RunResult) -> StepFigures {
         let sum = |f: &dyn Fn(&JobResult) -> f64| -> f64 { result.jobs.iter().map(f).sum() };
-        let lat_ios = sum(&|j| (j.read.lat.count + j.write.lat.count) as f64);
-        let lat_mean_ns = (lat_ios > 0.0).then(|| {
-            sum(&|j| {
-                j.read.lat.mean_ns * j.read.lat.count as f64
-                    + j.write.lat.mean_ns * j.write.lat.count as f64
-            }) / lat_ios
-        });
+        let latency = result.headline_latency();
         StepFigures {
             read_iops: sum(&|j| j.read.iops),
             read_bytes_per_sec: sum(&|j| j.read.bw_bytes_per_sec),
             write_iops: sum(&|j| j.write.iops),
             write_bytes_per_sec: sum(&|j| j.write.bw_bytes_per_sec),
             ios: result.jobs.iter().map(|j| j.read.ios + j.write.ios).sum(),
-            lat_mean_ns,
-            clat_p99_ns: result
-                .jobs
-                .iter()
-                .flat_map(|j| [&j.read.clat, &j.write.clat])
-                .filter_map(|l| l.percentile(99.0))
-                .max(),
+            lat_mean_ns: latency.mean_ns,
+            p99_ns: latency.p99_ns,
+            latency,
+        }
+    }
+
+    /// A latency as a table cell shows it: "1.85 msec", with "(intended)" on a paced step's.
+    pub fn latency_cell(&self, ns: f64) -> String {
+        match self.latency.clock {
+            LatencyClock::Issue => latency_text(ns),
+            LatencyClock::Intended => format!("{} (intended)", latency_text(ns)),
         }
     }
 
@@ -87,11 +90,21 @@ impl StepFigures {
             return "no IO completed".to_string();
         }
         let mut line = parts.join(", ");
-        if let Some(mean) = self.lat_mean_ns {
-            line.push_str(&format!(", mean latency {}", latency_text(mean)));
+        if self.latency.unknown {
+            line.push_str(&format!(", {}", HeadlineLatency::UNKNOWN));
+            return line;
         }
-        if let Some(p99) = self.clat_p99_ns {
-            line.push_str(&format!(", p99 {}", latency_text(p99 as f64)));
+        // A paced step's figures are from each IO's intended issue time, and say so.
+        let label = self.latency.label();
+        if let Some(mean) = self.lat_mean_ns {
+            line.push_str(&format!(", mean {label} {}", latency_text(mean)));
+        }
+        if let Some(p99) = self.p99_ns {
+            let p99 = latency_text(p99 as f64);
+            match self.lat_mean_ns {
+                Some(_) => line.push_str(&format!(", p99 {p99}")),
+                None => line.push_str(&format!(", p99 {label} {p99}")),
+            }
         }
         line
     }

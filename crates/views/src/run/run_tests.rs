@@ -364,3 +364,122 @@ fn a_rate_limited_step_says_where_the_latency_from_the_intended_time_is() {
     assert!(fact(&section, "Job randread", "read lat_intended").is_some());
     assert!(fact(&section, "Job randread", "read lat_intended percentiles").is_some());
 }
+
+/// A run of one paced step of 4 KiB random reads whose IOs took 100 us from issue to
+/// completion; `intended`: how the intended-time latency was kept (`Some(factor)`: the
+/// issue-clock figures times `factor`, as a stall makes them; `None`: not kept, as results
+/// saved before it was).
+fn save_paced_run(fixture: &mut Fixture, intended: Option<f64>) -> i64 {
+    let load = Load {
+        job: "paced",
+        seconds: 3,
+        base_clat_ns: 100_000,
+        ..Load::randread(4096, 1, 1_000)
+    };
+    let mut step = step("paced", &load, STARTED_UNIX_MS);
+    let job = &mut step.result.jobs[0];
+    job.options.push(diskmeter_report::JobOption {
+        name: "rate_iops".into(),
+        value: "1000".into(),
+    });
+    if let Some(factor) = intended {
+        let mut summary = job.read.lat.clone();
+        summary.mean_ns *= factor;
+        summary.max_ns = (summary.max_ns as f64 * factor) as u64;
+        summary.percentiles = job
+            .read
+            .clat
+            .percentiles
+            .iter()
+            .map(|p| diskmeter_report::Percentile {
+                percent: p.percent,
+                value_ns: (p.value_ns as f64 * factor) as u64,
+            })
+            .collect();
+        job.read.lat_intended = summary;
+    }
+    fixture.save(&new_run(
+        "run",
+        "paced",
+        "diskmeter run --name paced --rate_iops 1000",
+        vec![step],
+    ))
+}
+
+#[test]
+fn issue27_a_paced_runs_headline_latency_is_its_intended_time_latency_labelled() {
+    let mut fixture = Fixture::new();
+    let id = save_paced_run(&mut fixture, Some(1_000.0));
+    let run = fixture.store.load(id).unwrap();
+    let p99_ns = run.steps[0].result.jobs[0]
+        .read
+        .lat_intended
+        .percentile(99.0);
+    let section = section(&fixture.store, Item::Run(id)).unwrap();
+    let headline = section.headline.clone().unwrap();
+    let p99 = super::figures::latency_text(p99_ns.unwrap() as f64);
+    assert!(
+        headline.contains("mean intended-time latency ")
+            && headline.ends_with(&format!(", p99 {p99}")),
+        "{headline}"
+    );
+    assert!(
+        section
+            .notes
+            .iter()
+            .any(|n| n.contains("headline latency is from when each IO was due")),
+        "{:#?}",
+        section.notes
+    );
+}
+
+#[test]
+fn issue27_a_paced_run_saved_without_intended_latency_says_it_is_not_known() {
+    let mut fixture = Fixture::new();
+    let id = save_paced_run(&mut fixture, None);
+    let section = section(&fixture.store, Item::Run(id)).unwrap();
+    let headline = section.headline.clone().unwrap();
+    assert!(
+        headline.ends_with(", intended-time latency not known (saved before diskmeter kept it)"),
+        "{headline}"
+    );
+    assert!(!headline.contains("p99"), "{headline}");
+    assert!(section.notes.iter().any(|n| n.contains("not known")));
+}
+
+#[test]
+fn issue27_a_partial_suite_step_is_named_partial_in_the_table_the_charts_and_its_section() {
+    let mut fixture = Fixture::new();
+    let mut steps: Vec<_> = [
+        ("SEQ1M Q8T1 read", Load::randread(1 << 20, 8, 1_800)),
+        ("RND4K Q32T1 read", Load::randread(4096, 32, 9_000)),
+    ]
+    .iter()
+    .enumerate()
+    .map(|(i, (name, load))| step(name, load, STARTED_UNIX_MS + 3_500 * i as u64))
+    .collect();
+    steps[1].result.meta.partial = true;
+    let id = fixture.save(&new_run("suite", "quick", "diskmeter suite quick", steps));
+    let suite = section(&fixture.store, Item::Run(id)).unwrap();
+    let table = &suite.tables[0];
+    assert_eq!(table.rows[0][0].text, "SEQ1M Q8T1 read");
+    assert_eq!(table.rows[1][0].text, "RND4K Q32T1 read (partial)");
+    assert_eq!(table.rows[1][0].tone, crate::Tone::Neutral);
+    for chart in &suite.charts {
+        assert_eq!(chart.x.categories[1], "RND4K Q32T1 read (partial)");
+    }
+    let child = &suite.children[1];
+    assert!(
+        child.title.ends_with("RND4K Q32T1 read (partial)"),
+        "{}",
+        child.title
+    );
+    assert!(
+        child
+            .notes
+            .iter()
+            .any(|n| n.starts_with("This step is partial (interrupted")),
+        "{:#?}",
+        child.notes
+    );
+}

@@ -41,7 +41,7 @@ fn a_suite_shows_its_steps_table_bar_charts_and_a_child_per_step() {
         .iter()
         .map(|s| s.label.as_str())
         .collect();
-    assert_eq!(latency_labels, ["mean latency", "p99 clat"]);
+    assert_eq!(latency_labels, ["mean latency", "p99"]);
     for child in &suite.children {
         assert_eq!(child.kind, SectionKind::Step);
         let kinds: Vec<&str> = child.charts.iter().map(|c| c.kind.as_str()).collect();

@@ -95,7 +95,7 @@ fn the_sweep_section_names_the_tier_and_the_ceilings_that_analyze_prints() {
     // What `diskmeter analyze` computes from the same history.
     let run = fixture.store.load(id).unwrap();
     let groups = points_of_steps(run.steps.iter().map(|s| (s.name.as_str(), &s.result))).unwrap();
-    let analysis = analyse(&groups[0].1, &diskmeter_plan::Catalog::builtin().disks);
+    let analysis = analyse(&groups[0].points, &diskmeter_plan::Catalog::builtin().disks);
     let CeilingFinding::Found(iops) = &analysis.iops_ceiling else {
         panic!("the fixture shows an IOPS cap: {analysis:#?}");
     };
@@ -221,4 +221,83 @@ fn a_run_whose_steps_are_not_sweep_points_is_refused_by_name() {
         }
         other => panic!("{other:?}"),
     }
+}
+
+#[test]
+fn issue27_a_partial_point_is_marked_in_the_table_left_out_of_the_analysis_and_not_drawn() {
+    // Ctrl-C during QD 8: its 2,863 IOPS, below QD 4's, are part of a second.
+    let mut fixture = Fixture::new();
+    let mut steps = Vec::new();
+    for (qd, iops) in [(1u32, 1_200u64), (2, 2_350), (4, 4_504), (8, 2_863)] {
+        let started = STARTED_UNIX_MS + 3_200 * steps.len() as u64;
+        let load = Load::randread(4096, qd, iops);
+        steps.push(step(&format!("randread 4k QD{qd} x1"), &load, started));
+    }
+    steps[3].result.meta.partial = true;
+    let id = fixture.save(&new_run(
+        "sweep",
+        "randread",
+        "diskmeter sweep /mnt/data --bs 4k --qd 1,2,4,8",
+        steps,
+    ));
+    let section = section(&fixture.store, Item::Run(id)).unwrap();
+    assert_eq!(
+        fact(&section, "Points"),
+        "4 (1 partial, left out of the analysis)"
+    );
+    assert!(
+        section.notes.iter().any(|n| n
+            .starts_with("Partial point left out of the analysis: randread 4k QD8 x1 (2,863 IOPS")),
+        "{:#?}",
+        section.notes
+    );
+    // Still rising at QD 4, the highest whole point: not at the partial QD 8.
+    assert!(fact(&section, "IOPS ceiling").contains("queue depth (4)"));
+    let points = section
+        .tables
+        .iter()
+        .find(|t| t.title == "Points: randread")
+        .unwrap();
+    let last = points.rows.last().unwrap();
+    assert_eq!(last[1].text, "8");
+    assert_eq!(last[2].text, "(2,863) partial");
+    assert!(last[6].text.starts_with("partial, left out: interrupted"));
+    assert_eq!(last[6].tone, crate::Tone::Neutral);
+    let iops = &section.charts[0];
+    assert_eq!(iops.series[0].x, [1.0, 2.0, 4.0], "no partial point drawn");
+}
+
+#[test]
+fn issue27_a_sweep_with_one_whole_point_states_no_ceiling_limit_or_tier() {
+    let mut fixture = Fixture::new();
+    let mut steps = vec![
+        step(
+            "randwrite 4k QD1 x1",
+            &Load::randread(4096, 1, 900),
+            STARTED_UNIX_MS,
+        ),
+        step(
+            "randwrite 4k QD2 x1",
+            &Load::randread(4096, 2, 300),
+            STARTED_UNIX_MS + 3_200,
+        ),
+    ];
+    steps[1].result.jobs[0].error = Some("No space left on device (os error 28)".into());
+    let id = fixture.save(&new_run("sweep", "randwrite", "diskmeter sweep", steps));
+    let section = section(&fixture.store, Item::Run(id)).unwrap();
+    let nothing = fact(&section, "Nothing inferred");
+    assert!(
+        nothing.starts_with("only 1 whole point(s)") && nothing.contains("1 partial point(s)"),
+        "{nothing}"
+    );
+    assert!(section.facts.iter().all(|g| g
+        .rows
+        .iter()
+        .all(|(name, _)| name != "IOPS ceiling" && name != "Behaves like")));
+    assert!(!section.tables.iter().any(|t| t.title == "Block sizes"));
+    assert_eq!(section.charts.len(), 3, "the one whole point is drawn");
+    assert!(section
+        .notes
+        .iter()
+        .any(|n| n.contains("failed: job") && n.contains("No space left on device")));
 }
