@@ -116,8 +116,8 @@ struct DirectionEvidence {
 /// What one step can say, built once and asked for each requirement.
 #[derive(Debug, Clone)]
 pub struct StepEvidence {
-    /// The step was interrupted or failed.
-    pub partial: bool,
+    /// Why the step is partial (interrupted, or a job failed); `None` for a whole step.
+    pub partial: Option<String>,
     /// Which latency is judged.
     pub clock: LatencyClock,
     /// IOs in flight in all (iodepth x workers, summed over jobs).
@@ -163,17 +163,6 @@ fn side(job: &JobResult, direction: Direction) -> &DirectionResult {
     }
 }
 
-/// A job asked for pacing (a rate option, or a replayed log), read from the options it
-/// records, which results of every schema keep.
-fn paced_by_options(job: &JobResult) -> bool {
-    job.options.iter().any(|o| {
-        matches!(
-            o.name.as_str(),
-            "rate" | "rate_iops" | "read_iolog" | "rate_min" | "rate_iops_min"
-        )
-    })
-}
-
 impl StepEvidence {
     /// The evidence of `result`; `histogram(direction, kind)` gives the step's merged
     /// histogram of `kind` (`lat`, `lat_intended`) — from the history, or
@@ -182,13 +171,7 @@ impl StepEvidence {
         result: &RunResult,
         histogram: &mut dyn FnMut(Direction, &str) -> Option<LatencyHistogram>,
     ) -> StepEvidence {
-        let paced_any = result.jobs.iter().any(|job| {
-            paced_by_options(job)
-                || job.workload.rate_iops.iter().any(|&r| r > 0)
-                || job.workload.rate_bytes_per_sec.iter().any(|&r| r > 0)
-                || job.read.lat_intended.count > 0
-                || job.write.lat_intended.count > 0
-        });
+        let paced_any = result.jobs.iter().any(JobResult::paced);
         let mut directions: [DirectionEvidence; 2] = Default::default();
         for direction in Direction::BOTH {
             let d = &mut directions[direction.index()];
@@ -234,8 +217,7 @@ impl StepEvidence {
                         pacing_bytes = None;
                     }
                 }
-                let paced =
-                    paced_by_options(job) || iops > 0.0 || bytes > 0.0 || s.lat_intended.count > 0;
+                let paced = job.paced() || iops > 0.0 || bytes > 0.0;
                 d.paced |= paced;
                 d.intended_missing |= paced && s.lat_intended.count == 0;
             }
@@ -296,7 +278,7 @@ impl StepEvidence {
             .map(|j| u64::from(j.workload.iodepth) * u64::from(j.workers.max(1)))
             .sum();
         StepEvidence {
-            partial: result.meta.partial || result.jobs.iter().any(|j| j.error.is_some()),
+            partial: result.partial_reason(),
             clock,
             iodepth,
             samples,

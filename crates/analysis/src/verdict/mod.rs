@@ -151,12 +151,11 @@ pub fn judge(requirement: &Requirement, evidence: &StepEvidence) -> Judgement {
     let mut judgement = Judgement::not_measured(requirement, String::new());
     judgement.reason = None;
     judgement.clock = matches!(measure, Measure::LatencyMs { .. }).then_some(evidence.clock);
-    if evidence.partial {
-        judgement.reason = Some(
-            "not judged: the step is partial (interrupted, or a job failed), and part of a run \
-             is never judged as a whole one"
-                .to_string(),
-        );
+    if let Some(why) = &evidence.partial {
+        judgement.reason = Some(format!(
+            "not judged: the step is partial ({why}), and part of a run is never judged as a \
+             whole one"
+        ));
         return judgement;
     }
     let estimate = match evidence.estimate(measure) {
