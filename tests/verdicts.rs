@@ -100,9 +100,9 @@ fn replay(dir: &TestDir, db: &Path, id: &str, target: &LoopDevice, extra: &[&str
         &target.dev,
         "--allow-destroy",
         "--size",
-        "200m",
+        "100m",
         "--runtime",
-        "5",
+        "4",
         "--quiet",
         "--output-format",
         "json",
@@ -130,9 +130,9 @@ fn the_guides_loop_is_met_or_within_noise_every_time_and_a_replay_held_below_is_
     for repetition in 1..=5 {
         let dir = TestDir::in_memory();
         let db = dir.path().join("h.db");
-        let app_device = LoopDevice::new_direct(dir.path(), "app", 256);
-        let target = LoopDevice::new_direct(dir.path(), "target", 256);
-        let Some((id, did)) = capture_the_application(&dir, &db, &app_device, 6, 4) else {
+        let app_device = LoopDevice::new_direct(dir.path(), "app", 128);
+        let target = LoopDevice::new_direct(dir.path(), "target", 128);
+        let Some((id, did)) = capture_the_application(&dir, &db, &app_device, 4, 3) else {
             return;
         };
         if repetition == 1 {
