@@ -302,16 +302,9 @@ fn split_pairs(text: &str) -> Result<Vec<(String, String)>, PlanError> {
 /// A positive rate: `16000`, `16k` (16,000), `1.5m` (1,500,000), `12,800` is not accepted
 /// (the comma separates keys).
 fn parse_rate(text: &str) -> Result<f64, DemandProblem> {
-    let t = text.trim();
-    let (number, scale) = match t.chars().last() {
-        Some('k' | 'K') => (&t[..t.len() - 1], 1e3),
-        Some('m' | 'M') => (&t[..t.len() - 1], 1e6),
-        _ => (t, 1.0),
-    };
-    match number.parse::<f64>() {
-        Ok(v) if v.is_finite() && v > 0.0 => Ok(v * scale),
-        _ => Err(DemandProblem::NotARate(t.to_string())),
-    }
+    diskmeter_units::parse_decimal_count(text)
+        .filter(|v| *v > 0.0)
+        .ok_or_else(|| DemandProblem::NotARate(text.trim().to_string()))
 }
 
 /// A share, by the one rule of every share the planner reads (`read`, `write`, `cache-hit`,

@@ -1,4 +1,5 @@
-//! fio's small value types: `bool` (`1`/`0`), percentages, and `float_list` (`1:50:99.9`).
+//! fio's small value types: `bool` (`1`/`0`), percentages, and `float_list` (`1:50:99.9`);
+//! and the decimal counts requirements and demands take (`16k` IOPS = 16,000).
 //!
 //! Rules from fio's HOWTO, "Parameter types":
 //! <https://fio.readthedocs.io/en/latest/fio_doc.html#parameter-types>
@@ -21,6 +22,23 @@ pub fn parse_bool(text: &str) -> Result<bool, UnitError> {
             reason: "use 1 or 0 (fio's booleans are numbers)".to_string(),
         }),
     }
+}
+
+/// A count per second as requirements and demands write it: `5000`, `5k` (x 1,000), `1.2m`
+/// (x 1,000,000): decimal, unlike fio's sizes, since IOPS are counted in thousands. `None`
+/// for anything else (a negative or non-finite number too).
+pub fn parse_decimal_count(text: &str) -> Option<f64> {
+    let t = text.trim();
+    let (number, scale) = match t.chars().last() {
+        Some('k' | 'K') => (&t[..t.len() - 1], 1e3),
+        Some('m' | 'M') => (&t[..t.len() - 1], 1e6),
+        _ => (t, 1.0),
+    };
+    number
+        .parse::<f64>()
+        .ok()
+        .filter(|v| v.is_finite() && *v >= 0.0)
+        .map(|v| v * scale)
 }
 
 /// Parses a percentage from 0 to 100: `50`, `50%`, `12.5`.

@@ -468,20 +468,7 @@ impl StepEvidence {
             .sum::<f64>()
             / ios as f64
             / 1e6;
-        let intended = self.clock == LatencyClock::Intended;
-        let values: Vec<f64> = self
-            .samples
-            .iter()
-            .map(|s| Self::scoped_sample(scope, s))
-            .filter(|d| d.ios > 0)
-            .map(|d| {
-                if intended {
-                    d.lat_intended_mean_ns / 1e6
-                } else {
-                    d.lat_mean_ns / 1e6
-                }
-            })
-            .collect();
+        let (values, intended) = self.interval_means_ms(scope);
         // A series saved before the intended clock was kept per interval has only zeros.
         let kept = !intended || values.iter().any(|v| *v > 0.0);
         let estimate = batch_means(&values);
@@ -511,6 +498,26 @@ impl StepEvidence {
                 estimate.batches
             ),
         }
+    }
+
+    /// The mean latency of each whole interval with IO in `scope`, ms, on the step's clock,
+    /// and whether that clock is the intended one.
+    fn interval_means_ms(&self, scope: Scope) -> (Vec<f64>, bool) {
+        let intended = self.clock == LatencyClock::Intended;
+        let values = self
+            .samples
+            .iter()
+            .map(|s| Self::scoped_sample(scope, s))
+            .filter(|d| d.ios > 0)
+            .map(|d| {
+                if intended {
+                    d.lat_intended_mean_ns / 1e6
+                } else {
+                    d.lat_mean_ns / 1e6
+                }
+            })
+            .collect();
+        (values, intended)
     }
 
     fn latency_max(&self, scope: Scope) -> Estimate {
@@ -562,20 +569,7 @@ impl StepEvidence {
     }
 
     fn interval_latency_percentile(&self, scope: Scope, percent: f64) -> Result<Estimate, String> {
-        let intended = self.clock == LatencyClock::Intended;
-        let mut values: Vec<f64> = self
-            .samples
-            .iter()
-            .map(|s| Self::scoped_sample(scope, s))
-            .filter(|d| d.ios > 0)
-            .map(|d| {
-                if intended {
-                    d.lat_intended_mean_ns / 1e6
-                } else {
-                    d.lat_mean_ns / 1e6
-                }
-            })
-            .collect();
+        let (mut values, intended) = self.interval_means_ms(scope);
         if values.is_empty() {
             return Err("no whole interval with IO".to_string());
         }

@@ -293,16 +293,8 @@ pub fn parse_requirements(text: &str) -> Result<Vec<Requirement>, RequirementErr
 
 /// `5000`, `5k`, `1.2m` (x1,000 / x1,000,000).
 fn parse_rate(text: &str) -> Result<f64, String> {
-    let t = text.trim();
-    let (number, scale) = match t.chars().last() {
-        Some('k' | 'K') => (&t[..t.len() - 1], 1e3),
-        Some('m' | 'M') => (&t[..t.len() - 1], 1e6),
-        _ => (t, 1.0),
-    };
-    match number.parse::<f64>() {
-        Ok(v) if v.is_finite() && v >= 0.0 => Ok(v * scale),
-        _ => Err(format!("'{t}' is not a rate (e.g. 5000, 5k)")),
-    }
+    diskmeter_units::parse_decimal_count(text)
+        .ok_or_else(|| format!("'{}' is not a rate (e.g. 5000, 5k)", text.trim()))
 }
 
 /// Milliseconds: a bare number (`0.5`), or fio time syntax with a unit (`500us`, `2ms`).
