@@ -15,16 +15,11 @@ use std::path::Path;
 use std::process::{Command, Output, Stdio};
 use std::time::Duration;
 
+/// `diskmeter ARGS --db DB` in `dir`.
 fn diskmeter(dir: &TestDir, db: &Path, args: &[&str]) -> Output {
-    Command::new(assert_cmd::cargo::cargo_bin("diskmeter"))
-        .current_dir(dir.path())
-        .args(args)
-        .arg("--db")
-        .arg(db)
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .output()
-        .expect("run diskmeter")
+    let db = db.to_str().expect("a UTF-8 path");
+    let with_db: Vec<&str> = args.iter().copied().chain(["--db", db]).collect();
+    common::diskmeter(dir.path(), &with_db)
 }
 
 fn text(output: &Output) -> String {
@@ -36,8 +31,7 @@ fn text(output: &Output) -> String {
 }
 
 fn ok_json(output: Output) -> Value {
-    assert!(output.status.success(), "{}", text(&output));
-    serde_json::from_slice(&output.stdout).expect("JSON")
+    serde_json::from_str(&common::ok(output)).expect("JSON")
 }
 
 /// The application: fio at a fixed 1,400 reads/s + 600 writes/s (8 KiB reads, 16 KiB writes,
