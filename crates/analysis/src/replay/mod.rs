@@ -72,6 +72,11 @@ pub struct LevelFigures {
     pub write_latency_ms: Option<f64>,
     /// Cache flushes per second at the level (`f/s`).
     pub flushes_per_sec: f64,
+    /// Read throughput at the level, bytes/s (`rkB/s` x 1024): a rate that keeps the level's
+    /// r/s may not carry its MiB/s when busy seconds had bigger IOs.
+    pub read_bytes_per_sec: Option<f64>,
+    /// Write throughput at the level, bytes/s (`wkB/s` x 1024).
+    pub write_bytes_per_sec: Option<f64>,
     /// The capture's mean writes per second (`w/s`, time-weighted): with a trace's data
     /// writes per second, how many of the counted writes carried data.
     pub write_iops_mean: Option<f64>,
@@ -84,6 +89,11 @@ impl LevelFigures {
     /// has no figure for (no writes at all) counts as 0.
     pub fn from_checklist(checklist: &Checklist, level: Level) -> LevelFigures {
         let kib = |metric| checklist.level(metric, Level::Mean).map(|k| k * 1024.0);
+        let mib = |metric| {
+            checklist
+                .level(metric, level)
+                .map(|m| m * (1u64 << 20) as f64)
+        };
         LevelFigures {
             level,
             read_iops: checklist.level(Metric::IopsRead, level).unwrap_or(0.0),
@@ -94,6 +104,8 @@ impl LevelFigures {
             read_latency_ms: checklist.level(Metric::LatencyReadMs, level),
             write_latency_ms: checklist.level(Metric::LatencyWriteMs, level),
             flushes_per_sec: checklist.level(Metric::FlushesPerSec, level).unwrap_or(0.0),
+            read_bytes_per_sec: mib(Metric::ThroughputReadMibps),
+            write_bytes_per_sec: mib(Metric::ThroughputWriteMibps),
             write_iops_mean: checklist.level(Metric::IopsWrite, Level::Mean),
         }
     }
@@ -202,8 +214,27 @@ pub fn build_replay(request: &ReplayRequest) -> Result<ReplayWorkload, ReplayErr
     if let Some(pct) = request.random_percent.filter(|p| *p > 100) {
         return Err(ReplayError::RandomOutOfRange(pct));
     }
-    let read_rate = round_rate(level.read_iops);
-    let counted_writes = round_rate(level.write_iops);
+    let mut carried = Vec::new();
+    let read_rate = round_rate(covering_rate(
+        "reads",
+        level.read_iops,
+        level.read_bytes_per_sec,
+        level.read_request_bytes,
+        &mut carried,
+    ));
+    // Writes with flushes count the flushes' empty writes (their mean size is not the data's):
+    // their rate stays the level's w/s.
+    let counted_writes = round_rate(if level.flushes_per_sec > 0.0 {
+        level.write_iops
+    } else {
+        covering_rate(
+            "writes",
+            level.write_iops,
+            level.write_bytes_per_sec,
+            level.write_request_bytes,
+            &mut carried,
+        )
+    });
     let data_share = data_write_share(level, request.trace.as_ref());
     let flush_plan = plan_flushes(level.flushes_per_sec, counted_writes, data_share);
     let (write_rate, dsync_rate) = flush_plan.map_or((counted_writes, 0), |plan| {
@@ -221,6 +252,9 @@ pub fn build_replay(request: &ReplayRequest) -> Result<ReplayWorkload, ReplayErr
         sized.level.write_request_bytes = Some(bytes * counted_writes as f64 / data as f64);
     }
     let mut out = Builder::default();
+    for note in carried {
+        out.note(note);
+    }
     let syncs = flush_plan.map_or(0.0, |plan| plan.syncs_per_sec());
     let split = split_streams(request.trace.as_ref(), write_rate + dsync_rate, dsync_rate);
     // The random job keeps the reads and the writes no other job takes, with the fsyncs'
@@ -576,6 +610,34 @@ impl Builder {
             self.notes.push(note);
         }
     }
+}
+
+/// The IOPS that carry both a direction's level of IOs per second and its level of throughput
+/// at the capture's mean size: the p90 of the MiB/s is often a little above the p90 of the
+/// IOPS times the mean size (busy seconds carry bigger IOs), and a replay paced below it could
+/// never show the level's MiB/s to `check --capture ID --level L`. Says so in `notes` when the
+/// throughput sets the rate.
+fn covering_rate(
+    what: &str,
+    iops: f64,
+    bytes_per_sec: Option<f64>,
+    mean_bytes: Option<f64>,
+    notes: &mut Vec<String>,
+) -> f64 {
+    let (Some(bytes), Some(size)) = (bytes_per_sec, mean_bytes.filter(|s| *s > 0.0)) else {
+        return iops;
+    };
+    let by_bytes = bytes / size;
+    if !by_bytes.is_finite() || by_bytes <= iops * 1.001 {
+        return iops;
+    }
+    notes.push(format!(
+        "{what}: {by_bytes:.1}/s, the level's {:.2} MiB/s at the mean size of {size:.0} bytes, \
+         more than its {iops:.1}/s (busy seconds carried bigger IOs), so the replay carries \
+         both the level's IOPS and its MiB/s",
+        bytes / (1u64 << 20) as f64
+    ));
+    by_bytes
 }
 
 /// A level's rate as fio's whole IOPS, rounded up: a replay checked against its own level

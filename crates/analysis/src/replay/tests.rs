@@ -15,6 +15,8 @@ fn p90(read_iops: f64, write_iops: f64, queue_depth: f64) -> LevelFigures {
         read_latency_ms: None,
         write_latency_ms: None,
         flushes_per_sec: 0.0,
+        read_bytes_per_sec: None,
+        write_bytes_per_sec: None,
         write_iops_mean: None,
     }
 }
@@ -658,4 +660,23 @@ fn a_damaged_capture_with_few_flushes_among_huge_writes_still_builds_a_job_that_
             options.iter().cloned().map(|(k, v)| (k, Some(v))).collect();
         diskmeter_workload::jobs_from_options(&options).expect("the job parses");
     }
+}
+
+#[test]
+fn a_level_whose_mib_per_s_needs_more_ios_than_its_iops_is_paced_to_carry_both() {
+    let mut level = p90(1400.0, 0.0, 1.0);
+    // 1,400 reads/s of 8 KiB are 10.9 MiB/s; the level's MiB/s is 3 % more.
+    level.read_bytes_per_sec = Some(1400.0 * 8192.0 * 1.03);
+    let built = build_replay(&request(level, None)).unwrap();
+    assert_eq!(built.option("rate_iops"), Some("1442"));
+    assert!(
+        built.notes.iter().any(|n| n.contains("carries both")),
+        "{:?}",
+        built.notes
+    );
+    // At or under the IOPS' own throughput, the IOPS set the rate.
+    let mut level = p90(1400.0, 0.0, 1.0);
+    level.read_bytes_per_sec = Some(1400.0 * 8192.0);
+    let built = build_replay(&request(level, None)).unwrap();
+    assert_eq!(built.option("rate_iops"), Some("1400"));
 }
