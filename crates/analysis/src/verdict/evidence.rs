@@ -29,13 +29,9 @@ use diskmeter_stats::{
 use diskmeter_units::Direction;
 use serde::Serialize;
 
+use super::estimate::{order_statistic_ranks, Estimate, NotMeasured, HISTOGRAM_RELATIVE_ERROR};
 use super::{LatencyStatistic, Measure, Scope};
 
-/// A histogram percentile's relative error: 3 significant digits (docs/GUIDE.md,
-/// "Statistics").
-pub const HISTOGRAM_RELATIVE_ERROR: f64 = 0.001;
-/// The normal quantile of a two-sided 95 % interval.
-const Z_95: f64 = 1.959_964;
 const MIB: f64 = (1u64 << 20) as f64;
 
 /// Which latency a step's latency requirements are judged on.
@@ -58,36 +54,6 @@ impl LatencyClock {
             LatencyClock::Intended => "from the intended issue time",
             LatencyClock::IntendedNotKept => "from the intended issue time (not kept)",
         }
-    }
-}
-
-/// A measured figure with its 95 % interval.
-#[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct Estimate {
-    /// The figure, in the measure's unit.
-    pub value: f64,
-    /// The interval's low end (may be -inf: no interval could be computed).
-    #[serde(serialize_with = "finite_or_null")]
-    pub low: f64,
-    /// The interval's high end (may be +inf).
-    #[serde(serialize_with = "finite_or_null")]
-    pub high: f64,
-    /// How the interval was computed, in words.
-    pub method: String,
-}
-
-fn finite_or_null<S: serde::Serializer>(value: &f64, s: S) -> Result<S::Ok, S::Error> {
-    if value.is_finite() {
-        s.serialize_f64(*value)
-    } else {
-        s.serialize_none()
-    }
-}
-
-impl Estimate {
-    /// Whether an interval was computed (enough samples).
-    pub fn has_interval(&self) -> bool {
-        self.low.is_finite() && self.high.is_finite()
     }
 }
 
@@ -375,29 +341,17 @@ impl StepEvidence {
 
     /// The figure `measure` asks for with its 95 % interval; `Err` says why it cannot be
     /// measured on this step.
-    pub fn estimate(&self, measure: Measure) -> Result<Estimate, String> {
+    pub fn estimate(&self, measure: Measure) -> Result<Estimate, NotMeasured> {
         let scope = measure.scope();
         if self.ios(scope) == 0 {
-            return Err(format!(
-                "the step did no {}IO",
-                match scope {
-                    Scope::Read => "read ",
-                    Scope::Write => "write ",
-                    Scope::Total => "",
-                }
-            ));
+            return Err(NotMeasured::NoIo(scope));
         }
         match measure {
             Measure::Iops { .. } => Ok(self.rate(scope, false)),
             Measure::Mibps { .. } => Ok(self.rate(scope, true)),
             Measure::LatencyMs { statistic, .. } => {
                 if self.clock == LatencyClock::IntendedNotKept {
-                    return Err(
-                        "not known: the step was paced, and its latency from the intended issue \
-                         time was not kept (a result saved before diskmeter kept it); its \
-                         issue-to-completion latency would hide how late its IOs went out"
-                            .to_string(),
-                    );
+                    return Err(NotMeasured::IntendedNotKept);
                 }
                 match statistic {
                     LatencyStatistic::Mean => Ok(self.latency_mean(scope)),
@@ -536,20 +490,18 @@ impl StepEvidence {
         }
     }
 
-    fn latency_percentile(&self, scope: Scope, percent: f64) -> Result<Estimate, String> {
+    fn latency_percentile(&self, scope: Scope, percent: f64) -> Result<Estimate, NotMeasured> {
         let mut merged: Option<LatencyHistogram> = None;
         for d in self.scoped(scope).into_iter().filter(|d| d.ios > 0) {
             let Some(h) = &d.histogram else {
-                return Err(
-                    "not known: the step's latency histograms are not in the history".to_string(),
-                );
+                return Err(NotMeasured::HistogramsNotKept);
             };
             match merged.as_mut() {
                 Some(m) => m.merge(h),
                 None => merged = Some(h.clone()),
             }
         }
-        let histogram = merged.ok_or("no latency histogram")?;
+        let histogram = merged.ok_or(NotMeasured::HistogramsNotKept)?;
         let n = histogram.count();
         let (low_rank, high_rank) = order_statistic_ranks(n, percent / 100.0);
         let at_rank = |rank: u64| histogram.value_at_percentile(rank as f64 / n as f64 * 100.0);
@@ -568,16 +520,17 @@ impl StepEvidence {
         })
     }
 
-    fn interval_latency_percentile(&self, scope: Scope, percent: f64) -> Result<Estimate, String> {
+    fn interval_latency_percentile(
+        &self,
+        scope: Scope,
+        percent: f64,
+    ) -> Result<Estimate, NotMeasured> {
         let (mut values, intended) = self.interval_means_ms(scope);
         if values.is_empty() {
-            return Err("no whole interval with IO".to_string());
+            return Err(NotMeasured::NoWholeInterval);
         }
         if intended && values.iter().all(|v| *v == 0.0) {
-            return Err(
-                "not known: the step's 1 s means from the intended issue time were not kept"
-                    .to_string(),
-            );
+            return Err(NotMeasured::IntervalMeansNotKept);
         }
         values.sort_by(f64::total_cmp);
         let n = values.len() as u64;
@@ -594,15 +547,4 @@ impl StepEvidence {
             ),
         })
     }
-}
-
-/// The 1-based ranks bounding the distribution-free 95 % interval of the `quantile` of `n`
-/// values: n q -+ 1.96 sqrt(n q (1 - q)), rounded outwards, within 1..=n.
-pub fn order_statistic_ranks(n: u64, quantile: f64) -> (u64, u64) {
-    let n_f = n as f64;
-    let centre = n_f * quantile;
-    let spread = Z_95 * (n_f * quantile * (1.0 - quantile)).sqrt();
-    let low = ((centre - spread).floor() as i64).clamp(1, n.max(1) as i64) as u64;
-    let high = ((centre + spread).ceil() as i64).clamp(1, n.max(1) as i64) as u64;
-    (low, high)
 }

@@ -15,15 +15,14 @@
 //! **A partial step** (interrupted, or a job failed) is never judged as a whole run: each of
 //! its requirements is "not measured", with the reason.
 
+mod estimate;
 mod evidence;
 mod requirement;
 #[cfg(test)]
 mod tests;
 
-pub use evidence::{
-    merged_job_histogram, order_statistic_ranks, Estimate, LatencyClock, StepEvidence,
-    HISTOGRAM_RELATIVE_ERROR,
-};
+pub use estimate::{order_statistic_ranks, Estimate, NotMeasured, HISTOGRAM_RELATIVE_ERROR};
+pub use evidence::{merged_job_histogram, LatencyClock, StepEvidence};
 pub use requirement::{
     parse_requirements, requirements_from_checklist, Allowance, Bound, LatencyStatistic, Measure,
     Requirement, RequirementError, Scope, MEASUREMENT_POINT_ALLOWANCE, REQUIRE_KEYS,
@@ -161,7 +160,7 @@ pub fn judge(requirement: &Requirement, evidence: &StepEvidence) -> Judgement {
     let estimate = match evidence.estimate(measure) {
         Ok(estimate) => estimate,
         Err(why) => {
-            judgement.reason = Some(why);
+            judgement.reason = Some(why.to_string());
             return judgement;
         }
     };
