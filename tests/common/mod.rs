@@ -501,3 +501,14 @@ impl AsRef<Path> for TestDir {
         self.path()
     }
 }
+
+/// `diskmeter replay --db DB ARGS...` in `dir`.
+pub fn replay(dir: &TestDir, db: &Path, args: &[&str]) -> Command {
+    let mut cmd = Command::cargo_bin("diskmeter").expect("the diskmeter binary");
+    cmd.current_dir(dir.path())
+        .arg("replay")
+        .arg("--db")
+        .arg(db)
+        .args(args);
+    cmd
+}
