@@ -47,7 +47,18 @@ fn json_is_rows_of_metric_and_five_columns_with_null_for_unknown() {
     for r in rows.as_array().unwrap() {
         let mut keys: Vec<&String> = r.as_object().unwrap().keys().collect();
         keys.sort();
-        assert_eq!(keys, ["max", "mean", "metric", "p50", "p90", "p99"]);
+        assert_eq!(
+            keys,
+            [
+                "max",
+                "mean",
+                "metric",
+                "p50",
+                "p90",
+                "p99",
+                "percentiles_over"
+            ]
+        );
     }
     // 60 s at 1,500 IOPS then 60 s at 4,000.
     let iops = row(rows, "iops_total");

@@ -65,8 +65,10 @@ impl Clock for TscClock {
         if deadline_ns - now > SPIN_NS {
             std::thread::sleep(std::time::Duration::from_nanos(deadline_ns - now - SPIN_NS));
         }
+        // Yielding in the spin keeps a busy machine's other threads (another worker, another
+        // job) running: on an idle CPU the yield returns at once.
         while sys::monotonic_ns() < deadline_ns {
-            std::hint::spin_loop();
+            std::thread::yield_now();
         }
     }
 
