@@ -402,7 +402,10 @@ fn a_history_written_by_main_at_f43a725_lists_shows_exports_compares_and_analyse
             let job = &step["result"]["jobs"][0];
             // The current result schema (diskmeter_report::SCHEMA_VERSION): stored results are
             // upgraded when read.
-            assert_eq!(step["result"]["schema_version"], 4);
+            assert_eq!(
+                step["result"]["schema_version"],
+                diskmeter_report::SCHEMA_VERSION
+            );
             assert!(job.get("spec").is_none(), "no job specification is stored");
             assert!(job["options"].as_array().unwrap().len() >= 5, "{job}");
         }

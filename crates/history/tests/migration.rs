@@ -90,6 +90,15 @@ fn a_database_written_by_main_at_f43a725_opens_lists_and_loads() {
         // Schema 4's timing facts read as "not known" in a result written before them.
         assert_eq!(new["meta"]["phase_starts_unix_ns"], serde_json::json!([]));
         assert_eq!(new["meta"]["io_finished_unix_ns"], 0);
+        // Schema 5's intended-time means per interval read as 0 (not kept).
+        for job in new["jobs"].as_array_mut().unwrap() {
+            for sample in job["series"].as_array_mut().unwrap() {
+                for direction in ["read", "write"] {
+                    let d = sample[direction].as_object_mut().unwrap();
+                    assert_eq!(d.remove("lat_intended_mean_ns"), Some(Value::from(0.0)));
+                }
+            }
+        }
         for doc in [&mut old, &mut new] {
             doc["schema_version"] = Value::Null;
             let meta = doc["meta"].as_object_mut().unwrap();

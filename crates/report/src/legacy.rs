@@ -14,16 +14,17 @@ use diskmeter_workload::JobSpec;
 use crate::schema::{JobOption, JobWorkload, RunResult, SCHEMA_VERSION};
 use crate::ReportError;
 
-/// Reads a diskmeter result of any schema version this build knows (1, 2, 3 and the
+/// Reads a diskmeter result of any schema version this build knows (1 to 4 and the
 /// current one), upgraded to the current schema.
 pub fn upgrade_json(text: &str) -> Result<RunResult, ReportError> {
     let mut doc: Value = serde_json::from_str(text)?;
     match schema_version(&doc)? {
         1 => upgrade_from_v1(&mut doc),
         // 2 -> 3 only added optional fields (a job's `trim`, `io_errors` and
-        // `latency_target`), 3 -> 4 too (`meta`'s phase starts, IO end and rank): a
-        // version-2 or -3 result reads as it is.
-        2 | 3 => doc["schema_version"] = Value::from(SCHEMA_VERSION),
+        // `latency_target`), 3 -> 4 too (`meta`'s phase starts, IO end and rank), 4 -> 5 too
+        // (a job's pacing and the series' intended-time means, 0 = not kept): a version-2, -3
+        // or -4 result reads as it is.
+        2..=4 => doc["schema_version"] = Value::from(SCHEMA_VERSION),
         SCHEMA_VERSION => {}
         found => {
             return Err(ReportError::UnknownVersion {

@@ -22,7 +22,7 @@ use crate::input::{RunMeta, TargetInfo};
 /// scale-out run (what merging several hosts' results needs), jobs their exact latency
 /// histograms (`histograms`), and a merged result the ranks' results (`ranks`) and the
 /// aggregate figures (`scale_out`).
-pub const SCHEMA_VERSION: u32 = 4;
+pub const SCHEMA_VERSION: u32 = 5;
 
 /// The whole run as reported.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
