@@ -126,7 +126,7 @@ fn the_guides_loop_is_met_or_within_noise_every_time_and_a_replay_held_below_is_
         let db = dir.path().join("h.db");
         let app_device = LoopDevice::new_direct(dir.path(), "app", 128);
         let target = LoopDevice::new_direct(dir.path(), "target", 128);
-        let Some((id, did)) = capture_the_application(&dir, &db, &app_device, 4, 3) else {
+        let Some((id, did)) = capture_the_application(&dir, &db, &app_device, 3, 2) else {
             return;
         };
         if repetition == 1 {
@@ -224,7 +224,7 @@ fn the_guides_loop_is_met_or_within_noise_every_time_and_a_replay_held_below_is_
     );
 }
 
-/// A run paced at 1,000 IOPS on a file in memory for 4 s, stopped with SIGSTOP for 500 ms
+/// A run paced at 1,000 IOPS on a file in memory for 3 s, stopped with SIGSTOP for 500 ms
 /// after 1.5 s when `stall` (its IOs go out late, measured from their intended issue times),
 /// then checked against a 10 ms p99 latency requirement.
 fn paced_run_checked(stall: bool) -> (Option<i32>, String) {
@@ -245,7 +245,7 @@ fn paced_run_checked(stall: bool) -> (Option<i32>, String) {
             "--iodepth=4",
             "--rate_iops=1000",
             "--time_based",
-            "--runtime=4",
+            "--runtime=3",
             "--db",
         ])
         .arg(&db)
