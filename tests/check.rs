@@ -172,7 +172,7 @@ fn require_keys_are_met_missed_or_not_measured_with_their_intervals() {
         met.stdout
     );
     assert!(
-        met.stdout.contains("95 % interval") && met.stdout.contains("order statistics of 13,5"),
+        met.stdout.contains("95 % interval") && met.stdout.contains("order statistics of 13,"),
         "{}",
         met.stdout
     );
