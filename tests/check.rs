@@ -2,14 +2,13 @@
 //! capture seeded through the history API (tests/seed), explicit `--require` keys and the
 //! guides' `--expect` profiles: each line met, missed, within noise or not measured with the
 //! measured figure's interval; exit 0 when nothing is missed, 1 on a miss (or a figure the
-//! run cannot show), 2 on bad input; and a paced run stalled by SIGSTOP, judged on latency
-//! from its intended issue times.
+//! run cannot show), 2 on bad input.
 
 mod common;
 mod seed;
 
 use assert_cmd::Command;
-use common::{real_io, TestDir};
+use common::TestDir;
 use diskmeter_suites::expect::{expectations, EXPECTATION_SETS};
 
 struct Checked {
@@ -282,73 +281,4 @@ fn bad_input_exits_2() {
         assert_eq!(out.code, Some(2), "{args:?}: {}{}", out.stdout, out.stderr);
         assert!(out.stderr.contains(says), "{args:?}: {}", out.stderr);
     }
-}
-
-/// A run paced at 1,000 IOPS on a file in memory for 3 s, stopped with SIGSTOP for 500 ms
-/// after 1.5 s when `stall` (its IOs go out late, measured from their intended issue times),
-/// then checked against a 10 ms p99 latency requirement.
-fn paced_run_checked(stall: bool) -> (Option<i32>, String) {
-    let dir = TestDir::in_memory();
-    let db = dir.path().join("h.db");
-    let run = std::process::Command::new(assert_cmd::cargo::cargo_bin("diskmeter"))
-        .current_dir(dir.path())
-        .args([
-            "run",
-            "--quiet",
-            "--name=paced",
-            "--filename=paced.dat",
-            "--size=64m",
-            "--rw=randread",
-            "--bs=4k",
-            "--ioengine=io_uring",
-            "--direct=1",
-            "--iodepth=4",
-            "--rate_iops=1000",
-            "--time_based",
-            "--runtime=3",
-            "--db",
-        ])
-        .arg(&db)
-        .stdout(std::process::Stdio::null())
-        .stderr(std::process::Stdio::piped())
-        .spawn()
-        .expect("start diskmeter");
-    if stall {
-        let pid = run.id() as libc::pid_t;
-        std::thread::sleep(std::time::Duration::from_millis(1500));
-        // SAFETY: kill sends a signal to the child this test started and still waits for.
-        unsafe { libc::kill(pid, libc::SIGSTOP) };
-        std::thread::sleep(std::time::Duration::from_millis(500));
-        // SAFETY: as above.
-        unsafe { libc::kill(pid, libc::SIGCONT) };
-    }
-    let done = run.wait_with_output().expect("diskmeter");
-    assert!(
-        done.status.success(),
-        "{}",
-        String::from_utf8_lossy(&done.stderr)
-    );
-    let db = db.to_str().unwrap();
-    let checked = check(&dir, db, &["last", "--require", "read-lat-p99=10ms"]);
-    (
-        checked.code,
-        format!("{}{}", checked.stdout, checked.stderr),
-    )
-}
-
-#[test]
-fn a_paced_run_stalled_by_sigstop_misses_a_latency_requirement_its_twin_meets() {
-    let _turn = real_io();
-    let (code, said) = paced_run_checked(true);
-    eprintln!("stalled:\n{said}");
-    assert_eq!(code, Some(1), "{said}");
-    assert!(
-        said.contains("MISSED read-lat-p99 <= 10.00 ms")
-            && said.contains("from the intended issue time"),
-        "{said}"
-    );
-    let (code, said) = paced_run_checked(false);
-    eprintln!("not stalled:\n{said}");
-    assert_eq!(code, Some(0), "{said}");
-    assert!(said.contains("MET read-lat-p99 <= 10.00 ms"), "{said}");
 }
