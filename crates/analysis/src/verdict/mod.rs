@@ -129,8 +129,16 @@ impl Judgement {
 }
 
 impl Judgement {
-    /// `requirement` not measured, for `reason` ("not measured: run 3 has no step 'x'").
+    /// `requirement` not measured, for `reason` ("run 3 has no step 'x'").
     pub fn not_measured(requirement: &Requirement, reason: String) -> Judgement {
+        Judgement {
+            reason: Some(reason),
+            ..Judgement::unjudged(requirement, None)
+        }
+    }
+
+    /// `requirement` before it is judged: not measured, with no reason yet.
+    fn unjudged(requirement: &Requirement, clock: Option<LatencyClock>) -> Judgement {
         Judgement {
             key: requirement.key(),
             requirement: requirement.clone(),
@@ -138,8 +146,8 @@ impl Judgement {
             verdict: Verdict::NotMeasured,
             measured: None,
             margin_percent: None,
-            clock: None,
-            reason: Some(reason),
+            clock,
+            reason: None,
         }
     }
 }
@@ -147,9 +155,8 @@ impl Judgement {
 /// Judges `requirement` on the step `evidence` describes.
 pub fn judge(requirement: &Requirement, evidence: &StepEvidence) -> Judgement {
     let measure = requirement.measure;
-    let mut judgement = Judgement::not_measured(requirement, String::new());
-    judgement.reason = None;
-    judgement.clock = matches!(measure, Measure::LatencyMs { .. }).then_some(evidence.clock);
+    let clock = matches!(measure, Measure::LatencyMs { .. }).then_some(evidence.clock);
+    let mut judgement = Judgement::unjudged(requirement, clock);
     if let Some(why) = &evidence.partial {
         judgement.reason = Some(format!(
             "not judged: the step is partial ({why}), and part of a run is never judged as a \

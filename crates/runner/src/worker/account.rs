@@ -120,10 +120,10 @@ impl Tally {
 impl<C: Clock, E: IoEngine + ?Sized> Worker<'_, C, E> {
     /// Submits what `issue` queued and collects completions: waiting for at least
     /// `iodepth_batch_complete_min` of them, or only polling when a rate or throttle turn
-    /// is due (`wake_at`) and a slot could take it. Returns the minimum asked for.
+    /// is due (`wake_at`) and a slot could take it; when polling with IO in flight, waits in
+    /// the engine until a completion or the turn. Returns the minimum asked for, and whether
+    /// it already waited.
     #[inline]
-    /// Returns the `min` it waited for; 0 means it polled, and then `waited` says whether
-    /// it already waited (until a completion or `wake_at`) in the engine.
     pub(super) fn reap(&mut self, wake_at: Option<u64>) -> Result<Reaped, RunError> {
         let queue = &mut self.queue;
         let pending = queue.just_queued.len();
