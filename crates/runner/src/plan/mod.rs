@@ -312,11 +312,7 @@ pub fn resolve(jobs: &[JobSpec], options: &PlanOptions) -> Result<RunPlan, RunEr
                 // A replay ends with its log.
                 None
             } else {
-                // With filesize, size only says how much IO to do (fio's rule).
-                let io_size = job.io_size_bytes.or(job.filesize_bytes.and(job.size_bytes));
-                Some(
-                    io_size.unwrap_or_else(|| region_total.saturating_mul(job.loops.max(1) as u64)),
-                )
+                Some(io_limit(job, &targets, &plan.targets, region_total))
             };
             // fio's create_only: the files are laid out and the job does no IO.
             let (io_limit_bytes, runtime_ns) = if job.files.create_only {
@@ -356,6 +352,54 @@ pub fn resolve(jobs: &[JobSpec], options: &PlanOptions) -> Result<RunPlan, RunEr
     }
     crate::monitor::check_groups(&plan)?;
     Ok(plan)
+}
+
+/// How many bytes a size-based worker does, as fio counts them (fio's `setup_files` and
+/// `do_io`): `io_size` when given; else each target's region in whole blocks of the job's
+/// smallest block size (fio does the whole blocks inside a size that is not a multiple of
+/// them: 999,424 bytes of `size=1000000 bs=4k`), once per loop. With `filesize`, `size`
+/// says how much IO to do, but no more than the files hold (fio lowers `size` to the files'
+/// total). Random writes without a random map are not bounded by the blocks (an offset may
+/// repeat), so they do `size` itself, as fio does.
+fn io_limit(job: &JobSpec, targets: &[usize], planned: &[TargetPlan], region_total: u64) -> u64 {
+    if let Some(io_size) = job.io_size_bytes {
+        return io_size;
+    }
+    let loops = u64::from(job.loops.max(1));
+    if job.rw.is_random() && job.norandommap && job.rw.writes() {
+        return job
+            .filesize_bytes
+            .and(job.size_bytes)
+            .map_or(region_total, |size| size.min(region_total))
+            .saturating_mul(loops);
+    }
+    let min_bs = smallest_bs_bytes(job);
+    let whole_blocks: u64 = targets
+        .iter()
+        .map(|&t| planned[t].region_len_bytes / min_bs * min_bs)
+        .sum();
+    match job.filesize_bytes.and(job.size_bytes) {
+        Some(size) => size.min(whole_blocks),
+        None => whole_blocks.saturating_mul(loops),
+    }
+}
+
+/// fio's `td_min_bs`: the smallest block size of the directions the job issues.
+fn smallest_bs_bytes(job: &JobSpec) -> u64 {
+    let mut min = u64::MAX;
+    for direction in diskmeter_workload::Direction::BOTH {
+        let issues = match direction {
+            diskmeter_workload::Direction::Read => job.rw.reads(),
+            diskmeter_workload::Direction::Write => job.rw.writes(),
+        };
+        if issues {
+            min = min.min(job.bs_bounds(direction).0);
+        }
+    }
+    if min == u64::MAX {
+        min = job.bs_bounds(diskmeter_workload::Direction::Read).0;
+    }
+    min.max(1)
 }
 
 /// The job's seed: `randseed`, or with `randrepeat=0` mixed with the clock so every run
