@@ -164,7 +164,10 @@ fn issue_28_job_files_do_the_same_work_size_based_under_fio_and_diskmeter() {
     let mut unexplained = Vec::new();
     let mut excused = 0;
     for file in files {
-        let (name, status) = (file["file"].as_str().unwrap(), file["status"].as_str().unwrap());
+        let (name, status) = (
+            file["file"].as_str().unwrap(),
+            file["status"].as_str().unwrap(),
+        );
         if status == "same work" || status == "other engine" {
             continue;
         }
@@ -188,8 +191,7 @@ fn issue_28_job_files_do_the_same_work_size_based_under_fio_and_diskmeter() {
                 format!(" (known cause: {note})")
             }
         );
-        if status != "different work" && status != "refused" && status != "different structure"
-        {
+        if status != "different work" && status != "refused" && status != "different structure" {
             continue;
         }
         if pending.iter().any(|owner| PENDING_MERGES.contains(owner)) {

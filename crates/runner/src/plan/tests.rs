@@ -128,16 +128,30 @@ fn issue_28_a_size_that_is_not_whole_blocks_does_the_whole_blocks_inside_it_as_f
     // fio 3.33 on the null engine (filesetup.c setup_files, backend.c do_io): 244 blocks of
     // 4 KiB in 1,000,000 bytes, each pass of `loops`, each file of `nrfiles` on its own.
     let cases: &[(&[(&str, &str)], u64)] = &[
-        (&[("size", "1000000"), ("bs", "4k"), ("rw", "write")], 999_424),
-        (&[("size", "1000000"), ("bs", "4k"), ("rw", "randwrite")], 999_424),
-        (&[("size", "1000000"), ("bs", "4k"), ("offset", "1000")], 999_424),
+        (
+            &[("size", "1000000"), ("bs", "4k"), ("rw", "write")],
+            999_424,
+        ),
+        (
+            &[("size", "1000000"), ("bs", "4k"), ("rw", "randwrite")],
+            999_424,
+        ),
+        (
+            &[("size", "1000000"), ("bs", "4k"), ("offset", "1000")],
+            999_424,
+        ),
         (
             &[("size", "1000000"), ("bs", "4k"), ("loops", "3")],
             3 * 999_424,
         ),
         // 4 MiB in 3 files of 1,398,101 bytes: 85 blocks of 16 KiB each.
         (
-            &[("size", "4m"), ("bs", "16k"), ("nrfiles", "3"), ("rw", "randwrite")],
+            &[
+                ("size", "4m"),
+                ("bs", "16k"),
+                ("nrfiles", "3"),
+                ("rw", "randwrite"),
+            ],
             3 * 85 * 16_384,
         ),
         // The smallest size of a range is the block.
