@@ -120,10 +120,6 @@ const KNOWN_DIFFERENCES: &[(&str, &str)] = &[
         "zonemode=zbd on the null engine: fio 3.33 does no sequential write at 2z",
     ),
     (
-        "jobs/options-files-naming.fio",
-        "clones naming the same files share them under fio (one pass between them)",
-    ),
-    (
         "jobs/options-trim-backlog.fio",
         "kept on purpose: trim_percentage trims without verify (docs/GUIDE.md)",
     ),

@@ -181,3 +181,33 @@ fn issue_28_a_size_that_is_not_whole_blocks_does_the_whole_blocks_inside_it_as_f
         assert_eq!(planned_io_bytes(options), *bytes, "{options:?}");
     }
 }
+
+#[test]
+fn issue_28_a_clone_whose_files_are_all_taken_does_no_io_as_fio() {
+    // fio 3.33 (filesetup.c add_file): numjobs=2 with filename_format=shared.$filenum, the
+    // first clone writes shared.0 and the second does no IO; with $jobnum each has its own.
+    let dir = tempfile::tempdir().unwrap();
+    let clones = |name: &str, format: &str| {
+        job(&[
+            ("name", name),
+            ("ioengine", "null"),
+            ("size", "64k"),
+            ("numjobs", "2"),
+            ("filename_format", format),
+        ])
+    };
+    let plan = resolve(
+        &[clones("a", "shared.$filenum"), clones("b", "own.$jobnum")],
+        &in_folder(dir.path()),
+    )
+    .unwrap();
+    let limits: Vec<Option<u64>> = plan.workers.iter().map(|w| w.io_limit_bytes).collect();
+    assert_eq!(limits, [Some(65_536), Some(0), Some(65_536), Some(65_536)]);
+    assert!(
+        plan.notes
+            .iter()
+            .any(|n| n.starts_with("job a clone 1: every file it names")),
+        "{:?}",
+        plan.notes
+    );
+}
