@@ -19,6 +19,9 @@ pub struct VerifyOptions {
     /// `verify=`: the kind of check; `None` is fio's `verify=0` (no verification). A
     /// `verify_pattern` with no `verify` means `verify=pattern`, as in fio.
     pub kind: Option<VerifyKind>,
+    /// `verify=` was given (also as `0`): then a `verify_pattern` does not imply
+    /// `verify=pattern` (fio's `str_verify_pattern_cb` checks `fio_option_is_set(verify)`).
+    pub kind_given: bool,
     /// `do_verify`: read back and check after the write phase (fio default 1; only
     /// meaningful with `verify`).
     pub do_verify: bool,
@@ -61,6 +64,7 @@ impl Default for VerifyOptions {
     fn default() -> Self {
         VerifyOptions {
             kind: None,
+            kind_given: false,
             do_verify: true,
             verify_only: false,
             pattern: None,
@@ -84,7 +88,7 @@ impl Default for VerifyOptions {
 /// and `verify_backlog`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum VerifyPhase {
-    /// No checking (no `verify`, `verify=null`, or a writing job with `do_verify=0`; the
+    /// No checking (no `verify`, or a writing job with `do_verify=0`; the
     /// blocks are still written with headers when a kind is set).
     None,
     /// Write everything, then read it all back and check it (fio's default).
@@ -103,9 +107,13 @@ pub enum VerifyPhase {
 }
 
 impl VerifyOptions {
-    /// The kind in force: `verify=`, else `pattern` when only `verify_pattern` is set (fio
-    /// sets verify=pattern then), else none.
+    /// The kind in force: `verify=`, else `pattern` when `verify_pattern` is set and
+    /// `verify` is not (fio sets verify=pattern then; an explicit `verify=0` keeps it off),
+    /// else none.
     pub fn effective_kind(&self) -> Option<VerifyKind> {
+        if self.kind_given {
+            return self.kind;
+        }
         self.kind
             .or_else(|| self.pattern.as_ref().map(|_| VerifyKind::Pattern))
     }
@@ -133,7 +141,9 @@ impl VerifyOptions {
     /// Which verify phase a job runs; `writes` is whether its `rw` issues writes.
     pub fn phase(&self, writes: bool) -> VerifyPhase {
         match self.effective_kind() {
-            None | Some(VerifyKind::Null) => VerifyPhase::None,
+            // verify=null reads back as any kind does and checks nothing (fio's HOWTO: "Only
+            // pretend to verify"; fio 3.33 reads every block back).
+            None => VerifyPhase::None,
             Some(_) if self.verify_only || !writes => VerifyPhase::Existing,
             Some(_) if !self.do_verify => VerifyPhase::None,
             Some(_) => match self.backlog_blocks {

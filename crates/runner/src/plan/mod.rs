@@ -199,6 +199,8 @@ pub fn resolve(jobs: &[JobSpec], options: &PlanOptions) -> Result<RunPlan, RunEr
     }
     let (mut group_id, mut phase) = (0u32, 0u32);
     let mut index = TargetIndex::default();
+    // Every file a job or clone has taken so far (fio's "already allocated" list).
+    let mut allocated = std::collections::HashSet::new();
     for (job_index, job) in jobs.iter().enumerate() {
         // fio: stonewall and new_group start a new group unless this is the first job;
         // stonewall also waits for every job before it.
@@ -258,6 +260,7 @@ pub fn resolve(jobs: &[JobSpec], options: &PlanOptions) -> Result<RunPlan, RunEr
         let shared_paths = !job.filenames.is_empty();
         let mut shared_targets: Option<Vec<usize>> = None;
         for clone_index in 0..job.numjobs {
+            let mut no_io = false;
             // fio's offset_increment: each clone's region starts further in.
             let clone_job;
             let job = if job.offset_increment_bytes > 0 {
@@ -292,12 +295,30 @@ pub fn resolve(jobs: &[JobSpec], options: &PlanOptions) -> Result<RunPlan, RunEr
                     .clone()
                     .or_else(|| options.default_directory.clone())
                     .unwrap_or_else(|| PathBuf::from("."));
-                // fio's filename_format; clones whose names come out equal share the file.
+                // fio's filename_format.
                 let paths: Vec<PathBuf> = (0..job.nrfiles.max(1))
                     .map(|file| dir.join(job.files.file_name(&job.name, clone_index, file)))
                     .collect();
+                let paths = match clone_files(clone_index, paths, &allocated) {
+                    CloneFiles::Own(paths) => paths,
+                    CloneFiles::None(paths) => {
+                        plan.notes.push(format!(
+                            "job {} clone {clone_index}: every file it names ({}) is taken by an \
+                             earlier job or clone, so as in fio it does no IO (fio's clones \
+                             leave out files already allocated; put $jobnum in \
+                             filename_format to give each clone its own)",
+                            job.name,
+                            paths[0].display()
+                        ));
+                        no_io = true;
+                        paths
+                    }
+                };
                 resolve_targets(&mut plan.targets, &mut index, job, &paths, options)?
             };
+            for &t in &targets {
+                allocated.insert(plan.targets[t].path.clone());
+            }
             crate::engine_options::check_targets(job, &targets, &plan.targets)?;
             crate::zbd::check_targets(job, &targets, &plan.targets)?;
             check_regions(job, &targets, &plan.targets, &mut plan.notes)?;
@@ -312,14 +333,10 @@ pub fn resolve(jobs: &[JobSpec], options: &PlanOptions) -> Result<RunPlan, RunEr
                 // A replay ends with its log.
                 None
             } else {
-                // With filesize, size only says how much IO to do (fio's rule).
-                let io_size = job.io_size_bytes.or(job.filesize_bytes.and(job.size_bytes));
-                Some(
-                    io_size.unwrap_or_else(|| region_total.saturating_mul(job.loops.max(1) as u64)),
-                )
+                Some(io_limit(job, &targets, &plan.targets, region_total))
             };
             // fio's create_only: the files are laid out and the job does no IO.
-            let (io_limit_bytes, runtime_ns) = if job.files.create_only {
+            let (io_limit_bytes, runtime_ns) = if job.files.create_only || no_io {
                 (Some(0), Some(0))
             } else {
                 (io_limit_bytes, job.runtime_ns)
@@ -356,6 +373,88 @@ pub fn resolve(jobs: &[JobSpec], options: &PlanOptions) -> Result<RunPlan, RunEr
     }
     crate::monitor::check_groups(&plan)?;
     Ok(plan)
+}
+
+/// How many bytes a size-based worker does, as fio counts them (fio's `setup_files` and
+/// `do_io`): `io_size` when given; else each target's region in whole blocks of the job's
+/// smallest block size (fio does the whole blocks inside a size that is not a multiple of
+/// them: 999,424 bytes of `size=1000000 bs=4k`), once per loop. With `filesize`, `size`
+/// says how much IO to do, but no more than the files hold (fio lowers `size` to the files'
+/// total). Random writes without a random map are not bounded by the blocks (an offset may
+/// repeat), so they do `size` itself, as fio does.
+fn io_limit(job: &JobSpec, targets: &[usize], planned: &[TargetPlan], region_total: u64) -> u64 {
+    if let Some(io_size) = job.io_size_bytes {
+        return io_size;
+    }
+    let loops = u64::from(job.loops.max(1));
+    if job.rw.is_random() && job.norandommap && job.rw.writes() {
+        return job
+            .filesize_bytes
+            .and(job.size_bytes)
+            .map_or(region_total, |size| size.min(region_total))
+            .saturating_mul(loops);
+    }
+    let min_bs = smallest_bs_bytes(job);
+    let whole_blocks: u64 = targets
+        .iter()
+        .map(|&t| planned[t].region_len_bytes / min_bs * min_bs)
+        .sum();
+    match job.filesize_bytes.and(job.size_bytes) {
+        Some(size) => size.min(whole_blocks),
+        None => whole_blocks.saturating_mul(loops),
+    }
+}
+
+/// fio's `td_min_bs`: the smallest block size of the directions the job issues.
+fn smallest_bs_bytes(job: &JobSpec) -> u64 {
+    let mut min = u64::MAX;
+    for direction in diskmeter_workload::Direction::BOTH {
+        let issues = match direction {
+            diskmeter_workload::Direction::Read => job.rw.reads(),
+            diskmeter_workload::Direction::Write => job.rw.writes(),
+        };
+        if issues {
+            min = min.min(job.bs_bounds(direction).0);
+        }
+    }
+    if min == u64::MAX {
+        min = job.bs_bounds(diskmeter_workload::Direction::Read).0;
+    }
+    min.max(1)
+}
+
+/// The files a clone of a job does IO on.
+enum CloneFiles {
+    /// Its own (all it names, or those no earlier job or clone has).
+    Own(Vec<PathBuf>),
+    /// None: every file it names is allocated already, so it does no IO (the paths are kept
+    /// for its report).
+    None(Vec<PathBuf>),
+}
+
+/// fio's `add_file`: a clone (numjobs' second worker on) leaves out each file another job
+/// or clone already has, unless it exists and is not a regular file (a device), and does no
+/// IO when none is left. fio 3.33 on the null engine: with `numjobs=2` and
+/// `filename_format=shared.$filenum`, the first clone does the file and the second nothing.
+fn clone_files(
+    clone_index: u32,
+    paths: Vec<PathBuf>,
+    allocated: &std::collections::HashSet<PathBuf>,
+) -> CloneFiles {
+    if clone_index == 0 {
+        return CloneFiles::Own(paths);
+    }
+    let device_like = |p: &PathBuf| std::fs::metadata(p).is_ok_and(|m| !m.is_file());
+    let own: Vec<PathBuf> = paths
+        .iter()
+        .filter(|p| !allocated.contains(*p) || device_like(p))
+        .cloned()
+        .collect();
+    if own.is_empty() {
+        CloneFiles::None(paths)
+    } else {
+        CloneFiles::Own(own)
+    }
 }
 
 /// The job's seed: `randseed`, or with `randrepeat=0` mixed with the clock so every run

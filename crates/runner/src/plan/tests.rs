@@ -113,3 +113,101 @@ fn an_offset_and_size_that_end_past_2_64_bytes_are_refused_not_an_overflow() {
         );
     }
 }
+
+/// The bytes one null-engine job plans to do, from its options.
+fn planned_io_bytes(options: &[(&str, &str)]) -> u64 {
+    let dir = tempfile::tempdir().unwrap();
+    let mut all = vec![("name", "j"), ("ioengine", "null")];
+    all.extend_from_slice(options);
+    let plan = resolve(&[job(&all)], &in_folder(dir.path())).unwrap();
+    plan.workers[0].io_limit_bytes.unwrap()
+}
+
+#[test]
+fn issue_28_a_size_that_is_not_whole_blocks_does_the_whole_blocks_inside_it_as_fio() {
+    // fio 3.33 on the null engine (filesetup.c setup_files, backend.c do_io): 244 blocks of
+    // 4 KiB in 1,000,000 bytes, each pass of `loops`, each file of `nrfiles` on its own.
+    let cases: &[(&[(&str, &str)], u64)] = &[
+        (
+            &[("size", "1000000"), ("bs", "4k"), ("rw", "write")],
+            999_424,
+        ),
+        (
+            &[("size", "1000000"), ("bs", "4k"), ("rw", "randwrite")],
+            999_424,
+        ),
+        (
+            &[("size", "1000000"), ("bs", "4k"), ("offset", "1000")],
+            999_424,
+        ),
+        (
+            &[("size", "1000000"), ("bs", "4k"), ("loops", "3")],
+            3 * 999_424,
+        ),
+        // 4 MiB in 3 files of 1,398,101 bytes: 85 blocks of 16 KiB each.
+        (
+            &[
+                ("size", "4m"),
+                ("bs", "16k"),
+                ("nrfiles", "3"),
+                ("rw", "randwrite"),
+            ],
+            3 * 85 * 16_384,
+        ),
+        // The smallest size of a range is the block.
+        (
+            &[("size", "1000000"), ("bsrange", "4k-16k"), ("rw", "write")],
+            999_424,
+        ),
+        // io_size is a byte count, not a region: fio does it as given.
+        (
+            &[("size", "10m"), ("io_size", "1000000"), ("bs", "4k")],
+            1_000_000,
+        ),
+        // Random writes without a random map are not bounded by the blocks.
+        (
+            &[
+                ("size", "1000000"),
+                ("bs", "4k"),
+                ("rw", "randwrite"),
+                ("norandommap", "1"),
+            ],
+            1_000_000,
+        ),
+        // With filesize, size says how much IO, but no more than the files hold.
+        (&[("size", "4m"), ("filesize", "2m"), ("bs", "4k")], 2 << 20),
+    ];
+    for (options, bytes) in cases {
+        assert_eq!(planned_io_bytes(options), *bytes, "{options:?}");
+    }
+}
+
+#[test]
+fn issue_28_a_clone_whose_files_are_all_taken_does_no_io_as_fio() {
+    // fio 3.33 (filesetup.c add_file): numjobs=2 with filename_format=shared.$filenum, the
+    // first clone writes shared.0 and the second does no IO; with $jobnum each has its own.
+    let dir = tempfile::tempdir().unwrap();
+    let clones = |name: &str, format: &str| {
+        job(&[
+            ("name", name),
+            ("ioengine", "null"),
+            ("size", "64k"),
+            ("numjobs", "2"),
+            ("filename_format", format),
+        ])
+    };
+    let plan = resolve(
+        &[clones("a", "shared.$filenum"), clones("b", "own.$jobnum")],
+        &in_folder(dir.path()),
+    )
+    .unwrap();
+    let limits: Vec<Option<u64>> = plan.workers.iter().map(|w| w.io_limit_bytes).collect();
+    assert_eq!(limits, [Some(65_536), Some(0), Some(65_536), Some(65_536)]);
+    assert!(
+        plan.notes
+            .iter()
+            .any(|n| n.starts_with("job a clone 1: every file it names")),
+        "{:?}",
+        plan.notes
+    );
+}

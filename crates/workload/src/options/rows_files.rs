@@ -26,7 +26,7 @@ pub(super) static ROWS: &[OptionDef] = &[
         kind: OptionKind::Str,
         default: "$jobname.$jobnum.$filenum",
         unit: "",
-        help: "Names of the files diskmeter creates: $jobname, $jobnum (the clone), $filenum and $clientuid (empty) are replaced; clones whose names come out equal share the file",
+        help: "Names of the files diskmeter creates: $jobname, $jobnum (the clone), $filenum and $clientuid (empty) are replaced; a clone whose names are all taken by an earlier job or clone does no IO, as fio",
         limits: None,
         set: set_filename_format,
         show: Some(show_filename_format),

@@ -15,6 +15,7 @@ pub(crate) fn set_verify(spec: &mut JobSpec, value: Value) -> Result<(), Invalid
         "0" => None,
         name => Some(VerifyKind::parse(name)?),
     };
+    spec.verify.kind_given = true;
     Ok(())
 }
 

@@ -174,11 +174,43 @@ fn the_phase_follows_fio_write_then_verify_reads_check_existing_data() {
     assert_eq!(only.verify.phase(true), VerifyPhase::Existing);
     let no_verify = with(&[("verify", Some("md5")), ("do_verify", Some("0"))]);
     assert_eq!(no_verify.verify.phase(true), VerifyPhase::None);
+    // verify=null reads every block back and checks nothing: fio 3.33 reads 1,024 blocks
+    // back after writing 4 MiB in 4 KiB blocks with verify=null (issue 28).
     assert_eq!(
         with(&[("verify", Some("null"))]).verify.phase(true),
-        VerifyPhase::None
+        VerifyPhase::AfterWrite
     );
     assert_eq!(JobSpec::default().verify.phase(true), VerifyPhase::None);
+}
+
+#[test]
+fn issue_28_verify_pattern_implies_verify_pattern_unless_verify_was_given() {
+    // fio's str_verify_pattern_cb: verify=pattern when verify is not set, before or after.
+    for options in [
+        &[("verify_pattern", Some("0x55"))][..],
+        &[("verify_pattern", Some("0x55")), ("rw", Some("write"))][..],
+    ] {
+        assert_eq!(
+            with(options).verify.effective_kind(),
+            Some(VerifyKind::Pattern)
+        );
+    }
+    // An explicit verify=0 before the pattern keeps verification off (the pattern is only
+    // written); one after it turns verification off as in fio, where it overrides.
+    for options in [
+        &[("verify", Some("0")), ("verify_pattern", Some("0x55"))][..],
+        &[("verify_pattern", Some("0x55")), ("verify", Some("0"))][..],
+    ] {
+        let spec = with(options);
+        assert_eq!(spec.verify.effective_kind(), None, "{options:?}");
+        assert_eq!(spec.verify.phase(true), VerifyPhase::None);
+    }
+    assert_eq!(
+        with(&[("verify_pattern", Some("0x55")), ("verify", Some("md5"))])
+            .verify
+            .effective_kind(),
+        Some(VerifyKind::Md5)
+    );
 }
 
 #[test]
