@@ -487,6 +487,11 @@ impl WorkerJob {
                 parts.push(format!("{}/{}", l.size_bytes, share));
             }
             options.push(("bssplit", parts.join(":")));
+            if first.random_percent > 0 {
+                // Iometer never cuts a transfer short; fio's random map would, with sizes
+                // that vary.
+                options.push(("norandommap", "1".into()));
+            }
         }
         if rw == "rw" || rw == "randrw" {
             options.push(("rwmixread", first.read_percent.to_string()));

@@ -284,6 +284,8 @@ struct Shape {
     /// Hold an IO that overlaps one in flight until that one completes (fio
     /// `serialize_overlap`).
     serialize: bool,
+    /// Random IOs shrink to the free run of fio's random map (`placement::shrinks`).
+    shrinks: bool,
     stamp_every: usize,
     stamp_len: usize,
 }
@@ -423,6 +425,7 @@ impl<'a, C: Clock, E: IoEngine + ?Sized> Worker<'a, C, E> {
             trims: trims::Trims::active_for(job),
             scramble,
             serialize: job.control.serialize_overlap && depth > 1,
+            shrinks: placement::shrinks(job, sized, issues, align),
             stamp_every,
             stamp_len,
         };
