@@ -445,7 +445,7 @@ impl OffsetGenerator {
                 Some(map) => {
                     // fio draws a block on the direction's alignment, then takes the next
                     // free one; a full map is a new pass.
-                    let step = if align > grid && align % grid == 0 {
+                    let step = if align > grid && align.is_multiple_of(grid) {
                         align / grid
                     } else {
                         1

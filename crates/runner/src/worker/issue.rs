@@ -180,6 +180,14 @@ impl<C: Clock, E: IoEngine + ?Sized> Worker<'_, C, E> {
                     if self.stopping || self.queue.free.is_empty() {
                         break;
                     }
+                    if self.connections.as_ref().is_some_and(|c| c.draining) {
+                        // A target closes once its IOs have completed (Iometer's
+                        // connection-rate test), then opens again.
+                        if self.queue.in_flight + self.queue.just_queued.len() > 0 {
+                            break;
+                        }
+                        self.cycle_connections()?;
+                    }
                     if let Some((op, file)) = self.syncs.pending {
                         // A sync covers the writes before it: wait until they have completed,
                         // then issue it alone.
@@ -487,6 +495,11 @@ impl<C: Clock, E: IoEngine + ?Sized> Worker<'_, C, E> {
             recorder.record(now, op, file, offset_bytes, len_bytes)?;
         }
         self.queue.just_queued.push(slot);
+        if let Some(connections) = &mut self.connections {
+            if !trim {
+                connections.issued(file);
+            }
+        }
         if let Some(controls) = &mut self.controls {
             controls.issued(now, now >= self.window.measure_start);
         }

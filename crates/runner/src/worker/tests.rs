@@ -475,3 +475,20 @@ fn a_replay_issues_its_ios_at_their_times_and_a_stall_does_not_delay_the_rest() 
     assert!(late[1] >= 400, "{late:?}");
     assert_eq!(read.lat_intended.count(), 2000);
 }
+
+#[test]
+fn a_connection_closes_after_its_transactions_once_the_queue_has_drained() {
+    let clock = manual_clock();
+    let mut job = job(&[("size", "4m"), ("rw", "randread"), ("iodepth", "8")]);
+    job.control.transactions_per_connection = Some(10);
+    let r = run_with(job, &clock, None, |e| e.per_reap = 1);
+    assert_eq!(r.reads(), 1024);
+    // 102 connections had their 10 IOs and closed; the 103rd was open at the end.
+    let connections = r.outcome.stats.connections;
+    assert_eq!(connections.count, 102);
+    assert!(connections.max_ns >= connections.total_ns / connections.count);
+    // The queue drains before each close: 101 times it waits down to one IO in flight
+    // before the last drain at the end.
+    let drained = r.engine.depth_at_wait.iter().filter(|&&d| d == 1).count();
+    assert!(drained >= 102, "{:?}", r.engine.depth_at_wait);
+}
