@@ -492,3 +492,28 @@ fn a_connection_closes_after_its_transactions_once_the_queue_has_drained() {
     let drained = r.engine.depth_at_wait.iter().filter(|&&d| d == 1).count();
     assert!(drained >= 102, "{:?}", r.engine.depth_at_wait);
 }
+
+#[test]
+fn a_bandwidth_cap_counts_the_bytes_of_ios_the_random_map_shrank() {
+    let clock = manual_clock();
+    // 1 MiB of 512-byte blocks, filled many times over in 2 s: most IOs shrink.
+    let job = job(&[
+        ("size", "1m"),
+        ("rw", "randread"),
+        ("bssplit", "512/50:64k/50"),
+        ("rate", "8m"),
+        ("runtime", "2"),
+        ("time_based", "1"),
+    ]);
+    let r = run(job, &clock);
+    let read = &r.outcome.stats.read;
+    let mean = read.bytes / read.ios;
+    assert!(mean < 20_000, "IOs shrank: mean {mean} bytes of a 33,024 split");
+    // 8 MiB/s for 2 s, on the bytes done.
+    let wanted = 16u64 << 20;
+    assert!(
+        read.bytes.abs_diff(wanted) * 100 <= wanted,
+        "{} bytes, wanted {wanted}",
+        read.bytes
+    );
+}
