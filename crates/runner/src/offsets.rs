@@ -126,29 +126,12 @@ impl BlockMap {
         self.words[(b / 64) as usize] & (1 << (b % 64)) == 0
     }
 
-    /// The first free block at or after `from` (wrapping to the start, as fio's
-    /// `axmap_next_free`) whose number is a multiple of `step`; `None` when there is none.
-    pub fn next_free(&self, from: u64, step: u64) -> Option<u64> {
-        let step = step.max(1);
-        let mut at = from % self.blocks;
-        let mut wrapped = false;
-        loop {
-            match self.first_free_from(at) {
-                Some(b) if b % step == 0 => return Some(b),
-                Some(b) => {
-                    at = b.div_ceil(step) * step;
-                    if at < self.blocks {
-                        continue;
-                    }
-                }
-                None => {}
-            }
-            if wrapped {
-                return None;
-            }
-            wrapped = true;
-            at = 0;
-        }
+    /// The first free block at or after `from`, else the first from the start (fio's
+    /// `axmap_next_free` wraps the same way); `None` when the map is full.
+    pub fn next_free(&self, from: u64) -> Option<u64> {
+        let from = from % self.blocks;
+        self.first_free_from(from)
+            .or_else(|| (from > 0).then(|| self.first_free_from(0)).flatten())
     }
 
     /// The first free block in `from..blocks`, a word at a time.
@@ -246,8 +229,9 @@ struct FileCursor {
     next_sequential: [u64; 2],
     permutation: Option<BlockPermutation>,
     skew: Option<SkewSampler>,
-    /// The blocks done, for [`Mode::Shrinking`].
-    map: Option<BlockMap>,
+    /// The blocks done, for [`Mode::Shrinking`]: one map, or one per direction when their
+    /// blocks differ (see [`OffsetGenerator::with_shrinking_map`]).
+    maps: Vec<BlockMap>,
 }
 
 /// Generates (file index, offset) pairs for one worker.
@@ -268,6 +252,10 @@ pub struct OffsetGenerator {
     shared: Option<Arc<[AtomicU64]>>,
     /// fio's `file_service_type` and `openfiles` when not the default round robin.
     chooser: Option<Box<FileChooser>>,
+    /// Under the shrinking map: each direction's block, bytes, and which of a file's maps
+    /// it uses.
+    map_block_bytes: [u64; 2],
+    map_of: [usize; 2],
 }
 
 impl OffsetGenerator {
@@ -296,7 +284,7 @@ impl OffsetGenerator {
                     )),
                     _ => None,
                 },
-                map: None,
+                maps: Vec::new(),
             })
             .collect();
         OffsetGenerator {
@@ -311,20 +299,34 @@ impl OffsetGenerator {
             skip_bytes: 0,
             shared: None,
             chooser: None,
+            map_block_bytes: [grid_bytes; 2],
+            map_of: [0; 2],
         }
     }
 
     /// Keeps fio's random map as a bitmap (for jobs whose IO sizes vary): a random offset
     /// whose block is done moves to the next free block, and [`OffsetGenerator::next_shrunk`]
-    /// shrinks each IO to the free run at its offset. Only a [`OffsetPattern::RandomMap`]
-    /// generator changes; the permutation it had is dropped.
-    pub fn with_shrinking_map(mut self, on: bool) -> Self {
+    /// shrinks each IO to the free run at its offset. A block is the direction's smallest
+    /// size, `block_bytes` (reads, writes), as fio's `mark_random_map` counts in `min_bs` of
+    /// the IO's direction; where the two differ each direction keeps a map of its own (fio
+    /// shares one bitmap in both units, which no IO size could make sense of). Only a
+    /// [`OffsetPattern::RandomMap`] generator changes; the permutation it had is dropped.
+    pub fn with_shrinking_map(mut self, on: bool, block_bytes: [u64; 2]) -> Self {
         if on && self.mode == Mode::RandomMap {
             self.mode = Mode::Shrinking;
-            let grid = self.grid_bytes;
+            let block_bytes = block_bytes.map(|b| b.max(1));
+            self.map_block_bytes = block_bytes;
+            self.map_of = if block_bytes[0] == block_bytes[1] {
+                [0, 0]
+            } else {
+                [0, 1]
+            };
+            let kinds = if self.map_of[1] == 0 { 1 } else { 2 };
             for cursor in &mut self.files {
                 cursor.permutation = None;
-                cursor.map = Some(BlockMap::new(cursor.region.len_bytes / grid));
+                cursor.maps = (0..kinds)
+                    .map(|d| BlockMap::new(cursor.region.len_bytes / block_bytes[d]))
+                    .collect();
             }
         }
         self
@@ -441,26 +443,22 @@ impl OffsetGenerator {
                 cursor.next_sequential[d] = at + len_bytes;
                 at
             }
-            Mode::Shrinking => match cursor.map.as_mut() {
+            Mode::Shrinking => match cursor.maps.get_mut(self.map_of[d]) {
                 Some(map) => {
-                    // fio draws a block on the direction's alignment, then takes the next
-                    // free one; a full map is a new pass.
-                    let step = if align > grid && align.is_multiple_of(grid) {
-                        align / grid
-                    } else {
-                        1
-                    };
-                    let drawn = bounded(self.rng.next_u64(), (map.blocks() / step).max(1)) * step;
-                    let block = match map.next_free(drawn, step) {
+                    // fio draws a block, then takes the next free one; a full map is a new
+                    // pass.
+                    let unit = self.map_block_bytes[d];
+                    let drawn = bounded(self.rng.next_u64(), map.blocks());
+                    let block = match map.next_free(drawn) {
                         Some(block) => block,
                         None => {
                             map.reset();
                             drawn
                         }
                     };
-                    let run = map.take_run(block, len_bytes.div_ceil(grid)).max(1);
-                    len_bytes = len_bytes.min(run * grid);
-                    let at = fit(block * grid, len_bytes, align, region.len_bytes);
+                    let run = map.take_run(block, len_bytes.div_ceil(unit)).max(1);
+                    len_bytes = len_bytes.min(run * unit);
+                    let at = fit(block * unit, len_bytes, align, region.len_bytes);
                     cursor.next_sequential[d] = at + len_bytes;
                     at
                 }
@@ -589,17 +587,17 @@ mod tests {
         );
         assert_eq!(map.take_run(12, 1), 0);
         assert!(map.is_free(4) && !map.is_free(5) && !map.is_free(159) && map.is_free(160));
-        assert_eq!(map.next_free(5, 1), Some(15));
-        assert_eq!(map.next_free(60, 1), Some(160));
-        assert_eq!(map.next_free(60, 8), Some(160));
-        assert_eq!(map.next_free(161, 8), Some(168));
-        assert_eq!(map.next_free(196, 1), Some(0), "wraps to the start");
+        assert_eq!(map.next_free(5), Some(15));
+        assert_eq!(map.next_free(60), Some(160));
+        assert_eq!(map.next_free(4), Some(4));
+        assert_eq!(map.next_free(196), Some(0), "wraps to the start");
         assert_eq!(map.take_run(0, 200), 5);
         assert_eq!(map.take_run(15, 45), 45);
         assert_eq!(map.take_run(160, 35), 35);
-        assert_eq!(map.next_free(100, 1), None);
+        assert_eq!(map.next_free(100), None);
+        assert_eq!(map.next_free(0), None);
         map.reset();
-        assert_eq!(map.next_free(199, 1), Some(199));
+        assert_eq!(map.next_free(199), Some(199));
     }
 
     #[test]
@@ -610,7 +608,7 @@ mod tests {
         }];
         let sizes = [512u64, 4096, 65536, 1024, 8192];
         let mut g = OffsetGenerator::new(&regions, OffsetPattern::RandomMap, 512, 3)
-            .with_shrinking_map(true);
+            .with_shrinking_map(true, [512, 512]);
         let mut done = vec![0u8; 2048];
         let (mut bytes, mut ios) = (0u64, 0u64);
         while bytes < 1 << 20 {
@@ -632,6 +630,32 @@ mod tests {
         // The next IO starts a new pass.
         let (_, _, len) = g.next_shrunk(0, 8192, 512);
         assert_eq!(len, 8192);
+    }
+
+    #[test]
+    fn a_direction_of_one_size_never_shrinks_beside_a_split() {
+        // bssplit=4k/50:64k/50,64k/100: reads shrink on their 4 KiB blocks, the writes are
+        // whole 64 KiB blocks of their own map, each once per pass.
+        let regions = [FileRegion {
+            start_bytes: 0,
+            len_bytes: 1 << 20,
+        }];
+        let mut g = OffsetGenerator::new(&regions, OffsetPattern::RandomMap, 4096, 5)
+            .with_shrinking_map(true, [4096, 65536]);
+        let mut shrunk_reads = 0;
+        let mut writes = std::collections::BTreeSet::new();
+        for i in 0..16 * 8 {
+            let (_, off, len) = g.next_shrunk(0, if i % 2 == 0 { 4096 } else { 65536 }, 4096);
+            shrunk_reads += u32::from(len < 4096 || (i % 2 == 1 && len < 65536));
+            assert!(off + len <= 1 << 20);
+            if i < 16 {
+                let (_, off, len) = g.next_shrunk(1, 65536, 65536);
+                assert_eq!((len, off % 65536), (65536, 0));
+                assert!(writes.insert(off), "each 64 KiB block once per pass");
+            }
+        }
+        assert_eq!(writes.len(), 16);
+        assert!(shrunk_reads > 0);
     }
 
     #[test]

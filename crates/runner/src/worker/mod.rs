@@ -428,7 +428,7 @@ impl<'a, C: Clock, E: IoEngine + ?Sized> Worker<'a, C, E> {
             trims: trims::Trims::active_for(job),
             scramble,
             serialize: job.control.serialize_overlap && depth > 1,
-            shrinks: placement::shrinks(job, sized, issues, align),
+            shrinks: placement::shrinks(job, sized, issues),
             stamp_every,
             stamp_len,
         };

@@ -39,12 +39,13 @@ fn pattern_of(job: &JobSpec) -> OffsetPattern {
 }
 
 /// True when the job's random IO keeps fio's bitmap and shrinks IOs to the free run at their
-/// offset: the random map is on and an IO may cover more than one block of the grid (sizes
-/// drawn from a `bssplit` or `bsrange`, or a fixed size above the grid, as `bs=4k,8k`). Fixed
-/// sizes equal to the grid keep the permutation, which never shrinks anything. Left out:
+/// offset: the random map is on and a direction's sizes vary (`bssplit`, `bsrange`), so an
+/// IO may cover more than one of its direction's smallest blocks. Fixed sizes keep the
+/// permutation: each IO is one block of its direction (fio marks in the direction's own
+/// `min_bs`, so `bs=4k,64k` shrinks nothing there either). Left out:
 /// trims (a trimwrite's write must cover its trim), `rw_sequencer=identical` (it repeats
 /// offsets on purpose) and emulated zoned devices (zones place writes themselves).
-pub(super) fn shrinks(job: &JobSpec, sized: &JobSpec, issues: [bool; 2], align: [u64; 2]) -> bool {
+pub(super) fn shrinks(job: &JobSpec, sized: &JobSpec, issues: [bool; 2]) -> bool {
     if pattern_of(job) != OffsetPattern::RandomMap
         || super::trims::Trims::active_for(job)
         || identical_every(job).is_some()
@@ -52,14 +53,20 @@ pub(super) fn shrinks(job: &JobSpec, sized: &JobSpec, issues: [bool; 2], align: 
     {
         return false;
     }
-    let grid = grid_of(issues, align);
     Direction::BOTH
         .into_iter()
         .filter(|d| issues[d.index()])
-        .any(|d| match sized.bs_spread.get_ref(d) {
-            BlockSizeSpread::Fixed => sized.bs_bytes.get(d) > grid,
-            _ => true,
-        })
+        .any(|d| !matches!(sized.bs_spread.get_ref(d), BlockSizeSpread::Fixed))
+}
+
+/// The block of each direction's random map: its alignment (its smallest size); a direction
+/// the job does not do takes the other's, so no map is kept for it.
+fn map_blocks(issues: [bool; 2], align: [u64; 2]) -> [u64; 2] {
+    match issues {
+        [true, false] => [align[0]; 2],
+        [false, true] => [align[1]; 2],
+        _ => align,
+    }
 }
 
 /// The grid random offsets fall on: the smallest alignment of the directions the job does.
@@ -96,7 +103,7 @@ pub(super) fn offsets_for_regions(
         None => job.rw_offset_modifier,
     };
     let mut offsets = OffsetGenerator::new(regions, pattern, grid, ctx.plan.seed)
-        .with_shrinking_map(shape.shrinks)
+        .with_shrinking_map(shape.shrinks, map_blocks(shape.issues, shape.align))
         .with_random_percent(job.percentage_random)
         .with_offset_modifier(modifier)
         .with_file_chooser(FileChooser::for_regions(job, regions, ctx.plan.seed));

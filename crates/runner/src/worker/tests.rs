@@ -508,7 +508,10 @@ fn a_bandwidth_cap_counts_the_bytes_of_ios_the_random_map_shrank() {
     let r = run(job, &clock);
     let read = &r.outcome.stats.read;
     let mean = read.bytes / read.ios;
-    assert!(mean < 20_000, "IOs shrank: mean {mean} bytes of a 33,024 split");
+    assert!(
+        mean < 20_000,
+        "IOs shrank: mean {mean} bytes of a 33,024 split"
+    );
     // 8 MiB/s for 2 s, on the bytes done.
     let wanted = 16u64 << 20;
     assert!(
