@@ -392,6 +392,9 @@ impl<C: Clock, E: IoEngine + ?Sized> Worker<'_, C, E> {
                 if len < drawn {
                     len_bytes = len;
                     self.pace.shrunk(direction, drawn, len);
+                    if let Some(throttle) = self.throttle {
+                        throttle.refund(direction, drawn - len);
+                    }
                 }
                 (file, offset)
             }
