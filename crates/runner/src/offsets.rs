@@ -96,7 +96,8 @@ impl BlockPermutation {
     }
 }
 
-/// fio's random map: one bit per block of the grid, set when an IO covers the block.
+/// fio's random map: one bit per block (the smallest size of the IO's direction), set when
+/// an IO covers the block.
 /// A full map starts again empty (a new pass, as fio resets its map when a time-based job
 /// or a new loop comes back to it).
 #[derive(Debug, Clone)]
@@ -376,7 +377,7 @@ impl OffsetGenerator {
 
     /// [`OffsetGenerator::next`], with the IO's length: under the shrinking map (see
     /// [`OffsetGenerator::with_shrinking_map`]) a random IO covers only the free run of
-    /// blocks at its offset (whole grid blocks, at least one), as fio's `mark_random_map`;
+    /// blocks at its offset (whole blocks of the map, at least one), as fio's `mark_random_map`;
     /// otherwise the length is `len_bytes`.
     pub fn next_shrunk(
         &mut self,
