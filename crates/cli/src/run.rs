@@ -119,8 +119,16 @@ pub(crate) fn jobs(matches: &ArgMatches, quiet: bool) -> anyhow::Result<Vec<JobS
         if given.is_empty() {
             return Ok(vec![JobSpec::newcomer_default()]);
         }
-        return diskmeter_workload::jobs_from_options(&given)
-            .map_err(|errors| usage(errors.iter().map(ToString::to_string).collect()).into());
+        let mut jobs = diskmeter_workload::jobs_from_options(&given)
+            .map_err(|errors| usage(errors.iter().map(ToString::to_string).collect()))?;
+        // fio's "job options" and "global options": what was typed, kept beside each job.
+        for (job, typed) in jobs
+            .iter_mut()
+            .zip(diskmeter_workload::given::given_from_options(&given))
+        {
+            job.given = Some(typed);
+        }
+        return Ok(jobs);
     }
     if given.iter().any(|(name, _)| name == "name") {
         return Err(UsageError(
@@ -142,7 +150,17 @@ pub(crate) fn jobs(matches: &ArgMatches, quiet: bool) -> anyhow::Result<Vec<JobS
     } else {
         Unsupported::Refuse
     };
-    Ok(jobfile::jobs_from_files(&files, &defaults, unsupported, quiet).map_err(usage)?)
+    // The options before the files are fio's global options (the first file's, see
+    // `jobfile::jobs_from_files`).
+    let typed_globals = diskmeter_workload::given::given_from_options(&given)
+        .into_iter()
+        .next()
+        .map(|g| g.global)
+        .unwrap_or_default();
+    Ok(
+        jobfile::jobs_from_files(&files, &defaults, &typed_globals, unsupported, quiet)
+            .map_err(usage)?,
+    )
 }
 
 /// The names of the jobs, each once: the step's name in the history.

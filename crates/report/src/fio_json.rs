@@ -24,17 +24,21 @@ pub const LAT_INTENDED_KEY: &str = "diskmeter_lat_intended_ns";
 pub fn to_fio_json(result: &RunResult) -> Value {
     let meta = &result.meta;
     let jobs: Vec<Value> = result.jobs.iter().map(|job| fio_job(job, meta)).collect();
-    json!({
+    let mut doc = json!({
         "fio version": format!("diskmeter-{}", meta.diskmeter_version),
         // fio stamps the document when it writes it, i.e. at the end of the run.
         "timestamp": meta.finished_unix_ms / 1000,
         "timestamp_ms": meta.finished_unix_ms,
         // fio prints local time; diskmeter prints UTC so results compare across machines.
         "time": ctime_utc(meta.finished_unix_ms),
-        "global options": {},
         "jobs": jobs,
         "disk_util": [],
-    })
+    });
+    // fio prints "global options" only when a global option was set.
+    if !result.global_options.is_empty() {
+        doc["global options"] = options_object(&result.global_options);
+    }
+    doc
 }
 
 fn fio_job(job: &JobResult, meta: &RunMeta) -> Value {
@@ -118,10 +122,17 @@ fn error_number(job: &JobResult) -> i64 {
     }
 }
 
-/// fio's "job options": the job's resolved options as strings, as a job file gives them.
+/// fio's "job options": the options as the user typed them; for a job that did not come
+/// from fio options (DiskSpd, Iometer) or a result stored before they were kept, its resolved
+/// options as a job file gives them. An option typed twice is listed once, with its last
+/// value (fio writes the key twice; JSON readers keep the last).
 fn job_options(job: &JobResult) -> Value {
+    options_object(job.given_options.as_ref().unwrap_or(&job.options))
+}
+
+fn options_object(options: &[crate::schema::JobOption]) -> Value {
     Value::Object(
-        job.options
+        options
             .iter()
             .map(|o| (o.name.clone(), Value::String(o.value.clone())))
             .collect(),
