@@ -455,9 +455,10 @@ fn fio_jsonplus_clat2csv_reads_json_plus_and_agrees_on_percentiles() {
         serde_json::from_str(&std::fs::read_to_string(t.path().join("plus.json")).unwrap())
             .unwrap();
     let csv_for = |extra: &[&str]| {
-        let out = std::process::Command::new("fio_jsonplus_clat2csv")
+        // Debian's Python, which has python3-six (the script imports it).
+        let out = std::process::Command::new("/usr/bin/python3")
             .current_dir(t.path())
-            .args(["plus.json", "plus.csv"])
+            .args(["/usr/bin/fio_jsonplus_clat2csv", "plus.json", "plus.csv"])
             .args(extra)
             .output()
             .unwrap();
@@ -582,4 +583,66 @@ fn terse_lines_have_fios_fields_and_lists_print_in_fios_order() {
     let json_at = text.find("{\n").unwrap();
     let normal_at = text.find("Run status group 0").unwrap();
     assert!(terse_at < json_at && json_at < normal_at, "{text}");
+}
+
+/// Issue 28: a public consumer of fio's JSON draws diskmeter's fio-json. PyPI's fio-plot
+/// (pinned in scripts/test) picks its input files by `rw`, `iodepth`, `numjobs` and `bs` in
+/// "job options" (plus "global options") and charts IOPS and latency per queue depth; it
+/// runs headless with matplotlib's Agg backend.
+#[test]
+fn fio_plot_draws_diskmeters_fio_json() {
+    let test = "fio_plot_draws_diskmeters_fio_json";
+    if !require_tool(test, "fio-plot") {
+        return;
+    }
+    let t = TestDir::new();
+    std::fs::create_dir(t.path().join("results")).unwrap();
+    for depth in ["1", "2"] {
+        let out = t
+            .run(&[
+                "--ioengine=null",
+                "--name=plot",
+                "--rw=randread",
+                "--bs=4k",
+                &format!("--iodepth={depth}"),
+                "--numjobs=1",
+                "--size=16m",
+                "--output-format=fio-json",
+                &format!("--output=results/randread-{depth}-1.json"),
+            ])
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
+    let out = std::process::Command::new("fio-plot")
+        .current_dir(t.path())
+        .env("MPLBACKEND", "Agg")
+        .args(["-i", "results", "-T", "diskmeter", "-l", "-r", "randread"])
+        .args(["-d", "1", "2", "-n", "1"])
+        .output()
+        .unwrap();
+    let said = format!(
+        "{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(out.status.success(), "fio-plot failed: {said}");
+    let png = t
+        .files()
+        .into_iter()
+        .find(|f| f.starts_with("diskmeter") && f.ends_with(".png"))
+        .unwrap_or_else(|| panic!("fio-plot drew no PNG: {said}"));
+    let decoder = png::Decoder::new(std::fs::File::open(t.path().join(&png)).unwrap());
+    let reader = decoder.read_info().expect("a PNG");
+    let info = reader.info();
+    assert!(
+        info.width >= 800 && info.height >= 400,
+        "{}x{}",
+        info.width,
+        info.height
+    );
 }
