@@ -18,6 +18,7 @@
 //! Parsing is pure: files and variables come through [`Sources`], so no IO happens here.
 
 use crate::{refusals, JobFileError, JobFileProblem};
+use diskmeter_workload::given::TypedOptions;
 use diskmeter_workload::{apply_option, find_option, nearest, JobSpec, OptionError};
 use thiserror::Error;
 
@@ -399,7 +400,7 @@ pub fn resolve(
 /// [`diskmeter_workload::given`]): those of every `[global]` section in order, and each job's
 /// own, one list per job in the order [`resolve`] returns the jobs. Section names are not
 /// listed, nor flags written without a value.
-pub fn given_options(sections: &[Section]) -> (Vec<(String, String)>, Vec<Vec<(String, String)>>) {
+pub fn given_options(sections: &[Section]) -> (TypedOptions, Vec<TypedOptions>) {
     let mut global = Vec::new();
     let mut jobs = Vec::new();
     for section in sections {

@@ -17,13 +17,16 @@
 
 use serde::{Deserialize, Serialize};
 
+/// Options as typed, in order: (fio's option name, value as written).
+pub type TypedOptions = Vec<(String, String)>;
+
 /// What was set for one job and for the run as a whole, as typed.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct GivenOptions {
     /// The job's own options in the order given: (fio's option name, value as typed).
-    pub job: Vec<(String, String)>,
+    pub job: TypedOptions,
     /// The run's global options in the order given (the same list in every job of a run).
-    pub global: Vec<(String, String)>,
+    pub global: TypedOptions,
 }
 
 /// fio's own name of `name` (an alias resolves to its option), or `name` for an option
@@ -44,7 +47,7 @@ pub fn listed(name: &str, value: Option<&str>) -> Option<(String, String)> {
 /// no `--name` is given).
 pub fn given_from_options(options: &[(String, Option<String>)]) -> Vec<GivenOptions> {
     let mut global = Vec::new();
-    let mut jobs: Vec<Vec<(String, String)>> = Vec::new();
+    let mut jobs: Vec<TypedOptions> = Vec::new();
     let mut in_job = false;
     for (name, value) in options {
         if name == "name" {
