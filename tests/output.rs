@@ -420,6 +420,16 @@ fn fio_json_job_and_global_options_are_fios_for_the_same_input() {
         );
         let ours: Value = serde_json::from_slice(&ours.stdout).unwrap();
         assert_eq!(typed_options(&ours), typed_options(&fio), "{args:?}");
+        // In the order typed, as fio (serde_json keeps a document's key order here).
+        let keys = |doc: &Value| -> Vec<Vec<String>> {
+            let (global, jobs) = typed_options(doc);
+            global
+                .into_iter()
+                .chain(jobs)
+                .map(|o| o.as_object().unwrap().keys().cloned().collect())
+                .collect()
+        };
+        assert_eq!(keys(&ours), keys(&fio), "{args:?}");
     }
 }
 

@@ -41,7 +41,7 @@ fn document(result: &RunResult, plus: bool) -> Value {
         .iter()
         .map(|job| fio_job(job, meta, plus))
         .collect();
-    let mut doc = json!({
+    let doc = json!({
         "fio version": format!("diskmeter-{}", meta.diskmeter_version),
         // fio stamps the document when it writes it, i.e. at the end of the run.
         "timestamp": meta.finished_unix_ms / 1000,
@@ -51,11 +51,23 @@ fn document(result: &RunResult, plus: bool) -> Value {
         "jobs": jobs,
         "disk_util": [],
     });
-    // fio prints "global options" only when a global option was set.
-    if !result.global_options.is_empty() {
-        doc["global options"] = options_object(&result.global_options);
+    // fio prints "global options" only when a global option was set, before "jobs".
+    if result.global_options.is_empty() {
+        return doc;
     }
-    doc
+    let mut ordered = Map::new();
+    if let Value::Object(fields) = doc {
+        for (key, value) in fields {
+            if key == "jobs" {
+                ordered.insert(
+                    "global options".into(),
+                    options_object(&result.global_options),
+                );
+            }
+            ordered.insert(key, value);
+        }
+    }
+    Value::Object(ordered)
 }
 
 fn fio_job(job: &JobResult, meta: &RunMeta, plus: bool) -> Value {
