@@ -391,7 +391,7 @@ fn fio_json_job_and_global_options_are_fios_for_the_same_input() {
         "[c]\nioengine=null\nsize=1m\nrw=randread\n",
     )
     .unwrap();
-    let cases: [&[&str]; 3] = [
+    let cases: [&[&str]; 4] = [
         &[
             "--name=x",
             "--ioengine=null",
@@ -402,6 +402,19 @@ fn fio_json_job_and_global_options_are_fios_for_the_same_input() {
         ],
         &["--runtime=1", "with-global.fio"],
         &["no-global.fio"],
+        // An alias, a flag with and without a value, a group reported as one job (its first
+        // member's options) and an option given twice.
+        &[
+            "--name=y",
+            "--ioengine=null",
+            "--readwrite=read",
+            "--size=1m",
+            "--stonewall",
+            "--group_reporting=1",
+            "--numjobs=2",
+            "--bs=4k",
+            "--bs=8k",
+        ],
     ];
     for args in cases {
         let Some(mut fio) = common::fio_command(test, t.path()) else {
