@@ -48,22 +48,61 @@ impl OutputFormat {
 }
 
 /// A clap value parser for a comma-separated list of the formats in `allowed`: checks the
-/// list and keeps its text (read back with [`formats_of`]).
-pub fn list_parser(
+/// list and keeps its text (read back with [`formats_of`]); clap lists `allowed` as the
+/// possible values in `--help` and when the option comes without a value.
+pub fn list_parser(allowed: &'static [&'static str]) -> FormatList {
+    FormatList { allowed }
+}
+
+/// See [`list_parser`].
+#[derive(Clone)]
+pub struct FormatList {
     allowed: &'static [&'static str],
-) -> impl Fn(&str) -> Result<String, String> + Clone + Send + Sync + 'static {
-    move |text: &str| {
-        let names: Vec<&str> = text.split(',').map(str::trim).collect();
-        for name in &names {
-            if !allowed.contains(name) {
+}
+
+impl FormatList {
+    fn check(&self, text: &str) -> Result<String, String> {
+        for name in text.split(',').map(str::trim) {
+            if !self.allowed.contains(&name) {
                 return Err(format!(
-                    "'{name}' is not an output format; one of {} or a comma-separated list of them \
-                     (e.g. normal,fio-json)",
-                    allowed.join(", ")
+                    "'{name}' is not an output format; one of {} or a comma-separated list of \
+                     them (e.g. normal,fio-json)",
+                    self.allowed.join(", ")
                 ));
             }
         }
         Ok(text.to_string())
+    }
+}
+
+impl clap::builder::TypedValueParser for FormatList {
+    type Value = String;
+
+    fn parse_ref(
+        &self,
+        command: &clap::Command,
+        arg: Option<&clap::Arg>,
+        value: &std::ffi::OsStr,
+    ) -> Result<String, clap::Error> {
+        let text = value.to_string_lossy();
+        self.check(&text).map_err(|reason| {
+            let arg = arg.map_or_else(|| "--output-format".to_string(), ToString::to_string);
+            clap::Error::raw(
+                clap::error::ErrorKind::InvalidValue,
+                format!("invalid value '{text}' for '{arg}': {reason}\n"),
+            )
+            .with_cmd(command)
+        })
+    }
+
+    fn possible_values(
+        &self,
+    ) -> Option<Box<dyn Iterator<Item = clap::builder::PossibleValue> + '_>> {
+        Some(Box::new(
+            self.allowed
+                .iter()
+                .map(|name| clap::builder::PossibleValue::new(*name)),
+        ))
     }
 }
 
@@ -164,7 +203,7 @@ mod tests {
 
     #[test]
     fn lists_are_checked_and_kept_in_order() {
-        let parse = list_parser(RESULT_FORMATS);
+        let parse = |text: &str| list_parser(RESULT_FORMATS).check(text);
         assert_eq!(parse("normal,json+").unwrap(), "normal,json+");
         assert!(parse("terse, fio-json").is_ok());
         let error = parse("normal,jsonplus").unwrap_err();
