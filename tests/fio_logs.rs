@@ -385,3 +385,111 @@ fn help_and_dry_run_show_the_logs() {
     assert!(plan.contains("#   logs: out/b_iops.3.log\n"), "{plan}");
     assert!(dir.files().is_empty(), "a dry run creates no log");
 }
+
+/// The last line a command printed to stderr (its error, for a Python traceback).
+fn last_stderr_line(out: &std::process::Output) -> String {
+    String::from_utf8_lossy(&out.stderr)
+        .lines()
+        .last()
+        .unwrap_or_default()
+        .to_string()
+}
+
+/// Issue 28: fio's own log readers on diskmeter's logs. `fio2gnuplot` (fio's package, run
+/// without gnuplot: it writes its statistics and plot scripts) reads diskmeter's bandwidth log
+/// as it reads fio's: the same files out, and its min, max and value count are the log's.
+/// `fiologparser.py` (fio's docs) predates fio 3.x's fifth log column (the IO priority) and
+/// refuses fio 3.33's own logs; it refuses diskmeter's, which have fio 3.33's columns, with
+/// the same error.
+#[test]
+fn fios_log_readers_read_diskmeters_logs_as_fios() {
+    let test = "fios_log_readers_read_diskmeters_logs_as_fios";
+    if !require_tool(test, "fio2gnuplot") {
+        return;
+    }
+    let (dm, theirs) = (TestDir::new(), TestDir::new());
+    let job = [
+        "--name=logs",
+        "--ioengine=null",
+        "--size=100m",
+        "--rw=randrw",
+        "--write_bw_log=x",
+        "--log_avg_msec=100",
+        "--time_based",
+        "--runtime=1",
+    ];
+    if !fio(test, theirs.path(), &job) {
+        return;
+    }
+    diskmeter(&dm, &job);
+    // Debian's Python: fio2gnuplot imports six, which Debian's python3-six gives it.
+    let python = |dir: &Path, args: &[&str]| {
+        std::process::Command::new("/usr/bin/python3")
+            .current_dir(dir)
+            .args(args)
+            .output()
+            .expect("run /usr/bin/python3")
+    };
+    let mut outputs = Vec::new();
+    for dir in [dm.path(), theirs.path()] {
+        std::fs::create_dir(dir.join("plots")).unwrap();
+        let out = python(
+            dir,
+            &[
+                "/usr/bin/fio2gnuplot",
+                "-p",
+                "x_bw.1.log",
+                "-t",
+                "t",
+                "-d",
+                "plots",
+            ],
+        );
+        assert!(out.status.success(), "{dir:?}: {}", last_stderr_line(&out));
+        let mut files: Vec<String> = std::fs::read_dir(dir.join("plots"))
+            .unwrap()
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .collect();
+        files.sort();
+        outputs.push(files);
+    }
+    assert_eq!(
+        outputs[0], outputs[1],
+        "fio2gnuplot's files for diskmeter's log and fio's"
+    );
+    let global = std::fs::read_to_string(dm.path().join("plots/x_bw.1.global")).unwrap();
+    let stat = |key: &str| -> f64 {
+        global
+            .lines()
+            .find_map(|l| l.strip_prefix(&format!("{key}=")))
+            .unwrap_or_else(|| panic!("no {key} in {global}"))
+            .parse()
+            .unwrap()
+    };
+    let logged = &logs(dm.path())["x_bw.1.log"];
+    let values: Vec<f64> = logged.iter().map(|l| l.1 as f64).collect();
+    assert_eq!(stat("values_count"), values.len() as f64, "{global}");
+    assert_eq!(stat("min"), values.iter().cloned().fold(f64::MAX, f64::min));
+    assert_eq!(stat("max"), values.iter().cloned().fold(0.0, f64::max));
+
+    let parser_gz = "/usr/share/doc/fio/fiologparser.py.gz";
+    if !Path::new(parser_gz).exists() {
+        common::skip(test, "fio's docs (fiologparser.py.gz) are not installed");
+        return;
+    }
+    let gunzip = std::process::Command::new("gzip")
+        .args(["-dc", parser_gz])
+        .output()
+        .expect("run gzip");
+    assert!(gunzip.status.success());
+    let mut verdicts = Vec::new();
+    for dir in [dm.path(), theirs.path()] {
+        std::fs::write(dir.join("fiologparser.py"), &gunzip.stdout).unwrap();
+        let out = python(dir, &["fiologparser.py", "-s", "x_bw.1.log"]);
+        verdicts.push((out.status.success(), last_stderr_line(&out)));
+    }
+    assert_eq!(
+        verdicts[0], verdicts[1],
+        "fiologparser.py on diskmeter's log and on fio's"
+    );
+}

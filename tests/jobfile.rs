@@ -366,10 +366,13 @@ fn description_is_kept_in_the_results_as_fio_keeps_it() {
     };
     let expected = ["shared_by_every_job", "the_second_job's_own"];
     assert_eq!(descriptions(&dm), expected);
-    // diskmeter lists every resolved option in "job options" (fio only the job's own).
+    // "job options" holds the job's own options and "global options" the [global] ones, as
+    // fio lists them (issue 28).
+    assert_eq!(dm["global options"]["description"], "shared_by_every_job");
+    assert_eq!(dm["jobs"][0]["job options"].get("description"), None);
     assert_eq!(
-        dm["jobs"][0]["job options"]["description"],
-        "shared_by_every_job"
+        dm["jobs"][1]["job options"]["description"],
+        "the_second_job's_own"
     );
     if require_tool("description_is_kept_in_the_results_as_fio_keeps_it", "fio") {
         let fio = fio_json(
@@ -380,6 +383,7 @@ fn description_is_kept_in_the_results_as_fio_keeps_it() {
                 .unwrap(),
         );
         assert_eq!(descriptions(&fio), expected);
+        assert_eq!(fio["global options"], dm["global options"]);
     }
     let own = run_json(dir.path(), "options-jobfile-description.fio");
     let options = own["jobs"][1]["options"].to_string();

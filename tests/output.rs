@@ -2,6 +2,8 @@
 //! as real fio's), `--output`, `--dry-run`, `--help`, and clear usage errors with exit code 2.
 
 mod common;
+#[path = "output/fio_contracts.rs"]
+mod fio_contracts;
 
 use common::{require_tool, TestDir};
 use predicates::str::contains;

@@ -49,15 +49,23 @@ impl Sources for FileSystem {
 /// The jobs of `files`, each file starting from `defaults` (fio: a file's `[global]` does not
 /// reach the next file; command-line options reach all). Warnings are printed unless `quiet`;
 /// errors come back as lines to print.
+///
+/// Each job carries its options as typed ([`diskmeter_workload::GivenOptions`]), and the
+/// run's global options as fio 3.33 prints them: `typed_globals` (the options given before
+/// the files) and the `[global]` sections of the first file; with several files, the
+/// `[global]` sections of the last file only (fio's `parse_options` starts its global job
+/// afresh for each file after the first, and prints the one left at the end).
 pub fn jobs_from_files(
     files: &[String],
     defaults: &JobSpec,
+    typed_globals: &[(String, String)],
     unsupported: Unsupported,
     quiet: bool,
 ) -> Result<Vec<JobSpec>, Vec<String>> {
     let mut jobs = Vec::new();
     let mut errors = Vec::new();
-    for file in files {
+    let mut global = Vec::new();
+    for (index, file) in files.iter().enumerate() {
         let text = match std::fs::read_to_string(file) {
             Ok(text) => text,
             Err(e) => {
@@ -72,8 +80,21 @@ pub fn jobs_from_files(
                 continue;
             }
         };
+        let (file_global, typed_jobs) = fio::given_options(&sections);
+        global = if index == 0 {
+            typed_globals.to_vec()
+        } else {
+            Vec::new()
+        };
+        global.extend(file_global);
         match fio::resolve(&sections, defaults, unsupported) {
-            Ok((found, warnings)) => {
+            Ok((mut found, warnings)) => {
+                for (job, typed) in found.iter_mut().zip(typed_jobs) {
+                    job.given = Some(diskmeter_workload::GivenOptions {
+                        job: typed,
+                        global: Vec::new(),
+                    });
+                }
                 if !quiet {
                     for w in warnings {
                         eprintln!("diskmeter: warning: {w}");
@@ -85,6 +106,11 @@ pub fn jobs_from_files(
                 jobs.extend(found);
             }
             Err(e) => errors.extend(e.iter().map(ToString::to_string)),
+        }
+    }
+    for job in &mut jobs {
+        if let Some(given) = job.given.as_mut() {
+            given.global = global.clone();
         }
     }
     if errors.is_empty() {

@@ -17,6 +17,7 @@ mod choices;
 mod completions;
 mod diskspd;
 mod emulate;
+mod formats;
 mod history;
 mod iometer;
 mod iometer_icf;

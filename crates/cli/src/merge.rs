@@ -46,10 +46,12 @@ pub fn command() -> Command {
         .arg(
             Arg::new("output-format")
                 .long("output-format")
-                .value_parser(["normal", "json", "fio-json"])
+                .value_name("FORMAT[,FORMAT...]")
+                .value_parser(crate::formats::list_parser(crate::formats::RESULT_FORMATS))
                 .default_value("normal")
-                .help("normal (aggregate, per-rank table, scale-out figures), json (diskmeter's schema with ranks[] and scale_out) or fio-json (fio 3.x JSON of the aggregate jobs)"),
+                .help("normal (aggregate, per-rank table, scale-out figures), json (diskmeter's schema with ranks[] and scale_out), fio-json (fio 3.x JSON of the aggregate jobs), json+ (fio's json+: fio-json with the latency bins) or terse (fio's semicolon lines); or a comma-separated list, printed in fio's order (terse, fio-json/json+, json, normal)"),
         )
+        .arg(crate::formats::terse_version_arg())
         .arg(
             Arg::new("output")
                 .long("output")
@@ -172,15 +174,27 @@ fn refused(error: &MergeError, files: &[String]) -> UsageError {
     }
 }
 
-/// The merged steps in the format asked.
+/// The merged steps in the formats asked.
 fn render(matches: &ArgMatches, names: &[String], merged: &[RunResult]) -> anyhow::Result<String> {
-    let format = matches
-        .get_one::<String>("output-format")
-        .map(String::as_str);
+    let terse = crate::formats::terse_version(matches);
+    let parts = crate::formats::formats_of(matches, "output-format")
+        .into_iter()
+        .map(|format| render_one(format, names, merged, terse))
+        .collect::<anyhow::Result<Vec<String>>>()?;
+    Ok(crate::formats::join(parts))
+}
+
+fn render_one(
+    format: crate::formats::OutputFormat,
+    names: &[String],
+    merged: &[RunResult],
+    terse: diskmeter_report::TerseVersion,
+) -> anyhow::Result<String> {
+    use crate::formats::OutputFormat;
     let single = merged.len() == 1;
     Ok(match format {
-        Some("json") if single => diskmeter_report::to_json(&merged[0]),
-        Some("json") => {
+        OutputFormat::Json if single => diskmeter_report::to_json(&merged[0]),
+        OutputFormat::Json => {
             let steps: Vec<Value> = names
                 .iter()
                 .zip(merged)
@@ -190,16 +204,7 @@ fn render(matches: &ArgMatches, names: &[String], merged: &[RunResult]) -> anyho
                 .collect::<Result<_, serde_json::Error>>()?;
             serde_json::to_string_pretty(&serde_json::json!({ "steps": steps }))? + "\n"
         }
-        Some("fio-json") => {
-            let docs: Vec<Value> = merged.iter().map(diskmeter_report::to_fio_json).collect();
-            let value = if single {
-                docs.into_iter().next().unwrap_or_default()
-            } else {
-                Value::Array(docs)
-            };
-            serde_json::to_string_pretty(&value)? + "\n"
-        }
-        _ => {
+        OutputFormat::Normal | OutputFormat::Csv => {
             let mut out = String::new();
             for (name, result) in names.iter().zip(merged) {
                 if !single {
@@ -211,6 +216,10 @@ fn render(matches: &ArgMatches, names: &[String], merged: &[RunResult]) -> anyho
                 }
             }
             out
+        }
+        fio => {
+            let results: Vec<&RunResult> = merged.iter().collect();
+            crate::formats::render_fio(fio, &results, terse)?.unwrap_or_default()
         }
     })
 }

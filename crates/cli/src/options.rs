@@ -8,6 +8,10 @@
 use clap::{Arg, ArgAction, ArgMatches, Command};
 use diskmeter_workload::{all_options, OptionDef, OptionKind};
 
+/// The value clap gives a flag written without one (`--time_based`): told apart from
+/// `--time_based=1` because fio lists only the latter under "job options".
+const BARE_FLAG: &str = "\u{1}bare";
+
 /// Heading under which job options appear in `--help`.
 const JOB_OPTIONS_HEADING: &str = "Job options (fio names; --name starts a new job)";
 
@@ -36,7 +40,7 @@ pub fn add_job_options(mut command: Command) -> Command {
             OptionKind::Flag => arg
                 .num_args(0..=1)
                 .require_equals(true)
-                .default_missing_value("1")
+                .default_missing_value(BARE_FLAG)
                 .value_name("0|1"),
             // fio's `--write_bw_log` alone takes the job's name: no value reads as empty.
             // Unlike other options a following `--option` is not taken as the value.
@@ -66,7 +70,8 @@ fn value_name(def: &OptionDef) -> &'static str {
     }
 }
 
-/// The job options given, in command-line order, as (option name, value).
+/// The job options given, in command-line order, as (option name, value); `None` for a flag
+/// or an optional-value option written without a value, as in a job file.
 pub fn ordered_job_options(matches: &ArgMatches) -> Vec<(String, Option<String>)> {
     let mut found: Vec<(usize, String, Option<String>)> = Vec::new();
     for def in all_options() {
@@ -77,7 +82,12 @@ pub fn ordered_job_options(matches: &ArgMatches) -> Vec<(String, Option<String>)
             continue;
         };
         for (index, value) in indices.zip(values) {
-            found.push((index, def.name.to_string(), Some(value.clone())));
+            let bare = match def.kind {
+                OptionKind::Flag => value == BARE_FLAG,
+                OptionKind::OptionalStr => value.is_empty(),
+                _ => false,
+            };
+            found.push((index, def.name.to_string(), (!bare).then(|| value.clone())));
         }
     }
     found.sort_by_key(|(index, _, _)| *index);

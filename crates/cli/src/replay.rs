@@ -99,7 +99,8 @@ pub fn command() -> Command {
                 .action(ArgAction::SetTrue)
                 .help("Replay the traced IO stream itself, every IO at its traced time, offset and size (fio's read_iolog, redirected onto TARGET or the --emulate disk), instead of a workload like it"),
         )
-        .arg(run::output_format_arg());
+        .arg(run::output_format_arg())
+        .arg(crate::formats::terse_version_arg());
     let command = args::add_emulate_flags(command, "replay");
     args::add_run_flags(command)
 }

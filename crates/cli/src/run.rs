@@ -2,7 +2,7 @@
 //! orchestrator -> the report in the chosen format.
 
 use crate::session;
-use crate::{args, jobfile, options, write_output, Status, UsageError};
+use crate::{args, formats, jobfile, options, write_output, Status, UsageError};
 use clap::{Arg, ArgAction, ArgMatches, Command};
 use diskmeter_jobfile::fio::Unsupported;
 use diskmeter_orchestrator::{Batch, CommandKind, Session, Step};
@@ -27,7 +27,8 @@ pub fn command() -> Command {
              could not take it (the run is then kept in a spool file and saved at the next \
              run); 2 usage error.",
         )
-        .arg(output_format_arg());
+        .arg(output_format_arg())
+        .arg(formats::terse_version_arg());
     let command = args::add_emulate_flags(job_inputs(command), "run (every job's target)");
     options::add_job_options(args::add_run_flags(command))
 }
@@ -75,13 +76,19 @@ pub fn main(matches: &ArgMatches) -> anyhow::Result<Status> {
     Ok(status)
 }
 
-/// `--output-format normal|json|fio-json` (`run`, `replay`).
+/// `--output-format` (`run`, `replay`): diskmeter's formats and fio's, or a comma list.
 pub(crate) fn output_format_arg() -> Arg {
     Arg::new("output-format")
         .long("output-format")
-        .value_parser(["normal", "json", "fio-json"])
+        .value_name("FORMAT[,FORMAT...]")
+        .value_parser(formats::list_parser(formats::RESULT_FORMATS))
         .default_value("normal")
-        .help("normal (human summary), json (diskmeter's schema) or fio-json (fio 3.x JSON keys and units)")
+        .help(
+            "normal (human summary), json (diskmeter's schema), fio-json (fio 3.x JSON keys and \
+             units, what fio calls json), json+ (fio's json+: fio-json with the latency bins) or \
+             terse (fio's semicolon lines, see --terse-version); or a comma-separated list, \
+             printed in fio's order (terse, fio-json/json+, json, normal)",
+        )
 }
 
 /// Writes the result of a one-step batch in the `--output-format` asked (to `--output` or
@@ -93,16 +100,18 @@ pub(crate) fn write_result(
     let Some(step) = outcome.steps.first() else {
         return Ok(());
     };
-    let text = match matches
-        .get_one::<String>("output-format")
-        .map(String::as_str)
-    {
-        Some("json") => diskmeter_report::to_json(&step.result),
-        Some("fio-json") => {
-            serde_json::to_string_pretty(&diskmeter_report::to_fio_json(&step.result))?
-        }
-        _ => diskmeter_report::render_terminal(&step.result),
-    };
+    let terse = formats::terse_version(matches);
+    let mut parts = Vec::new();
+    for format in formats::formats_of(matches, "output-format") {
+        parts.push(match format {
+            formats::OutputFormat::Json => diskmeter_report::to_json(&step.result),
+            formats::OutputFormat::Normal | formats::OutputFormat::Csv => {
+                diskmeter_report::render_terminal(&step.result)
+            }
+            fio => formats::render_fio(fio, &[&step.result], terse)?.unwrap_or_default(),
+        });
+    }
+    let text = formats::join(parts);
     Ok(write_output(matches.get_one::<String>("output"), &text)?)
 }
 
@@ -119,8 +128,16 @@ pub(crate) fn jobs(matches: &ArgMatches, quiet: bool) -> anyhow::Result<Vec<JobS
         if given.is_empty() {
             return Ok(vec![JobSpec::newcomer_default()]);
         }
-        return diskmeter_workload::jobs_from_options(&given)
-            .map_err(|errors| usage(errors.iter().map(ToString::to_string).collect()).into());
+        let mut jobs = diskmeter_workload::jobs_from_options(&given)
+            .map_err(|errors| usage(errors.iter().map(ToString::to_string).collect()))?;
+        // fio's "job options" and "global options": what was typed, kept beside each job.
+        for (job, typed) in jobs
+            .iter_mut()
+            .zip(diskmeter_workload::given::given_from_options(&given))
+        {
+            job.given = Some(typed);
+        }
+        return Ok(jobs);
     }
     if given.iter().any(|(name, _)| name == "name") {
         return Err(UsageError(
@@ -142,7 +159,17 @@ pub(crate) fn jobs(matches: &ArgMatches, quiet: bool) -> anyhow::Result<Vec<JobS
     } else {
         Unsupported::Refuse
     };
-    Ok(jobfile::jobs_from_files(&files, &defaults, unsupported, quiet).map_err(usage)?)
+    // The options before the files are fio's global options (the first file's, see
+    // `jobfile::jobs_from_files`).
+    let typed_globals = diskmeter_workload::given::given_from_options(&given)
+        .into_iter()
+        .next()
+        .map(|g| g.global)
+        .unwrap_or_default();
+    Ok(
+        jobfile::jobs_from_files(&files, &defaults, &typed_globals, unsupported, quiet)
+            .map_err(usage)?,
+    )
 }
 
 /// The names of the jobs, each once: the step's name in the history.

@@ -18,6 +18,7 @@
 //! Parsing is pure: files and variables come through [`Sources`], so no IO happens here.
 
 use crate::{refusals, JobFileError, JobFileProblem};
+use diskmeter_workload::given::TypedOptions;
 use diskmeter_workload::{apply_option, find_option, nearest, JobSpec, OptionError};
 use thiserror::Error;
 
@@ -393,6 +394,27 @@ pub fn resolve(
     } else {
         Err(errors)
     }
+}
+
+/// The options of `sections` as fio lists them in its JSON (see
+/// [`diskmeter_workload::given`]): those of every `[global]` section in order, and each job's
+/// own, one list per job in the order [`resolve`] returns the jobs. Section names are not
+/// listed, nor flags written without a value.
+pub fn given_options(sections: &[Section]) -> (TypedOptions, Vec<TypedOptions>) {
+    let mut global = Vec::new();
+    let mut jobs = Vec::new();
+    for section in sections {
+        let listed = section
+            .options
+            .iter()
+            .filter_map(|o| diskmeter_workload::given::listed(&o.key, o.value.as_deref()));
+        if section.is_global() {
+            global.extend(listed);
+        } else {
+            jobs.push(listed.collect());
+        }
+    }
+    (global, jobs)
 }
 
 fn locate(option: &OptionLine, error: OptionError, policy: Unsupported) -> JobFileError {

@@ -118,6 +118,9 @@ fn onto_volume(job: &JobSpec) -> Result<JobSpec, ManifestError> {
     // fio's other name for the engine (`vsync` runs as psync) is a note for the plan, not
     // part of the workload: the pods are told the engine diskmeter runs.
     moved.compat.ioengine_as_written = None;
+    // The options as typed (fio-json's "job options") are not part of the workload either:
+    // the pods are given the resolved file, and their results list what it sets.
+    moved.given = None;
     Ok(moved)
 }
 

@@ -120,6 +120,11 @@ impl RunResult {
             }
             pending.push(Pending::new(job));
         }
+        let global_options = pending
+            .first()
+            .and_then(|p| p.spec.given.as_ref())
+            .map(|given| JobOption::list_from(&given.global))
+            .unwrap_or_default();
         let mut jobs: Vec<JobResult> = pending.into_iter().map(job_result).collect();
         let groups = groups_of(&mut jobs);
         RunResult {
@@ -129,6 +134,7 @@ impl RunResult {
             groups,
             ranks: Vec::new(),
             scale_out: None,
+            global_options,
         }
     }
 }
@@ -230,6 +236,11 @@ fn job_result(p: Pending) -> JobResult {
             )
         }),
         options: JobOption::list_of(&p.spec),
+        given_options: p
+            .spec
+            .given
+            .as_ref()
+            .map(|given| JobOption::list_from(&given.job)),
         workload: JobWorkload::of(&p.spec),
         histograms: Some(crate::histograms::JobHistograms::of(stats)),
     }

@@ -10,34 +10,89 @@
 use serde_json::{json, Map, Value};
 
 use crate::format::ctime_utc;
+use crate::histograms::EncodedHistogram;
 use crate::input::RunMeta;
 use crate::schema::{
     DirectionResult, JobResult, JobWorkload, LabeledPercent, LatencySummary, RunResult, SampleStats,
 };
+use diskmeter_stats::LatencyHistogram;
 
 /// The key of each direction object that holds diskmeter's latency from the intended issue
 /// time (`lat_intended`), in the shape of fio's `lat_ns`; `N` is 0 for jobs without a rate
 /// limit. Keys that start with `diskmeter_` are diskmeter's additions to fio's tree.
 pub const LAT_INTENDED_KEY: &str = "diskmeter_lat_intended_ns";
 
-/// The fio 3.x JSON document for `result`.
+/// The fio 3.x JSON document for `result` (fio `--output-format=json`).
 pub fn to_fio_json(result: &RunResult) -> Value {
+    document(result, false)
+}
+
+/// fio's json+ document for `result` (fio `--output-format=json+`): the JSON document plus,
+/// in every latency object that lists percentiles, the `"bins"` of fio's latency buckets
+/// ([`crate::fio_bins`]). A result without histograms (stored before schema 4) has no bins.
+pub fn to_fio_json_plus(result: &RunResult) -> Value {
+    document(result, true)
+}
+
+fn document(result: &RunResult, plus: bool) -> Value {
     let meta = &result.meta;
-    let jobs: Vec<Value> = result.jobs.iter().map(|job| fio_job(job, meta)).collect();
-    json!({
+    let jobs: Vec<Value> = result
+        .jobs
+        .iter()
+        .map(|job| fio_job(job, meta, plus))
+        .collect();
+    let doc = json!({
         "fio version": format!("diskmeter-{}", meta.diskmeter_version),
         // fio stamps the document when it writes it, i.e. at the end of the run.
         "timestamp": meta.finished_unix_ms / 1000,
         "timestamp_ms": meta.finished_unix_ms,
         // fio prints local time; diskmeter prints UTC so results compare across machines.
         "time": ctime_utc(meta.finished_unix_ms),
-        "global options": {},
         "jobs": jobs,
         "disk_util": [],
-    })
+    });
+    // fio prints "global options" only when a global option was set, before "jobs".
+    if result.global_options.is_empty() {
+        return doc;
+    }
+    let mut ordered = Map::new();
+    if let Value::Object(fields) = doc {
+        for (key, value) in fields {
+            if key == "jobs" {
+                ordered.insert(
+                    "global options".into(),
+                    options_object(&result.global_options),
+                );
+            }
+            ordered.insert(key, value);
+        }
+    }
+    Value::Object(ordered)
 }
 
-fn fio_job(job: &JobResult, meta: &RunMeta) -> Value {
+fn fio_job(job: &JobResult, meta: &RunMeta, plus: bool) -> Value {
+    // json+ adds bins from the job's exact histograms, decoded here (a few hundred bytes
+    // each); one that does not decode gives no bins rather than wrong ones.
+    let hist = |encoded: Option<&EncodedHistogram>| -> Option<LatencyHistogram> {
+        encoded
+            .filter(|_| plus)
+            .and_then(|e| e.decode().ok())
+            .filter(|h| !h.is_empty())
+    };
+    let histograms = job.histograms.as_ref();
+    let direction = |name: &str| -> DirectionBins {
+        let d = histograms.and_then(|h| match name {
+            "read" => Some(&h.read),
+            "write" => Some(&h.write),
+            _ => h.trim.as_ref(),
+        });
+        DirectionBins {
+            clat: hist(d.map(|d| &d.clat)),
+            lat: hist(d.map(|d| &d.lat)),
+            lat_intended: hist(d.map(|d| &d.lat_intended)),
+        }
+    };
+    let sync_bins = hist(histograms.map(|h| &h.sync));
     let wall_ms = meta.finished_unix_ms.saturating_sub(meta.started_unix_ms);
     let b = &job.lat_buckets;
     let mut latency_ms = buckets(&b[20..31], 1_000_000);
@@ -48,20 +103,24 @@ fn fio_job(job: &JobResult, meta: &RunMeta) -> Value {
         // fio gives the errno of the job's (first) IO error here, also when the job went on
         // after it; a job that failed for another reason (rate_min) gives 1; a verify failure
         // ends the job with EILSEQ (84) in fio, and here.
-        "error": match &job.verify {
-            Some(verify) if verify.errors > 0 => 84,
-            _ => error_number(job),
-        },
+        "error": fio_error(job),
         // A finished job has nothing left to wait for (fio prints INT_MAX here).
         "eta": 0,
         "elapsed": wall_ms.div_ceil(1000),
         "job options": job_options(job),
-        "read": fio_direction(&job.read, &job.workload),
-        "write": fio_direction(&job.write, &job.workload),
-        "trim": fio_direction(job.trim.as_ref().unwrap_or(&idle_direction()), &job.workload),
+        "read": fio_direction(&job.read, &job.workload, &direction("read")),
+        "write": fio_direction(&job.write, &job.workload, &direction("write")),
+        "trim": fio_direction(
+            job.trim.as_ref().unwrap_or(&idle_direction()),
+            &job.workload,
+            &direction("trim"),
+        ),
         "sync": match &job.sync {
-            Some(sync) => json!({ "total_ios": sync.count, "lat_ns": lat_object(sync, true) }),
-            None => json!({ "total_ios": 0, "lat_ns": lat_object(&idle_summary(), false) }),
+            Some(sync) => json!({
+                "total_ios": sync.count,
+                "lat_ns": lat_object(sync, true, sync_bins.as_ref()),
+            }),
+            None => json!({ "total_ios": 0, "lat_ns": lat_object(&idle_summary(), false, None) }),
         },
         "job_runtime": job.workers_runtime_ns / 1_000_000,
         "usr_cpu": job.cpu.usr_percent,
@@ -108,6 +167,14 @@ fn fio_job(job: &JobResult, meta: &RunMeta) -> Value {
     job_json
 }
 
+/// fio's `error` of a job: EILSEQ (84) after a verify failure, else [`error_number`].
+pub(crate) fn fio_error(job: &JobResult) -> i64 {
+    match &job.verify {
+        Some(verify) if verify.errors > 0 => 84,
+        _ => error_number(job),
+    }
+}
+
 /// fio's `error`: the first IO error's errno, 1 for a job that failed otherwise, else 0.
 fn error_number(job: &JobResult) -> i64 {
     let first_io_error = job.io_errors.as_ref().and_then(|e| e.first_errno);
@@ -118,10 +185,17 @@ fn error_number(job: &JobResult) -> i64 {
     }
 }
 
-/// fio's "job options": the job's resolved options as strings, as a job file gives them.
+/// fio's "job options": the options as the user typed them; for a job that did not come
+/// from fio options (DiskSpd, Iometer) or a result stored before they were kept, its resolved
+/// options as a job file gives them. An option typed twice is listed once, with its last
+/// value (fio writes the key twice; JSON readers keep the last).
 fn job_options(job: &JobResult) -> Value {
+    options_object(job.given_options.as_ref().unwrap_or(&job.options))
+}
+
+fn options_object(options: &[crate::schema::JobOption]) -> Value {
     Value::Object(
-        job.options
+        options
             .iter()
             .map(|o| (o.name.clone(), Value::String(o.value.clone())))
             .collect(),
@@ -135,7 +209,7 @@ fn job_options(job: &JobResult) -> Value {
 /// One key is diskmeter's own, [`LAT_INTENDED_KEY`]: fio has no latency from the intended
 /// issue time, and without it a stall of a rate-limited job is invisible to readers of this
 /// document (the service latency of the IOs issued late is short).
-fn fio_direction(d: &DirectionResult, workload: &JobWorkload) -> Value {
+fn fio_direction(d: &DirectionResult, workload: &JobWorkload, bins: &DirectionBins) -> Value {
     let bw_bytes = d.bw_bytes_per_sec.round() as u64;
     let bw: &SampleStats = &d.bw_samples_bytes_per_sec;
     let io: &SampleStats = &d.iops_samples;
@@ -150,10 +224,14 @@ fn fio_direction(d: &DirectionResult, workload: &JobWorkload) -> Value {
         "total_ios": d.ios + d.errors,
         "short_ios": d.short_ios,
         "drop_ios": 0,
-        "slat_ns": lat_object(&d.slat, false),
-        "clat_ns": lat_object(&d.clat, workload.clat_percentiles),
-        "lat_ns": lat_object(&d.lat, workload.lat_percentiles || d.clat.count == 0),
-        LAT_INTENDED_KEY: lat_object(&d.lat_intended, true),
+        "slat_ns": lat_object(&d.slat, false, None),
+        "clat_ns": lat_object(&d.clat, workload.clat_percentiles, bins.clat.as_ref()),
+        "lat_ns": lat_object(
+            &d.lat,
+            workload.lat_percentiles || d.clat.count == 0,
+            bins.lat.as_ref(),
+        ),
+        LAT_INTENDED_KEY: lat_object(&d.lat_intended, true, bins.lat_intended.as_ref()),
         "bw_min": (bw.min / 1024.0).round() as u64,
         "bw_max": (bw.max / 1024.0).round() as u64,
         "bw_agg": d.bw_percent_of_group,
@@ -168,8 +246,20 @@ fn fio_direction(d: &DirectionResult, workload: &JobWorkload) -> Value {
     })
 }
 
-/// `{"min", "max", "mean", "stddev", "N"}` plus `"percentile"` keyed like "99.900000".
-fn lat_object(s: &LatencySummary, with_percentiles: bool) -> Value {
+/// The decoded histograms of one direction, for json+'s bins (`None`: no bins).
+struct DirectionBins {
+    clat: Option<LatencyHistogram>,
+    lat: Option<LatencyHistogram>,
+    lat_intended: Option<LatencyHistogram>,
+}
+
+/// `{"min", "max", "mean", "stddev", "N"}` plus `"percentile"` keyed like "99.900000" and,
+/// for json+, `"bins"` where the percentiles are (as fio: `stat.c` `add_ddir_lat_json`).
+fn lat_object(
+    s: &LatencySummary,
+    with_percentiles: bool,
+    bins: Option<&LatencyHistogram>,
+) -> Value {
     let mut v = json!({
         "min": s.min_ns,
         "max": s.max_ns,
@@ -184,6 +274,9 @@ fn lat_object(s: &LatencySummary, with_percentiles: bool) -> Value {
             .map(|p| (format!("{:.6}", p.percent), json!(p.value_ns)))
             .collect();
         v["percentile"] = Value::Object(table);
+        if let Some(histogram) = bins {
+            v["bins"] = crate::fio_bins::bins_object(histogram);
+        }
     }
     v
 }
@@ -225,7 +318,7 @@ fn idle_summary() -> LatencySummary {
 }
 
 /// A direction with no IO, for fio's "trim" of a job that did not trim.
-fn idle_direction() -> DirectionResult {
+pub(crate) fn idle_direction() -> DirectionResult {
     DirectionResult {
         ios: 0,
         bytes: 0,

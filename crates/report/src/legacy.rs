@@ -22,8 +22,9 @@ pub fn upgrade_json(text: &str) -> Result<RunResult, ReportError> {
         1 => upgrade_from_v1(&mut doc),
         // 2 -> 3 only added optional fields (a job's `trim`, `io_errors` and
         // `latency_target`), 3 -> 4 too (`meta`'s phase starts, IO end and rank), 4 -> 5 too
-        // (a job's pacing and the series' intended-time means, 0 = not kept), 5 -> 6 too (a
-        // job's `connections`): a version-2 to -5 result reads as it is.
+        // (a job's pacing and the series' intended-time means, 0 = not kept), 5 -> 6 too
+        // (the options as typed, absent = not kept; a job's `connections`): a version-2 to -5
+        // result reads as it is.
         2..=5 => doc["schema_version"] = Value::from(SCHEMA_VERSION),
         SCHEMA_VERSION => {}
         found => {

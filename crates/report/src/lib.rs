@@ -10,7 +10,9 @@
 
 mod build;
 mod diskspd;
+pub mod fio_bins;
 mod fio_json;
+mod fio_terse;
 pub mod format;
 mod headline;
 mod histograms;
@@ -26,7 +28,8 @@ mod terminal;
 
 pub use build::LAT_BUCKET_EDGES_NS;
 pub use diskspd::{render_diskspd_text, render_diskspd_xml, DiskSpdHeader};
-pub use fio_json::{to_fio_json, LAT_INTENDED_KEY as FIO_JSON_LAT_INTENDED_KEY};
+pub use fio_json::{to_fio_json, to_fio_json_plus, LAT_INTENDED_KEY as FIO_JSON_LAT_INTENDED_KEY};
+pub use fio_terse::{to_fio_terse, TerseVersion};
 pub use headline::{HeadlineLatency, LatencyClock};
 pub use histograms::{
     DecodeError, DirectionHistograms, EncodedHistogram, JobHistograms, HISTOGRAM_KINDS,

@@ -16,6 +16,17 @@ impl JobOption {
             .map(|(name, value)| JobOption { name, value })
             .collect()
     }
+
+    /// Options as typed ([`diskmeter_workload::GivenOptions`]), in their order.
+    pub fn list_from(typed: &[(String, String)]) -> Vec<JobOption> {
+        typed
+            .iter()
+            .map(|(name, value)| JobOption {
+                name: name.clone(),
+                value: value.clone(),
+            })
+            .collect()
+    }
 }
 
 impl JobWorkload {

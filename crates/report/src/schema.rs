@@ -21,8 +21,8 @@ use crate::input::{RunMeta, TargetInfo};
 /// 4: `meta` carries the phases' start times, the end of the IO and the result's rank in a
 /// scale-out run (what merging several hosts' results needs), jobs their exact latency
 /// histograms (`histograms`), and a merged result the ranks' results (`ranks`) and the
-/// aggregate figures (`scale_out`); 6: jobs may carry `connections` (Iometer's
-/// connection-rate test).
+/// aggregate figures (`scale_out`); 6: jobs and the run may carry the options as typed
+/// (`given_options`, `global_options`), jobs `connections` (Iometer's connection-rate test).
 pub const SCHEMA_VERSION: u32 = 6;
 
 /// The whole run as reported.
@@ -44,6 +44,11 @@ pub struct RunResult {
     /// bandwidth, the ranks' start skew); absent for a run on one host.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub scale_out: Option<crate::scale_out::ScaleOut>,
+    /// The run's global options as the user typed them, in order (fio's `"global options"`:
+    /// the options before the first `--name` or the job files, and those of `[global]`
+    /// sections); empty, and absent, when none was set.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub global_options: Vec<JobOption>,
 }
 
 /// One reported job: a single clone, or all clones of a `group_reporting` group merged.
@@ -62,6 +67,12 @@ pub struct JobResult {
     /// differs from fio's default plus `name`, `rw`, `bs`, `iodepth` and `ioengine` (of the
     /// first member for a merged group).
     pub options: Vec<JobOption>,
+    /// The job's own options as the user typed them, in order (fio's `"job options"`: name
+    /// first when given on the command line, flags written without a value left out; of the
+    /// first member for a merged group); absent when the job did not come from fio options
+    /// or the result was written before schema 6, and then `options` stands in.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub given_options: Option<Vec<JobOption>>,
     /// The facts of the workload that the views print, typed.
     pub workload: JobWorkload,
     /// Files and devices used, each listed once.

@@ -12,11 +12,14 @@ mod common;
 use std::collections::BTreeMap;
 use std::process::Command;
 
-use diskmeter_report::{to_fio_json, RunInput, RunResult, FIO_JSON_LAT_INTENDED_KEY};
+use diskmeter_report::{
+    to_fio_json, to_fio_json_plus, RunInput, RunResult, FIO_JSON_LAT_INTENDED_KEY,
+};
 use serde_json::Value;
 
-/// Top-level keys fio writes only in some runs ("global options" with a [global] section,
-/// "disk_util" when it saw block devices); diskmeter always writes them.
+/// Top-level keys fio writes only in some runs ("global options" when a global option was
+/// set, "disk_util" when it saw block devices); diskmeter writes the first on the same rule
+/// and the second always (empty).
 const OPTIONAL_TOP_LEVEL: [&str; 2] = ["global options", "disk_util"];
 
 /// The shape of a JSON value: objects become key -> shape, arrays the shape of their first
@@ -283,6 +286,8 @@ fn fio_json_carries_latency_from_the_intended_time_under_a_diskmeter_key() {
     assert_eq!(doc["jobs"][0]["read"][FIO_JSON_LAT_INTENDED_KEY]["N"], 0);
 }
 
+/// Jobs that carry no options as typed (DiskSpd, Iometer input, results stored before
+/// schema 6) list their resolved options, and no "global options".
 #[test]
 fn fio_json_job_options_are_the_jobs_resolved_options() {
     let result = RunResult::build(common::sample_input(false));
@@ -300,4 +305,75 @@ fn fio_json_job_options_are_the_jobs_resolved_options() {
     assert_eq!(options["numjobs"], "2");
     assert_eq!(options["group_reporting"], "1");
     assert_eq!(doc["jobs"][1]["job options"]["rate_iops"], "0,500");
+    assert!(doc.get("global options").is_none());
+}
+
+/// Jobs with options as typed list those, in their order, and the run's global options
+/// appear before "jobs", as fio writes them.
+#[test]
+fn fio_json_lists_the_options_as_typed_when_kept() {
+    let mut input = common::sample_input(false);
+    for job in &mut input.jobs {
+        job.spec.given = Some(diskmeter_workload::GivenOptions {
+            job: vec![
+                ("runtime".into(), "1".into()),
+                ("numjobs".into(), "1".into()),
+                ("bs".into(), "4k".into()),
+            ],
+            global: vec![
+                ("size".into(), "1m".into()),
+                ("ioengine".into(), "null".into()),
+            ],
+        });
+    }
+    let doc = to_fio_json(&RunResult::build(input));
+    let keys = |v: &Value| -> Vec<String> { v.as_object().unwrap().keys().cloned().collect() };
+    assert_eq!(
+        keys(&doc["jobs"][0]["job options"]),
+        ["runtime", "numjobs", "bs"]
+    );
+    assert_eq!(doc["jobs"][0]["job options"]["runtime"], "1");
+    assert_eq!(keys(&doc["global options"]), ["size", "ioengine"]);
+    let top = keys(&doc);
+    let at = |k: &str| top.iter().position(|t| t == k).unwrap();
+    assert_eq!(at("global options") + 1, at("jobs"), "{top:?}");
+}
+
+#[test]
+fn json_plus_adds_fios_bins_where_the_percentiles_are() {
+    let result = RunResult::build(common::sample_input(false));
+    let plain = to_fio_json(&result);
+    let plus = to_fio_json_plus(&result);
+    let read = &plus["jobs"][0]["read"];
+    // Bins only where fio puts them: beside a percentile table (clat by default).
+    assert!(read["lat_ns"].get("bins").is_none());
+    assert!(read["slat_ns"].get("bins").is_none());
+    assert!(plain["jobs"][0]["read"]["clat_ns"].get("bins").is_none());
+    let bins = read["clat_ns"]["bins"]
+        .as_object()
+        .expect("json+ clat bins");
+    let total: u64 = bins.values().map(|v| v.as_u64().unwrap()).sum();
+    assert_eq!(total, read["clat_ns"]["N"].as_u64().unwrap());
+    // Keys are fio's bucket values: each maps back to its own bucket.
+    for key in bins.keys() {
+        let ns: u64 = key.parse().unwrap();
+        let index = diskmeter_report::fio_bins::plat_index(ns);
+        assert_eq!(diskmeter_report::fio_bins::plat_value(index), ns, "{key}");
+    }
+    // Everything else is fio-json's.
+    let mut stripped = plus.clone();
+    for job in stripped["jobs"].as_array_mut().unwrap() {
+        for direction in ["read", "write", "trim"] {
+            for lat in ["clat_ns", "lat_ns", FIO_JSON_LAT_INTENDED_KEY] {
+                if let Some(object) = job[direction][lat].as_object_mut() {
+                    object.remove("bins");
+                }
+            }
+        }
+        job["sync"]["lat_ns"]
+            .as_object_mut()
+            .unwrap()
+            .remove("bins");
+    }
+    assert_eq!(stripped, plain);
 }

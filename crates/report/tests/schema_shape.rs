@@ -37,6 +37,10 @@ fn result_with_every_field() -> RunResult {
         dump_dropped: 1,
     });
     job.iops_mean_ci.half_width = Some(12.5);
+    job.given_options = Some(vec![diskmeter_report::JobOption {
+        name: "rw".into(),
+        value: "randread".into(),
+    }]);
     job.workload.bs_read_spread = Some("4k/50:64k/50".into());
     job.workload.bs_write_spread = Some("1k-8k".into());
     job.latency_target = Some(diskmeter_report::LatencyTargetResult {
@@ -59,6 +63,10 @@ fn result_with_every_field() -> RunResult {
     ss.precision_limit_percent = Some(3.0);
     ss.precision_percent = Some(1.5);
     result.groups[0].trim = Some(result.groups[0].read);
+    result.global_options = vec![diskmeter_report::JobOption {
+        name: "ioengine".into(),
+        value: "null".into(),
+    }];
     result.meta.phase_starts_unix_ns = vec![1_764_000_000_000_000_000];
     result.meta.io_finished_unix_ns = 1_764_000_004_000_000_000;
     result.meta.rank = Some(diskmeter_report::RankInfo { rank: 1, ranks: 4 });

@@ -241,6 +241,22 @@ impl LatencyHistogram {
         counts
     }
 
+    /// The recorded buckets in ascending order, as (lowest value of the bucket, count): what
+    /// re-bins the histogram into another tool's buckets (fio's json+ `bins`). Below 2048 ns
+    /// a bucket holds one value; above, a bucket in [2^k, 2^(k+1)) is 2^(k-10) wide and
+    /// aligned to its width, so it lies whole inside any coarser power-of-two-aligned bucket.
+    pub fn buckets(&self) -> Vec<(u64, u64)> {
+        self.hist
+            .iter_recorded()
+            .map(|step| {
+                (
+                    self.hist.lowest_equivalent(step.value_iterated_to()),
+                    step.count_at_value(),
+                )
+            })
+            .collect()
+    }
+
     /// Empties the histogram, keeping its allocation.
     pub fn reset(&mut self) {
         self.hist.reset();

@@ -8,6 +8,7 @@
 //!   command-line rules for `name=` and every error collected.
 //! * [`validate`]: whether a job makes sense as a whole; [`describe`]: a job back as options.
 //! * [`steady`]: steady-state detection settings and [`JobSpec::with_auto_stop`].
+//! * [`given`]: the options as typed, for fio's `"job options"` and `"global options"`.
 //! * [`rank`]: a job as one rank of a run across hosts runs it ([`rank::RankPlace`]).
 //!
 //! Nothing here does IO: parsing and validation are pure functions of their input (STYLE
@@ -20,6 +21,7 @@ pub mod compat;
 pub mod control;
 mod describe;
 pub mod files;
+pub mod given;
 pub mod iolog;
 mod jobs;
 mod modes;
@@ -38,6 +40,7 @@ pub use apply::{apply_option, OptionError};
 pub use compat::{fio_reading_notes, CompatOptions};
 pub use describe::{describe, describe_against, ALWAYS_DESCRIBED};
 pub use diskmeter_units::KbBase;
+pub use given::GivenOptions;
 pub use iolog::{IologOptions, ReplaySkip, UnknownSkipWord};
 pub use jobs::{jobs_from_options, jobs_from_options_over};
 pub use options::{

@@ -286,6 +286,11 @@ pub struct JobSpec {
     /// random generator name); `crate::fio_reading_notes` says what each means here.
     #[serde(default)]
     pub compat: crate::compat::CompatOptions,
+    /// The options as the user typed them, for fio's `"job options"` and `"global options"`;
+    /// `None` when the job did not come from fio options (DiskSpd, Iometer, diskmeter's own
+    /// commands), and then the resolved options stand in.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub given: Option<crate::given::GivenOptions>,
 }
 
 /// serde's default for options that default to on.
@@ -383,6 +388,7 @@ impl Default for JobSpec {
             verify: Default::default(),
             system: Default::default(),
             compat: Default::default(),
+            given: None,
         }
     }
 }

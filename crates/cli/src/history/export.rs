@@ -14,17 +14,22 @@ pub fn export_command() -> Command {
         .long_about(
             "Exports a saved run. json: the run, its host facts and every step's full result \
              (diskmeter's schema). fio-json: fio 3.x's JSON for each step (one document for a \
-             one-step run, else an array of them in step order). csv: one row per step, job \
-             and direction with IOPS, bandwidth and latency percentiles.",
+             one-step run, else an array of them in step order); json+: the same with fio's \
+             latency bins; terse: fio's semicolon lines (version 3), one per job of every \
+             step. csv: one row per step, job and direction with IOPS, bandwidth and latency \
+             percentiles. A comma-separated list prints each, terse first (fio's order).",
         )
         .arg(run_id_arg("id", "The run's id, or 'last'"))
         .arg(db_arg())
         .arg(
             Arg::new("format")
                 .long("format")
-                .value_parser(["json", "fio-json", "csv"])
+                .value_name("FORMAT[,FORMAT...]")
+                .value_parser(crate::formats::list_parser(&[
+                    "json", "fio-json", "json+", "terse", "csv",
+                ]))
                 .default_value("json")
-                .help("json, fio-json or csv"),
+                .help("json, fio-json, json+, terse or csv, or a comma-separated list"),
         )
         .arg(output_arg())
 }
@@ -33,24 +38,18 @@ pub fn export_command() -> Command {
 pub fn export_main(matches: &ArgMatches) -> anyhow::Result<Status> {
     let store = open(matches)?;
     let run = load(&store, matches, "id", None)?;
-    let text = match matches.get_one::<String>("format").map(String::as_str) {
-        Some("fio-json") => {
-            let docs: Vec<serde_json::Value> = run
-                .steps
-                .iter()
-                .map(|s| diskmeter_report::to_fio_json(&s.result))
-                .collect();
-            let value = if docs.len() == 1 {
-                docs.into_iter().next().unwrap_or_default()
-            } else {
-                serde_json::Value::Array(docs)
-            };
-            serde_json::to_string_pretty(&value)? + "\n"
-        }
-        Some("csv") => csv(&run),
-        _ => serde_json::to_string_pretty(&run)? + "\n",
-    };
-    finish(matches, &text)
+    use crate::formats::OutputFormat;
+    let results: Vec<&diskmeter_report::RunResult> = run.steps.iter().map(|s| &s.result).collect();
+    let mut parts = Vec::new();
+    for format in crate::formats::formats_of(matches, "format") {
+        parts.push(match format {
+            OutputFormat::Csv => csv(&run),
+            OutputFormat::Json | OutputFormat::Normal => serde_json::to_string_pretty(&run)? + "\n",
+            fio => crate::formats::render_fio(fio, &results, diskmeter_report::TerseVersion::V3)?
+                .unwrap_or_default(),
+        });
+    }
+    finish(matches, &crate::formats::join(parts))
 }
 
 /// The CSV columns, one row per step, reported job and direction that did IO.

@@ -211,3 +211,29 @@ fn command_line_defaults_are_overridden_by_the_files_globals() {
     let (j, _) = resolve(&sections, &defaults, Unsupported::Refuse).unwrap();
     assert_eq!((j[0].bs_bytes.read, j[0].iodepth), (4096, 2));
 }
+
+#[test]
+fn given_options_list_globals_and_each_jobs_own_options_as_fio_prints_them() {
+    // fio 3.33 on this file prints "global options" {"ioengine": "null", "size": "1m",
+    // "iodepth": "2"} and job options {"rw": "read", "bs": "4k"} and {"rw": "write"}.
+    let text = "[global]\nioengine=null\nsize=1m ; comment\n[a]\nrw=read\nbs=4k\n\
+                [global]\niodepth=2\n[b]\nstonewall\nreadwrite=write\n";
+    let sections = parse("t.fio", text, &Memory::default()).unwrap();
+    let (global, jobs) = given_options(&sections);
+    let pairs = |list: &[(&str, &str)]| -> Vec<(String, String)> {
+        list.iter()
+            .map(|(n, v)| (n.to_string(), v.to_string()))
+            .collect()
+    };
+    assert_eq!(
+        global,
+        pairs(&[("ioengine", "null"), ("size", "1m"), ("iodepth", "2")])
+    );
+    assert_eq!(
+        jobs,
+        vec![
+            pairs(&[("rw", "read"), ("bs", "4k")]),
+            pairs(&[("rw", "write")])
+        ]
+    );
+}

@@ -137,6 +137,7 @@ pub(crate) fn merge_job(parts: &[(&Rank, &JobResult)]) -> Result<JobResult, Merg
         clone_index: None,
         workers,
         options: first.options.clone(),
+        given_options: first.given_options.clone(),
         workload: first.workload.clone(),
         targets: targets(parts),
         runtime_ns,

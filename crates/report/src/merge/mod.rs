@@ -224,6 +224,10 @@ pub fn merge_ranks(results: Vec<RunResult>) -> Result<RunResult, MergeError> {
         meta: merged_meta(&order, &inputs),
         jobs,
         groups,
+        global_options: inputs
+            .first()
+            .map(|first| first.global_options.clone())
+            .unwrap_or_default(),
         ranks: inputs,
         scale_out: Some(scale_out),
     })
