@@ -385,3 +385,248 @@ fn description_is_kept_in_the_results_as_fio_keeps_it() {
     let options = own["jobs"][1]["options"].to_string();
     assert!(options.contains("the_second_job's_own"), "{options}");
 }
+
+/// Letter-case spellings of a lower-case unit suffix: as written, upper case, capitalised,
+/// the prefix lower and the rest upper (`kB`), and the IEC way (`KiB`); each once.
+fn case_variants(lower: &str) -> Vec<String> {
+    let mut out: Vec<String> = Vec::new();
+    let capitalised = |rest_upper: bool| -> String {
+        lower
+            .char_indices()
+            .map(|(i, c)| match (i, c) {
+                (0, c) => c.to_ascii_uppercase(),
+                (_, 'i') if !rest_upper => 'i',
+                (_, c) => c.to_ascii_uppercase(),
+            })
+            .collect()
+    };
+    let mut prefix_lower: String = lower.chars().take(1).collect();
+    prefix_lower.push_str(&lower.get(1..).unwrap_or("").to_ascii_uppercase());
+    for spelling in [
+        lower.to_string(),
+        lower.to_ascii_uppercase(),
+        capitalised(false),
+        prefix_lower,
+        {
+            let mut first: String = lower.chars().take(1).collect::<String>().to_uppercase();
+            first.push_str(lower.get(1..).unwrap_or(""));
+            first
+        },
+    ] {
+        if !out.contains(&spelling) {
+            out.push(spelling);
+        }
+    }
+    out
+}
+
+/// The same spelling one prefix down (`3GiB` -> `3MiB`, `3K` -> `3`), so that the value is
+/// exactly `kb_base` (or its opposite) times it: the block size that does the size in
+/// 1,000 or 1,024 IOs.
+fn one_prefix_down(number: &str, suffix: &str) -> String {
+    let mut chars = suffix.chars();
+    let Some(prefix) = chars.next() else {
+        return number.to_string();
+    };
+    let down = match prefix.to_ascii_lowercase() {
+        'k' => return number.to_string(),
+        'm' => 'k',
+        'g' => 'm',
+        other => panic!("no prefix below {other}"),
+    };
+    let down = if prefix.is_ascii_uppercase() {
+        down.to_ascii_uppercase()
+    } else {
+        down
+    };
+    format!("{number}{down}{}", chars.as_str())
+}
+
+/// Issue 28, "fio's value syntax, exhaustively": a GENERATED table of values, one [section]
+/// each in ONE job file, run by fio and by diskmeter on the null engine and compared job by
+/// job where fio shows the parsed value:
+/// * sizes: numbers x prefixes `k m g` x `""`/`b`/`i`/`ib` x letter case x `kb_base` 1024 and
+///   1000 (written before or after the value: fio reads it first in a job file), plus `+`,
+///   hex and bare forms, as `size=V` with `bs` one prefix down: `io_bytes` is V and
+///   `total_ios` shows the block size;
+/// * counts: `number_ios` in the same spellings, through `total_ios`;
+/// * short times: `runtime` with `time_based` in every suffix spelling and the bare default
+///   unit (seconds), through the job's runtime. The values are 200 ms or 1 s and the bound
+///   is loose (0.9x to 1.5x + 100 ms) on purpose: a misread unit is off by 60x or 1000x, and
+///   the bound must not judge the machine's speed.
+///
+/// Forms diskmeter refuses (fio reads `1.5m` as 1 byte, `30sec` as 30 us) and times too long
+/// to run (`2d`) are checked against fio's parse.c in `crates/units`.
+#[test]
+fn issue_28_generated_value_table_reads_as_fio_reads_it() {
+    let dir = TestDir::new();
+    let Some(mut fio) = common::fio_command("issue_28_generated_value_table", dir.path()) else {
+        return;
+    };
+    let mut file = String::from("[global]\nioengine=null\nrw=read\nthread\n");
+    let mut sections = 0;
+    let mut section = |name: String, lines: &[String], kb_base: &str, kb_first: bool| {
+        file.push_str(&format!("\n[{name}]\n"));
+        if kb_first {
+            file.push_str(&format!("kb_base={kb_base}\n"));
+        }
+        for line in lines {
+            file.push_str(line);
+            file.push('\n');
+        }
+        if !kb_first {
+            file.push_str(&format!("kb_base={kb_base}\n"));
+        }
+        sections += 1;
+    };
+    for (base_index, kb_base) in ["1024", "1000"].into_iter().enumerate() {
+        let mut n = 0;
+        for number in ["1", "3", "10"] {
+            for prefix in ["k", "m", "g"] {
+                for tail in ["", "b", "i", "ib"] {
+                    for suffix in case_variants(&format!("{prefix}{tail}")) {
+                        n += 1;
+                        let size = format!("{number}{suffix}");
+                        section(
+                            format!("size-{kb_base}-{size}"),
+                            &[
+                                format!("size={size}"),
+                                format!("bs={}", one_prefix_down(number, &suffix)),
+                            ],
+                            kb_base,
+                            (n + base_index) % 2 == 0,
+                        );
+                        if prefix == "k" && number != "10" {
+                            section(
+                                format!("count-{kb_base}-{size}"),
+                                &[
+                                    "size=64m".to_string(),
+                                    "bs=4k".to_string(),
+                                    format!("number_ios={size}"),
+                                ],
+                                kb_base,
+                                n % 2 == 0,
+                            );
+                        }
+                    }
+                }
+            }
+        }
+        for (size, bs) in [
+            ("+3k", "+3"),
+            ("0x3000", "0xc"),
+            ("0X3000", "0XC"),
+            ("3072", "3"),
+            ("3000", "3"),
+            ("003k", "3"),
+        ] {
+            section(
+                format!("size-{kb_base}-{size}"),
+                &[format!("size={size}"), format!("bs={bs}")],
+                kb_base,
+                true,
+            );
+        }
+    }
+    for runtime in [
+        "200ms",
+        "200MS",
+        "200Ms",
+        "200msec",
+        "200MSEC",
+        "200000us",
+        "200000US",
+        "200000usec",
+        "200000USEC",
+        "+200ms",
+        "1",
+        "1s",
+        "1S",
+    ] {
+        section(
+            format!("time-{runtime}"),
+            &[
+                "size=64m".to_string(),
+                "time_based".to_string(),
+                format!("runtime={runtime}"),
+            ],
+            "1024",
+            true,
+        );
+    }
+    let path = dir.path().join("values.fio");
+    std::fs::write(&path, &file).unwrap();
+
+    let fio = common::fio_json(fio.arg(&path));
+    let out = diskmeter(dir.path())
+        .args(["run", "--quiet", "--output-format=fio-json"])
+        .arg(&path)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let dm: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let by_name = |doc: &serde_json::Value| -> std::collections::BTreeMap<String, (u64, u64, u64)> {
+        doc["jobs"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|j| {
+                let read = &j["read"];
+                (
+                    j["jobname"].as_str().unwrap().to_string(),
+                    (
+                        read["io_bytes"].as_u64().unwrap(),
+                        read["total_ios"].as_u64().unwrap(),
+                        j["job_runtime"].as_u64().unwrap(),
+                    ),
+                )
+            })
+            .collect()
+    };
+    let (fio, dm) = (by_name(&fio), by_name(&dm));
+    assert_eq!(fio.len(), sections, "fio ran every section");
+    assert_eq!(
+        dm.keys().collect::<Vec<_>>(),
+        fio.keys().collect::<Vec<_>>(),
+        "the same jobs"
+    );
+    let mut differ = Vec::new();
+    for (name, &(fio_bytes, fio_ios, fio_ms)) in &fio {
+        let (dm_bytes, dm_ios, dm_ms) = dm[name];
+        if let Some(value) = name.strip_prefix("time-") {
+            let lower = value.to_ascii_lowercase();
+            let expected_ms = if ["ms", "msec", "us", "usec"]
+                .iter()
+                .any(|u| lower.ends_with(u))
+            {
+                200
+            } else {
+                1000
+            };
+            let near = |ms: u64| ms * 10 >= expected_ms * 9 && ms <= expected_ms * 3 / 2 + 100;
+            if !near(fio_ms) || !near(dm_ms) {
+                differ.push(format!(
+                    "{name}: fio ran {fio_ms} ms, diskmeter {dm_ms} ms, {expected_ms} ms meant"
+                ));
+            }
+        } else if (fio_bytes, fio_ios) != (dm_bytes, dm_ios) || fio_ios == 0 {
+            differ.push(format!(
+                "{name}: fio {fio_bytes} bytes in {fio_ios} IOs, diskmeter {dm_bytes} in {dm_ios}"
+            ));
+        }
+    }
+    assert!(
+        differ.is_empty(),
+        "{} of {sections} values read differently:\n{}",
+        differ.len(),
+        differ.join("\n")
+    );
+    // The issue's own case, so a change that breaks both tools alike is still seen.
+    assert_eq!(fio["size-1024-1Mi"].0, 1 << 20);
+    assert_eq!(fio["size-1024-1MiB"].0, 1_000_000);
+    eprintln!("{sections} generated values read as fio 3.33 reads them");
+}

@@ -371,7 +371,14 @@ pub fn resolve(
             name: section.name.clone(),
             ..globals.clone()
         };
-        for option in &section.options {
+        // fio sorts a section's options by priority before reading them (`sort_options`,
+        // parse.c, from `fio_options_parse`): `kb_base` (priority 1) applies to the whole
+        // section wherever it stands. (On the command line fio reads options in order.)
+        let (kb_base, others): (Vec<&OptionLine>, Vec<&OptionLine>) = section
+            .options
+            .iter()
+            .partition(|option| option.key == "kb_base");
+        for option in kb_base.into_iter().chain(others) {
             let Err(error) = apply_option(&mut job, &option.key, option.value.as_deref()) else {
                 continue;
             };

@@ -4,20 +4,37 @@
 //! Rules from fio's HOWTO, "Parameter types":
 //! <https://fio.readthedocs.io/en/latest/fio_doc.html#parameter-types>
 //! * `bool`: "Usually parsed as an integer, however only defined for true and false (1 and 0)."
-//!   fio's parser (`check_int`, range 0..=1) rejects `true`, `yes` and `on`, and so does
-//!   diskmeter, so a job that works here also works in fio.
+//!   fio's parser (`check_int`: `sscanf` with `%u`, or `%x` after `0x`; range 0..=1) rejects
+//!   `true`, `yes` and `on`, and so does diskmeter, so a job that works here also works in
+//!   fio; it accepts `01` and `0x1`, and so does diskmeter.
 //! * `float_list`: "A list of floating point numbers, separated by a ':' character."
 
 use crate::UnitError;
 
-/// Parses one of fio's booleans: `1` (true) or `0` (false), surrounding blanks ignored.
+/// Parses one of fio's booleans: `1` (true) or `0` (false), surrounding blanks ignored;
+/// leading zeros and `0x` hex are read as fio reads them (`01`, `0x1`).
 pub fn parse_bool(text: &str) -> Result<bool, UnitError> {
-    match text.trim() {
+    let trimmed = text.trim();
+    if trimmed.is_empty() {
+        return Err(UnitError::Empty { what: "a bool" });
+    }
+    let (digits, radix) = match trimmed
+        .strip_prefix("0x")
+        .or_else(|| trimmed.strip_prefix("0X"))
+    {
+        Some(hex) => (hex, 16),
+        None => (trimmed, 10),
+    };
+    let value = if !digits.is_empty() && digits.chars().all(|c| c.is_digit(radix)) {
+        digits.trim_start_matches('0')
+    } else {
+        "not a number"
+    };
+    match value {
         "1" => Ok(true),
-        "0" => Ok(false),
-        "" => Err(UnitError::Empty { what: "a bool" }),
-        other => Err(UnitError::Malformed {
-            text: other.to_string(),
+        "" => Ok(false),
+        _ => Err(UnitError::Malformed {
+            text: trimmed.to_string(),
             what: "a bool",
             reason: "use 1 or 0 (fio's booleans are numbers)".to_string(),
         }),
@@ -138,7 +155,10 @@ mod tests {
             parse_bool("true").unwrap_err().to_string(),
             "'true' is not a bool: use 1 or 0 (fio's booleans are numbers)"
         );
-        for text in ["yes", "on", "2", "01", "-1"] {
+        for (text, value) in [("01", true), ("0x1", true), ("0X0", false), ("00", false)] {
+            assert_eq!(parse_bool(text), Ok(value), "{text}");
+        }
+        for text in ["yes", "on", "2", "-1", "0x", "0x2", "1a", "10", "0.5"] {
             assert!(parse_bool(text).is_err(), "{text}");
         }
         assert!(matches!(parse_bool(""), Err(UnitError::Empty { .. })));

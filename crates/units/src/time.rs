@@ -2,7 +2,7 @@
 //!
 //! The rules, and where diskmeter departs from fio's code, are documented on [`parse_time_ns`].
 
-use crate::number::{leading_integer, split_fraction, starts_fraction};
+use crate::number::{leading_number, split_fraction, starts_fraction, Leading};
 use crate::UnitError;
 use serde::{Deserialize, Serialize};
 
@@ -34,37 +34,70 @@ const NANOS_PER_SECOND: u64 = 1_000_000_000;
 /// What the time suffix error lists as accepted.
 const TIME_SUFFIXES: &str = "d, h, m (minutes), s, ms, us, ns";
 
-/// Parses a time the way fio's HOWTO defines it, in nanoseconds.
+/// Parses a time the way fio 3.33's parser reads it, in nanoseconds.
 ///
-/// The rules are those of fio's HOWTO, "Parameter types" (`time`):
-/// <https://fio.readthedocs.io/en/latest/fio_doc.html#parameter-types>
+/// The rules are fio's code, `parse.c` at fio-3.33 (commit 72bcaffd7d56), `str_to_decimal`
+/// and `get_mult_time`, checked against fio itself by the generated value table in
+/// `tests/jobfile.rs` (and in this crate's tests for times too long to run):
 ///
-/// * A value is `[0x]number[suffix]`; without a suffix the option's default unit applies
-///   (seconds for `runtime` and `ramp_time`).
+/// * A value is `[+][0x]number[suffix]`; without a suffix the option's default unit applies
+///   (seconds for `runtime`, `ramp_time`, `startdelay`; microseconds for `thinktime` and the
+///   latency targets).
 /// * Suffixes, not case sensitive: `d` days, `h` hours, `m` **minutes** (never milli; fio has
-///   no month or MiB here), `s`/`sec` seconds, `ms`/`msec` milliseconds, `us`/`usec`
-///   microseconds. diskmeter also reads `ns`/`nsec` (nanoseconds), which fio lacks.
+///   no month or MiB here), `s` seconds, `ms`/`msec` milliseconds, `us`/`usec` microseconds.
+///   diskmeter also reads `ns`/`nsec` (nanoseconds), which fio lacks (fio would read `7ns` as
+///   7 microseconds); diskmeter's own front-ends (Iometer files) write times that way.
 ///
-/// fio matches `us` and `ms` as prefixes and ignores what follows, and silently reads `1.5s` as
-/// one second; diskmeter rejects both with a message.
+/// Where fio's code reads something other than what is written, diskmeter refuses with what
+/// fio would read: `30sec`, `10min` and any other unknown word (fio: 30 and 10
+/// *microseconds*, its `get_mult_time` knows only the exact `s`, `m`, `h`, `d`), `10msfoo`
+/// (fio: 10 ms, it compares only the first two letters of `ms` and `us`), `1.5s` (fio: 1 of
+/// the default unit), `10 ms` (fio: 10 of the default unit), a hex number with a unit, or
+/// in an option whose default unit is not microseconds (fio reads hex in microseconds).
 ///
 /// ```
 /// use diskmeter_units::{parse_time_ns, TimeUnit};
 /// assert_eq!(parse_time_ns("10", TimeUnit::Seconds), Ok(10_000_000_000));
 /// assert_eq!(parse_time_ns("1m", TimeUnit::Seconds), Ok(60_000_000_000)); // minutes
 /// assert_eq!(parse_time_ns("500ms", TimeUnit::Seconds), Ok(500_000_000));
+/// assert!(parse_time_ns("30sec", TimeUnit::Seconds).is_err()); // fio: 30 microseconds
 /// ```
 pub fn parse_time_ns(text: &str, default_unit: TimeUnit) -> Result<u64, UnitError> {
     let text = text.trim();
-    let (number, rest) = leading_integer(text, "a time", " (e.g. 10, 30s, 500ms, 2m)")?;
+    let Leading {
+        value: number,
+        rest,
+        hex,
+    } = leading_number(text, "a time", " (e.g. 10, 30s, 500ms, 2m)")?;
+    if hex && (!rest.is_empty() || default_unit != TimeUnit::Microseconds) {
+        return Err(hex_error(text, number, rest));
+    }
     if starts_fraction(rest) {
         return Err(fraction_error(text, number, rest, default_unit));
     }
-    let unit = suffix_nanos(rest, default_unit).ok_or_else(|| suffix_error(text, rest))?;
+    let unit = suffix_nanos(rest, default_unit).ok_or_else(|| suffix_error(text, number, rest))?;
     number.checked_mul(unit).ok_or_else(|| UnitError::Overflow {
         text: text.to_string(),
         what: "a time",
     })
+}
+
+/// The error for a hex time that fio reads in microseconds whatever the option's unit:
+/// `get_mult_time` sees the `x` of `0x` as an unknown suffix.
+fn hex_error(text: &str, number: u64, rest: &str) -> UnitError {
+    let dropped = if rest.is_empty() {
+        String::new()
+    } else {
+        format!(", dropping '{rest}'")
+    };
+    UnitError::Malformed {
+        text: text.to_string(),
+        what: "a time",
+        reason: format!(
+            "fio reads a hex time as microseconds whatever the option's unit (here \
+             {number}us{dropped}); write it in decimal with its unit, e.g. {number}us"
+        ),
+    }
 }
 
 /// Nanoseconds per unit of `suffix`, or `None` when it is not a time suffix.
@@ -74,7 +107,7 @@ fn suffix_nanos(suffix: &str, default_unit: TimeUnit) -> Option<u64> {
         "d" => 24 * 3600 * NANOS_PER_SECOND,
         "h" => 3600 * NANOS_PER_SECOND,
         "m" => 60 * NANOS_PER_SECOND,
-        "s" | "sec" => NANOS_PER_SECOND,
+        "s" => NANOS_PER_SECOND,
         "ms" | "msec" => 1_000_000,
         "us" | "usec" => 1_000,
         "ns" | "nsec" => 1,
@@ -82,7 +115,7 @@ fn suffix_nanos(suffix: &str, default_unit: TimeUnit) -> Option<u64> {
     })
 }
 
-fn suffix_error(text: &str, suffix: &str) -> UnitError {
+fn suffix_error(text: &str, number: u64, suffix: &str) -> UnitError {
     let lower = suffix.trim().to_ascii_lowercase();
     if suffix.starts_with(char::is_whitespace) && suffix_nanos(&lower, TimeUnit::Seconds).is_some()
     {
@@ -98,7 +131,7 @@ fn suffix_error(text: &str, suffix: &str) -> UnitError {
     }
     let hint = match lower.as_str() {
         "min" | "mins" | "minute" | "minutes" => "; minutes are 'm'",
-        "secs" | "second" | "seconds" => "; seconds are 's'",
+        "sec" | "secs" | "second" | "seconds" => "; seconds are 's'",
         "hr" | "hrs" | "hour" | "hours" => "; hours are 'h'",
         "day" | "days" => "; days are 'd'",
         "µs" | "μs" => "; microseconds are 'us'",
@@ -108,7 +141,10 @@ fn suffix_error(text: &str, suffix: &str) -> UnitError {
         return UnitError::Malformed {
             text: text.to_string(),
             what: "a time",
-            reason: format!("unknown suffix '{suffix}' (use {TIME_SUFFIXES}){hint}"),
+            reason: format!(
+                "unknown suffix '{suffix}' (use {TIME_SUFFIXES}){hint}; fio would read it as \
+                 {number} microseconds"
+            ),
         };
     }
     UnitError::UnknownSuffix {
@@ -172,7 +208,36 @@ mod tests {
         assert_eq!(parse_time_ns("10", Seconds), Ok(10 * S));
         assert_eq!(parse_time_ns("10", Milliseconds), Ok(10_000_000));
         assert_eq!(parse_time_ns("10", Microseconds), Ok(10_000));
-        assert_eq!(parse_time_ns("0x10", Seconds), Ok(16 * S));
+        // fio reads hex in microseconds, so it means what it says only there.
+        assert_eq!(parse_time_ns("0x10", Microseconds), Ok(16_000));
+        assert_eq!(parse_time_ns("+2", Seconds), Ok(2 * S));
+    }
+
+    #[test]
+    fn hex_is_refused_where_fio_reads_microseconds_instead() {
+        assert_eq!(
+            parse_time_ns("0x10", Seconds).unwrap_err().to_string(),
+            "'0x10' is not a time: fio reads a hex time as microseconds whatever the option's \
+             unit (here 16us); write it in decimal with its unit, e.g. 16us"
+        );
+        assert!(parse_time_ns("0x10s", Microseconds)
+            .unwrap_err()
+            .to_string()
+            .contains("dropping 's'"));
+    }
+
+    /// fio's `get_mult_time` knows `s` but not `sec`: `runtime=30sec` is 30 us to fio.
+    #[test]
+    fn sec_and_min_are_refused_with_fios_reading() {
+        assert_eq!(
+            parse_time_ns("30sec", Seconds).unwrap_err().to_string(),
+            "'30sec' is not a time: unknown suffix 'sec' (use d, h, m (minutes), s, ms, us, ns); \
+             seconds are 's'; fio would read it as 30 microseconds"
+        );
+        assert!(parse_time_ns("10MIN", Seconds)
+            .unwrap_err()
+            .to_string()
+            .contains("fio would read it as 10 microseconds"));
     }
 
     #[test]
@@ -182,7 +247,6 @@ mod tests {
         assert_eq!(parse_time_ns("1m", Seconds), Ok(60 * S));
         assert_eq!(parse_time_ns("1M", Microseconds), Ok(60 * S));
         assert_eq!(parse_time_ns("30s", Microseconds), Ok(30 * S));
-        assert_eq!(parse_time_ns("30sec", Seconds), Ok(30 * S));
         assert_eq!(parse_time_ns("500ms", Seconds), Ok(500_000_000));
         assert_eq!(parse_time_ns("500MSEC", Seconds), Ok(500_000_000));
         assert_eq!(parse_time_ns("250us", Seconds), Ok(250_000));
