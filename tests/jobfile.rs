@@ -481,7 +481,7 @@ fn issue_28_generated_value_table_reads_as_fio_reads_it() {
     };
     for (base_index, kb_base) in ["1024", "1000"].into_iter().enumerate() {
         let mut n = 0;
-        for number in ["1", "3", "10"] {
+        for number in ["1", "10"] {
             for prefix in ["k", "m", "g"] {
                 for tail in ["", "b", "i", "ib"] {
                     for suffix in case_variants(&format!("{prefix}{tail}")) {
@@ -496,7 +496,7 @@ fn issue_28_generated_value_table_reads_as_fio_reads_it() {
                             kb_base,
                             (n + base_index) % 2 == 0,
                         );
-                        if prefix == "k" && number != "10" {
+                        if prefix == "k" && number == "10" {
                             section(
                                 format!("count-{kb_base}-{size}"),
                                 &[
@@ -519,6 +519,8 @@ fn issue_28_generated_value_table_reads_as_fio_reads_it() {
             ("3072", "3"),
             ("3000", "3"),
             ("003k", "3"),
+            ("3m", "3k"),
+            ("3GiB", "3MiB"),
         ] {
             section(
                 format!("size-{kb_base}-{size}"),

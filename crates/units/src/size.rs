@@ -517,3 +517,50 @@ mod tests {
         assert_eq!(format_size_suffix(u64::MAX, Binary), u64::MAX.to_string());
     }
 }
+
+/// Issue 28: a generated table of sizes too large to run under fio's null engine (`t`, `p`),
+/// and every other prefix, against fio's own rule: `__get_mult_bytes` in fio's `parse.c` at
+/// fio-3.33 (commit 72bcaffd7d56) compares the lower-cased suffix with `pib`, `tib`, `gib`,
+/// `mib`, `kib` (3 letters: the base opposite to `kb_base`), then with `p t g m k` (1 letter:
+/// `kb_base`); `b` alone and no suffix are 1. Sizes up to `g` are also run through fio in
+/// `tests/jobfile.rs`.
+#[cfg(test)]
+mod fio_table {
+    use super::*;
+
+    /// The power of each prefix in `__get_mult_bytes`.
+    const POWERS: [(char, u32); 5] = [('k', 1), ('m', 2), ('g', 3), ('t', 4), ('p', 5)];
+
+    #[test]
+    fn every_prefix_tail_case_and_kb_base_reads_as_fios_table() {
+        let mut checked = 0;
+        for (kb_base, plain, opposite) in [
+            (KbBase::Binary, 1024u64, 1000u64),
+            (KbBase::Decimal, 1000, 1024),
+        ] {
+            for number in [0u64, 1, 3, 10, 999] {
+                for (prefix, power) in POWERS {
+                    for (tail, base) in [("", plain), ("b", plain), ("i", plain), ("ib", opposite)]
+                    {
+                        let lower = format!("{prefix}{tail}");
+                        let mut spellings = vec![lower.clone(), lower.to_ascii_uppercase()];
+                        let mut capital = prefix.to_ascii_uppercase().to_string();
+                        capital.push_str(tail);
+                        spellings.push(capital.clone());
+                        if let Some(iec) = capital.strip_suffix('b') {
+                            spellings.push(format!("{iec}B"));
+                        }
+                        let expected = number * base.pow(power);
+                        for spelling in spellings {
+                            let text = format!("{number}{spelling}");
+                            assert_eq!(parse_size(&text, kb_base), Ok(expected), "{text}");
+                            assert_eq!(parse_int(&text, kb_base), Ok(expected), "{text}");
+                            checked += 1;
+                        }
+                    }
+                }
+            }
+        }
+        assert!(checked > 300, "{checked}");
+    }
+}

@@ -310,3 +310,63 @@ mod tests {
         assert_eq!(format_time_suffix(0), "0s");
     }
 }
+
+/// Issue 28: a generated table of times too long to run under fio (`2d`, `7h`), against fio's
+/// own table. The multipliers are those of `get_mult_time` in fio's `parse.c` at fio-3.33
+/// (commit 72bcaffd7d56): `us`/`usec` 1, `ms`/`msec` 1,000, `s` 10^6, `m` 60 x 10^6, `h` 3,600
+/// x 10^6, `d` 86,400 x 10^6 microseconds, compared without case; no suffix is the option's
+/// unit (`is_seconds`: 10^6, else 1). The shorter times are run through fio in
+/// `tests/jobfile.rs`.
+#[cfg(test)]
+mod fio_table {
+    use super::*;
+
+    /// fio 3.33 parse.c `get_mult_time`: microseconds per unit.
+    const FIO_MULT_TIME_US: [(&str, u64); 8] = [
+        ("us", 1),
+        ("usec", 1),
+        ("ms", 1_000),
+        ("msec", 1_000),
+        ("s", 1_000_000),
+        ("m", 60 * 1_000_000),
+        ("h", 60 * 60 * 1_000_000),
+        ("d", 24 * 60 * 60 * 1_000_000),
+    ];
+
+    #[test]
+    fn every_suffix_case_and_default_unit_reads_as_fios_table() {
+        let mut checked = 0;
+        for number in [0u64, 1, 2, 7, 30, 365, 1000] {
+            for (default_unit, default_us) in [
+                (TimeUnit::Seconds, 1_000_000u64),
+                (TimeUnit::Microseconds, 1),
+            ] {
+                let bare = number.to_string();
+                assert_eq!(
+                    parse_time_ns(&bare, default_unit),
+                    Ok(number * default_us * 1_000),
+                    "{bare}"
+                );
+                for (suffix, us) in FIO_MULT_TIME_US {
+                    let upper = suffix.to_ascii_uppercase();
+                    let mut capital = suffix[..1].to_ascii_uppercase();
+                    capital.push_str(&suffix[1..]);
+                    for spelling in [suffix.to_string(), upper, capital] {
+                        for text in [
+                            format!("{number}{spelling}"),
+                            format!(" +{number}{spelling} "),
+                        ] {
+                            assert_eq!(
+                                parse_time_ns(&text, default_unit),
+                                Ok(number * us * 1_000),
+                                "{text:?}"
+                            );
+                            checked += 1;
+                        }
+                    }
+                }
+            }
+        }
+        assert_eq!(checked, 7 * 2 * 8 * 3 * 2);
+    }
+}
