@@ -386,33 +386,15 @@ fn description_is_kept_in_the_results_as_fio_keeps_it() {
     assert!(options.contains("the_second_job's_own"), "{options}");
 }
 
-/// Letter-case spellings of a lower-case unit suffix: as written, upper case, capitalised,
-/// the prefix lower and the rest upper (`kB`), and the IEC way (`KiB`); each once.
+/// Letter-case spellings of a lower-case unit suffix: as written, upper case, and the way
+/// people write units (`K`, `KB`, `Ki`, `KiB`: prefix upper, `i` lower, `b` upper); each once.
 fn case_variants(lower: &str) -> Vec<String> {
-    let mut out: Vec<String> = Vec::new();
-    let capitalised = |rest_upper: bool| -> String {
-        lower
-            .char_indices()
-            .map(|(i, c)| match (i, c) {
-                (0, c) => c.to_ascii_uppercase(),
-                (_, 'i') if !rest_upper => 'i',
-                (_, c) => c.to_ascii_uppercase(),
-            })
-            .collect()
-    };
-    let mut prefix_lower: String = lower.chars().take(1).collect();
-    prefix_lower.push_str(&lower.get(1..).unwrap_or("").to_ascii_uppercase());
-    for spelling in [
-        lower.to_string(),
-        lower.to_ascii_uppercase(),
-        capitalised(false),
-        prefix_lower,
-        {
-            let mut first: String = lower.chars().take(1).collect::<String>().to_uppercase();
-            first.push_str(lower.get(1..).unwrap_or(""));
-            first
-        },
-    ] {
+    let usual: String = lower
+        .chars()
+        .map(|c| if c == 'i' { c } else { c.to_ascii_uppercase() })
+        .collect();
+    let mut out = vec![lower.to_string()];
+    for spelling in [lower.to_ascii_uppercase(), usual] {
         if !out.contains(&spelling) {
             out.push(spelling);
         }
@@ -420,26 +402,19 @@ fn case_variants(lower: &str) -> Vec<String> {
     out
 }
 
-/// The same spelling one prefix down (`3GiB` -> `3MiB`, `3K` -> `3`), so that the value is
-/// exactly `kb_base` (or its opposite) times it: the block size that does the size in
-/// 1,000 or 1,024 IOs.
-fn one_prefix_down(number: &str, suffix: &str) -> String {
+/// The block size for a `size=` of `number` and `suffix` in the generated table: the same
+/// spelling for `k` and `m` (one IO of the whole size), one prefix down for `g` (`3GiB` ->
+/// `3MiB`: 1,000 or 1,024 IOs, as the base is), so no buffer is larger than 10 MiB.
+fn block_size_for(number: &str, suffix: &str) -> String {
     let mut chars = suffix.chars();
     let Some(prefix) = chars.next() else {
         return number.to_string();
     };
-    let down = match prefix.to_ascii_lowercase() {
-        'k' => return number.to_string(),
-        'm' => 'k',
-        'g' => 'm',
-        other => panic!("no prefix below {other}"),
-    };
-    let down = if prefix.is_ascii_uppercase() {
-        down.to_ascii_uppercase()
-    } else {
-        down
-    };
-    format!("{number}{down}{}", chars.as_str())
+    match prefix {
+        'g' => format!("{number}m{}", chars.as_str()),
+        'G' => format!("{number}M{}", chars.as_str()),
+        _ => format!("{number}{suffix}"),
+    }
 }
 
 /// Issue 28, "fio's value syntax, exhaustively": a GENERATED table of values, one [section]
@@ -447,8 +422,8 @@ fn one_prefix_down(number: &str, suffix: &str) -> String {
 /// job where fio shows the parsed value:
 /// * sizes: numbers x prefixes `k m g` x `""`/`b`/`i`/`ib` x letter case x `kb_base` 1024 and
 ///   1000 (written before or after the value: fio reads it first in a job file), plus `+`,
-///   hex and bare forms, as `size=V` with `bs` one prefix down: `io_bytes` is V and
-///   `total_ios` shows the block size;
+///   hex and bare forms, as `size=V` with `bs=V` (one prefix down for `g`): `io_bytes` is V
+///   and `total_ios` shows the block size;
 /// * counts: `number_ios` in the same spellings, through `total_ios`;
 /// * short times: `runtime` with `time_based` in every suffix spelling and the bare default
 ///   unit (seconds), through the job's runtime. The values are 200 ms or 1 s and the bound
@@ -491,7 +466,7 @@ fn issue_28_generated_value_table_reads_as_fio_reads_it() {
                             format!("size-{kb_base}-{size}"),
                             &[
                                 format!("size={size}"),
-                                format!("bs={}", one_prefix_down(number, &suffix)),
+                                format!("bs={}", block_size_for(number, &suffix)),
                             ],
                             kb_base,
                             (n + base_index) % 2 == 0,
@@ -528,6 +503,37 @@ fn issue_28_generated_value_table_reads_as_fio_reads_it() {
                 kb_base,
                 true,
             );
+        }
+    }
+    // Ranges, lists and per-direction values: every shape holding one size X, spelled in
+    // each unit form, so the IO count shows how X was read (10 IOs of X in a size of 10 X; 3
+    // for `io_size` = 3 X).
+    for kb_base in ["1024", "1000"] {
+        for (number, suffix) in [("1", "Mi"), ("1", "MiB"), ("1", "m"), ("1024", "KiB")] {
+            let x = format!("{number}{suffix}");
+            let size = format!("size={}{suffix}", number.parse::<u64>().unwrap() * 10);
+            for (shape, line) in [
+                ("bsrange-dash", format!("bsrange={x}-{x}")),
+                ("bsrange-colon", format!("bsrange={x}:{x}")),
+                ("bssplit", format!("bssplit={x}/100")),
+                ("bssplit-blank", format!("bssplit={x}")),
+                ("bssplit-dirs", format!("bssplit={x}/100,4k/100")),
+                ("bs-dirs", format!("bs={x},4k")),
+                (
+                    "io_size",
+                    format!(
+                        "bs={x}\nio_size={}{suffix}",
+                        number.parse::<u64>().unwrap() * 3
+                    ),
+                ),
+            ] {
+                section(
+                    format!("{shape}-{kb_base}-{x}"),
+                    &[size.clone(), line],
+                    kb_base,
+                    shape.len() % 2 == 0,
+                );
+            }
         }
     }
     for runtime in [
@@ -618,6 +624,16 @@ fn issue_28_generated_value_table_reads_as_fio_reads_it() {
         } else if (fio_bytes, fio_ios) != (dm_bytes, dm_ios) || fio_ios == 0 {
             differ.push(format!(
                 "{name}: fio {fio_bytes} bytes in {fio_ios} IOs, diskmeter {dm_bytes} in {dm_ios}"
+            ));
+        } else if ["bsrange", "bssplit", "bs-dirs"]
+            .iter()
+            .any(|shape| name.starts_with(shape))
+            && fio_ios != 10
+            || name.starts_with("io_size") && fio_ios != 3
+        {
+            differ.push(format!(
+                "{name}: fio did {fio_ios} IOs, not the table's 10 (3 for io_size): the table \
+                 no longer shows the value"
             ));
         }
     }
