@@ -383,9 +383,10 @@ pub fn resolve(
                 continue;
             };
             let located = locate(option, error, unsupported);
-            match (located.unsupported(), unsupported) {
-                (true, Unsupported::Warn) => warnings.push(located),
-                _ => errors.push(located),
+            if located.skipped() {
+                warnings.push(located);
+            } else {
+                errors.push(located);
             }
         }
         if section.is_global() {
@@ -407,8 +408,9 @@ fn locate(option: &OptionLine, error: OptionError, policy: Unsupported) -> JobFi
     let value = option.value.as_deref();
     let refused = |name: String, reason| JobFileProblem::Refused {
         name,
+        // fio itself ignores a soft-deprecated option, so it is never an error.
+        skipped: skipped || reason == refusals::Refusal::RetiredIgnored,
         reason,
-        skipped,
     };
     let problem = match error {
         OptionError::Unknown { name, suggestion } => match refusals::refusal(&name, value) {
