@@ -425,6 +425,7 @@ fn block_size_for(number: &str, suffix: &str) -> String {
 ///   hex and bare forms, as `size=V` with `bs=V` (one prefix down for `g`): `io_bytes` is V
 ///   and `total_ios` shows the block size;
 /// * counts: `number_ios` in the same spellings, through `total_ios`;
+/// * percentages: `size` and `offset` as shares of a file, through `io_bytes`;
 /// * short times: `runtime` with `time_based` in every suffix spelling and the bare default
 ///   unit (seconds), through the job's runtime. The values are 200 ms or 1 s and the bound
 ///   is loose (0.9x to 1.5x + 100 ms) on purpose: a misread unit is off by 60x or 1000x, and
@@ -534,6 +535,23 @@ fn issue_28_generated_value_table_reads_as_fio_reads_it() {
                     shape.len() % 2 == 0,
                 );
             }
+        }
+    }
+    // Percentages: `size` and `offset` as a share of a 1 MiB file (read with psync: the null
+    // engine has no file size to take a share of).
+    std::fs::write(dir.path().join("share"), vec![0u8; 1 << 20]).unwrap();
+    for size in ["1%", "10%", "25%", "50%", "100%"] {
+        for offset in ["", "25%", "50%"] {
+            let mut lines = vec![
+                "ioengine=psync".to_string(),
+                "filename=share".to_string(),
+                "bs=4k".to_string(),
+                format!("size={size}"),
+            ];
+            if !offset.is_empty() {
+                lines.push(format!("offset={offset}"));
+            }
+            section(format!("share-{size}-at-{offset}"), &lines, "1024", true);
         }
     }
     for runtime in [
