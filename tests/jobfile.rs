@@ -428,13 +428,15 @@ fn block_size_for(number: &str, suffix: &str) -> String {
 /// * percentages: `size` and `offset` as shares of a file, through `io_bytes`;
 /// * short times: `runtime` with `time_based` in every suffix spelling and the bare default
 ///   unit (seconds), through the job's runtime. The values are 200 ms or 1 s and the bound
-///   is loose (0.9x to 1.5x + 100 ms) on purpose: a misread unit is off by 60x or 1000x, and
-///   the bound must not judge the machine's speed.
+///   is loose (0.9x to 3x + 500 ms) on purpose: a misread unit is off by 60x or 1000x, and
+///   the bound must not judge the machine's speed (hundreds of jobs share two cores here).
 ///
 /// Forms diskmeter refuses (fio reads `1.5m` as 1 byte, `30sec` as 30 us) and times too long
 /// to run (`2d`) are checked against fio's parse.c in `crates/units`.
 #[test]
 fn issue_28_generated_value_table_reads_as_fio_reads_it() {
+    // Hundreds of jobs keep both cores busy for seconds: not beside this file's timed runs.
+    let _turn = real_io();
     let dir = TestDir::new();
     let Some(mut fio) = common::fio_command("issue_28_generated_value_table", dir.path()) else {
         return;
@@ -633,7 +635,7 @@ fn issue_28_generated_value_table_reads_as_fio_reads_it() {
             } else {
                 1000
             };
-            let near = |ms: u64| ms * 10 >= expected_ms * 9 && ms <= expected_ms * 3 / 2 + 100;
+            let near = |ms: u64| ms * 10 >= expected_ms * 9 && ms <= expected_ms * 3 + 500;
             if !near(fio_ms) || !near(dm_ms) {
                 differ.push(format!(
                     "{name}: fio ran {fio_ms} ms, diskmeter {dm_ms} ms, {expected_ms} ms meant"
