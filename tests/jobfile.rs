@@ -426,6 +426,7 @@ fn block_size_for(number: &str, suffix: &str) -> String {
 ///   and `total_ios` shows the block size;
 /// * counts: `number_ios` in the same spellings, through `total_ios`;
 /// * percentages: `size` and `offset` as shares of a file, through `io_bytes`;
+/// * float lists: `percentile_list`, through the percentiles fio-json prints;
 /// * short times: `runtime` with `time_based` in every suffix spelling and the bare default
 ///   unit (seconds), through the job's runtime. The values are 200 ms or 1 s and the bound
 ///   is loose (0.9x to 3x + 500 ms) on purpose: a misread unit is off by 60x or 1000x, and
@@ -539,6 +540,18 @@ fn issue_28_generated_value_table_reads_as_fio_reads_it() {
             }
         }
     }
+    // Float lists: `percentile_list` in fio's `%lf` forms, through the percentiles printed.
+    for (i, list) in ["1:50:99.5:99.99", "25.0:75", ".5:+99", "1e1:9.95E+1", "5"]
+        .into_iter()
+        .enumerate()
+    {
+        section(
+            format!("percentiles-{i}"),
+            &["size=64k".to_string(), format!("percentile_list={list}")],
+            "1024",
+            true,
+        );
+    }
     // Percentages: `size` and `offset` as a share of a 1 MiB file (read with psync: the null
     // engine has no file size to take a share of).
     std::fs::write(dir.path().join("share"), vec![0u8; 1 << 20]).unwrap();
@@ -597,19 +610,25 @@ fn issue_28_generated_value_table_reads_as_fio_reads_it() {
         String::from_utf8_lossy(&out.stderr)
     );
     let dm: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
-    let by_name = |doc: &serde_json::Value| -> std::collections::BTreeMap<String, (u64, u64, u64)> {
+    type Seen = (u64, u64, u64, Vec<String>);
+    let by_name = |doc: &serde_json::Value| -> std::collections::BTreeMap<String, Seen> {
         doc["jobs"]
             .as_array()
             .unwrap()
             .iter()
             .map(|j| {
                 let read = &j["read"];
+                let percentiles = read["clat_ns"]["percentile"]
+                    .as_object()
+                    .map(|p| p.keys().cloned().collect())
+                    .unwrap_or_default();
                 (
                     j["jobname"].as_str().unwrap().to_string(),
                     (
                         read["io_bytes"].as_u64().unwrap(),
                         read["total_ios"].as_u64().unwrap(),
                         j["job_runtime"].as_u64().unwrap(),
+                        percentiles,
                     ),
                 )
             })
@@ -623,9 +642,18 @@ fn issue_28_generated_value_table_reads_as_fio_reads_it() {
         "the same jobs"
     );
     let mut differ = Vec::new();
-    for (name, &(fio_bytes, fio_ios, fio_ms)) in &fio {
-        let (dm_bytes, dm_ios, dm_ms) = dm[name];
-        if let Some(value) = name.strip_prefix("time-") {
+    for (name, (fio_bytes, fio_ios, fio_ms, fio_percentiles)) in &fio {
+        let (fio_bytes, fio_ios, fio_ms) = (*fio_bytes, *fio_ios, *fio_ms);
+        let (dm_bytes, dm_ios, dm_ms, dm_percentiles) = &dm[name];
+        let (dm_bytes, dm_ios, dm_ms) = (*dm_bytes, *dm_ios, *dm_ms);
+        if name.starts_with("percentiles-") {
+            if fio_percentiles != dm_percentiles || fio_percentiles.is_empty() {
+                differ.push(format!(
+                    "{name}: fio prints percentiles {fio_percentiles:?}, diskmeter \
+                     {dm_percentiles:?}"
+                ));
+            }
+        } else if let Some(value) = name.strip_prefix("time-") {
             let lower = value.to_ascii_lowercase();
             let expected_ms = if ["ms", "msec", "us", "usec"]
                 .iter()
@@ -665,6 +693,7 @@ fn issue_28_generated_value_table_reads_as_fio_reads_it() {
     );
     // The issue's own case, so a change that breaks both tools alike is still seen.
     assert_eq!(fio["size-1024-1Mi"].0, 1 << 20);
+    assert_eq!(fio["percentiles-3"].3, ["10.000000", "99.500000"]);
     assert_eq!(fio["size-1024-1MiB"].0, 1_000_000);
     eprintln!("{sections} generated values read as fio 3.33 reads them");
 }

@@ -75,8 +75,9 @@ pub fn parse_percent(text: &str) -> Result<f64, UnitError> {
 
 /// Parses fio's `float_list`: numbers separated by ':' (`1:5:50:99.9`).
 ///
-/// Every item must be a plain, finite, non-negative decimal number; empty items (`1::5`, a
-/// trailing ':') are refused. Ranges are the option's business.
+/// Every item must be a finite, non-negative decimal number, as fio's `sscanf("%lf")` reads
+/// it (`99.9`, `.5`, `+5`, `1e1`); empty items (`1::5`, a trailing ':') are refused, and so
+/// are `inf` and `nan`. Ranges are the option's business.
 pub fn parse_float_list(text: &str) -> Result<Vec<f64>, UnitError> {
     let trimmed = text.trim();
     if trimmed.is_empty() {
@@ -94,9 +95,38 @@ pub fn parse_float_list(text: &str) -> Result<Vec<f64>, UnitError> {
                     reason: "an item between ':' separators is empty".to_string(),
                 });
             }
-            parse_plain_float(item.trim(), item.trim(), "a number")
+            list_float(item.trim())
         })
         .collect()
+}
+
+/// One item of a `float_list`: a plain decimal as [`parse_plain_float`] reads it, or one with
+/// a `+` sign or an exponent (`1e1`), which fio's `sscanf("%lf")` reads too.
+fn list_float(item: &str) -> Result<f64, UnitError> {
+    let unsigned = item.strip_prefix('+').unwrap_or(item);
+    let (mantissa, exponent) = match unsigned.split_once(['e', 'E']) {
+        Some((mantissa, exponent)) => (mantissa, Some(exponent)),
+        None => (unsigned, None),
+    };
+    let value = parse_plain_float(mantissa, item, "a number")?;
+    let Some(exponent) = exponent else {
+        return Ok(value);
+    };
+    let digits = exponent.strip_prefix(['+', '-']).unwrap_or(exponent);
+    if digits.is_empty() || !digits.bytes().all(|b| b.is_ascii_digit()) {
+        return Err(UnitError::Malformed {
+            text: item.to_string(),
+            what: "a number",
+            reason: "use a plain decimal number such as 99.9".to_string(),
+        });
+    }
+    item.parse::<f64>()
+        .ok()
+        .filter(|value| value.is_finite())
+        .ok_or_else(|| UnitError::Overflow {
+            text: item.to_string(),
+            what: "a number",
+        })
 }
 
 /// Parses `digits[.digits]` (or `.digits`): no sign, exponent, `inf` or `nan`, so every
@@ -185,6 +215,13 @@ mod tests {
         assert_eq!(parse_float_list("1:5:99.9"), Ok(vec![1.0, 5.0, 99.9]));
         assert_eq!(parse_float_list("50"), Ok(vec![50.0]));
         assert_eq!(parse_float_list(".5"), Ok(vec![0.5]));
+        assert_eq!(
+            parse_float_list("+5:1e1:9.99E+1"),
+            Ok(vec![5.0, 10.0, 99.9])
+        );
+        for text in ["1e", "1e+", "e5", "1e1.5", "+-5", "1e999"] {
+            assert!(parse_float_list(text).is_err(), "{text}");
+        }
         assert!(parse_float_list("1::5")
             .unwrap_err()
             .to_string()
