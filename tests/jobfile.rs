@@ -600,7 +600,7 @@ fn issue_28_generated_value_table_reads_as_fio_reads_it() {
 
     let fio = common::fio_json(fio.arg(&path));
     let out = diskmeter(dir.path())
-        .args(["run", "--quiet", "--output-format=fio-json"])
+        .args(["run", "--quiet", "--no-save", "--output-format=fio-json"])
         .arg(&path)
         .output()
         .unwrap();
