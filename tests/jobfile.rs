@@ -697,3 +697,85 @@ fn issue_28_generated_value_table_reads_as_fio_reads_it() {
     assert_eq!(fio["size-1024-1MiB"].0, 1_000_000);
     eprintln!("{sections} generated values read as fio 3.33 reads them");
 }
+
+/// Issue 28: the forms fio accepts but reads other than written are refused, and each
+/// refusal says what fio reads, checked against fio's own parser (`fio --debug=parse
+/// --parse-only` prints every value it parsed: bytes for sizes, microseconds for times).
+#[test]
+fn issue_28_refused_values_name_what_fio_reads() {
+    let dir = TestDir::new();
+    let Some(mut fio) = common::fio_command("issue_28_refused_values", dir.path()) else {
+        return;
+    };
+    // (option, value, fio's parsed value, what diskmeter's refusal says)
+    let cases = [
+        ("size", "1.5m", "1", "fio would read it as 1;"),
+        (
+            "bs",
+            "4kfoo",
+            "4096",
+            "fio would read it as 4096, ignoring what follows 'k'",
+        ),
+        ("bs", "2MiBs", "2000000", "fio would read it as 2000000,"),
+        ("size", "4 k", "4", "(fio would read it as 4)"),
+        ("bs", "0x10k", "16", "fio would read it as 16, dropping 'k'"),
+        (
+            "runtime",
+            "30sec",
+            "30",
+            "fio would read it as 30 microseconds",
+        ),
+        (
+            "thinktime",
+            "10min",
+            "10",
+            "fio would read it as 10 microseconds",
+        ),
+        ("runtime", "0x10", "16", "(here 16us)"),
+        ("runtime", "1.5", "1000000", "fio would read it as 1s;"),
+        ("ramp_time", "2.5ms", "2000000", "fio would read it as 2s;"),
+    ];
+    let mut file = String::from("[global]\nioengine=null\nsize=1m\n");
+    for (i, (option, value, _, _)) in cases.iter().enumerate() {
+        file.push_str(&format!("[case{i}]\n{option}={value}\n"));
+    }
+    std::fs::write(dir.path().join("all.fio"), &file).unwrap();
+    let out = fio
+        .args(["--debug=parse", "--parse-only", "all.fio"])
+        .output()
+        .expect("fio");
+    let log =
+        String::from_utf8_lossy(&out.stdout).to_string() + &String::from_utf8_lossy(&out.stderr);
+    // "handle_option=NAME, ptr=VALUE" is followed by "ret=0, out=N" for the numeric types.
+    let mut parsed = Vec::new();
+    let mut current: Option<String> = None;
+    for line in log.lines() {
+        if let Some((_, option)) = line.split_once(" handle_option=") {
+            current = Some(option.to_string());
+        } else if let Some(at) = line.find("ret=0, out=") {
+            if let Some(option) = current.take() {
+                parsed.push((option, line[at + 11..].trim().to_string()));
+            }
+        }
+    }
+    for (i, (option, value, fio_value, says)) in cases.iter().enumerate() {
+        let key = format!("{option}, ptr={value}");
+        assert!(
+            parsed.contains(&(key.clone(), fio_value.to_string())),
+            "fio did not read {option}={value} as {fio_value}: {parsed:?}\n{log}"
+        );
+        let one = dir.path().join(format!("case{i}.fio"));
+        std::fs::write(
+            &one,
+            format!("[case]\nioengine=null\nsize=1m\n{option}={value}\n"),
+        )
+        .unwrap();
+        diskmeter(dir.path())
+            .args(["run", "--dry-run"])
+            .arg(&one)
+            .assert()
+            .code(2)
+            .stderr(predicate::str::contains(format!("case{i}.fio:4: {option}")))
+            .stderr(predicate::str::contains(*says));
+    }
+}

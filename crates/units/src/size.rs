@@ -128,7 +128,7 @@ fn parse_with_suffix(
     if starts_fraction(rest) {
         return Err(fraction_error(text, number, rest, kb_base, what));
     }
-    let multiplier = suffix_multiplier(text, rest, kb_base, what)?;
+    let multiplier = suffix_multiplier(text, number, rest, kb_base, what)?;
     number
         .checked_mul(multiplier)
         .ok_or_else(|| UnitError::Overflow {
@@ -140,6 +140,7 @@ fn parse_with_suffix(
 /// The multiplier `suffix` stands for, or why it stands for nothing.
 fn suffix_multiplier(
     text: &str,
+    number: u64,
     suffix: &str,
     kb_base: KbBase,
     what: &'static str,
@@ -147,7 +148,7 @@ fn suffix_multiplier(
     let lower = suffix.to_ascii_lowercase();
     let (power, iec) = match split_suffix(&lower) {
         Some(parts) => parts,
-        None => return Err(suffix_error(text, suffix, what)),
+        None => return Err(suffix_error(text, number, suffix, kb_base, what)),
     };
     let base = if iec {
         kb_base.iec_multiplier()
@@ -194,7 +195,7 @@ fn hex_suffix_error(
     kb_base: KbBase,
     what: &'static str,
 ) -> UnitError {
-    let meant = suffix_multiplier(text, rest, kb_base, what)
+    let meant = suffix_multiplier(text, number, rest, kb_base, what)
         .ok()
         .and_then(|multiplier| number.checked_mul(multiplier));
     let hint = match meant {
@@ -210,7 +211,13 @@ fn hex_suffix_error(
     }
 }
 
-fn suffix_error(text: &str, suffix: &str, what: &'static str) -> UnitError {
+fn suffix_error(
+    text: &str,
+    number: u64,
+    suffix: &str,
+    kb_base: KbBase,
+    what: &'static str,
+) -> UnitError {
     if suffix.starts_with('%') {
         return UnitError::Percent {
             text: text.to_string(),
@@ -222,9 +229,21 @@ fn suffix_error(text: &str, suffix: &str, what: &'static str) -> UnitError {
             text: text.to_string(),
             what,
             reason: format!(
-                "write the unit right after the number, e.g. {}{}",
+                "write the unit right after the number, e.g. {}{} (fio would read it as \
+                 {number})",
                 text.split_whitespace().next().unwrap_or(""),
                 suffix.trim()
+            ),
+        };
+    }
+    if let Some((unit, multiplier)) = fio_unit_prefix(suffix, kb_base) {
+        return UnitError::Malformed {
+            text: text.to_string(),
+            what,
+            reason: format!(
+                "unknown suffix '{suffix}' (use {SIZE_SUFFIXES}); fio would read it as {}, \
+                 ignoring what follows '{unit}'",
+                number.saturating_mul(multiplier)
             ),
         };
     }
@@ -234,6 +253,20 @@ fn suffix_error(text: &str, suffix: &str, what: &'static str) -> UnitError {
         suffix: suffix.to_string(),
         expected: SIZE_SUFFIXES,
     }
+}
+
+/// The unit fio's `__get_mult_bytes` finds at the start of `suffix` (it compares prefixes
+/// only: `kib` first, then `k`) and its multiplier, when it finds one.
+fn fio_unit_prefix(suffix: &str, kb_base: KbBase) -> Option<(&str, u64)> {
+    let lower = suffix.to_ascii_lowercase();
+    let first = lower.chars().next()?;
+    let power = PREFIXES.iter().position(|&p| p == first)? as u32 + 1;
+    let (length, base) = if lower[first.len_utf8()..].starts_with("ib") {
+        (3, kb_base.iec_multiplier())
+    } else {
+        (1, kb_base.multiplier())
+    };
+    Some((&suffix[..length], base.checked_pow(power)?))
 }
 
 /// The error for `1.5m`, with the exact value in a smaller unit when there is one.
@@ -267,7 +300,7 @@ fn exact_fraction(whole: u64, fraction: &str, suffix: &str, kb_base: KbBase) -> 
     if fraction.len() > 18 {
         return None;
     }
-    let multiplier = suffix_multiplier("", suffix, kb_base, "").ok()?;
+    let multiplier = suffix_multiplier("", whole, suffix, kb_base, "").ok()?;
     let scale = 10u128.pow(fraction.len() as u32);
     let fraction_value: u128 = fraction.parse().ok()?;
     let numerator =
@@ -395,6 +428,30 @@ mod tests {
         assert_eq!(parse_size("1Mi", Decimal), Ok(1_000_000));
         assert_eq!(parse_size("1MiB", Decimal), Ok(1_048_576));
         assert_eq!(parse_int("2ki", Binary), Ok(2048));
+    }
+
+    /// fio compares only the start of a suffix, so `4kfoo` is 4 KiB there: refused here, with
+    /// what fio would read.
+    #[test]
+    fn trailing_text_is_refused_with_fios_reading() {
+        assert_eq!(
+            parse_size("4kfoo", Binary).unwrap_err().to_string(),
+            "'4kfoo' is not a size: unknown suffix 'kfoo' (use k, m, g, t, p, optionally \
+             followed by i and/or b: 4k, 4KiB, 1gb); fio would read it as 4096, ignoring what \
+             follows 'k'"
+        );
+        assert!(parse_size("4KiBx", Binary)
+            .unwrap_err()
+            .to_string()
+            .ends_with("fio would read it as 4000, ignoring what follows 'KiB'"));
+        assert!(parse_size("2mbi", Decimal)
+            .unwrap_err()
+            .to_string()
+            .contains("fio would read it as 2000000,"));
+        assert!(parse_size("4 k", Binary)
+            .unwrap_err()
+            .to_string()
+            .ends_with("e.g. 4k (fio would read it as 4)"));
     }
 
     #[test]

@@ -168,9 +168,14 @@ fn fraction_error(text: &str, whole: u64, rest: &str, default_unit: TimeUnit) ->
             .then(|| u64::try_from(numerator / scale).ok())
             .flatten()
     });
+    // fio's get_mult_time sees the '.' as no unit at all: the whole part in the default unit.
+    let fio_reads = format_time_suffix(whole.saturating_mul(default_unit.nanos()));
     let hint = match exact {
-        Some(ns) => format!("write {}", format_time_suffix(ns)),
-        None => "use a smaller unit and a whole number".to_string(),
+        Some(ns) => format!(
+            "fio would read it as {fio_reads}; write {}",
+            format_time_suffix(ns)
+        ),
+        None => format!("fio would read it as {fio_reads}; use a smaller unit and a whole number"),
     };
     UnitError::Fraction {
         text: text.to_string(),
@@ -276,7 +281,8 @@ mod tests {
     fn fractions_are_refused_with_the_exact_alternative() {
         assert_eq!(
             parse_time_ns("1.5s", Seconds).unwrap_err().to_string(),
-            "'1.5s' is not a time: fractions are not allowed (write 1500ms)"
+            "'1.5s' is not a time: fractions are not allowed (fio would read it as 1s; write \
+             1500ms)"
         );
         assert!(parse_time_ns("0.5", Seconds)
             .unwrap_err()
