@@ -719,21 +719,15 @@ fn issue_28_refused_values_name_what_fio_reads() {
         ("bs", "2MiBs", "2000000", "fio would read it as 2000000,"),
         ("size", "4 k", "4", "(fio would read it as 4)"),
         ("bs", "0x10k", "16", "fio would read it as 16, dropping 'k'"),
-        (
-            "runtime",
-            "30sec",
-            "30",
-            "fio would read it as 30 microseconds",
-        ),
-        (
-            "thinktime",
-            "10min",
-            "10",
-            "fio would read it as 10 microseconds",
-        ),
+        ("runtime", "30sec", "30", "fio would read it as 30us"),
+        ("thinktime", "10min", "10", "fio would read it as 10us"),
         ("runtime", "0x10", "16", "(here 16us)"),
         ("runtime", "1.5", "1000000", "fio would read it as 1s;"),
         ("ramp_time", "2.5ms", "2000000", "fio would read it as 2s;"),
+        ("thinktime", "10µs", "10", "fio would read it as 10us"),
+        ("runtime", "10µs", "10000000", "fio would read it as 10s"),
+        ("runtime", "3msfoo", "3000", "fio would read it as 3ms"),
+        ("startdelay", "5 ms", "5000000", "(fio would read it as 5s)"),
     ];
     let mut file = String::from("[global]\nioengine=null\nsize=1m\n");
     for (i, (option, value, _, _)) in cases.iter().enumerate() {

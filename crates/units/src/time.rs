@@ -75,7 +75,8 @@ pub fn parse_time_ns(text: &str, default_unit: TimeUnit) -> Result<u64, UnitErro
     if starts_fraction(rest) {
         return Err(fraction_error(text, number, rest, default_unit));
     }
-    let unit = suffix_nanos(rest, default_unit).ok_or_else(|| suffix_error(text, number, rest))?;
+    let unit = suffix_nanos(rest, default_unit)
+        .ok_or_else(|| suffix_error(text, number, rest, default_unit))?;
     number.checked_mul(unit).ok_or_else(|| UnitError::Overflow {
         text: text.to_string(),
         what: "a time",
@@ -115,15 +116,16 @@ fn suffix_nanos(suffix: &str, default_unit: TimeUnit) -> Option<u64> {
     })
 }
 
-fn suffix_error(text: &str, number: u64, suffix: &str) -> UnitError {
+fn suffix_error(text: &str, number: u64, suffix: &str, default_unit: TimeUnit) -> UnitError {
     let lower = suffix.trim().to_ascii_lowercase();
+    let fio = fio_reading(number, suffix, default_unit);
     if suffix.starts_with(char::is_whitespace) && suffix_nanos(&lower, TimeUnit::Seconds).is_some()
     {
         return UnitError::Malformed {
             text: text.to_string(),
             what: "a time",
             reason: format!(
-                "write the unit right after the number, e.g. {}{}",
+                "write the unit right after the number, e.g. {}{} (fio would read it as {fio})",
                 text.split_whitespace().next().unwrap_or(""),
                 lower
             ),
@@ -137,22 +139,29 @@ fn suffix_error(text: &str, number: u64, suffix: &str) -> UnitError {
         "µs" | "μs" => "; microseconds are 'us'",
         _ => "",
     };
-    if !hint.is_empty() {
-        return UnitError::Malformed {
-            text: text.to_string(),
-            what: "a time",
-            reason: format!(
-                "unknown suffix '{suffix}' (use {TIME_SUFFIXES}){hint}; fio would read it as \
-                 {number} microseconds"
-            ),
-        };
-    }
-    UnitError::UnknownSuffix {
+    UnitError::Malformed {
         text: text.to_string(),
         what: "a time",
-        suffix: suffix.to_string(),
-        expected: TIME_SUFFIXES,
+        reason: format!(
+            "unknown suffix '{suffix}' (use {TIME_SUFFIXES}){hint}; fio would read it as {fio}"
+        ),
     }
+}
+
+/// What fio 3.33's `get_mult_time` makes of `number` and a `suffix` diskmeter refuses, for
+/// the message: no letter after the digits is the option's unit, `us...` and `ms...` are
+/// matched on their first two letters, and any other word is a multiplier of 1, i.e.
+/// microseconds.
+fn fio_reading(number: u64, suffix: &str, default_unit: TimeUnit) -> String {
+    let lower = suffix.to_ascii_lowercase();
+    let unit_ns = if !lower.starts_with(|c: char| c.is_ascii_alphabetic()) {
+        default_unit.nanos()
+    } else if lower.starts_with("ms") {
+        1_000_000
+    } else {
+        1_000
+    };
+    format_time_suffix(number.saturating_mul(unit_ns))
 }
 
 fn fraction_error(text: &str, whole: u64, rest: &str, default_unit: TimeUnit) -> UnitError {
@@ -237,12 +246,24 @@ mod tests {
         assert_eq!(
             parse_time_ns("30sec", Seconds).unwrap_err().to_string(),
             "'30sec' is not a time: unknown suffix 'sec' (use d, h, m (minutes), s, ms, us, ns); \
-             seconds are 's'; fio would read it as 30 microseconds"
+             seconds are 's'; fio would read it as 30us"
         );
         assert!(parse_time_ns("10MIN", Seconds)
             .unwrap_err()
             .to_string()
-            .contains("fio would read it as 10 microseconds"));
+            .contains("fio would read it as 10us"));
+        assert!(parse_time_ns("10µs", Seconds)
+            .unwrap_err()
+            .to_string()
+            .ends_with("microseconds are 'us'; fio would read it as 10s"));
+        assert!(parse_time_ns("10msfoo", Seconds)
+            .unwrap_err()
+            .to_string()
+            .ends_with("fio would read it as 10ms"));
+        assert!(parse_time_ns("10 ms", Seconds)
+            .unwrap_err()
+            .to_string()
+            .ends_with("e.g. 10ms (fio would read it as 10s)"));
     }
 
     #[test]
@@ -264,7 +285,8 @@ mod tests {
     fn bad_suffixes_say_what_to_use() {
         assert_eq!(
             parse_time_ns("10q", Seconds).unwrap_err().to_string(),
-            "'10q' is not a time: unknown suffix 'q' (use d, h, m (minutes), s, ms, us, ns)"
+            "'10q' is not a time: unknown suffix 'q' (use d, h, m (minutes), s, ms, us, ns); fio \
+             would read it as 10us"
         );
         assert!(parse_time_ns("10min", Seconds)
             .unwrap_err()
