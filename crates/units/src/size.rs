@@ -247,11 +247,13 @@ fn suffix_error(
             ),
         };
     }
-    UnitError::UnknownSuffix {
+    // Any other suffix is no unit to fio's `get_mult_bytes`: the number alone.
+    UnitError::Malformed {
         text: text.to_string(),
         what,
-        suffix: suffix.to_string(),
-        expected: SIZE_SUFFIXES,
+        reason: format!(
+            "unknown suffix '{suffix}' (use {SIZE_SUFFIXES}); fio would read it as {number}"
+        ),
     }
 }
 
@@ -495,7 +497,7 @@ mod tests {
         assert_eq!(
             error.to_string(),
             "'4q' is not a size: unknown suffix 'q' (use k, m, g, t, p, optionally followed by \
-             i and/or b: 4k, 4KiB, 1gb)"
+             i and/or b: 4k, 4KiB, 1gb); fio would read it as 4"
         );
         for text in ["4kfoo", "4kk", "4kbi", "4 kb x", "4e3", "4bit"] {
             assert!(parse_size(text, Binary).is_err(), "{text}");
