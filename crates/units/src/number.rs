@@ -17,11 +17,7 @@ pub(crate) struct Leading<'a> {
     pub hex: bool,
 }
 
-/// Splits `text` (already trimmed) into its leading whole number and the rest (the suffix).
-///
-/// One leading `+` is allowed, as `strtoll` allows it (`+4k` is 4096 to fio).
-/// `what` and `example` only feed the error messages. A '.' right after the number is left in
-/// `rest` for the caller, which knows how to suggest a smaller unit.
+/// [`leading_number`] without the hex flag: the tests' shorthand.
 #[cfg(test)]
 pub(crate) fn leading_integer<'a>(
     text: &'a str,
@@ -31,7 +27,12 @@ pub(crate) fn leading_integer<'a>(
     leading_number(text, what, example).map(|leading| (leading.value, leading.rest))
 }
 
-/// [`leading_integer`], also saying whether the number was hex.
+/// Splits `text` (already trimmed) into its leading whole number and the rest (the suffix),
+/// and says whether the number was hex.
+///
+/// One leading `+` is allowed, as `strtoll` allows it (`+4k` is 4096 to fio).
+/// `what` and `example` only feed the error messages. A '.' right after the number is left in
+/// `rest` for the caller, which knows how to suggest a smaller unit.
 pub(crate) fn leading_number<'a>(
     text: &'a str,
     what: &'static str,
