@@ -372,14 +372,22 @@ pub fn resolve(
             name: section.name.clone(),
             ..globals.clone()
         };
-        for option in &section.options {
+        // fio sorts a section's options by priority before reading them (`sort_options`,
+        // parse.c, from `fio_options_parse`): `kb_base` (priority 1) applies to the whole
+        // section wherever it stands. (On the command line fio reads options in order.)
+        let (kb_base, others): (Vec<&OptionLine>, Vec<&OptionLine>) = section
+            .options
+            .iter()
+            .partition(|option| option.key == "kb_base");
+        for option in kb_base.into_iter().chain(others) {
             let Err(error) = apply_option(&mut job, &option.key, option.value.as_deref()) else {
                 continue;
             };
             let located = locate(option, error, unsupported);
-            match (located.unsupported(), unsupported) {
-                (true, Unsupported::Warn) => warnings.push(located),
-                _ => errors.push(located),
+            if located.skipped() {
+                warnings.push(located);
+            } else {
+                errors.push(located);
             }
         }
         if section.is_global() {
@@ -422,8 +430,9 @@ fn locate(option: &OptionLine, error: OptionError, policy: Unsupported) -> JobFi
     let value = option.value.as_deref();
     let refused = |name: String, reason| JobFileProblem::Refused {
         name,
+        // fio itself ignores a soft-deprecated option, so it is never an error.
+        skipped: skipped || reason == refusals::Refusal::RetiredIgnored,
         reason,
-        skipped,
     };
     let problem = match error {
         OptionError::Unknown { name, suggestion } => match refusals::refusal(&name, value) {

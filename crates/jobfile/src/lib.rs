@@ -51,6 +51,16 @@ impl JobFileError {
             JobFileProblem::Unsupported { .. } | JobFileProblem::Refused { .. }
         )
     }
+
+    /// Skipped with a warning rather than refused: an unsupported option under
+    /// `--ignore-unsupported`, or one fio itself ignores.
+    pub fn skipped(&self) -> bool {
+        matches!(
+            self.problem,
+            JobFileProblem::Unsupported { skipped: true, .. }
+                | JobFileProblem::Refused { skipped: true, .. }
+        )
+    }
 }
 
 /// What is wrong on a job-file line.

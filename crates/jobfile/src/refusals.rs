@@ -55,6 +55,14 @@ const NEWER_FIO_OPTIONS: &[&str] = &[
     "log_issue_time",
 ];
 
+/// Options fio 3.33 has retired (`FIO_OPT_DEPRECATED` in its options.c): its parser
+/// refuses them ("failed parsing").
+const RETIRED_REFUSED: &[&str] = &["percentage_sequential", "rwmixcycle"];
+
+/// Options fio 3.33 has retired but still accepts (`FIO_OPT_SOFT_DEPRECATED`): it prints
+/// "Option NAME is deprecated" and does nothing with them.
+const RETIRED_IGNORED: &[&str] = &["verifysort", "verifysort_nr", "flow_watermark"];
+
 /// Options of fio builds with libraries Debian's fio 3.33 lacks, and the library.
 const LIBRARY_OPTIONS: &[(&str, &str)] = &[
     ("gpu_dev_id", "CUDA"),
@@ -122,6 +130,15 @@ pub enum Refusal {
         "an option of fio releases after 3.33 (fio 3.33, which diskmeter follows, refuses it too)"
     )]
     NewerFio,
+
+    /// An option fio 3.33 has retired and refuses.
+    #[error("fio has retired it (fio 3.33 refuses it too)")]
+    Retired,
+
+    /// An option fio 3.33 has retired and ignores with a note; diskmeter skips it likewise,
+    /// whatever `--ignore-unsupported` says.
+    #[error("fio has retired it and ignores it, and so does diskmeter")]
+    RetiredIgnored,
 
     /// `uid` / `gid`: fio switches each job's process to that user.
     #[error(
@@ -292,6 +309,12 @@ pub fn refusal(name: &str, _value: Option<&str>) -> Option<Refusal> {
     if NEWER_FIO_OPTIONS.contains(&name) {
         return Some(Refusal::NewerFio);
     }
+    if RETIRED_REFUSED.contains(&name) {
+        return Some(Refusal::Retired);
+    }
+    if RETIRED_IGNORED.contains(&name) {
+        return Some(Refusal::RetiredIgnored);
+    }
     if let Some((_, library)) = LIBRARY_OPTIONS.iter().find(|(n, _)| *n == name) {
         return Some(Refusal::Library { library });
     }
@@ -364,6 +387,11 @@ mod tests {
         assert_eq!(value_refusal("zonemode", "zbd"), None);
         assert_eq!(refusal("max_open_zones", Some("4")), None);
         assert_eq!(refusal("num_range", Some("8")), Some(Refusal::NewerFio));
+        assert_eq!(refusal("rwmixcycle", Some("5")), Some(Refusal::Retired));
+        assert_eq!(
+            refusal("verifysort", Some("1")),
+            Some(Refusal::RetiredIgnored)
+        );
         assert!(matches!(
             refusal("log_compression", None),
             Some(Refusal::Library { .. })

@@ -50,19 +50,6 @@ pub enum UnitError {
         hint: String,
     },
 
-    /// A suffix that is not one of the kind's units, e.g. `4q`.
-    #[error("'{text}' is not {what}: unknown suffix '{suffix}' (use {expected})")]
-    UnknownSuffix {
-        /// The text as given.
-        text: String,
-        /// The expected kind.
-        what: &'static str,
-        /// The suffix as given.
-        suffix: String,
-        /// The suffixes that are accepted, as a readable list.
-        expected: &'static str,
-    },
-
     /// A percentage (`50%`) where an absolute value is needed. fio accepts percentages for
     /// `size` and `offset` (of the target's size); diskmeter does not yet.
     #[error("'{text}' is a percentage; {what} in absolute units is needed here (e.g. 10g)")]

@@ -1,22 +1,47 @@
 //! The leading whole number of a value (decimal or `0x` hex), shared by sizes, counts and times.
 //!
-//! fio reads this part with `strtoll`; diskmeter reads the same forms but refuses the inputs
-//! `strtoll` would quietly misread (signs, fractions, arithmetic it was not built with).
+//! fio reads this part with `strtoll` (fio 3.33 `parse.c`, `str_to_decimal`); diskmeter reads
+//! the same forms (decimal, `0x` hex, a leading `+`) but refuses the inputs `strtoll` would
+//! quietly misread (a minus sign, fractions, arithmetic fio was not built with).
 
 use crate::UnitError;
 
-/// Splits `text` (already trimmed) into its leading whole number and the rest (the suffix).
-///
-/// `what` and `example` only feed the error messages. A '.' right after the number is left in
-/// `rest` for the caller, which knows how to suggest a smaller unit.
+/// The leading whole number of a value and what follows it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Leading<'a> {
+    /// The number's value.
+    pub value: u64,
+    /// The text after the number (the suffix), untrimmed.
+    pub rest: &'a str,
+    /// True when the number was written in `0x` hex.
+    pub hex: bool,
+}
+
+/// [`leading_number`] without the hex flag: the tests' shorthand.
+#[cfg(test)]
 pub(crate) fn leading_integer<'a>(
     text: &'a str,
     what: &'static str,
     example: &'static str,
 ) -> Result<(u64, &'a str), UnitError> {
+    leading_number(text, what, example).map(|leading| (leading.value, leading.rest))
+}
+
+/// Splits `text` (already trimmed) into its leading whole number and the rest (the suffix),
+/// and says whether the number was hex.
+///
+/// One leading `+` is allowed, as `strtoll` allows it (`+4k` is 4096 to fio).
+/// `what` and `example` only feed the error messages. A '.' right after the number is left in
+/// `rest` for the caller, which knows how to suggest a smaller unit.
+pub(crate) fn leading_number<'a>(
+    text: &'a str,
+    what: &'static str,
+    example: &'static str,
+) -> Result<Leading<'a>, UnitError> {
     if text.is_empty() {
         return Err(UnitError::Empty { what });
     }
+    let unsigned = text.strip_prefix('+').unwrap_or(text);
     if text.starts_with('-') {
         return Err(UnitError::Negative {
             text: text.to_string(),
@@ -32,12 +57,12 @@ pub(crate) fn leading_integer<'a>(
             reason: "arithmetic expressions are not supported; write the value itself".to_string(),
         });
     }
-    let (radix, digits_start) = if text.starts_with("0x") || text.starts_with("0X") {
+    let (radix, digits_start) = if unsigned.starts_with("0x") || unsigned.starts_with("0X") {
         (16, 2)
     } else {
         (10, 0)
     };
-    let body = &text[digits_start..];
+    let body = &unsigned[digits_start..];
     let digits_len = body
         .char_indices()
         .find(|(_, c)| !c.is_digit(radix))
@@ -68,7 +93,11 @@ pub(crate) fn leading_integer<'a>(
                 what,
             })?;
     }
-    Ok((value, &body[digits_len..]))
+    Ok(Leading {
+        value,
+        rest: &body[digits_len..],
+        hex: radix == 16,
+    })
 }
 
 /// True when `rest` (what follows the whole number) starts a decimal fraction like ".5m".
@@ -96,6 +125,27 @@ mod tests {
         assert_eq!(leading_integer("4096k", "a size", ""), Ok((4096, "k")));
         assert_eq!(leading_integer("0x1000", "a size", ""), Ok((4096, "")));
         assert_eq!(leading_integer("0XfFk", "a size", ""), Ok((255, "k")));
+    }
+
+    #[test]
+    fn a_plus_sign_is_strtolls() {
+        assert_eq!(leading_integer("+4k", "a size", ""), Ok((4, "k")));
+        assert_eq!(
+            leading_number("+0x10", "a size", ""),
+            Ok(Leading {
+                value: 16,
+                rest: "",
+                hex: true
+            })
+        );
+        assert!(matches!(
+            leading_integer("++4", "a size", ""),
+            Err(UnitError::NoNumber { .. })
+        ));
+        assert!(matches!(
+            leading_integer("+-4", "a size", ""),
+            Err(UnitError::NoNumber { .. })
+        ));
     }
 
     #[test]

@@ -25,8 +25,9 @@ pub fn parse_rate(text: &str) -> Result<u64, UnitError> {
         .or_else(|| trimmed.strip_suffix("/S"))
         .unwrap_or(trimmed);
     let lower = size.to_ascii_lowercase();
-    let iec = lower.trim_end_matches('b').ends_with('i');
-    // Under kb_base=1000 the `i` forms are powers of 1024; under 1024 the plain forms are.
+    // Under kb_base=1000 the `ib` forms are powers of 1024; under 1024 the plain forms are, and
+    // `mi` without the `b` (fio reads it as `m`).
+    let iec = lower.ends_with("ib");
     parse_size(size, if iec { KbBase::Decimal } else { KbBase::Binary })
 }
 

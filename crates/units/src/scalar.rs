@@ -4,20 +4,37 @@
 //! Rules from fio's HOWTO, "Parameter types":
 //! <https://fio.readthedocs.io/en/latest/fio_doc.html#parameter-types>
 //! * `bool`: "Usually parsed as an integer, however only defined for true and false (1 and 0)."
-//!   fio's parser (`check_int`, range 0..=1) rejects `true`, `yes` and `on`, and so does
-//!   diskmeter, so a job that works here also works in fio.
+//!   fio's parser (`check_int`: `sscanf` with `%u`, or `%x` after `0x`; range 0..=1) rejects
+//!   `true`, `yes` and `on`, and so does diskmeter, so a job that works here also works in
+//!   fio; it accepts `01` and `0x1`, and so does diskmeter.
 //! * `float_list`: "A list of floating point numbers, separated by a ':' character."
 
 use crate::UnitError;
 
-/// Parses one of fio's booleans: `1` (true) or `0` (false), surrounding blanks ignored.
+/// Parses one of fio's booleans: `1` (true) or `0` (false), surrounding blanks ignored;
+/// leading zeros and `0x` hex are read as fio reads them (`01`, `0x1`).
 pub fn parse_bool(text: &str) -> Result<bool, UnitError> {
-    match text.trim() {
+    let trimmed = text.trim();
+    if trimmed.is_empty() {
+        return Err(UnitError::Empty { what: "a bool" });
+    }
+    let (digits, radix) = match trimmed
+        .strip_prefix("0x")
+        .or_else(|| trimmed.strip_prefix("0X"))
+    {
+        Some(hex) => (hex, 16),
+        None => (trimmed, 10),
+    };
+    let value = if !digits.is_empty() && digits.chars().all(|c| c.is_digit(radix)) {
+        digits.trim_start_matches('0')
+    } else {
+        "not a number"
+    };
+    match value {
         "1" => Ok(true),
-        "0" => Ok(false),
-        "" => Err(UnitError::Empty { what: "a bool" }),
-        other => Err(UnitError::Malformed {
-            text: other.to_string(),
+        "" => Ok(false),
+        _ => Err(UnitError::Malformed {
+            text: trimmed.to_string(),
             what: "a bool",
             reason: "use 1 or 0 (fio's booleans are numbers)".to_string(),
         }),
@@ -58,8 +75,9 @@ pub fn parse_percent(text: &str) -> Result<f64, UnitError> {
 
 /// Parses fio's `float_list`: numbers separated by ':' (`1:5:50:99.9`).
 ///
-/// Every item must be a plain, finite, non-negative decimal number; empty items (`1::5`, a
-/// trailing ':') are refused. Ranges are the option's business.
+/// Every item must be a finite, non-negative decimal number, as fio's `sscanf("%lf")` reads
+/// it (`99.9`, `.5`, `+5`, `1e1`); empty items (`1::5`, a trailing ':') are refused, and so
+/// are `inf` and `nan`. Ranges are the option's business.
 pub fn parse_float_list(text: &str) -> Result<Vec<f64>, UnitError> {
     let trimmed = text.trim();
     if trimmed.is_empty() {
@@ -77,9 +95,38 @@ pub fn parse_float_list(text: &str) -> Result<Vec<f64>, UnitError> {
                     reason: "an item between ':' separators is empty".to_string(),
                 });
             }
-            parse_plain_float(item.trim(), item.trim(), "a number")
+            list_float(item.trim())
         })
         .collect()
+}
+
+/// One item of a `float_list`: a plain decimal as [`parse_plain_float`] reads it, or one with
+/// a `+` sign or an exponent (`1e1`), which fio's `sscanf("%lf")` reads too.
+fn list_float(item: &str) -> Result<f64, UnitError> {
+    let unsigned = item.strip_prefix('+').unwrap_or(item);
+    let (mantissa, exponent) = match unsigned.split_once(['e', 'E']) {
+        Some((mantissa, exponent)) => (mantissa, Some(exponent)),
+        None => (unsigned, None),
+    };
+    let value = parse_plain_float(mantissa, item, "a number")?;
+    let Some(exponent) = exponent else {
+        return Ok(value);
+    };
+    let digits = exponent.strip_prefix(['+', '-']).unwrap_or(exponent);
+    if digits.is_empty() || !digits.bytes().all(|b| b.is_ascii_digit()) {
+        return Err(UnitError::Malformed {
+            text: item.to_string(),
+            what: "a number",
+            reason: "use a plain decimal number such as 99.9".to_string(),
+        });
+    }
+    item.parse::<f64>()
+        .ok()
+        .filter(|value| value.is_finite())
+        .ok_or_else(|| UnitError::Overflow {
+            text: item.to_string(),
+            what: "a number",
+        })
 }
 
 /// Parses `digits[.digits]` (or `.digits`): no sign, exponent, `inf` or `nan`, so every
@@ -138,7 +185,10 @@ mod tests {
             parse_bool("true").unwrap_err().to_string(),
             "'true' is not a bool: use 1 or 0 (fio's booleans are numbers)"
         );
-        for text in ["yes", "on", "2", "01", "-1"] {
+        for (text, value) in [("01", true), ("0x1", true), ("0X0", false), ("00", false)] {
+            assert_eq!(parse_bool(text), Ok(value), "{text}");
+        }
+        for text in ["yes", "on", "2", "-1", "0x", "0x2", "1a", "10", "0.5"] {
             assert!(parse_bool(text).is_err(), "{text}");
         }
         assert!(matches!(parse_bool(""), Err(UnitError::Empty { .. })));
@@ -165,6 +215,13 @@ mod tests {
         assert_eq!(parse_float_list("1:5:99.9"), Ok(vec![1.0, 5.0, 99.9]));
         assert_eq!(parse_float_list("50"), Ok(vec![50.0]));
         assert_eq!(parse_float_list(".5"), Ok(vec![0.5]));
+        assert_eq!(
+            parse_float_list("+5:1e1:9.99E+1"),
+            Ok(vec![5.0, 10.0, 99.9])
+        );
+        for text in ["1e", "1e+", "e5", "1e1.5", "+-5", "1e999"] {
+            assert!(parse_float_list(text).is_err(), "{text}");
+        }
         assert!(parse_float_list("1::5")
             .unwrap_err()
             .to_string()

@@ -2,7 +2,7 @@
 //!
 //! The rules, and where diskmeter departs from fio's code, are documented on [`parse_size`].
 
-use crate::number::{leading_integer, split_fraction, starts_fraction};
+use crate::number::{leading_number, split_fraction, starts_fraction, Leading};
 use crate::UnitError;
 use serde::{Deserialize, Serialize};
 
@@ -12,10 +12,11 @@ use serde::{Deserialize, Serialize};
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum KbBase {
-    /// `kb_base=1024` (fio's default): `k` = 1024, `ki`/`KiB` = 1000 (fio's compatibility mode).
+    /// `kb_base=1024` (fio's default): `k` (and `ki`) = 1024, `KiB` = 1000 (fio's compatibility
+    /// mode).
     #[default]
     Binary,
-    /// `kb_base=1000`: `k` = 1000 (SI), `ki`/`KiB` = 1024 (IEC).
+    /// `kb_base=1000`: `k` (and `ki`) = 1000 (SI), `KiB` = 1024 (IEC).
     Decimal,
 }
 
@@ -28,7 +29,7 @@ impl KbBase {
         }
     }
 
-    /// The value of one `ki` (`KiB`) under this base: 1000 or 1024 (the opposite of `k`).
+    /// The value of one `KiB` under this base: 1000 or 1024 (the opposite of `k`).
     pub fn iec_multiplier(self) -> u64 {
         match self {
             KbBase::Binary => 1000,
@@ -60,32 +61,41 @@ const PREFIXES: [char; 5] = ['k', 'm', 'g', 't', 'p'];
 /// What the size suffix error lists as accepted.
 const SIZE_SUFFIXES: &str = "k, m, g, t, p, optionally followed by i and/or b: 4k, 4KiB, 1gb";
 
-/// Parses a byte size the way fio's HOWTO defines it.
+/// Parses a byte size the way fio 3.33's parser reads it.
 ///
-/// The rules are those of fio's HOWTO, "Parameter types" (`int`) and "Units" (`kb_base`):
-/// <https://fio.readthedocs.io/en/latest/fio_doc.html#parameter-types>
+/// The rules are those of fio's code, `parse.c` at fio-3.33 (commit 72bcaffd7d56), functions
+/// `str_to_decimal` and `get_mult_bytes`, checked against fio 3.33 itself by the generated
+/// value table in `tests/jobfile.rs`:
 ///
-/// * A value is `[0x]number[suffix]`; a bare number is bytes (or a plain count).
+/// * A value is `[+][0x]number[suffix]`, blanks around it ignored; a bare number is bytes (or
+///   a plain count).
 /// * Suffixes `k m g t p` are not case sensitive and may be followed by `b`/`B` (byte, never
-///   bit): `4k`, `4K`, `4kb` and `4KB` are the same.
-/// * With `kb_base=1024` (fio's default, "compatibility mode") a plain prefix is a power of
-///   1024 (`4k` = 4096) and, *opposite to the standards*, a prefix with `i` is a power of 1000
-///   (`1mi` and `1MiB` are 1,000,000). With `kb_base=1000` prefixes follow SI and IEC 80000-13:
-///   `1m` is 1,000,000 and `1mi`/`1MiB` are 1,048,576.
+///   bit): `4k`, `4K`, `4kb` and `4KB` are the same. A plain prefix is a power of `kb_base`:
+///   1024 by default (`4k` = 4096), 1000 with `kb_base=1000` (`4k` = 4000).
+/// * Only the three-letter IEC forms `kib mib gib tib pib` (any case: `KiB`, `MIB`) are read in
+///   the *other* base: with `kb_base=1024` (fio's "compatibility mode") `1MiB` is 1,000,000;
+///   with `kb_base=1000` it is 1,048,576.
+/// * `ki`, `mi`, ... without the `b` are the plain prefix, in both bases, because fio only
+///   compares the first three letters with `kib` and then falls through to the one-letter
+///   rule: `1Mi` is 1,048,576 with `kb_base=1024` and 1,000,000 with `kb_base=1000`. (fio's
+///   HOWTO lists `1mi` with `1MiB`; fio's code, and so diskmeter, do not.)
 ///
-/// Where diskmeter differs from fio's *code*, it follows the HOWTO or refuses:
-/// * fio's parser only recognises the `i` form when `b` follows (`kib`), so fio reads `4ki` as
-///   `4k`; the HOWTO lists `4ki` with `4KiB`, and so does diskmeter.
-/// * fio ignores anything after a known suffix (`4kfoo` = 4 KiB) and reads `1.5m` as 1 byte;
-///   diskmeter rejects both with a message.
+/// Where fio's code silently drops part of what is written, diskmeter refuses with a message
+/// that says what fio would read, rather than do different work or guess:
+/// * a fraction (`1.5m`: fio reads 1 byte), anything after a known suffix (`4kfoo`,
+///   `4kbi`: fio reads 4 KiB), an unknown suffix (`4q`: fio reads 4), a blank between number
+///   and unit (`4 k`: fio reads 4 bytes), a unit after a hex number (`0x10k`: fio reads 16),
+///   and a minus sign (fio wraps it to a huge value).
 /// * `50%` (fio: a share of the target's size, for `size` and `offset` only) is reported as
-///   [`UnitError::Percent`], so the caller can read it as fio's share of a file (`size`, `offset`) or refuse it.
+///   [`UnitError::Percent`], so the caller can read it as fio's share of a file (`size`,
+///   `offset`) or refuse it.
 ///
 /// ```
 /// use diskmeter_units::{parse_size, KbBase};
 /// assert_eq!(parse_size("4k", KbBase::Binary), Ok(4096));
 /// assert_eq!(parse_size("1KiB", KbBase::Binary), Ok(1000)); // fio's compatibility mode
 /// assert_eq!(parse_size("1KiB", KbBase::Decimal), Ok(1024));
+/// assert_eq!(parse_size("1Mi", KbBase::Binary), Ok(1 << 20)); // only `mib` is the other base
 /// assert_eq!(parse_size("0x200", KbBase::Binary), Ok(512));
 /// ```
 pub fn parse_size(text: &str, kb_base: KbBase) -> Result<u64, UnitError> {
@@ -107,11 +117,18 @@ fn parse_with_suffix(
     example: &'static str,
 ) -> Result<u64, UnitError> {
     let text = text.trim();
-    let (number, rest) = leading_integer(text, what, example)?;
+    let Leading {
+        value: number,
+        rest,
+        hex,
+    } = leading_number(text, what, example)?;
+    if hex && !rest.is_empty() {
+        return Err(hex_suffix_error(text, number, rest, kb_base, what));
+    }
     if starts_fraction(rest) {
         return Err(fraction_error(text, number, rest, kb_base, what));
     }
-    let multiplier = suffix_multiplier(text, rest, kb_base, what)?;
+    let multiplier = suffix_multiplier(text, number, rest, kb_base, what)?;
     number
         .checked_mul(multiplier)
         .ok_or_else(|| UnitError::Overflow {
@@ -123,6 +140,7 @@ fn parse_with_suffix(
 /// The multiplier `suffix` stands for, or why it stands for nothing.
 fn suffix_multiplier(
     text: &str,
+    number: u64,
     suffix: &str,
     kb_base: KbBase,
     what: &'static str,
@@ -130,7 +148,7 @@ fn suffix_multiplier(
     let lower = suffix.to_ascii_lowercase();
     let (power, iec) = match split_suffix(&lower) {
         Some(parts) => parts,
-        None => return Err(suffix_error(text, suffix, what)),
+        None => return Err(suffix_error(text, number, suffix, kb_base, what)),
     };
     let base = if iec {
         kb_base.iec_multiplier()
@@ -149,7 +167,11 @@ fn suffix_multiplier(
     Ok(multiplier)
 }
 
-/// Splits a lower-case suffix into (power, has 'i'), or `None` when it is not a size suffix.
+/// Splits a lower-case suffix into (power, read in the other base), or `None` when it is not
+/// a size suffix.
+///
+/// fio's `__get_mult_bytes` tests the three-letter `pib`..`kib` first, then the one letter
+/// `p`..`k`: so `ib` after a prefix switches base and a lone `i` does not (`mi` = `m`).
 fn split_suffix(lower: &str) -> Option<(u32, bool)> {
     if lower.is_empty() || lower == "b" {
         return Some((0, false));
@@ -158,13 +180,44 @@ fn split_suffix(lower: &str) -> Option<(u32, bool)> {
     let first = chars.next()?;
     let power = PREFIXES.iter().position(|&p| p == first)? as u32 + 1;
     match chars.as_str() {
-        "" | "b" => Some((power, false)),
-        "i" | "ib" => Some((power, true)),
+        "" | "b" | "i" => Some((power, false)),
+        "ib" => Some((power, true)),
         _ => None,
     }
 }
 
-fn suffix_error(text: &str, suffix: &str, what: &'static str) -> UnitError {
+/// The error for `0x10k`: fio's `strtoll` reads the hex digits and `get_mult_bytes` then sees
+/// the `x` and finds no unit, so the suffix is dropped.
+fn hex_suffix_error(
+    text: &str,
+    number: u64,
+    rest: &str,
+    kb_base: KbBase,
+    what: &'static str,
+) -> UnitError {
+    let meant = suffix_multiplier(text, number, rest, kb_base, what)
+        .ok()
+        .and_then(|multiplier| number.checked_mul(multiplier));
+    let hint = match meant {
+        Some(bytes) => format!("; write {bytes:#x} or {number}{rest}"),
+        None => String::new(),
+    };
+    UnitError::Malformed {
+        text: text.to_string(),
+        what,
+        reason: format!(
+            "a hex number takes no unit (fio would read it as {number}, dropping '{rest}'){hint}"
+        ),
+    }
+}
+
+fn suffix_error(
+    text: &str,
+    number: u64,
+    suffix: &str,
+    kb_base: KbBase,
+    what: &'static str,
+) -> UnitError {
     if suffix.starts_with('%') {
         return UnitError::Percent {
             text: text.to_string(),
@@ -176,18 +229,46 @@ fn suffix_error(text: &str, suffix: &str, what: &'static str) -> UnitError {
             text: text.to_string(),
             what,
             reason: format!(
-                "write the unit right after the number, e.g. {}{}",
+                "write the unit right after the number, e.g. {}{} (fio would read it as \
+                 {number})",
                 text.split_whitespace().next().unwrap_or(""),
                 suffix.trim()
             ),
         };
     }
-    UnitError::UnknownSuffix {
+    if let Some((unit, multiplier)) = fio_unit_prefix(suffix, kb_base) {
+        return UnitError::Malformed {
+            text: text.to_string(),
+            what,
+            reason: format!(
+                "unknown suffix '{suffix}' (use {SIZE_SUFFIXES}); fio would read it as {}, \
+                 ignoring what follows '{unit}'",
+                number.saturating_mul(multiplier)
+            ),
+        };
+    }
+    // Any other suffix is no unit to fio's `get_mult_bytes`: the number alone.
+    UnitError::Malformed {
         text: text.to_string(),
         what,
-        suffix: suffix.to_string(),
-        expected: SIZE_SUFFIXES,
+        reason: format!(
+            "unknown suffix '{suffix}' (use {SIZE_SUFFIXES}); fio would read it as {number}"
+        ),
     }
+}
+
+/// The unit fio's `__get_mult_bytes` finds at the start of `suffix` (it compares prefixes
+/// only: `kib` first, then `k`) and its multiplier, when it finds one.
+fn fio_unit_prefix(suffix: &str, kb_base: KbBase) -> Option<(&str, u64)> {
+    let lower = suffix.to_ascii_lowercase();
+    let first = lower.chars().next()?;
+    let power = PREFIXES.iter().position(|&p| p == first)? as u32 + 1;
+    let (length, base) = if lower[first.len_utf8()..].starts_with("ib") {
+        (3, kb_base.iec_multiplier())
+    } else {
+        (1, kb_base.multiplier())
+    };
+    Some((&suffix[..length], base.checked_pow(power)?))
 }
 
 /// The error for `1.5m`, with the exact value in a smaller unit when there is one.
@@ -221,7 +302,7 @@ fn exact_fraction(whole: u64, fraction: &str, suffix: &str, kb_base: KbBase) -> 
     if fraction.len() > 18 {
         return None;
     }
-    let multiplier = suffix_multiplier("", suffix, kb_base, "").ok()?;
+    let multiplier = suffix_multiplier("", whole, suffix, kb_base, "").ok()?;
     let scale = 10u128.pow(fraction.len() as u32);
     let fraction_value: u128 = fraction.parse().ok()?;
     let numerator =
@@ -236,8 +317,9 @@ fn exact_fraction(whole: u64, fraction: &str, suffix: &str, kb_base: KbBase) -> 
 /// to the same value under `kb_base`: `4096` -> `"4k"`, `1536 KiB` -> `"1536k"`, `1000` ->
 /// `"1000"` (with `kb_base=1024`).
 ///
-/// With `kb_base=1000` the IEC forms are used too (`4096` -> `"4ki"`) because there they mean
-/// what they say. With `kb_base=1024` they are not, since `ki` = 1000 there would confuse a reader.
+/// With `kb_base=1000` the IEC forms are used too (`1048576` -> `"1mib"`) because there they mean
+/// what they say. With `kb_base=1024` they are not, since `kib` = 1000 there would confuse a
+/// reader. (`4ki` would not do: fio reads it as `4k`.)
 pub fn format_size_suffix(bytes: u64, kb_base: KbBase) -> String {
     let mut best = bytes.to_string();
     let mut consider = |base: u64, iec: bool| {
@@ -250,7 +332,7 @@ pub fn format_size_suffix(bytes: u64, kb_base: KbBase) -> String {
             if bytes == 0 || !bytes.is_multiple_of(unit) {
                 break;
             }
-            let candidate = format!("{}{}{}", bytes / unit, prefix, if iec { "i" } else { "" });
+            let candidate = format!("{}{}{}", bytes / unit, prefix, if iec { "ib" } else { "" });
             if candidate.len() < best.len() {
                 best = candidate;
             }
@@ -295,55 +377,103 @@ mod tests {
         assert_eq!(parse_size("1p", Decimal), Ok(1_000_000_000_000_000));
     }
 
-    /// The HOWTO's examples for kb_base=1024 (the default).
+    /// The HOWTO's examples for kb_base=1024 (the default), as fio 3.33's code reads them:
+    /// the HOWTO's `1mi`/`1000ki` spellings are the plain prefix there (see `parse_size`).
     #[test]
     fn howto_examples_kb_base_1024() {
-        for text in ["4096", "4096b", "4096B", "4k", "4kb", "4kB", "4K", "4KB"] {
+        for text in [
+            "4096", "4096b", "4096B", "4k", "4kb", "4kB", "4K", "4KB", "4ki", "4Ki",
+        ] {
             assert_eq!(parse_size(text, Binary), Ok(4096), "{text}");
         }
-        for text in ["1048576", "1m", "1024k"] {
+        for text in ["1048576", "1m", "1024k", "1mi", "1Mi", "1024ki"] {
             assert_eq!(parse_size(text, Binary), Ok(1 << 20), "{text}");
         }
-        for text in ["1000000", "1mi", "1000ki"] {
+        for text in ["1000000", "1mib", "1MiB", "1000kib", "1000KiB"] {
             assert_eq!(parse_size(text, Binary), Ok(1_000_000), "{text}");
         }
-        for text in ["1099511627776", "1t", "1024g", "1048576m"] {
+        for text in ["1099511627776", "1t", "1024g", "1048576m", "1Ti"] {
             assert_eq!(parse_size(text, Binary), Ok(1 << 40), "{text}");
         }
-        // The HOWTO's "1 TB" row reads "1000000000, 1ti, 1000mi, 1000000ki": its number and the
-        // last two spellings are 10^9 (a slip), while 1ti is 10^12. The rule gives:
-        for text in ["1000000000000", "1ti", "1000gi", "1000000mi"] {
+        for text in ["1000000000000", "1tib", "1000GiB", "1000000MiB"] {
             assert_eq!(parse_size(text, Binary), Ok(1_000_000_000_000), "{text}");
-        }
-        for text in ["1000000000", "1000mi", "1000000ki"] {
-            assert_eq!(parse_size(text, Binary), Ok(1_000_000_000), "{text}");
         }
     }
 
-    /// The HOWTO's examples for kb_base=1000.
+    /// The HOWTO's examples for kb_base=1000, as fio 3.33's code reads them.
     #[test]
     fn howto_examples_kb_base_1000() {
-        for text in [
-            "4096", "4096b", "4096B", "4ki", "4kib", "4kiB", "4Ki", "4KiB",
-        ] {
+        for text in ["4096", "4096b", "4096B", "4kib", "4kiB", "4KiB", "4KIB"] {
             assert_eq!(parse_size(text, Decimal), Ok(4096), "{text}");
         }
-        for text in ["1048576", "1mi", "1024ki"] {
+        for text in ["1048576", "1mib", "1024kib", "1MiB"] {
             assert_eq!(parse_size(text, Decimal), Ok(1 << 20), "{text}");
         }
-        for text in ["1000000", "1m", "1000k"] {
+        for text in ["1000000", "1m", "1000k", "1mi", "1Mi", "1000ki"] {
             assert_eq!(parse_size(text, Decimal), Ok(1_000_000), "{text}");
         }
-        for text in ["1099511627776", "1ti", "1024gi", "1048576mi"] {
+        for text in ["1099511627776", "1tib", "1024GiB", "1048576mib"] {
             assert_eq!(parse_size(text, Decimal), Ok(1 << 40), "{text}");
         }
-        // Same slip in the HOWTO's "1 TB" row ("1000000000, 1t, 1000m, 1000000k").
-        for text in ["1000000000000", "1t", "1000g", "1000000m"] {
+        for text in ["1000000000000", "1t", "1000g", "1000000m", "1ti"] {
             assert_eq!(parse_size(text, Decimal), Ok(1_000_000_000_000), "{text}");
         }
-        for text in ["1000000000", "1000m", "1000000k"] {
-            assert_eq!(parse_size(text, Decimal), Ok(1_000_000_000), "{text}");
-        }
+    }
+
+    /// Issue 28: `bs=1Mi` and `size=4Gi` are binary under the default kb_base, as in fio;
+    /// `1MiB` is not.
+    #[test]
+    fn issue_28_iec_without_b_is_the_plain_prefix() {
+        assert_eq!(parse_size("1Mi", Binary), Ok(1_048_576));
+        assert_eq!(parse_size("4Gi", Binary), Ok(4 << 30));
+        assert_eq!(parse_size("1MiB", Binary), Ok(1_000_000));
+        assert_eq!(parse_size("1Mi", Decimal), Ok(1_000_000));
+        assert_eq!(parse_size("1MiB", Decimal), Ok(1_048_576));
+        assert_eq!(parse_int("2ki", Binary), Ok(2048));
+    }
+
+    /// fio compares only the start of a suffix, so `4kfoo` is 4 KiB there: refused here, with
+    /// what fio would read.
+    #[test]
+    fn trailing_text_is_refused_with_fios_reading() {
+        assert_eq!(
+            parse_size("4kfoo", Binary).unwrap_err().to_string(),
+            "'4kfoo' is not a size: unknown suffix 'kfoo' (use k, m, g, t, p, optionally \
+             followed by i and/or b: 4k, 4KiB, 1gb); fio would read it as 4096, ignoring what \
+             follows 'k'"
+        );
+        assert!(parse_size("4KiBx", Binary)
+            .unwrap_err()
+            .to_string()
+            .ends_with("fio would read it as 4000, ignoring what follows 'KiB'"));
+        assert!(parse_size("2mbi", Decimal)
+            .unwrap_err()
+            .to_string()
+            .contains("fio would read it as 2000000,"));
+        assert!(parse_size("4 k", Binary)
+            .unwrap_err()
+            .to_string()
+            .ends_with("e.g. 4k (fio would read it as 4)"));
+    }
+
+    #[test]
+    fn a_plus_sign_is_accepted() {
+        assert_eq!(parse_size("+4k", Binary), Ok(4096));
+        assert_eq!(parse_size(" +0x10 ", Binary), Ok(16));
+    }
+
+    #[test]
+    fn hex_takes_no_unit() {
+        let error = parse_size("0x10k", Binary).unwrap_err().to_string();
+        assert_eq!(
+            error,
+            "'0x10k' is not a size: a hex number takes no unit (fio would read it as 16, \
+             dropping 'k'); write 0x4000 or 16k"
+        );
+        assert!(parse_size("0x1q", Binary)
+            .unwrap_err()
+            .to_string()
+            .contains("dropping 'q')"));
     }
 
     #[test]
@@ -357,7 +487,6 @@ mod tests {
     #[test]
     fn hex_values() {
         assert_eq!(parse_size("0x1000", Binary), Ok(4096));
-        assert_eq!(parse_size("0x10k", Binary), Ok(16 << 10));
         // 'b' is a hex digit, so it is read as one.
         assert_eq!(parse_size("0x1b", Binary), Ok(27));
     }
@@ -368,7 +497,7 @@ mod tests {
         assert_eq!(
             error.to_string(),
             "'4q' is not a size: unknown suffix 'q' (use k, m, g, t, p, optionally followed by \
-             i and/or b: 4k, 4KiB, 1gb)"
+             i and/or b: 4k, 4KiB, 1gb); fio would read it as 4"
         );
         for text in ["4kfoo", "4kk", "4kbi", "4 kb x", "4e3", "4bit"] {
             assert!(parse_size(text, Binary).is_err(), "{text}");
@@ -440,8 +569,57 @@ mod tests {
         assert_eq!(format_size_suffix(1536 << 10, Binary), "1536k");
         assert_eq!(format_size_suffix(1000, Binary), "1000");
         assert_eq!(format_size_suffix(0, Binary), "0");
-        assert_eq!(format_size_suffix(4096, Decimal), "4ki");
+        assert_eq!(format_size_suffix(4096, Decimal), "4096");
+        assert_eq!(format_size_suffix(1 << 20, Decimal), "1mib");
+        assert_eq!(parse_size("1mib", Decimal), Ok(1 << 20));
         assert_eq!(format_size_suffix(30_000_000_000, Decimal), "30g");
         assert_eq!(format_size_suffix(u64::MAX, Binary), u64::MAX.to_string());
+    }
+}
+
+/// Issue 28: a generated table of sizes too large to run under fio's null engine (`t`, `p`),
+/// and every other prefix, against fio's own rule: `__get_mult_bytes` in fio's `parse.c` at
+/// fio-3.33 (commit 72bcaffd7d56) compares the lower-cased suffix with `pib`, `tib`, `gib`,
+/// `mib`, `kib` (3 letters: the base opposite to `kb_base`), then with `p t g m k` (1 letter:
+/// `kb_base`); `b` alone and no suffix are 1. Sizes up to `g` are also run through fio in
+/// `tests/jobfile.rs`.
+#[cfg(test)]
+mod fio_table {
+    use super::*;
+
+    /// The power of each prefix in `__get_mult_bytes`.
+    const POWERS: [(char, u32); 5] = [('k', 1), ('m', 2), ('g', 3), ('t', 4), ('p', 5)];
+
+    #[test]
+    fn every_prefix_tail_case_and_kb_base_reads_as_fios_table() {
+        let mut checked = 0;
+        for (kb_base, plain, opposite) in [
+            (KbBase::Binary, 1024u64, 1000u64),
+            (KbBase::Decimal, 1000, 1024),
+        ] {
+            for number in [0u64, 1, 3, 10, 999] {
+                for (prefix, power) in POWERS {
+                    for (tail, base) in [("", plain), ("b", plain), ("i", plain), ("ib", opposite)]
+                    {
+                        let lower = format!("{prefix}{tail}");
+                        let mut spellings = vec![lower.clone(), lower.to_ascii_uppercase()];
+                        let mut capital = prefix.to_ascii_uppercase().to_string();
+                        capital.push_str(tail);
+                        spellings.push(capital.clone());
+                        if let Some(iec) = capital.strip_suffix('b') {
+                            spellings.push(format!("{iec}B"));
+                        }
+                        let expected = number * base.pow(power);
+                        for spelling in spellings {
+                            let text = format!("{number}{spelling}");
+                            assert_eq!(parse_size(&text, kb_base), Ok(expected), "{text}");
+                            assert_eq!(parse_int(&text, kb_base), Ok(expected), "{text}");
+                            checked += 1;
+                        }
+                    }
+                }
+            }
+        }
+        assert!(checked > 300, "{checked}");
     }
 }

@@ -2,7 +2,7 @@
 //!
 //! The rules, and where diskmeter departs from fio's code, are documented on [`parse_time_ns`].
 
-use crate::number::{leading_integer, split_fraction, starts_fraction};
+use crate::number::{leading_number, split_fraction, starts_fraction, Leading};
 use crate::UnitError;
 use serde::{Deserialize, Serialize};
 
@@ -34,37 +34,71 @@ const NANOS_PER_SECOND: u64 = 1_000_000_000;
 /// What the time suffix error lists as accepted.
 const TIME_SUFFIXES: &str = "d, h, m (minutes), s, ms, us, ns";
 
-/// Parses a time the way fio's HOWTO defines it, in nanoseconds.
+/// Parses a time the way fio 3.33's parser reads it, in nanoseconds.
 ///
-/// The rules are those of fio's HOWTO, "Parameter types" (`time`):
-/// <https://fio.readthedocs.io/en/latest/fio_doc.html#parameter-types>
+/// The rules are fio's code, `parse.c` at fio-3.33 (commit 72bcaffd7d56), `str_to_decimal`
+/// and `get_mult_time`, checked against fio itself by the generated value table in
+/// `tests/jobfile.rs` (and in this crate's tests for times too long to run):
 ///
-/// * A value is `[0x]number[suffix]`; without a suffix the option's default unit applies
-///   (seconds for `runtime` and `ramp_time`).
+/// * A value is `[+][0x]number[suffix]`; without a suffix the option's default unit applies
+///   (seconds for `runtime`, `ramp_time`, `startdelay`; microseconds for `thinktime` and the
+///   latency targets).
 /// * Suffixes, not case sensitive: `d` days, `h` hours, `m` **minutes** (never milli; fio has
-///   no month or MiB here), `s`/`sec` seconds, `ms`/`msec` milliseconds, `us`/`usec`
-///   microseconds. diskmeter also reads `ns`/`nsec` (nanoseconds), which fio lacks.
+///   no month or MiB here), `s` seconds, `ms`/`msec` milliseconds, `us`/`usec` microseconds.
+///   diskmeter also reads `ns`/`nsec` (nanoseconds), which fio lacks (fio would read `7ns` as
+///   7 microseconds); diskmeter's own front-ends (Iometer files) write times that way.
 ///
-/// fio matches `us` and `ms` as prefixes and ignores what follows, and silently reads `1.5s` as
-/// one second; diskmeter rejects both with a message.
+/// Where fio's code reads something other than what is written, diskmeter refuses with what
+/// fio would read: `30sec`, `10min` and any other unknown word (fio: 30 and 10
+/// *microseconds*, its `get_mult_time` knows only the exact `s`, `m`, `h`, `d`), `10msfoo`
+/// (fio: 10 ms, it compares only the first two letters of `ms` and `us`), `1.5s` (fio: 1 of
+/// the default unit), `10 ms` (fio: 10 of the default unit), a hex number with a unit, or
+/// in an option whose default unit is not microseconds (fio reads hex in microseconds).
 ///
 /// ```
 /// use diskmeter_units::{parse_time_ns, TimeUnit};
 /// assert_eq!(parse_time_ns("10", TimeUnit::Seconds), Ok(10_000_000_000));
 /// assert_eq!(parse_time_ns("1m", TimeUnit::Seconds), Ok(60_000_000_000)); // minutes
 /// assert_eq!(parse_time_ns("500ms", TimeUnit::Seconds), Ok(500_000_000));
+/// assert!(parse_time_ns("30sec", TimeUnit::Seconds).is_err()); // fio: 30 microseconds
 /// ```
 pub fn parse_time_ns(text: &str, default_unit: TimeUnit) -> Result<u64, UnitError> {
     let text = text.trim();
-    let (number, rest) = leading_integer(text, "a time", " (e.g. 10, 30s, 500ms, 2m)")?;
+    let Leading {
+        value: number,
+        rest,
+        hex,
+    } = leading_number(text, "a time", " (e.g. 10, 30s, 500ms, 2m)")?;
+    if hex && (!rest.is_empty() || default_unit != TimeUnit::Microseconds) {
+        return Err(hex_error(text, number, rest));
+    }
     if starts_fraction(rest) {
         return Err(fraction_error(text, number, rest, default_unit));
     }
-    let unit = suffix_nanos(rest, default_unit).ok_or_else(|| suffix_error(text, rest))?;
+    let unit = suffix_nanos(rest, default_unit)
+        .ok_or_else(|| suffix_error(text, number, rest, default_unit))?;
     number.checked_mul(unit).ok_or_else(|| UnitError::Overflow {
         text: text.to_string(),
         what: "a time",
     })
+}
+
+/// The error for a hex time that fio reads in microseconds whatever the option's unit:
+/// `get_mult_time` sees the `x` of `0x` as an unknown suffix.
+fn hex_error(text: &str, number: u64, rest: &str) -> UnitError {
+    let dropped = if rest.is_empty() {
+        String::new()
+    } else {
+        format!(", dropping '{rest}'")
+    };
+    UnitError::Malformed {
+        text: text.to_string(),
+        what: "a time",
+        reason: format!(
+            "fio reads a hex time as microseconds whatever the option's unit (here \
+             {number}us{dropped}); write it in decimal with its unit, e.g. {number}us"
+        ),
+    }
 }
 
 /// Nanoseconds per unit of `suffix`, or `None` when it is not a time suffix.
@@ -74,7 +108,7 @@ fn suffix_nanos(suffix: &str, default_unit: TimeUnit) -> Option<u64> {
         "d" => 24 * 3600 * NANOS_PER_SECOND,
         "h" => 3600 * NANOS_PER_SECOND,
         "m" => 60 * NANOS_PER_SECOND,
-        "s" | "sec" => NANOS_PER_SECOND,
+        "s" => NANOS_PER_SECOND,
         "ms" | "msec" => 1_000_000,
         "us" | "usec" => 1_000,
         "ns" | "nsec" => 1,
@@ -82,15 +116,16 @@ fn suffix_nanos(suffix: &str, default_unit: TimeUnit) -> Option<u64> {
     })
 }
 
-fn suffix_error(text: &str, suffix: &str) -> UnitError {
+fn suffix_error(text: &str, number: u64, suffix: &str, default_unit: TimeUnit) -> UnitError {
     let lower = suffix.trim().to_ascii_lowercase();
+    let fio = fio_reading(number, suffix, default_unit);
     if suffix.starts_with(char::is_whitespace) && suffix_nanos(&lower, TimeUnit::Seconds).is_some()
     {
         return UnitError::Malformed {
             text: text.to_string(),
             what: "a time",
             reason: format!(
-                "write the unit right after the number, e.g. {}{}",
+                "write the unit right after the number, e.g. {}{} (fio would read it as {fio})",
                 text.split_whitespace().next().unwrap_or(""),
                 lower
             ),
@@ -98,25 +133,35 @@ fn suffix_error(text: &str, suffix: &str) -> UnitError {
     }
     let hint = match lower.as_str() {
         "min" | "mins" | "minute" | "minutes" => "; minutes are 'm'",
-        "secs" | "second" | "seconds" => "; seconds are 's'",
+        "sec" | "secs" | "second" | "seconds" => "; seconds are 's'",
         "hr" | "hrs" | "hour" | "hours" => "; hours are 'h'",
         "day" | "days" => "; days are 'd'",
         "µs" | "μs" => "; microseconds are 'us'",
         _ => "",
     };
-    if !hint.is_empty() {
-        return UnitError::Malformed {
-            text: text.to_string(),
-            what: "a time",
-            reason: format!("unknown suffix '{suffix}' (use {TIME_SUFFIXES}){hint}"),
-        };
-    }
-    UnitError::UnknownSuffix {
+    UnitError::Malformed {
         text: text.to_string(),
         what: "a time",
-        suffix: suffix.to_string(),
-        expected: TIME_SUFFIXES,
+        reason: format!(
+            "unknown suffix '{suffix}' (use {TIME_SUFFIXES}){hint}; fio would read it as {fio}"
+        ),
     }
+}
+
+/// What fio 3.33's `get_mult_time` makes of `number` and a `suffix` diskmeter refuses, for
+/// the message: no letter after the digits is the option's unit, `us...` and `ms...` are
+/// matched on their first two letters, and any other word is a multiplier of 1, i.e.
+/// microseconds.
+fn fio_reading(number: u64, suffix: &str, default_unit: TimeUnit) -> String {
+    let lower = suffix.to_ascii_lowercase();
+    let unit_ns = if !lower.starts_with(|c: char| c.is_ascii_alphabetic()) {
+        default_unit.nanos()
+    } else if lower.starts_with("ms") {
+        1_000_000
+    } else {
+        1_000
+    };
+    format_time_suffix(number.saturating_mul(unit_ns))
 }
 
 fn fraction_error(text: &str, whole: u64, rest: &str, default_unit: TimeUnit) -> UnitError {
@@ -132,9 +177,14 @@ fn fraction_error(text: &str, whole: u64, rest: &str, default_unit: TimeUnit) ->
             .then(|| u64::try_from(numerator / scale).ok())
             .flatten()
     });
+    // fio's get_mult_time sees the '.' as no unit at all: the whole part in the default unit.
+    let fio_reads = format_time_suffix(whole.saturating_mul(default_unit.nanos()));
     let hint = match exact {
-        Some(ns) => format!("write {}", format_time_suffix(ns)),
-        None => "use a smaller unit and a whole number".to_string(),
+        Some(ns) => format!(
+            "fio would read it as {fio_reads}; write {}",
+            format_time_suffix(ns)
+        ),
+        None => format!("fio would read it as {fio_reads}; use a smaller unit and a whole number"),
     };
     UnitError::Fraction {
         text: text.to_string(),
@@ -172,7 +222,48 @@ mod tests {
         assert_eq!(parse_time_ns("10", Seconds), Ok(10 * S));
         assert_eq!(parse_time_ns("10", Milliseconds), Ok(10_000_000));
         assert_eq!(parse_time_ns("10", Microseconds), Ok(10_000));
-        assert_eq!(parse_time_ns("0x10", Seconds), Ok(16 * S));
+        // fio reads hex in microseconds, so it means what it says only there.
+        assert_eq!(parse_time_ns("0x10", Microseconds), Ok(16_000));
+        assert_eq!(parse_time_ns("+2", Seconds), Ok(2 * S));
+    }
+
+    #[test]
+    fn hex_is_refused_where_fio_reads_microseconds_instead() {
+        assert_eq!(
+            parse_time_ns("0x10", Seconds).unwrap_err().to_string(),
+            "'0x10' is not a time: fio reads a hex time as microseconds whatever the option's \
+             unit (here 16us); write it in decimal with its unit, e.g. 16us"
+        );
+        assert!(parse_time_ns("0x10s", Microseconds)
+            .unwrap_err()
+            .to_string()
+            .contains("dropping 's'"));
+    }
+
+    /// fio's `get_mult_time` knows `s` but not `sec`: `runtime=30sec` is 30 us to fio.
+    #[test]
+    fn sec_and_min_are_refused_with_fios_reading() {
+        assert_eq!(
+            parse_time_ns("30sec", Seconds).unwrap_err().to_string(),
+            "'30sec' is not a time: unknown suffix 'sec' (use d, h, m (minutes), s, ms, us, ns); \
+             seconds are 's'; fio would read it as 30us"
+        );
+        assert!(parse_time_ns("10MIN", Seconds)
+            .unwrap_err()
+            .to_string()
+            .contains("fio would read it as 10us"));
+        assert!(parse_time_ns("10µs", Seconds)
+            .unwrap_err()
+            .to_string()
+            .ends_with("microseconds are 'us'; fio would read it as 10s"));
+        assert!(parse_time_ns("10msfoo", Seconds)
+            .unwrap_err()
+            .to_string()
+            .ends_with("fio would read it as 10ms"));
+        assert!(parse_time_ns("10 ms", Seconds)
+            .unwrap_err()
+            .to_string()
+            .ends_with("e.g. 10ms (fio would read it as 10s)"));
     }
 
     #[test]
@@ -182,7 +273,6 @@ mod tests {
         assert_eq!(parse_time_ns("1m", Seconds), Ok(60 * S));
         assert_eq!(parse_time_ns("1M", Microseconds), Ok(60 * S));
         assert_eq!(parse_time_ns("30s", Microseconds), Ok(30 * S));
-        assert_eq!(parse_time_ns("30sec", Seconds), Ok(30 * S));
         assert_eq!(parse_time_ns("500ms", Seconds), Ok(500_000_000));
         assert_eq!(parse_time_ns("500MSEC", Seconds), Ok(500_000_000));
         assert_eq!(parse_time_ns("250us", Seconds), Ok(250_000));
@@ -195,7 +285,8 @@ mod tests {
     fn bad_suffixes_say_what_to_use() {
         assert_eq!(
             parse_time_ns("10q", Seconds).unwrap_err().to_string(),
-            "'10q' is not a time: unknown suffix 'q' (use d, h, m (minutes), s, ms, us, ns)"
+            "'10q' is not a time: unknown suffix 'q' (use d, h, m (minutes), s, ms, us, ns); fio \
+             would read it as 10us"
         );
         assert!(parse_time_ns("10min", Seconds)
             .unwrap_err()
@@ -212,7 +303,8 @@ mod tests {
     fn fractions_are_refused_with_the_exact_alternative() {
         assert_eq!(
             parse_time_ns("1.5s", Seconds).unwrap_err().to_string(),
-            "'1.5s' is not a time: fractions are not allowed (write 1500ms)"
+            "'1.5s' is not a time: fractions are not allowed (fio would read it as 1s; write \
+             1500ms)"
         );
         assert!(parse_time_ns("0.5", Seconds)
             .unwrap_err()
@@ -244,5 +336,65 @@ mod tests {
         assert_eq!(format_time_suffix(250_000), "250us");
         assert_eq!(format_time_suffix(7), "7ns");
         assert_eq!(format_time_suffix(0), "0s");
+    }
+}
+
+/// Issue 28: a generated table of times too long to run under fio (`2d`, `7h`), against fio's
+/// own table. The multipliers are those of `get_mult_time` in fio's `parse.c` at fio-3.33
+/// (commit 72bcaffd7d56): `us`/`usec` 1, `ms`/`msec` 1,000, `s` 10^6, `m` 60 x 10^6, `h` 3,600
+/// x 10^6, `d` 86,400 x 10^6 microseconds, compared without case; no suffix is the option's
+/// unit (`is_seconds`: 10^6, else 1). The shorter times are run through fio in
+/// `tests/jobfile.rs`.
+#[cfg(test)]
+mod fio_table {
+    use super::*;
+
+    /// fio 3.33 parse.c `get_mult_time`: microseconds per unit.
+    const FIO_MULT_TIME_US: [(&str, u64); 8] = [
+        ("us", 1),
+        ("usec", 1),
+        ("ms", 1_000),
+        ("msec", 1_000),
+        ("s", 1_000_000),
+        ("m", 60 * 1_000_000),
+        ("h", 60 * 60 * 1_000_000),
+        ("d", 24 * 60 * 60 * 1_000_000),
+    ];
+
+    #[test]
+    fn every_suffix_case_and_default_unit_reads_as_fios_table() {
+        let mut checked = 0;
+        for number in [0u64, 1, 2, 7, 30, 365, 1000] {
+            for (default_unit, default_us) in [
+                (TimeUnit::Seconds, 1_000_000u64),
+                (TimeUnit::Microseconds, 1),
+            ] {
+                let bare = number.to_string();
+                assert_eq!(
+                    parse_time_ns(&bare, default_unit),
+                    Ok(number * default_us * 1_000),
+                    "{bare}"
+                );
+                for (suffix, us) in FIO_MULT_TIME_US {
+                    let upper = suffix.to_ascii_uppercase();
+                    let mut capital = suffix[..1].to_ascii_uppercase();
+                    capital.push_str(&suffix[1..]);
+                    for spelling in [suffix.to_string(), upper, capital] {
+                        for text in [
+                            format!("{number}{spelling}"),
+                            format!(" +{number}{spelling} "),
+                        ] {
+                            assert_eq!(
+                                parse_time_ns(&text, default_unit),
+                                Ok(number * us * 1_000),
+                                "{text:?}"
+                            );
+                            checked += 1;
+                        }
+                    }
+                }
+            }
+        }
+        assert_eq!(checked, 7 * 2 * 8 * 3 * 2);
     }
 }

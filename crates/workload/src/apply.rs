@@ -114,7 +114,7 @@ mod tests {
         assert_eq!(
             error.to_string(),
             "bs=4q: '4q' is not a size: unknown suffix 'q' (use k, m, g, t, p, optionally \
-             followed by i and/or b: 4k, 4KiB, 1gb)"
+             followed by i and/or b: 4k, 4KiB, 1gb); fio would read it as 4"
         );
         let error = apply_option(&mut spec, "blocksize", None).unwrap_err();
         assert_eq!(

@@ -142,7 +142,7 @@ mod tests {
         let described = describe(&jobs[0]);
         assert_eq!(described[1], ("kb_base".to_string(), "1000".to_string()));
         assert!(described.contains(&("size".to_string(), "1g".to_string())));
-        assert!(described.contains(&("bs".to_string(), "4ki".to_string())));
+        assert!(described.contains(&("bs".to_string(), "4096".to_string())));
         let again: Vec<(String, Option<String>)> =
             described.into_iter().map(|(n, v)| (n, Some(v))).collect();
         assert_eq!(jobs_from_options(&again).unwrap(), jobs);

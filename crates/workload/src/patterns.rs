@@ -37,6 +37,15 @@ pub enum PatternError {
         entry: String,
     },
 
+    /// A `bssplit` share with a fraction: fio reads only its whole part.
+    #[error("'{entry}': shares are whole percentages (fio would read {whole})")]
+    FractionalShare {
+        /// The entry as written.
+        entry: String,
+        /// The whole part fio would use.
+        whole: String,
+    },
+
     /// A `bssplit` list with no entry.
     #[error("needs at least one size/percentage entry, e.g. 4k/50:64k/50")]
     EmptySplit,
@@ -193,7 +202,9 @@ pub fn parse_bsrange(text: &str, kb_base: KbBase) -> Result<BlockSizeSpread, Pat
 pub const MAX_BSSPLIT: usize = 64;
 
 /// Parses one direction's `bssplit` list: `size/percent` entries joined by ':'; entries with
-/// no percentage share what the others leave, evenly (fio's rule). Like fio, shares past 100
+/// no percentage (or 0, which fio reads as none) share what the others leave, evenly in whole
+/// percents (fio's rule). Shares are whole numbers, as fio's `atoi` reads them; a fraction is
+/// refused with the whole number fio would use. Like fio, shares past 100
 /// in total are cut and a list short of 100 gives the rest to its last entry.
 pub fn parse_bssplit(text: &str, kb_base: KbBase) -> Result<BlockSizeSpread, PatternError> {
     let mut shares = Vec::new();
@@ -206,22 +217,42 @@ pub fn parse_bssplit(text: &str, kb_base: KbBase) -> Result<BlockSizeSpread, Pat
                 size: size.to_string(),
             });
         }
+        // fio reads the share with atoi (`split_parse_ddir`, options.c): a whole number, `%`
+        // ignored, and 0 is "no share given", filled like an empty one.
         let percent = percent.trim().trim_end_matches('%');
-        if percent.is_empty() {
+        let whole = percent.split_once('.').map_or(percent, |(whole, _)| whole);
+        if !whole.is_empty()
+            && whole.len() < percent.len()
+            && whole.bytes().all(|b| b.is_ascii_digit())
+        {
+            return Err(PatternError::FractionalShare {
+                entry: entry.to_string(),
+                whole: whole.to_string(),
+            });
+        }
+        let percent: Option<u32> = if percent.is_empty() {
+            None
+        } else {
+            let value = percent
+                .bytes()
+                .all(|b| b.is_ascii_digit())
+                .then(|| percent.parse::<u32>().ok())
+                .flatten()
+                .filter(|p| *p <= 100)
+                .ok_or_else(|| PatternError::BadShare {
+                    entry: entry.to_string(),
+                })?;
+            (value > 0).then_some(value)
+        };
+        let Some(percent) = percent else {
             blank.push(shares.len());
             shares.push(BlockSizeShare {
                 bytes,
                 percent: 0.0,
             });
             continue;
-        }
-        let percent: f64 = percent
-            .parse()
-            .ok()
-            .filter(|p: &f64| (0.0..=100.0).contains(p))
-            .ok_or_else(|| PatternError::BadShare {
-                entry: entry.to_string(),
-            })?;
+        };
+        let percent = f64::from(percent);
         shares.push(BlockSizeShare { bytes, percent });
     }
     if shares.is_empty() {
@@ -236,8 +267,10 @@ pub fn parse_bssplit(text: &str, kb_base: KbBase) -> Result<BlockSizeSpread, Pat
             total_percent: given,
         });
     }
+    // fio divides what is left in whole percents (`bssplit_ddir`); the rounding's remainder
+    // goes to the last entry below, as fio's draw gives it.
     for &i in &blank {
-        shares[i].percent = ((100.0 - given) / blank.len() as f64).max(0.0);
+        shares[i].percent = ((100.0 - given) / blank.len() as f64).floor().max(0.0);
     }
     // fio walks the list adding shares until a uniform draw from 1-100 falls inside: shares
     // past 100 in total are cut, and what a short list leaves goes to its last entry.
@@ -473,6 +506,29 @@ mod tests {
         assert!(parse_bssplit("4k/90:8k/:16k/", KbBase::Binary).is_ok());
         assert!(parse_bssplit("4k/90:8k/20:16k/:1k/", KbBase::Binary).is_err());
         assert!(parse_bssplit("", KbBase::Binary).is_err());
+    }
+
+    /// Issue 28: fio reads a share with atoi, so `/0` is "no share given" and fills with the
+    /// blanks (fio 3.33 options.c `split_parse_ddir`, `bssplit_ddir`), in whole percents.
+    #[test]
+    fn bssplit_shares_read_as_fio_reads_them() {
+        let percents = |text: &str| match parse_bssplit(text, KbBase::Binary).unwrap() {
+            BlockSizeSpread::Split(v) => v.iter().map(|x| x.percent).collect::<Vec<_>>(),
+            _ => vec![],
+        };
+        assert_eq!(percents("4k/0:8k/50"), vec![50.0, 50.0]);
+        assert_eq!(percents("4k/0:8k/100"), vec![0.0, 100.0]);
+        assert_eq!(percents("4k/50%:8k/50%"), vec![50.0, 50.0]);
+        assert_eq!(percents("1k/:2k/:4k/"), vec![33.0, 33.0, 34.0]);
+        assert_eq!(
+            parse_bssplit("4k/12.5:8k/", KbBase::Binary)
+                .unwrap_err()
+                .to_string(),
+            "'4k/12.5': shares are whole percentages (fio would read 12)"
+        );
+        for text in ["4k/x", "4k/101", "4k/-5", "4k/1e2"] {
+            assert!(parse_bssplit(text, KbBase::Binary).is_err(), "{text}");
+        }
     }
 
     #[test]

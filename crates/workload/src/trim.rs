@@ -191,12 +191,17 @@ impl TrimOptions {
         if lists.len() > 3 {
             return Err(IgnoreErrorProblem::TooManyLists);
         }
-        for (k, list) in lists.iter().enumerate() {
+        // Every list is read before any is stored, so a refused value changes nothing.
+        let mut parsed = Vec::with_capacity(lists.len());
+        for list in &lists {
             let mut errnos = Vec::new();
             // fio stops a list at its first empty entry.
             for entry in list.split(':').map(str::trim).take_while(|e| !e.is_empty()) {
                 errnos.push(parse_errno(entry)?);
             }
+            parsed.push(errnos);
+        }
+        for (k, errnos) in parsed.into_iter().enumerate() {
             if errnos.is_empty() {
                 continue;
             }

@@ -30,6 +30,27 @@ fn rw_offset_modifier() {
     assert!(refused("rw", Some("radnread")).contains("did you mean 'randread'"));
 }
 
+/// Issue 28: fio reads a random job's `:N` with atoi (`randread:4k` is 4 there) and a
+/// sequential job's as a size under kb_base (`read:1Mi` skips 1 MiB).
+#[test]
+fn rw_suffix_reads_as_fio_reads_it() {
+    assert_eq!(
+        refused("rw", Some("randread:4k")),
+        "rw=randread:4k: after ':': '4k' is not a count of IOs: a random job's count takes no \
+         unit (fio would read 4); write it in digits"
+    );
+    assert!(refused("rw", Some("randwrite:0x10")).contains("fio would read 0"));
+    assert_eq!(with(&[("rw", Some("randrw:+16"))]).rw_offset_modifier, 16);
+    assert_eq!(
+        with(&[("rw", Some("read:1Mi"))]).rw_offset_modifier,
+        1 << 20
+    );
+    assert_eq!(
+        with(&[("kb_base", Some("1000")), ("rw", Some("write:1MiB"))]).rw_offset_modifier,
+        1 << 20
+    );
+}
+
 #[test]
 fn bsrange() {
     let job = with(&[("bsrange", Some("1k-4k,2k-8k"))]);

@@ -9,7 +9,7 @@ use super::table::RW_CHOICES;
 use super::value::{parse_choice, Value};
 use crate::patterns::{parse_bsrange, parse_bssplit, show_spread, PatternError};
 use crate::{BlockSizeSpread, JobSpec, RandomDistribution, RwMode};
-use diskmeter_units::{format_size_suffix, parse_int, parse_size};
+use diskmeter_units::{format_size_suffix, parse_int, parse_size, UnitError};
 
 pub(crate) fn set_rw(spec: &mut JobSpec, value: Value) -> Result<(), InvalidValue> {
     let text = text(value)?;
@@ -19,8 +19,9 @@ pub(crate) fn set_rw(spec: &mut JobSpec, value: Value) -> Result<(), InvalidValu
     };
     let word = parse_choice(word.trim(), RW_CHOICES)?;
     let rw = RwMode::parse(word).ok_or_else(|| mismatch(&Value::Choice(word)))?;
-    // fio reads the suffix as a number with size suffixes (`write:4k`, `randread:8`); a
-    // sequential job may take a negative one (`read:-8k`: backwards IO).
+    // fio reads a sequential job's suffix as a size (`write:4k`, kb_base applies) and a random
+    // job's as a plain count (`randread:8`); a sequential job may take a negative one
+    // (`read:-8k`: backwards IO).
     spec.rw_offset_modifier = match suffix {
         Some(n) => {
             let n = n.trim();
@@ -29,6 +30,20 @@ pub(crate) fn set_rw(spec: &mut JobSpec, value: Value) -> Result<(), InvalidValu
                 None => (false, n),
             };
             let magnitude = parse_int(digits, spec.kb_base).map_err(InvalidValue::RwSuffix)?;
+            // fio reads a random job's count with atoi (`str_rw_cb`, options.c): no units.
+            let plain = digits.strip_prefix('+').unwrap_or(digits);
+            if rw.is_random() && !plain.bytes().all(|b| b.is_ascii_digit()) {
+                let whole: String = plain.chars().take_while(char::is_ascii_digit).collect();
+                return Err(InvalidValue::RwSuffix(UnitError::Malformed {
+                    text: digits.to_string(),
+                    what: "a count of IOs",
+                    reason: format!(
+                        "a random job's count takes no unit (fio would read {}); write it in \
+                         digits",
+                        if whole.is_empty() { "0" } else { &whole }
+                    ),
+                }));
+            }
             let magnitude = i64::try_from(magnitude).map_err(|_| InvalidValue::RwSuffixTooLarge)?;
             if negative && rw.is_random() {
                 return Err(InvalidValue::NegativeRandomSuffix);

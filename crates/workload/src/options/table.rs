@@ -64,8 +64,9 @@ pub(super) static ROWS: &[OptionDef] = &[
         kind: OptionKind::Choice(KB_BASE_CHOICES),
         default: "1024",
         unit: "",
-        help: "How later sizes and counts in this job read unit prefixes: 1024 = k is 1024 and \
-               ki/KiB is 1000 (fio's compatibility mode); 1000 = k is 1000 and ki/KiB is 1024",
+        help: "How sizes and counts read unit prefixes (later ones on the command line, the \
+               whole section in a job file): 1024 = k (and ki) is 1024 and KiB is 1000 (fio's \
+               compatibility mode); 1000 = k (and ki) is 1000 and KiB is 1024",
         limits: None,
         set: set_kb_base,
         show: Some(show_kb_base),

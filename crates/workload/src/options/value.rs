@@ -250,6 +250,20 @@ mod tests {
         ));
     }
 
+    /// Issue 28: fio's percentage of a file is whole (`str_to_decimal` stops at the '.', so
+    /// fio reads `12.5%` as 12 bytes); diskmeter refuses it, naming fio's reading.
+    #[test]
+    fn shares_of_a_file_are_whole_percentages() {
+        assert_eq!(
+            parse_value(OptionKind::SizeOrPercent, Some("50%"), KbBase::Binary),
+            Ok(Value::Percent(50.0))
+        );
+        assert!(matches!(
+            parse_value(OptionKind::SizeOrPercent, Some("12.5%"), KbBase::Binary),
+            Err(ValueError::Unit(UnitError::Fraction { hint, .. })) if hint.contains("fio would read it as 12")
+        ));
+    }
+
     #[test]
     fn flags_may_be_bare() {
         assert_eq!(
