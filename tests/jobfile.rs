@@ -731,6 +731,13 @@ fn issue_28_refused_values_name_what_fio_reads() {
         ("runtime", "10µs", "10000000", "fio would read it as 10s"),
         ("runtime", "3msfoo", "3000", "fio would read it as 3ms"),
         ("startdelay", "5 ms", "5000000", "(fio would read it as 5s)"),
+        // -1 - 50: fio's share-of-a-file marker, which its rwmixread takes as "all reads".
+        (
+            "rwmixread",
+            "50%",
+            "18446744073709551565",
+            "write 50 without '%'",
+        ),
     ];
     let mut file = String::from("[global]\nioengine=null\nsize=1m\n");
     for (i, (option, value, _, _)) in cases.iter().enumerate() {
