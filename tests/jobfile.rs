@@ -429,6 +429,9 @@ fn block_size_for(number: &str, suffix: &str) -> String {
 ///   hex and bare forms, as `size=V` with `bs=V` (one prefix down for `g`): `io_bytes` is V
 ///   and `total_ios` shows the block size;
 /// * counts: `number_ios` in the same spellings, through `total_ios`;
+/// * ranges, lists and per-direction values holding one size X (`bsrange=X-X` and `X:X`,
+///   `bssplit=X/100`, `X`, `X/100,4k/100`, `bs=X,4k`, `io_size`) with X in four spellings of
+///   1 MiB under both `kb_base`, through `total_ios`;
 /// * percentages: `size` and `offset` as shares of a file, through `io_bytes`;
 /// * float lists: `percentile_list`, through the percentiles fio-json prints;
 /// * short times: `runtime` with `time_based` in every suffix spelling and the bare default
@@ -732,6 +735,13 @@ fn issue_28_refused_values_name_what_fio_reads() {
         ("runtime", "10µs", "10000000", "fio would read it as 10s"),
         ("runtime", "3msfoo", "3000", "fio would read it as 3ms"),
         ("startdelay", "5 ms", "5000000", "(fio would read it as 5s)"),
+        // -1 - 50: fio's share-of-a-file marker, which its rwmixread takes as "all reads".
+        (
+            "rwmixread",
+            "50%",
+            "18446744073709551565",
+            "write 50 without '%'",
+        ),
     ];
     let mut file = String::from("[global]\nioengine=null\nsize=1m\n");
     for (i, (option, value, _, _)) in cases.iter().enumerate() {

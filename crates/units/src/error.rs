@@ -50,8 +50,9 @@ pub enum UnitError {
         hint: String,
     },
 
-    /// A percentage (`50%`) where an absolute value is needed. fio accepts percentages for
-    /// `size` and `offset` (of the target's size); diskmeter does not yet.
+    /// A percentage (`50%`) where an absolute value is needed. fio reads a share of the
+    /// target for `size`, `offset`, `io_size` and `offset_increment`; the callers take it for
+    /// `size` and `offset` and report this error for the others.
     #[error("'{text}' is a percentage; {what} in absolute units is needed here (e.g. 10g)")]
     Percent {
         /// The text as given.

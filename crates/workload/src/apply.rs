@@ -1,7 +1,7 @@
 //! Applying one `name=value` option to a job, and the error that names what went wrong.
 
 use crate::options::value::{parse_value, ValueError};
-use crate::options::{find_option, suggest_option, InvalidValue, OptionDef};
+use crate::options::{find_option, suggest_option, InvalidValue, OptionDef, Range};
 use crate::JobSpec;
 use diskmeter_units::UnitError;
 use thiserror::Error;
@@ -96,6 +96,26 @@ pub(crate) fn apply_def(
         },
         ValueError::Invalid(reason) => invalid(reason),
     })?;
+    if let (Some(text), Some(limits)) = (value, def.limits) {
+        if matches!(limits.range, Range::Percent { whole: true, .. }) && text.trim().ends_with('%')
+        {
+            // These are ints to fio, read by its size parser, where '%' turns the number into
+            // its share-of-a-file marker: under fio `rwmixread=50%` does only reads.
+            return Err(OptionError::BadValue {
+                option: name.to_string(),
+                value: written(),
+                source: Box::new(UnitError::Malformed {
+                    text: text.trim().to_string(),
+                    what: "a percentage here",
+                    reason: format!(
+                        "write {} without '%' (fio reads a '%' here as another number: \
+                         rwmixread=50% does only reads under fio)",
+                        text.trim().trim_end_matches('%')
+                    ),
+                }),
+            });
+        }
+    }
     if let Some(limits) = def.limits {
         limits.check(&parsed).map_err(|e| invalid(e.into()))?;
     }
@@ -126,6 +146,24 @@ mod tests {
             .to_string()
             .starts_with("rw=randomread: use one of read, write"));
         assert!(error.to_string().ends_with("(did you mean 'randread'?)"));
+    }
+
+    /// Issue 28: fio parses its whole percentages as ints, where `50%` is another number
+    /// (`rwmixread=50%` does only reads under fio 3.33), so the '%' is refused here.
+    #[test]
+    fn whole_percentages_take_no_percent_sign() {
+        let mut spec = JobSpec::default();
+        let error = apply_option(&mut spec, "rwmixread", Some("50%")).unwrap_err();
+        assert_eq!(
+            error.to_string(),
+            "rwmixread=50%: '50%' is not a percentage here: write 50 without '%' (fio reads a \
+             '%' here as another number: rwmixread=50% does only reads under fio)"
+        );
+        assert!(apply_option(&mut spec, "percentage_random", Some("30%")).is_err());
+        apply_option(&mut spec, "rwmixread", Some("70")).unwrap();
+        assert_eq!(spec.rwmixread, 70);
+        // A float-list percentile takes it, as fio's sscanf does.
+        apply_option(&mut spec, "latency_percentile", Some("99.9%")).unwrap();
     }
 
     #[test]
