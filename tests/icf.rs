@@ -366,12 +366,26 @@ fn a_library_saved_by_iometer_runs_the_specifications_named() {
         option(&steps[1][0], "bssplit"),
         Some("512/10:1k/5:2k/5:4k/60:8k/2:16k/4:32k/4:64k/10")
     );
-    // Without --spec nothing is assigned (NONE), and an unknown name lists the library.
+    // Without --spec nothing is assigned (NONE): the library is listed with the flag that
+    // runs it (issue 28), and an unknown name lists the library.
     iometer(&dir)
         .args(["--dry-run", "--icf", &file, "--time", "1s", &folder])
         .assert()
         .code(2)
-        .stderr(predicate::str::contains("nothing to run"));
+        .stderr(
+            predicate::str::contains("an access specification library (13 specifications")
+                .and(predicate::str::contains("run some with --spec NAME"))
+                .and(predicate::str::contains(
+                    "  Database pattern (Intel/StorageReview.com): 8.00 KiB, 67 % read, \
+                     100 % random",
+                ))
+                .and(predicate::str::contains(
+                    "  Fileserver pattern (Intel): 512/10:1k/5:2k/5:4k/60:8k/2:16k/4:32k/4:64k/10, \
+                     80 % read, 100 % random",
+                ))
+                .and(predicate::str::contains("  OS Paging: 64.0 KiB, 90 % read, 0 % random"))
+                .and(predicate::str::contains("nothing to run").not()),
+        );
     iometer(&dir)
         .args(["--dry-run", "--icf", &file, "--spec", "OLTP", &folder])
         .assert()
@@ -390,4 +404,94 @@ fn a_library_saved_by_iometer_runs_the_specifications_named() {
         .assert()
         .code(2)
         .stderr(predicate::str::contains("sets its own workers"));
+}
+
+/// issue 28: a disk worker with Iometer's "test connection rate" runs (each target closed and
+/// opened again every N transactions, Iometer's `Grunt::Do_IOs`), and the results CSV has
+/// Iometer's connection columns filled, as the terminal and JSON have them.
+#[test]
+fn a_disk_worker_testing_the_connection_rate_fills_the_connection_columns() {
+    let _turn = common::real_io();
+    let dir = TestDir::new();
+    let text = std::fs::read_to_string(data("qd-cycle-2008.06.18.icf"))
+        .unwrap()
+        .replace("\t1,DISABLED,1\n", "\t4,ENABLED,16\n")
+        .replace("CYCLE_OUTSTANDING_IOS", "NORMAL");
+    assert!(text.contains("4,ENABLED,16"));
+    std::fs::write(dir.path().join("conn.icf"), text).unwrap();
+    iometer(&dir)
+        .args(["--dry-run", "--icf", "conn.icf", "."])
+        .assert()
+        .success()
+        .stdout(predicate::str::contains(
+            "# Iometer's connection-rate test: each target closed and opened again every 16 IOs",
+        ));
+    let out = iometer(&dir)
+        .args([
+            "--icf",
+            "conn.icf",
+            "--size",
+            "16m",
+            "--csv",
+            "results.csv",
+            "--output-format",
+            "json",
+            "--no-save",
+            ".",
+        ])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let results: serde_json::Value = serde_json::from_slice(&out.stdout).expect("JSON");
+    let job = &results[0]["jobs"][0];
+    let connections = &job["connections"];
+    let reads = job["read"]["ios"].as_u64().unwrap();
+    let count = connections["count"].as_u64().unwrap();
+    // Each closed connection had its 16 reads; the last one was still open at the end.
+    assert_eq!(count, reads / 16, "{connections}");
+    assert_eq!(connections["transactions_per_connection"], 16);
+    let csv = std::fs::read_to_string(dir.path().join("results.csv")).unwrap();
+    let header: Vec<&str> = csv
+        .lines()
+        .find(|l| l.starts_with("'Target Type,"))
+        .unwrap()
+        .split(',')
+        .collect();
+    let column = |name: &str| header.iter().position(|h| *h == name).unwrap();
+    let rows: Vec<Vec<&str>> = csv
+        .lines()
+        .filter(|l| l.starts_with("ALL,") || l.starts_with("WORKER,"))
+        .map(|l| l.split(',').collect())
+        .collect();
+    assert_eq!(rows.len(), 2, "{csv}");
+    for row in &rows {
+        assert_eq!(row.len(), header.len(), "{row:?}");
+        let number = |name: &str| -> f64 {
+            row[column(name)]
+                .parse()
+                .unwrap_or_else(|_| panic!("{name}: {row:?}"))
+        };
+        assert_eq!(number("Connections") as u64, count, "{row:?}");
+        assert_eq!(row[column("Transactions per Connection")], "16");
+        let runtime_s = job["runtime_ns"].as_f64().unwrap() / 1e9;
+        let per_second = number("Connections per Second");
+        assert!(
+            (per_second - count as f64 / runtime_s).abs() < 0.01,
+            "{per_second} vs {count} in {runtime_s} s"
+        );
+        let mean_ms = number("Average Connection Time");
+        let max_ms = number("Maximum Connection Time");
+        assert!(mean_ms > 0.0 && max_ms >= mean_ms, "{mean_ms} {max_ms}");
+        assert!(
+            (mean_ms - connections["mean_ns"].as_f64().unwrap() / 1e6).abs() < 1e-6,
+            "the CSV's mean is the JSON's"
+        );
+        // Transactions are network figures: still empty.
+        assert_eq!(row[column("Transactions per Second")], "");
+    }
+    assert!(dir.files().iter().all(|f| f != "iobw.tst"));
 }

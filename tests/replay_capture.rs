@@ -237,6 +237,8 @@ fn a_traced_capture_replays_its_size_split_random_share_and_hot_set() {
     let options = job_options(&job);
     assert_eq!(option(&options, "bssplit"), Some("8k/60:64k/40,4k/100"));
     assert_eq!(option(&options, "bs"), None);
+    // The split's IOs stay whole: no random map to cut them short (issue 28).
+    assert_eq!(option(&options, "norandommap"), Some("1"));
     assert_eq!(option(&options, "percentage_random"), Some("30"));
     assert_eq!(
         option(&options, "random_distribution"),

@@ -85,7 +85,7 @@ pub fn command() -> Command {
                 .long("icf")
                 .value_name("FILE")
                 .conflicts_with("table")
-                .help("An Iometer configuration file (.icf): its test setup, access specifications and workers; with --spec NAME, those specifications of its library on every worker (--workers/--qd size the default workers of a file that has none)"),
+                .help("An Iometer configuration file (.icf): its test setup, access specifications and workers (a worker's \"test connection rate\" closes and opens its targets every N IOs, reported as connections); with --spec NAME, those specifications of its library on every worker (--workers/--qd size the default workers of a file that has none); a library alone, without --spec, is listed"),
         )
         .arg(
             Arg::new("target-map")

@@ -30,7 +30,7 @@ pub fn command() -> Command {
              (fdatasync=N: one sync every N writes for the level's f/s) and, \
              without a trace, the mean IO sizes (bs = rareq-sz,wareq-sz). From a trace \
              (capture --trace), where there is one: the size distribution per direction \
-             (bssplit), the random share (percentage_random), the hot set \
+             (bssplit, with norandommap so fio's random map cuts no IO of the split short), the random share (percentage_random), the hot set \
              (random_distribution=zoned), a sequential write stream such as a commit log as a \
              job of its own (rw=write, NAME-seq), and the flushes that rode on data writes \
              (a journal commit's) as O_DSYNC writes of a job of their own (sync=dsync, \

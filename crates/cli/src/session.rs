@@ -217,6 +217,12 @@ pub(crate) fn describe_plan(plan: &RunPlan) -> String {
             .filter(|w| w.job_index == index)
             .collect();
         out.push_str(&format!("  # {} worker(s)\n", workers.len()));
+        if let Some(every) = job.control.transactions_per_connection {
+            out.push_str(&format!(
+                "  # Iometer's connection-rate test: each target closed and opened again every \
+                 {every} IOs\n"
+            ));
+        }
         for worker in workers {
             out.push_str(&format!(
                 "  # clone {}: iodepth {} (submit batch {}), {}{}\n",

@@ -219,6 +219,16 @@ fn job_result(p: Pending) -> JobResult {
                 depth: stats.latency_target_depth?,
             })
         }),
+        connections: p.spec.control.transactions_per_connection.map(|every| {
+            let c = &stats.connections;
+            crate::schema::ConnectionResult::of(
+                every,
+                c.count,
+                c.total_ns,
+                c.max_ns,
+                stats.runtime_ns,
+            )
+        }),
         options: JobOption::list_of(&p.spec),
         workload: JobWorkload::of(&p.spec),
         histograms: Some(crate::histograms::JobHistograms::of(stats)),

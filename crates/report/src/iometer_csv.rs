@@ -3,8 +3,10 @@
 //! per manager and a `WORKER` row per worker, as `ManagerList::SaveResults` writes them.
 //!
 //! Columns diskmeter measures are filled (IOPS, MiB/s and MB/s, response times in ms, errors,
-//! bytes and IO counts, starting sector, maximum size, queue depth); the others are left
-//! empty, never made up: transactions and connections (network), the raw timer-tick columns,
+//! bytes and IO counts, starting sector, maximum size, queue depth, and the connection
+//! columns of Iometer's connection-rate test where a worker ran it: connections per second,
+//! their mean and maximum time, the count and the transactions per connection); the others
+//! are left empty, never made up: transactions (network), the raw timer-tick columns,
 //! CPU and interrupt figures (Iometer's are system-wide; diskmeter's CPU is its own) and the
 //! latency bins (Iometer's bin edges are not diskmeter's).
 
@@ -85,6 +87,14 @@ struct Sum {
     write_max_ns: u64,
     read_errors: u64,
     write_errors: u64,
+    /// Jobs that tested the connection rate, and their connections.
+    connection_jobs: usize,
+    connections_per_s: f64,
+    connections: u64,
+    connection_total_ns: u64,
+    connection_max_ns: u64,
+    /// Transactions per connection of the jobs that tested it, when all say the same.
+    transactions_per_connection: Option<Option<u32>>,
 }
 
 impl Sum {
@@ -111,6 +121,41 @@ impl Sum {
         self.write_max_ns = self.write_max_ns.max(job.write.lat.max_ns);
         self.read_errors += job.read.errors;
         self.write_errors += job.write.errors;
+        if let Some(c) = &job.connections {
+            self.connection_jobs += 1;
+            self.connections_per_s += c.per_second;
+            self.connections += c.count;
+            self.connection_total_ns += c.total_ns;
+            self.connection_max_ns = self.connection_max_ns.max(c.max_ns);
+            let every = Some(c.transactions_per_connection);
+            self.transactions_per_connection = match self.transactions_per_connection {
+                None => Some(every),
+                Some(seen) if seen == every => Some(every),
+                Some(_) => Some(None),
+            };
+        }
+    }
+
+    /// A connection figure, or empty where no job tested the connection rate.
+    fn connection_figure(&self, value: f64) -> String {
+        if self.connection_jobs == 0 {
+            String::new()
+        } else {
+            format!("{value:.6}")
+        }
+    }
+
+    /// Iometer's `Connections` and `Transactions per Connection` columns (empty: not tested,
+    /// or workers with different counts, Iometer's ambiguous value).
+    fn connection_counts(&self) -> String {
+        if self.connection_jobs == 0 {
+            return ",".into();
+        }
+        let every = self
+            .transactions_per_connection
+            .flatten()
+            .map_or(String::new(), |n| n.to_string());
+        format!("{},{every}", self.connections)
     }
 
     /// The columns from `IOps` to `Write I/Os`, as Iometer writes them (6 decimals).
@@ -136,8 +181,14 @@ impl Sum {
             self.write_bps / 1e6,
         ];
         let mut out: Vec<String> = numbers.iter().map(|n| format!("{n:.6}")).collect();
-        // Transactions and connections per second: network figures.
-        out.extend(["".into(), "".into()]);
+        // Transactions per second: a network figure.
+        out.push(String::new());
+        out.push(self.connection_figure(self.connections_per_s));
+        let connection_mean_ms = if self.connections == 0 {
+            0.0
+        } else {
+            self.connection_total_ns as f64 / self.connections as f64 / 1e6
+        };
         out.extend(
             [
                 ms(self.read_lat_sum_ns + self.write_lat_sum_ns, ios),
@@ -146,7 +197,8 @@ impl Sum {
             ]
             .map(|n| format!("{n:.6}")),
         );
-        out.extend(["".into(), "".into()]);
+        out.push(String::new());
+        out.push(self.connection_figure(connection_mean_ms));
         out.extend(
             [
                 self.read_max_ns.max(self.write_max_ns),
@@ -155,7 +207,8 @@ impl Sum {
             ]
             .map(|ns| format!("{:.6}", ns as f64 / 1e6)),
         );
-        out.extend(["".into(), "".into()]);
+        out.push(String::new());
+        out.push(self.connection_figure(self.connection_max_ns as f64 / 1e6));
         out.extend(
             [
                 self.read_errors + self.write_errors,
@@ -204,8 +257,9 @@ fn row(
         "{kind},{name},{spec},{managers},{worker_count},{disks},{}",
         sum.columns()
     );
-    // Connections, transactions per connection, 9 raw columns.
-    out.push_str(&",".repeat(11));
+    let _ = write!(out, ",{}", sum.connection_counts());
+    // 9 raw timer-tick columns.
+    out.push_str(&",".repeat(9));
     let _ = write!(
         out,
         ",{},{},{}",

@@ -14,7 +14,7 @@ use diskmeter_workload::JobSpec;
 use crate::schema::{JobOption, JobWorkload, RunResult, SCHEMA_VERSION};
 use crate::ReportError;
 
-/// Reads a diskmeter result of any schema version this build knows (1 to 4 and the
+/// Reads a diskmeter result of any schema version this build knows (1 to 5 and the
 /// current one), upgraded to the current schema.
 pub fn upgrade_json(text: &str) -> Result<RunResult, ReportError> {
     let mut doc: Value = serde_json::from_str(text)?;
@@ -22,9 +22,9 @@ pub fn upgrade_json(text: &str) -> Result<RunResult, ReportError> {
         1 => upgrade_from_v1(&mut doc),
         // 2 -> 3 only added optional fields (a job's `trim`, `io_errors` and
         // `latency_target`), 3 -> 4 too (`meta`'s phase starts, IO end and rank), 4 -> 5 too
-        // (a job's pacing and the series' intended-time means, 0 = not kept): a version-2, -3
-        // or -4 result reads as it is.
-        2..=4 => doc["schema_version"] = Value::from(SCHEMA_VERSION),
+        // (a job's pacing and the series' intended-time means, 0 = not kept), 5 -> 6 too (a
+        // job's `connections`): a version-2 to -5 result reads as it is.
+        2..=5 => doc["schema_version"] = Value::from(SCHEMA_VERSION),
         SCHEMA_VERSION => {}
         found => {
             return Err(ReportError::UnknownVersion {

@@ -38,7 +38,9 @@ pub use iometer_csv::{
 pub use legacy::upgrade_json;
 pub use record::to_job_file;
 pub use scale_out::{PhaseStart, RankFigures, ScaleOut};
-pub use schema::{ConfidenceInterval, IoErrorSummary, LatencyTargetResult, SteadyStateResult};
+pub use schema::{
+    ConfidenceInterval, ConnectionResult, IoErrorSummary, LatencyTargetResult, SteadyStateResult,
+};
 pub use schema::{
     CpuResult, DepthResult, DirectionResult, GroupDirection, GroupResult, JobOption, JobResult,
     JobWorkload, LabeledPercent, LatencyBucket, LatencySummary, Percentile, RunResult, SampleStats,

@@ -21,8 +21,9 @@ use crate::input::{RunMeta, TargetInfo};
 /// 4: `meta` carries the phases' start times, the end of the IO and the result's rank in a
 /// scale-out run (what merging several hosts' results needs), jobs their exact latency
 /// histograms (`histograms`), and a merged result the ranks' results (`ranks`) and the
-/// aggregate figures (`scale_out`).
-pub const SCHEMA_VERSION: u32 = 5;
+/// aggregate figures (`scale_out`); 6: jobs may carry `connections` (Iometer's
+/// connection-rate test).
+pub const SCHEMA_VERSION: u32 = 6;
 
 /// The whole run as reported.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -110,6 +111,11 @@ pub struct JobResult {
     /// search.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub latency_target: Option<LatencyTargetResult>,
+    /// Iometer's connection-rate test (each target closed and opened again every
+    /// `transactions_per_connection` IOs): the connections and their times; absent when the
+    /// job keeps its files open.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub connections: Option<ConnectionResult>,
     /// 95 % confidence interval of the mean IOPS (reads and writes together) over the
     /// full-length samples of `series` (per second unless DiskSpd's `-D` set another length),
     /// by batch means.
@@ -134,6 +140,49 @@ pub struct LatencyTargetResult {
     /// The deepest queue that met it (the smallest over a merged group's workers); fio's
     /// `latency_depth`.
     pub depth: u32,
+}
+
+/// Iometer's connection-rate test of a reported job, counted as Iometer counts it: the
+/// connections (a target opened, used for its IOs, closed) that closed in the measured
+/// period.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct ConnectionResult {
+    /// IOs per connection (Iometer's "Transactions per Connection").
+    pub transactions_per_connection: u32,
+    /// Connections closed in the measured period (Iometer's "Connections").
+    pub count: u64,
+    /// `count` over the measured time (Iometer's "Connections per Second"; summed over a
+    /// merged group's workers).
+    pub per_second: f64,
+    /// Sum of the connections' times, open to close, ns.
+    pub total_ns: u64,
+    /// Their mean, ns (Iometer's "Average Connection Time", in ms there).
+    pub mean_ns: f64,
+    /// The longest, ns (Iometer's "Maximum Connection Time").
+    pub max_ns: u64,
+}
+
+impl ConnectionResult {
+    /// The result of `count` connections lasting `total_ns` in all, the longest `max_ns`,
+    /// closed in `runtime_ns` of measured time.
+    pub fn of(every: u32, count: u64, total_ns: u64, max_ns: u64, runtime_ns: u64) -> Self {
+        ConnectionResult {
+            transactions_per_connection: every,
+            count,
+            per_second: if runtime_ns == 0 {
+                0.0
+            } else {
+                count as f64 * 1e9 / runtime_ns as f64
+            },
+            total_ns,
+            mean_ns: if count == 0 {
+                0.0
+            } else {
+                total_ns as f64 / count as f64
+            },
+            max_ns,
+        }
+    }
 }
 
 /// A job's IO errors (fio's `total_err` and `first_error`).

@@ -96,6 +96,18 @@ fn render_job(out: &mut String, job: &JobResult) {
         );
         latency_line(out, "    sync lat", sync);
     }
+    if let Some(c) = &job.connections {
+        // Iometer's connection-rate figures, its times in ms as Iometer shows them.
+        let _ = writeln!(
+            out,
+            "  connections  : {} ({:.2}/s), every {} IOs; time mean={:.3}ms, max={:.3}ms",
+            count(c.count),
+            c.per_second,
+            c.transactions_per_connection,
+            c.mean_ns / 1e6,
+            c.max_ns as f64 / 1e6
+        );
+    }
     if let Some(verify) = &job.verify {
         render_verify(out, verify);
     }

@@ -45,6 +45,13 @@ fn result_with_every_field() -> RunResult {
         percentile: 99.9,
         depth: 16,
     });
+    job.connections = Some(diskmeter_report::ConnectionResult::of(
+        8,
+        120,
+        600_000_000,
+        9_000_000,
+        4_000_000_000,
+    ));
     let ss = job
         .steady_state
         .as_mut()

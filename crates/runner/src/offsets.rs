@@ -4,6 +4,12 @@
 //! (`norandommap`) or skewed ones (`random_distribution`, in `skew.rs`). Also the read/write
 //! choice of mixed jobs.
 //!
+//! Jobs whose IO sizes vary (`bssplit`, `bsrange`) keep fio's random map itself instead of the
+//! permutation: a bitmap of the blocks done ([`BlockMap`], as fio's `lib/axmap.c`), an offset
+//! whose block is done moving to the next free block and an IO shrinking to the free run at
+//! its offset (fio's `io_u.c`: `get_next_rand_offset`, `mark_random_map`). The permutation
+//! stays for fixed sizes, where no IO can cover a block done and nothing ever shrinks.
+//!
 //! The permutation is counter-based: pass `p` maps the counter `i` through a keyed bijection
 //! on `k` bits (xorshift and odd multiplies are both invertible modulo 2^k) and skips values
 //! at or beyond the block count ("cycle walking"). Each block comes up exactly once per pass,
@@ -90,6 +96,95 @@ impl BlockPermutation {
     }
 }
 
+/// fio's random map: one bit per block of the grid, set when an IO covers the block.
+/// A full map starts again empty (a new pass, as fio resets its map when a time-based job
+/// or a new loop comes back to it).
+#[derive(Debug, Clone)]
+pub struct BlockMap {
+    words: Vec<u64>,
+    blocks: u64,
+}
+
+impl BlockMap {
+    /// An empty map of `blocks` blocks (at least one).
+    pub fn new(blocks: u64) -> Self {
+        let blocks = blocks.max(1);
+        BlockMap {
+            words: vec![0; blocks.div_ceil(64) as usize],
+            blocks,
+        }
+    }
+
+    /// The number of blocks.
+    pub fn blocks(&self) -> u64 {
+        self.blocks
+    }
+
+    /// True when block `b` is not done yet.
+    #[inline]
+    pub fn is_free(&self, b: u64) -> bool {
+        self.words[(b / 64) as usize] & (1 << (b % 64)) == 0
+    }
+
+    /// The first free block at or after `from`, else the first from the start (fio's
+    /// `axmap_next_free` wraps the same way); `None` when the map is full.
+    pub fn next_free(&self, from: u64) -> Option<u64> {
+        let from = from % self.blocks;
+        self.first_free_from(from)
+            .or_else(|| (from > 0).then(|| self.first_free_from(0)).flatten())
+    }
+
+    /// The first free block in `from..blocks`, a word at a time.
+    fn first_free_from(&self, from: u64) -> Option<u64> {
+        let mut word = (from / 64) as usize;
+        let mut free = !self.words[word] & (u64::MAX << (from % 64));
+        loop {
+            if free != 0 {
+                let b = word as u64 * 64 + u64::from(free.trailing_zeros());
+                return (b < self.blocks).then_some(b);
+            }
+            word += 1;
+            if word == self.words.len() {
+                return None;
+            }
+            free = !self.words[word];
+        }
+    }
+
+    /// Marks up to `count` blocks from `b` as done, stopping at the first block already done
+    /// or the end of the map; returns how many it marked (fio's `axmap_set_nr`).
+    pub fn take_run(&mut self, b: u64, count: u64) -> u64 {
+        let end = b.saturating_add(count).min(self.blocks);
+        let mut at = b;
+        while at < end {
+            let word = (at / 64) as usize;
+            let bit = at % 64;
+            let span = (64 - bit).min(end - at);
+            let mask = if span == 64 {
+                u64::MAX
+            } else {
+                ((1u64 << span) - 1) << bit
+            };
+            let taken = self.words[word] & mask;
+            if taken != 0 {
+                let free = u64::from(taken.trailing_zeros()) - bit;
+                if free > 0 {
+                    self.words[word] |= ((1u64 << free) - 1) << bit;
+                }
+                return at + free - b;
+            }
+            self.words[word] |= mask;
+            at += span;
+        }
+        at - b
+    }
+
+    /// Empties the map (a new pass).
+    pub fn reset(&mut self) {
+        self.words.fill(0);
+    }
+}
+
 /// How offsets are chosen.
 #[derive(Debug, Clone, PartialEq)]
 pub enum OffsetPattern {
@@ -110,6 +205,8 @@ pub enum OffsetPattern {
 enum Mode {
     Sequential,
     RandomMap,
+    /// The random map with fio's bitmap: offsets move to free blocks, IOs shrink.
+    Shrinking,
     Uniform,
     Skewed,
 }
@@ -132,6 +229,9 @@ struct FileCursor {
     next_sequential: [u64; 2],
     permutation: Option<BlockPermutation>,
     skew: Option<SkewSampler>,
+    /// The blocks done, for [`Mode::Shrinking`]: one map, or one per direction when their
+    /// blocks differ (see [`OffsetGenerator::with_shrinking_map`]).
+    maps: Vec<BlockMap>,
 }
 
 /// Generates (file index, offset) pairs for one worker.
@@ -152,6 +252,10 @@ pub struct OffsetGenerator {
     shared: Option<Arc<[AtomicU64]>>,
     /// fio's `file_service_type` and `openfiles` when not the default round robin.
     chooser: Option<Box<FileChooser>>,
+    /// Under the shrinking map: each direction's block, bytes, and which of a file's maps
+    /// it uses.
+    map_block_bytes: [u64; 2],
+    map_of: [usize; 2],
 }
 
 impl OffsetGenerator {
@@ -180,6 +284,7 @@ impl OffsetGenerator {
                     )),
                     _ => None,
                 },
+                maps: Vec::new(),
             })
             .collect();
         OffsetGenerator {
@@ -194,7 +299,37 @@ impl OffsetGenerator {
             skip_bytes: 0,
             shared: None,
             chooser: None,
+            map_block_bytes: [grid_bytes; 2],
+            map_of: [0; 2],
         }
+    }
+
+    /// Keeps fio's random map as a bitmap (for jobs whose IO sizes vary): a random offset
+    /// whose block is done moves to the next free block, and [`OffsetGenerator::next_shrunk`]
+    /// shrinks each IO to the free run at its offset. A block is the direction's smallest
+    /// size, `block_bytes` (reads, writes), as fio's `mark_random_map` counts in `min_bs` of
+    /// the IO's direction; where the two differ each direction keeps a map of its own (fio
+    /// shares one bitmap in both units, which no IO size could make sense of). Only a
+    /// [`OffsetPattern::RandomMap`] generator changes; the permutation it had is dropped.
+    pub fn with_shrinking_map(mut self, on: bool, block_bytes: [u64; 2]) -> Self {
+        if on && self.mode == Mode::RandomMap {
+            self.mode = Mode::Shrinking;
+            let block_bytes = block_bytes.map(|b| b.max(1));
+            self.map_block_bytes = block_bytes;
+            self.map_of = if block_bytes[0] == block_bytes[1] {
+                [0, 0]
+            } else {
+                [0, 1]
+            };
+            let kinds = if self.map_of[1] == 0 { 1 } else { 2 };
+            for cursor in &mut self.files {
+                cursor.permutation = None;
+                cursor.maps = (0..kinds)
+                    .map(|d| BlockMap::new(cursor.region.len_bytes / block_bytes[d]))
+                    .collect();
+            }
+        }
+        self
     }
 
     /// Picks files as `chooser` says instead of one IO each in turn.
@@ -233,7 +368,23 @@ impl OffsetGenerator {
     /// The file and byte offset of the next IO of `len_bytes`, random offsets on multiples of
     /// `align_bytes` (files taken round-robin), for direction `direction` (0 reads, 1 writes:
     /// sequential IO continues from the end of the previous IO of the same direction).
+    #[inline]
     pub fn next(&mut self, direction: usize, len_bytes: u64, align_bytes: u64) -> (u32, u64) {
+        let (file, offset, _) = self.next_shrunk(direction, len_bytes, align_bytes);
+        (file, offset)
+    }
+
+    /// [`OffsetGenerator::next`], with the IO's length: under the shrinking map (see
+    /// [`OffsetGenerator::with_shrinking_map`]) a random IO covers only the free run of
+    /// blocks at its offset (whole grid blocks, at least one), as fio's `mark_random_map`;
+    /// otherwise the length is `len_bytes`.
+    pub fn next_shrunk(
+        &mut self,
+        direction: usize,
+        len_bytes: u64,
+        align_bytes: u64,
+    ) -> (u32, u64, u64) {
+        let mut len_bytes = len_bytes;
         let d = direction.min(1);
         let file_index = match &mut self.chooser {
             None => {
@@ -292,6 +443,27 @@ impl OffsetGenerator {
                 cursor.next_sequential[d] = at + len_bytes;
                 at
             }
+            Mode::Shrinking => match cursor.maps.get_mut(self.map_of[d]) {
+                Some(map) => {
+                    // fio draws a block, then takes the next free one; a full map is a new
+                    // pass.
+                    let unit = self.map_block_bytes[d];
+                    let drawn = bounded(self.rng.next_u64(), map.blocks());
+                    let block = match map.next_free(drawn) {
+                        Some(block) => block,
+                        None => {
+                            map.reset();
+                            drawn
+                        }
+                    };
+                    let run = map.take_run(block, len_bytes.div_ceil(unit)).max(1);
+                    len_bytes = len_bytes.min(run * unit);
+                    let at = fit(block * unit, len_bytes, align, region.len_bytes);
+                    cursor.next_sequential[d] = at + len_bytes;
+                    at
+                }
+                None => 0,
+            },
             Mode::Uniform => {
                 let blocks = (region.len_bytes / grid).max(1);
                 let block = bounded(self.rng.next_u64(), blocks);
@@ -306,7 +478,7 @@ impl OffsetGenerator {
                 at
             }
         };
-        (file_index as u32, region.start_bytes + relative)
+        (file_index as u32, region.start_bytes + relative, len_bytes)
     }
 }
 
@@ -398,6 +570,103 @@ mod tests {
                 }
                 assert!(seen.iter().all(|&s| s));
             }
+        }
+    }
+
+    #[test]
+    fn block_map_takes_free_runs_and_finds_the_next_free_block() {
+        let mut map = BlockMap::new(200);
+        assert_eq!(map.take_run(10, 5), 5);
+        // A run stops at the first block done (fio's axmap_set_nr), across words too.
+        assert_eq!(map.take_run(60, 100), 100);
+        assert_eq!(map.take_run(5, 10), 5);
+        assert_eq!(
+            map.take_run(195, 10),
+            5,
+            "a run stops at the end of the map"
+        );
+        assert_eq!(map.take_run(12, 1), 0);
+        assert!(map.is_free(4) && !map.is_free(5) && !map.is_free(159) && map.is_free(160));
+        assert_eq!(map.next_free(5), Some(15));
+        assert_eq!(map.next_free(60), Some(160));
+        assert_eq!(map.next_free(4), Some(4));
+        assert_eq!(map.next_free(196), Some(0), "wraps to the start");
+        assert_eq!(map.take_run(0, 200), 5);
+        assert_eq!(map.take_run(15, 45), 45);
+        assert_eq!(map.take_run(160, 35), 35);
+        assert_eq!(map.next_free(100), None);
+        assert_eq!(map.next_free(0), None);
+        map.reset();
+        assert_eq!(map.next_free(199), Some(199));
+    }
+
+    #[test]
+    fn the_shrinking_map_covers_each_block_once_per_pass() {
+        let regions = [FileRegion {
+            start_bytes: 4096,
+            len_bytes: 1 << 20,
+        }];
+        let sizes = [512u64, 4096, 65536, 1024, 8192];
+        let mut g = OffsetGenerator::new(&regions, OffsetPattern::RandomMap, 512, 3)
+            .with_shrinking_map(true, [512, 512]);
+        let mut done = vec![0u8; 2048];
+        let (mut bytes, mut ios) = (0u64, 0u64);
+        while bytes < 1 << 20 {
+            let drawn = sizes[(ios % 5) as usize];
+            let (file, off, len) = g.next_shrunk((ios % 2) as usize, drawn, 512);
+            assert_eq!(file, 0);
+            assert!(len <= drawn && len % 512 == 0 && len > 0);
+            assert!(off >= 4096 && off + len <= 4096 + (1 << 20));
+            for b in (off - 4096) / 512..(off - 4096 + len) / 512 {
+                done[b as usize] += 1;
+            }
+            bytes += len;
+            ios += 1;
+        }
+        assert_eq!(bytes, 1 << 20, "the pass ends exactly full");
+        assert!(done.iter().all(|&n| n == 1), "every block exactly once");
+        // Shrinking makes the mean IO well below the drawn mean (15,974 bytes).
+        assert!(bytes / ios < 12_000, "mean {} bytes", bytes / ios);
+        // The next IO starts a new pass.
+        let (_, _, len) = g.next_shrunk(0, 8192, 512);
+        assert_eq!(len, 8192);
+    }
+
+    #[test]
+    fn a_direction_of_one_size_never_shrinks_beside_a_split() {
+        // bssplit=4k/50:64k/50,64k/100: reads shrink on their 4 KiB blocks, the writes are
+        // whole 64 KiB blocks of their own map, each once per pass.
+        let regions = [FileRegion {
+            start_bytes: 0,
+            len_bytes: 1 << 20,
+        }];
+        let mut g = OffsetGenerator::new(&regions, OffsetPattern::RandomMap, 4096, 5)
+            .with_shrinking_map(true, [4096, 65536]);
+        let mut shrunk_reads = 0;
+        let mut writes = std::collections::BTreeSet::new();
+        for i in 0..16 * 8 {
+            let (_, off, len) = g.next_shrunk(0, if i % 2 == 0 { 4096 } else { 65536 }, 4096);
+            shrunk_reads += u32::from(len < 4096 || (i % 2 == 1 && len < 65536));
+            assert!(off + len <= 1 << 20);
+            if i < 16 {
+                let (_, off, len) = g.next_shrunk(1, 65536, 65536);
+                assert_eq!((len, off % 65536), (65536, 0));
+                assert!(writes.insert(off), "each 64 KiB block once per pass");
+            }
+        }
+        assert_eq!(writes.len(), 16);
+        assert!(shrunk_reads > 0);
+    }
+
+    #[test]
+    fn without_the_shrinking_map_lengths_are_kept() {
+        let regions = [FileRegion {
+            start_bytes: 0,
+            len_bytes: 1 << 20,
+        }];
+        for pattern in [OffsetPattern::RandomMap, OffsetPattern::Uniform] {
+            let mut g = OffsetGenerator::new(&regions, pattern, 512, 3);
+            assert!((0..5000).all(|_| g.next_shrunk(0, 65536, 512).2 == 65536));
         }
     }
 

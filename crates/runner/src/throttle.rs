@@ -161,6 +161,22 @@ impl Throttle {
         }
         u64::try_from(grant).unwrap_or(u64::MAX)
     }
+
+    /// Gives back the bandwidth tokens of `bytes` of a reserved IO in `direction` that were
+    /// not transferred (an IO that fio's random map cut short after its reservation), so a
+    /// bandwidth cap counts the bytes done.
+    pub fn refund(&self, direction: Direction, bytes: u64) {
+        let direction = direction.index();
+        let mut buckets = self.buckets.lock().unwrap_or_else(|e| e.into_inner());
+        for bucket in buckets
+            .iter_mut()
+            .filter(|b| b.per_byte && b.applies[direction])
+        {
+            if let Some(tat) = &mut bucket.tat {
+                *tat = tat.saturating_sub(u128::from(bytes) * NS_PER_SEC);
+            }
+        }
+    }
 }
 
 #[cfg(test)]
@@ -180,6 +196,15 @@ mod tests {
         assert!(Throttle::new(&ThrottleLimits::default()).is_none());
         assert!(ThrottleLimits::default().is_unlimited());
         assert_eq!(limits(Some(0), None).zero_cap(), Some("IOPS"));
+    }
+
+    #[test]
+    fn refunded_bytes_are_not_counted_against_a_bandwidth_cap() {
+        let t = Throttle::new(&limits(Some(1_000_000), Some(4096 * 1000))).unwrap();
+        // 64 KiB reserved, 60 KiB of it cut: the next IO is due one 4 KiB IO later.
+        assert_eq!(t.reserve(Direction::Read, 65536, 0), 0);
+        t.refund(Direction::Read, 61440);
+        assert_eq!(t.reserve(Direction::Read, 4096, 0), 1_000_000);
     }
 
     #[test]

@@ -31,4 +31,4 @@ pub use iolog::{
     LogKind, FIO_PLAT_BUCKETS, MAX_HIST_COARSENESS, MAX_PENDING_ENTRIES,
 };
 pub use verify::{VerifyFailure, VerifyStats, MAX_KEPT_VERIFY_FAILURES};
-pub use worker::{CpuUsage, DirectionStats, IoErrorRecord, IoErrors, WorkerStats};
+pub use worker::{ConnectionStats, CpuUsage, DirectionStats, IoErrorRecord, IoErrors, WorkerStats};

@@ -117,6 +117,37 @@ pub struct WorkerStats {
     pub trim: DirectionStats,
     /// The IO errors the job went on after (fio `continue_on_error`) and the first error.
     pub io_errors: IoErrors,
+    /// Iometer's connection-rate test: the connections closed in the measured period.
+    pub connections: ConnectionStats,
+}
+
+/// Connections of Iometer's connection-rate test (a target opened, used for its
+/// transactions and closed), as Iometer counts them: those that closed while results were
+/// recorded, with the sum and maximum of their times (open to close, both included).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct ConnectionStats {
+    /// Connections closed.
+    pub count: u64,
+    /// Sum of their times, ns.
+    pub total_ns: u64,
+    /// The longest, ns.
+    pub max_ns: u64,
+}
+
+impl ConnectionStats {
+    /// Counts a connection that lasted `ns`.
+    pub fn record(&mut self, ns: u64) {
+        self.count += 1;
+        self.total_ns = self.total_ns.saturating_add(ns);
+        self.max_ns = self.max_ns.max(ns);
+    }
+
+    /// Adds `other`'s connections.
+    pub fn merge(&mut self, other: &ConnectionStats) {
+        self.count += other.count;
+        self.total_ns = self.total_ns.saturating_add(other.total_ns);
+        self.max_ns = self.max_ns.max(other.max_ns);
+    }
 }
 
 /// IO errors of a worker (or merged workers): the errno of the first, and each error when
@@ -221,6 +252,7 @@ impl WorkerStats {
         };
         self.trim.merge(&other.trim);
         self.io_errors.merge(&other.io_errors);
+        self.connections.merge(&other.connections);
     }
 
     /// IO errors of every direction (trims included).

@@ -90,6 +90,12 @@ pub struct ControlOptions {
     pub max_latency_ns: Option<u64>,
     /// Remove the job's files after each loop (fio `unlink_each_loop`).
     pub unlink_each_loop: bool,
+    /// Iometer's connection-rate test ("Test Connection Rate", "Transactions per
+    /// Connection"): each target is closed and opened again after this many IOs of its own,
+    /// once those in flight have completed, and each connection (open, IOs, close) is timed.
+    /// No fio option sets it: `.icf` files do. `None`: files stay open.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub transactions_per_connection: Option<u32>,
 }
 
 impl Default for ControlOptions {
@@ -129,6 +135,7 @@ impl Default for ControlOptions {
             allrandrepeat: false,
             max_latency_ns: None,
             unlink_each_loop: false,
+            transactions_per_connection: None,
         }
     }
 }

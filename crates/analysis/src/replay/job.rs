@@ -49,6 +49,16 @@ pub(super) fn job(
     let split_means = sizes(request, read_rate > 0, write_rate > 0, out);
     if !sequential {
         randomness(request, out);
+        if split_means.is_some_and(|means| means.iter().any(|&(_, several)| several)) {
+            // fio's random map cuts an IO of a size split short where it reaches blocks
+            // already done in the pass (diskmeter's too); the application's IOs were whole.
+            out.push("norandommap", "1".to_string());
+            out.note(
+                "norandommap: random IOs keep the traced sizes (the random map would cut \
+                 some short)"
+                    .to_string(),
+            );
+        }
     }
     let depth = replay_depth(
         level,

@@ -164,12 +164,73 @@ pub fn steps(
         }
     }
     if out.is_empty() {
+        let assigned = icf
+            .managers
+            .iter()
+            .flat_map(|m| &m.workers)
+            .any(|w| !w.specs.is_empty());
+        if !assigned && !icf.specs.is_empty() {
+            return Err(fail(library_listing(icf)));
+        }
         return Err(fail(
             "no worker has both an assigned access specification and a target: nothing to run"
                 .into(),
         ));
     }
     Ok(out)
+}
+
+/// What to say of an access specification library (a file whose workers have no
+/// specification assigned, as Iometer saves its list alone): how to run some, and the list.
+fn library_listing(icf: &Icf) -> String {
+    let mut text = format!(
+        "an access specification library ({} specifications, none assigned to a worker): \
+         run some with --spec NAME (repeatable), e.g. --spec '{}'. Its specifications:",
+        icf.specs.len(),
+        icf.specs[0].name
+    );
+    for spec in &icf.specs {
+        text.push_str(&format!("\n  {}: {}", spec.name, spec_summary(spec)));
+    }
+    text
+}
+
+/// A specification in a few words: `8 KiB, 67 % read, 100 % random`; several lines as
+/// sizes with their shares in `bssplit`'s form (`512/10:4k/60:64k/30`), and the read and
+/// random shares as a range where the lines differ.
+fn spec_summary(spec: &IcfSpec) -> String {
+    let lines = &spec.lines;
+    let sizes = match lines.as_slice() {
+        [one] => diskmeter_units::format_bytes_binary(one.size_bytes),
+        _ => lines
+            .iter()
+            .map(|l| {
+                format!(
+                    "{}/{}",
+                    diskmeter_units::format_size_suffix(
+                        l.size_bytes,
+                        diskmeter_units::KbBase::Binary
+                    ),
+                    l.of_size_percent
+                )
+            })
+            .collect::<Vec<_>>()
+            .join(":"),
+    };
+    let range = |get: fn(&SpecLine) -> u8| {
+        let low = lines.iter().map(get).min().unwrap_or(0);
+        let high = lines.iter().map(get).max().unwrap_or(0);
+        if low == high {
+            format!("{low} %")
+        } else {
+            format!("{low}-{high} %")
+        }
+    };
+    format!(
+        "{sizes}, {} read, {} random",
+        range(|l| l.read_percent),
+        range(|l| l.random_percent)
+    )
 }
 
 /// Every setting of the eligible workers the test type goes through, in order.
@@ -333,12 +394,18 @@ fn step(
                 spec.name, spec.line
             ))
         };
-        if worker.connection_rate {
-            return Err(fail(format!(
-                "line {}: worker '{}' tests the connection rate (opens and closes its targets every {} transactions): diskmeter keeps them open, so it would run another workload",
-                worker.line, worker.name, worker.transactions_per_connection
-            )));
-        }
+        // Iometer's connection-rate test: each target closed and opened again every N
+        // transactions. 0 would open and close without IO, which measures no storage.
+        let connections = match (worker.connection_rate, worker.transactions_per_connection) {
+            (false, _) => None,
+            (true, 0) => {
+                return Err(fail(format!(
+                    "line {}: worker '{}' tests the connection rate with 0 transactions per connection (opens and closes its targets with no IO): give 1 or more",
+                    worker.line, worker.name
+                )))
+            }
+            (true, n) => Some(n),
+        };
         for (share, lines) in shapes(spec) {
             let depth = if share == 100 {
                 (qd as u64).saturating_mul(targets as u64)
@@ -350,10 +417,11 @@ fn step(
                     / 100)
                     .max(1)
             };
-            jobs.push(
-                base.job(&lines, depth, (share < 100).then_some(share))
-                    .map_err(at)?,
-            );
+            let mut job = base
+                .job(&lines, depth, (share < 100).then_some(share))
+                .map_err(at)?;
+            job.control.transactions_per_connection = connections;
+            jobs.push(job);
         }
         workers.push(StepWorker {
             manager: m,
@@ -487,6 +555,11 @@ impl WorkerJob {
                 parts.push(format!("{}/{}", l.size_bytes, share));
             }
             options.push(("bssplit", parts.join(":")));
+            if first.random_percent > 0 {
+                // Iometer never cuts a transfer short; fio's random map would, with sizes
+                // that vary.
+                options.push(("norandommap", "1".into()));
+            }
         }
         if rw == "rw" || rw == "randrw" {
             options.push(("rwmixread", first.read_percent.to_string()));

@@ -160,10 +160,30 @@ pub(crate) fn merge_job(parts: &[(&Rank, &JobResult)]) -> Result<JobResult, Merg
             .iter()
             .filter_map(|(_, job)| job.latency_target)
             .min_by_key(|target| target.depth),
+        connections: connections(parts, runtime_ns),
         iops_mean_ci: crate::steady::iops_confidence(&series),
         histograms: Some(merged_histograms),
         series,
     })
+}
+
+/// The ranks' connection-rate tests added up (`None` when no rank tested connections).
+fn connections(
+    parts: &[(&Rank, &JobResult)],
+    runtime_ns: u64,
+) -> Option<crate::schema::ConnectionResult> {
+    let tested: Vec<_> = parts
+        .iter()
+        .filter_map(|(_, job)| job.connections)
+        .collect();
+    let first = tested.first()?;
+    let count = tested.iter().map(|c| c.count).sum();
+    let total_ns = tested.iter().map(|c| c.total_ns).sum();
+    let max_ns = tested.iter().map(|c| c.max_ns).max().unwrap_or(0);
+    let every = first.transactions_per_connection;
+    Some(crate::schema::ConnectionResult::of(
+        every, count, total_ns, max_ns, runtime_ns,
+    ))
 }
 
 /// The job's `percentile_list`: the percents of the first summary that lists any (every

@@ -66,5 +66,8 @@ impl<C: Clock, E: IoEngine + ?Sized> Worker<'_, C, E> {
             }
         }
         self.tally.start(measure_start, job.ramp_time_ns == 0);
+        if let Err(error) = self.open_connections() {
+            self.fail_with(error);
+        }
     }
 }

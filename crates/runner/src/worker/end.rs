@@ -109,6 +109,9 @@ impl<C: Clock, E: IoEngine + ?Sized> Worker<'_, C, E> {
             stats.verify = verify.stats;
         }
         stats.latency_target_depth = self.controls.as_ref().and_then(|c| c.latency_depth());
+        if let Some(connections) = &self.connections {
+            stats.connections = connections.stats;
+        }
         WorkerOutcome {
             stats,
             error: self.failure,

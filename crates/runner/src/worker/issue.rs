@@ -29,6 +29,8 @@ pub(super) struct Pacing {
     arrivals: PoissonGaps,
     /// When the next IO of each direction is due.
     next_intended_ns: [u64; 2],
+    /// The gap the last IO of each direction put before the next (for [`Pacing::shrunk`]).
+    last_gap_ns: [u64; 2],
     /// Which directions are on a schedule (done by the job and limited).
     scheduled: [bool; 2],
     /// A timed replay: every IO has an intended time from the log.
@@ -54,6 +56,7 @@ impl Pacing {
             poisson: job.rate_poisson,
             arrivals: PoissonGaps::new(plan.seed),
             next_intended_ns: [0; 2],
+            last_gap_ns: [0; 2],
             scheduled,
             replay_timed: false,
         }
@@ -76,6 +79,21 @@ impl Pacing {
     #[inline]
     pub(super) fn is_limited(&self, direction: Direction) -> bool {
         self.replay_timed || self.period_ns[direction.index()].is_some()
+    }
+
+    /// The last IO of `direction` shrank from `drawn_bytes` to `len_bytes` (fio's random map):
+    /// under a bandwidth cap its gap shrinks in proportion, so the cap holds on the bytes
+    /// done, as fio's rate counts them.
+    #[cold]
+    pub(super) fn shrunk(&mut self, direction: Direction, drawn_bytes: u64, len_bytes: u64) {
+        let d = direction.index();
+        if !self.scheduled[d] || self.bytes_per_sec[d].is_none() || drawn_bytes == 0 {
+            return;
+        }
+        let gap = self.last_gap_ns[d];
+        let kept = (u128::from(gap) * u128::from(len_bytes) / u128::from(drawn_bytes)) as u64;
+        self.next_intended_ns[d] -= gap - kept.max(1).min(gap);
+        self.last_gap_ns[d] = kept;
     }
 
     /// The gap after an IO of `len_bytes` in `direction`.
@@ -161,6 +179,14 @@ impl<C: Clock, E: IoEngine + ?Sized> Worker<'_, C, E> {
                 None => {
                     if self.stopping || self.queue.free.is_empty() {
                         break;
+                    }
+                    if self.connections.as_ref().is_some_and(|c| c.draining) {
+                        // A target closes once its IOs have completed (Iometer's
+                        // connection-rate test), then opens again.
+                        if self.queue.in_flight + self.queue.just_queued.len() > 0 {
+                            break;
+                        }
+                        self.cycle_connections()?;
                     }
                     if let Some((op, file)) = self.syncs.pending {
                         // A sync covers the writes before it: wait until they have completed,
@@ -295,6 +321,7 @@ impl<C: Clock, E: IoEngine + ?Sized> Worker<'_, C, E> {
                     period
                 };
                 pace.next_intended_ns[direction.index()] = due + gap;
+                pace.last_gap_ns[direction.index()] = gap;
                 Due::Io {
                     direction,
                     intended_ns: due,
@@ -346,7 +373,7 @@ impl<C: Clock, E: IoEngine + ?Sized> Worker<'_, C, E> {
             slot,
             direction,
             intended_ns,
-            len_bytes,
+            mut len_bytes,
             wanted_ns,
             granted_ns,
             at,
@@ -355,6 +382,22 @@ impl<C: Clock, E: IoEngine + ?Sized> Worker<'_, C, E> {
         // O_DIRECT alignment.
         let (file, offset_bytes) = match at {
             Some(replayed) => replayed,
+            None if self.shape.shrinks => {
+                let drawn = len_bytes;
+                let (file, offset, len) = self.offsets.next_shrunk(
+                    direction.index(),
+                    len_bytes,
+                    self.shape.align[direction.index()],
+                );
+                if len < drawn {
+                    len_bytes = len;
+                    self.pace.shrunk(direction, drawn, len);
+                    if let Some(throttle) = self.throttle {
+                        throttle.refund(direction, drawn - len);
+                    }
+                }
+                (file, offset)
+            }
             None => match &mut self.identical {
                 None => self.offsets.next(
                     direction.index(),
@@ -455,6 +498,11 @@ impl<C: Clock, E: IoEngine + ?Sized> Worker<'_, C, E> {
             recorder.record(now, op, file, offset_bytes, len_bytes)?;
         }
         self.queue.just_queued.push(slot);
+        if let Some(connections) = &mut self.connections {
+            if !trim {
+                connections.issued(file);
+            }
+        }
         if let Some(controls) = &mut self.controls {
             controls.issued(now, now >= self.window.measure_start);
         }

@@ -30,6 +30,7 @@
 mod account;
 mod begin;
 mod cmdprio;
+mod connections;
 mod control;
 mod end;
 mod issue;
@@ -284,6 +285,8 @@ struct Shape {
     /// Hold an IO that overlaps one in flight until that one completes (fio
     /// `serialize_overlap`).
     serialize: bool,
+    /// Random IOs shrink to the free run of fio's random map (`placement::shrinks`).
+    shrinks: bool,
     stamp_every: usize,
     stamp_len: usize,
 }
@@ -355,6 +358,8 @@ pub(crate) struct Worker<'a, C: Clock, E: IoEngine + ?Sized> {
     cmdprio: Option<cmdprio::CmdPrioChooser>,
     /// fio `rw_sequencer=identical`: each random offset used `rw=rand...:N` times.
     identical: Option<zones::Identical>,
+    /// Iometer's connection-rate test: targets closed and opened every N IOs.
+    connections: Option<Box<connections::Connections>>,
     /// What trimming owes: trimwrite's writes, backlog and replayed trims.
     trims: trims::Trims,
     /// No new IO is chosen; in-flight IO drains.
@@ -423,6 +428,7 @@ impl<'a, C: Clock, E: IoEngine + ?Sized> Worker<'a, C, E> {
             trims: trims::Trims::active_for(job),
             scramble,
             serialize: job.control.serialize_overlap && depth > 1,
+            shrinks: placement::shrinks(job, sized, issues),
             stamp_every,
             stamp_len,
         };
@@ -450,6 +456,7 @@ impl<'a, C: Clock, E: IoEngine + ?Sized> Worker<'a, C, E> {
             zones,
             zbd,
             identical: identical_every(job).map(zones::Identical::new),
+            connections: connections::Connections::for_job(job, ctx.targets.len()),
             sizes: SizeChooser::new(sized, plan.seed),
             mix: MixChooser::new(
                 if job.rw.is_mixed() {

@@ -475,3 +475,48 @@ fn a_replay_issues_its_ios_at_their_times_and_a_stall_does_not_delay_the_rest() 
     assert!(late[1] >= 400, "{late:?}");
     assert_eq!(read.lat_intended.count(), 2000);
 }
+
+#[test]
+fn a_connection_closes_after_its_transactions_once_the_queue_has_drained() {
+    let clock = manual_clock();
+    let mut job = job(&[("size", "4m"), ("rw", "randread"), ("iodepth", "8")]);
+    job.control.transactions_per_connection = Some(10);
+    let r = run_with(job, &clock, None, |e| e.per_reap = 1);
+    assert_eq!(r.reads(), 1024);
+    // 102 connections had their 10 IOs and closed; the 103rd was open at the end.
+    let connections = r.outcome.stats.connections;
+    assert_eq!(connections.count, 102);
+    assert!(connections.max_ns >= connections.total_ns / connections.count);
+    // The queue drains before each close: 101 times it waits down to one IO in flight
+    // before the last drain at the end.
+    let drained = r.engine.depth_at_wait.iter().filter(|&&d| d == 1).count();
+    assert!(drained >= 102, "{:?}", r.engine.depth_at_wait);
+}
+
+#[test]
+fn a_bandwidth_cap_counts_the_bytes_of_ios_the_random_map_shrank() {
+    let clock = manual_clock();
+    // 1 MiB of 512-byte blocks, filled many times over in 2 s: most IOs shrink.
+    let job = job(&[
+        ("size", "1m"),
+        ("rw", "randread"),
+        ("bssplit", "512/50:64k/50"),
+        ("rate", "8m"),
+        ("runtime", "2"),
+        ("time_based", "1"),
+    ]);
+    let r = run(job, &clock);
+    let read = &r.outcome.stats.read;
+    let mean = read.bytes / read.ios;
+    assert!(
+        mean < 20_000,
+        "IOs shrank: mean {mean} bytes of a 33,024 split"
+    );
+    // 8 MiB/s for 2 s, on the bytes done.
+    let wanted = 16u64 << 20;
+    assert!(
+        read.bytes.abs_diff(wanted) * 100 <= wanted,
+        "{} bytes, wanted {wanted}",
+        read.bytes
+    );
+}
