@@ -21,6 +21,7 @@ impl<C: Clock, E: IoEngine + ?Sized> Worker<'_, C, E> {
                     .steady
                     .is_some_and(|s| s.stop.load(Ordering::Relaxed))
                 || self.tally.issued_bytes >= self.shape.io_limit_bytes
+                || self.offsets.exhausted()
                 || self.replay.as_ref().is_some_and(|r| r.finished())
                 || self.controls.as_ref().is_some_and(|c| c.done())
                 || (self.watch_exit && self.ctx.links.told_to_exit()))
