@@ -46,10 +46,6 @@ const KNOWN_DIFFERENCES: &[(&str, &str)] = &[
         "zonemode=zbd on the null engine: fio 3.33 does no sequential write at 2z",
     ),
     (
-        "jobs/options-trim-backlog.fio",
-        "kept on purpose: trim_percentage trims without verify (docs/GUIDE.md)",
-    ),
-    (
         "fio-examples/cross-stripe-verify.fio",
         "fio ends holed sequential IO with an offset at the region's end; diskmeter wraps",
     ),

@@ -546,11 +546,17 @@ impl<C: Clock, E: IoEngine + ?Sized> Worker<'_, C, E> {
             self.submit_as::<true>(ready, now)?;
             return Ok(true);
         }
-        let block = self
-            .trims
-            .replayed
-            .take()
-            .or_else(|| self.trims.backlog.as_mut().and_then(|b| b.next()));
+        let block = match self.trims.replayed.take() {
+            Some(replayed) => Some(replayed),
+            None => {
+                let block = self.trims.backlog.as_mut().and_then(|b| b.next());
+                if let (Some((file, offset, _)), Some(verify)) = (block, self.verify.as_mut()) {
+                    // A backlog trim undoes a logged write: checked as trimmed from now.
+                    verify.log_trim(file, offset);
+                }
+                block
+            }
+        };
         if let Some(block) = block {
             let slot = self.queue.free.pop().unwrap_or_default();
             self.queue_trim_at(slot, block, now)?;
