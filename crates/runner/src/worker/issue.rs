@@ -172,7 +172,7 @@ impl<C: Clock, E: IoEngine + ?Sized> Worker<'_, C, E> {
         }
         while self.queue.just_queued.len() < self.shape.batch
             && self.tally.issued_bytes < self.shape.io_limit_bytes
-            && !self.offsets.exhausted()
+            && !self.out_of_work()
         {
             // A throttled IO whose turn has come goes first, the earliest turn first.
             let ready = match self.take_due_held(now) {
@@ -268,7 +268,7 @@ impl<C: Clock, E: IoEngine + ?Sized> Worker<'_, C, E> {
         let more_now = !self.queue.free.is_empty()
             && wake_at.is_none()
             && self.tally.issued_bytes < self.shape.io_limit_bytes
-            && !self.offsets.exhausted()
+            && !self.out_of_work()
             && !self.shape.synchronous;
         if !self.queue.just_queued.is_empty() && more_now {
             // Keep filling while slots are free and nothing asks us to wait.

@@ -449,7 +449,10 @@ impl<'a, C: Clock, E: IoEngine + ?Sized> Worker<'a, C, E> {
         };
         let zbd = job.control.zbd_zones().map(|z| {
             let regions: Vec<_> = ctx.targets.iter().map(|(_, t)| region_of(t)).collect();
-            Box::new(crate::zbd::EmulatedZones::new(z, &regions, plan.seed))
+            Box::new(
+                crate::zbd::EmulatedZones::new(z, &regions, plan.seed)
+                    .with_random_trims_only(job.rw.trims_only() && job.rw.is_random()),
+            )
         });
         Worker {
             offsets,
