@@ -14,9 +14,9 @@
 //! - without `read_beyond_wp`, reads stay below the write pointer, in the zone or the next
 //!   one with data.
 //!
-//! - a random trim goes to a zone holding data, and a job that only trims at random ends
-//!   when no zone holds any (fio's `zbd_adjust_block` for `DDIR_TRIM`: "eof"); emulated
-//!   zones start empty, so `rw=randtrim` alone does no IO, as in fio 3.33.
+//! - a job that only trims at random, on files of its own, ends when no zone holds data
+//!   (fio's `zbd_adjust_block` for `DDIR_TRIM`: "eof"); emulated zones start empty, so
+//!   `rw=randtrim` alone does no IO, as in fio 3.33.
 //!
 //! Where diskmeter differs: the open-zone limits and write pointers are each job's own (fio
 //! shares them over the jobs on a target), and when every zone is full a write resets its
