@@ -98,8 +98,7 @@ impl BlockPermutation {
 
 /// fio's random map: one bit per block of the grid, set when an IO covers the block.
 /// A full map starts again empty (a new pass, as fio resets its map when a time-based job
-/// or a new loop comes back to it), or ends its file in a size-based job's last pass
-/// ([`OffsetGenerator::with_pass_limit`]).
+/// or a new loop comes back to it).
 #[derive(Debug, Clone)]
 pub struct BlockMap {
     words: Vec<u64>,
@@ -124,7 +123,8 @@ impl BlockMap {
         self.blocks
     }
 
-    /// True when every block is done.
+    /// True when every block is done: the pass is over (in a size-based job's last pass its
+    /// file is done, [`OffsetGenerator::with_pass_limit`]).
     pub fn is_full(&self) -> bool {
         self.done >= self.blocks
     }
