@@ -45,8 +45,8 @@ const KNOWN_DIFFERENCES: &[(&str, &str)] = &[
     ),
     (
         "fio-examples/cross-stripe-verify.fio",
-        "fio ends holed sequential IO with an offset at the region's end and, verifying, \
-         starts passes until writes and verify reads reach the size; diskmeter wraps",
+        "io_size with verify_backlog: fio's keep_running counts verify reads towards \
+         io_size (128 writes and 128 reads per job); diskmeter counts writes (256 and 256)",
     ),
     (
         "jobs/options-logs-averaged.fio",

@@ -249,8 +249,13 @@ struct FileCursor {
     /// The blocks done, for [`Mode::Shrinking`]: one map, or one per direction when their
     /// blocks differ (see [`OffsetGenerator::with_shrinking_map`]).
     maps: Vec<BlockMap>,
-    /// How many times one of its maps filled (see [`OffsetGenerator::with_pass_limit`]).
+    /// How many times one of its maps filled, or a holed sequential pass reached the
+    /// region's end (see [`OffsetGenerator::with_pass_limit`]).
     passes: u64,
+    /// A holed sequential pass wraps inside itself, as fio's `get_next_seq_offset` does when
+    /// the position reaches the file's size: the region starts at 0 and runs to the file's
+    /// end (see [`OffsetGenerator::with_file_sizes`]).
+    holes_wrap: bool,
 }
 
 /// Generates (file index, offset) pairs for one worker.
@@ -310,6 +315,7 @@ impl OffsetGenerator {
                 },
                 maps: Vec::new(),
                 passes: 0,
+                holes_wrap: true,
             })
             .collect();
         OffsetGenerator {
@@ -340,6 +346,19 @@ impl OffsetGenerator {
     /// changes nothing: the size's bytes fill the map exactly.
     pub fn with_pass_limit(mut self, passes: Option<u64>) -> Self {
         self.pass_limit = passes.map(|p| p.max(1));
+        self
+    }
+
+    /// The size of each file (in the order of the regions): under a pass limit, holed
+    /// sequential IO (`rw=write:112k`) in a region that does not start at 0 and run to the
+    /// file's end ends its pass at the region's end instead of wrapping, as fio 3.33: its
+    /// `get_next_seq_offset` wraps only a position (inside the region) past the file's size,
+    /// and a position past `io_size` ends the file (`__get_next_offset`).
+    pub fn with_file_sizes(mut self, file_size_bytes: &[u64]) -> Self {
+        for (cursor, &size) in self.files.iter_mut().zip(file_size_bytes) {
+            let region = cursor.region;
+            cursor.holes_wrap = region.start_bytes == 0 && region.len_bytes >= size;
+        }
         self
     }
 
@@ -494,8 +513,18 @@ impl OffsetGenerator {
                         cursor.next_sequential[d] = 0;
                     }
                     let at = cursor.next_sequential[d];
-                    cursor.next_sequential[d] =
-                        next_sequential(at, len_bytes, self.skip_bytes, region.len_bytes);
+                    let next = next_sequential(at, len_bytes, self.skip_bytes, region.len_bytes);
+                    cursor.next_sequential[d] = next;
+                    if self.skip_bytes > 0
+                        && !cursor.holes_wrap
+                        && next + len_bytes > region.len_bytes
+                    {
+                        // The holed pass is over at the region's end (fio: the file is done).
+                        cursor.passes += 1;
+                        if self.pass_limit == Some(cursor.passes) {
+                            self.files_done += 1;
+                        }
+                    }
                     at
                 }
             },
@@ -738,6 +767,38 @@ mod tests {
             g.next_shrunk(1, 4500, 1);
         }
         assert!(!g.exhausted());
+    }
+
+    #[test]
+    fn a_holed_pass_ends_at_the_region_end_unless_the_region_is_the_whole_file() {
+        // fio 3.33, rw=write:112k bs=16k size=4m: with offset=120k 32 writes (the pass ends
+        // at the region's end); with no offset on a file of the region's size it wraps.
+        let pass = |start_bytes: u64, file_size: u64, limit: Option<u64>| {
+            let regions = [FileRegion {
+                start_bytes,
+                len_bytes: 4 << 20,
+            }];
+            let mut g = OffsetGenerator::new(&regions, OffsetPattern::Sequential, 4096, 1)
+                .with_offset_modifier(112 << 10)
+                .with_pass_limit(limit)
+                .with_file_sizes(&[file_size]);
+            let mut ios = 0u64;
+            while !g.exhausted() && ios < 256 {
+                let (_, at) = g.next(1, 16 << 10, 4096);
+                assert_eq!((at - start_bytes) % (128 << 10), 0);
+                ios += 1;
+            }
+            ios
+        };
+        assert_eq!(pass(120 << 10, (120 << 10) + (4 << 20), Some(1)), 32);
+        assert_eq!(
+            pass(120 << 10, (120 << 10) + (4 << 20), Some(2)),
+            64,
+            "loops=2"
+        );
+        assert_eq!(pass(0, 8 << 20, Some(1)), 32, "a larger file: no wrap");
+        assert_eq!(pass(0, 4 << 20, Some(1)), 256, "the whole file wraps");
+        assert_eq!(pass(120 << 10, 8 << 20, None), 256, "io_size: passes go on");
     }
 
     #[test]

@@ -14,7 +14,10 @@ use std::sync::Arc;
 /// random offsets fall on.
 pub(super) fn offsets_for(ctx: &WorkerContext<'_>, shape: &Shape) -> OffsetGenerator {
     let regions: Vec<FileRegion> = ctx.targets.iter().map(|(_, t)| region_of(t)).collect();
-    offsets_for_regions(ctx, shape, &regions).with_pass_limit(pass_limit(ctx))
+    let file_sizes: Vec<u64> = ctx.targets.iter().map(|(_, t)| t.file_size_bytes).collect();
+    offsets_for_regions(ctx, shape, &regions)
+        .with_pass_limit(pass_limit(ctx))
+        .with_file_sizes(&file_sizes)
 }
 
 /// How many times a file's random map may fill before the file is done: `loops` for a
