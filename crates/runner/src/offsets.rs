@@ -249,9 +249,10 @@ struct FileCursor {
     /// The blocks done, for [`Mode::Shrinking`]: one map, or one per direction when their
     /// blocks differ (see [`OffsetGenerator::with_shrinking_map`]).
     maps: Vec<BlockMap>,
-    /// How many times one of its maps filled, or a holed sequential pass reached the
-    /// region's end (see [`OffsetGenerator::with_pass_limit`]).
+    /// How many times one of its maps filled (see [`OffsetGenerator::with_pass_limit`]).
     passes: u64,
+    /// How many holed sequential passes of each direction reached the region's end.
+    holed_passes: [u64; 2],
     /// A holed sequential pass wraps inside itself, as fio's `get_next_seq_offset` does when
     /// the position reaches the file's size: the region starts at 0 and runs to the file's
     /// end (see [`OffsetGenerator::with_file_sizes`]).
@@ -315,6 +316,7 @@ impl OffsetGenerator {
                 },
                 maps: Vec::new(),
                 passes: 0,
+                holed_passes: [0; 2],
                 holes_wrap: true,
             })
             .collect();
@@ -371,8 +373,10 @@ impl OffsetGenerator {
 
     /// True when file `i` is done under the pass limit.
     fn file_done(&self, i: usize) -> bool {
-        self.pass_limit
-            .is_some_and(|limit| self.files[i].passes >= limit)
+        let cursor = &self.files[i];
+        self.pass_limit.is_some_and(|limit| {
+            cursor.passes >= limit || cursor.holed_passes.iter().any(|&p| p >= limit)
+        })
     }
 
     /// Keeps fio's random map as a bitmap (for jobs whose IO sizes vary): a random offset
@@ -519,9 +523,12 @@ impl OffsetGenerator {
                         && !cursor.holes_wrap
                         && next + len_bytes > region.len_bytes
                     {
-                        // The holed pass is over at the region's end (fio: the file is done).
-                        cursor.passes += 1;
-                        if self.pass_limit == Some(cursor.passes) {
+                        // The holed pass is over at the region's end (fio: the file is done);
+                        // the first direction to end its last pass ends the file.
+                        cursor.holed_passes[d] += 1;
+                        if self.pass_limit == Some(cursor.holed_passes[d])
+                            && cursor.holed_passes[1 - d] < cursor.holed_passes[d]
+                        {
                             self.files_done += 1;
                         }
                     }
