@@ -402,11 +402,14 @@ fn trims_and_error_counts_are_kept_in_the_history() {
     assert!(shown.contains("trim: IOPS="), "{shown}");
 }
 
+/// fio trims a share of the blocks of its verify log (`trim_percentage` is a child of
+/// `verify`): a job that verifies trims them, and its check finds them zeroed
+/// (`trim_verify_zero`); a job that does not verify trims nothing, as fio.
 #[test]
-fn trim_backlog_trims_its_share_of_the_written_blocks() {
+fn trim_backlog_trims_its_share_of_the_written_blocks_of_a_verifying_job() {
     let _io = real_io();
     let t = TestDir::new();
-    let v = t.run_json(&[
+    let job = [
         "--name=backlog",
         "--filename=data",
         "--unlink=0",
@@ -416,11 +419,20 @@ fn trim_backlog_trims_its_share_of_the_written_blocks() {
         "--ioengine=psync",
         "--trim_percentage=50",
         "--trim_backlog=8",
-    ]);
+    ];
+    let unverified = t.run_json(&job);
+    assert_eq!(ours(&unverified, "write")["ios"], 128);
+    let trims = ours(&unverified, "trim")["ios"].as_u64().unwrap_or(0);
+    assert_eq!(trims, 0, "no verify, no trims, as fio");
+    let v = t.run_json(&[&job[..], &["--verify=crc32c"]].concat());
     let writes = ours(&v, "write")["ios"].as_u64().unwrap();
     let trims = ours(&v, "trim")["ios"].as_u64().unwrap();
     assert_eq!(writes, 128, "trims do not count towards size");
     assert!((40..=88).contains(&trims), "about half of 128: {trims}");
+    // Every written block read back: the trimmed ones as zeros.
+    let verify = &v["jobs"][0]["verify"];
+    assert_eq!(verify["blocks"], 128, "{verify}");
+    assert_eq!(verify["errors"], 0, "{verify}");
     // Every trimmed 64 KiB block is a hole now.
     let data = t.path().join("data");
     sh(&format!("sync {}", data.display()));

@@ -104,6 +104,8 @@ impl BlockPermutation {
 pub struct BlockMap {
     words: Vec<u64>,
     blocks: u64,
+    /// Blocks marked done.
+    done: u64,
 }
 
 impl BlockMap {
@@ -113,12 +115,19 @@ impl BlockMap {
         BlockMap {
             words: vec![0; blocks.div_ceil(64) as usize],
             blocks,
+            done: 0,
         }
     }
 
     /// The number of blocks.
     pub fn blocks(&self) -> u64 {
         self.blocks
+    }
+
+    /// True when every block is done: the pass is over (in a size-based job's last pass its
+    /// file is done, [`OffsetGenerator::with_pass_limit`]).
+    pub fn is_full(&self) -> bool {
+        self.done >= self.blocks
     }
 
     /// True when block `b` is not done yet.
@@ -155,6 +164,13 @@ impl BlockMap {
     /// Marks up to `count` blocks from `b` as done, stopping at the first block already done
     /// or the end of the map; returns how many it marked (fio's `axmap_set_nr`).
     pub fn take_run(&mut self, b: u64, count: u64) -> u64 {
+        let marked = self.mark_run(b, count);
+        self.done += marked;
+        marked
+    }
+
+    /// [`BlockMap::take_run`] without the count of blocks done.
+    fn mark_run(&mut self, b: u64, count: u64) -> u64 {
         let end = b.saturating_add(count).min(self.blocks);
         let mut at = b;
         while at < end {
@@ -183,6 +199,7 @@ impl BlockMap {
     /// Empties the map (a new pass).
     pub fn reset(&mut self) {
         self.words.fill(0);
+        self.done = 0;
     }
 }
 
@@ -233,6 +250,14 @@ struct FileCursor {
     /// The blocks done, for [`Mode::Shrinking`]: one map, or one per direction when their
     /// blocks differ (see [`OffsetGenerator::with_shrinking_map`]).
     maps: Vec<BlockMap>,
+    /// How many times one of its maps filled (see [`OffsetGenerator::with_pass_limit`]).
+    passes: u64,
+    /// How many holed sequential passes of each direction reached the region's end.
+    holed_passes: [u64; 2],
+    /// A holed sequential pass wraps inside itself, as fio's `get_next_seq_offset` does when
+    /// the position reaches the file's size: the region starts at 0 and runs to the file's
+    /// end (see [`OffsetGenerator::with_file_sizes`]).
+    holes_wrap: bool,
 }
 
 /// Generates (file index, offset) pairs for one worker.
@@ -257,6 +282,11 @@ pub struct OffsetGenerator {
     /// it uses.
     map_block_bytes: [u64; 2],
     map_of: [usize; 2],
+    /// Under the shrinking map of a size-based job: the passes each file's map gives
+    /// before the file is done (see [`OffsetGenerator::with_pass_limit`]).
+    pass_limit: Option<u64>,
+    /// Files done under `pass_limit`.
+    files_done: usize,
 }
 
 impl OffsetGenerator {
@@ -286,6 +316,9 @@ impl OffsetGenerator {
                     _ => None,
                 },
                 maps: Vec::new(),
+                passes: 0,
+                holed_passes: [0; 2],
+                holes_wrap: true,
             })
             .collect();
         OffsetGenerator {
@@ -302,7 +335,49 @@ impl OffsetGenerator {
             chooser: None,
             map_block_bytes: [grid_bytes; 2],
             map_of: [0; 2],
+            pass_limit: None,
+            files_done: 0,
         }
+    }
+
+    /// Ends a file when its shrinking map has filled `passes` times (a size-based job,
+    /// `loops` passes; `None` for a time-based one or one with `io_size`, whose map starts
+    /// again): fio's `get_next_rand_block` finds no free block in a full map and the file
+    /// is done, and the job with it when every file is, even when IOs of sizes not whole
+    /// blocks (`blocksize_unaligned`) have done fewer bytes than the size (fio's
+    /// `keep_running` stops a job whose files are done). Without the shrinking map it
+    /// changes nothing: the size's bytes fill the map exactly.
+    pub fn with_pass_limit(mut self, passes: Option<u64>) -> Self {
+        self.pass_limit = passes.map(|p| p.max(1));
+        self
+    }
+
+    /// The size of each file (in the order of the regions): under a pass limit, holed
+    /// sequential IO (`rw=write:112k`) in a region that does not start at 0 and run to the
+    /// file's end ends its pass at the region's end instead of wrapping, as fio 3.33: its
+    /// `get_next_seq_offset` wraps only a position (inside the region) past the file's size,
+    /// and a position past `io_size` ends the file (`__get_next_offset`).
+    pub fn with_file_sizes(mut self, file_size_bytes: &[u64]) -> Self {
+        for (cursor, &size) in self.files.iter_mut().zip(file_size_bytes) {
+            let region = cursor.region;
+            cursor.holes_wrap = region.start_bytes == 0 && region.len_bytes >= size;
+        }
+        self
+    }
+
+    /// True when every file is done (see [`OffsetGenerator::with_pass_limit`]): the job
+    /// issues no more IO.
+    #[inline]
+    pub fn exhausted(&self) -> bool {
+        self.files_done > 0 && self.files_done == self.files.len()
+    }
+
+    /// True when file `i` is done under the pass limit.
+    fn file_done(&self, i: usize) -> bool {
+        let cursor = &self.files[i];
+        self.pass_limit.is_some_and(|limit| {
+            cursor.passes >= limit || cursor.holed_passes.iter().any(|&p| p >= limit)
+        })
     }
 
     /// Keeps fio's random map as a bitmap (for jobs whose IO sizes vary): a random offset
@@ -399,6 +474,16 @@ impl OffsetGenerator {
             }
             Some(chooser) => chooser.next(len_bytes),
         };
+        // A file done under the pass limit takes no more IO: the next one that is not.
+        let file_index = if self.files_done > 0 && !self.exhausted() {
+            let n = self.files.len();
+            (0..n)
+                .map(|k| (file_index + k) % n)
+                .find(|&i| !self.file_done(i))
+                .unwrap_or(file_index)
+        } else {
+            file_index
+        };
         let grid = self.grid_bytes;
         let align = align_bytes.max(1);
         let io_number = self.ios;
@@ -433,8 +518,21 @@ impl OffsetGenerator {
                         cursor.next_sequential[d] = 0;
                     }
                     let at = cursor.next_sequential[d];
-                    cursor.next_sequential[d] =
-                        next_sequential(at, len_bytes, self.skip_bytes, region.len_bytes);
+                    let next = next_sequential(at, len_bytes, self.skip_bytes, region.len_bytes);
+                    cursor.next_sequential[d] = next;
+                    if self.skip_bytes > 0
+                        && !cursor.holes_wrap
+                        && next + len_bytes > region.len_bytes
+                    {
+                        // The holed pass is over at the region's end (fio: the file is done);
+                        // the first direction to end its last pass ends the file.
+                        cursor.holed_passes[d] += 1;
+                        if self.pass_limit == Some(cursor.holed_passes[d])
+                            && cursor.holed_passes[1 - d] < cursor.holed_passes[d]
+                        {
+                            self.files_done += 1;
+                        }
+                    }
                     at
                 }
             },
@@ -459,6 +557,12 @@ impl OffsetGenerator {
                     };
                     let run = map.take_run(block, len_bytes.div_ceil(unit)).max(1);
                     len_bytes = len_bytes.min(run * unit);
+                    if map.is_full() {
+                        cursor.passes += 1;
+                        if self.pass_limit == Some(cursor.passes) {
+                            self.files_done += 1;
+                        }
+                    }
                     let at = fit(block * unit, len_bytes, align, region.len_bytes);
                     cursor.next_sequential[d] = at + len_bytes;
                     at
@@ -631,6 +735,78 @@ mod tests {
         // The next IO starts a new pass.
         let (_, _, len) = g.next_shrunk(0, 8192, 512);
         assert_eq!(len, 8192);
+    }
+
+    #[test]
+    fn a_size_based_map_ends_each_file_after_its_passes_even_short_of_the_size() {
+        // IO sizes not whole blocks (fio's bsrange=1000-9000 blocksize_unaligned): the map
+        // of 1000-byte blocks fills before the region's bytes are done, and the file is
+        // done then (fio's get_next_rand_block fails on a full map).
+        let regions = [
+            FileRegion {
+                start_bytes: 0,
+                len_bytes: 100_000,
+            },
+            FileRegion {
+                start_bytes: 0,
+                len_bytes: 50_000,
+            },
+        ];
+        let mut g = OffsetGenerator::new(&regions, OffsetPattern::RandomMap, 1000, 5)
+            .with_shrinking_map(true, [1000, 1000])
+            .with_pass_limit(Some(2));
+        let mut bytes = [0u64; 2];
+        let mut ios = 0u64;
+        while !g.exhausted() {
+            let drawn = 1000 + (ios * 3_777) % 8001;
+            let (file, _, len) = g.next_shrunk(1, drawn, 1);
+            bytes[file as usize] += len;
+            ios += 1;
+            assert!(ios < 10_000, "never exhausted");
+        }
+        // Two passes of each file, short of 2 x its bytes: most IOs were not whole blocks.
+        assert!(bytes[0] < 200_000 && bytes[0] > 100_000, "{bytes:?}");
+        assert!(bytes[1] < 100_000 && bytes[1] > 50_000, "{bytes:?}");
+        // Without the limit (time-based, io_size) the map starts again.
+        let mut g = OffsetGenerator::new(&regions[..1], OffsetPattern::RandomMap, 1000, 5)
+            .with_shrinking_map(true, [1000, 1000])
+            .with_pass_limit(None);
+        for _ in 0..1_000 {
+            g.next_shrunk(1, 4500, 1);
+        }
+        assert!(!g.exhausted());
+    }
+
+    #[test]
+    fn a_holed_pass_ends_at_the_region_end_unless_the_region_is_the_whole_file() {
+        // fio 3.33, rw=write:112k bs=16k size=4m: with offset=120k 32 writes (the pass ends
+        // at the region's end); with no offset on a file of the region's size it wraps.
+        let pass = |start_bytes: u64, file_size: u64, limit: Option<u64>| {
+            let regions = [FileRegion {
+                start_bytes,
+                len_bytes: 4 << 20,
+            }];
+            let mut g = OffsetGenerator::new(&regions, OffsetPattern::Sequential, 4096, 1)
+                .with_offset_modifier(112 << 10)
+                .with_pass_limit(limit)
+                .with_file_sizes(&[file_size]);
+            let mut ios = 0u64;
+            while !g.exhausted() && ios < 256 {
+                let (_, at) = g.next(1, 16 << 10, 4096);
+                assert_eq!((at - start_bytes) % (128 << 10), 0);
+                ios += 1;
+            }
+            ios
+        };
+        assert_eq!(pass(120 << 10, (120 << 10) + (4 << 20), Some(1)), 32);
+        assert_eq!(
+            pass(120 << 10, (120 << 10) + (4 << 20), Some(2)),
+            64,
+            "loops=2"
+        );
+        assert_eq!(pass(0, 8 << 20, Some(1)), 32, "a larger file: no wrap");
+        assert_eq!(pass(0, 4 << 20, Some(1)), 256, "the whole file wraps");
+        assert_eq!(pass(120 << 10, 8 << 20, None), 256, "io_size: passes go on");
     }
 
     #[test]

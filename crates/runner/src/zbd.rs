@@ -14,6 +14,10 @@
 //! - without `read_beyond_wp`, reads stay below the write pointer, in the zone or the next
 //!   one with data.
 //!
+//! - a job that only trims at random, on files of its own, ends when no zone holds data
+//!   (fio's `zbd_adjust_block` for `DDIR_TRIM`: "eof"); emulated zones start empty, so
+//!   `rw=randtrim` alone does no IO, as in fio 3.33.
+//!
 //! Where diskmeter differs: the open-zone limits and write pointers are each job's own (fio
 //! shares them over the jobs on a target), and when every zone is full a write resets its
 //! zone rather than ending the job.
@@ -64,6 +68,8 @@ pub(crate) struct EmulatedZones {
     capacity_total_bytes: u64,
     /// A xorshift state for the reset draws (seeded from the job's seed).
     rng: u64,
+    /// The job only trims, at random (`rw=randtrim`): it ends when no zone holds data.
+    random_trims_only: bool,
 }
 
 impl EmulatedZones {
@@ -95,7 +101,21 @@ impl EmulatedZones {
             written_total_bytes: 0,
             capacity_total_bytes: zone_count as u64 * zones.capacity_bytes(),
             rng: seed | 1,
+            random_trims_only: false,
         }
+    }
+
+    /// Marks the job as trimming only, at random (fio's `rw=randtrim`): see [`Self::ended`].
+    pub(crate) fn with_random_trims_only(mut self, on: bool) -> EmulatedZones {
+        self.random_trims_only = on;
+        self
+    }
+
+    /// True when the job can do no more IO: it only trims at random and no zone holds data
+    /// (fio finds no non-empty zone to trim and ends the file, `zbd_find_zone`).
+    #[inline]
+    pub(crate) fn ended(&self) -> bool {
+        self.random_trims_only && self.written_total_bytes == 0
     }
 
     /// The offset an IO of `len_bytes` chosen at `offset_bytes` of `file` goes to under the
@@ -331,6 +351,19 @@ mod tests {
         assert_eq!(z.place(ZoneOp::Write, 0, 0, half), 1 << 20);
         z.place(ZoneOp::Trim, 0, 0, 1 << 20);
         assert_eq!(z.place(ZoneOp::Write, 0, 0, half), 0);
+    }
+
+    #[test]
+    fn a_random_trim_only_job_ends_when_no_zone_holds_data() {
+        // Emulated zones start empty: fio 3.33's rw=randtrim finds no zone to trim.
+        let z = zones(ZbdOptions::default()).with_random_trims_only(true);
+        assert!(z.ended());
+        let mut z = zones(ZbdOptions::default()).with_random_trims_only(true);
+        z.place(ZoneOp::Write, 0, 0, 64 << 10);
+        assert!(!z.ended(), "a zone holds data");
+        z.place(ZoneOp::Trim, 0, 0, 1 << 20);
+        assert!(z.ended());
+        assert!(!zones(ZbdOptions::default()).ended(), "other jobs go on");
     }
 
     #[test]

@@ -69,6 +69,15 @@ pub fn fio_reading_notes(spec: &JobSpec) -> Vec<String> {
             }
         ));
     }
+    if spec.trim.backlog_trims()
+        && !(spec.rw.writes() && spec.verify.do_verify && spec.verify.effective_kind().is_some())
+    {
+        note(
+            "trim_percentage/trim_backlog without verify: no trims, as fio (it trims only \
+             blocks of its verify log: a writing job with verify set)"
+                .to_string(),
+        );
+    }
     if let Some(generator) = &compat.random_generator {
         note(format!(
             "random_generator={generator}: offsets come from diskmeter's generator \

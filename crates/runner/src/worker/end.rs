@@ -8,8 +8,16 @@ use diskmeter_engine::{IoEngine, IoOp};
 use std::sync::atomic::Ordering;
 
 impl<C: Clock, E: IoEngine + ?Sized> Worker<'_, C, E> {
+    /// True when the job has nothing left to do before its size: every file's random map
+    /// filled in its last loop (`OffsetGenerator::exhausted`), or a random trim-only job's
+    /// emulated zones hold no data (`EmulatedZones::ended`).
+    #[inline]
+    pub(super) fn out_of_work(&self) -> bool {
+        self.offsets.exhausted() || self.zbd.as_ref().is_some_and(|z| z.ended())
+    }
+
     /// Raises `stopping` when the run should end: a signal, a failed sibling, the deadline,
-    /// steady state reached, or the size limit issued.
+    /// steady state reached, the size limit issued, or no work left.
     #[inline]
     pub(super) fn check_stop(&mut self, now: u64) {
         if !self.stopping
@@ -21,6 +29,7 @@ impl<C: Clock, E: IoEngine + ?Sized> Worker<'_, C, E> {
                     .steady
                     .is_some_and(|s| s.stop.load(Ordering::Relaxed))
                 || self.tally.issued_bytes >= self.shape.io_limit_bytes
+                || self.out_of_work()
                 || self.replay.as_ref().is_some_and(|r| r.finished())
                 || self.controls.as_ref().is_some_and(|c| c.done())
                 || (self.watch_exit && self.ctx.links.told_to_exit()))

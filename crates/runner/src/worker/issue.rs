@@ -172,6 +172,7 @@ impl<C: Clock, E: IoEngine + ?Sized> Worker<'_, C, E> {
         }
         while self.queue.just_queued.len() < self.shape.batch
             && self.tally.issued_bytes < self.shape.io_limit_bytes
+            && !self.out_of_work()
         {
             // A throttled IO whose turn has come goes first, the earliest turn first.
             let ready = match self.take_due_held(now) {
@@ -267,6 +268,7 @@ impl<C: Clock, E: IoEngine + ?Sized> Worker<'_, C, E> {
         let more_now = !self.queue.free.is_empty()
             && wake_at.is_none()
             && self.tally.issued_bytes < self.shape.io_limit_bytes
+            && !self.out_of_work()
             && !self.shape.synchronous;
         if !self.queue.just_queued.is_empty() && more_now {
             // Keep filling while slots are free and nothing asks us to wait.
@@ -544,11 +546,17 @@ impl<C: Clock, E: IoEngine + ?Sized> Worker<'_, C, E> {
             self.submit_as::<true>(ready, now)?;
             return Ok(true);
         }
-        let block = self
-            .trims
-            .replayed
-            .take()
-            .or_else(|| self.trims.backlog.as_mut().and_then(|b| b.next()));
+        let block = match self.trims.replayed.take() {
+            Some(replayed) => Some(replayed),
+            None => {
+                let block = self.trims.backlog.as_mut().and_then(|b| b.next());
+                if let (Some((file, offset, _)), Some(verify)) = (block, self.verify.as_mut()) {
+                    // A backlog trim undoes a logged write: checked as trimmed from now.
+                    verify.log_trim(file, offset);
+                }
+                block
+            }
+        };
         if let Some(block) = block {
             let slot = self.queue.free.pop().unwrap_or_default();
             self.queue_trim_at(slot, block, now)?;

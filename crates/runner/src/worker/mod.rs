@@ -449,7 +449,10 @@ impl<'a, C: Clock, E: IoEngine + ?Sized> Worker<'a, C, E> {
         };
         let zbd = job.control.zbd_zones().map(|z| {
             let regions: Vec<_> = ctx.targets.iter().map(|(_, t)| region_of(t)).collect();
-            Box::new(crate::zbd::EmulatedZones::new(z, &regions, plan.seed))
+            Box::new(
+                crate::zbd::EmulatedZones::new(z, &regions, plan.seed)
+                    .with_random_trims_only(random_trims_on_own_files(job)),
+            )
         });
         Worker {
             offsets,
@@ -604,4 +607,17 @@ fn engine_error(job: &JobSpec, source: diskmeter_engine::EngineError) -> RunErro
         job: job.name.clone(),
         source,
     }
+}
+
+/// True when a job trims only, at random, files that are its own (no `filename=` or
+/// `filename_format`: fio names them after the job), so no other job writes their zones:
+/// its emulated zones end it when none holds data (`EmulatedZones::ended`). fio shares a
+/// target's zones over the jobs on it (a trim job there trims what a writing job wrote, as
+/// in fio's zbd-rand-write-trim-gc.fio); diskmeter's zones are each job's own, so a trim job
+/// on a named target keeps trimming.
+fn random_trims_on_own_files(job: &JobSpec) -> bool {
+    job.rw.trims_only()
+        && job.rw.is_random()
+        && job.filenames.is_empty()
+        && job.files.filename_format.is_none()
 }

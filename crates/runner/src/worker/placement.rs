@@ -14,7 +14,20 @@ use std::sync::Arc;
 /// random offsets fall on.
 pub(super) fn offsets_for(ctx: &WorkerContext<'_>, shape: &Shape) -> OffsetGenerator {
     let regions: Vec<FileRegion> = ctx.targets.iter().map(|(_, t)| region_of(t)).collect();
+    let file_sizes: Vec<u64> = ctx.targets.iter().map(|(_, t)| t.file_size_bytes).collect();
     offsets_for_regions(ctx, shape, &regions)
+        .with_pass_limit(pass_limit(ctx))
+        .with_file_sizes(&file_sizes)
+}
+
+/// How many times a file's random map may fill before the file is done: `loops` for a
+/// size-based job, none for a time-based one or one given `io_size` (fio's `keep_running`
+/// starts another pass until `io_size` is done). Strided zones keep no limit (their
+/// regions move).
+fn pass_limit(ctx: &WorkerContext<'_>) -> Option<u64> {
+    let job = ctx.job;
+    (ctx.plan.io_limit_bytes.is_some() && job.io_size_bytes.is_none() && !job.time_based)
+        .then(|| u64::from(job.loops.max(1)))
 }
 
 /// `N` of `rw=rand...:N` when `rw_sequencer=identical` repeats each random offset N times.

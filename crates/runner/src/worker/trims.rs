@@ -33,7 +33,7 @@ impl Trims {
     /// Whether a job trims (any `rw` trim mode, `trim_backlog`, a replay: its log may hold
     /// trims): `Shape::trims`, the one check on the hot path of jobs that do not.
     pub(super) fn active_for(job: &JobSpec) -> bool {
-        job.rw.trims() || job.trim.backlog_trims() || job.iolog.read_iolog.is_some()
+        job.rw.trims() || backlog_trims(job) || job.iolog.read_iolog.is_some()
     }
 
     pub(super) fn new(job: &JobSpec, seed: u64) -> Trims {
@@ -41,10 +41,24 @@ impl Trims {
             only: job.rw.trims_only(),
             before_write: job.rw.trims() && !job.rw.trims_only(),
             write_after: None,
-            backlog: TrimBacklog::of(&job.trim, seed),
+            backlog: backlog_trims(job)
+                .then(|| TrimBacklog::of(&job.trim, seed))
+                .flatten(),
             replayed: None,
         }
     }
+}
+
+/// Whether the job trims a share of its writes (`trim_backlog` with `trim_percentage`): only
+/// when it verifies them, as fio, whose trims are taken from its verify log (fio's backend.c
+/// logs a write only when the job writes with `do_verify` and a `verify` other than none;
+/// `trim_percentage` is a child of `verify` in its options.c). Without verify fio trims
+/// nothing, and neither does diskmeter (the plan's notes say so).
+fn backlog_trims(job: &JobSpec) -> bool {
+    job.trim.backlog_trims()
+        && job.rw.writes()
+        && job.verify.do_verify
+        && job.verify.effective_kind().is_some()
 }
 
 /// A trim-only job's IOs are chosen as writes of the trim size: for a trim-only job whose

@@ -19,6 +19,11 @@ use diskmeter_workload::verify::VerifyPhase;
 use std::collections::{BTreeMap, VecDeque};
 use std::path::PathBuf;
 
+/// The generation of a logged block the job trimmed after writing it (fio's
+/// `trim_percentage`): read back, it must hold zeros when `trim_verify_zero` is on (fio's
+/// `IO_U_F_TRIMMED` check), anything otherwise.
+pub(super) const TRIMMED: u64 = u64::MAX;
+
 /// A block the worker wrote and will read back.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(super) struct WrittenBlock {
@@ -74,6 +79,8 @@ pub(super) struct VerifyRun {
     pub(super) state_save: Option<PathBuf>,
     /// fio `verify_state_load`: `verify_only` checks only the writes this file counts.
     pub(super) state_load: Option<PathBuf>,
+    /// fio `trim_verify_zero`: a trimmed block reads back as zeros.
+    pub(super) trimmed_reads_zero: bool,
     pub(super) stats: VerifyStats,
 }
 
@@ -130,6 +137,7 @@ impl VerifyRun {
             dump_dir: options
                 .dump
                 .then(|| std::env::current_dir().unwrap_or_else(|_| PathBuf::from("."))),
+            trimmed_reads_zero: options.trim_verify_zero,
             stats: VerifyStats::default(),
         }))
     }
@@ -198,6 +206,14 @@ impl VerifyRun {
         self.writes_since_backlog += 1;
     }
 
+    /// The job trimmed the logged block at `offset_bytes` of `file` (a backlog trim takes
+    /// whole written blocks): its data is gone, so it is checked as trimmed ([`TRIMMED`]).
+    pub(super) fn log_trim(&mut self, file: u32, offset_bytes: u64) {
+        if let Some((_, generation)) = self.written.get_mut(&(file, offset_bytes)) {
+            *generation = TRIMMED;
+        }
+    }
+
     /// A mismatch was found and it ends the job.
     pub(super) fn ended_by_mismatch(&self) -> bool {
         self.fatal && self.stats.errors > 0
@@ -259,6 +275,20 @@ impl VerifyRun {
         let id = self.stamp(block.offset_bytes, block.generation);
         let failure = if self.no_data {
             None
+        } else if block.generation == TRIMMED {
+            let nonzero = data.iter().position(|&b| b != 0);
+            match nonzero {
+                Some(at) if self.trimmed_reads_zero => Some(VerifyFailure {
+                    path: path.to_string(),
+                    offset_bytes: block.offset_bytes,
+                    len_bytes: u64::from(block.len_bytes),
+                    damage_offset_bytes: block.offset_bytes + at as u64,
+                    kind: "trimmed_not_zero".to_string(),
+                    expected: "zeros (trimmed, trim_verify_zero=1)".to_string(),
+                    found: format!("byte {:#04x} at {at}", data[at]),
+                }),
+                _ => None,
+            }
         } else if data.len() < block.len_bytes as usize {
             Some(VerifyFailure {
                 path: path.to_string(),

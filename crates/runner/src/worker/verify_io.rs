@@ -37,7 +37,7 @@ impl<C: Clock, E: IoEngine + ?Sized> Worker<'_, C, E> {
             None => u64::MAX,
         };
         let mut issued = 0u64;
-        while issued < limit && verify.next_generation < max_writes {
+        while issued < limit && verify.next_generation < max_writes && !self.offsets.exhausted() {
             let direction = if self.mix.next_is_read() {
                 Direction::Read
             } else {

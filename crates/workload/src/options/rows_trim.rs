@@ -51,7 +51,7 @@ pub(super) static ROWS: &[OptionDef] = &[
         kind: OptionKind::Percent,
         default: "0",
         unit: "%",
-        help: "Share of the blocks written in each trim_backlog that are then trimmed",
+        help: "Share of the blocks written in each trim_backlog that are then trimmed (with verify only, as fio)",
         limits: Some(Limits {
             range: Range::Percent {
                 min: 0.0,
