@@ -170,7 +170,9 @@ fn job_files_run_with_fios_jobs_and_do_the_same_work_size_based_issues_15_and_28
         );
         if status == "fio varies with its seed" {
             assert!(
-                SEED_DEPENDENT_UNDER_FIO.iter().any(|(known, _)| *known == name),
+                SEED_DEPENDENT_UNDER_FIO
+                    .iter()
+                    .any(|(known, _)| *known == name),
                 "{name}: fio's work moves with its seed; look at why, then list it in \
                  SEED_DEPENDENT_UNDER_FIO: {}",
                 file["reason"]

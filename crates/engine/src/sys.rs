@@ -359,10 +359,6 @@ pub fn set_thread_ioprio(class: u8, level: u8) -> io::Result<()> {
     Ok(())
 }
 
-#[cfg(test)]
-#[path = "sys_tests.rs"]
-mod tests;
-
 /// Memory pinned with mlock(2) (fio's `lockmem`), so the rest of the system has that much
 /// less to cache with; released when dropped.
 #[derive(Debug)]
@@ -417,15 +413,6 @@ impl Drop for LockedMemory {
     }
 }
 
-#[cfg(test)]
-mod lock_memory_tests {
-    #[test]
-    fn a_small_lock_succeeds_and_is_released_on_drop() {
-        let locked = super::lock_memory(64 << 10).expect("mlock 64 KiB");
-        assert_eq!(locked.len_bytes(), 64 << 10);
-    }
-}
-
 /// Opens `path` again with the access mode and status flags (O_DIRECT, O_SYNC, ...) of the
 /// open descriptor `fd`: a new open file description, the open half of a connection in
 /// Iometer's connection-rate test. `O_CLOEXEC` as every file diskmeter opens.
@@ -466,3 +453,7 @@ pub fn replace_descriptor(new: std::os::fd::OwnedFd, fd: std::os::fd::RawFd) -> 
     }
     Ok(())
 }
+
+#[cfg(test)]
+#[path = "sys_tests.rs"]
+mod tests;

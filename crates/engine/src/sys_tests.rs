@@ -165,3 +165,9 @@ fn block_device_ioctls() {
     // An unattached loop device has size 0; a real disk has more.
     let _ = block_device_size_bytes(&dev).unwrap();
 }
+
+#[test]
+fn a_small_lock_succeeds_and_is_released_on_drop() {
+    let locked = lock_memory(64 << 10).expect("mlock 64 KiB");
+    assert_eq!(locked.len_bytes(), 64 << 10);
+}

@@ -13,6 +13,7 @@
 #![forbid(unsafe_code)]
 
 mod arrivals;
+mod block_map;
 pub mod buffer_contents;
 mod clock;
 mod coordination;

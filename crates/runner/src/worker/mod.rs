@@ -33,7 +33,9 @@ mod cmdprio;
 mod connections;
 mod control;
 mod end;
+mod entry;
 mod issue;
+mod pacing;
 mod placement;
 mod syncs;
 #[cfg(test)]
@@ -45,22 +47,23 @@ mod zones;
 
 use placement::{identical_every, offsets_for, offsets_for_regions, region_of};
 
-use crate::clock::{Clock, TscClock};
+use crate::clock::Clock;
 use crate::gate::StartGate;
 use crate::offsets::{MixChooser, OffsetGenerator};
-use crate::plan::{engine_choice, TargetPlan, WorkerPlan};
+use crate::plan::{TargetPlan, WorkerPlan};
 use crate::replay::{IoRecorder, ReplaySource};
 use crate::sizes::SizeChooser;
 use crate::{LiveCounters, RunError};
-use diskmeter_engine::{BufferFill, EngineConfig, IoCompletion, IoEngine, IoOp};
+use diskmeter_engine::{BufferFill, IoCompletion, IoEngine, IoOp};
 use diskmeter_stats::{IoLogRecorder, WorkerStats};
 use diskmeter_workload::{Direction, JobSpec};
 use std::os::fd::RawFd;
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64};
 use std::sync::Arc;
 use syncs::Syncs;
 
 pub use control::FlowGroup;
+pub use entry::run_worker;
 
 /// Longest sleep while waiting for a rate-limited IO's turn with IOs in flight, on an engine
 /// that cannot wait for a completion with a time limit (io_uring and libaio wait in the
@@ -180,90 +183,6 @@ pub struct WorkerOutcome {
     pub error: Option<RunError>,
 }
 
-/// Runs one worker to completion. Setup errors are returned after the start gate has
-/// opened, so siblings are never left waiting; when the gate is cancelled (a sibling thread
-/// could not be started) the worker does nothing.
-pub fn run_worker(mut ctx: WorkerContext<'_>) -> WorkerOutcome {
-    // Counted in its flow group before the gate opens, whenever this thread gets there.
-    let _flow = control::FlowMembership::join(ctx.job, ctx.links.flow.as_ref());
-    let iolog = ctx.iolog.take();
-    let (engine, _locked) = crate::buffer_contents::with_lockmem(ctx.job, || build_engine(&ctx));
-    let opened = crate::exec::prerun(ctx.job).and_then(|()| {
-        crate::replay::open_for_worker(ctx.job, ctx.targets.iter().map(|(_, t)| t.path.as_path()))
-    });
-    let (replay, recorder) = match opened {
-        Ok(opened) => opened,
-        Err(error) => {
-            // The gate still opens for the siblings; this worker does nothing.
-            ctx.start.wait();
-            ctx.abort.store(true, Ordering::Relaxed);
-            return WorkerOutcome {
-                stats: WorkerStats::new(),
-                error: Some(error),
-            };
-        }
-    };
-    let opened = ctx.start.wait();
-    let mut engine = match engine {
-        Ok(engine) if opened => engine,
-        Ok(_) => {
-            return WorkerOutcome {
-                stats: WorkerStats::new(),
-                error: None,
-            }
-        }
-        Err(error) => {
-            ctx.abort.store(true, Ordering::Relaxed);
-            return WorkerOutcome {
-                stats: WorkerStats::new(),
-                error: Some(error),
-            };
-        }
-    };
-    let mut outcome = Worker::new(&ctx, engine.as_mut(), TscClock, iolog)
-        .with_replay(replay)
-        .with_recorder(recorder)
-        .run();
-    if let Err(error) = crate::exec::postrun(ctx.job) {
-        outcome.error.get_or_insert(error);
-    }
-    ctx.links.finished();
-    if outcome.error.is_some() && ctx.job.control.exitall_on_error {
-        // fio's exitall_on_error: this job's failure ends every other job.
-        ctx.abort.store(true, Ordering::Relaxed);
-    }
-    outcome
-}
-
-fn build_engine(ctx: &WorkerContext<'_>) -> Result<Box<dyn IoEngine>, RunError> {
-    crate::placement::apply(&ctx.plan.placement, &ctx.job.name)?;
-    let config = EngineConfig {
-        choice: engine_choice(ctx.job.ioengine),
-        iodepth: ctx.plan.iodepth,
-        buffer_len_bytes: ctx.job.max_bs_bytes() as usize,
-        buffer_align_bytes: ctx.buffer_align_bytes,
-        fds: ctx.targets.iter().map(|(fd, _)| *fd).collect(),
-        fixed_buffers: ctx.job.fixedbufs,
-        register_files: ctx.job.registerfiles,
-        fill: match (ctx.job.zero_buffers, ctx.job.buffer_compress_percentage) {
-            (true, _) => BufferFill::Zero,
-            (false, Some(zero_percent)) => BufferFill::Compressible {
-                zero_percent,
-                chunk_bytes: u32::try_from(ctx.job.buffer_compress_chunk_bytes).unwrap_or(u32::MAX),
-            },
-            (false, None) => BufferFill::Random,
-        },
-        seed: ctx.plan.seed,
-        tuning: crate::engine_options::tuning(ctx.job),
-    };
-    diskmeter_engine::open_engine(&config)
-        .map(|engine| crate::file_lock::LockingEngine::for_job(engine, ctx.job, &ctx.targets))
-        .map_err(|source| RunError::Engine {
-            job: ctx.job.name.clone(),
-            source,
-        })
-}
-
 /// What the job asks of the loop, read from the job and plan once.
 struct Shape {
     /// IO happens inside `commit` (psync): no submission latency.
@@ -331,7 +250,7 @@ pub(crate) struct Worker<'a, C: Clock, E: IoEngine + ?Sized> {
     /// The run's shared throttle (`ctx.throttle`, kept at hand for the hot path).
     throttle: Option<&'a crate::throttle::Throttle>,
     shape: Shape,
-    pace: issue::Pacing,
+    pace: pacing::Pacing,
     window: Window,
     offsets: OffsetGenerator,
     sizes: SizeChooser,
@@ -432,7 +351,7 @@ impl<'a, C: Clock, E: IoEngine + ?Sized> Worker<'a, C, E> {
             stamp_every,
             stamp_len,
         };
-        let pace = issue::Pacing::new(job, plan, issues);
+        let pace = pacing::Pacing::new(job, plan, issues);
         if pace.rate_limited || ctx.throttle.is_some() {
             clock.want_precise_sleeps();
         }
