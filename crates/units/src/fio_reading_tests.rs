@@ -116,10 +116,18 @@ fn times_fio_reads_other_than_written() {
         "read as fio 3.33 reads it, 30us (fio's time units are d, h, m, s, ms/msec, us/usec right \
          after a whole number; any other word is microseconds); write 30s for 30 seconds"
     );
-    assert!(time("10min", Seconds).1.ends_with("write 600s for 10 minutes"));
-    assert!(time("1.5", Seconds).1.ends_with("write 1500ms for 1.5 seconds"));
-    assert!(time("5 ms", Seconds).1.ends_with("write 5ms for 5 milliseconds"));
-    assert!(time("10µs", Seconds).1.ends_with("write 10us for 10 microseconds"));
+    assert!(time("10min", Seconds)
+        .1
+        .ends_with("write 600s for 10 minutes"));
+    assert!(time("1.5", Seconds)
+        .1
+        .ends_with("write 1500ms for 1.5 seconds"));
+    assert!(time("5 ms", Seconds)
+        .1
+        .ends_with("write 5ms for 5 milliseconds"));
+    assert!(time("10µs", Seconds)
+        .1
+        .ends_with("write 10us for 10 microseconds"));
     assert!(time("7ns", Seconds).1.ends_with("fio has no nanoseconds"));
     // The strict parser keeps nanoseconds for diskmeter's own front-ends (Iometer's times).
     assert_eq!(parse_time_ns("7ns", Seconds), Ok(7));

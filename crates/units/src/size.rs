@@ -305,7 +305,12 @@ pub(crate) fn suffix_value(suffix: &str, number: u64, kb_base: KbBase) -> Option
 }
 
 /// `whole.fraction` times the suffix's multiplier, when that is a whole number of bytes.
-pub(crate) fn exact_fraction(whole: u64, fraction: &str, suffix: &str, kb_base: KbBase) -> Option<u64> {
+pub(crate) fn exact_fraction(
+    whole: u64,
+    fraction: &str,
+    suffix: &str,
+    kb_base: KbBase,
+) -> Option<u64> {
     if fraction.len() > 18 {
         return None;
     }
