@@ -104,6 +104,7 @@ fn fio_size(text: &str, kb_base: KbBase) -> Option<FioValue> {
     } else if starts_fraction(rest) {
         let (fraction, suffix) = split_fraction(rest);
         match crate::size::exact_fraction(value, fraction, suffix, kb_base) {
+            _ if suffix.is_empty() => "fio stops at the '.': whole numbers only".to_string(),
             Some(bytes) => format!(
                 "fio stops at the '.'; write {} for {text}",
                 format_size_suffix(bytes, kb_base)
