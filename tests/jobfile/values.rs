@@ -54,8 +54,11 @@ fn block_size_for(number: &str, suffix: &str) -> String {
 ///   is loose (0.9x to 3x + 500 ms) on purpose: a misread unit is off by 60x or 1000x, and
 ///   the bound must not judge the machine's speed (hundreds of jobs share two cores here).
 ///
-/// Forms diskmeter refuses (fio reads `1.5m` as 1 byte, `30sec` as 30 us) and times too long
-/// to run (`2d`) are checked against fio's parse.c in `crates/units`.
+/// * forms fio reads other than written, which diskmeter reads as fio does (with a warning,
+///   checked in the next test): sizes and counts (`1.5m` is 1 byte, `4kfoo` 4 KiB, `0x10k`
+///   16), a '%' on `rwmixread` (only reads), and times (`30sec` is 30 us, `1.5` 1 s).
+///
+/// Times too long to run (`2d`) are checked against fio's parse.c in `crates/units`.
 #[test]
 fn issue_28_generated_value_table_reads_as_fio_reads_it() {
     // Hundreds of jobs keep both cores busy for seconds: not beside this file's timed runs.
@@ -217,6 +220,53 @@ fn issue_28_generated_value_table_reads_as_fio_reads_it() {
             true,
         );
     }
+    // Forms fio reads other than written: each as `size` (or `bs`, `number_ios`, `bssplit`)
+    // with a block size that keeps the IO count small, through io_bytes and total_ios.
+    for (i, lines) in [
+        ["size=1.5m", "bs=1"],
+        ["size=4kfoo", "bs=1k"],
+        ["size=2MiBs", "bs=1000"],
+        ["size=4 k", "bs=1"],
+        ["size=0x10k", "bs=1"],
+        ["size=4q", "bs=1"],
+        ["size=3kk", "bs=1k"],
+        ["size=10µ", "bs=1"],
+        ["size=64k", "bs=4kfoo"],
+        ["size=1k", "bs=1.5k"],
+        ["size=10", "bssplit=1.5k/100"],
+        ["size=64m", "bs=4k\nnumber_ios=3kx"],
+        ["size=1m", "bs=4k\nrw=randrw\nrwmixread=50%"],
+        ["size=1m", "bs=4k\nrw=randrw\nrwmixwrite=50%"],
+    ]
+    .iter()
+    .enumerate()
+    {
+        let lines: Vec<String> = lines.iter().map(|l| l.to_string()).collect();
+        section(format!("misread-{i}"), &lines, "1024", true);
+    }
+    // Times fio reads other than written, with the run time fio's reading gives, ms.
+    let misread_times = [
+        ("30sec", 0),
+        ("10min", 0),
+        ("0x10", 0),
+        ("7ns", 0),
+        ("2hours", 0),
+        ("3msfoo", 3),
+        ("1.5", 1000),
+        ("1.9s", 1000),
+    ];
+    for (i, (runtime, _)) in misread_times.iter().enumerate() {
+        section(
+            format!("misread-time-{i}"),
+            &[
+                "size=64m".to_string(),
+                "time_based".to_string(),
+                format!("runtime={runtime}"),
+            ],
+            "1024",
+            true,
+        );
+    }
     let path = dir.path().join("values.fio");
     std::fs::write(&path, &file).unwrap();
 
@@ -275,6 +325,16 @@ fn issue_28_generated_value_table_reads_as_fio_reads_it() {
                      {dm_percentiles:?}"
                 ));
             }
+        } else if let Some(index) = name.strip_prefix("misread-time-") {
+            let (runtime, expected_ms) = misread_times[index.parse::<usize>().unwrap()];
+            // Loose as below: a unit read as written (30 s, not 30 us) is far outside it.
+            let near = |ms: u64| ms * 10 >= expected_ms * 9 && ms <= expected_ms * 3 + 500;
+            if !near(fio_ms) || !near(dm_ms) {
+                differ.push(format!(
+                    "runtime={runtime}: fio ran {fio_ms} ms, diskmeter {dm_ms} ms, fio's reading \
+                     is {expected_ms} ms"
+                ));
+            }
         } else if let Some(value) = name.strip_prefix("time-") {
             let lower = value.to_ascii_lowercase();
             let expected_ms = if ["ms", "msec", "us", "usec"]
@@ -317,6 +377,12 @@ fn issue_28_generated_value_table_reads_as_fio_reads_it() {
     assert_eq!(fio["size-1024-1Mi"].0, 1 << 20);
     assert_eq!(fio["percentiles-3"].3, ["10.000000", "99.500000"]);
     assert_eq!(fio["size-1024-1MiB"].0, 1_000_000);
+    // fio's readings of forms written otherwise: 1.5m is 1 byte, 0x10k 16, 3kx IOs 3072,
+    // rwmixread=50% all reads.
+    assert_eq!(fio["misread-0"].0, 1);
+    assert_eq!(fio["misread-4"].0, 16);
+    assert_eq!(fio["misread-11"].1, 3072);
+    assert_eq!(fio["misread-12"].0, 1 << 20);
     eprintln!("{sections} generated values read as fio 3.33 reads them");
 }
 
