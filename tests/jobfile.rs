@@ -126,7 +126,7 @@ fn job_file_errors_name_file_line_and_option() {
     let bad = dir.path().join("bad.fio");
     std::fs::write(
         &bad,
-        "[a]\nioengine=null\nsize=1m\niodpeth=4\ncgroup_weight=100\nbs=4q\n",
+        "[a]\nioengine=null\nsize=1m\niodpeth=4\ncgroup_weight=100\nbs=-4k\n",
     )
     .unwrap();
     diskmeter(dir.path())
@@ -140,7 +140,7 @@ fn job_file_errors_name_file_line_and_option() {
             "bad.fio:5: cgroup_weight: fio option 'cgroup_weight' cannot apply in diskmeter: fio \
              moves each job into its own blkio cgroup",
         ))
-        .stderr(predicate::str::contains("bad.fio:6: bs: bs=4q:"))
+        .stderr(predicate::str::contains("bad.fio:6: bs: bs=-4k:"))
         .stderr(predicate::str::contains("panicked").not());
     diskmeter(dir.path())
         .args(["run", "missing.fio"])
