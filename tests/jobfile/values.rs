@@ -406,6 +406,7 @@ fn issue_28_values_fio_reads_other_than_written_give_fios_value_with_a_warning()
         ("size", "4 k", "4", "size=4"),
         ("bs", "0x10k", "16", "bs=16"),
         ("size", "4q", "4", "size=4"),
+        ("size", "12.5%", "12", "size=12"),
         ("number_ios", "3kx", "3072", "number_ios=3072"),
         ("runtime", "30sec", "30", "runtime=30us"),
         ("thinktime", "10min", "10", "thinktime=10us"),

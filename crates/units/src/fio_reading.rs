@@ -105,6 +105,9 @@ fn fio_size(text: &str, kb_base: KbBase) -> Option<FioValue> {
         let (fraction, suffix) = split_fraction(rest);
         match crate::size::exact_fraction(value, fraction, suffix, kb_base) {
             _ if suffix.is_empty() => "fio stops at the '.': whole numbers only".to_string(),
+            _ if suffix.starts_with('%') => "fio stops at the '.', so this is a byte count, not \
+                 a share of the file (shares are whole percentages)"
+                .to_string(),
             Some(bytes) => format!(
                 "fio stops at the '.'; write {} for {text}",
                 format_size_suffix(bytes, kb_base)

@@ -46,6 +46,7 @@ fn sizes_fio_reads_other_than_written() {
         ("4bit", Binary, 4),
         ("4kk", Binary, 4096),
         ("10µ", Binary, 10),
+        ("12.5%", Binary, 12),
     ] {
         let (value, note) = size(text, kb_base);
         assert_eq!(value, fio, "{text}");

@@ -322,6 +322,18 @@ mod tests {
             parse_value(OptionKind::SizeOrPercent, Some("12.5%"), KbBase::Binary, None),
             Err(ValueError::Unit(UnitError::Fraction { hint, .. })) if hint.contains("fio would read it as 12")
         ));
+        // fio stops at the '.': 12 bytes, not a share.
+        let mut notes = Vec::new();
+        assert_eq!(
+            parse_value(
+                OptionKind::SizeOrPercent,
+                Some("12.5%"),
+                KbBase::Binary,
+                Some(&mut notes)
+            ),
+            Ok(Value::Number(12))
+        );
+        assert!(notes[0].contains("not a share of the file"), "{notes:?}");
     }
 
     #[test]
