@@ -160,9 +160,10 @@ pub(crate) fn apply_def(
 
 /// A '%' on one of fio's whole percentages (`rwmixread=50%`). These are ints to fio, read by
 /// its size parser, where '%' turns the number into its share-of-a-file marker, a value past
-/// 100: under fio 3.33 `rwmixread=50%` and `rwmixwrite=50%` both do only reads (measured),
-/// so diskmeter does too, with a note. For `percentage_random` and `trim_percentage` fio's
-/// outcome is not one diskmeter can state, so the '%' is refused there.
+/// 100: under fio 3.33 `rwmixread=50%` and `rwmixwrite=50%` both do only reads, and
+/// `percentage_random=30%` only random offsets (measured with fio's iolog), so diskmeter does
+/// too, with a note. For `trim_percentage` fio's outcome is not measured, so the '%' is
+/// refused there.
 fn whole_percent_sign(
     spec: &mut JobSpec,
     def: &OptionDef,
@@ -171,12 +172,17 @@ fn whole_percent_sign(
     as_fio: bool,
 ) -> Result<(), OptionError> {
     let number = text.trim_end_matches('%');
-    if as_fio && matches!(def.name, "rwmixread" | "rwmixwrite") {
+    let fios = match def.name {
+        "rwmixread" | "rwmixwrite" => Some(("rwmixread", "only reads")),
+        "percentage_random" => Some(("percentage_random", "only random offsets")),
+        _ => None,
+    };
+    if let Some((option, outcome)) = fios.filter(|_| as_fio) {
         let before = spec.compat.value_readings.len();
-        apply_def(spec, find("rwmixread")?, "rwmixread", Some("100"), false)?;
+        apply_def(spec, find(option)?, option, Some("100"), false)?;
         spec.compat.value_readings.truncate(before);
         spec.compat.value_readings.push(format!(
-            "{name}={text}: read as fio 3.33 reads it, only reads (fio's int parser takes \
+            "{name}={text}: read as fio 3.33 reads it, {outcome} (fio's int parser takes \
              '%' as its share-of-a-file marker, a number past 100); write {number} for \
              {number} percent"
         ));
@@ -248,7 +254,9 @@ mod tests {
             "rwmixread=50%: '50%' is not a percentage here: write 50 without '%' (fio reads a \
              '%' here as another number: rwmixread=50% does only reads under fio)"
         );
-        assert!(apply_option(&mut spec, "percentage_random", Some("30%")).is_err());
+        apply_option(&mut spec, "percentage_random", Some("30%")).unwrap();
+        assert_eq!(spec.percentage_random, 100);
+        assert!(apply_option(&mut spec, "trim_percentage", Some("30%")).is_err());
         apply_option(&mut spec, "rwmixread", Some("70")).unwrap();
         assert_eq!(spec.rwmixread, 70);
         // A float-list percentile takes it, as fio's sscanf does.
