@@ -42,6 +42,9 @@ fn rw_suffix_reads_as_fio_reads_it() {
          atoi: the leading digits, no unit); write 4096 for 4k"
     );
     assert_eq!(read_as_fio("rw", "randwrite:0x10").0.rw_offset_modifier, 0);
+    let (fio, note) = read_as_fio("rw", "write:1.5m");
+    assert_eq!(fio.rw_offset_modifier, 1);
+    assert!(note.ends_with("write 1536k for 1.5m)"), "{note}");
     assert_eq!(with(&[("rw", Some("randrw:+16"))]).rw_offset_modifier, 16);
     assert_eq!(
         with(&[("rw", Some("read:1Mi"))]).rw_offset_modifier,

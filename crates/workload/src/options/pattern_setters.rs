@@ -9,7 +9,7 @@ use super::table::RW_CHOICES;
 use super::value::{parse_choice, Value};
 use crate::patterns::{parse_bsrange_noted, parse_bssplit_noted, show_spread, PatternError};
 use crate::{BlockSizeSpread, JobSpec, RandomDistribution, RwMode};
-use diskmeter_units::{format_size_suffix, parse_int, parse_size};
+use diskmeter_units::{format_size_suffix, parse_int, parse_int_as_fio, parse_size};
 
 pub(crate) fn set_rw(spec: &mut JobSpec, value: Value) -> Result<(), InvalidValue> {
     let text = text(value)?;
@@ -44,7 +44,11 @@ pub(crate) fn set_rw(spec: &mut JobSpec, value: Value) -> Result<(), InvalidValu
                 ));
                 count
             } else {
-                parse_int(digits, spec.kb_base).map_err(InvalidValue::RwSuffix)?
+                // A sequential job's is a size to fio (`read:1.5m` is 1 there), read so.
+                let read =
+                    parse_int_as_fio(digits, spec.kb_base).map_err(InvalidValue::RwSuffix)?;
+                spec.compat.value_readings.extend(read.note);
+                read.value
             };
             let magnitude = i64::try_from(magnitude).map_err(|_| InvalidValue::RwSuffixTooLarge)?;
             if negative && rw.is_random() {
