@@ -171,6 +171,9 @@ fn filesize() {
         Some((1 << 20, 4 << 20))
     );
     assert!(refused("filesize", Some("0")).contains("at least 1 byte"));
+    let (fio, note) = read_as_fio("filesize", "1.5m-4m");
+    assert_eq!(fio.filesize_bytes, Some((1, 4 << 20)));
+    assert!(note.starts_with("filesize=1.5m-4m: '1.5m' read as fio 3.33 reads it, 1 ("));
 }
 
 #[test]

@@ -9,7 +9,7 @@ use super::table::RW_CHOICES;
 use super::value::{parse_choice, Value};
 use crate::patterns::{parse_bsrange_noted, parse_bssplit_noted, show_spread, PatternError};
 use crate::{BlockSizeSpread, JobSpec, RandomDistribution, RwMode};
-use diskmeter_units::{format_size_suffix, parse_int, parse_int_as_fio, parse_size};
+use diskmeter_units::{format_size_suffix, parse_int, parse_int_as_fio, parse_size_as_fio};
 
 pub(crate) fn set_rw(spec: &mut JobSpec, value: Value) -> Result<(), InvalidValue> {
     let text = text(value)?;
@@ -288,8 +288,15 @@ pub(crate) fn show_rate_cycle(spec: &JobSpec) -> Option<String> {
 pub(crate) fn set_filesize(spec: &mut JobSpec, value: Value) -> Result<(), InvalidValue> {
     let text = text(value)?;
     let (low, high) = text.split_once(['-', ':']).unwrap_or((&text, &text));
-    let parse = |t: &str| parse_size(t.trim(), spec.kb_base).map_err(InvalidValue::FileSize);
+    let mut notes = Vec::new();
+    let mut parse = |t: &str| {
+        let read = parse_size_as_fio(t.trim(), spec.kb_base).map_err(InvalidValue::FileSize)?;
+        notes.extend(read.note.map(|note| format!("'{}' {note}", t.trim())));
+        Ok::<u64, InvalidValue>(read.value)
+    };
     let (low, high) = (parse(low)?, parse(high)?);
+    notes.dedup();
+    spec.compat.value_readings.extend(notes);
     if low == 0 {
         return Err(InvalidValue::ZeroFileSize);
     }
