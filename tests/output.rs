@@ -344,11 +344,11 @@ fn usage_errors_are_clear_and_exit_2() {
         .assert()
         .code(2)
         .stderr(contains("iodepth"));
-    t.run(&["--name=x", "--bs=4q", "--size=1m"])
+    t.run(&["--name=x", "--bs=-4k", "--size=1m"])
         .assert()
         .code(2)
         .stderr(contains("bs"))
-        .stderr(contains("4q"));
+        .stderr(contains("-4k"));
     t.run(&["--name=x", "--time_based", "--size=1m"])
         .assert()
         .code(2)

@@ -270,7 +270,7 @@ impl Fixture {
                 "job.fio",
                 "[global]\nrw=randread\nbs=4k\nsize=16m\nruntime=1\ntime_based\n\n[job]\nfilename=job.dat\n",
             ),
-            ("bad.fio", "[job]\nrw=randread\niodpeth=4\nbs=4q\n"),
+            ("bad.fio", "[job]\nrw=randread\niodpeth=4\nbs=-4k\n"),
             ("loop.fio", "[job]\ninclude loop.fio\n"),
             ("my.fio", "[job]\nrw=read\n"),
         ];

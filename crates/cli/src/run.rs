@@ -130,6 +130,7 @@ pub(crate) fn jobs(matches: &ArgMatches, quiet: bool) -> anyhow::Result<Vec<JobS
         }
         let mut jobs = diskmeter_workload::jobs_from_options(&given)
             .map_err(|errors| usage(errors.iter().map(ToString::to_string).collect()))?;
+        warn_value_readings(&mut jobs, quiet);
         // fio's "job options" and "global options": what was typed, kept beside each job.
         for (job, typed) in jobs
             .iter_mut()
@@ -149,11 +150,12 @@ pub(crate) fn jobs(matches: &ArgMatches, quiet: bool) -> anyhow::Result<Vec<JobS
     // A job file means what it means to fio: its jobs start from fio's defaults (psync,
     // unlink=0), and so do the options given before it, which are its defaults.
     let base = JobSpec::fio_job_file_default();
-    let defaults = diskmeter_workload::jobs_from_options_over(&base, &given)
+    let mut defaults = diskmeter_workload::jobs_from_options_over(&base, &given)
         .map_err(|errors| usage(errors.iter().map(ToString::to_string).collect()))?
         .into_iter()
         .next()
         .unwrap_or(base);
+    warn_value_readings(std::slice::from_mut(&mut defaults), quiet);
     let unsupported = if matches.get_flag("ignore-unsupported") {
         Unsupported::Warn
     } else {
@@ -170,6 +172,29 @@ pub(crate) fn jobs(matches: &ArgMatches, quiet: bool) -> anyhow::Result<Vec<JobS
         jobfile::jobs_from_files(&files, &defaults, &typed_globals, unsupported, quiet)
             .map_err(usage)?,
     )
+}
+
+/// The command line's values that fio reads other than written (`--runtime=30sec`), read as
+/// fio reads them (its command line uses the same parser as its job files): each note gets
+/// the option's `--`, and is warned about once on stderr (unless `quiet`); `--dry-run` and
+/// the results list them with the job's other notes.
+fn warn_value_readings(jobs: &mut [JobSpec], quiet: bool) {
+    let mut warned: Vec<String> = Vec::new();
+    for job in jobs {
+        for note in &mut job.compat.value_readings {
+            if !note.starts_with("--") {
+                *note = format!("--{note}");
+            }
+            if !warned.contains(note) {
+                warned.push(note.clone());
+            }
+        }
+    }
+    if !quiet {
+        for note in warned {
+            eprintln!("diskmeter: warning: {note}");
+        }
+    }
 }
 
 /// The names of the jobs, each once: the step's name in the history.

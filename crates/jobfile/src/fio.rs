@@ -380,7 +380,22 @@ pub fn resolve(
             .iter()
             .partition(|option| option.key == "kb_base");
         for option in kb_base.into_iter().chain(others) {
+            let readings = job.compat.value_readings.len();
             let Err(error) = apply_option(&mut job, &option.key, option.value.as_deref()) else {
+                // A value fio reads other than written was read as fio reads it: a warning
+                // now, and a `--dry-run` note that says where.
+                for note in &mut job.compat.value_readings[readings..] {
+                    let located = JobFileError {
+                        file: option.at.file.clone(),
+                        line: option.at.line,
+                        option: None,
+                        problem: JobFileProblem::ReadAsFio {
+                            note: std::mem::take(note),
+                        },
+                    };
+                    *note = located.to_string();
+                    warnings.push(located);
+                }
                 continue;
             };
             let located = locate(option, error, unsupported);

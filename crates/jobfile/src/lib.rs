@@ -52,13 +52,14 @@ impl JobFileError {
         )
     }
 
-    /// Skipped with a warning rather than refused: an unsupported option under
-    /// `--ignore-unsupported`, or one fio itself ignores.
+    /// A warning rather than an error: an unsupported option skipped under
+    /// `--ignore-unsupported`, one fio itself ignores, or a value read as fio reads it.
     pub fn skipped(&self) -> bool {
         matches!(
             self.problem,
             JobFileProblem::Unsupported { skipped: true, .. }
                 | JobFileProblem::Refused { skipped: true, .. }
+                | JobFileProblem::ReadAsFio { .. }
         )
     }
 }
@@ -158,6 +159,14 @@ pub enum JobFileProblem {
         name: String,
         /// The nearest option name, diskmeter's or fio's.
         suggestion: Option<&'static str>,
+    },
+
+    /// A value fio 3.33 reads other than written (`runtime=30sec`: 30 us), read as fio
+    /// reads it: a warning, never an error. `note` starts with the option and value.
+    #[error("{note}")]
+    ReadAsFio {
+        /// `runtime=30sec: read as fio 3.33 reads it, 30us (...); write 30s for 30 seconds`.
+        note: String,
     },
 
     /// An option diskmeter knows, with a value it cannot use.

@@ -13,7 +13,7 @@ pub mod table;
 
 pub use catalog::{suite_names, CacheRole, SuiteInfo, SUITES};
 
-use diskmeter_workload::{apply_option, AutoStop, Direction, JobSpec};
+use diskmeter_workload::{apply_option_exact, AutoStop, Direction, JobSpec};
 use std::path::PathBuf;
 use thiserror::Error;
 
@@ -257,7 +257,7 @@ fn job_of(
     set.extend(options.overrides.iter().cloned());
     let mut job = JobSpec::default();
     for (name, value) in &set {
-        apply_option(&mut job, name, Some(value)).map_err(SuiteError::Override)?;
+        apply_option_exact(&mut job, name, Some(value)).map_err(SuiteError::Override)?;
     }
     Ok(job)
 }

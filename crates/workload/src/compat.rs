@@ -1,6 +1,7 @@
 //! fio options that diskmeter accepts in job files without changing the IO it does: how fio
 //! would report and time the job (`gtod_reduce`, `clocksource`, `disable_*`, `stats`, ...),
-//! which random generator fio would use, and fio 3.33's no-op `threads`. They are kept so a
+//! which random generator fio would use, fio 3.33's no-op `threads`, and the values fio reads
+//! other than written (`runtime=30sec`, read as fio does). They are kept so a
 //! job prints back as it was written, and [`fio_reading_notes`] says in one line each where
 //! diskmeter's reading differs from fio's.
 
@@ -42,6 +43,11 @@ pub struct CompatOptions {
     /// The engine as the job wrote it when diskmeter runs it as another (`posixaio` as
     /// io_uring, `vsync` as psync).
     pub ioengine_as_written: Option<String>,
+    /// Values fio 3.33 reads other than written, read as fio reads them, one note each:
+    /// `runtime=30sec: read as fio 3.33 reads it, 30us (...)`; a job file's front-end puts
+    /// `FILE:LINE: ` in front. A job inherits its `[global]` section's.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub value_readings: Vec<String>,
 }
 
 /// The names of the `disable_*` options, in [`CompatOptions::disable`]'s order.
@@ -58,6 +64,9 @@ pub fn fio_reading_notes(spec: &JobSpec) -> Vec<String> {
     let compat = &spec.compat;
     let mut notes = Vec::new();
     let mut note = |text: String| notes.push(format!("job {}: {text}", spec.name));
+    for reading in &compat.value_readings {
+        note(reading.clone());
+    }
     if let Some(engine) = &compat.ioengine_as_written {
         note(format!(
             "ioengine={engine} runs as {} (same IOs in flight: {})",

@@ -157,20 +157,20 @@ mod tests {
     #[test]
     fn all_errors_are_collected() {
         let errors = jobs_from_options(&options(&[
-            ("bs", Some("4q")),
+            ("bs", Some("-4")),
             ("name", Some("a")),
             ("iodpeth", Some("4")),
             ("name", None),
-            ("runtime", Some("1.5s")),
+            ("runtime", Some("ten")),
             ("name", Some("")),
         ]))
         .unwrap_err();
         let messages: Vec<String> = errors.iter().map(ToString::to_string).collect();
         assert_eq!(messages.len(), 5, "{messages:#?}");
-        assert!(messages[0].starts_with("bs=4q:"));
+        assert!(messages[0].starts_with("bs=-4:"));
         assert!(messages[1].contains("did you mean 'iodepth'"));
         assert_eq!(messages[2], "name needs a value (e.g. name=job1)");
-        assert!(messages[3].starts_with("runtime=1.5s:"));
+        assert!(messages[3].starts_with("runtime=ten:"));
         assert_eq!(messages[4], "name=: a job name can't be empty");
     }
 }

@@ -36,7 +36,7 @@ mod validate;
 pub mod verify;
 pub mod zones;
 
-pub use apply::{apply_option, OptionError};
+pub use apply::{apply_option, apply_option_exact, OptionError};
 pub use compat::{fio_reading_notes, CompatOptions};
 pub use describe::{describe, describe_against, ALWAYS_DESCRIBED};
 pub use diskmeter_units::KbBase;

@@ -3,7 +3,7 @@
 //! (fio `random_distribution`). Parsing follows fio 3.x's HOWTO; the drawing itself is the
 //! runner's business.
 
-use diskmeter_units::{format_size_suffix, parse_size, KbBase, UnitError};
+use diskmeter_units::{format_size_suffix, parse_size_as_fio, KbBase, UnitError};
 use serde::{Deserialize, Serialize};
 use thiserror::Error;
 
@@ -35,15 +35,6 @@ pub enum PatternError {
     BadShare {
         /// The entry as written.
         entry: String,
-    },
-
-    /// A `bssplit` share with a fraction: fio reads only its whole part.
-    #[error("'{entry}': shares are whole percentages (fio would read {whole})")]
-    FractionalShare {
-        /// The entry as written.
-        entry: String,
-        /// The whole part fio would use.
-        whole: String,
     },
 
     /// A `bssplit` list with no entry.
@@ -182,11 +173,28 @@ impl BlockSizeSpread {
     }
 }
 
+/// A size in a range or list, read as fio reads it; a note for each value fio reads other
+/// than written (`1.5m`) goes to `notes`, naming the value.
+fn fio_size(text: &str, kb_base: KbBase, notes: &mut Vec<String>) -> Result<u64, UnitError> {
+    let read = parse_size_as_fio(text, kb_base)?;
+    notes.extend(read.note.map(|note| format!("'{text}' {note}")));
+    Ok(read.value)
+}
+
 /// Parses one direction's `bsrange` text (`1k-4k`; a single size means a fixed range).
 pub fn parse_bsrange(text: &str, kb_base: KbBase) -> Result<BlockSizeSpread, PatternError> {
+    parse_bsrange_noted(text, kb_base, &mut Vec::new())
+}
+
+/// [`parse_bsrange`], with a note in `notes` for each size fio reads other than written.
+pub fn parse_bsrange_noted(
+    text: &str,
+    kb_base: KbBase,
+    notes: &mut Vec<String>,
+) -> Result<BlockSizeSpread, PatternError> {
     let (low, high) = text.split_once(['-', ':']).unwrap_or((text, text));
-    let min_bytes = parse_size(low.trim(), kb_base)?;
-    let max_bytes = parse_size(high.trim(), kb_base)?;
+    let min_bytes = fio_size(low.trim(), kb_base, notes)?;
+    let max_bytes = fio_size(high.trim(), kb_base, notes)?;
     if min_bytes == 0 {
         return Err(PatternError::ZeroRangeSize);
     }
@@ -203,15 +211,24 @@ pub const MAX_BSSPLIT: usize = 64;
 
 /// Parses one direction's `bssplit` list: `size/percent` entries joined by ':'; entries with
 /// no percentage (or 0, which fio reads as none) share what the others leave, evenly in whole
-/// percents (fio's rule). Shares are whole numbers, as fio's `atoi` reads them; a fraction is
-/// refused with the whole number fio would use. Like fio, shares past 100
+/// percents (fio's rule). Shares are whole numbers, as fio's `atoi` reads them: `12.5` is 12,
+/// read so with a note. Like fio, shares past 100
 /// in total are cut and a list short of 100 gives the rest to its last entry.
 pub fn parse_bssplit(text: &str, kb_base: KbBase) -> Result<BlockSizeSpread, PatternError> {
+    parse_bssplit_noted(text, kb_base, &mut Vec::new())
+}
+
+/// [`parse_bssplit`], with a note in `notes` for each value fio reads other than written.
+pub fn parse_bssplit_noted(
+    text: &str,
+    kb_base: KbBase,
+    notes: &mut Vec<String>,
+) -> Result<BlockSizeSpread, PatternError> {
     let mut shares = Vec::new();
     let mut blank = Vec::new();
     for entry in text.split(':').filter(|e| !e.trim().is_empty()) {
         let (size, percent) = entry.split_once('/').unwrap_or((entry, ""));
-        let bytes = parse_size(size.trim(), kb_base)?;
+        let bytes = fio_size(size.trim(), kb_base, notes)?;
         if bytes == 0 {
             return Err(PatternError::ZeroSplitSize {
                 size: size.to_string(),
@@ -220,16 +237,19 @@ pub fn parse_bssplit(text: &str, kb_base: KbBase) -> Result<BlockSizeSpread, Pat
         // fio reads the share with atoi (`split_parse_ddir`, options.c): a whole number, `%`
         // ignored, and 0 is "no share given", filled like an empty one.
         let percent = percent.trim().trim_end_matches('%');
-        let whole = percent.split_once('.').map_or(percent, |(whole, _)| whole);
-        if !whole.is_empty()
-            && whole.len() < percent.len()
-            && whole.bytes().all(|b| b.is_ascii_digit())
-        {
-            return Err(PatternError::FractionalShare {
-                entry: entry.to_string(),
-                whole: whole.to_string(),
-            });
-        }
+        let whole_len = percent.bytes().take_while(u8::is_ascii_digit).count();
+        let percent = if whole_len > 0 && whole_len < percent.len() {
+            // atoi stops at the first non-digit: `12.5` is 12 to fio.
+            let whole = &percent[..whole_len];
+            notes.push(format!(
+                "'{entry}' read as fio 3.33 reads it, {size}/{whole} (fio reads a share with \
+                 atoi: the leading digits, so shares are whole percentages)",
+                size = size.trim()
+            ));
+            whole
+        } else {
+            percent
+        };
         let percent: Option<u32> = if percent.is_empty() {
             None
         } else {
@@ -471,111 +491,5 @@ impl RandomDistribution {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn bssplit_fills_blank_shares_evenly() {
-        let spread = parse_bssplit("4k/50:1k/:32k/", KbBase::Binary).unwrap();
-        assert_eq!(
-            spread,
-            BlockSizeSpread::Split(vec![
-                BlockSizeShare {
-                    bytes: 4096,
-                    percent: 50.0
-                },
-                BlockSizeShare {
-                    bytes: 1024,
-                    percent: 25.0
-                },
-                BlockSizeShare {
-                    bytes: 32768,
-                    percent: 25.0
-                },
-            ])
-        );
-        assert_eq!(spread.bounds(4096), (1024, 32768));
-        let cut = parse_bssplit("4k/60:8k/50", KbBase::Binary).unwrap();
-        let short = parse_bssplit("4k/50:8k/30", KbBase::Binary).unwrap();
-        let percents = |s: &BlockSizeSpread| match s {
-            BlockSizeSpread::Split(v) => v.iter().map(|x| x.percent).collect::<Vec<_>>(),
-            _ => vec![],
-        };
-        assert_eq!(percents(&cut), vec![60.0, 40.0]);
-        assert_eq!(percents(&short), vec![50.0, 50.0]);
-        assert!(parse_bssplit("4k/90:8k/:16k/", KbBase::Binary).is_ok());
-        assert!(parse_bssplit("4k/90:8k/20:16k/:1k/", KbBase::Binary).is_err());
-        assert!(parse_bssplit("", KbBase::Binary).is_err());
-    }
-
-    /// Issue 28: fio reads a share with atoi, so `/0` is "no share given" and fills with the
-    /// blanks (fio 3.33 options.c `split_parse_ddir`, `bssplit_ddir`), in whole percents.
-    #[test]
-    fn bssplit_shares_read_as_fio_reads_them() {
-        let percents = |text: &str| match parse_bssplit(text, KbBase::Binary).unwrap() {
-            BlockSizeSpread::Split(v) => v.iter().map(|x| x.percent).collect::<Vec<_>>(),
-            _ => vec![],
-        };
-        assert_eq!(percents("4k/0:8k/50"), vec![50.0, 50.0]);
-        assert_eq!(percents("4k/0:8k/100"), vec![0.0, 100.0]);
-        assert_eq!(percents("4k/50%:8k/50%"), vec![50.0, 50.0]);
-        assert_eq!(percents("1k/:2k/:4k/"), vec![33.0, 33.0, 34.0]);
-        assert_eq!(
-            parse_bssplit("4k/12.5:8k/", KbBase::Binary)
-                .unwrap_err()
-                .to_string(),
-            "'4k/12.5': shares are whole percentages (fio would read 12)"
-        );
-        for text in ["4k/x", "4k/101", "4k/-5", "4k/1e2"] {
-            assert!(parse_bssplit(text, KbBase::Binary).is_err(), "{text}");
-        }
-    }
-
-    #[test]
-    fn spreads_print_back_to_themselves() {
-        for text in ["4k/10:64k/50:32k/40", "512/100"] {
-            let spread = parse_bssplit(text, KbBase::Binary).unwrap();
-            let again = parse_bssplit(&show_spread(&spread, KbBase::Binary), KbBase::Binary);
-            assert_eq!(again.unwrap(), spread);
-        }
-        let range = parse_bsrange("8k-1k", KbBase::Binary).unwrap();
-        assert_eq!(show_spread(&range, KbBase::Binary), "1k-8k");
-    }
-
-    #[test]
-    fn distributions_parse_with_fios_defaults_and_limits() {
-        assert_eq!(
-            RandomDistribution::parse("zipf").unwrap(),
-            RandomDistribution::Zipf {
-                theta: 1.1,
-                center: None
-            }
-        );
-        assert_eq!(
-            RandomDistribution::parse("zipf:1.2:0.25").unwrap().show(),
-            "zipf:1.2:0.25"
-        );
-        assert_eq!(
-            RandomDistribution::parse("normal:10").unwrap(),
-            RandomDistribution::Normal {
-                deviation_percent: 10.0,
-                center: 0.5
-            }
-        );
-        for bad in [
-            "zipf:1",
-            "pareto:1.5",
-            "normal:150",
-            "zipf:1.2:2",
-            "zoned_abs:60/10m:30/90m",
-            "zoned_abs:60/10m:40/",
-            "zoned:60/10:30/90",
-            "zoned:60/10:40/95",
-            "zoned:60/10:40",
-            "zoned:60/10,50/50:50/50",
-            "zoned:",
-        ] {
-            assert!(RandomDistribution::parse(bad).is_err(), "{bad}");
-        }
-    }
-}
+#[path = "patterns_tests.rs"]
+mod tests;

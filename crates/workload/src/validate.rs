@@ -266,7 +266,7 @@ fn out_of_range(spec: &JobSpec, def: &OptionDef) -> Option<String> {
         // Nothing to range-check (an empty list is its own rule below).
         return None;
     }
-    match parse_value(def.kind, Some(&text), spec.kb_base) {
+    match parse_value(def.kind, Some(&text), spec.kb_base, None) {
         Ok(value) => limits.check(&value).err().map(|e| e.requirement()),
         Err(_) => Some(limits.refusal().requirement()),
     }

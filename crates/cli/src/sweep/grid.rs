@@ -2,7 +2,7 @@
 //! the job of each point.
 
 use clap::ArgMatches;
-use diskmeter_workload::{apply_option, AutoStop, JobSpec};
+use diskmeter_workload::{apply_option_exact, AutoStop, JobSpec};
 use std::path::Path;
 
 /// One point of the grid.
@@ -99,7 +99,7 @@ pub(super) fn job_of(
     }
     let mut job = JobSpec::default();
     for (name, value) in options {
-        apply_option(&mut job, name, Some(&value)).map_err(|e| e.to_string())?;
+        apply_option_exact(&mut job, name, Some(&value)).map_err(|e| e.to_string())?;
     }
     if auto_stop {
         let max = job.runtime_ns.unwrap_or_default();

@@ -10,8 +10,8 @@ use crate::gen::Gen;
 use crate::{Target, Verdict};
 use diskmeter_units::{
     format_cpu_list, format_size_suffix, format_time_suffix, parse_bool, parse_cpu_list,
-    parse_float_list, parse_int, parse_percent, parse_rate, parse_size, parse_time_ns, KbBase,
-    TimeUnit, UnitError,
+    parse_float_list, parse_int, parse_int_as_fio, parse_percent, parse_rate, parse_size,
+    parse_size_as_fio, parse_time_as_fio, parse_time_ns, KbBase, TimeUnit, UnitError,
 };
 
 /// The units target.
@@ -106,12 +106,40 @@ pub fn check_text(text: &str) -> Verdict {
             Err(e) => note(Err(e)),
         }
         note(parse_int(text, base).map(drop));
+        // fio's reading agrees with the strict one wherever that one reads the text, and a
+        // value read otherwise always says so.
+        for (strict, fio) in [
+            (parse_size(text, base), parse_size_as_fio(text, base)),
+            (parse_int(text, base), parse_int_as_fio(text, base)),
+        ] {
+            match (&strict, &fio) {
+                (Ok(value), Ok(read)) if read.value != *value || read.note.is_some() => {
+                    return Verdict::Broken(format!("{text:?}: strict {value}, as fio {read:?}"))
+                }
+                (Err(_), Ok(read)) if read.note.is_none() => {
+                    return Verdict::Broken(format!("{text:?}: read as fio {read:?} with no note"))
+                }
+                (Ok(value), Err(e)) => {
+                    return Verdict::Broken(format!("{text:?}: strict {value}, as fio: {e}"))
+                }
+                _ => {}
+            }
+        }
     }
     for unit in [
         TimeUnit::Seconds,
         TimeUnit::Milliseconds,
         TimeUnit::Microseconds,
     ] {
+        match (parse_time_ns(text, unit), parse_time_as_fio(text, unit)) {
+            (Ok(ns), Ok(read)) if read.note.is_none() && read.value != ns => {
+                return Verdict::Broken(format!("{text:?}: strict {ns} ns, as fio {read:?}"))
+            }
+            (Err(_), Ok(read)) if read.note.is_none() => {
+                return Verdict::Broken(format!("{text:?}: read as fio {read:?} with no note"))
+            }
+            _ => {}
+        }
         match parse_time_ns(text, unit) {
             Ok(ns) => {
                 let printed = format_time_suffix(ns);

@@ -4,7 +4,7 @@
 
 use super::error::DiskSpdProblem;
 use super::model::{Access, Distribution, Throughput, TimeSpan, WriteBuffers};
-use diskmeter_workload::{apply_option, JobSpec, RandomDistribution, ZonesPastEnd};
+use diskmeter_workload::{apply_option_exact, JobSpec, RandomDistribution, ZonesPastEnd};
 
 /// An absolute zone that runs to the target's end (DiskSpd's "rest of the target"): larger
 /// than any device, and cut at the region's end by the sampler (DiskSpd's rule for ranges
@@ -170,7 +170,7 @@ pub(crate) fn jobs_of(
         options.push(("time_based", "1".to_string()));
         let mut job = JobSpec::default();
         for (name, value) in options {
-            apply_option(&mut job, name, Some(&value)).map_err(|e| (name, e.into()))?;
+            apply_option_exact(&mut job, name, Some(&value)).map_err(|e| (name, e.into()))?;
         }
         job.cooldown_ns = span.cooldown_s.saturating_mul(1_000_000_000);
         job.shared_sequential = t.interlocked;

@@ -135,7 +135,7 @@ fn errors_name_file_line_and_option() {
 
     let sections = parse(
         "t.fio",
-        "[a]\niodpeth=4\ncgroup_weight=100\nblah=1\nbs=4q\n",
+        "[a]\niodpeth=4\ncgroup_weight=100\nblah=1\nbs=-4\n",
         &m,
     )
     .unwrap();
@@ -151,7 +151,7 @@ fn errors_name_file_line_and_option() {
         "{text:?}"
     );
     assert!(text[2].contains("unknown option 'blah'"), "{text:?}");
-    assert!(text[3].starts_with("t.fio:5: bs: bs=4q:"), "{text:?}");
+    assert!(text[3].starts_with("t.fio:5: bs: bs=-4:"), "{text:?}");
 }
 
 #[test]
@@ -236,4 +236,25 @@ fn given_options_list_globals_and_each_jobs_own_options_as_fio_prints_them() {
             pairs(&[("rw", "write")])
         ]
     );
+}
+
+/// Issue 28: a value fio reads other than written is read as fio reads it, with a warning
+/// naming file, line, option and value, and the same line in the job's `--dry-run` notes.
+#[test]
+fn values_fio_reads_other_than_written_are_warnings() {
+    let m = Memory::default();
+    let sections = parse("t.fio", "[global]\nruntime=30sec\n[a]\nbs=4kfoo\n[b]\n", &m).unwrap();
+    let (jobs, warnings) = resolve(&sections, &JobSpec::default(), Unsupported::Refuse).unwrap();
+    let text: Vec<String> = warnings.iter().map(ToString::to_string).collect();
+    assert_eq!(text.len(), 2, "{text:?}");
+    assert!(
+        text[0].starts_with("t.fio:2: runtime=30sec: read as fio 3.33 reads it, 30us ("),
+        "{text:?}"
+    );
+    assert!(text[1].starts_with("t.fio:4: bs=4kfoo: read as fio 3.33 reads it, 4096 ("));
+    assert_eq!(jobs[0].runtime_ns, Some(30_000));
+    assert_eq!(jobs[0].bs_bytes.read, 4096);
+    // Each job has the notes of the values it runs with, the global's included.
+    assert_eq!(jobs[0].compat.value_readings, text);
+    assert_eq!(jobs[1].compat.value_readings, text[..1]);
 }

@@ -10,7 +10,7 @@
 //! `% of size` ratio with `flow` and sharing the worker's outstanding IOs by the same ratio.
 
 use super::icf::{Icf, IcfSpec, SpecLine, TestType};
-use diskmeter_workload::{apply_option, JobSpec};
+use diskmeter_workload::{apply_option_exact, JobSpec};
 use thiserror::Error;
 
 /// Why an `.icf` file cannot run here.
@@ -589,7 +589,7 @@ impl WorkerJob {
         }
         let mut job = JobSpec::default();
         for (name, value) in options {
-            apply_option(&mut job, name, Some(&value)).map_err(|e| e.to_string())?;
+            apply_option_exact(&mut job, name, Some(&value)).map_err(|e| e.to_string())?;
         }
         Ok(job)
     }

@@ -19,7 +19,7 @@ mod icf_sections;
 pub mod icf_workers;
 
 use diskmeter_units::{parse_size, parse_time_ns, KbBase, TimeUnit, UnitError};
-use diskmeter_workload::{apply_option, JobSpec, OptionError};
+use diskmeter_workload::{apply_option_exact, JobSpec, OptionError};
 use serde::Deserialize;
 use thiserror::Error;
 
@@ -248,7 +248,7 @@ pub fn step_jobs(
             let row = &rows[index];
             let mut job = row.job(index, is_dir(&row.target))?;
             if position > 0 {
-                apply_option(&mut job, "new_group", None)
+                apply_option_exact(&mut job, "new_group", None)
                     .map_err(|e| err(format!("scenario {}", index + 1), e))?;
             }
             Ok(job)
@@ -293,7 +293,7 @@ impl Scenario {
         }
         let mut job = JobSpec::default();
         for (name, value) in options {
-            apply_option(&mut job, name, Some(&value))
+            apply_option_exact(&mut job, name, Some(&value))
                 .map_err(|e| err(format!("scenario {}", index + 1), e))?;
         }
         Ok(job)

@@ -367,9 +367,10 @@ mod tests {
         };
         // Parse.
         let mut spec = JobSpec::default();
-        crate::apply::apply_def(&mut spec, &changed, "iodepth", Some("8")).unwrap();
+        crate::apply::apply_def(&mut spec, &changed, "iodepth", Some("8"), true).unwrap();
         assert_eq!(spec.iodepth, 8);
-        let error = crate::apply::apply_def(&mut spec, &changed, "iodepth", Some("9")).unwrap_err();
+        let error =
+            crate::apply::apply_def(&mut spec, &changed, "iodepth", Some("9"), true).unwrap_err();
         assert_eq!(error.to_string(), "iodepth=9: must be from 1 to 8");
         // The real row takes 9.
         assert!(apply_option(&mut spec, "iodepth", Some("9")).is_ok());

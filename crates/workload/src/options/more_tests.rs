@@ -1,7 +1,7 @@
 //! Tests of the pattern, sync, rate_min, file, buffer and log options (one per option, as
 //! in `tests.rs`).
 
-use super::tests::{refused, with};
+use super::tests::{read_as_fio, refused, with};
 use crate::{
     BlockSizeShare, BlockSizeSpread, Direction, JobSpec, PerDirection, RandomDistribution, RwMode,
 };
@@ -19,7 +19,7 @@ fn rw_offset_modifier() {
     assert_eq!((holes.rw, holes.rw_offset_modifier), (RwMode::Write, 4096));
     assert_eq!(describe_value(&holes, "rw"), "write:4k");
     assert_eq!(describe_value(&random, "rw"), "randread:8");
-    assert!(refused("rw", Some("randread:x")).contains("after ':'"));
+    assert_eq!(read_as_fio("rw", "randread:x").0.rw_offset_modifier, 0);
     let backwards = with(&[("rw", Some("read:-8k"))]);
     assert_eq!(
         (backwards.rw, backwards.rw_offset_modifier),
@@ -34,12 +34,17 @@ fn rw_offset_modifier() {
 /// sequential job's as a size under kb_base (`read:1Mi` skips 1 MiB).
 #[test]
 fn rw_suffix_reads_as_fio_reads_it() {
+    let (fio, note) = read_as_fio("rw", "randread:4k");
+    assert_eq!(fio.rw_offset_modifier, 4);
     assert_eq!(
-        refused("rw", Some("randread:4k")),
-        "rw=randread:4k: after ':': '4k' is not a count of IOs: a random job's count takes no \
-         unit (fio would read 4); write it in digits"
+        note,
+        "rw=randread:4k: read as fio 3.33 reads it, 4 (fio reads a random job's count with \
+         atoi: the leading digits, no unit); write 4096 for 4k"
     );
-    assert!(refused("rw", Some("randwrite:0x10")).contains("fio would read 0"));
+    assert_eq!(read_as_fio("rw", "randwrite:0x10").0.rw_offset_modifier, 0);
+    let (fio, note) = read_as_fio("rw", "write:1.5m");
+    assert_eq!(fio.rw_offset_modifier, 1);
+    assert!(note.ends_with("write 1536k for 1.5m)"), "{note}");
     assert_eq!(with(&[("rw", Some("randrw:+16"))]).rw_offset_modifier, 16);
     assert_eq!(
         with(&[("rw", Some("read:1Mi"))]).rw_offset_modifier,
@@ -166,6 +171,9 @@ fn filesize() {
         Some((1 << 20, 4 << 20))
     );
     assert!(refused("filesize", Some("0")).contains("at least 1 byte"));
+    let (fio, note) = read_as_fio("filesize", "1.5m-4m");
+    assert_eq!(fio.filesize_bytes, Some((1, 4 << 20)));
+    assert!(note.starts_with("filesize=1.5m-4m: '1.5m' read as fio 3.33 reads it, 1 ("));
 }
 
 #[test]
@@ -215,7 +223,11 @@ fn write_bw_iops_and_lat_log() {
 fn log_avg_msec() {
     assert_eq!(with(&[("log_avg_msec", Some("100"))]).log_avg_msec, 100);
     assert_eq!(with(&[("log_avg_msec", Some("1k"))]).log_avg_msec, 1024);
-    assert!(refused("log_avg_msec", Some("100ms")).starts_with("log_avg_msec=100ms:"));
+    // An int to fio, read by its size parser: the 'm' of "ms" is mebi.
+    assert_eq!(
+        read_as_fio("log_avg_msec", "100ms").0.log_avg_msec,
+        100 << 20
+    );
     assert!(refused("log_avg_msec", None).starts_with("log_avg_msec needs a value"));
 }
 

@@ -7,9 +7,9 @@ use super::convert::{count, flag, mismatch, number, pair, set_cap, show_cap, sho
 use super::error::InvalidValue;
 use super::table::RW_CHOICES;
 use super::value::{parse_choice, Value};
-use crate::patterns::{parse_bsrange, parse_bssplit, show_spread, PatternError};
+use crate::patterns::{parse_bsrange_noted, parse_bssplit_noted, show_spread, PatternError};
 use crate::{BlockSizeSpread, JobSpec, RandomDistribution, RwMode};
-use diskmeter_units::{format_size_suffix, parse_int, parse_size, UnitError};
+use diskmeter_units::{format_size_suffix, parse_int, parse_int_as_fio, parse_size_as_fio};
 
 pub(crate) fn set_rw(spec: &mut JobSpec, value: Value) -> Result<(), InvalidValue> {
     let text = text(value)?;
@@ -29,21 +29,27 @@ pub(crate) fn set_rw(spec: &mut JobSpec, value: Value) -> Result<(), InvalidValu
                 Some(rest) => (true, rest.trim_start()),
                 None => (false, n),
             };
-            let magnitude = parse_int(digits, spec.kb_base).map_err(InvalidValue::RwSuffix)?;
-            // fio reads a random job's count with atoi (`str_rw_cb`, options.c): no units.
+            // fio reads a random job's count with atoi (`str_rw_cb`, options.c): the leading
+            // digits, no unit (`randread:4k` is 4), which diskmeter follows with a note.
             let plain = digits.strip_prefix('+').unwrap_or(digits);
-            if rw.is_random() && !plain.bytes().all(|b| b.is_ascii_digit()) {
+            let magnitude = if rw.is_random() && !plain.bytes().all(|b| b.is_ascii_digit()) {
                 let whole: String = plain.chars().take_while(char::is_ascii_digit).collect();
-                return Err(InvalidValue::RwSuffix(UnitError::Malformed {
-                    text: digits.to_string(),
-                    what: "a count of IOs",
-                    reason: format!(
-                        "a random job's count takes no unit (fio would read {}); write it in \
-                         digits",
-                        if whole.is_empty() { "0" } else { &whole }
-                    ),
-                }));
-            }
+                let count: u64 = whole.parse().unwrap_or(0);
+                let meant = parse_int(digits, spec.kb_base)
+                    .map(|n| format!("; write {n} for {digits}"))
+                    .unwrap_or_default();
+                spec.compat.value_readings.push(format!(
+                    "read as fio 3.33 reads it, {count} (fio reads a random job's count with \
+                     atoi: the leading digits, no unit){meant}"
+                ));
+                count
+            } else {
+                // A sequential job's is a size to fio (`read:1.5m` is 1 there), read so.
+                let read =
+                    parse_int_as_fio(digits, spec.kb_base).map_err(InvalidValue::RwSuffix)?;
+                spec.compat.value_readings.extend(read.note);
+                read.value
+            };
             let magnitude = i64::try_from(magnitude).map_err(|_| InvalidValue::RwSuffixTooLarge)?;
             if negative && rw.is_random() {
                 return Err(InvalidValue::NegativeRandomSuffix);
@@ -93,7 +99,11 @@ fn non_empty(text: &str) -> Option<&str> {
 fn set_spread(
     spec: &mut JobSpec,
     value: Value,
-    parse: fn(&str, diskmeter_units::KbBase) -> Result<BlockSizeSpread, PatternError>,
+    parse: fn(
+        &str,
+        diskmeter_units::KbBase,
+        &mut Vec<String>,
+    ) -> Result<BlockSizeSpread, PatternError>,
 ) -> Result<(), InvalidValue> {
     let text = text(value)?;
     let (read, write) = directions(&text);
@@ -102,8 +112,16 @@ fn set_spread(
     }
     let kb_base = spec.kb_base;
     // Both sides parse before either is stored: a refused value changes nothing.
-    let read = read.map(|part| parse(part, kb_base)).transpose()?;
-    let write = write.map(|part| parse(part, kb_base)).transpose()?;
+    let mut notes = Vec::new();
+    let read = read
+        .map(|part| parse(part, kb_base, &mut notes))
+        .transpose()?;
+    let write = write
+        .map(|part| parse(part, kb_base, &mut notes))
+        .transpose()?;
+    // One text for both directions (`bssplit=4k/12.5`) is read twice: one note.
+    notes.dedup();
+    spec.compat.value_readings.extend(notes);
     for (spread, direction) in [
         (read, crate::Direction::Read),
         (write, crate::Direction::Write),
@@ -160,7 +178,7 @@ fn show_spreads(
 }
 
 pub(crate) fn set_bsrange(spec: &mut JobSpec, value: Value) -> Result<(), InvalidValue> {
-    set_spread(spec, value, parse_bsrange)
+    set_spread(spec, value, parse_bsrange_noted)
 }
 
 pub(crate) fn show_bsrange(spec: &JobSpec) -> Option<String> {
@@ -172,7 +190,7 @@ pub(crate) fn show_bsrange(spec: &JobSpec) -> Option<String> {
 }
 
 pub(crate) fn set_bssplit(spec: &mut JobSpec, value: Value) -> Result<(), InvalidValue> {
-    set_spread(spec, value, parse_bssplit)
+    set_spread(spec, value, parse_bssplit_noted)
 }
 
 pub(crate) fn show_bssplit(spec: &JobSpec) -> Option<String> {
@@ -270,8 +288,15 @@ pub(crate) fn show_rate_cycle(spec: &JobSpec) -> Option<String> {
 pub(crate) fn set_filesize(spec: &mut JobSpec, value: Value) -> Result<(), InvalidValue> {
     let text = text(value)?;
     let (low, high) = text.split_once(['-', ':']).unwrap_or((&text, &text));
-    let parse = |t: &str| parse_size(t.trim(), spec.kb_base).map_err(InvalidValue::FileSize);
+    let mut notes = Vec::new();
+    let mut parse = |t: &str| {
+        let read = parse_size_as_fio(t.trim(), spec.kb_base).map_err(InvalidValue::FileSize)?;
+        notes.extend(read.note.map(|note| format!("'{}' {note}", t.trim())));
+        Ok::<u64, InvalidValue>(read.value)
+    };
     let (low, high) = (parse(low)?, parse(high)?);
+    notes.dedup();
+    spec.compat.value_readings.extend(notes);
     if low == 0 {
         return Err(InvalidValue::ZeroFileSize);
     }

@@ -18,6 +18,18 @@ pub(super) fn with(options: &[(&str, Option<&str>)]) -> JobSpec {
     spec
 }
 
+/// The default job with `name=value` applied, which fio reads other than written, and the
+/// note that says so (panics if it was refused or read as written).
+pub(super) fn read_as_fio(name: &str, value: &str) -> (JobSpec, String) {
+    let spec = with(&[(name, Some(value))]);
+    let note = spec.compat.value_readings.join("\n");
+    assert!(
+        note.starts_with(&format!("{name}={value}: ")) && note.contains("read as fio 3.33"),
+        "{name}={value}: {note:?}"
+    );
+    (spec, note)
+}
+
 /// The message for applying `name=value` to the default job.
 pub(super) fn refused(name: &str, value: Option<&str>) -> String {
     match apply_option(&mut JobSpec::default(), name, value) {
@@ -170,7 +182,9 @@ fn size() {
     );
     // fio's percentage form (issue 3): a share of each existing file or device.
     assert_eq!(with(&[("size", Some("50%"))]).size_percent, Some(50.0));
-    assert!(refused("size", Some("1.5g")).contains("write 1536m"));
+    let (fio, note) = read_as_fio("size", "1.5g");
+    assert_eq!(fio.size_bytes, Some(1));
+    assert!(note.contains("write 1536m"), "{note}");
 }
 
 #[test]
@@ -217,12 +231,12 @@ fn rw() {
 #[test]
 fn rwmixread() {
     assert_eq!(with(&[("rwmixread", Some("70"))]).rwmixread, 70);
-    // fio reads `70%` here as its share-of-a-file marker (only reads): refused (issue 28).
-    assert!(refused("rwmixread", Some("70%")).contains("write 70 without '%'"));
-    assert_eq!(
-        refused("rwmixread", Some("70.5")),
-        "rwmixread=70.5: must be a whole percentage from 0 to 100"
-    );
+    // fio's int parser reads '%' as its share-of-a-file marker: only reads under fio 3.33.
+    let (fio, note) = read_as_fio("rwmixread", "70%");
+    assert_eq!(fio.rwmixread, 100);
+    assert!(note.contains("only reads"), "{note}");
+    // An int to fio: 70.5 is 70 there (issue 28).
+    assert_eq!(read_as_fio("rwmixread", "70.5").0.rwmixread, 70);
     assert!(refused("rwmixread", Some("101")).contains("between 0 and 100"));
 }
 
@@ -259,7 +273,13 @@ fn bs() {
         }
     );
     assert!(refused("bs", Some("4k-64k")).contains("bsrange"));
-    assert!(refused("bs", Some("4q")).starts_with("bs=4q: '4q' is not a size: unknown suffix 'q'"));
+    assert_eq!(read_as_fio("bs", "4q").0.bs_bytes.read, 4);
+    let (fio, note) = read_as_fio("bs", "4kfoo,1.5k");
+    assert_eq!((fio.bs_bytes.read, fio.bs_bytes.write), (4096, 1));
+    assert!(
+        note.contains("'1.5k' read as fio 3.33 reads it, 1"),
+        "{note}"
+    );
 }
 
 #[test]
@@ -289,7 +309,7 @@ fn iodepth_batch_complete_min() {
     assert_eq!(spec.iodepth_batch_complete_min, 4);
     let spec = with(&[("iodepth_batch_complete", Some("0"))]);
     assert_eq!(spec.iodepth_batch_complete_min, 0);
-    assert!(refused("iodepth_batch_complete_min", Some("1.5")).contains("fractions"));
+    read_as_fio("iodepth_batch_complete_min", "1.5");
 }
 
 #[test]
@@ -324,7 +344,9 @@ fn runtime() {
         with(&[("runtime", Some("10")), ("runtime", Some("0"))]).runtime_ns,
         None
     );
-    assert!(refused("runtime", Some("10min")).contains("minutes are 'm'"));
+    let (fio, note) = read_as_fio("runtime", "10min");
+    assert_eq!(fio.runtime_ns, Some(10_000));
+    assert!(note.ends_with("write 600s for 10 minutes"), "{note}");
 }
 
 #[test]
@@ -348,7 +370,7 @@ fn ramp_time() {
         with(&[("ramp_time", Some("2h"))]).ramp_time_ns,
         7_200_000_000_000
     );
-    assert!(refused("ramp_time", Some("1.5")).contains("write 1500ms"));
+    assert!(read_as_fio("ramp_time", "1.5").1.contains("write 1500ms"));
 }
 
 #[test]
@@ -408,7 +430,9 @@ fn rate() {
             write: Some(2 << 20)
         }
     );
-    assert!(refused("rate", Some("100mb/s")).contains("unknown suffix 'mb/s'"));
+    assert!(read_as_fio("rate", "100mb/s")
+        .1
+        .contains("fio reads 'm' and ignores what follows"));
 }
 
 #[test]
@@ -505,7 +529,10 @@ fn percentage_random() {
         with(&[("percentage_random", Some("60"))]).percentage_random,
         60
     );
-    assert!(refused("percentage_random", Some("60.5")).contains("whole percentage"));
+    assert_eq!(
+        read_as_fio("percentage_random", "60.5").0.percentage_random,
+        60
+    );
 }
 
 #[test]

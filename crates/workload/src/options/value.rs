@@ -6,9 +6,50 @@
 use super::error::InvalidValue;
 use super::{nearest, OptionKind};
 use diskmeter_units::{
-    parse_bool, parse_cpu_list, parse_float_list, parse_int, parse_percent, parse_size,
-    parse_time_ns, KbBase, TimeUnit, UnitError,
+    parse_bool, parse_cpu_list, parse_float_list, parse_int, parse_int_as_fio, parse_percent,
+    parse_size, parse_size_as_fio, parse_time_as_fio, parse_time_ns, FioValue, KbBase, TimeUnit,
+    UnitError,
 };
+
+/// Where a parsed value's notes go: `Some` reads the forms fio 3.33 reads other than written
+/// as fio reads them (`runtime=30sec` is 30 us) and puts a note for each here; `None` is
+/// diskmeter's strict reading, which refuses them (for values diskmeter wrote itself, such as
+/// Iometer's `...ns` times).
+pub(crate) type Notes<'a> = Option<&'a mut Vec<String>>;
+
+/// A size (or, with `int`, a count) under `notes`' reading.
+pub(crate) fn number_of(
+    text: &str,
+    kb_base: KbBase,
+    int: bool,
+    notes: &mut Notes<'_>,
+) -> Result<u64, UnitError> {
+    match notes {
+        None if int => parse_int(text, kb_base),
+        None => parse_size(text, kb_base),
+        Some(notes) => {
+            let read = if int {
+                parse_int_as_fio(text, kb_base)?
+            } else {
+                parse_size_as_fio(text, kb_base)?
+            };
+            Ok(noted(read, notes))
+        }
+    }
+}
+
+/// A time in nanoseconds under `notes`' reading.
+fn time_of(text: &str, unit: TimeUnit, notes: &mut Notes<'_>) -> Result<u64, UnitError> {
+    match notes {
+        None => parse_time_ns(text, unit),
+        Some(notes) => Ok(noted(parse_time_as_fio(text, unit)?, notes)),
+    }
+}
+
+fn noted(read: FioValue, notes: &mut Vec<String>) -> u64 {
+    notes.extend(read.note);
+    read.value
+}
 
 /// A parsed option value; which variant follows from the option's kind.
 #[derive(Debug, Clone, PartialEq)]
@@ -65,10 +106,14 @@ impl From<UnitError> for ValueError {
 }
 
 /// Parses `text` as a value of `kind`; sizes and counts are read under `kb_base`.
+///
+/// With `notes`, values fio reads other than written are read as fio reads them, each with a
+/// note pushed there (see [`Notes`]).
 pub(crate) fn parse_value(
     kind: OptionKind,
     text: Option<&str>,
     kb_base: KbBase,
+    mut notes: Notes<'_>,
 ) -> Result<Value, ValueError> {
     let text = match (kind, text) {
         // fio's `time_based` with no value means "on"; diskmeter extends that to every flag.
@@ -84,16 +129,32 @@ pub(crate) fn parse_value(
     }
     Ok(match kind {
         OptionKind::Flag => Value::Flag(parse_bool(text)?),
-        OptionKind::Size => Value::Number(parse_size(text, kb_base)?),
-        OptionKind::SizeOrPercent => match parse_size(text, kb_base) {
+        OptionKind::Size => Value::Number(number_of(text, kb_base, false, &mut notes)?),
+        OptionKind::SizeOrPercent => match number_of(text, kb_base, false, &mut notes) {
             Err(UnitError::Percent { .. }) => Value::Percent(parse_percent(text)?),
             other => Value::Number(other?),
         },
-        OptionKind::Int => Value::Number(parse_int(text, kb_base)?),
-        OptionKind::SizePair => Value::Pair(parse_pair(text, kb_base, parse_size)?),
-        OptionKind::IntPair => Value::Pair(parse_pair(text, kb_base, parse_int)?),
-        OptionKind::Time => Value::Nanos(parse_time_ns(text, TimeUnit::Seconds)?),
-        OptionKind::TimeMicros => Value::Nanos(parse_time_ns(text, TimeUnit::Microseconds)?),
+        OptionKind::Int => Value::Number(number_of(text, kb_base, true, &mut notes)?),
+        OptionKind::SizePair | OptionKind::IntPair => {
+            let int = matches!(kind, OptionKind::IntPair);
+            let whole = text.trim();
+            let mut one = |part: &str| -> Result<u64, UnitError> {
+                let mut found = Vec::new();
+                let mut part_notes = notes.is_some().then_some(&mut found);
+                let value = number_of(part, kb_base, int, &mut part_notes)?;
+                if let Some(notes) = notes.as_deref_mut() {
+                    // A note on one value of several says which.
+                    notes.extend(found.into_iter().map(|note| match part.trim() {
+                        single if single == whole => note,
+                        part => format!("'{part}' {note}"),
+                    }));
+                }
+                Ok(value)
+            };
+            Value::Pair(parse_pair(text, &mut one)?)
+        }
+        OptionKind::Time => Value::Nanos(time_of(text, TimeUnit::Seconds, &mut notes)?),
+        OptionKind::TimeMicros => Value::Nanos(time_of(text, TimeUnit::Microseconds, &mut notes)?),
         OptionKind::Str | OptionKind::OptionalStr => Value::Text(text.to_string()),
         OptionKind::Choice(choices) => {
             Value::Choice(parse_choice(text, choices).map_err(ValueError::Invalid)?)
@@ -118,8 +179,7 @@ fn zone_count(text: &str) -> Option<u64> {
 /// other than `bs` check it and ignore it).
 fn parse_pair(
     text: &str,
-    kb_base: KbBase,
-    parse: fn(&str, KbBase) -> Result<u64, UnitError>,
+    parse: &mut dyn FnMut(&str) -> Result<u64, UnitError>,
 ) -> Result<Pair, ValueError> {
     let trimmed = text.trim();
     let body = trimmed.strip_suffix(',').unwrap_or(trimmed);
@@ -129,16 +189,16 @@ fn parse_pair(
         return Err(ValueError::Invalid(InvalidValue::PairSeparator));
     }
     let parts: Vec<&str> = body.split(',').collect();
-    let optional = |part: &str| -> Result<Option<u64>, ValueError> {
+    let mut optional = |part: &str| -> Result<Option<u64>, ValueError> {
         if part.trim().is_empty() {
             Ok(None)
         } else {
-            Ok(Some(parse(part, kb_base)?))
+            Ok(Some(parse(part)?))
         }
     };
     match parts.as_slice() {
         [single] => {
-            let value = parse(single, kb_base)?;
+            let value = parse(single)?;
             Ok(Pair {
                 read: Some(value),
                 write: Some(value),
@@ -183,7 +243,7 @@ mod tests {
     use super::*;
 
     fn pair(text: &str) -> Result<Pair, ValueError> {
-        parse_pair(text, KbBase::Binary, parse_size)
+        parse_pair(text, &mut |part| parse_size(part, KbBase::Binary))
     }
 
     #[test]
@@ -255,27 +315,39 @@ mod tests {
     #[test]
     fn shares_of_a_file_are_whole_percentages() {
         assert_eq!(
-            parse_value(OptionKind::SizeOrPercent, Some("50%"), KbBase::Binary),
+            parse_value(OptionKind::SizeOrPercent, Some("50%"), KbBase::Binary, None),
             Ok(Value::Percent(50.0))
         );
         assert!(matches!(
-            parse_value(OptionKind::SizeOrPercent, Some("12.5%"), KbBase::Binary),
+            parse_value(OptionKind::SizeOrPercent, Some("12.5%"), KbBase::Binary, None),
             Err(ValueError::Unit(UnitError::Fraction { hint, .. })) if hint.contains("fio would read it as 12")
         ));
+        // fio stops at the '.': 12 bytes, not a share.
+        let mut notes = Vec::new();
+        assert_eq!(
+            parse_value(
+                OptionKind::SizeOrPercent,
+                Some("12.5%"),
+                KbBase::Binary,
+                Some(&mut notes)
+            ),
+            Ok(Value::Number(12))
+        );
+        assert!(notes[0].contains("not a share of the file"), "{notes:?}");
     }
 
     #[test]
     fn flags_may_be_bare() {
         assert_eq!(
-            parse_value(OptionKind::Flag, None, KbBase::Binary),
+            parse_value(OptionKind::Flag, None, KbBase::Binary, None),
             Ok(Value::Flag(true))
         );
         assert_eq!(
-            parse_value(OptionKind::Size, None, KbBase::Binary),
+            parse_value(OptionKind::Size, None, KbBase::Binary, None),
             Err(ValueError::Missing)
         );
         assert_eq!(
-            parse_value(OptionKind::OptionalStr, None, KbBase::Binary),
+            parse_value(OptionKind::OptionalStr, None, KbBase::Binary, None),
             Ok(Value::Text(String::new()))
         );
     }
