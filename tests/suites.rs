@@ -114,14 +114,14 @@ fn a_suite_on_real_files_removes_what_it_created() {
     let _turn = real_io();
     let dir = TestDir::new();
     suite(&dir)
-        .args(["realworld", "--runtime=1", "--size=16m"])
+        .args(["realworld", "--runtime=500ms", "--size=16m"])
         .assert()
         .success()
         .stdout(predicate::str::contains("| SEQ1M Q1T1"));
     assert!(dir.files().is_empty(), "left {:?}", dir.files());
     std::fs::create_dir(dir.path().join("sub")).unwrap();
     suite(&dir)
-        .args(["realworld", "sub", "--runtime=1", "--size=16m", "--keep"])
+        .args(["realworld", "sub", "--runtime=500ms", "--size=16m", "--keep"])
         .assert()
         .success();
     assert!(dir.path().join("sub/diskmeter-suite.dat").exists());
@@ -300,7 +300,7 @@ fn warm_up_keeps_its_file_records_it_and_cached_read_suites_ask_for_it() {
     run(&[
         "max-read-iops",
         "cold.dat",
-        "--runtime=1",
+        "--runtime=500ms",
         "--numjobs=1",
         "--iodepth=4",
     ])
@@ -313,7 +313,7 @@ fn warm_up_keeps_its_file_records_it_and_cached_read_suites_ask_for_it() {
     run(&[
         "warmup",
         "warm.dat",
-        "--runtime=1",
+        "--runtime=500ms",
         "--numjobs=1",
         "--iodepth=4",
     ])
@@ -329,7 +329,7 @@ fn warm_up_keeps_its_file_records_it_and_cached_read_suites_ask_for_it() {
     run(&[
         "max-read-iops",
         "warm.dat",
-        "--runtime=1",
+        "--runtime=500ms",
         "--numjobs=1",
         "--iodepth=4",
     ])
@@ -345,8 +345,8 @@ fn warm_up_keeps_its_file_records_it_and_cached_read_suites_ask_for_it() {
         "max-read-iops",
         "chained.dat",
         "--warmup",
-        "--warmup-runtime=1",
-        "--runtime=1",
+        "--warmup-runtime=500ms",
+        "--runtime=500ms",
         "--numjobs=1",
         "--iodepth=4",
     ])
