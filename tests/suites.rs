@@ -121,7 +121,13 @@ fn a_suite_on_real_files_removes_what_it_created() {
     assert!(dir.files().is_empty(), "left {:?}", dir.files());
     std::fs::create_dir(dir.path().join("sub")).unwrap();
     suite(&dir)
-        .args(["realworld", "sub", "--runtime=500ms", "--size=16m", "--keep"])
+        .args([
+            "realworld",
+            "sub",
+            "--runtime=500ms",
+            "--size=16m",
+            "--keep",
+        ])
         .assert()
         .success();
     assert!(dir.path().join("sub/diskmeter-suite.dat").exists());
