@@ -271,17 +271,14 @@ fn issue_28_generated_value_table_reads_as_fio_reads_it() {
     std::fs::write(&path, &file).unwrap();
 
     let fio = common::fio_json(fio.arg(&path));
-    let out = diskmeter(dir.path())
-        .args(["run", "--quiet", "--no-save", "--output-format=fio-json"])
-        .arg(&path)
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let dm: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let dm: serde_json::Value = serde_json::from_str(&common::ok(
+        diskmeter(dir.path())
+            .args(["run", "--quiet", "--no-save", "--output-format=fio-json"])
+            .arg(&path)
+            .output()
+            .unwrap(),
+    ))
+    .unwrap();
     type Seen = (u64, u64, u64, Vec<String>);
     let by_name = |doc: &serde_json::Value| -> std::collections::BTreeMap<String, Seen> {
         doc["jobs"]

@@ -104,8 +104,8 @@ fn fio_jsonplus_clat2csv_reads_json_plus_and_agrees_on_percentiles() {
     }
     use diskmeter_report::fio_bins::plat_index;
     let t = TestDir::new();
-    let out = t
-        .run(&[
+    common::ok(
+        t.run(&[
             "--name=p",
             "--ioengine=null",
             "--rw=randrw",
@@ -115,30 +115,21 @@ fn fio_jsonplus_clat2csv_reads_json_plus_and_agrees_on_percentiles() {
             "--output=plus.json",
         ])
         .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
+        .unwrap(),
     );
     let doc: Value =
         serde_json::from_str(&std::fs::read_to_string(t.path().join("plus.json")).unwrap())
             .unwrap();
     let csv_for = |extra: &[&str]| {
         // Debian's Python, which has python3-six (the script imports it).
-        let out = std::process::Command::new("/usr/bin/python3")
-            .current_dir(t.path())
-            .args(["/usr/bin/fio_jsonplus_clat2csv", "plus.json", "plus.csv"])
-            .args(extra)
-            .output()
-            .unwrap();
-        assert!(
-            out.status.success(),
-            "fio_jsonplus_clat2csv {extra:?}: {}{}",
-            String::from_utf8_lossy(&out.stdout),
-            String::from_utf8_lossy(&out.stderr)
-        );
-        String::from_utf8_lossy(&out.stdout).into_owned()
+        common::ok(
+            std::process::Command::new("/usr/bin/python3")
+                .current_dir(t.path())
+                .args(["/usr/bin/fio_jsonplus_clat2csv", "plus.json", "plus.csv"])
+                .args(extra)
+                .output()
+                .unwrap(),
+        )
     };
     csv_for(&[]);
     assert!(csv_for(&["--validate"]).contains("plus_job0.csv validated"));
@@ -268,8 +259,8 @@ fn fio_plot_draws_diskmeters_fio_json() {
     let t = TestDir::new();
     std::fs::create_dir(t.path().join("results")).unwrap();
     for depth in ["1", "2"] {
-        let out = t
-            .run(&[
+        common::ok(
+            t.run(&[
                 "--ioengine=null",
                 "--name=plot",
                 "--rw=randread",
@@ -281,11 +272,7 @@ fn fio_plot_draws_diskmeters_fio_json() {
                 &format!("--output=results/randread-{depth}-1.json"),
             ])
             .output()
-            .unwrap();
-        assert!(
-            out.status.success(),
-            "{}",
-            String::from_utf8_lossy(&out.stderr)
+            .unwrap(),
         );
     }
     let out = std::process::Command::new("fio-plot")
