@@ -7,7 +7,7 @@
 //! Most faults hit the second step of `diskmeter suite realworld` (step 1 reads a good
 //! target, step 2 writes the faulty one). A fault before the step's IO began (laying out,
 //! opening) saves nothing of that step; one during its IO saves the step whole with the
-//! failed job's error. The table in docs/GUIDE.md ("The target and its storage") is this file.
+//! failed job's error. The table in docs/guide/9-reference.md ("The target and its storage") is this file.
 
 mod common;
 #[path = "faults/support.rs"]

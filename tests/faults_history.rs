@@ -4,7 +4,7 @@
 //! printed, one line on stderr names the database, the cause and the spool file that keeps
 //! the run, the exit code is 1, and once the fault is gone the next save puts the spooled run
 //! into the history, whole and once. The reading commands say what is wrong in one line
-//! (exit 1), or read what can be read; nothing panics. (GUIDE.md, "What diskmeter does when
+//! (exit 1), or read what can be read; nothing panics. (docs/guide/9-reference.md, "What diskmeter does when
 //! things go wrong".)
 
 mod common;

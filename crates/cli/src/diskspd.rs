@@ -24,7 +24,7 @@ pub fn command() -> Command {
              with a note on stderr when it changes nothing measured here (-n, -e, -Sr, -v, -P, \
              -l, -x, -ag), or refused with the reason (-Sm, -N, -p, -ye, -Z<size>,<file>, #N \
              disk numbers, X:\\ drives that do not exist here). Typographic dashes (–b8K) read \
-             as '-'. Each time span of a profile is a step of the run. docs/GUIDE.md lists \
+             as '-'. Each time span of a profile is a step of the run. docs/guide/2-job-files.md lists \
              every switch and profile element and what diskmeter does with it.\n\n\
              Exit codes: 0 ok; 1 the run failed or was interrupted; 2 usage error.",
         )

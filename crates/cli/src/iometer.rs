@@ -22,7 +22,7 @@ pub fn command() -> Command {
              RandomWrites_64K, RandomReads_64K, RandomWrites_1MB, RandomReads_1MB). A folder \
              target gets Iometer's test file iobw.tst (--size, default 1 GiB; the guides use \
              200 GB). --table FILE runs a TOML scenario table instead (format in \
-             docs/GUIDE.md).\n\n--icf FILE runs an Iometer configuration file (.icf, Iometer 2004.07.30 to \
+             docs/guide/2-job-files.md).\n\n--icf FILE runs an Iometer configuration file (.icf, Iometer 2004.07.30 to \
              1.1.0) as Iometer would: its access specifications in their assigned order, each \
              step of its test type's cycling (queue depth, workers, targets) a step of the run, \
              every worker a job with its outstanding IOs, maximum disk size and starting sector; \

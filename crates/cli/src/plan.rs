@@ -14,7 +14,7 @@ pub(crate) fn catalog_arg() -> Arg {
         .long("catalog")
         .value_name("FILE")
         .action(ArgAction::Append)
-        .help("A TOML catalog file that adds or overrides disk tiers and VM sizes (repeatable; format in docs/GUIDE.md)")
+        .help("A TOML catalog file that adds or overrides disk tiers and VM sizes (repeatable; format in docs/guide/4-plan.md)")
 }
 
 /// The `format` option shared by `plan` and `catalog`.

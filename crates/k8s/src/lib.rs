@@ -212,7 +212,7 @@ pub fn to_yaml(manifest: &Manifest) -> String {
     text
 }
 
-/// The comment block: the recipe of docs/GUIDE.md ("Kubernetes") with this manifest's names.
+/// The comment block: the recipe of docs/guide/7-scale-out.md ("Kubernetes") with this manifest's names.
 fn header(manifest: &Manifest) -> String {
     let params = &manifest.params;
     let name = &params.name;

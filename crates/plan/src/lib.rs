@@ -5,7 +5,7 @@
 //! stripe advice, and caps by IO size.
 //!
 //! The model follows the Azure "Premium Storage: design for high performance" guide and is
-//! explained in docs/GUIDE.md ("Planning"). Nothing here does IO: catalogs arrive as text.
+//! explained in docs/guide/4-plan.md ("Planning"). Nothing here does IO: catalogs arrive as text.
 #![forbid(unsafe_code)]
 
 pub mod catalog;

@@ -93,7 +93,7 @@ fn example_2_ds4_with_p30_is_disk_limited_at_200_mibps_and_the_fix_is_suggested(
 /// $3,208.98; DS13 + 4 x P30 costs $1,003.66 + $544.34, and the optimiser ranks it cheaper.
 ///
 /// The guide prints the DS13 total as $1,544.34, but its own two figures add up to $1,548.00:
-/// the planner adds the published prices and does not copy the slip (docs/GUIDE.md).
+/// the planner adds the published prices and does not copy the slip (docs/guide/4-plan.md).
 #[test]
 fn example_3_sixteen_thousand_iops_costs() {
     let c = Catalog::builtin();

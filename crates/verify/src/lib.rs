@@ -12,7 +12,7 @@
 //!   job's, bad header, checksum or corrupt, with offset, expected and found.
 //!
 //! Filling and checking allocate nothing per block (a failed check allocates its report);
-//! the runner calls them on every IO. The user-facing description is docs/GUIDE.md, "Data
+//! the runner calls them on every IO. The user-facing description is docs/guide/8-options.md, "Data
 //! verification".
 #![forbid(unsafe_code)]
 

@@ -1,7 +1,7 @@
 //! What a failed check found: which interval, what class of failure, and the expected and
 //! found values that show it.
 //!
-//! The classes are the ones a storage stack produces (see docs/GUIDE.md, "Data
+//! The classes are the ones a storage stack produces (see docs/guide/8-options.md, "Data
 //! verification"): flipped bits (media or transfer corruption), a torn write (part of the
 //! interval from another write), a lost write (an older, complete and valid version came
 //! back), a misdirected write (a valid block that belongs at another offset), an unwritten

@@ -6,7 +6,7 @@
 //! the time (it can be either a decimal or a hex number) ... if larger than a 32-bit quantity
 //! has to be a hex number", and "%o ... for each block offset will be written", e.g.
 //! `0xff%o"abcd"-12`. The byte layouts follow the examples in the comments of fio's
-//! `lib/pattern.c` (`parse_and_fill_pattern`), written out in docs/GUIDE.md: hex digits in the
+//! `lib/pattern.c` (`parse_and_fill_pattern`), written out in docs/guide/8-options.md: hex digits in the
 //! order written (`0xdeadface` is de ad fa ce; an odd count gets a leading 0 nibble; a new
 //! `0x` starts a new number, `0xFF0X1` is ff 01); a decimal from INT_MIN to INT_MAX as its 32
 //! bits little-endian without high zero bytes (`66` is 42, `-12` is f4 ff ff ff); `%o` the

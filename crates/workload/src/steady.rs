@@ -5,7 +5,7 @@
 //!
 //! Only the description lives here; the runner samples the job once per `steadystate_sample`
 //! (fio: once per second, fixed) and ends it when the criterion holds over the last `ss_dur`
-//! (see `docs/GUIDE.md`, "Steady state"). fio's semantics (fio 3.33 `steadystate.c`): the
+//! (see `docs/guide/1-measure.md`, "Steady state"). fio's semantics (fio 3.33 `steadystate.c`): the
 //! deviation criteria hold when every sample of the window is within the limit of the window's
 //! mean; the slope criteria when the least-squares slope of the window (per second) is within
 //! the limit, a percentage being of the window's mean. Both comparisons are strict, as fio's.

@@ -2,7 +2,7 @@
 //! both becomes the job `diskmeter replay` runs and the fio job file it emits, so the two
 //! cannot drift apart.
 //!
-//! What comes from where (docs/GUIDE.md, "Replaying a capture", says the same to the user):
+//! What comes from where (docs/guide/5-rehearse.md, "Replaying a capture", says the same to the user):
 //! - the rate (`rate_iops=R,W`, rounded up so the replay can reach the level it is judged
 //!   against) is the capture's figure at the chosen level ([`LevelFigures`], one column of
 //!   the checklist); a direction with a size split is paced in bytes (`rate=`) at the

@@ -5,7 +5,7 @@
 use super::Scope;
 use serde::Serialize;
 
-/// A histogram percentile's relative error: 3 significant digits (docs/GUIDE.md,
+/// A histogram percentile's relative error: 3 significant digits (docs/guide/9-reference.md,
 /// "Statistics").
 pub const HISTOGRAM_RELATIVE_ERROR: f64 = 0.001;
 /// The normal quantile of a two-sided 95 % interval.

@@ -3,7 +3,7 @@
 //! Built once per step from its [`RunResult`] and histograms (from the history, or from the
 //! result's own jobs); pure.
 //!
-//! The intervals (docs/GUIDE.md, "Checking a result"):
+//! The intervals (docs/guide/5-rehearse.md, "Checking a result"):
 //! - **Rates** (IOPS, MiB/s): the step's rate over its runtime, with the half-width of the
 //!   method of batch means over its whole 1 s samples ([`diskmeter_stats::batch_means`], the
 //!   method the steady-state rule uses: per-second rates are autocorrelated).

@@ -322,7 +322,7 @@ impl CaptureSinks {
         for profile in profiles {
             if profile.lost_events > 0 {
                 eprintln!(
-                    "diskmeter: warning: {}: {} trace events lost (the figures cover the rest; see docs/GUIDE.md, Tracing block IO)",
+                    "diskmeter: warning: {}: {} trace events lost (the figures cover the rest; see docs/guide/3-capture.md, Tracing block IO)",
                     profile.device, profile.lost_events
                 );
             }

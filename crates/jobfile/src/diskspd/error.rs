@@ -59,7 +59,7 @@ pub enum DiskSpdProblem {
     Events,
 
     /// `-?`.
-    #[error("for the switches see diskmeter diskspd --help and docs/GUIDE.md")]
+    #[error("for the switches see diskmeter diskspd --help and docs/guide/2-job-files.md")]
     Help,
 
     /// `-ag1,...`: a processor group above 0.

@@ -1,7 +1,7 @@
 //! Merging the results of several ranks (hosts) of one step into one aggregate result,
 //! exactly: [`merge_ranks`]. Pure: no IO, no clock.
 //!
-//! What is merged how (docs/GUIDE.md, "Merging results from several hosts", says it for
+//! What is merged how (docs/guide/7-scale-out.md, "Merging results from several hosts", says it for
 //! users):
 //! - the job list is each rank's (they must match: [`workload`]), each job's counters summed
 //!   and its latency histograms merged exactly, so its summaries and percentiles are those
