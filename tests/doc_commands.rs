@@ -1,7 +1,11 @@
-//! Every command of README.md and docs/GUIDE.md runs (issue 27, item 7): this runner reads
-//! their code blocks, runs each command with the real binary against a history it builds
-//! first, and checks each one's exit code (and, for the error examples, its message), so the
-//! docs and the tool cannot drift apart.
+//! Every command of README.md and of the guide runs (issue 27, item 7): this runner reads the
+//! code blocks of the README, docs/GUIDE.md and every page of docs/guide/ (listed from the
+//! folder: a page added there is read, and the test fails if one was not), runs each command
+//! with the real binary against a history it builds first, and checks each one's exit code
+//! (and, for the error examples, its message), so the docs and the tool cannot drift apart.
+//! Beside it, `links` checks that the docs hold together (issue 29): every relative link
+//! resolves, every page of the guide is in its index and starts with its table of contents,
+//! and the README's layout names every crate.
 //!
 //! **What is a command.** In `sh`/`bash` blocks every line; in unlabelled and `text` blocks
 //! the lines that start with a program (`diskmeter `, `mpirun`, `for`, ... see
@@ -53,14 +57,17 @@
 //! illustrative, covered by CI, skipped, total.
 //!
 //! **Layout.** This file holds the tests; the folder `doc_commands/` the parts: `extract`
-//! (the commands of a doc), `rules` (what each is expected to do), `fixture` (the history
-//! and files they work on), `rewrite` (a command at test scale) and `run` (a block run).
+//! (the commands of a doc), `rules` (what each is expected to do and which docs are read),
+//! `fixture` (the history and files they work on), `rewrite` (a command at test scale), `run`
+//! (a block run) and `links` (the links, contents and layout checks).
 
 mod common;
 #[path = "doc_commands/extract.rs"]
 mod extract;
 #[path = "doc_commands/fixture.rs"]
 mod fixture;
+#[path = "doc_commands/links.rs"]
+mod links;
 #[path = "doc_commands/rewrite.rs"]
 mod rewrite;
 #[path = "doc_commands/rules.rs"]
@@ -72,7 +79,7 @@ use common::{is_root, TestDir};
 use extract::{extract, DocCommand};
 use fixture::Fixture;
 use rewrite::{plan_ids, replace_rooted};
-use rules::{glob, rule, DOCS, RULES};
+use rules::{docs, glob, rule, RULES};
 use run::{run_block, Outcome, WORKERS};
 use std::path::Path;
 use std::time::Instant;
@@ -81,9 +88,17 @@ use std::time::Instant;
 fn every_command_of_the_readme_and_the_guide_runs() {
     let repo = Path::new(env!("CARGO_MANIFEST_DIR"));
     let mut commands = Vec::new();
-    for doc in DOCS {
+    let docs = docs(repo);
+    for doc in &docs {
         let text = std::fs::read_to_string(repo.join(doc)).expect("the doc");
         commands.extend(extract(doc, &text));
+    }
+    // Every page of the guide is read (a list kept by hand would miss the next one).
+    for page in links::markdown_files(repo) {
+        let page = page.display().to_string();
+        if page.starts_with("docs/guide/") {
+            assert!(docs.contains(&page), "{page} is a page of the guide, but not read");
+        }
     }
     assert!(commands.len() > 50, "too few commands found: {commands:#?}");
     // Every command has a rule before anything runs.
@@ -220,5 +235,53 @@ fn the_extractor_reads_blocks_as_a_shell_would() {
     assert_eq!(
         replace_rooted("--filename=/data/own.$rank /mnt/data/x", "/data/", "D/"),
         "--filename=D/own.$rank /mnt/data/x"
+    );
+}
+
+#[test]
+fn every_relative_link_of_the_docs_resolves() {
+    let repo = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let files = links::markdown_files(repo);
+    assert!(files.len() > 10, "too few docs found: {files:?}");
+    let broken: Vec<String> = files
+        .iter()
+        .flat_map(|file| links::broken_links(repo, file))
+        .collect();
+    assert!(broken.is_empty(), "broken links:\n{}", broken.join("\n"));
+}
+
+#[test]
+fn every_page_of_the_guide_is_in_its_index_and_starts_with_its_contents() {
+    let repo = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let index = std::fs::read_to_string(repo.join("docs/GUIDE.md")).expect("docs/GUIDE.md");
+    let mut problems = Vec::new();
+    let pages: Vec<String> = docs(repo)
+        .into_iter()
+        .filter(|doc| doc.starts_with("docs/guide/"))
+        .collect();
+    assert!(pages.len() >= 8, "too few pages: {pages:?}");
+    for page in &pages {
+        let name = page.trim_start_matches("docs/");
+        if !index.contains(&format!("]({name})")) {
+            problems.push(format!("docs/GUIDE.md does not link {name}"));
+        }
+        let text = std::fs::read_to_string(repo.join(page)).expect("the page");
+        problems.extend(links::contents_problems(page, &text));
+    }
+    assert!(problems.is_empty(), "{}", problems.join("\n"));
+    assert!(
+        index.lines().count() < 60,
+        "docs/GUIDE.md is the index: one line per page, the text on the pages"
+    );
+}
+
+#[test]
+fn the_readme_layout_has_a_line_for_every_crate() {
+    let repo = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let readme = std::fs::read_to_string(repo.join("README.md")).expect("README.md");
+    let missing = links::crates_missing_from_layout(repo, &readme);
+    assert!(
+        missing.is_empty(),
+        "README.md's Layout section has no line \"- `NAME`: what it owns\" for {missing:?}"
     );
 }

@@ -158,8 +158,21 @@ pub(crate) const PROGRAMS: &[&str] = &[
     "./scripts/",
 ];
 
-/// The docs whose commands run.
-pub(crate) const DOCS: [&str; 2] = ["README.md", "docs/GUIDE.md"];
+/// The docs whose commands run, as paths from the repository's root: the README, the guide's
+/// index and every page of the guide (`docs/guide/*.md`, in name order, which is the reading
+/// order), listed from the folder so that a new page is read without an edit here.
+pub(crate) fn docs(repo: &std::path::Path) -> Vec<String> {
+    let mut pages: Vec<String> = std::fs::read_dir(repo.join("docs/guide"))
+        .expect("docs/guide")
+        .map(|entry| entry.expect("a page").file_name().to_string_lossy().into_owned())
+        .filter(|name| name.ends_with(".md"))
+        .map(|name| format!("docs/guide/{name}"))
+        .collect();
+    pages.sort();
+    let mut docs = vec!["README.md".to_string(), "docs/GUIDE.md".to_string()];
+    docs.extend(pages);
+    docs
+}
 
 /// Test scale: the biggest size a command may use.
 pub(crate) const MAX_SIZE_BYTES: u64 = 64 << 20;
