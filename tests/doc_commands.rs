@@ -97,7 +97,10 @@ fn every_command_of_the_readme_and_the_guide_runs() {
     for page in links::markdown_files(repo) {
         let page = page.display().to_string();
         if page.starts_with("docs/guide/") {
-            assert!(docs.contains(&page), "{page} is a page of the guide, but not read");
+            assert!(
+                docs.contains(&page),
+                "{page} is a page of the guide, but not read"
+            );
         }
     }
     assert!(commands.len() > 50, "too few commands found: {commands:#?}");
@@ -283,5 +286,36 @@ fn the_readme_layout_has_a_line_for_every_crate() {
     assert!(
         missing.is_empty(),
         "README.md's Layout section has no line \"- `NAME`: what it owns\" for {missing:?}"
+    );
+}
+
+#[test]
+fn the_link_checker_finds_a_missing_file_and_a_missing_heading() {
+    let dir = TestDir::new();
+    let repo = dir.path();
+    std::fs::create_dir_all(repo.join("docs/guide")).unwrap();
+    std::fs::write(
+        repo.join("docs/guide/a.md"),
+        "# A\n\n## Memory\n\n## Memory\n\n### `--trace` (root)\n\n\
+         [ok](#memory-1) [ok](b.md#b) [ok](#--trace-root) `[code](nowhere.md)`\n\
+         [gone](c.md) [no heading](b.md#nothing) ![img](../missing.png)\n\
+         ```\n[in a block](nowhere.md)\n```\n",
+    )
+    .unwrap();
+    std::fs::write(repo.join("docs/guide/b.md"), "# B\n").unwrap();
+    let broken = links::broken_links(repo, Path::new("docs/guide/a.md"));
+    assert_eq!(broken.len(), 3, "{broken:#?}");
+    assert!(broken[0].contains("c.md does not exist"), "{broken:#?}");
+    assert!(
+        broken[1].contains("no heading whose anchor is #nothing"),
+        "{broken:#?}"
+    );
+    assert!(
+        broken[2].contains("missing.png does not exist"),
+        "{broken:#?}"
+    );
+    assert_eq!(
+        links::slug("Tracing block IO (`capture --trace`)"),
+        "tracing-block-io-capture---trace"
     );
 }
