@@ -150,12 +150,16 @@ pub(crate) fn broken_links(repo: &Path, file: &Path) -> Vec<String> {
 /// `## ` section in order.
 pub(crate) fn contents_problems(name: &str, text: &str) -> Vec<String> {
     let (Some(start), Some(end)) = (text.find("<!-- toc -->"), text.find("<!-- /toc -->")) else {
-        return vec![format!("{name}: no table of contents (<!-- toc --> ... <!-- /toc -->)")];
+        return vec![format!(
+            "{name}: no table of contents (<!-- toc --> ... <!-- /toc -->)"
+        )];
     };
     let first_section = text.find("\n## ").unwrap_or(text.len());
     let mut problems = Vec::new();
     if end > first_section {
-        problems.push(format!("{name}: the table of contents comes after a section"));
+        problems.push(format!(
+            "{name}: the table of contents comes after a section"
+        ));
     }
     let listed: Vec<String> = text[start..end]
         .lines()
@@ -190,7 +194,12 @@ pub(crate) fn crates_missing_from_layout(repo: &Path, readme: &str) -> Vec<Strin
         .collect();
     let mut missing: Vec<String> = std::fs::read_dir(repo.join("crates"))
         .expect("crates/")
-        .map(|e| e.expect("a crate").file_name().to_string_lossy().into_owned())
+        .map(|e| {
+            e.expect("a crate")
+                .file_name()
+                .to_string_lossy()
+                .into_owned()
+        })
         .filter(|name| !listed.contains(name.as_str()))
         .collect();
     missing.sort();

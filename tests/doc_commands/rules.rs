@@ -164,7 +164,13 @@ pub(crate) const PROGRAMS: &[&str] = &[
 pub(crate) fn docs(repo: &std::path::Path) -> Vec<String> {
     let mut pages: Vec<String> = std::fs::read_dir(repo.join("docs/guide"))
         .expect("docs/guide")
-        .map(|entry| entry.expect("a page").file_name().to_string_lossy().into_owned())
+        .map(|entry| {
+            entry
+                .expect("a page")
+                .file_name()
+                .to_string_lossy()
+                .into_owned()
+        })
         .filter(|name| name.ends_with(".md"))
         .map(|name| format!("docs/guide/{name}"))
         .collect();
