@@ -342,7 +342,7 @@ fn mean_read_kib(v: &Value) -> f64 {
 /// already done to the free run at its offset, so the split of fio's file-server example does
 /// 4.6-4.7 KiB reads on average, not the split's 11.1 KiB; `norandommap` keeps the split's
 /// sizes. diskmeter does the same, side by side with fio 3.33 on the null engine (figures in
-/// docs/guide/2-job-files.md, "Random map").
+/// docs/guide/8-options.md, "Random map").
 ///
 /// The bounds are statistical. With `norandommap` a read size is a draw from the split (mean
 /// 11.08 KiB, standard deviation 18.7 KiB); about 19,000 reads per tool give each mean a
