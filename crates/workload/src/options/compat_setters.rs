@@ -2,7 +2,7 @@
 //! kept in [`crate::CompatOptions`]. Each option is one field, set as parsed and printed back
 //! only when the job set it, so `describe` lists exactly what the job file said.
 
-use super::convert::{choice, flag, number, show_flag, text};
+use super::convert::{choice, flag, number, show_flag};
 use super::error::InvalidValue;
 use super::value::Value;
 use crate::JobSpec;
@@ -43,15 +43,6 @@ fn small_count(value: Value) -> Result<u32, InvalidValue> {
     u32::try_from(number).map_err(|_| InvalidValue::TooLarge {
         max: u64::from(u32::MAX),
     })
-}
-
-pub(crate) fn set_description(spec: &mut JobSpec, value: Value) -> Result<(), InvalidValue> {
-    spec.description = Some(text(value)?);
-    Ok(())
-}
-
-pub(crate) fn show_description(spec: &JobSpec) -> Option<String> {
-    spec.description.clone()
 }
 
 compat_field!(

@@ -101,15 +101,6 @@ pub(crate) fn show_thinktime_blocks_type(spec: &JobSpec) -> Option<String> {
     )
 }
 
-pub(crate) fn set_number_ios(spec: &mut JobSpec, value: Value) -> Result<(), InvalidValue> {
-    spec.control.number_ios = number(value)?;
-    Ok(())
-}
-
-pub(crate) fn show_number_ios(spec: &JobSpec) -> Option<String> {
-    Some(spec.control.number_ios.to_string())
-}
-
 control_time!(set_latency_target, show_latency_target, latency_target_ns);
 control_time!(set_latency_window, show_latency_window, latency_window_ns);
 control_flag!(set_latency_run, show_latency_run, latency_run);
@@ -124,24 +115,6 @@ pub(crate) fn set_latency_percentile(spec: &mut JobSpec, value: Value) -> Result
 
 pub(crate) fn show_latency_percentile(spec: &JobSpec) -> Option<String> {
     Some(spec.control.latency_percentile.to_string())
-}
-
-pub(crate) fn set_flow(spec: &mut JobSpec, value: Value) -> Result<(), InvalidValue> {
-    spec.control.flow_weight = count(value)?;
-    Ok(())
-}
-
-pub(crate) fn show_flow(spec: &JobSpec) -> Option<String> {
-    Some(spec.control.flow_weight.to_string())
-}
-
-pub(crate) fn set_flow_id(spec: &mut JobSpec, value: Value) -> Result<(), InvalidValue> {
-    spec.control.flow_id = count(value)?;
-    Ok(())
-}
-
-pub(crate) fn show_flow_id(spec: &JobSpec) -> Option<String> {
-    Some(spec.control.flow_id.to_string())
 }
 
 pub(crate) fn set_flow_sleep(spec: &mut JobSpec, value: Value) -> Result<(), InvalidValue> {
@@ -299,18 +272,6 @@ zbd_fraction!(
     zone_reset_frequency
 );
 
-pub(crate) fn set_zonecapacity(spec: &mut JobSpec, value: Value) -> Result<(), InvalidValue> {
-    spec.control.zbd.capacity_bytes = number(value)?;
-    Ok(())
-}
-
-pub(crate) fn show_zonecapacity(spec: &JobSpec) -> Option<String> {
-    Some(format_size_suffix(
-        spec.control.zbd.capacity_bytes,
-        spec.kb_base,
-    ))
-}
-
 /// A zone size option: its setter and shower.
 macro_rules! zone_size {
     ($set:ident, $show:ident, $field:ident) => {
@@ -347,15 +308,6 @@ pub(crate) fn show_rw_sequencer(spec: &JobSpec) -> Option<String> {
     )
 }
 
-pub(crate) fn set_iodepth_low(spec: &mut JobSpec, value: Value) -> Result<(), InvalidValue> {
-    spec.control.iodepth_low = Some(count(value)?);
-    Ok(())
-}
-
-pub(crate) fn show_iodepth_low(spec: &JobSpec) -> Option<String> {
-    spec.control.iodepth_low.map(|n| n.to_string())
-}
-
 pub(crate) fn set_iodepth_batch_complete_max(
     spec: &mut JobSpec,
     value: Value,
@@ -368,18 +320,6 @@ pub(crate) fn show_iodepth_batch_complete_max(spec: &JobSpec) -> Option<String> 
     spec.control
         .iodepth_batch_complete_max
         .map(|n| n.to_string())
-}
-
-pub(crate) fn set_offset_align(spec: &mut JobSpec, value: Value) -> Result<(), InvalidValue> {
-    spec.control.offset_align_bytes = number(value)?;
-    Ok(())
-}
-
-pub(crate) fn show_offset_align(spec: &JobSpec) -> Option<String> {
-    Some(format_size_suffix(
-        spec.control.offset_align_bytes,
-        spec.kb_base,
-    ))
 }
 
 pub(crate) fn set_max_latency(spec: &mut JobSpec, value: Value) -> Result<(), InvalidValue> {

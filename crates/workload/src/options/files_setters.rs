@@ -2,7 +2,7 @@
 //! `file_service_type`, `fallocate`, `overwrite`, `lockfile`, `buffer_pattern`, `dedupe_*`,
 //! `mem`, ...); same conventions as `setters.rs`. The meanings are in [`crate::files`].
 
-use super::convert::{choice, flag, mismatch, number, show_flag, text};
+use super::convert::{choice, mismatch, number, text};
 use super::error::InvalidValue;
 use super::value::Value;
 use crate::files::{
@@ -10,7 +10,6 @@ use crate::files::{
     FilesError, LockFile, MemKind, SyncFileRange, DEFAULT_FILENAME_FORMAT,
 };
 use crate::JobSpec;
-use diskmeter_units::format_size_suffix;
 use std::path::PathBuf;
 
 pub(crate) fn set_filename_format(spec: &mut JobSpec, value: Value) -> Result<(), InvalidValue> {
@@ -57,33 +56,6 @@ pub(crate) fn show_file_service_type(spec: &JobSpec) -> Option<String> {
     Some(spec.files.file_service.show())
 }
 
-pub(crate) fn set_create_serialize(spec: &mut JobSpec, value: Value) -> Result<(), InvalidValue> {
-    spec.files.create_serialize = flag(value)?;
-    Ok(())
-}
-
-pub(crate) fn show_create_serialize(spec: &JobSpec) -> Option<String> {
-    Some(show_flag(spec.files.create_serialize))
-}
-
-pub(crate) fn set_create_fsync(spec: &mut JobSpec, value: Value) -> Result<(), InvalidValue> {
-    spec.files.create_fsync = flag(value)?;
-    Ok(())
-}
-
-pub(crate) fn show_create_fsync(spec: &JobSpec) -> Option<String> {
-    Some(show_flag(spec.files.create_fsync))
-}
-
-pub(crate) fn set_create_only(spec: &mut JobSpec, value: Value) -> Result<(), InvalidValue> {
-    spec.files.create_only = flag(value)?;
-    Ok(())
-}
-
-pub(crate) fn show_create_only(spec: &JobSpec) -> Option<String> {
-    Some(show_flag(spec.files.create_only))
-}
-
 pub(crate) fn set_fallocate(spec: &mut JobSpec, value: Value) -> Result<(), InvalidValue> {
     let word = choice(value)?;
     spec.files.fallocate = Fallocate::parse(word).ok_or_else(|| mismatch(&Value::Choice(word)))?;
@@ -92,15 +64,6 @@ pub(crate) fn set_fallocate(spec: &mut JobSpec, value: Value) -> Result<(), Inva
 
 pub(crate) fn show_fallocate(spec: &JobSpec) -> Option<String> {
     Some(spec.files.fallocate.as_str().to_string())
-}
-
-pub(crate) fn set_overwrite(spec: &mut JobSpec, value: Value) -> Result<(), InvalidValue> {
-    spec.files.overwrite = Some(flag(value)?);
-    Ok(())
-}
-
-pub(crate) fn show_overwrite(spec: &JobSpec) -> Option<String> {
-    spec.files.overwrite.map(show_flag)
 }
 
 pub(crate) fn set_lockfile(spec: &mut JobSpec, value: Value) -> Result<(), InvalidValue> {
@@ -114,42 +77,6 @@ pub(crate) fn set_lockfile(spec: &mut JobSpec, value: Value) -> Result<(), Inval
 
 pub(crate) fn show_lockfile(spec: &JobSpec) -> Option<String> {
     Some(spec.files.lockfile.as_str().to_string())
-}
-
-pub(crate) fn set_pre_read(spec: &mut JobSpec, value: Value) -> Result<(), InvalidValue> {
-    spec.files.pre_read = flag(value)?;
-    Ok(())
-}
-
-pub(crate) fn show_pre_read(spec: &JobSpec) -> Option<String> {
-    Some(show_flag(spec.files.pre_read))
-}
-
-pub(crate) fn set_allow_file_create(spec: &mut JobSpec, value: Value) -> Result<(), InvalidValue> {
-    spec.files.allow_file_create = flag(value)?;
-    Ok(())
-}
-
-pub(crate) fn show_allow_file_create(spec: &JobSpec) -> Option<String> {
-    Some(show_flag(spec.files.allow_file_create))
-}
-
-pub(crate) fn set_file_append(spec: &mut JobSpec, value: Value) -> Result<(), InvalidValue> {
-    spec.files.file_append = flag(value)?;
-    Ok(())
-}
-
-pub(crate) fn show_file_append(spec: &JobSpec) -> Option<String> {
-    Some(show_flag(spec.files.file_append))
-}
-
-pub(crate) fn set_fsync_on_close(spec: &mut JobSpec, value: Value) -> Result<(), InvalidValue> {
-    spec.files.fsync_on_close = flag(value)?;
-    Ok(())
-}
-
-pub(crate) fn show_fsync_on_close(spec: &JobSpec) -> Option<String> {
-    Some(show_flag(spec.files.fsync_on_close))
 }
 
 pub(crate) fn set_sync_file_range(spec: &mut JobSpec, value: Value) -> Result<(), InvalidValue> {
@@ -200,15 +127,6 @@ pub(crate) fn show_buffer_pattern(spec: &JobSpec) -> Option<String> {
     spec.files.buffer_pattern.as_deref().map(show_byte_pattern)
 }
 
-pub(crate) fn set_scramble_buffers(spec: &mut JobSpec, value: Value) -> Result<(), InvalidValue> {
-    spec.files.scramble_buffers = flag(value)?;
-    Ok(())
-}
-
-pub(crate) fn show_scramble_buffers(spec: &JobSpec) -> Option<String> {
-    Some(show_flag(spec.files.scramble_buffers))
-}
-
 pub(crate) fn set_dedupe_percentage(spec: &mut JobSpec, value: Value) -> Result<(), InvalidValue> {
     // The row's range (0 to 100) is checked before the setter runs.
     spec.files.dedupe_percentage = Some(number(value)?.min(100) as u8);
@@ -243,15 +161,6 @@ pub(crate) fn show_dedupe_working_set_percentage(spec: &JobSpec) -> Option<Strin
     Some(spec.files.dedupe_working_set_percentage.to_string())
 }
 
-pub(crate) fn set_dedupe_global(spec: &mut JobSpec, value: Value) -> Result<(), InvalidValue> {
-    spec.files.dedupe_global = flag(value)?;
-    Ok(())
-}
-
-pub(crate) fn show_dedupe_global(spec: &JobSpec) -> Option<String> {
-    Some(show_flag(spec.files.dedupe_global))
-}
-
 pub(crate) fn set_mem(spec: &mut JobSpec, value: Value) -> Result<(), InvalidValue> {
     let text = text(value)?;
     let (word, path) = match text.split_once(':') {
@@ -279,21 +188,3 @@ pub(crate) fn show_mem(spec: &JobSpec) -> Option<String> {
 /// `mem=` words.
 pub(super) const MEM_CHOICES: &[&str] =
     &["malloc", "shm", "shmhuge", "mmap", "mmaphuge", "mmapshared"];
-
-pub(crate) fn set_hugepage_size(spec: &mut JobSpec, value: Value) -> Result<(), InvalidValue> {
-    spec.files.hugepage_size_bytes = number(value)?;
-    Ok(())
-}
-
-pub(crate) fn show_hugepage_size(spec: &JobSpec) -> Option<String> {
-    Some(spec.files.hugepage_size_bytes.to_string())
-}
-
-pub(crate) fn set_lockmem(spec: &mut JobSpec, value: Value) -> Result<(), InvalidValue> {
-    spec.files.lockmem_bytes = number(value)?;
-    Ok(())
-}
-
-pub(crate) fn show_lockmem(spec: &JobSpec) -> Option<String> {
-    Some(format_size_suffix(spec.files.lockmem_bytes, spec.kb_base))
-}

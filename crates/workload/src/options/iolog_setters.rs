@@ -1,7 +1,7 @@
 //! Setters and printers of fio's iolog options (`read_iolog`, `write_iolog`, `replay_*`);
 //! same conventions as `setters.rs`.
 
-use super::convert::{count, flag, number, show_flag, text};
+use super::convert::{flag, number, text};
 use super::error::InvalidValue;
 use super::value::Value;
 use crate::iolog::ReplaySkip;
@@ -38,15 +38,6 @@ pub(crate) fn show_write_iolog(spec: &JobSpec) -> Option<String> {
     show_path(&spec.iolog.write_iolog)
 }
 
-pub(crate) fn set_replay_no_stall(spec: &mut JobSpec, value: Value) -> Result<(), InvalidValue> {
-    spec.iolog.replay_no_stall = flag(value)?;
-    Ok(())
-}
-
-pub(crate) fn show_replay_no_stall(spec: &JobSpec) -> Option<String> {
-    Some(show_flag(spec.iolog.replay_no_stall))
-}
-
 pub(crate) fn set_replay_redirect(spec: &mut JobSpec, value: Value) -> Result<(), InvalidValue> {
     spec.iolog.replay_redirect = Some(path(value)?);
     Ok(())
@@ -67,24 +58,6 @@ pub(crate) fn set_replay_align(spec: &mut JobSpec, value: Value) -> Result<(), I
 
 pub(crate) fn show_replay_align(spec: &JobSpec) -> Option<String> {
     Some(spec.iolog.replay_align_bytes.to_string())
-}
-
-pub(crate) fn set_replay_scale(spec: &mut JobSpec, value: Value) -> Result<(), InvalidValue> {
-    spec.iolog.replay_scale = number(value)?;
-    Ok(())
-}
-
-pub(crate) fn show_replay_scale(spec: &JobSpec) -> Option<String> {
-    Some(spec.iolog.replay_scale.to_string())
-}
-
-pub(crate) fn set_replay_time_scale(spec: &mut JobSpec, value: Value) -> Result<(), InvalidValue> {
-    spec.iolog.replay_time_scale_percent = count(value)?;
-    Ok(())
-}
-
-pub(crate) fn show_replay_time_scale(spec: &JobSpec) -> Option<String> {
-    Some(spec.iolog.replay_time_scale_percent.to_string())
 }
 
 pub(crate) fn set_replay_skip(spec: &mut JobSpec, value: Value) -> Result<(), InvalidValue> {

@@ -21,7 +21,6 @@ mod iolog_tests;
 #[cfg(test)]
 mod jobfile_tests;
 mod limits;
-mod log_setters;
 #[cfg(test)]
 mod more_tests;
 mod pattern_setters;
@@ -33,6 +32,7 @@ mod rows_trim;
 mod rows_verify;
 mod run_setters;
 mod setters;
+pub(crate) mod shape;
 mod steady_setters;
 #[cfg(test)]
 mod suggest_tests;

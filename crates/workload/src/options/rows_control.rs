@@ -5,6 +5,7 @@
 
 use super::control_setters::*;
 use super::limits::{Limits, Range};
+use super::shape::plain;
 use super::{OptionDef, OptionKind};
 
 /// `thinktime_blocks_type=` values.
@@ -86,17 +87,11 @@ pub(super) static ROWS: &[OptionDef] = &[
         set: set_rate_ignore_thinktime,
         show: Some(show_rate_ignore_thinktime),
     },
-    OptionDef {
-        name: "number_ios",
-        aliases: &[],
-        kind: OptionKind::Int,
-        default: "0",
-        unit: "IOs",
-        help: "End the job after this many IOs of the measured period, if nothing ended it first; 0 = no limit",
-        limits: None,
-        set: set_number_ios,
-        show: Some(show_number_ios),
-    },
+    plain!(
+        "number_ios" => control.number_ios: Int,
+        default "0", unit "IOs",
+        help "End the job after this many IOs of the measured period, if nothing ended it first; 0 = no limit",
+    ),
     OptionDef {
         name: "latency_target",
         aliases: &[],
@@ -141,28 +136,16 @@ pub(super) static ROWS: &[OptionDef] = &[
         set: set_latency_run,
         show: Some(show_latency_run),
     },
-    OptionDef {
-        name: "flow",
-        aliases: &[],
-        kind: OptionKind::Int,
-        default: "0",
-        unit: "",
-        help: "Weight in flow control: jobs of one flow_id do IO in the ratio of their weights",
-        limits: Some(Limits { range: Range::Int { min: 0, max: Some(1000) }, why: "" }),
-        set: set_flow,
-        show: Some(show_flow),
-    },
-    OptionDef {
-        name: "flow_id",
-        aliases: &[],
-        kind: OptionKind::Int,
-        default: "0",
-        unit: "",
-        help: "The flow group of flow (0 = the global group)",
-        limits: None,
-        set: set_flow_id,
-        show: Some(show_flow_id),
-    },
+    plain!(
+        "flow" => control.flow_weight: Count,
+        default "0", limits Limits { range: Range::Int { min: 0, max: Some(1000) }, why: "" },
+        help "Weight in flow control: jobs of one flow_id do IO in the ratio of their weights",
+    ),
+    plain!(
+        "flow_id" => control.flow_id: Count,
+        default "0",
+        help "The flow group of flow (0 = the global group)",
+    ),
     OptionDef {
         name: "flow_sleep",
         aliases: &[],
@@ -284,17 +267,11 @@ pub(super) static ROWS: &[OptionDef] = &[
         set: set_zoneskip,
         show: Some(show_zoneskip),
     },
-    OptionDef {
-        name: "zonecapacity",
-        aliases: &[],
-        kind: OptionKind::Size,
-        default: "0",
-        unit: "bytes",
-        help: "zonemode=zbd: the writable bytes of each zone (0 = zonesize); a zone is full at its capacity",
-        limits: None,
-        set: set_zonecapacity,
-        show: Some(show_zonecapacity),
-    },
+    plain!(
+        "zonecapacity" => control.zbd.capacity_bytes: Bytes,
+        default "0", unit "bytes",
+        help "zonemode=zbd: the writable bytes of each zone (0 = zonesize); a zone is full at its capacity",
+    ),
     OptionDef {
         name: "max_open_zones",
         aliases: &["zbd_max_open_zones"],
@@ -384,17 +361,11 @@ pub(super) static ROWS: &[OptionDef] = &[
         set: set_rw_sequencer,
         show: Some(show_rw_sequencer),
     },
-    OptionDef {
-        name: "iodepth_low",
-        aliases: &[],
-        kind: OptionKind::Int,
-        default: "",
-        unit: "IOs",
-        help: "Once the queue is full, let it drain to this depth before filling it again (unset = keep it full)",
-        limits: None,
-        set: set_iodepth_low,
-        show: Some(show_iodepth_low),
-    },
+    plain!(
+        "iodepth_low" => control.iodepth_low: MaybeCount,
+        default "", unit "IOs",
+        help "Once the queue is full, let it drain to this depth before filling it again (unset = keep it full)",
+    ),
     OptionDef {
         name: "iodepth_batch_complete_max",
         aliases: &[],
@@ -417,17 +388,11 @@ pub(super) static ROWS: &[OptionDef] = &[
         set: set_serialize_overlap,
         show: Some(show_serialize_overlap),
     },
-    OptionDef {
-        name: "offset_align",
-        aliases: &[],
-        kind: OptionKind::Size,
-        default: "0",
-        unit: "bytes",
-        help: "Round a percentage offset up to a multiple of this (0 = the smallest block size)",
-        limits: None,
-        set: set_offset_align,
-        show: Some(show_offset_align),
-    },
+    plain!(
+        "offset_align" => control.offset_align_bytes: Bytes,
+        default "0", unit "bytes",
+        help "Round a percentage offset up to a multiple of this (0 = the smallest block size)",
+    ),
     OptionDef {
         name: "allrandrepeat",
         aliases: &[],

@@ -5,6 +5,7 @@
 
 use super::compat_setters::*;
 use super::limits::{Limits, Range};
+use super::shape::plain;
 use super::{OptionDef, OptionKind};
 
 /// `random_generator=` values (fio 3.33).
@@ -38,18 +39,12 @@ macro_rules! flag_row {
 
 /// The jobfile rows.
 pub(super) static ROWS: &[OptionDef] = &[
-    OptionDef {
-        name: "description",
-        aliases: &[],
-        kind: OptionKind::Str,
-        default: "",
-        unit: "",
-        help: "Free text describing the job; kept in the results (the job's options) and the \
-               history",
-        limits: None,
-        set: set_description,
-        show: Some(show_description),
-    },
+    plain!(
+        "description" => description: MaybeText,
+        default "",
+        help "Free text describing the job; kept in the results (the job's options) and the \
+              history",
+    ),
     OptionDef {
         name: "random_generator",
         aliases: &[],

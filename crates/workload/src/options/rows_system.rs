@@ -2,106 +2,65 @@
 //! histogram logs, CPU and NUMA placement, priorities, io_uring and libaio options, and the
 //! commands run before and after a job.
 
+use super::shape::plain;
 use super::system_setters::*;
 use super::{Limits, OptionDef, OptionKind, Range};
 
 /// The system rows.
 pub(super) static ROWS: &[OptionDef] = &[
-    OptionDef {
-        name: "write_hist_log",
-        aliases: &[],
-        kind: OptionKind::OptionalStr,
-        default: "",
-        unit: "",
-        help: "Write fio's completion-latency histogram log to PREFIX_clat_hist.N.log (a line \
-               per direction every log_hist_msec, in fio's bins); without a value the job's \
-               name is the prefix",
-        limits: None,
-        set: set_write_hist_log,
-        show: Some(show_write_hist_log),
-    },
-    OptionDef {
-        name: "log_hist_msec",
-        aliases: &[],
-        kind: OptionKind::Int,
-        default: "0",
-        unit: "ms",
-        help: "A histogram-log line per direction every N ms; 0 = no lines (as fio)",
-        limits: None,
-        set: set_log_hist_msec,
-        show: Some(show_log_hist_msec),
-    },
-    OptionDef {
-        name: "log_hist_coarseness",
-        aliases: &[],
-        kind: OptionKind::Int,
-        default: "0",
-        unit: "",
-        help: "Sum 2^N of fio's latency bins per histogram-log column: 0 = 1856 columns, 6 = 29",
-        limits: Some(Limits {
+    plain!(
+        "write_hist_log" => system.write_hist_log: MaybeOptionalText,
+        default "",
+        help "Write fio's completion-latency histogram log to PREFIX_clat_hist.N.log (a line \
+              per direction every log_hist_msec, in fio's bins); without a value the job's \
+              name is the prefix",
+    ),
+    plain!(
+        "log_hist_msec" => system.log_hist_msec: Count,
+        default "0", unit "ms",
+        help "A histogram-log line per direction every N ms; 0 = no lines (as fio)",
+    ),
+    plain!(
+        "log_hist_coarseness" => system.log_hist_coarseness: Count,
+        default "0", limits Limits {
             range: Range::Int {
                 min: 0,
                 max: Some(6),
             },
             why: "",
-        }),
-        set: set_log_hist_coarseness,
-        show: Some(show_log_hist_coarseness),
-    },
-    OptionDef {
-        name: "log_unix_epoch",
-        aliases: &[],
-        kind: OptionKind::Flag,
-        default: "0",
-        unit: "",
-        help: "Log times (every log, the histogram log too) in Unix ms instead of ms since \
-               the measurement start",
-        limits: None,
-        set: set_log_unix_epoch,
-        show: Some(show_log_unix_epoch),
-    },
-    OptionDef {
-        name: "log_max_value",
-        aliases: &[],
-        kind: OptionKind::Flag,
-        default: "0",
-        unit: "",
-        help: "With log_avg_msec: latency lines carry the window's largest value instead of \
-               its mean",
-        limits: None,
-        set: set_log_max_value,
-        show: Some(show_log_max_value),
-    },
-    OptionDef {
-        name: "log_entries",
-        aliases: &[],
-        kind: OptionKind::Int,
-        default: "1024",
-        unit: "",
-        help: "fio's initial log allocation; accepted and unused (diskmeter's logs write out \
-               in chunks as they fill)",
-        limits: Some(Limits {
+        },
+        help "Sum 2^N of fio's latency bins per histogram-log column: 0 = 1856 columns, 6 = 29",
+    ),
+    plain!(
+        "log_unix_epoch" => system.log_unix_epoch: Flag,
+        default "0",
+        help "Log times (every log, the histogram log too) in Unix ms instead of ms since \
+              the measurement start",
+    ),
+    plain!(
+        "log_max_value" => system.log_max_value: Flag,
+        default "0",
+        help "With log_avg_msec: latency lines carry the window's largest value instead of \
+              its mean",
+    ),
+    plain!(
+        "log_entries" => system.log_entries: Count,
+        default "1024", limits Limits {
             range: Range::Int {
                 min: 1024,
                 max: Some(1_048_576),
             },
             why: "",
-        }),
-        set: set_log_entries,
-        show: Some(show_log_entries),
-    },
-    OptionDef {
-        name: "log_prio",
-        aliases: &[],
-        kind: OptionKind::Flag,
-        default: "0",
-        unit: "",
-        help: "The logs' last column is each IO's priority value (0x%04x: class << 13 | \
-               level) instead of 1 for the realtime class and 0 otherwise",
-        limits: None,
-        set: set_log_prio,
-        show: Some(show_log_prio),
-    },
+        },
+        help "fio's initial log allocation; accepted and unused (diskmeter's logs write out \
+              in chunks as they fill)",
+    ),
+    plain!(
+        "log_prio" => system.log_prio: Flag,
+        default "0",
+        help "The logs' last column is each IO's priority value (0x%04x: class << 13 | \
+              level) instead of 1 for the realtime class and 0 otherwise",
+    ),
     OptionDef {
         name: "log_compression",
         aliases: &[],
@@ -210,41 +169,23 @@ pub(super) static ROWS: &[OptionDef] = &[
         set: set_prioclass,
         show: Some(show_prioclass),
     },
-    OptionDef {
-        name: "sqthread_poll",
-        aliases: &[],
-        kind: OptionKind::Flag,
-        default: "0",
-        unit: "",
-        help: "io_uring: a kernel thread polls the submission queue (IORING_SETUP_SQPOLL), so \
-               submitting costs no system call while it is awake (it uses a CPU meanwhile)",
-        limits: None,
-        set: set_sqthread_poll,
-        show: Some(show_sqthread_poll),
-    },
-    OptionDef {
-        name: "sqthread_poll_cpu",
-        aliases: &[],
-        kind: OptionKind::Int,
-        default: "",
-        unit: "",
-        help: "io_uring with sqthread_poll: the CPU the polling kernel thread runs on",
-        limits: None,
-        set: set_sqthread_poll_cpu,
-        show: Some(show_sqthread_poll_cpu),
-    },
-    OptionDef {
-        name: "hipri",
-        aliases: &[],
-        kind: OptionKind::Flag,
-        default: "0",
-        unit: "",
-        help: "io_uring: polled completions (IORING_SETUP_IOPOLL); needs direct=1 and a device \
-               with poll queues, else the run is refused naming the device",
-        limits: None,
-        set: set_hipri,
-        show: Some(show_hipri),
-    },
+    plain!(
+        "sqthread_poll" => system.sqthread_poll: Flag,
+        default "0",
+        help "io_uring: a kernel thread polls the submission queue (IORING_SETUP_SQPOLL), so \
+              submitting costs no system call while it is awake (it uses a CPU meanwhile)",
+    ),
+    plain!(
+        "sqthread_poll_cpu" => system.sqthread_poll_cpu: MaybeCount,
+        default "",
+        help "io_uring with sqthread_poll: the CPU the polling kernel thread runs on",
+    ),
+    plain!(
+        "hipri" => system.hipri: Flag,
+        default "0",
+        help "io_uring: polled completions (IORING_SETUP_IOPOLL); needs direct=1 and a device \
+              with poll queues, else the run is refused naming the device",
+    ),
     OptionDef {
         name: "nonvectored",
         aliases: &[],
@@ -269,42 +210,24 @@ pub(super) static ROWS: &[OptionDef] = &[
         set: set_uncached,
         show: Some(show_uncached),
     },
-    OptionDef {
-        name: "nowait",
-        aliases: &[],
-        kind: OptionKind::Flag,
-        default: "0",
-        unit: "",
-        help: "io_uring and libaio: RWF_NOWAIT on reads and writes, so an IO that would block \
-               fails with EAGAIN (an IO error) instead",
-        limits: None,
-        set: set_nowait,
-        show: Some(show_nowait),
-    },
-    OptionDef {
-        name: "force_async",
-        aliases: &[],
-        kind: OptionKind::Int,
-        default: "0",
-        unit: "",
-        help: "io_uring: IOSQE_ASYNC on every Nth request (punted to a kernel worker instead \
-               of tried inline); 0 = never",
-        limits: None,
-        set: set_force_async,
-        show: Some(show_force_async),
-    },
-    OptionDef {
-        name: "userspace_reap",
-        aliases: &[],
-        kind: OptionKind::Flag,
-        default: "0",
-        unit: "",
-        help: "libaio: a reap that need not wait reads the completion ring in user space \
-               instead of calling io_getevents",
-        limits: None,
-        set: set_userspace_reap,
-        show: Some(show_userspace_reap),
-    },
+    plain!(
+        "nowait" => system.nowait: Flag,
+        default "0",
+        help "io_uring and libaio: RWF_NOWAIT on reads and writes, so an IO that would block \
+              fails with EAGAIN (an IO error) instead",
+    ),
+    plain!(
+        "force_async" => system.force_async: Count,
+        default "0",
+        help "io_uring: IOSQE_ASYNC on every Nth request (punted to a kernel worker instead \
+              of tried inline); 0 = never",
+    ),
+    plain!(
+        "userspace_reap" => system.userspace_reap: Flag,
+        default "0",
+        help "libaio: a reap that need not wait reads the completion ring in user space \
+              instead of calling io_getevents",
+    ),
     OptionDef {
         name: "cmdprio_percentage",
         aliases: &[],
@@ -353,28 +276,16 @@ pub(super) static ROWS: &[OptionDef] = &[
         set: set_cmdprio_bssplit,
         show: Some(show_cmdprio_bssplit),
     },
-    OptionDef {
-        name: "exec_prerun",
-        aliases: &[],
-        kind: OptionKind::Str,
-        default: "",
-        unit: "",
-        help: "A shell command each worker runs before its IO (output in NAME.prerun.txt; a \
-               failure ends the worker); runs only with --allow-exec, refused otherwise",
-        limits: None,
-        set: set_exec_prerun,
-        show: Some(show_exec_prerun),
-    },
-    OptionDef {
-        name: "exec_postrun",
-        aliases: &[],
-        kind: OptionKind::Str,
-        default: "",
-        unit: "",
-        help: "A shell command each worker runs after its IO (output in NAME.postrun.txt); \
-               runs only with --allow-exec, refused otherwise",
-        limits: None,
-        set: set_exec_postrun,
-        show: Some(show_exec_postrun),
-    },
+    plain!(
+        "exec_prerun" => system.exec_prerun: MaybeText,
+        default "",
+        help "A shell command each worker runs before its IO (output in NAME.prerun.txt; a \
+              failure ends the worker); runs only with --allow-exec, refused otherwise",
+    ),
+    plain!(
+        "exec_postrun" => system.exec_postrun: MaybeText,
+        default "",
+        help "A shell command each worker runs after its IO (output in NAME.postrun.txt); \
+              runs only with --allow-exec, refused otherwise",
+    ),
 ];

@@ -2,6 +2,7 @@
 //! doc of `options`); names, aliases and defaults are fio 3.33's (`fio --cmdhelp=NAME`).
 
 use super::limits::{Limits, Range};
+use super::shape::plain;
 use super::trim_setters::*;
 use super::{OptionDef, OptionKind};
 
@@ -33,36 +34,24 @@ pub(super) static ROWS: &[OptionDef] = &[
         set: set_ignore_error,
         show: Some(show_ignore_error),
     },
-    OptionDef {
-        name: "error_dump",
-        aliases: &[],
-        kind: OptionKind::Flag,
-        default: "0",
-        unit: "",
-        help: "List every IO error (op, offset, length, file, errno), the ones the job went on \
-               after too",
-        limits: None,
-        set: set_error_dump,
-        show: Some(show_error_dump),
-    },
-    OptionDef {
-        name: "trim_percentage",
-        aliases: &[],
-        kind: OptionKind::Percent,
-        default: "0",
-        unit: "%",
-        help: "Share of the blocks written in each trim_backlog that are then trimmed (with verify only, as fio)",
-        limits: Some(Limits {
+    plain!(
+        "error_dump" => trim.error_dump: Flag,
+        default "0",
+        help "List every IO error (op, offset, length, file, errno), the ones the job went on \
+              after too",
+    ),
+    plain!(
+        "trim_percentage" => trim.trim_percentage: Percent,
+        default "0", unit "%", limits Limits {
             range: Range::Percent {
                 min: 0.0,
                 max: 100.0,
                 whole: true,
             },
             why: "",
-        }),
-        set: set_trim_percentage,
-        show: Some(show_trim_percentage),
-    },
+        },
+        help "Share of the blocks written in each trim_backlog that are then trimmed (with verify only, as fio)",
+    ),
     OptionDef {
         name: "trim_backlog",
         aliases: &[],

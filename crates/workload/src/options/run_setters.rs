@@ -3,9 +3,7 @@
 //! ordering, random sequence, file handling, CPUs, buffer contents and latency percentiles.
 //! Same conventions as `setters.rs`.
 
-use super::convert::{
-    choice, count, flag, mismatch, nanos, number, pair, set_cap, show_cap, show_flag,
-};
+use super::convert::{choice, flag, mismatch, nanos, pair, set_cap, show_cap};
 use super::error::InvalidValue;
 use super::value::Value;
 use crate::{EngineKind, JobSpec, SyncMode};
@@ -22,45 +20,9 @@ pub(crate) fn show_runtime(spec: &JobSpec) -> Option<String> {
     spec.runtime_ns.map(format_time_suffix)
 }
 
-pub(crate) fn set_time_based(spec: &mut JobSpec, value: Value) -> Result<(), InvalidValue> {
-    spec.time_based = flag(value)?;
-    Ok(())
-}
-
-pub(crate) fn show_time_based(spec: &JobSpec) -> Option<String> {
-    Some(show_flag(spec.time_based))
-}
-
-pub(crate) fn set_ramp_time(spec: &mut JobSpec, value: Value) -> Result<(), InvalidValue> {
-    spec.ramp_time_ns = nanos(value)?;
-    Ok(())
-}
-
-pub(crate) fn show_ramp_time(spec: &JobSpec) -> Option<String> {
-    Some(format_time_suffix(spec.ramp_time_ns))
-}
-
-pub(crate) fn set_loops(spec: &mut JobSpec, value: Value) -> Result<(), InvalidValue> {
-    spec.loops = count(value)?;
-    Ok(())
-}
-
-pub(crate) fn show_loops(spec: &JobSpec) -> Option<String> {
-    Some(spec.loops.to_string())
-}
-
-pub(crate) fn set_direct(spec: &mut JobSpec, value: Value) -> Result<(), InvalidValue> {
-    spec.direct = flag(value)?;
-    Ok(())
-}
-
 pub(crate) fn set_buffered(spec: &mut JobSpec, value: Value) -> Result<(), InvalidValue> {
     spec.direct = !flag(value)?;
     Ok(())
-}
-
-pub(crate) fn show_direct(spec: &JobSpec) -> Option<String> {
-    Some(show_flag(spec.direct))
 }
 
 pub(crate) fn set_ioengine(spec: &mut JobSpec, value: Value) -> Result<(), InvalidValue> {
@@ -96,51 +58,6 @@ pub(crate) fn show_rate_iops(spec: &JobSpec) -> Option<String> {
     show_cap(spec.rate_iops, |iops: u64| iops.to_string())
 }
 
-pub(crate) fn set_group_reporting(spec: &mut JobSpec, value: Value) -> Result<(), InvalidValue> {
-    spec.group_reporting = flag(value)?;
-    Ok(())
-}
-
-pub(crate) fn show_group_reporting(spec: &JobSpec) -> Option<String> {
-    Some(show_flag(spec.group_reporting))
-}
-
-pub(crate) fn set_randseed(spec: &mut JobSpec, value: Value) -> Result<(), InvalidValue> {
-    spec.randseed = number(value)?;
-    Ok(())
-}
-
-pub(crate) fn show_randseed(spec: &JobSpec) -> Option<String> {
-    Some(spec.randseed.to_string())
-}
-
-pub(crate) fn set_startdelay(spec: &mut JobSpec, value: Value) -> Result<(), InvalidValue> {
-    spec.startdelay_ns = nanos(value)?;
-    Ok(())
-}
-
-pub(crate) fn show_startdelay(spec: &JobSpec) -> Option<String> {
-    Some(format_time_suffix(spec.startdelay_ns))
-}
-
-pub(crate) fn set_randrepeat(spec: &mut JobSpec, value: Value) -> Result<(), InvalidValue> {
-    spec.randrepeat = flag(value)?;
-    Ok(())
-}
-
-pub(crate) fn show_randrepeat(spec: &JobSpec) -> Option<String> {
-    Some(show_flag(spec.randrepeat))
-}
-
-pub(crate) fn set_invalidate(spec: &mut JobSpec, value: Value) -> Result<(), InvalidValue> {
-    spec.invalidate = flag(value)?;
-    Ok(())
-}
-
-pub(crate) fn show_invalidate(spec: &JobSpec) -> Option<String> {
-    Some(show_flag(spec.invalidate))
-}
-
 pub(crate) fn set_sync(spec: &mut JobSpec, value: Value) -> Result<(), InvalidValue> {
     let choice = choice(value)?;
     spec.sync = SyncMode::parse(choice).ok_or_else(|| mismatch(&Value::Choice(choice)))?;
@@ -173,78 +90,6 @@ pub(crate) fn show_rate_process(spec: &JobSpec) -> Option<String> {
     )
 }
 
-pub(crate) fn set_clat_percentiles(spec: &mut JobSpec, value: Value) -> Result<(), InvalidValue> {
-    spec.clat_percentiles = flag(value)?;
-    Ok(())
-}
-
-pub(crate) fn show_clat_percentiles(spec: &JobSpec) -> Option<String> {
-    Some(show_flag(spec.clat_percentiles))
-}
-
-pub(crate) fn set_lat_percentiles(spec: &mut JobSpec, value: Value) -> Result<(), InvalidValue> {
-    spec.lat_percentiles = flag(value)?;
-    Ok(())
-}
-
-pub(crate) fn show_lat_percentiles(spec: &JobSpec) -> Option<String> {
-    Some(show_flag(spec.lat_percentiles))
-}
-
-pub(crate) fn set_stonewall(spec: &mut JobSpec, value: Value) -> Result<(), InvalidValue> {
-    spec.stonewall = flag(value)?;
-    Ok(())
-}
-
-pub(crate) fn show_stonewall(spec: &JobSpec) -> Option<String> {
-    Some(show_flag(spec.stonewall))
-}
-
-pub(crate) fn set_new_group(spec: &mut JobSpec, value: Value) -> Result<(), InvalidValue> {
-    spec.new_group = flag(value)?;
-    Ok(())
-}
-
-pub(crate) fn show_new_group(spec: &JobSpec) -> Option<String> {
-    Some(show_flag(spec.new_group))
-}
-
-pub(crate) fn set_norandommap(spec: &mut JobSpec, value: Value) -> Result<(), InvalidValue> {
-    spec.norandommap = flag(value)?;
-    Ok(())
-}
-
-pub(crate) fn show_norandommap(spec: &JobSpec) -> Option<String> {
-    Some(show_flag(spec.norandommap))
-}
-
-pub(crate) fn set_unlink(spec: &mut JobSpec, value: Value) -> Result<(), InvalidValue> {
-    spec.unlink = flag(value)?;
-    Ok(())
-}
-
-pub(crate) fn show_unlink(spec: &JobSpec) -> Option<String> {
-    Some(show_flag(spec.unlink))
-}
-
-pub(crate) fn set_fixedbufs(spec: &mut JobSpec, value: Value) -> Result<(), InvalidValue> {
-    spec.fixedbufs = flag(value)?;
-    Ok(())
-}
-
-pub(crate) fn show_fixedbufs(spec: &JobSpec) -> Option<String> {
-    Some(show_flag(spec.fixedbufs))
-}
-
-pub(crate) fn set_registerfiles(spec: &mut JobSpec, value: Value) -> Result<(), InvalidValue> {
-    spec.registerfiles = flag(value)?;
-    Ok(())
-}
-
-pub(crate) fn show_registerfiles(spec: &JobSpec) -> Option<String> {
-    Some(show_flag(spec.registerfiles))
-}
-
 pub(crate) fn set_cpus_allowed(spec: &mut JobSpec, value: Value) -> Result<(), InvalidValue> {
     match value {
         Value::Cpus(cpus) => {
@@ -257,15 +102,6 @@ pub(crate) fn set_cpus_allowed(spec: &mut JobSpec, value: Value) -> Result<(), I
 
 pub(crate) fn show_cpus_allowed(spec: &JobSpec) -> Option<String> {
     spec.cpus_allowed.as_deref().map(format_cpu_list)
-}
-
-pub(crate) fn set_zero_buffers(spec: &mut JobSpec, value: Value) -> Result<(), InvalidValue> {
-    spec.zero_buffers = flag(value)?;
-    Ok(())
-}
-
-pub(crate) fn show_zero_buffers(spec: &JobSpec) -> Option<String> {
-    Some(show_flag(spec.zero_buffers))
 }
 
 pub(crate) fn set_percentile_list(spec: &mut JobSpec, value: Value) -> Result<(), InvalidValue> {

@@ -2,12 +2,11 @@
 //! `steadystate_ramp_time`, diskmeter's `steadystate_sample` and `steadystate_precision`);
 //! same conventions as `setters.rs`.
 
-use super::convert::{mismatch, nanos, text};
+use super::convert::{mismatch, text};
 use super::error::InvalidValue;
 use super::value::Value;
 use crate::steady::parse_steadystate;
 use crate::JobSpec;
-use diskmeter_units::format_time_suffix;
 
 pub(crate) fn set_steadystate(spec: &mut JobSpec, value: Value) -> Result<(), InvalidValue> {
     let (criterion, limit) = parse_steadystate(&text(value)?, spec.kb_base)?;
@@ -18,39 +17,6 @@ pub(crate) fn set_steadystate(spec: &mut JobSpec, value: Value) -> Result<(), In
 
 pub(crate) fn show_steadystate(spec: &JobSpec) -> Option<String> {
     Some(spec.steadystate.setting_text(spec.kb_base))
-}
-
-pub(crate) fn set_steadystate_duration(
-    spec: &mut JobSpec,
-    value: Value,
-) -> Result<(), InvalidValue> {
-    spec.steadystate.duration_ns = nanos(value)?;
-    Ok(())
-}
-
-pub(crate) fn show_steadystate_duration(spec: &JobSpec) -> Option<String> {
-    Some(format_time_suffix(spec.steadystate.duration_ns))
-}
-
-pub(crate) fn set_steadystate_ramp_time(
-    spec: &mut JobSpec,
-    value: Value,
-) -> Result<(), InvalidValue> {
-    spec.steadystate.ramp_ns = nanos(value)?;
-    Ok(())
-}
-
-pub(crate) fn show_steadystate_ramp_time(spec: &JobSpec) -> Option<String> {
-    Some(format_time_suffix(spec.steadystate.ramp_ns))
-}
-
-pub(crate) fn set_steadystate_sample(spec: &mut JobSpec, value: Value) -> Result<(), InvalidValue> {
-    spec.steadystate.sample_ns = nanos(value)?;
-    Ok(())
-}
-
-pub(crate) fn show_steadystate_sample(spec: &JobSpec) -> Option<String> {
-    Some(format_time_suffix(spec.steadystate.sample_ns))
 }
 
 pub(crate) fn set_steadystate_precision(

@@ -1,7 +1,7 @@
 //! Setters and printers of the system rows (`rows_system.rs`): histogram logs, CPU and NUMA
 //! placement, priorities, engine options and commands; same conventions as `setters.rs`.
 
-use super::convert::{choice, count, flag, number, pair, show_flag, text};
+use super::convert::{choice, number, pair, text};
 use super::error::InvalidValue;
 use super::value::Value;
 use crate::system::cmdprio::{format_cmdprio_bssplit, parse_cmdprio_bssplit};
@@ -10,36 +10,6 @@ use crate::system::{
     SystemValueError,
 };
 use crate::JobSpec;
-
-pub(crate) fn set_write_hist_log(spec: &mut JobSpec, value: Value) -> Result<(), InvalidValue> {
-    spec.system.write_hist_log = Some(text(value)?);
-    Ok(())
-}
-
-pub(crate) fn show_write_hist_log(spec: &JobSpec) -> Option<String> {
-    spec.system.write_hist_log.clone()
-}
-
-pub(crate) fn set_log_hist_msec(spec: &mut JobSpec, value: Value) -> Result<(), InvalidValue> {
-    spec.system.log_hist_msec = count(value)?;
-    Ok(())
-}
-
-pub(crate) fn show_log_hist_msec(spec: &JobSpec) -> Option<String> {
-    Some(spec.system.log_hist_msec.to_string())
-}
-
-pub(crate) fn set_log_hist_coarseness(
-    spec: &mut JobSpec,
-    value: Value,
-) -> Result<(), InvalidValue> {
-    spec.system.log_hist_coarseness = count(value)?;
-    Ok(())
-}
-
-pub(crate) fn show_log_hist_coarseness(spec: &JobSpec) -> Option<String> {
-    Some(spec.system.log_hist_coarseness.to_string())
-}
 
 pub(crate) fn set_cpus_allowed_policy(
     spec: &mut JobSpec,
@@ -130,33 +100,6 @@ pub(crate) fn show_prioclass(spec: &JobSpec) -> Option<String> {
     spec.system.prioclass.map(|p| p.to_string())
 }
 
-pub(crate) fn set_sqthread_poll(spec: &mut JobSpec, value: Value) -> Result<(), InvalidValue> {
-    spec.system.sqthread_poll = flag(value)?;
-    Ok(())
-}
-
-pub(crate) fn show_sqthread_poll(spec: &JobSpec) -> Option<String> {
-    Some(show_flag(spec.system.sqthread_poll))
-}
-
-pub(crate) fn set_sqthread_poll_cpu(spec: &mut JobSpec, value: Value) -> Result<(), InvalidValue> {
-    spec.system.sqthread_poll_cpu = Some(count(value)?);
-    Ok(())
-}
-
-pub(crate) fn show_sqthread_poll_cpu(spec: &JobSpec) -> Option<String> {
-    spec.system.sqthread_poll_cpu.map(|cpu| cpu.to_string())
-}
-
-pub(crate) fn set_hipri(spec: &mut JobSpec, value: Value) -> Result<(), InvalidValue> {
-    spec.system.hipri = flag(value)?;
-    Ok(())
-}
-
-pub(crate) fn show_hipri(spec: &JobSpec) -> Option<String> {
-    Some(show_flag(spec.system.hipri))
-}
-
 pub(crate) fn set_nonvectored(spec: &mut JobSpec, value: Value) -> Result<(), InvalidValue> {
     let out_of_range = SystemValueError::Signed { min: -1, max: 1 };
     let value: i32 = text(value)?
@@ -186,87 +129,6 @@ pub(crate) fn set_uncached(spec: &mut JobSpec, value: Value) -> Result<(), Inval
 
 pub(crate) fn show_uncached(spec: &JobSpec) -> Option<String> {
     Some(spec.system.uncached.to_string())
-}
-
-pub(crate) fn set_nowait(spec: &mut JobSpec, value: Value) -> Result<(), InvalidValue> {
-    spec.system.nowait = flag(value)?;
-    Ok(())
-}
-
-pub(crate) fn show_nowait(spec: &JobSpec) -> Option<String> {
-    Some(show_flag(spec.system.nowait))
-}
-
-pub(crate) fn set_force_async(spec: &mut JobSpec, value: Value) -> Result<(), InvalidValue> {
-    spec.system.force_async = count(value)?;
-    Ok(())
-}
-
-pub(crate) fn show_force_async(spec: &JobSpec) -> Option<String> {
-    Some(spec.system.force_async.to_string())
-}
-
-pub(crate) fn set_userspace_reap(spec: &mut JobSpec, value: Value) -> Result<(), InvalidValue> {
-    spec.system.userspace_reap = flag(value)?;
-    Ok(())
-}
-
-pub(crate) fn show_userspace_reap(spec: &JobSpec) -> Option<String> {
-    Some(show_flag(spec.system.userspace_reap))
-}
-
-pub(crate) fn set_exec_prerun(spec: &mut JobSpec, value: Value) -> Result<(), InvalidValue> {
-    spec.system.exec_prerun = Some(text(value)?);
-    Ok(())
-}
-
-pub(crate) fn show_exec_prerun(spec: &JobSpec) -> Option<String> {
-    spec.system.exec_prerun.clone()
-}
-
-pub(crate) fn set_exec_postrun(spec: &mut JobSpec, value: Value) -> Result<(), InvalidValue> {
-    spec.system.exec_postrun = Some(text(value)?);
-    Ok(())
-}
-
-pub(crate) fn show_exec_postrun(spec: &JobSpec) -> Option<String> {
-    spec.system.exec_postrun.clone()
-}
-
-pub(crate) fn set_log_unix_epoch(spec: &mut JobSpec, value: Value) -> Result<(), InvalidValue> {
-    spec.system.log_unix_epoch = flag(value)?;
-    Ok(())
-}
-
-pub(crate) fn show_log_unix_epoch(spec: &JobSpec) -> Option<String> {
-    Some(show_flag(spec.system.log_unix_epoch))
-}
-
-pub(crate) fn set_log_max_value(spec: &mut JobSpec, value: Value) -> Result<(), InvalidValue> {
-    spec.system.log_max_value = flag(value)?;
-    Ok(())
-}
-
-pub(crate) fn show_log_max_value(spec: &JobSpec) -> Option<String> {
-    Some(show_flag(spec.system.log_max_value))
-}
-
-pub(crate) fn set_log_entries(spec: &mut JobSpec, value: Value) -> Result<(), InvalidValue> {
-    spec.system.log_entries = count(value)?;
-    Ok(())
-}
-
-pub(crate) fn show_log_entries(spec: &JobSpec) -> Option<String> {
-    Some(spec.system.log_entries.to_string())
-}
-
-pub(crate) fn set_log_prio(spec: &mut JobSpec, value: Value) -> Result<(), InvalidValue> {
-    spec.system.log_prio = flag(value)?;
-    Ok(())
-}
-
-pub(crate) fn show_log_prio(spec: &JobSpec) -> Option<String> {
-    Some(show_flag(spec.system.log_prio))
 }
 
 pub(crate) fn set_log_compression(_: &mut JobSpec, _: Value) -> Result<(), InvalidValue> {

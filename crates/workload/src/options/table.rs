@@ -7,10 +7,10 @@
 
 use super::iolog_setters::*;
 use super::limits::{Limits, Range, MAX_FILES_PER_RUN, MAX_WORKERS_PER_RUN};
-use super::log_setters::*;
 use super::pattern_setters::*;
 use super::run_setters::*;
 use super::setters::*;
+use super::shape::plain;
 use super::steady_setters::*;
 use super::{OptionDef, OptionKind};
 
@@ -95,14 +95,9 @@ pub(super) static ROWS: &[OptionDef] = &[
         set: set_directory,
         show: Some(show_directory),
     },
-    OptionDef {
-        name: "nrfiles",
-        aliases: &["nr_files"],
-        kind: OptionKind::Int,
-        default: "1",
-        unit: "files",
-        help: "Files per job when diskmeter names them; size is split between them",
-        limits: Some(
+    plain!(
+        "nrfiles" | "nr_files" => nrfiles: Count,
+        default "1", unit "files", limits
             Limits {
                 range: Range::Int {
                     min: 1,
@@ -111,10 +106,8 @@ pub(super) static ROWS: &[OptionDef] = &[
                 why: "",
             }
             .because("diskmeter plans every file before the run starts"),
-        ),
-        set: set_nrfiles,
-        show: Some(show_nrfiles),
-    },
+        help "Files per job when diskmeter names them; size is split between them",
+    ),
     OptionDef {
         name: "size",
         aliases: &[],
@@ -166,18 +159,12 @@ pub(super) static ROWS: &[OptionDef] = &[
         set: set_offset,
         show: Some(show_offset),
     },
-    OptionDef {
-        name: "offset_increment",
-        aliases: &[],
-        kind: OptionKind::Size,
-        default: "0",
-        unit: "bytes",
-        help: "Clone k of a job (numjobs) starts its region at offset + k x offset_increment, \
-               so clones split a file or device",
-        limits: None,
-        set: set_offset_increment,
-        show: Some(show_offset_increment),
-    },
+    plain!(
+        "offset_increment" => offset_increment_bytes: Bytes,
+        default "0", unit "bytes",
+        help "Clone k of a job (numjobs) starts its region at offset + k x offset_increment, \
+              so clones split a file or device",
+    ),
     OptionDef {
         name: "rw",
         aliases: &["readwrite"],
@@ -192,24 +179,18 @@ pub(super) static ROWS: &[OptionDef] = &[
         set: set_rw,
         show: Some(show_rw),
     },
-    OptionDef {
-        name: "rwmixread",
-        aliases: &[],
-        kind: OptionKind::Percent,
-        default: "50",
-        unit: "%",
-        help: "Share of reads in a mixed job (rw, randrw)",
-        limits: Some(Limits {
+    plain!(
+        "rwmixread" => rwmixread: Percent,
+        default "50", unit "%", limits Limits {
             range: Range::Percent {
                 min: 0.0,
                 max: 100.0,
                 whole: true,
             },
             why: "",
-        }),
-        set: set_rwmixread,
-        show: Some(show_rwmixread),
-    },
+        },
+        help "Share of reads in a mixed job (rw, randrw)",
+    ),
     OptionDef {
         name: "rwmixwrite",
         aliases: &[],
@@ -262,17 +243,11 @@ pub(super) static ROWS: &[OptionDef] = &[
         set: set_bssplit,
         show: Some(show_bssplit),
     },
-    OptionDef {
-        name: "blocksize_unaligned",
-        aliases: &["bs_unaligned"],
-        kind: OptionKind::Flag,
-        default: "0",
-        unit: "",
-        help: "Sizes from bsrange may be any byte count, not only multiples of the smallest (not with direct=1)",
-        limits: None,
-        set: set_blocksize_unaligned,
-        show: Some(show_blocksize_unaligned),
-    },
+    plain!(
+        "blocksize_unaligned" | "bs_unaligned" => blocksize_unaligned: Flag,
+        default "0",
+        help "Sizes from bsrange may be any byte count, not only multiples of the smallest (not with direct=1)",
+    ),
     OptionDef {
         name: "blockalign",
         aliases: &["ba"],
@@ -284,54 +259,31 @@ pub(super) static ROWS: &[OptionDef] = &[
         set: set_blockalign,
         show: Some(show_blockalign),
     },
-    OptionDef {
-        name: "iodepth",
-        aliases: &[],
-        kind: OptionKind::Int,
-        default: "1",
-        unit: "IOs",
-        help: "IOs kept in flight per worker; the range is diskmeter's (fio sets none), and the \
-               io_uring engine also stops at its kernel ring's size",
-        limits: Some(Limits {
+    plain!(
+        "iodepth" => iodepth: Count,
+        default "1", unit "IOs", limits Limits {
             range: Range::Int {
                 min: 1,
                 max: Some(65_536),
             },
             why: "",
-        }),
-        set: set_iodepth,
-        show: Some(show_iodepth),
-    },
-    OptionDef {
-        name: "iodepth_batch_submit",
-        aliases: &["iodepth_batch"],
-        kind: OptionKind::Int,
-        default: "0",
-        unit: "IOs",
-        help: "IOs handed to the kernel per submit call; 0 = diskmeter chooses, at most iodepth",
-        limits: None,
-        set: set_iodepth_batch_submit,
-        show: Some(show_iodepth_batch_submit),
-    },
-    OptionDef {
-        name: "iodepth_batch_complete_min",
-        aliases: &["iodepth_batch_complete"],
-        kind: OptionKind::Int,
-        default: "1",
-        unit: "IOs",
-        help: "Fewest completions to wait for per reap call",
-        limits: None,
-        set: set_iodepth_batch_complete_min,
-        show: Some(show_iodepth_batch_complete_min),
-    },
-    OptionDef {
-        name: "numjobs",
-        aliases: &[],
-        kind: OptionKind::Int,
-        default: "1",
-        unit: "workers",
-        help: "Identical workers (clones) running this job",
-        limits: Some(
+        },
+        help "IOs kept in flight per worker; the range is diskmeter's (fio sets none), and the \
+              io_uring engine also stops at its kernel ring's size",
+    ),
+    plain!(
+        "iodepth_batch_submit" | "iodepth_batch" => iodepth_batch_submit: Count,
+        default "0", unit "IOs",
+        help "IOs handed to the kernel per submit call; 0 = diskmeter chooses, at most iodepth",
+    ),
+    plain!(
+        "iodepth_batch_complete_min" | "iodepth_batch_complete" => iodepth_batch_complete_min: Count,
+        default "1", unit "IOs",
+        help "Fewest completions to wait for per reap call",
+    ),
+    plain!(
+        "numjobs" => numjobs: Count,
+        default "1", unit "workers", limits
             Limits {
                 range: Range::Int {
                     min: 1,
@@ -340,10 +292,8 @@ pub(super) static ROWS: &[OptionDef] = &[
                 why: "",
             }
             .because("fio runs at most 4,096 jobs in all"),
-        ),
-        set: set_numjobs,
-        show: Some(show_numjobs),
-    },
+        help "Identical workers (clones) running this job",
+    ),
     OptionDef {
         name: "runtime",
         aliases: &["timeout"],
@@ -356,50 +306,26 @@ pub(super) static ROWS: &[OptionDef] = &[
         set: set_runtime,
         show: Some(show_runtime),
     },
-    OptionDef {
-        name: "time_based",
-        aliases: &[],
-        kind: OptionKind::Flag,
-        default: "0",
-        unit: "",
-        help: "Keep going for the whole runtime even when size has been covered (needs runtime)",
-        limits: None,
-        set: set_time_based,
-        show: Some(show_time_based),
-    },
-    OptionDef {
-        name: "ramp_time",
-        aliases: &[],
-        kind: OptionKind::Time,
-        default: "0",
-        unit: "s",
-        help: "Warm-up before measuring; its IOs are not counted and it adds to the run time",
-        limits: None,
-        set: set_ramp_time,
-        show: Some(show_ramp_time),
-    },
-    OptionDef {
-        name: "loops",
-        aliases: &[],
-        kind: OptionKind::Int,
-        default: "1",
-        unit: "passes",
-        help: "Passes over the region for size-based jobs",
-        limits: Some(Limits::at_least(1)),
-        set: set_loops,
-        show: Some(show_loops),
-    },
-    OptionDef {
-        name: "direct",
-        aliases: &[],
-        kind: OptionKind::Flag,
-        default: "0",
-        unit: "",
-        help: "1 = O_DIRECT, bypassing the page cache (what disk benchmarks usually want)",
-        limits: None,
-        set: set_direct,
-        show: Some(show_direct),
-    },
+    plain!(
+        "time_based" => time_based: Flag,
+        default "0",
+        help "Keep going for the whole runtime even when size has been covered (needs runtime)",
+    ),
+    plain!(
+        "ramp_time" => ramp_time_ns: Time,
+        default "0", unit "s",
+        help "Warm-up before measuring; its IOs are not counted and it adds to the run time",
+    ),
+    plain!(
+        "loops" => loops: Count,
+        default "1", unit "passes", limits Limits::at_least(1),
+        help "Passes over the region for size-based jobs",
+    ),
+    plain!(
+        "direct" => direct: Flag,
+        default "0",
+        help "1 = O_DIRECT, bypassing the page cache (what disk benchmarks usually want)",
+    ),
     OptionDef {
         name: "buffered",
         aliases: &[],
@@ -460,73 +386,37 @@ pub(super) static ROWS: &[OptionDef] = &[
         set: set_rate_process,
         show: Some(show_rate_process),
     },
-    OptionDef {
-        name: "group_reporting",
-        aliases: &[],
-        kind: OptionKind::Flag,
-        default: "0",
-        unit: "",
-        help: "Report all workers of a job (its numjobs clones) as one",
-        limits: None,
-        set: set_group_reporting,
-        show: Some(show_group_reporting),
-    },
-    OptionDef {
-        name: "stonewall",
-        aliases: &["wait_for_previous"],
-        kind: OptionKind::Flag,
-        default: "0",
-        unit: "",
-        help: "Start this job only when every job before it has finished; it also starts a new \
-               reporting group",
-        limits: None,
-        set: set_stonewall,
-        show: Some(show_stonewall),
-    },
-    OptionDef {
-        name: "new_group",
-        aliases: &[],
-        kind: OptionKind::Flag,
-        default: "0",
-        unit: "",
-        help: "Start a new reporting group with this job (it still runs alongside the others)",
-        limits: None,
-        set: set_new_group,
-        show: Some(show_new_group),
-    },
-    OptionDef {
-        name: "startdelay",
-        aliases: &[],
-        kind: OptionKind::Time,
-        default: "0",
-        unit: "s",
-        help: "Wait this long after the run (or the job's stonewall phase) starts before starting the job",
-        limits: None,
-        set: set_startdelay,
-        show: Some(show_startdelay),
-    },
-    OptionDef {
-        name: "randrepeat",
-        aliases: &[],
-        kind: OptionKind::Flag,
-        default: "1",
-        unit: "",
-        help: "Repeat the same random sequence every run (0: mix the start time into the seed)",
-        limits: None,
-        set: set_randrepeat,
-        show: Some(show_randrepeat),
-    },
-    OptionDef {
-        name: "invalidate",
-        aliases: &[],
-        kind: OptionKind::Flag,
-        default: "1",
-        unit: "",
-        help: "Drop the files' pages from the page cache before a buffered job, so reads reach the device",
-        limits: None,
-        set: set_invalidate,
-        show: Some(show_invalidate),
-    },
+    plain!(
+        "group_reporting" => group_reporting: Flag,
+        default "0",
+        help "Report all workers of a job (its numjobs clones) as one",
+    ),
+    plain!(
+        "stonewall" | "wait_for_previous" => stonewall: Flag,
+        default "0",
+        help "Start this job only when every job before it has finished; it also starts a new \
+              reporting group",
+    ),
+    plain!(
+        "new_group" => new_group: Flag,
+        default "0",
+        help "Start a new reporting group with this job (it still runs alongside the others)",
+    ),
+    plain!(
+        "startdelay" => startdelay_ns: Time,
+        default "0", unit "s",
+        help "Wait this long after the run (or the job's stonewall phase) starts before starting the job",
+    ),
+    plain!(
+        "randrepeat" => randrepeat: Flag,
+        default "1",
+        help "Repeat the same random sequence every run (0: mix the start time into the seed)",
+    ),
+    plain!(
+        "invalidate" => invalidate: Flag,
+        default "1",
+        help "Drop the files' pages from the page cache before a buffered job, so reads reach the device",
+    ),
     OptionDef {
         name: "sync",
         aliases: &[],
@@ -561,81 +451,45 @@ pub(super) static ROWS: &[OptionDef] = &[
         set: set_always_so,
         show: None,
     },
-    OptionDef {
-        name: "randseed",
-        aliases: &[],
-        kind: OptionKind::Int,
-        default: "0x123456789abcdef",
-        unit: "",
-        help: "Seed of the random offsets and read/write mix (diskmeter's default seed), so \
-               runs repeat",
-        limits: None,
-        set: set_randseed,
-        show: Some(show_randseed),
-    },
-    OptionDef {
-        name: "norandommap",
-        aliases: &[],
-        kind: OptionKind::Flag,
-        default: "0",
-        unit: "",
-        help: "Pick random offsets with repeats instead of covering every block once per pass",
-        limits: None,
-        set: set_norandommap,
-        show: Some(show_norandommap),
-    },
-    OptionDef {
-        name: "percentage_random",
-        aliases: &[],
-        kind: OptionKind::Percent,
-        default: "100",
-        unit: "%",
-        help: "Share of a random job's IOs at random offsets; the rest continue \
-               sequentially from the previous IO (0 = sequential)",
-        limits: Some(Limits {
+    plain!(
+        "randseed" => randseed: Int,
+        default "0x123456789abcdef",
+        help "Seed of the random offsets and read/write mix (diskmeter's default seed), so \
+              runs repeat",
+    ),
+    plain!(
+        "norandommap" => norandommap: Flag,
+        default "0",
+        help "Pick random offsets with repeats instead of covering every block once per pass",
+    ),
+    plain!(
+        "percentage_random" => percentage_random: Percent,
+        default "100", unit "%", limits Limits {
             range: Range::Percent {
                 min: 0.0,
                 max: 100.0,
                 whole: true,
             },
             why: "",
-        }),
-        set: set_percentage_random,
-        show: Some(show_percentage_random),
-    },
-    OptionDef {
-        name: "unlink",
-        aliases: &[],
-        kind: OptionKind::Flag,
-        default: "1",
-        unit: "",
-        help: "Remove the files diskmeter created when the job ends (diskmeter's default is 1)",
-        limits: None,
-        set: set_unlink,
-        show: Some(show_unlink),
-    },
-    OptionDef {
-        name: "fixedbufs",
-        aliases: &[],
-        kind: OptionKind::Flag,
-        default: "0",
-        unit: "",
-        help: "Register the IO buffers with the kernel once (io_uring only)",
-        limits: None,
-        set: set_fixedbufs,
-        show: Some(show_fixedbufs),
-    },
-    OptionDef {
-        name: "registerfiles",
-        aliases: &[],
-        kind: OptionKind::Flag,
-        default: "0",
-        unit: "",
-        help: "Register the files with the kernel once (io_uring only)",
-        limits: None,
-        set: set_registerfiles,
-        show: Some(show_registerfiles),
-    },
+        },
+        help "Share of a random job's IOs at random offsets; the rest continue \
+              sequentially from the previous IO (0 = sequential)",
+    ),
+    plain!(
+        "unlink" => unlink: Flag,
+        default "1",
+        help "Remove the files diskmeter created when the job ends (diskmeter's default is 1)",
+    ),
+    plain!(
+        "fixedbufs" => fixedbufs: Flag,
+        default "0",
+        help "Register the IO buffers with the kernel once (io_uring only)",
+    ),
+    plain!(
+        "registerfiles" => registerfiles: Flag,
+        default "0",
+        help "Register the files with the kernel once (io_uring only)",
+    ),
     OptionDef {
         name: "cpus_allowed",
         aliases: &[],
@@ -647,18 +501,12 @@ pub(super) static ROWS: &[OptionDef] = &[
         set: set_cpus_allowed,
         show: Some(show_cpus_allowed),
     },
-    OptionDef {
-        name: "zero_buffers",
-        aliases: &[],
-        kind: OptionKind::Flag,
-        default: "0",
-        unit: "",
-        help: "Write zeros instead of incompressible random data (flatters compressing or \
-               deduplicating storage)",
-        limits: None,
-        set: set_zero_buffers,
-        show: Some(show_zero_buffers),
-    },
+    plain!(
+        "zero_buffers" => zero_buffers: Flag,
+        default "0",
+        help "Write zeros instead of incompressible random data (flatters compressing or \
+              deduplicating storage)",
+    ),
     OptionDef {
         name: "random_distribution",
         aliases: &[],
@@ -670,39 +518,21 @@ pub(super) static ROWS: &[OptionDef] = &[
         set: set_random_distribution,
         show: Some(show_random_distribution),
     },
-    OptionDef {
-        name: "fsync",
-        aliases: &[],
-        kind: OptionKind::Int,
-        default: "0",
-        unit: "writes",
-        help: "fsync(2) the file after every N writes, timed as sync IOs; 0 = never",
-        limits: None,
-        set: set_fsync,
-        show: Some(show_fsync),
-    },
-    OptionDef {
-        name: "fdatasync",
-        aliases: &[],
-        kind: OptionKind::Int,
-        default: "0",
-        unit: "writes",
-        help: "fdatasync(2) the file after every N writes, timed as sync IOs; 0 = never",
-        limits: None,
-        set: set_fdatasync,
-        show: Some(show_fdatasync),
-    },
-    OptionDef {
-        name: "end_fsync",
-        aliases: &[],
-        kind: OptionKind::Flag,
-        default: "0",
-        unit: "",
-        help: "fsync(2) each file when a writing job ends (counted as a sync IO)",
-        limits: None,
-        set: set_end_fsync,
-        show: Some(show_end_fsync),
-    },
+    plain!(
+        "fsync" => fsync_every: Count,
+        default "0", unit "writes",
+        help "fsync(2) the file after every N writes, timed as sync IOs; 0 = never",
+    ),
+    plain!(
+        "fdatasync" => fdatasync_every: Count,
+        default "0", unit "writes",
+        help "fdatasync(2) the file after every N writes, timed as sync IOs; 0 = never",
+    ),
+    plain!(
+        "end_fsync" => end_fsync: Flag,
+        default "0",
+        help "fsync(2) each file when a writing job ends (counted as a sync IO)",
+    ),
     OptionDef {
         name: "rate_min",
         aliases: &["ratemin"],
@@ -736,39 +566,21 @@ pub(super) static ROWS: &[OptionDef] = &[
         set: set_filesize,
         show: Some(show_filesize),
     },
-    OptionDef {
-        name: "create_on_open",
-        aliases: &[],
-        kind: OptionKind::Flag,
-        default: "0",
-        unit: "",
-        help: "Create the files when the job starts instead of before the run",
-        limits: None,
-        set: set_create_on_open,
-        show: Some(show_create_on_open),
-    },
-    OptionDef {
-        name: "fill_device",
-        aliases: &["fill_fs"],
-        kind: OptionKind::Flag,
-        default: "0",
-        unit: "",
-        help: "Sequential writes until the filesystem is full; ENOSPC ends the job normally",
-        limits: None,
-        set: set_fill_device,
-        show: Some(show_fill_device),
-    },
-    OptionDef {
-        name: "allow_mounted_write",
-        aliases: &[],
-        kind: OptionKind::Flag,
-        default: "0",
-        unit: "",
-        help: "Let a job write to a mounted device (diskmeter still wants --allow-destroy over a filesystem)",
-        limits: None,
-        set: set_allow_mounted_write,
-        show: Some(show_allow_mounted_write),
-    },
+    plain!(
+        "create_on_open" => create_on_open: Flag,
+        default "0",
+        help "Create the files when the job starts instead of before the run",
+    ),
+    plain!(
+        "fill_device" | "fill_fs" => fill_device: Flag,
+        default "0",
+        help "Sequential writes until the filesystem is full; ENOSPC ends the job normally",
+    ),
+    plain!(
+        "allow_mounted_write" => allow_mounted_write: Flag,
+        default "0",
+        help "Let a job write to a mounted device (diskmeter still wants --allow-destroy over a filesystem)",
+    ),
     OptionDef {
         name: "buffer_compress_percentage",
         aliases: &[],
@@ -786,40 +598,22 @@ pub(super) static ROWS: &[OptionDef] = &[
         set: set_buffer_compress_percentage,
         show: Some(show_buffer_compress_percentage),
     },
-    OptionDef {
-        name: "buffer_compress_chunk",
-        aliases: &[],
-        kind: OptionKind::Size,
-        default: "512",
-        unit: "bytes",
-        help: "The chunk buffer_compress_percentage repeats over; 0 = the whole block",
-        limits: None,
-        set: set_buffer_compress_chunk,
-        show: Some(show_buffer_compress_chunk),
-    },
-    OptionDef {
-        name: "clat_percentiles",
-        aliases: &[],
-        kind: OptionKind::Flag,
-        default: "1",
-        unit: "",
-        help: "List completion-latency percentiles in fio-json (clat_ns.percentile)",
-        limits: None,
-        set: set_clat_percentiles,
-        show: Some(show_clat_percentiles),
-    },
-    OptionDef {
-        name: "lat_percentiles",
-        aliases: &[],
-        kind: OptionKind::Flag,
-        default: "0",
-        unit: "",
-        help: "Also list total-latency percentiles in fio-json (lat_ns.percentile); diskmeter's \
-               own output always has them",
-        limits: None,
-        set: set_lat_percentiles,
-        show: Some(show_lat_percentiles),
-    },
+    plain!(
+        "buffer_compress_chunk" => buffer_compress_chunk_bytes: Bytes,
+        default "512", unit "bytes",
+        help "The chunk buffer_compress_percentage repeats over; 0 = the whole block",
+    ),
+    plain!(
+        "clat_percentiles" => clat_percentiles: Flag,
+        default "1",
+        help "List completion-latency percentiles in fio-json (clat_ns.percentile)",
+    ),
+    plain!(
+        "lat_percentiles" => lat_percentiles: Flag,
+        default "0",
+        help "Also list total-latency percentiles in fio-json (lat_ns.percentile); diskmeter's \
+              own output always has them",
+    ),
     OptionDef {
         name: "percentile_list",
         aliases: &[],
@@ -839,77 +633,41 @@ pub(super) static ROWS: &[OptionDef] = &[
         set: set_percentile_list,
         show: Some(show_percentile_list),
     },
-    OptionDef {
-        name: "write_bw_log",
-        aliases: &[],
-        kind: OptionKind::OptionalStr,
-        default: "",
-        unit: "",
-        help: "Write fio's bandwidth log to PREFIX_bw.N.log (N = the worker's number in the \
-               run, from 1); without a value the job's name is the prefix",
-        limits: None,
-        set: set_write_bw_log,
-        show: Some(show_write_bw_log),
-    },
-    OptionDef {
-        name: "write_iops_log",
-        aliases: &[],
-        kind: OptionKind::OptionalStr,
-        default: "",
-        unit: "",
-        help: "Write fio's IOPS log to PREFIX_iops.N.log; without a value the job's name is \
-               the prefix",
-        limits: None,
-        set: set_write_iops_log,
-        show: Some(show_write_iops_log),
-    },
-    OptionDef {
-        name: "write_lat_log",
-        aliases: &[],
-        kind: OptionKind::OptionalStr,
-        default: "",
-        unit: "",
-        help: "Write fio's latency logs to PREFIX_lat.N.log, PREFIX_clat.N.log and \
-               PREFIX_slat.N.log (ns); without a value the job's name is the prefix",
-        limits: None,
-        set: set_write_lat_log,
-        show: Some(show_write_lat_log),
-    },
-    OptionDef {
-        name: "log_avg_msec",
-        aliases: &[],
-        kind: OptionKind::Int,
-        default: "0",
-        unit: "ms",
-        help: "0 = a log line per IO; N = a line per N ms window and direction with the \
-               window's average (bandwidth in KiB/s, IOPS, mean latency in ns)",
-        limits: None,
-        set: set_log_avg_msec,
-        show: Some(show_log_avg_msec),
-    },
-    OptionDef {
-        name: "log_offset",
-        aliases: &[],
-        kind: OptionKind::Flag,
-        default: "0",
-        unit: "",
-        help: "Add each IO's offset as a column of the logs (0 in averaged lines)",
-        limits: None,
-        set: set_log_offset,
-        show: Some(show_log_offset),
-    },
-    OptionDef {
-        name: "per_job_logs",
-        aliases: &[],
-        kind: OptionKind::Flag,
-        default: "1",
-        unit: "",
-        help: "1 = one log file per worker (PREFIX_bw.N.log); 0 = workers with the same \
-               prefix append to PREFIX_bw.log, across runs too (as fio)",
-        limits: None,
-        set: set_per_job_logs,
-        show: Some(show_per_job_logs),
-    },
+    plain!(
+        "write_bw_log" => write_bw_log: MaybeOptionalText,
+        default "",
+        help "Write fio's bandwidth log to PREFIX_bw.N.log (N = the worker's number in the \
+              run, from 1); without a value the job's name is the prefix",
+    ),
+    plain!(
+        "write_iops_log" => write_iops_log: MaybeOptionalText,
+        default "",
+        help "Write fio's IOPS log to PREFIX_iops.N.log; without a value the job's name is \
+              the prefix",
+    ),
+    plain!(
+        "write_lat_log" => write_lat_log: MaybeOptionalText,
+        default "",
+        help "Write fio's latency logs to PREFIX_lat.N.log, PREFIX_clat.N.log and \
+              PREFIX_slat.N.log (ns); without a value the job's name is the prefix",
+    ),
+    plain!(
+        "log_avg_msec" => log_avg_msec: Count,
+        default "0", unit "ms",
+        help "0 = a log line per IO; N = a line per N ms window and direction with the \
+              window's average (bandwidth in KiB/s, IOPS, mean latency in ns)",
+    ),
+    plain!(
+        "log_offset" => log_offset: Flag,
+        default "0",
+        help "Add each IO's offset as a column of the logs (0 in averaged lines)",
+    ),
+    plain!(
+        "per_job_logs" => per_job_logs: Flag,
+        default "1",
+        help "1 = one log file per worker (PREFIX_bw.N.log); 0 = workers with the same \
+              prefix append to PREFIX_bw.log, across runs too (as fio)",
+    ),
     OptionDef {
         name: "steadystate",
         aliases: &["ss"],
@@ -924,47 +682,29 @@ pub(super) static ROWS: &[OptionDef] = &[
         set: set_steadystate,
         show: Some(show_steadystate),
     },
-    OptionDef {
-        name: "steadystate_duration",
-        aliases: &["ss_dur"],
-        kind: OptionKind::Time,
-        default: "0",
-        unit: "s",
-        help: "Window of steady-state detection, in whole steadystate_samples (at least one); the job stops \
-               when its criterion holds over it; 0 = no detection",
-        limits: None,
-        set: set_steadystate_duration,
-        show: Some(show_steadystate_duration),
-    },
-    OptionDef {
-        name: "steadystate_ramp_time",
-        aliases: &["ss_ramp"],
-        kind: OptionKind::Time,
-        default: "0",
-        unit: "s",
-        help: "Time after measurement starts (after ramp_time) before steady-state samples \
-               are collected",
-        limits: None,
-        set: set_steadystate_ramp_time,
-        show: Some(show_steadystate_ramp_time),
-    },
-    OptionDef {
-        name: "steadystate_sample",
-        aliases: &["ss_sample"],
-        kind: OptionKind::Time,
-        default: "1s",
-        unit: "s",
-        help: "diskmeter's own (fio samples once per second): how often steady-state samples \
-               are taken; steadystate_duration counts whole samples",
-        limits: Some(Limits {
+    plain!(
+        "steadystate_duration" | "ss_dur" => steadystate.duration_ns: Time,
+        default "0", unit "s",
+        help "Window of steady-state detection, in whole steadystate_samples (at least one); the job stops \
+              when its criterion holds over it; 0 = no detection",
+    ),
+    plain!(
+        "steadystate_ramp_time" | "ss_ramp" => steadystate.ramp_ns: Time,
+        default "0", unit "s",
+        help "Time after measurement starts (after ramp_time) before steady-state samples \
+              are collected",
+    ),
+    plain!(
+        "steadystate_sample" | "ss_sample" => steadystate.sample_ns: Time,
+        default "1s", unit "s", limits Limits {
             range: Range::TimeAtLeast {
                 min_ns: 100_000_000,
             },
             why: "shorter samples would be mostly timer noise",
-        }),
-        set: set_steadystate_sample,
-        show: Some(show_steadystate_sample),
-    },
+        },
+        help "diskmeter's own (fio samples once per second): how often steady-state samples \
+              are taken; steadystate_duration counts whole samples",
+    ),
     OptionDef {
         name: "steadystate_precision",
         aliases: &["ss_precision"],
@@ -1015,18 +755,12 @@ pub(super) static ROWS: &[OptionDef] = &[
         set: set_write_iolog,
         show: Some(show_write_iolog),
     },
-    OptionDef {
-        name: "replay_no_stall",
-        aliases: &[],
-        kind: OptionKind::Flag,
-        default: "0",
-        unit: "",
-        help: "Replay the log as fast as the queue depth allows, in its order, ignoring its \
-               timestamps and waits",
-        limits: None,
-        set: set_replay_no_stall,
-        show: Some(show_replay_no_stall),
-    },
+    plain!(
+        "replay_no_stall" => iolog.replay_no_stall: Flag,
+        default "0",
+        help "Replay the log as fast as the queue depth allows, in its order, ignoring its \
+              timestamps and waits",
+    ),
     OptionDef {
         name: "replay_redirect",
         aliases: &[],
@@ -1050,33 +784,21 @@ pub(super) static ROWS: &[OptionDef] = &[
         set: set_replay_align,
         show: Some(show_replay_align),
     },
-    OptionDef {
-        name: "replay_scale",
-        aliases: &[],
-        kind: OptionKind::Int,
-        default: "1",
-        unit: "",
-        help: "Divide each replayed offset by this (a log of a bigger device); 0 or 1 = as \
-               logged",
-        limits: None,
-        set: set_replay_scale,
-        show: Some(show_replay_scale),
-    },
-    OptionDef {
-        name: "replay_time_scale",
-        aliases: &[],
-        kind: OptionKind::Int,
-        default: "100",
-        unit: "%",
-        help: "Replay at this percentage of the log's IO rate: 50 = half as fast, 200 = \
-               twice as fast",
-        limits: Some(Limits {
+    plain!(
+        "replay_scale" => iolog.replay_scale: Int,
+        default "1",
+        help "Divide each replayed offset by this (a log of a bigger device); 0 or 1 = as \
+              logged",
+    ),
+    plain!(
+        "replay_time_scale" => iolog.replay_time_scale_percent: Count,
+        default "100", unit "%", limits Limits {
             range: Range::Int { min: 1, max: None },
             why: "",
-        }),
-        set: set_replay_time_scale,
-        show: Some(show_replay_time_scale),
-    },
+        },
+        help "Replay at this percentage of the log's IO rate: 50 = half as fast, 200 = \
+              twice as fast",
+    ),
     OptionDef {
         name: "replay_skip",
         aliases: &[],

@@ -2,7 +2,7 @@
 //! `ignore_error`, `error_dump`, `trim_percentage`, `trim_backlog`, `trim_backlog_batch`);
 //! same conventions as `setters.rs`.
 
-use super::convert::{choice, flag, mismatch, number, show_flag, text, whole_percent};
+use super::convert::{choice, mismatch, number, text};
 use super::error::InvalidValue;
 use super::value::Value;
 use crate::trim::ErrorClasses;
@@ -33,24 +33,6 @@ pub(crate) fn set_ignore_error(spec: &mut JobSpec, value: Value) -> Result<(), I
 
 pub(crate) fn show_ignore_error(spec: &JobSpec) -> Option<String> {
     spec.trim.ignore_error_text()
-}
-
-pub(crate) fn set_error_dump(spec: &mut JobSpec, value: Value) -> Result<(), InvalidValue> {
-    spec.trim.error_dump = flag(value)?;
-    Ok(())
-}
-
-pub(crate) fn show_error_dump(spec: &JobSpec) -> Option<String> {
-    Some(show_flag(spec.trim.error_dump))
-}
-
-pub(crate) fn set_trim_percentage(spec: &mut JobSpec, value: Value) -> Result<(), InvalidValue> {
-    spec.trim.trim_percentage = whole_percent(value)?;
-    Ok(())
-}
-
-pub(crate) fn show_trim_percentage(spec: &JobSpec) -> Option<String> {
-    Some(spec.trim.trim_percentage.to_string())
 }
 
 pub(crate) fn set_trim_backlog(spec: &mut JobSpec, value: Value) -> Result<(), InvalidValue> {

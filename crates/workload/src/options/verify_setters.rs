@@ -2,7 +2,7 @@
 //! `experimental_verify`, `trim_verify_zero`); same conventions as `setters.rs`. The kinds and
 //! the pattern syntax are parsed by `diskmeter-verify`.
 
-use super::convert::{choice, count, flag, mismatch, number, show_flag, text};
+use super::convert::{choice, count, mismatch, number, text};
 use super::error::InvalidValue;
 use super::value::Value;
 use crate::JobSpec;
@@ -21,24 +21,6 @@ pub(crate) fn set_verify(spec: &mut JobSpec, value: Value) -> Result<(), Invalid
 
 pub(crate) fn show_verify(spec: &JobSpec) -> Option<String> {
     Some(spec.verify.kind.map_or("0", VerifyKind::name).to_string())
-}
-
-pub(crate) fn set_do_verify(spec: &mut JobSpec, value: Value) -> Result<(), InvalidValue> {
-    spec.verify.do_verify = flag(value)?;
-    Ok(())
-}
-
-pub(crate) fn show_do_verify(spec: &JobSpec) -> Option<String> {
-    Some(show_flag(spec.verify.do_verify))
-}
-
-pub(crate) fn set_verify_only(spec: &mut JobSpec, value: Value) -> Result<(), InvalidValue> {
-    spec.verify.verify_only = flag(value)?;
-    Ok(())
-}
-
-pub(crate) fn show_verify_only(spec: &JobSpec) -> Option<String> {
-    Some(show_flag(spec.verify.verify_only))
 }
 
 pub(crate) fn set_verify_pattern(spec: &mut JobSpec, value: Value) -> Result<(), InvalidValue> {
@@ -73,33 +55,6 @@ pub(crate) fn show_verify_offset(spec: &JobSpec) -> Option<String> {
     spec.verify
         .header_offset_bytes
         .map(|bytes| format_size_suffix(u64::from(bytes), spec.kb_base))
-}
-
-pub(crate) fn set_verify_fatal(spec: &mut JobSpec, value: Value) -> Result<(), InvalidValue> {
-    spec.verify.fatal = flag(value)?;
-    Ok(())
-}
-
-pub(crate) fn show_verify_fatal(spec: &JobSpec) -> Option<String> {
-    Some(show_flag(spec.verify.fatal))
-}
-
-pub(crate) fn set_verify_dump(spec: &mut JobSpec, value: Value) -> Result<(), InvalidValue> {
-    spec.verify.dump = flag(value)?;
-    Ok(())
-}
-
-pub(crate) fn show_verify_dump(spec: &JobSpec) -> Option<String> {
-    Some(show_flag(spec.verify.dump))
-}
-
-pub(crate) fn set_verify_async(spec: &mut JobSpec, value: Value) -> Result<(), InvalidValue> {
-    spec.verify.async_threads = count(value)?;
-    Ok(())
-}
-
-pub(crate) fn show_verify_async(spec: &JobSpec) -> Option<String> {
-    Some(spec.verify.async_threads.to_string())
 }
 
 pub(crate) fn set_verify_async_cpus(spec: &mut JobSpec, value: Value) -> Result<(), InvalidValue> {
@@ -138,43 +93,4 @@ pub(crate) fn show_verify_backlog_batch(spec: &JobSpec) -> Option<String> {
     spec.verify
         .backlog_batch_blocks
         .map(|blocks| blocks.to_string())
-}
-
-pub(crate) fn set_verify_state_save(spec: &mut JobSpec, value: Value) -> Result<(), InvalidValue> {
-    spec.verify.state_save = flag(value)?;
-    Ok(())
-}
-
-pub(crate) fn show_verify_state_save(spec: &JobSpec) -> Option<String> {
-    Some(show_flag(spec.verify.state_save))
-}
-
-pub(crate) fn set_verify_state_load(spec: &mut JobSpec, value: Value) -> Result<(), InvalidValue> {
-    spec.verify.state_load = flag(value)?;
-    Ok(())
-}
-
-pub(crate) fn show_verify_state_load(spec: &JobSpec) -> Option<String> {
-    Some(show_flag(spec.verify.state_load))
-}
-
-pub(crate) fn set_experimental_verify(
-    spec: &mut JobSpec,
-    value: Value,
-) -> Result<(), InvalidValue> {
-    spec.verify.experimental = flag(value)?;
-    Ok(())
-}
-
-pub(crate) fn show_experimental_verify(spec: &JobSpec) -> Option<String> {
-    Some(show_flag(spec.verify.experimental))
-}
-
-pub(crate) fn set_trim_verify_zero(spec: &mut JobSpec, value: Value) -> Result<(), InvalidValue> {
-    spec.verify.trim_verify_zero = flag(value)?;
-    Ok(())
-}
-
-pub(crate) fn show_trim_verify_zero(spec: &JobSpec) -> Option<String> {
-    Some(show_flag(spec.verify.trim_verify_zero))
 }
