@@ -192,14 +192,23 @@ fn default_sample_ns() -> u64 {
 }
 
 impl Default for SteadyState {
-    /// fio's defaults: `iops_slope:0.01%`, no window (detection off), no ramp.
+    /// The options' defaults, as [`crate::JobSpec::default`] has them (from the option rows).
     fn default() -> Self {
+        crate::JobSpec::default().steadystate
+    }
+}
+
+impl SteadyState {
+    /// Every field an option row sets holds a placeholder (zero, empty, unset; an enum with
+    /// no `Default` of its own, any variant), which [`crate::JobSpec::default`] replaces with
+    /// the row's default; the other fields hold their defaults here.
+    pub(crate) fn blank() -> Self {
         SteadyState {
             criterion: SteadyCriterion::IopsSlope,
             limit: SteadyLimit::Percent(0.01),
             duration_ns: 0,
             ramp_ns: 0,
-            sample_ns: STEADY_SAMPLE_NS,
+            sample_ns: 0,
             precision_percent: None,
         }
     }

@@ -1,18 +1,24 @@
 //! The option table: one definition per fio option diskmeter understands, driving parsing
-//! ([`crate::apply_option`]), `--help`, the docs and [`crate::describe`] (STYLE rule 12).
+//! ([`crate::apply_option`]), `--help`, the docs, [`crate::describe`] and
+//! [`crate::JobSpec::default`] (STYLE rule 12).
 //!
 //! Each row names the option, its fio aliases, the kind of value it takes (which picks the
 //! parser from `diskmeter-units`), its default, unit and range ([`Limits`]) as shown to users,
 //! and a one-line help. The row also holds the two functions that store a parsed value in a
-//! [`JobSpec`] and print it back, so adding an option is adding a row (in `table.rs`) and its
-//! test. A range is written only in the row: the parser, [`crate::validate`] and `--help`
-//! read it from there.
+//! [`JobSpec`] and print it back. A plain option (one field, stored as parsed) is one
+//! `plain!` row, whose field's shape (`shape.rs`) gives the kind and both functions; an
+//! option with logic of its own has a hand-written setter and shower in the `*_setters.rs` file of its
+//! group. A range is written only in the row: the parser, [`crate::validate`] and `--help`
+//! read it from there; a default is written only in the row: [`JobSpec::default`] applies
+//! every row's default to a blank job (`defaults.rs`). docs/adding-an-option.md shows both
+//! ways of adding an option.
 
 mod compat_setters;
 mod control_setters;
 #[cfg(test)]
 mod control_tests;
 mod convert;
+mod defaults;
 mod error;
 mod files_setters;
 mod iolog_setters;
@@ -51,6 +57,7 @@ mod verify_setters;
 mod verify_tests;
 
 use crate::JobSpec;
+pub(crate) use defaults::default_job;
 pub use error::InvalidValue;
 pub use limits::{LimitError, Limits, Range, MAX_FILES_PER_RUN, MAX_WORKERS_PER_RUN};
 pub(crate) use value::Value;

@@ -64,6 +64,56 @@ fn every_default_is_the_default_job() {
     }
 }
 
+/// Issue 29: a default is written once, in its row. `JobSpec::default()` is every row's
+/// default applied to a blank job, and each row's shower finds its own default there (compared
+/// as parsed values: the row may write `0` where the shower prints `0s`).
+#[test]
+fn every_rows_default_is_the_default_jobs_field() {
+    let defaults = JobSpec::default();
+    let mut checked = 0;
+    let mut unset = Vec::new();
+    for def in all_options().filter(|def| !def.default.is_empty()) {
+        let Some(show) = def.show else { continue };
+        let Some(shown) = show(&defaults) else {
+            unset.push(def.name);
+            continue;
+        };
+        let parse = |text: &str| value::parse_value(def.kind, Some(text), defaults.kb_base, None);
+        assert_eq!(
+            parse(&shown),
+            parse(def.default),
+            "{}: shown {shown}",
+            def.name
+        );
+        checked += 1;
+    }
+    assert!(checked > 100, "only {checked} rows have a default");
+    // fio options kept for compatibility that record only what was written (`CompatOptions`):
+    // unset until given, and their default, applied, changes nothing (the test above).
+    assert_eq!(
+        unset,
+        [
+            "random_generator",
+            "gtod_reduce",
+            "disable_lat",
+            "disable_clat",
+            "disable_slat",
+            "disable_bw_measurement",
+            "stats",
+            "significant_figures",
+            "unified_rw_reporting",
+            "bwavgtime",
+            "iopsavgtime",
+            "disk_util",
+            "unique_filename",
+            "unit_base",
+        ]
+    );
+    // The groups whose Default is derived (every field zero or unset) agree with the rows.
+    assert_eq!(defaults.trim, crate::trim::TrimOptions::default());
+    assert_eq!(defaults.compat, crate::compat::CompatOptions::default());
+}
+
 #[test]
 fn options_without_a_default_are_unset_in_the_default_job() {
     // The core table's are listed; every group's are checked below.
