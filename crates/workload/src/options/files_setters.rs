@@ -2,12 +2,12 @@
 //! `file_service_type`, `fallocate`, `overwrite`, `lockfile`, `buffer_pattern`, `dedupe_*`,
 //! `mem`, ...); same conventions as `setters.rs`. The meanings are in [`crate::files`].
 
-use super::convert::{choice, mismatch, number, text};
+use super::convert::{number, text};
 use super::error::InvalidValue;
 use super::value::Value;
 use crate::files::{
-    parse_byte_pattern, show_byte_pattern, DedupeMode, FadviseHint, Fallocate, FileService,
-    FilesError, LockFile, MemKind, SyncFileRange, DEFAULT_FILENAME_FORMAT,
+    parse_byte_pattern, show_byte_pattern, FileService, FilesError, MemKind, SyncFileRange,
+    DEFAULT_FILENAME_FORMAT,
 };
 use crate::JobSpec;
 use std::path::PathBuf;
@@ -56,29 +56,6 @@ pub(crate) fn show_file_service_type(spec: &JobSpec) -> Option<String> {
     Some(spec.files.file_service.show())
 }
 
-pub(crate) fn set_fallocate(spec: &mut JobSpec, value: Value) -> Result<(), InvalidValue> {
-    let word = choice(value)?;
-    spec.files.fallocate = Fallocate::parse(word).ok_or_else(|| mismatch(&Value::Choice(word)))?;
-    Ok(())
-}
-
-pub(crate) fn show_fallocate(spec: &JobSpec) -> Option<String> {
-    Some(spec.files.fallocate.as_str().to_string())
-}
-
-pub(crate) fn set_lockfile(spec: &mut JobSpec, value: Value) -> Result<(), InvalidValue> {
-    spec.files.lockfile = match choice(value)? {
-        "exclusive" => LockFile::Exclusive,
-        "readwrite" => LockFile::ReadWrite,
-        _ => LockFile::None,
-    };
-    Ok(())
-}
-
-pub(crate) fn show_lockfile(spec: &JobSpec) -> Option<String> {
-    Some(spec.files.lockfile.as_str().to_string())
-}
-
 pub(crate) fn set_sync_file_range(spec: &mut JobSpec, value: Value) -> Result<(), InvalidValue> {
     spec.files.sync_file_range = Some(SyncFileRange::parse(&text(value)?)?);
     Ok(())
@@ -86,20 +63,6 @@ pub(crate) fn set_sync_file_range(spec: &mut JobSpec, value: Value) -> Result<()
 
 pub(crate) fn show_sync_file_range(spec: &JobSpec) -> Option<String> {
     spec.files.sync_file_range.map(|range| range.show())
-}
-
-pub(crate) fn set_fadvise_hint(spec: &mut JobSpec, value: Value) -> Result<(), InvalidValue> {
-    spec.files.fadvise_hint = match choice(value)? {
-        "0" => FadviseHint::Off,
-        "random" => FadviseHint::Random,
-        "sequential" => FadviseHint::Sequential,
-        _ => FadviseHint::Pattern,
-    };
-    Ok(())
-}
-
-pub(crate) fn show_fadvise_hint(spec: &JobSpec) -> Option<String> {
-    Some(spec.files.fadvise_hint.as_str().to_string())
 }
 
 pub(crate) fn set_opendir(spec: &mut JobSpec, value: Value) -> Result<(), InvalidValue> {
@@ -135,18 +98,6 @@ pub(crate) fn set_dedupe_percentage(spec: &mut JobSpec, value: Value) -> Result<
 
 pub(crate) fn show_dedupe_percentage(spec: &JobSpec) -> Option<String> {
     spec.files.dedupe_percentage.map(|p| p.to_string())
-}
-
-pub(crate) fn set_dedupe_mode(spec: &mut JobSpec, value: Value) -> Result<(), InvalidValue> {
-    spec.files.dedupe_mode = match choice(value)? {
-        "working_set" => DedupeMode::WorkingSet,
-        _ => DedupeMode::Repeat,
-    };
-    Ok(())
-}
-
-pub(crate) fn show_dedupe_mode(spec: &JobSpec) -> Option<String> {
-    Some(spec.files.dedupe_mode.as_str().to_string())
 }
 
 pub(crate) fn set_dedupe_working_set_percentage(

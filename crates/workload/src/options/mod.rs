@@ -55,6 +55,7 @@ pub(crate) mod value;
 mod verify_setters;
 #[cfg(test)]
 mod verify_tests;
+mod words;
 
 use crate::JobSpec;
 pub(crate) use defaults::default_job;

@@ -3,7 +3,7 @@
 //! `rate_min`, the file-creation options and buffer contents. Split from `setters.rs` to keep
 //! each file readable; the conventions are the same.
 
-use super::convert::{mismatch, number, pair, set_cap, show_cap, text};
+use super::convert::{mismatch, number, text};
 use super::error::InvalidValue;
 use super::table::RW_CHOICES;
 use super::value::{parse_choice, Value};
@@ -201,17 +201,6 @@ pub(crate) fn show_bssplit(spec: &JobSpec) -> Option<String> {
     )
 }
 
-pub(crate) fn set_blockalign(spec: &mut JobSpec, value: Value) -> Result<(), InvalidValue> {
-    set_cap(&mut spec.blockalign_bytes, pair(value)?);
-    Ok(())
-}
-
-pub(crate) fn show_blockalign(spec: &JobSpec) -> Option<String> {
-    show_cap(spec.blockalign_bytes, |b| {
-        format_size_suffix(b, spec.kb_base)
-    })
-}
-
 pub(crate) fn set_random_distribution(
     spec: &mut JobSpec,
     value: Value,
@@ -222,17 +211,6 @@ pub(crate) fn set_random_distribution(
 
 pub(crate) fn show_random_distribution(spec: &JobSpec) -> Option<String> {
     Some(spec.random_distribution.show())
-}
-
-pub(crate) fn set_rate_min(spec: &mut JobSpec, value: Value) -> Result<(), InvalidValue> {
-    set_cap(&mut spec.rate_min_bytes_per_sec, pair(value)?);
-    Ok(())
-}
-
-pub(crate) fn show_rate_min(spec: &JobSpec) -> Option<String> {
-    show_cap(spec.rate_min_bytes_per_sec, |b| {
-        format_size_suffix(b, spec.kb_base)
-    })
 }
 
 pub(crate) fn set_rate_cycle(spec: &mut JobSpec, value: Value) -> Result<(), InvalidValue> {

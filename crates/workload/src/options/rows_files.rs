@@ -6,18 +6,7 @@ use super::files_setters::*;
 use super::limits::{Limits, Range};
 use super::shape::plain;
 use super::{OptionDef, OptionKind};
-
-/// `fallocate=` words (fio's `0` is `none`, `1` is `posix`).
-const FALLOCATE_CHOICES: &[&str] = &["none", "native", "posix", "keep", "truncate", "0", "1"];
-
-/// `lockfile=` words.
-const LOCKFILE_CHOICES: &[&str] = &["none", "exclusive", "readwrite"];
-
-/// `fadvise_hint=` words.
-const FADVISE_CHOICES: &[&str] = &["0", "1", "random", "sequential"];
-
-/// `dedupe_mode=` words.
-const DEDUPE_MODE_CHOICES: &[&str] = &["repeat", "working_set"];
+use crate::files::{DedupeMode, FadviseHint, Fallocate, LockFile};
 
 /// The files rows.
 pub(super) static ROWS: &[OptionDef] = &[
@@ -69,33 +58,21 @@ pub(super) static ROWS: &[OptionDef] = &[
         default "0",
         help "Lay the job's files out, then do no IO (the job reports zero IOs)",
     ),
-    OptionDef {
-        name: "fallocate",
-        aliases: &[],
-        kind: OptionKind::Choice(FALLOCATE_CHOICES),
-        default: "native",
-        unit: "",
-        help: "How a new file's space is reserved: native (fallocate), posix (posix_fallocate, 1), keep (FALLOC_FL_KEEP_SIZE), truncate (ftruncate only: sparse), none (0)",
-        limits: None,
-        set: set_fallocate,
-        show: Some(show_fallocate),
-    },
+    plain!(
+        "fallocate" => files.fallocate: Choice<Fallocate>,
+        default "native",
+        help "How a new file's space is reserved: native (fallocate), posix (posix_fallocate, 1), keep (FALLOC_FL_KEEP_SIZE), truncate (ftruncate only: sparse), none (0)",
+    ),
     plain!(
         "overwrite" => files.overwrite: MaybeFlag,
         default "",
         help "1 = write a new file fully before a writing job (fio); 0 = a write-only job's new file is only reserved (fio's default); unset = diskmeter writes every new file fully. Files diskmeter did not create are never written before the run",
     ),
-    OptionDef {
-        name: "lockfile",
-        aliases: &[],
-        kind: OptionKind::Choice(LOCKFILE_CHOICES),
-        default: "none",
-        unit: "",
-        help: "How workers sharing a file take turns: exclusive = one IO at a time on the file, readwrite = reads together and a write alone, none",
-        limits: None,
-        set: set_lockfile,
-        show: Some(show_lockfile),
-    },
+    plain!(
+        "lockfile" => files.lockfile: Choice<LockFile>,
+        default "none",
+        help "How workers sharing a file take turns: exclusive = one IO at a time on the file, readwrite = reads together and a write alone, none",
+    ),
     plain!(
         "pre_read" => files.pre_read: Flag,
         default "0",
@@ -129,17 +106,11 @@ pub(super) static ROWS: &[OptionDef] = &[
         set: set_sync_file_range,
         show: Some(show_sync_file_range),
     },
-    OptionDef {
-        name: "fadvise_hint",
-        aliases: &[],
-        kind: OptionKind::Choice(FADVISE_CHOICES),
-        default: "1",
-        unit: "",
-        help: "posix_fadvise hint on open: 1 = the job's pattern (random or sequential), random, sequential, 0 = none",
-        limits: None,
-        set: set_fadvise_hint,
-        show: Some(show_fadvise_hint),
-    },
+    plain!(
+        "fadvise_hint" => files.fadvise_hint: Choice<FadviseHint>,
+        default "1",
+        help "posix_fadvise hint on open: 1 = the job's pattern (random or sequential), random, sequential, 0 = none",
+    ),
     OptionDef {
         name: "opendir",
         aliases: &[],
@@ -184,17 +155,11 @@ pub(super) static ROWS: &[OptionDef] = &[
         set: set_dedupe_percentage,
         show: Some(show_dedupe_percentage),
     },
-    OptionDef {
-        name: "dedupe_mode",
-        aliases: &[],
-        kind: OptionKind::Choice(DEDUPE_MODE_CHOICES),
-        default: "repeat",
-        unit: "",
-        help: "Which earlier data a duplicate repeats: repeat = the last unique write's, working_set = one of a set of dedupe_working_set_percentage of the region's blocks",
-        limits: None,
-        set: set_dedupe_mode,
-        show: Some(show_dedupe_mode),
-    },
+    plain!(
+        "dedupe_mode" => files.dedupe_mode: Choice<DedupeMode>,
+        default "repeat",
+        help "Which earlier data a duplicate repeats: repeat = the last unique write's, working_set = one of a set of dedupe_working_set_percentage of the region's blocks",
+    ),
     OptionDef {
         name: "dedupe_working_set_percentage",
         aliases: &[],

@@ -5,6 +5,7 @@
 use super::shape::plain;
 use super::system_setters::*;
 use super::{Limits, OptionDef, OptionKind, Range};
+use crate::system::CpusAllowedPolicy;
 
 /// The system rows.
 pub(super) static ROWS: &[OptionDef] = &[
@@ -73,18 +74,12 @@ pub(super) static ROWS: &[OptionDef] = &[
         set: set_log_compression,
         show: Some(show_log_compression),
     },
-    OptionDef {
-        name: "cpus_allowed_policy",
-        aliases: &[],
-        kind: OptionKind::Choice(&["shared", "split"]),
-        default: "shared",
-        unit: "",
-        help: "shared = every worker may run on every CPU of cpus_allowed; split = each worker \
-               gets one of them (worker N of the run takes the ((N - 1) mod count)-th)",
-        limits: None,
-        set: set_cpus_allowed_policy,
-        show: Some(show_cpus_allowed_policy),
-    },
+    plain!(
+        "cpus_allowed_policy" => system.cpus_allowed_policy: Choice<CpusAllowedPolicy>,
+        default "shared",
+        help "shared = every worker may run on every CPU of cpus_allowed; split = each worker \
+              gets one of them (worker N of the run takes the ((N - 1) mod count)-th)",
+    ),
     OptionDef {
         name: "cpumask",
         aliases: &[],

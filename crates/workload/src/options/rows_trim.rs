@@ -5,22 +5,17 @@ use super::limits::{Limits, Range};
 use super::shape::plain;
 use super::trim_setters::*;
 use super::{OptionDef, OptionKind};
+use crate::trim::ErrorClasses;
 
 /// The trim and error-policy rows.
 pub(super) static ROWS: &[OptionDef] = &[
-    OptionDef {
-        name: "continue_on_error",
-        aliases: &[],
-        kind: OptionKind::Choice(CONTINUE_ON_ERROR_CHOICES),
-        default: "none",
-        unit: "",
-        help: "Go on after IO errors of these classes (none, read, write, io, verify, all; 0 = \
-               none, 1 = all) whose errno is in ignore_error's list (EIO and EILSEQ by \
-               default); each is counted (total_err, first_error)",
-        limits: None,
-        set: set_continue_on_error,
-        show: Some(show_continue_on_error),
-    },
+    plain!(
+        "continue_on_error" => trim.continue_on_error: Choice<ErrorClasses>,
+        default "none",
+        help "Go on after IO errors of these classes (none, read, write, io, verify, all; 0 = \
+              none, 1 = all) whose errno is in ignore_error's list (EIO and EILSEQ by \
+              default); each is counted (total_err, first_error)",
+    ),
     OptionDef {
         name: "ignore_error",
         aliases: &[],

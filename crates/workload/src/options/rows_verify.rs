@@ -114,17 +114,11 @@ pub(super) static ROWS: &[OptionDef] = &[
         default "0", unit "threads",
         help "fio's number of offload threads for checking (0 = check inline)",
     ),
-    OptionDef {
-        name: "verify_async_cpus",
-        aliases: &[],
-        kind: OptionKind::CpuList,
-        default: "",
-        unit: "",
-        help: "CPUs for the verify_async threads",
-        limits: None,
-        set: set_verify_async_cpus,
-        show: Some(show_verify_async_cpus),
-    },
+    plain!(
+        "verify_async_cpus" => verify.async_cpus: Cpus,
+        default "",
+        help "CPUs for the verify_async threads",
+    ),
     OptionDef {
         name: "verify_backlog",
         aliases: &[],

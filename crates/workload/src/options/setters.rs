@@ -9,11 +9,11 @@
 //! sense is [`crate::validate`]'s business, so jobs built in code get the same checks. A shower
 //! prints the value so that applying it again gives the same job, which `describe` relies on.
 
-use super::convert::{choice, number, pair, show_pair, text, whole_percent};
+use super::convert::{number, pair, show_pair, text, whole_percent};
 use super::error::InvalidValue;
 use super::value::Value;
 use crate::{BlockSizeSpread, JobSpec, PerDirection};
-use diskmeter_units::{format_size_suffix, KbBase};
+use diskmeter_units::format_size_suffix;
 use std::path::PathBuf;
 
 // ---- paths ------------------------------------------------------------------------------
@@ -55,17 +55,6 @@ pub(crate) fn set_name(spec: &mut JobSpec, value: Value) -> Result<(), InvalidVa
 
 pub(crate) fn show_name(spec: &JobSpec) -> Option<String> {
     Some(spec.name.clone())
-}
-
-pub(crate) fn set_kb_base(spec: &mut JobSpec, value: Value) -> Result<(), InvalidValue> {
-    let choice = choice(value)?;
-    spec.kb_base =
-        KbBase::parse(choice).ok_or_else(|| super::convert::mismatch(&Value::Choice(choice)))?;
-    Ok(())
-}
-
-pub(crate) fn show_kb_base(spec: &JobSpec) -> Option<String> {
-    Some(spec.kb_base.as_str().to_string())
 }
 
 pub(crate) fn set_filename(spec: &mut JobSpec, value: Value) -> Result<(), InvalidValue> {

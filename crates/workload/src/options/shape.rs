@@ -10,11 +10,17 @@
 //! help, and nothing else. Options whose setter does more than store (one value setting two
 //! fields, a text parsed by its own grammar) keep a hand-written setter next to their rows.
 
-use super::convert::{count, flag, nanos, number, show_flag, text, whole_percent};
+use super::convert::{
+    choice, count, flag, mismatch, nanos, number, pair, set_cap, show_cap, show_flag, text,
+    whole_percent,
+};
 use super::error::InvalidValue;
 use super::value::Value;
+use super::words::Word;
 use super::OptionKind;
-use diskmeter_units::{format_size_suffix, format_time_suffix, KbBase};
+use crate::PerDirection;
+use diskmeter_units::{format_cpu_list, format_size_suffix, format_time_suffix, KbBase};
+use std::marker::PhantomData;
 
 /// One way of storing a parsed option value in a field and printing it back.
 pub(crate) trait Shape {
@@ -25,6 +31,12 @@ pub(crate) trait Shape {
     /// The typed value out of a parsed value of [`Shape::KIND`]; a count too large for its
     /// field is refused here (ranges are the row's limits, checked before).
     fn take(value: Value) -> Result<Self::Field, InvalidValue>;
+    /// Stores a parsed value in the field; on error the field is unchanged. Most shapes
+    /// replace the field; a per-direction shape changes only the directions given.
+    fn store(field: &mut Self::Field, value: Value) -> Result<(), InvalidValue> {
+        *field = Self::take(value)?;
+        Ok(())
+    }
     /// The field as the option would be written, `None` when it is unset; sizes are printed
     /// under the job's `kb_base`, so the text read back gives the same bytes.
     fn show(field: &Self::Field, kb_base: KbBase) -> Option<String>;
@@ -171,6 +183,128 @@ impl Shape for MaybeOptionalText {
     }
 }
 
+/// A `u64` of nanoseconds whose option reads microseconds when written without a unit
+/// (fio's `thinktime`, `latency_target`).
+pub(crate) struct Micros;
+
+impl Shape for Micros {
+    type Field = u64;
+    const KIND: OptionKind = OptionKind::TimeMicros;
+    fn take(value: Value) -> Result<u64, InvalidValue> {
+        nanos(value)
+    }
+    fn show(field: &u64, _: KbBase) -> Option<String> {
+        Some(format_time_suffix(*field))
+    }
+}
+
+/// A time limit in an `Option<u64>` of nanoseconds, where fio reads 0 as "no limit"
+/// (`runtime=0`).
+pub(crate) struct TimeLimit;
+
+impl Shape for TimeLimit {
+    type Field = Option<u64>;
+    const KIND: OptionKind = OptionKind::Time;
+    fn take(value: Value) -> Result<Option<u64>, InvalidValue> {
+        nanos(value).map(|ns| (ns > 0).then_some(ns))
+    }
+    fn show(field: &Option<u64>, _: KbBase) -> Option<String> {
+        field.map(format_time_suffix)
+    }
+}
+
+/// A word from a fixed list, stored as the enum it names (see `words.rs`).
+pub(crate) struct Choice<T>(PhantomData<T>);
+
+impl<T: Word> Shape for Choice<T> {
+    type Field = T;
+    const KIND: OptionKind = OptionKind::Choice(T::WORDS);
+    fn take(value: Value) -> Result<T, InvalidValue> {
+        let word = choice(value)?;
+        T::from_word(word).ok_or_else(|| mismatch(&Value::Choice(word)))
+    }
+    fn show(field: &T, _: KbBase) -> Option<String> {
+        Some(field.word().to_string())
+    }
+}
+
+/// A cap per direction in bytes (`rate=100m,20m`); fio reads 0 as "no cap", and a direction
+/// left out (`,20m`) keeps its cap.
+pub(crate) struct SizeCap;
+
+impl Shape for SizeCap {
+    type Field = PerDirection<Option<u64>>;
+    const KIND: OptionKind = OptionKind::SizePair;
+    fn take(value: Value) -> Result<Self::Field, InvalidValue> {
+        let mut field = PerDirection::default();
+        Self::store(&mut field, value)?;
+        Ok(field)
+    }
+    fn store(field: &mut Self::Field, value: Value) -> Result<(), InvalidValue> {
+        set_cap(field, pair(value)?);
+        Ok(())
+    }
+    fn show(field: &Self::Field, kb_base: KbBase) -> Option<String> {
+        show_cap(*field, |bytes| format_size_suffix(bytes, kb_base))
+    }
+}
+
+/// A count per direction (`rate_iops=5000,3200`), with [`SizeCap`]'s rules.
+pub(crate) struct IntCap;
+
+impl Shape for IntCap {
+    type Field = PerDirection<Option<u64>>;
+    const KIND: OptionKind = OptionKind::IntPair;
+    fn take(value: Value) -> Result<Self::Field, InvalidValue> {
+        let mut field = PerDirection::default();
+        Self::store(&mut field, value)?;
+        Ok(field)
+    }
+    fn store(field: &mut Self::Field, value: Value) -> Result<(), InvalidValue> {
+        set_cap(field, pair(value)?);
+        Ok(())
+    }
+    fn show(field: &Self::Field, _: KbBase) -> Option<String> {
+        show_cap(*field, |n: u64| n.to_string())
+    }
+}
+
+/// A CPU list (`0-3,6`) in an `Option<Vec<usize>>`, unset = any CPU.
+pub(crate) struct Cpus;
+
+impl Shape for Cpus {
+    type Field = Option<Vec<usize>>;
+    const KIND: OptionKind = OptionKind::CpuList;
+    fn take(value: Value) -> Result<Self::Field, InvalidValue> {
+        match value {
+            Value::Cpus(cpus) => Ok(Some(cpus)),
+            other => Err(mismatch(&other)),
+        }
+    }
+    fn show(field: &Self::Field, _: KbBase) -> Option<String> {
+        field.as_deref().map(format_cpu_list)
+    }
+}
+
+/// Numbers separated by ':' (`50:99:99.9`) in a `Vec<f64>`; how many and their range are
+/// the row's limits.
+pub(crate) struct Floats;
+
+impl Shape for Floats {
+    type Field = Vec<f64>;
+    const KIND: OptionKind = OptionKind::FloatList;
+    fn take(value: Value) -> Result<Vec<f64>, InvalidValue> {
+        match value {
+            Value::Floats(list) => Ok(list),
+            other => Err(mismatch(&other)),
+        }
+    }
+    fn show(field: &Vec<f64>, _: KbBase) -> Option<String> {
+        let items: Vec<String> = field.iter().map(f64::to_string).collect();
+        Some(items.join(":"))
+    }
+}
+
 /// One plain option's row of the table, written once: its fio name and aliases, the field it
 /// stores into and the [`Shape`] it stores with (which gives the kind, the setter and the
 /// shower), its default as written, and optionally its unit and range, then its help.
@@ -180,13 +314,15 @@ impl Shape for MaybeOptionalText {
 ///     help "fsync(2) every file when a writing job ends"),
 /// plain!("iodepth_low" => control.iodepth_low: MaybeCount, default "", unit "IOs",
 ///     help "Refill the queue only once it has drained to this many IOs; unset = iodepth"),
+/// plain!("sync" => sync: Choice<SyncMode>, default "none",
+///     help "Synchronous writes: 1/sync opens with O_SYNC, dsync with O_DSYNC, 0/none plain"),
 /// ```
 ///
 /// The default is the truth for [`crate::JobSpec::default`], which applies every row's
 /// default to a blank job.
 macro_rules! plain {
     (
-        $name:literal $(| $alias:literal)* => $($field:ident).+ : $shape:ident,
+        $name:literal $(| $alias:literal)* => $($field:ident).+ : $shape:ident $(<$arg:ty>)?,
         default $default:literal
         $(, unit $unit:literal)?
         $(, limits $limits:expr)?
@@ -195,18 +331,19 @@ macro_rules! plain {
         $crate::options::OptionDef {
             name: $name,
             aliases: &[$($alias),*],
-            kind: <$crate::options::shape::$shape as $crate::options::shape::Shape>::KIND,
+            kind: <$crate::options::shape::$shape $(<$arg>)? as $crate::options::shape::Shape>::KIND,
             default: $default,
             unit: plain!(@unit $($unit)?),
             help: $help,
             limits: plain!(@limits $($limits)?),
             set: |spec, value| {
-                spec.$($field).+ =
-                    <$crate::options::shape::$shape as $crate::options::shape::Shape>::take(value)?;
-                Ok(())
+                <$crate::options::shape::$shape $(<$arg>)? as $crate::options::shape::Shape>::store(
+                    &mut spec.$($field).+,
+                    value,
+                )
             },
             show: Some(|spec| {
-                <$crate::options::shape::$shape as $crate::options::shape::Shape>::show(
+                <$crate::options::shape::$shape $(<$arg>)? as $crate::options::shape::Shape>::show(
                     &spec.$($field).+,
                     spec.kb_base,
                 )

@@ -1,36 +1,14 @@
 //! Setters and printers of the system rows (`rows_system.rs`): histogram logs, CPU and NUMA
 //! placement, priorities, engine options and commands; same conventions as `setters.rs`.
 
-use super::convert::{choice, number, pair, text};
+use super::convert::{number, pair, text};
 use super::error::InvalidValue;
 use super::value::Value;
 use crate::system::cmdprio::{format_cmdprio_bssplit, parse_cmdprio_bssplit};
 use crate::system::{
-    format_mem_policy, format_node_list, parse_mem_policy, parse_node_list, CpusAllowedPolicy,
-    SystemValueError,
+    format_mem_policy, format_node_list, parse_mem_policy, parse_node_list, SystemValueError,
 };
 use crate::JobSpec;
-
-pub(crate) fn set_cpus_allowed_policy(
-    spec: &mut JobSpec,
-    value: Value,
-) -> Result<(), InvalidValue> {
-    spec.system.cpus_allowed_policy = match choice(value)? {
-        "split" => CpusAllowedPolicy::Split,
-        _ => CpusAllowedPolicy::Shared,
-    };
-    Ok(())
-}
-
-pub(crate) fn show_cpus_allowed_policy(spec: &JobSpec) -> Option<String> {
-    Some(
-        match spec.system.cpus_allowed_policy {
-            CpusAllowedPolicy::Shared => "shared",
-            CpusAllowedPolicy::Split => "split",
-        }
-        .to_string(),
-    )
-}
 
 /// fio's `cpumask`: a bit mask of the CPUs `cpus_allowed` lists (bit N = CPU N); the two
 /// options set the same CPUs, the later one wins (as in fio).

@@ -13,6 +13,7 @@ use super::setters::*;
 use super::shape::plain;
 use super::steady_setters::*;
 use super::{OptionDef, OptionKind};
+use crate::{KbBase, SyncMode};
 
 /// `rw=` spellings, as fio accepts them.
 pub(super) const RW_CHOICES: &[&str] = &[
@@ -38,12 +39,6 @@ const ENGINE_CHOICES: &[&str] = &[
 /// `rate_process=` values.
 const RATE_PROCESS_CHOICES: &[&str] = &["linear", "poisson"];
 
-/// `sync=` values.
-const SYNC_CHOICES: &[&str] = &["0", "1", "none", "sync", "dsync"];
-
-/// `kb_base=` values.
-const KB_BASE_CHOICES: &[&str] = &["1024", "1000"];
-
 /// The core rows: targets, sizes, patterns, engines, rates, logs and steady state.
 pub(super) static ROWS: &[OptionDef] = &[
     OptionDef {
@@ -58,19 +53,13 @@ pub(super) static ROWS: &[OptionDef] = &[
         set: set_name,
         show: Some(show_name),
     },
-    OptionDef {
-        name: "kb_base",
-        aliases: &[],
-        kind: OptionKind::Choice(KB_BASE_CHOICES),
-        default: "1024",
-        unit: "",
-        help: "How sizes and counts read unit prefixes (later ones on the command line, the \
-               whole section in a job file): 1024 = k (and ki) is 1024 and KiB is 1000 (fio's \
-               compatibility mode); 1000 = k (and ki) is 1000 and KiB is 1024",
-        limits: None,
-        set: set_kb_base,
-        show: Some(show_kb_base),
-    },
+    plain!(
+        "kb_base" => kb_base: Choice<KbBase>,
+        default "1024",
+        help "How sizes and counts read unit prefixes (later ones on the command line, the \
+              whole section in a job file): 1024 = k (and ki) is 1024 and KiB is 1000 (fio's \
+              compatibility mode); 1000 = k (and ki) is 1000 and KiB is 1024",
+    ),
     OptionDef {
         name: "filename",
         aliases: &[],
@@ -248,17 +237,11 @@ pub(super) static ROWS: &[OptionDef] = &[
         default "0",
         help "Sizes from bsrange may be any byte count, not only multiples of the smallest (not with direct=1)",
     ),
-    OptionDef {
-        name: "blockalign",
-        aliases: &["ba"],
-        kind: OptionKind::SizePair,
-        default: "",
-        unit: "bytes",
-        help: "Random offsets fall on multiples of this, per direction (default: the smallest block size)",
-        limits: None,
-        set: set_blockalign,
-        show: Some(show_blockalign),
-    },
+    plain!(
+        "blockalign" | "ba" => blockalign_bytes: SizeCap,
+        default "", unit "bytes",
+        help "Random offsets fall on multiples of this, per direction (default: the smallest block size)",
+    ),
     plain!(
         "iodepth" => iodepth: Count,
         default "1", unit "IOs", limits Limits {
@@ -294,18 +277,12 @@ pub(super) static ROWS: &[OptionDef] = &[
             .because("fio runs at most 4,096 jobs in all"),
         help "Identical workers (clones) running this job",
     ),
-    OptionDef {
-        name: "runtime",
-        aliases: &["timeout"],
-        kind: OptionKind::Time,
-        default: "",
-        unit: "s",
-        help: "Time limit after ramp_time; seconds unless a unit is given (500ms, 2m = 2 \
-               minutes); unset or 0 = no limit",
-        limits: None,
-        set: set_runtime,
-        show: Some(show_runtime),
-    },
+    plain!(
+        "runtime" | "timeout" => runtime_ns: TimeLimit,
+        default "", unit "s",
+        help "Time limit after ramp_time; seconds unless a unit is given (500ms, 2m = 2 \
+              minutes); unset or 0 = no limit",
+    ),
     plain!(
         "time_based" => time_based: Flag,
         default "0",
@@ -350,30 +327,18 @@ pub(super) static ROWS: &[OptionDef] = &[
         set: set_ioengine,
         show: Some(show_ioengine),
     },
-    OptionDef {
-        name: "rate",
-        aliases: &[],
-        kind: OptionKind::SizePair,
-        default: "",
-        unit: "bytes/s",
-        help: "Bandwidth cap per worker: 100m for both directions, 100m,20m for read,write; \
-               0 or unset = no cap",
-        limits: None,
-        set: set_rate,
-        show: Some(show_rate),
-    },
-    OptionDef {
-        name: "rate_iops",
-        aliases: &[],
-        kind: OptionKind::IntPair,
-        default: "",
-        unit: "IOPS",
-        help: "IOPS cap per worker: 3200 for both directions, 5000,3200 for read,write; 0 or \
-               unset = no cap; not together with rate for the same direction",
-        limits: None,
-        set: set_rate_iops,
-        show: Some(show_rate_iops),
-    },
+    plain!(
+        "rate" => rate_bytes_per_sec: SizeCap,
+        default "", unit "bytes/s",
+        help "Bandwidth cap per worker: 100m for both directions, 100m,20m for read,write; \
+              0 or unset = no cap",
+    ),
+    plain!(
+        "rate_iops" => rate_iops: IntCap,
+        default "", unit "IOPS",
+        help "IOPS cap per worker: 3200 for both directions, 5000,3200 for read,write; 0 or \
+              unset = no cap; not together with rate for the same direction",
+    ),
     OptionDef {
         name: "rate_process",
         aliases: &[],
@@ -417,17 +382,11 @@ pub(super) static ROWS: &[OptionDef] = &[
         default "1",
         help "Drop the files' pages from the page cache before a buffered job, so reads reach the device",
     ),
-    OptionDef {
-        name: "sync",
-        aliases: &[],
-        kind: OptionKind::Choice(SYNC_CHOICES),
-        default: "none",
-        unit: "",
-        help: "Synchronous writes: 1/sync opens with O_SYNC, dsync with O_DSYNC, 0/none plain",
-        limits: None,
-        set: set_sync,
-        show: Some(show_sync),
-    },
+    plain!(
+        "sync" => sync: Choice<SyncMode>,
+        default "none",
+        help "Synchronous writes: 1/sync opens with O_SYNC, dsync with O_DSYNC, 0/none plain",
+    ),
     OptionDef {
         name: "thread",
         aliases: &[],
@@ -490,17 +449,11 @@ pub(super) static ROWS: &[OptionDef] = &[
         default "0",
         help "Register the files with the kernel once (io_uring only)",
     ),
-    OptionDef {
-        name: "cpus_allowed",
-        aliases: &[],
-        kind: OptionKind::CpuList,
-        default: "",
-        unit: "CPUs",
-        help: "CPUs the workers may run on, e.g. 0-3,6; unset = any",
-        limits: None,
-        set: set_cpus_allowed,
-        show: Some(show_cpus_allowed),
-    },
+    plain!(
+        "cpus_allowed" => cpus_allowed: Cpus,
+        default "", unit "CPUs",
+        help "CPUs the workers may run on, e.g. 0-3,6; unset = any",
+    ),
     plain!(
         "zero_buffers" => zero_buffers: Flag,
         default "0",
@@ -533,17 +486,11 @@ pub(super) static ROWS: &[OptionDef] = &[
         default "0",
         help "fsync(2) each file when a writing job ends (counted as a sync IO)",
     ),
-    OptionDef {
-        name: "rate_min",
-        aliases: &["ratemin"],
-        kind: OptionKind::SizePair,
-        default: "",
-        unit: "bytes/s",
-        help: "The job fails if a direction's bandwidth over a rate_cycle falls below this",
-        limits: None,
-        set: set_rate_min,
-        show: Some(show_rate_min),
-    },
+    plain!(
+        "rate_min" | "ratemin" => rate_min_bytes_per_sec: SizeCap,
+        default "", unit "bytes/s",
+        help "The job fails if a direction's bandwidth over a rate_cycle falls below this",
+    ),
     OptionDef {
         name: "rate_cycle",
         aliases: &["ratecycle"],
@@ -614,14 +561,9 @@ pub(super) static ROWS: &[OptionDef] = &[
         help "Also list total-latency percentiles in fio-json (lat_ns.percentile); diskmeter's \
               own output always has them",
     ),
-    OptionDef {
-        name: "percentile_list",
-        aliases: &[],
-        kind: OptionKind::FloatList,
-        default: "1:5:10:20:30:40:50:60:70:80:90:95:99:99.5:99.9:99.95:99.99",
-        unit: "%",
-        help: "Latency percentiles to report, separated by ':'",
-        limits: Some(Limits {
+    plain!(
+        "percentile_list" => percentile_list: Floats,
+        default "1:5:10:20:30:40:50:60:70:80:90:95:99:99.5:99.9:99.95:99.99", unit "%", limits Limits {
             range: Range::List {
                 max_items: 20,
                 min: 0.0,
@@ -629,10 +571,9 @@ pub(super) static ROWS: &[OptionDef] = &[
                 item: "percentile",
             },
             why: "fio's limit, FIO_IO_U_LIST_MAX_LEN",
-        }),
-        set: set_percentile_list,
-        show: Some(show_percentile_list),
-    },
+        },
+        help "Latency percentiles to report, separated by ':'",
+    ),
     plain!(
         "write_bw_log" => write_bw_log: MaybeOptionalText,
         default "",

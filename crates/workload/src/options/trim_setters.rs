@@ -2,28 +2,10 @@
 //! `ignore_error`, `error_dump`, `trim_percentage`, `trim_backlog`, `trim_backlog_batch`);
 //! same conventions as `setters.rs`.
 
-use super::convert::{choice, mismatch, number, text};
+use super::convert::{number, text};
 use super::error::InvalidValue;
 use super::value::Value;
-use crate::trim::ErrorClasses;
 use crate::JobSpec;
-
-/// `continue_on_error=` words, fio's.
-pub(super) const CONTINUE_ON_ERROR_CHOICES: &[&str] =
-    &["none", "read", "write", "io", "verify", "all", "0", "1"];
-
-pub(crate) fn set_continue_on_error(spec: &mut JobSpec, value: Value) -> Result<(), InvalidValue> {
-    let word = choice(value)?;
-    spec.trim.continue_on_error =
-        ErrorClasses::parse(word).ok_or_else(|| mismatch(&Value::Choice(word)))?;
-    Ok(())
-}
-
-pub(crate) fn show_continue_on_error(spec: &JobSpec) -> Option<String> {
-    // Classes ignore_error turned on are printed by ignore_error, so applying both again
-    // rebuilds the job.
-    Some(spec.trim.continue_on_error.as_str().to_string())
-}
 
 pub(crate) fn set_ignore_error(spec: &mut JobSpec, value: Value) -> Result<(), InvalidValue> {
     spec.trim

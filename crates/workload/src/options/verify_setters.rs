@@ -2,11 +2,11 @@
 //! `experimental_verify`, `trim_verify_zero`); same conventions as `setters.rs`. The kinds and
 //! the pattern syntax are parsed by `diskmeter-verify`.
 
-use super::convert::{choice, count, mismatch, number, text};
+use super::convert::{choice, count, number, text};
 use super::error::InvalidValue;
 use super::value::Value;
 use crate::JobSpec;
-use diskmeter_units::{format_cpu_list, format_size_suffix};
+use diskmeter_units::format_size_suffix;
 use diskmeter_verify::{VerifyKind, VerifyPattern};
 
 pub(crate) fn set_verify(spec: &mut JobSpec, value: Value) -> Result<(), InvalidValue> {
@@ -55,20 +55,6 @@ pub(crate) fn show_verify_offset(spec: &JobSpec) -> Option<String> {
     spec.verify
         .header_offset_bytes
         .map(|bytes| format_size_suffix(u64::from(bytes), spec.kb_base))
-}
-
-pub(crate) fn set_verify_async_cpus(spec: &mut JobSpec, value: Value) -> Result<(), InvalidValue> {
-    match value {
-        Value::Cpus(cpus) => {
-            spec.verify.async_cpus = Some(cpus);
-            Ok(())
-        }
-        other => Err(mismatch(&other)),
-    }
-}
-
-pub(crate) fn show_verify_async_cpus(spec: &JobSpec) -> Option<String> {
-    spec.verify.async_cpus.as_deref().map(format_cpu_list)
 }
 
 pub(crate) fn set_verify_backlog(spec: &mut JobSpec, value: Value) -> Result<(), InvalidValue> {
