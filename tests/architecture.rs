@@ -17,7 +17,7 @@ use std::path::{Path, PathBuf};
 const MAX_LINES: usize = 600;
 
 /// Files that are data (one row per option) and may be longer.
-const DATA_FILES: &[&str] = &["crates/workload/src/options/table.rs"];
+const DATA_FILES: &[&str] = &["crates/workload/src/options/rows_job.rs"];
 
 fn root() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))

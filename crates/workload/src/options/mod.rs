@@ -32,6 +32,7 @@ mod more_tests;
 mod pattern_setters;
 mod rows_control;
 mod rows_files;
+mod rows_job;
 mod rows_jobfile;
 mod rows_system;
 mod rows_trim;
@@ -45,7 +46,6 @@ mod suggest_tests;
 mod system_setters;
 #[cfg(test)]
 mod system_tests;
-mod table;
 #[cfg(test)]
 mod tests;
 mod trim_setters;
@@ -171,7 +171,7 @@ impl OptionDef {
 /// The groups of rows, in the order `--help`, the docs and `describe` list them. Each group
 /// lives in its own file: `table.rs` holds the core, the `rows_*.rs` files one area each.
 static GROUPS: &[&[OptionDef]] = &[
-    table::ROWS,
+    rows_job::ROWS,
     rows_jobfile::ROWS,
     rows_files::ROWS,
     rows_control::ROWS,

@@ -5,7 +5,7 @@
 
 use super::convert::{mismatch, number, text};
 use super::error::InvalidValue;
-use super::table::RW_CHOICES;
+use super::rows_job::RW_CHOICES;
 use super::value::{parse_choice, Value};
 use crate::patterns::{parse_bsrange_noted, parse_bssplit_noted, show_spread, PatternError};
 use crate::{BlockSizeSpread, JobSpec, RandomDistribution, RwMode};

@@ -117,7 +117,7 @@ fn every_rows_default_is_the_default_jobs_field() {
 #[test]
 fn options_without_a_default_are_unset_in_the_default_job() {
     // The core table's are listed; every group's are checked below.
-    let core: Vec<&str> = super::table::ROWS
+    let core: Vec<&str> = super::rows_job::ROWS
         .iter()
         .filter(|def| def.default.is_empty())
         .map(|def| def.name)
