@@ -34,6 +34,8 @@ mod rows_control;
 mod rows_files;
 mod rows_job;
 mod rows_jobfile;
+mod rows_log;
+mod rows_run;
 mod rows_system;
 mod rows_trim;
 mod rows_verify;
@@ -168,10 +170,16 @@ impl OptionDef {
     }
 }
 
-/// The groups of rows, in the order `--help`, the docs and `describe` list them. Each group
-/// lives in its own file: `table.rs` holds the core, the `rows_*.rs` files one area each.
+/// The groups of rows, in the order `--help`, the docs and `describe` list them (the order
+/// matters: `kb_base` comes before every size, so `describe`'s list reads back the same).
+/// Each group is one `rows_*.rs` file, one area of fio's option categories each: the job's
+/// subject and IO shape, how it runs, logs and traces, job-file compatibility, files and
+/// buffers, flow and zones, trims and errors, verification, and CPUs, priorities and
+/// engine options.
 static GROUPS: &[&[OptionDef]] = &[
     rows_job::ROWS,
+    rows_run::ROWS,
+    rows_log::ROWS,
     rows_jobfile::ROWS,
     rows_files::ROWS,
     rows_control::ROWS,

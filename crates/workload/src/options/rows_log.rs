@@ -1,0 +1,194 @@
+//! The rows of fio's log-file, steady-state and IO-log (trace record and replay) options.
+//!
+//! Names, aliases and defaults are fio's (HOWTO "Job file parameters"), except where the help
+//! says "diskmeter"; job files start from fio's own defaults instead
+//! (`JobSpec::fio_job_file_default`: psync, unlink=0). The groups' order (`GROUPS` in
+//! `mod.rs`) and the rows' order in each are the order `--help` and `describe` list them.
+
+use super::iolog_setters::*;
+use super::limits::{Limits, Range};
+use super::shape::plain;
+use super::steady_setters::*;
+use super::{OptionDef, OptionKind};
+
+/// Logs, steady state and traces.
+pub(super) static ROWS: &[OptionDef] = &[
+    plain!(
+        "write_bw_log" => write_bw_log: MaybeOptionalText,
+        default "",
+        help "Write fio's bandwidth log to PREFIX_bw.N.log (N = the worker's number in the \
+              run, from 1); without a value the job's name is the prefix",
+    ),
+    plain!(
+        "write_iops_log" => write_iops_log: MaybeOptionalText,
+        default "",
+        help "Write fio's IOPS log to PREFIX_iops.N.log; without a value the job's name is \
+              the prefix",
+    ),
+    plain!(
+        "write_lat_log" => write_lat_log: MaybeOptionalText,
+        default "",
+        help "Write fio's latency logs to PREFIX_lat.N.log, PREFIX_clat.N.log and \
+              PREFIX_slat.N.log (ns); without a value the job's name is the prefix",
+    ),
+    plain!(
+        "log_avg_msec" => log_avg_msec: Count,
+        default "0", unit "ms",
+        help "0 = a log line per IO; N = a line per N ms window and direction with the \
+              window's average (bandwidth in KiB/s, IOPS, mean latency in ns)",
+    ),
+    plain!(
+        "log_offset" => log_offset: Flag,
+        default "0",
+        help "Add each IO's offset as a column of the logs (0 in averaged lines)",
+    ),
+    plain!(
+        "per_job_logs" => per_job_logs: Flag,
+        default "1",
+        help "1 = one log file per worker (PREFIX_bw.N.log); 0 = workers with the same \
+              prefix append to PREFIX_bw.log, across runs too (as fio)",
+    ),
+    OptionDef {
+        name: "steadystate",
+        aliases: &["ss"],
+        kind: OptionKind::Str,
+        default: "iops_slope:0.01%",
+        unit: "",
+        help: "Steady-state criterion:limit, judged once per second over the last \
+               steadystate_duration: iops or bw (every sample within the limit of the mean), \
+               iops_slope or bw_slope (least-squares slope within the limit), or diskmeter's \
+               iops_bw (iops and bw both); the limit is N% of the mean, IOPS, or bytes/s (10m)",
+        limits: None,
+        set: set_steadystate,
+        show: Some(show_steadystate),
+    },
+    plain!(
+        "steadystate_duration" | "ss_dur" => steadystate.duration_ns: Time,
+        default "0", unit "s",
+        help "Window of steady-state detection, in whole steadystate_samples (at least one); the job stops \
+              when its criterion holds over it; 0 = no detection",
+    ),
+    plain!(
+        "steadystate_ramp_time" | "ss_ramp" => steadystate.ramp_ns: Time,
+        default "0", unit "s",
+        help "Time after measurement starts (after ramp_time) before steady-state samples \
+              are collected",
+    ),
+    plain!(
+        "steadystate_sample" | "ss_sample" => steadystate.sample_ns: Time,
+        default "1s", unit "s", limits Limits {
+            range: Range::TimeAtLeast {
+                min_ns: 100_000_000,
+            },
+            why: "shorter samples would be mostly timer noise",
+        },
+        help "diskmeter's own (fio samples once per second): how often steady-state samples \
+              are taken; steadystate_duration counts whole samples",
+    ),
+    OptionDef {
+        name: "steadystate_precision",
+        aliases: &["ss_precision"],
+        kind: OptionKind::Percent,
+        default: "0",
+        unit: "%",
+        help: "diskmeter's own (fio has none): steady state also needs the 95% confidence \
+               interval of the mean of every sample so far (batch means) within this many \
+               percent of the mean, for IOPS and/or bandwidth as the criterion judges; 0 = \
+               not judged",
+        limits: None,
+        set: set_steadystate_precision,
+        show: Some(show_steadystate_precision),
+    },
+    OptionDef {
+        name: "read_iolog",
+        aliases: &[],
+        kind: OptionKind::Str,
+        default: "",
+        unit: "path",
+        help: "Replay the IOs of this fio iolog (version 2 or 3): each logged read, write and \
+               sync in order, on the logged file, at the logged time; the log is read as a \
+               stream (any size); a blktrace file or several logs are not supported",
+        limits: None,
+        set: set_read_iolog,
+        show: Some(show_read_iolog),
+    },
+    OptionDef {
+        name: "read_iolog_chunked",
+        aliases: &[],
+        kind: OptionKind::Flag,
+        default: "0",
+        unit: "",
+        help: "Accepted for fio's job files; diskmeter always reads read_iolog as a stream",
+        limits: None,
+        set: set_read_iolog_chunked,
+        show: None,
+    },
+    OptionDef {
+        name: "write_iolog",
+        aliases: &[],
+        kind: OptionKind::Str,
+        default: "",
+        unit: "path",
+        help: "Write every IO the job issues (ramp included) to this file as a version 3 \
+               iolog that read_iolog and fio replay; the file is replaced, not appended to",
+        limits: None,
+        set: set_write_iolog,
+        show: Some(show_write_iolog),
+    },
+    plain!(
+        "replay_no_stall" => iolog.replay_no_stall: Flag,
+        default "0",
+        help "Replay the log as fast as the queue depth allows, in its order, ignoring its \
+              timestamps and waits",
+    ),
+    OptionDef {
+        name: "replay_redirect",
+        aliases: &[],
+        kind: OptionKind::Str,
+        default: "",
+        unit: "path",
+        help: "Replay every logged IO onto this file or device, whatever file the log names",
+        limits: None,
+        set: set_replay_redirect,
+        show: Some(show_replay_redirect),
+    },
+    OptionDef {
+        name: "replay_align",
+        aliases: &[],
+        kind: OptionKind::Int,
+        default: "0",
+        unit: "bytes",
+        help: "Round each replayed offset down to a multiple of this power of two (after \
+               replay_scale); 0 = as logged",
+        limits: None,
+        set: set_replay_align,
+        show: Some(show_replay_align),
+    },
+    plain!(
+        "replay_scale" => iolog.replay_scale: Int,
+        default "1",
+        help "Divide each replayed offset by this (a log of a bigger device); 0 or 1 = as \
+              logged",
+    ),
+    plain!(
+        "replay_time_scale" => iolog.replay_time_scale_percent: Count,
+        default "100", unit "%", limits Limits {
+            range: Range::Int { min: 1, max: None },
+            why: "",
+        },
+        help "Replay at this percentage of the log's IO rate: 50 = half as fast, 200 = \
+              twice as fast",
+    ),
+    OptionDef {
+        name: "replay_skip",
+        aliases: &[],
+        kind: OptionKind::Str,
+        default: "",
+        unit: "",
+        help: "Logged actions not to replay, separated by ',': read, write, trim, sync \
+               (sync also skips datasync)",
+        limits: None,
+        set: set_replay_skip,
+        show: Some(show_replay_skip),
+    },
+];
