@@ -106,9 +106,8 @@ impl Default for ControlOptions {
 }
 
 impl ControlOptions {
-    /// Every field an option row sets holds a placeholder (zero, empty, unset; an enum with
-    /// no `Default` of its own, any variant), which [`crate::JobSpec::default`] replaces with
-    /// the row's default; the other fields hold their defaults here.
+    /// The option fields hold placeholders, which [`crate::JobSpec::default`] replaces with
+    /// the rows' defaults (as for `JobSpec::blank`).
     pub(crate) fn blank() -> Self {
         ControlOptions {
             thinktime_ns: 0,

@@ -40,9 +40,8 @@ impl Default for IologOptions {
 }
 
 impl IologOptions {
-    /// Every field an option row sets holds a placeholder (zero, empty, unset; an enum with
-    /// no `Default` of its own, any variant), which [`crate::JobSpec::default`] replaces with
-    /// the row's default; the other fields hold their defaults here.
+    /// The option fields hold placeholders, which [`crate::JobSpec::default`] replaces with
+    /// the rows' defaults (as for `JobSpec::blank`).
     pub(crate) fn blank() -> Self {
         IologOptions {
             read_iolog: None,

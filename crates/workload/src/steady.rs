@@ -199,9 +199,7 @@ impl Default for SteadyState {
 }
 
 impl SteadyState {
-    /// Every field an option row sets holds a placeholder (zero, empty, unset; an enum with
-    /// no `Default` of its own, any variant), which [`crate::JobSpec::default`] replaces with
-    /// the row's default; the other fields hold their defaults here.
+    /// Placeholders for the option rows' defaults to replace (see `JobSpec::blank`).
     pub(crate) fn blank() -> Self {
         SteadyState {
             criterion: SteadyCriterion::IopsSlope,
@@ -212,9 +210,7 @@ impl SteadyState {
             precision_percent: None,
         }
     }
-}
 
-impl SteadyState {
     /// Whether the job is watched for steady state (a window of at least one sample; fio:
     /// one second).
     pub fn enabled(&self) -> bool {

@@ -7,21 +7,18 @@
 //! and a one-line help. The row also holds the two functions that store a parsed value in a
 //! [`JobSpec`] and print it back. A plain option (one field, stored as parsed) is one
 //! `plain!` row, whose field's shape (`shape.rs`) gives the kind and both functions; an
-//! option with logic of its own has a hand-written setter and shower in the `*_setters.rs` file of its
-//! group. A range is written only in the row: the parser, [`crate::validate`] and `--help`
+//! option with logic of its own has a hand-written setter and shower below the rows of its
+//! group (for `rows_job.rs`, in `setters.rs`; the access-pattern ones of `rows_job.rs` and
+//! `rows_run.rs`, in `pattern_setters.rs`). A range is written only in the row: the parser, [`crate::validate`] and `--help`
 //! read it from there; a default is written only in the row: [`JobSpec::default`] applies
 //! every row's default to a blank job (`defaults.rs`). docs/adding-an-option.md shows both
 //! ways of adding an option.
 
-mod compat_setters;
-mod control_setters;
 #[cfg(test)]
 mod control_tests;
 mod convert;
 mod defaults;
 mod error;
-mod files_setters;
-mod iolog_setters;
 #[cfg(test)]
 mod iolog_tests;
 #[cfg(test)]
@@ -39,22 +36,17 @@ mod rows_run;
 mod rows_system;
 mod rows_trim;
 mod rows_verify;
-mod run_setters;
 mod setters;
 pub(crate) mod shape;
-mod steady_setters;
 #[cfg(test)]
 mod suggest_tests;
-mod system_setters;
 #[cfg(test)]
 mod system_tests;
 #[cfg(test)]
 mod tests;
-mod trim_setters;
 #[cfg(test)]
 mod trim_tests;
 pub(crate) mod value;
-mod verify_setters;
 #[cfg(test)]
 mod verify_tests;
 mod words;

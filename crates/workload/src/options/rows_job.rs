@@ -76,15 +76,15 @@ pub(super) static ROWS: &[OptionDef] = &[
     },
     plain!(
         "nrfiles" | "nr_files" => nrfiles: Count,
-        default "1", unit "files", limits
-            Limits {
-                range: Range::Int {
-                    min: 1,
-                    max: Some(MAX_FILES_PER_RUN),
-                },
-                why: "",
-            }
-            .because("diskmeter plans every file before the run starts"),
+        default "1", unit "files",
+        limits Limits {
+            range: Range::Int {
+                min: 1,
+                max: Some(MAX_FILES_PER_RUN),
+            },
+            why: "",
+        }
+        .because("diskmeter plans every file before the run starts"),
         help "Files per job when diskmeter names them; size is split between them",
     ),
     OptionDef {
@@ -160,7 +160,8 @@ pub(super) static ROWS: &[OptionDef] = &[
     },
     plain!(
         "rwmixread" => rwmixread: Percent,
-        default "50", unit "%", limits Limits {
+        default "50", unit "%",
+        limits Limits {
             range: Range::Percent {
                 min: 0.0,
                 max: 100.0,
@@ -234,7 +235,8 @@ pub(super) static ROWS: &[OptionDef] = &[
     ),
     plain!(
         "iodepth" => iodepth: Count,
-        default "1", unit "IOs", limits Limits {
+        default "1", unit "IOs",
+        limits Limits {
             range: Range::Int {
                 min: 1,
                 max: Some(65_536),
@@ -256,15 +258,15 @@ pub(super) static ROWS: &[OptionDef] = &[
     ),
     plain!(
         "numjobs" => numjobs: Count,
-        default "1", unit "workers", limits
-            Limits {
-                range: Range::Int {
-                    min: 1,
-                    max: Some(MAX_WORKERS_PER_RUN),
-                },
-                why: "",
-            }
-            .because("fio runs at most 4,096 jobs in all"),
+        default "1", unit "workers",
+        limits Limits {
+            range: Range::Int {
+                min: 1,
+                max: Some(MAX_WORKERS_PER_RUN),
+            },
+            why: "",
+        }
+        .because("fio runs at most 4,096 jobs in all"),
         help "Identical workers (clones) running this job",
     ),
 ];

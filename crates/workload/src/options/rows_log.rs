@@ -4,12 +4,20 @@
 //! says "diskmeter"; job files start from fio's own defaults instead
 //! (`JobSpec::fio_job_file_default`: psync, unlink=0). The groups' order (`GROUPS` in
 //! `mod.rs`) and the rows' order in each are the order `--help` and `describe` list them.
+//!
+//! The rows' options with logic of their own have their setter (`set_*`) and shower
+//! (`show_*`) below the rows, with the conventions of `setters.rs`.
 
-use super::iolog_setters::*;
+use super::convert::{flag, mismatch, number, text};
+use super::error::InvalidValue;
 use super::limits::{Limits, Range};
 use super::shape::plain;
-use super::steady_setters::*;
+use super::value::Value;
 use super::{OptionDef, OptionKind};
+use crate::iolog::ReplaySkip;
+use crate::steady::parse_steadystate;
+use crate::JobSpec;
+use std::path::PathBuf;
 
 /// Logs, steady state and traces.
 pub(super) static ROWS: &[OptionDef] = &[
@@ -76,7 +84,8 @@ pub(super) static ROWS: &[OptionDef] = &[
     ),
     plain!(
         "steadystate_sample" | "ss_sample" => steadystate.sample_ns: Time,
-        default "1s", unit "s", limits Limits {
+        default "1s", unit "s",
+        limits Limits {
             range: Range::TimeAtLeast {
                 min_ns: 100_000_000,
             },
@@ -172,7 +181,8 @@ pub(super) static ROWS: &[OptionDef] = &[
     ),
     plain!(
         "replay_time_scale" => iolog.replay_time_scale_percent: Count,
-        default "100", unit "%", limits Limits {
+        default "100", unit "%",
+        limits Limits {
             range: Range::Int { min: 1, max: None },
             why: "",
         },
@@ -192,3 +202,107 @@ pub(super) static ROWS: &[OptionDef] = &[
         show: Some(show_replay_skip),
     },
 ];
+
+// ---- setters and showers of the options above with logic of their own ----------------
+
+fn path(value: Value) -> Result<PathBuf, InvalidValue> {
+    let text = text(value)?;
+    if text.is_empty() {
+        return Err(InvalidValue::EmptyFileName);
+    }
+    Ok(PathBuf::from(text))
+}
+
+fn show_path(path: &Option<PathBuf>) -> Option<String> {
+    path.as_ref().map(|p| p.display().to_string())
+}
+
+pub(crate) fn set_read_iolog(spec: &mut JobSpec, value: Value) -> Result<(), InvalidValue> {
+    spec.iolog.read_iolog = Some(path(value)?);
+    Ok(())
+}
+
+pub(crate) fn show_read_iolog(spec: &JobSpec) -> Option<String> {
+    show_path(&spec.iolog.read_iolog)
+}
+
+pub(crate) fn set_write_iolog(spec: &mut JobSpec, value: Value) -> Result<(), InvalidValue> {
+    spec.iolog.write_iolog = Some(path(value)?);
+    Ok(())
+}
+
+pub(crate) fn show_write_iolog(spec: &JobSpec) -> Option<String> {
+    show_path(&spec.iolog.write_iolog)
+}
+
+pub(crate) fn set_replay_redirect(spec: &mut JobSpec, value: Value) -> Result<(), InvalidValue> {
+    spec.iolog.replay_redirect = Some(path(value)?);
+    Ok(())
+}
+
+pub(crate) fn show_replay_redirect(spec: &JobSpec) -> Option<String> {
+    show_path(&spec.iolog.replay_redirect)
+}
+
+pub(crate) fn set_replay_align(spec: &mut JobSpec, value: Value) -> Result<(), InvalidValue> {
+    let align = number(value)?;
+    if align != 0 && !align.is_power_of_two() {
+        return Err(InvalidValue::NotPowerOfTwo);
+    }
+    spec.iolog.replay_align_bytes = align;
+    Ok(())
+}
+
+pub(crate) fn show_replay_align(spec: &JobSpec) -> Option<String> {
+    Some(spec.iolog.replay_align_bytes.to_string())
+}
+
+pub(crate) fn set_replay_skip(spec: &mut JobSpec, value: Value) -> Result<(), InvalidValue> {
+    spec.iolog.replay_skip =
+        ReplaySkip::parse(&text(value)?).map_err(|unknown| InvalidValue::NotAChoice {
+            choices: ReplaySkip::WORDS,
+            suggestion: super::nearest(&unknown.0, ReplaySkip::WORDS.iter().copied()),
+        })?;
+    Ok(())
+}
+
+pub(crate) fn show_replay_skip(spec: &JobSpec) -> Option<String> {
+    spec.iolog.replay_skip.show()
+}
+
+/// fio's `read_iolog_chunked`: diskmeter always reads the log as a stream, so the flag is
+/// accepted and changes nothing.
+pub(crate) fn set_read_iolog_chunked(_: &mut JobSpec, value: Value) -> Result<(), InvalidValue> {
+    flag(value)?;
+    Ok(())
+}
+
+pub(crate) fn set_steadystate(spec: &mut JobSpec, value: Value) -> Result<(), InvalidValue> {
+    let (criterion, limit) = parse_steadystate(&text(value)?, spec.kb_base)?;
+    spec.steadystate.criterion = criterion;
+    spec.steadystate.limit = limit;
+    Ok(())
+}
+
+pub(crate) fn show_steadystate(spec: &JobSpec) -> Option<String> {
+    Some(spec.steadystate.setting_text(spec.kb_base))
+}
+
+pub(crate) fn set_steadystate_precision(
+    spec: &mut JobSpec,
+    value: Value,
+) -> Result<(), InvalidValue> {
+    spec.steadystate.precision_percent = match value {
+        Value::Percent(0.0) => None,
+        Value::Percent(p) => Some(p),
+        other => return Err(mismatch(&other)),
+    };
+    Ok(())
+}
+
+pub(crate) fn show_steadystate_precision(spec: &JobSpec) -> Option<String> {
+    Some(match spec.steadystate.precision_percent {
+        Some(p) => format!("{p}%"),
+        None => "0".to_string(),
+    })
+}

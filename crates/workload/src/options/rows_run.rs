@@ -8,13 +8,18 @@
 //! says "diskmeter"; job files start from fio's own defaults instead
 //! (`JobSpec::fio_job_file_default`: psync, unlink=0). The groups' order (`GROUPS` in
 //! `mod.rs`) and the rows' order in each are the order `--help` and `describe` list them.
+//!
+//! The rows' options with logic of their own have their setter (`set_*`) and shower
+//! (`show_*`) below the rows, with the conventions of `setters.rs`.
 
+use super::convert::{choice, flag, mismatch};
+use super::error::InvalidValue;
 use super::limits::{Limits, Range};
 use super::pattern_setters::*;
-use super::run_setters::*;
 use super::shape::plain;
+use super::value::Value;
 use super::{OptionDef, OptionKind};
-use crate::SyncMode;
+use crate::{EngineKind, JobSpec, SyncMode};
 
 /// `ioengine=` names diskmeter implements (`sync`, `vsync`, `pvsync` and `pvsync2` run as
 /// psync, `posixaio` as io_uring).
@@ -45,7 +50,8 @@ pub(super) static ROWS: &[OptionDef] = &[
     ),
     plain!(
         "loops" => loops: Count,
-        default "1", unit "passes", limits Limits::at_least(1),
+        default "1", unit "passes",
+        limits Limits::at_least(1),
         help "Passes over the region for size-based jobs",
     ),
     plain!(
@@ -173,7 +179,8 @@ pub(super) static ROWS: &[OptionDef] = &[
     ),
     plain!(
         "percentage_random" => percentage_random: Percent,
-        default "100", unit "%", limits Limits {
+        default "100", unit "%",
+        limits Limits {
             range: Range::Percent {
                 min: 0.0,
                 max: 100.0,
@@ -313,7 +320,8 @@ pub(super) static ROWS: &[OptionDef] = &[
     ),
     plain!(
         "percentile_list" => percentile_list: Floats,
-        default "1:5:10:20:30:40:50:60:70:80:90:95:99:99.5:99.9:99.95:99.99", unit "%", limits Limits {
+        default "1:5:10:20:30:40:50:60:70:80:90:95:99:99.5:99.9:99.95:99.99", unit "%",
+        limits Limits {
             range: Range::List {
                 max_items: 20,
                 min: 0.0,
@@ -325,3 +333,46 @@ pub(super) static ROWS: &[OptionDef] = &[
         help "Latency percentiles to report, separated by ':'",
     ),
 ];
+
+// ---- setters and showers of the options above with logic of their own ----------------
+
+pub(crate) fn set_buffered(spec: &mut JobSpec, value: Value) -> Result<(), InvalidValue> {
+    spec.direct = !flag(value)?;
+    Ok(())
+}
+
+pub(crate) fn set_ioengine(spec: &mut JobSpec, value: Value) -> Result<(), InvalidValue> {
+    let choice = choice(value)?;
+    spec.ioengine = EngineKind::parse(choice).ok_or_else(|| mismatch(&Value::Choice(choice)))?;
+    // Kept so the plan can say that `posixaio` runs as io_uring (and `vsync` as psync).
+    spec.compat.ioengine_as_written = (choice != spec.ioengine.as_str()
+        && !matches!(choice, "sync" | "pvsync"))
+    .then(|| choice.to_string());
+    Ok(())
+}
+
+pub(crate) fn show_ioengine(spec: &JobSpec) -> Option<String> {
+    Some(spec.ioengine.as_str().to_string())
+}
+
+/// Options that state what diskmeter always does (`thread`: workers are threads;
+/// `refill_buffers`: every write is made unique anyway): the value is checked, nothing changes.
+pub(crate) fn set_always_so(_spec: &mut JobSpec, value: Value) -> Result<(), InvalidValue> {
+    flag(value).map(|_| ())
+}
+
+pub(crate) fn set_rate_process(spec: &mut JobSpec, value: Value) -> Result<(), InvalidValue> {
+    spec.rate_poisson = choice(value)? == "poisson";
+    Ok(())
+}
+
+pub(crate) fn show_rate_process(spec: &JobSpec) -> Option<String> {
+    Some(
+        if spec.rate_poisson {
+            "poisson"
+        } else {
+            "linear"
+        }
+        .to_string(),
+    )
+}

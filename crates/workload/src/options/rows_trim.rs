@@ -1,11 +1,17 @@
 //! The rows of the option table for trim options and the IO-error policy (see the module
 //! doc of `options`); names, aliases and defaults are fio 3.33's (`fio --cmdhelp=NAME`).
+//!
+//! The rows' options with logic of their own have their setter (`set_*`) and shower
+//! (`show_*`) below the rows, with the conventions of `setters.rs`.
 
+use super::convert::{number, text};
+use super::error::InvalidValue;
 use super::limits::{Limits, Range};
 use super::shape::plain;
-use super::trim_setters::*;
+use super::value::Value;
 use super::{OptionDef, OptionKind};
 use crate::trim::ErrorClasses;
+use crate::JobSpec;
 
 /// The trim and error-policy rows.
 pub(super) static ROWS: &[OptionDef] = &[
@@ -37,7 +43,8 @@ pub(super) static ROWS: &[OptionDef] = &[
     ),
     plain!(
         "trim_percentage" => trim.trim_percentage: Percent,
-        default "0", unit "%", limits Limits {
+        default "0", unit "%",
+        limits Limits {
             range: Range::Percent {
                 min: 0.0,
                 max: 100.0,
@@ -70,3 +77,33 @@ pub(super) static ROWS: &[OptionDef] = &[
         show: Some(show_trim_backlog_batch),
     },
 ];
+
+// ---- setters and showers of the options above with logic of their own ----------------
+
+pub(crate) fn set_ignore_error(spec: &mut JobSpec, value: Value) -> Result<(), InvalidValue> {
+    spec.trim
+        .set_ignore_error(&text(value)?)
+        .map_err(InvalidValue::IgnoreError)
+}
+
+pub(crate) fn show_ignore_error(spec: &JobSpec) -> Option<String> {
+    spec.trim.ignore_error_text()
+}
+
+pub(crate) fn set_trim_backlog(spec: &mut JobSpec, value: Value) -> Result<(), InvalidValue> {
+    spec.trim.trim_backlog = number(value)?;
+    Ok(())
+}
+
+pub(crate) fn show_trim_backlog(spec: &JobSpec) -> Option<String> {
+    (spec.trim.trim_backlog > 0).then(|| spec.trim.trim_backlog.to_string())
+}
+
+pub(crate) fn set_trim_backlog_batch(spec: &mut JobSpec, value: Value) -> Result<(), InvalidValue> {
+    spec.trim.trim_backlog_batch = number(value)?;
+    Ok(())
+}
+
+pub(crate) fn show_trim_backlog_batch(spec: &JobSpec) -> Option<String> {
+    (spec.trim.trim_backlog_batch > 0).then(|| spec.trim.trim_backlog_batch.to_string())
+}

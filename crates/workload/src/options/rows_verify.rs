@@ -1,12 +1,20 @@
 //! The rows of the option table for verify options (see the module doc of `options`).
 //!
 //! Names, defaults and ranges are fio's (`fio --cmdhelp=verify` etc., fio 3.33); meanings are
-//! fio's HOWTO, "Verification". The setters are in `verify_setters.rs`.
+//! fio's HOWTO, "Verification".
+//!
+//! The rows' options with logic of their own have their setter (`set_*`) and shower
+//! (`show_*`) below the rows, with the conventions of `setters.rs`.
 
+use super::convert::{choice, count, number, text};
+use super::error::InvalidValue;
 use super::limits::{Limits, Range};
 use super::shape::plain;
-use super::verify_setters::*;
+use super::value::Value;
 use super::{OptionDef, OptionKind};
+use crate::JobSpec;
+use diskmeter_units::format_size_suffix;
+use diskmeter_verify::{VerifyKind, VerifyPattern};
 
 /// `verify=` values as fio lists them (`0` = off; `crc32c-intel` = crc32c).
 pub(super) const VERIFY_CHOICES: &[&str] = &[
@@ -162,3 +170,77 @@ pub(super) static ROWS: &[OptionDef] = &[
         help "Trimmed (discarded) blocks must read back as zeros when checked (with trim_percentage)",
     ),
 ];
+
+// ---- setters and showers of the options above with logic of their own ----------------
+
+pub(crate) fn set_verify(spec: &mut JobSpec, value: Value) -> Result<(), InvalidValue> {
+    let choice = choice(value)?;
+    spec.verify.kind = match choice {
+        "0" => None,
+        name => Some(VerifyKind::parse(name)?),
+    };
+    spec.verify.kind_given = true;
+    Ok(())
+}
+
+pub(crate) fn show_verify(spec: &JobSpec) -> Option<String> {
+    Some(spec.verify.kind.map_or("0", VerifyKind::name).to_string())
+}
+
+pub(crate) fn set_verify_pattern(spec: &mut JobSpec, value: Value) -> Result<(), InvalidValue> {
+    spec.verify.pattern = Some(VerifyPattern::parse(&text(value)?)?);
+    Ok(())
+}
+
+pub(crate) fn show_verify_pattern(spec: &JobSpec) -> Option<String> {
+    spec.verify
+        .pattern
+        .as_ref()
+        .map(|pattern| pattern.text().to_string())
+}
+
+pub(crate) fn set_verify_interval(spec: &mut JobSpec, value: Value) -> Result<(), InvalidValue> {
+    spec.verify.interval_bytes = Some(count(value)?);
+    Ok(())
+}
+
+pub(crate) fn show_verify_interval(spec: &JobSpec) -> Option<String> {
+    spec.verify
+        .interval_bytes
+        .map(|bytes| format_size_suffix(u64::from(bytes), spec.kb_base))
+}
+
+pub(crate) fn set_verify_offset(spec: &mut JobSpec, value: Value) -> Result<(), InvalidValue> {
+    spec.verify.header_offset_bytes = Some(count(value)?);
+    Ok(())
+}
+
+pub(crate) fn show_verify_offset(spec: &JobSpec) -> Option<String> {
+    spec.verify
+        .header_offset_bytes
+        .map(|bytes| format_size_suffix(u64::from(bytes), spec.kb_base))
+}
+
+pub(crate) fn set_verify_backlog(spec: &mut JobSpec, value: Value) -> Result<(), InvalidValue> {
+    // fio reads 0 as "no backlog": verify after the write phase.
+    spec.verify.backlog_blocks = Some(number(value)?).filter(|blocks| *blocks > 0);
+    Ok(())
+}
+
+pub(crate) fn show_verify_backlog(spec: &JobSpec) -> Option<String> {
+    spec.verify.backlog_blocks.map(|blocks| blocks.to_string())
+}
+
+pub(crate) fn set_verify_backlog_batch(
+    spec: &mut JobSpec,
+    value: Value,
+) -> Result<(), InvalidValue> {
+    spec.verify.backlog_batch_blocks = Some(number(value)?).filter(|blocks| *blocks > 0);
+    Ok(())
+}
+
+pub(crate) fn show_verify_backlog_batch(spec: &JobSpec) -> Option<String> {
+    spec.verify
+        .backlog_batch_blocks
+        .map(|blocks| blocks.to_string())
+}

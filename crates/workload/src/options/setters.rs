@@ -1,8 +1,7 @@
-//! The store (`set_*`) and print (`show_*`) functions of the options that say what a job
-//! works on and in what shape: its name and units, files and folder, region (size, offset),
-//! read/write mix, block size, queue depth and clones. The run's conduct (time, engine,
-//! rates, groups, randomness, reporting) is in `run_setters.rs`, the access-pattern extras in
-//! `pattern_setters.rs`.
+//! The store (`set_*`) and print (`show_*`) functions of the options of `rows_job.rs` with
+//! logic of their own: name, files and folder, region (size, offset), read/write mix and block
+//! size. The access-pattern extras are in `pattern_setters.rs`; the other groups' are below
+//! their rows, in their `rows_*.rs` files, with these conventions.
 //!
 //! A setter checks only that a value fits its field (a `u32` count); ranges are in the
 //! option's table row and checked before the setter runs, and whether the job as a whole makes
