@@ -3,12 +3,13 @@
 //!
 //! A plain option stores its value in one field as it is and prints the field back as it
 //! would be written: a flag in a `bool`, a count in a `u32`, a size in a `u64` of bytes, a
-//! time in a `u64` of nanoseconds, free text in a `String`. Each such pairing is a [`Shape`]:
-//! it names the [`OptionKind`] that parses the text, takes the typed value out of the
-//! [`Value`], and prints the field. A row written with [`plain!`] gets its kind, setter and
-//! shower from its shape, so the option is its name, its field, its default, unit, range and
-//! help, and nothing else. Options whose setter does more than store (one value setting two
-//! fields, a text parsed by its own grammar) keep a hand-written setter next to their rows.
+//! time in a `u64` of nanoseconds, free text in an `Option<String>`, a word of a fixed list
+//! in the enum it names. Each such pairing is a [`Shape`]: it names the [`OptionKind`] that
+//! parses the text, takes the typed value out of the [`Value`], and prints the field. A row
+//! written with [`plain!`] gets its kind, setter and shower from its shape, so the option is
+//! its name, its field, its default, unit, range and help, and nothing else. Options whose
+//! setter does more than store (one value setting two fields, a text parsed by its own
+//! grammar) keep a hand-written setter next to their rows.
 
 use super::convert::{
     choice, count, flag, mismatch, nanos, number, pair, set_cap, show_cap, show_flag, text,
@@ -311,9 +312,10 @@ impl Shape for Floats {
 ///
 /// ```ignore
 /// plain!("end_fsync" => end_fsync: Flag, default "0",
-///     help "fsync(2) every file when a writing job ends"),
+///     help "fsync(2) each file when a writing job ends (counted as a sync IO)"),
 /// plain!("iodepth_low" => control.iodepth_low: MaybeCount, default "", unit "IOs",
-///     help "Refill the queue only once it has drained to this many IOs; unset = iodepth"),
+///     help "Once the queue is full, let it drain to this depth before filling it again \
+///           (unset = keep it full)"),
 /// plain!("sync" => sync: Choice<SyncMode>, default "none",
 ///     help "Synchronous writes: 1/sync opens with O_SYNC, dsync with O_DSYNC, 0/none plain"),
 /// ```
