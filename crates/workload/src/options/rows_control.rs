@@ -242,17 +242,11 @@ pub(super) static ROWS: &[OptionDef] = &[
         default "", unit "IOs",
         help "Once the queue is full, let it drain to this depth before filling it again (unset = keep it full)",
     ),
-    OptionDef {
-        name: "iodepth_batch_complete_max",
-        aliases: &[],
-        kind: OptionKind::Int,
-        default: "",
-        unit: "IOs",
-        help: "Most completions taken per reap (accepted; diskmeter takes what is ready, up to iodepth)",
-        limits: None,
-        set: set_iodepth_batch_complete_max,
-        show: Some(show_iodepth_batch_complete_max),
-    },
+    plain!(
+        "iodepth_batch_complete_max" => control.iodepth_batch_complete_max: MaybeCount,
+        default "", unit "IOs",
+        help "Most completions taken per reap (accepted; diskmeter takes what is ready, up to iodepth)",
+    ),
     plain!(
         "serialize_overlap" => control.serialize_overlap: Flag,
         default "0",
@@ -382,20 +376,6 @@ zbd_fraction!(
     show_zone_reset_frequency,
     zone_reset_frequency
 );
-
-pub(crate) fn set_iodepth_batch_complete_max(
-    spec: &mut JobSpec,
-    value: Value,
-) -> Result<(), InvalidValue> {
-    spec.control.iodepth_batch_complete_max = Some(count(value)?);
-    Ok(())
-}
-
-pub(crate) fn show_iodepth_batch_complete_max(spec: &JobSpec) -> Option<String> {
-    spec.control
-        .iodepth_batch_complete_max
-        .map(|n| n.to_string())
-}
 
 pub(crate) fn set_max_latency(spec: &mut JobSpec, value: Value) -> Result<(), InvalidValue> {
     let ns = nanos(value)?;

@@ -17,7 +17,6 @@ use super::{OptionDef, OptionKind};
 use crate::iolog::ReplaySkip;
 use crate::steady::parse_steadystate;
 use crate::JobSpec;
-use std::path::PathBuf;
 
 /// Logs, steady state and traces.
 pub(super) static ROWS: &[OptionDef] = &[
@@ -108,19 +107,13 @@ pub(super) static ROWS: &[OptionDef] = &[
         set: set_steadystate_precision,
         show: Some(show_steadystate_precision),
     },
-    OptionDef {
-        name: "read_iolog",
-        aliases: &[],
-        kind: OptionKind::Str,
-        default: "",
-        unit: "path",
-        help: "Replay the IOs of this fio iolog (version 2 or 3): each logged read, write and \
-               sync in order, on the logged file, at the logged time; the log is read as a \
-               stream (any size); a blktrace file or several logs are not supported",
-        limits: None,
-        set: set_read_iolog,
-        show: Some(show_read_iolog),
-    },
+    plain!(
+        "read_iolog" => iolog.read_iolog: MaybePath,
+        default "", unit "path",
+        help "Replay the IOs of this fio iolog (version 2 or 3): each logged read, write and \
+              sync in order, on the logged file, at the logged time; the log is read as a \
+              stream (any size); a blktrace file or several logs are not supported",
+    ),
     OptionDef {
         name: "read_iolog_chunked",
         aliases: &[],
@@ -132,35 +125,23 @@ pub(super) static ROWS: &[OptionDef] = &[
         set: set_read_iolog_chunked,
         show: None,
     },
-    OptionDef {
-        name: "write_iolog",
-        aliases: &[],
-        kind: OptionKind::Str,
-        default: "",
-        unit: "path",
-        help: "Write every IO the job issues (ramp included) to this file as a version 3 \
-               iolog that read_iolog and fio replay; the file is replaced, not appended to",
-        limits: None,
-        set: set_write_iolog,
-        show: Some(show_write_iolog),
-    },
+    plain!(
+        "write_iolog" => iolog.write_iolog: MaybePath,
+        default "", unit "path",
+        help "Write every IO the job issues (ramp included) to this file as a version 3 \
+              iolog that read_iolog and fio replay; the file is replaced, not appended to",
+    ),
     plain!(
         "replay_no_stall" => iolog.replay_no_stall: Flag,
         default "0",
         help "Replay the log as fast as the queue depth allows, in its order, ignoring its \
               timestamps and waits",
     ),
-    OptionDef {
-        name: "replay_redirect",
-        aliases: &[],
-        kind: OptionKind::Str,
-        default: "",
-        unit: "path",
-        help: "Replay every logged IO onto this file or device, whatever file the log names",
-        limits: None,
-        set: set_replay_redirect,
-        show: Some(show_replay_redirect),
-    },
+    plain!(
+        "replay_redirect" => iolog.replay_redirect: MaybePath,
+        default "", unit "path",
+        help "Replay every logged IO onto this file or device, whatever file the log names",
+    ),
     OptionDef {
         name: "replay_align",
         aliases: &[],
@@ -204,45 +185,6 @@ pub(super) static ROWS: &[OptionDef] = &[
 ];
 
 // ---- setters and showers of the options above with logic of their own ----------------
-
-fn path(value: Value) -> Result<PathBuf, InvalidValue> {
-    let text = text(value)?;
-    if text.is_empty() {
-        return Err(InvalidValue::EmptyFileName);
-    }
-    Ok(PathBuf::from(text))
-}
-
-fn show_path(path: &Option<PathBuf>) -> Option<String> {
-    path.as_ref().map(|p| p.display().to_string())
-}
-
-pub(crate) fn set_read_iolog(spec: &mut JobSpec, value: Value) -> Result<(), InvalidValue> {
-    spec.iolog.read_iolog = Some(path(value)?);
-    Ok(())
-}
-
-pub(crate) fn show_read_iolog(spec: &JobSpec) -> Option<String> {
-    show_path(&spec.iolog.read_iolog)
-}
-
-pub(crate) fn set_write_iolog(spec: &mut JobSpec, value: Value) -> Result<(), InvalidValue> {
-    spec.iolog.write_iolog = Some(path(value)?);
-    Ok(())
-}
-
-pub(crate) fn show_write_iolog(spec: &JobSpec) -> Option<String> {
-    show_path(&spec.iolog.write_iolog)
-}
-
-pub(crate) fn set_replay_redirect(spec: &mut JobSpec, value: Value) -> Result<(), InvalidValue> {
-    spec.iolog.replay_redirect = Some(path(value)?);
-    Ok(())
-}
-
-pub(crate) fn show_replay_redirect(spec: &JobSpec) -> Option<String> {
-    show_path(&spec.iolog.replay_redirect)
-}
 
 pub(crate) fn set_replay_align(spec: &mut JobSpec, value: Value) -> Result<(), InvalidValue> {
     let align = number(value)?;

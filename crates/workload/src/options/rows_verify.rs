@@ -6,7 +6,7 @@
 //! The rows' options with logic of their own have their setter (`set_*`) and shower
 //! (`show_*`) below the rows, with the conventions of `setters.rs`.
 
-use super::convert::{choice, count, number, text};
+use super::convert::{choice, count, text};
 use super::error::InvalidValue;
 use super::limits::{Limits, Range};
 use super::shape::plain;
@@ -127,28 +127,16 @@ pub(super) static ROWS: &[OptionDef] = &[
         default "",
         help "CPUs for the verify_async threads",
     ),
-    OptionDef {
-        name: "verify_backlog",
-        aliases: &[],
-        kind: OptionKind::Int,
-        default: "",
-        unit: "blocks",
-        help: "Check while writing: after every this many blocks written, read back and check written blocks (unset or 0 = check after the write phase)",
-        limits: None,
-        set: set_verify_backlog,
-        show: Some(show_verify_backlog),
-    },
-    OptionDef {
-        name: "verify_backlog_batch",
-        aliases: &[],
-        kind: OptionKind::Int,
-        default: "",
-        unit: "blocks",
-        help: "How many blocks each verify_backlog check reads back (unset = verify_backlog)",
-        limits: None,
-        set: set_verify_backlog_batch,
-        show: Some(show_verify_backlog_batch),
-    },
+    plain!(
+        "verify_backlog" => verify.backlog_blocks: IntOrOff,
+        default "", unit "blocks",
+        help "Check while writing: after every this many blocks written, read back and check written blocks (unset or 0 = check after the write phase)",
+    ),
+    plain!(
+        "verify_backlog_batch" => verify.backlog_batch_blocks: IntOrOff,
+        default "", unit "blocks",
+        help "How many blocks each verify_backlog check reads back (unset = verify_backlog)",
+    ),
     plain!(
         "verify_state_save" => verify.state_save: Flag,
         default "1",
@@ -219,28 +207,4 @@ pub(crate) fn show_verify_offset(spec: &JobSpec) -> Option<String> {
     spec.verify
         .header_offset_bytes
         .map(|bytes| format_size_suffix(u64::from(bytes), spec.kb_base))
-}
-
-pub(crate) fn set_verify_backlog(spec: &mut JobSpec, value: Value) -> Result<(), InvalidValue> {
-    // fio reads 0 as "no backlog": verify after the write phase.
-    spec.verify.backlog_blocks = Some(number(value)?).filter(|blocks| *blocks > 0);
-    Ok(())
-}
-
-pub(crate) fn show_verify_backlog(spec: &JobSpec) -> Option<String> {
-    spec.verify.backlog_blocks.map(|blocks| blocks.to_string())
-}
-
-pub(crate) fn set_verify_backlog_batch(
-    spec: &mut JobSpec,
-    value: Value,
-) -> Result<(), InvalidValue> {
-    spec.verify.backlog_batch_blocks = Some(number(value)?).filter(|blocks| *blocks > 0);
-    Ok(())
-}
-
-pub(crate) fn show_verify_backlog_batch(spec: &JobSpec) -> Option<String> {
-    spec.verify
-        .backlog_batch_blocks
-        .map(|blocks| blocks.to_string())
 }

@@ -22,6 +22,7 @@ use super::OptionKind;
 use crate::PerDirection;
 use diskmeter_units::{format_cpu_list, format_size_suffix, format_time_suffix, KbBase};
 use std::marker::PhantomData;
+use std::path::PathBuf;
 
 /// One way of storing a parsed option value in a field and printing it back.
 pub(crate) trait Shape {
@@ -211,6 +212,37 @@ impl Shape for TimeLimit {
     }
     fn show(field: &Option<u64>, _: KbBase) -> Option<String> {
         field.map(format_time_suffix)
+    }
+}
+
+/// An `Option<u64>` count where fio reads 0 as "off" (`verify_backlog=0`): unset then.
+pub(crate) struct IntOrOff;
+
+impl Shape for IntOrOff {
+    type Field = Option<u64>;
+    const KIND: OptionKind = OptionKind::Int;
+    fn take(value: Value) -> Result<Option<u64>, InvalidValue> {
+        number(value).map(|n| (n > 0).then_some(n))
+    }
+    fn show(field: &Option<u64>, _: KbBase) -> Option<String> {
+        field.map(|n| n.to_string())
+    }
+}
+
+/// A path in an `Option<PathBuf>`, unset until given; an empty path is refused.
+pub(crate) struct MaybePath;
+
+impl Shape for MaybePath {
+    type Field = Option<PathBuf>;
+    const KIND: OptionKind = OptionKind::Str;
+    fn take(value: Value) -> Result<Option<PathBuf>, InvalidValue> {
+        match text(value)? {
+            path if path.is_empty() => Err(InvalidValue::EmptyFileName),
+            path => Ok(Some(PathBuf::from(path))),
+        }
+    }
+    fn show(field: &Option<PathBuf>, _: KbBase) -> Option<String> {
+        field.as_ref().map(|path| path.display().to_string())
     }
 }
 
