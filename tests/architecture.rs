@@ -6,7 +6,7 @@
 //! - Errors keep their type: no `Result<_, String>` in a library's public functions, no
 //!   `process::exit` and no printing outside the binary's crates.
 //! - `unsafe` only in the engine; every other crate forbids it.
-//! - No source file over 600 lines, but for option tables that are data.
+//! - No source file over 600 lines.
 //! - No unused dependency: every crate a Cargo.toml names is used by that crate's code (the
 //!   check cargo-machete makes, without installing it).
 //! - Test support (`crates/faultfs`) is a dependency of the root package's tests only.
@@ -16,8 +16,9 @@ use std::path::{Path, PathBuf};
 /// The longest a source file may grow.
 const MAX_LINES: usize = 600;
 
-/// Files that are data (one row per option) and may be longer.
-const DATA_FILES: &[&str] = &["crates/workload/src/options/table.rs"];
+/// Files that are data (one row per option) and may be longer: none since the option
+/// table's rows are grouped by topic (issue 29).
+const DATA_FILES: &[&str] = &[];
 
 fn root() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))

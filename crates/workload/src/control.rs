@@ -99,35 +99,42 @@ pub struct ControlOptions {
 }
 
 impl Default for ControlOptions {
-    /// fio's defaults: no think time (blocks 1, counted at completion), no limits, inline
-    /// submission, sequential sequencer.
+    /// The options' defaults, as [`crate::JobSpec::default`] has them (from the option rows).
     fn default() -> Self {
+        crate::JobSpec::default().control
+    }
+}
+
+impl ControlOptions {
+    /// The option fields hold placeholders, which [`crate::JobSpec::default`] replaces with
+    /// the rows' defaults (as for `JobSpec::blank`).
+    pub(crate) fn blank() -> Self {
         ControlOptions {
             thinktime_ns: 0,
             thinktime_spin_ns: 0,
-            thinktime_blocks: 1,
-            thinktime_blocks_type: ThinkTrigger::Complete,
+            thinktime_blocks: 0,
+            thinktime_blocks_type: Default::default(),
             thinktime_iotime_ns: 0,
             rate_ignore_thinktime: false,
             number_ios: 0,
             latency_target_ns: 0,
             latency_window_ns: 0,
-            latency_percentile: 100.0,
+            latency_percentile: 0.0,
             latency_run: false,
             flow_weight: 0,
             flow_id: 0,
             flow_sleep_ns: 0,
             wait_for: None,
             exitall: false,
-            exit_what: ExitWhat::Group,
+            exit_what: Default::default(),
             exitall_on_error: false,
-            io_submit_mode: SubmitMode::Inline,
-            rate_iops_min: PerDirection::default(),
+            io_submit_mode: Default::default(),
+            rate_iops_min: Default::default(),
             zonemode_strided: false,
             zone: StridedZones::default(),
             zonemode_zbd: false,
-            zbd: ZbdOptions::default(),
-            rw_sequencer: Sequencer::Sequential,
+            zbd: Default::default(),
+            rw_sequencer: Default::default(),
             iodepth_low: None,
             iodepth_batch_complete_max: None,
             serialize_overlap: false,

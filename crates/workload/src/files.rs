@@ -76,33 +76,41 @@ pub struct FileOptions {
 }
 
 impl Default for FileOptions {
-    /// fio's defaults (`fio --cmdhelp=all`), except `overwrite` (see the field).
+    /// The options' defaults, as [`crate::JobSpec::default`] has them (from the option rows).
     fn default() -> Self {
+        crate::JobSpec::default().files
+    }
+}
+
+impl FileOptions {
+    /// The option fields hold placeholders, which [`crate::JobSpec::default`] replaces with
+    /// the rows' defaults (as for `JobSpec::blank`).
+    pub(crate) fn blank() -> Self {
         FileOptions {
             filename_format: None,
             openfiles: None,
-            file_service: FileService::default(),
-            create_serialize: true,
-            create_fsync: true,
+            file_service: Default::default(),
+            create_serialize: false,
+            create_fsync: false,
             create_only: false,
             fallocate: Fallocate::Native,
             overwrite: None,
             lockfile: LockFile::None,
             pre_read: false,
-            allow_file_create: true,
+            allow_file_create: false,
             file_append: false,
             fsync_on_close: false,
             sync_file_range: None,
             fadvise_hint: FadviseHint::Pattern,
             opendir: None,
             buffer_pattern: None,
-            scramble_buffers: true,
+            scramble_buffers: false,
             dedupe_percentage: None,
             dedupe_mode: DedupeMode::Repeat,
-            dedupe_working_set_percentage: 5,
+            dedupe_working_set_percentage: 0,
             dedupe_global: false,
             mem: MemKind::Malloc,
-            hugepage_size_bytes: 2 << 20,
+            hugepage_size_bytes: 0,
             lockmem_bytes: 0,
         }
     }

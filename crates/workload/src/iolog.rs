@@ -33,16 +33,25 @@ pub struct IologOptions {
 }
 
 impl Default for IologOptions {
+    /// The options' defaults, as [`crate::JobSpec::default`] has them (from the option rows).
     fn default() -> Self {
+        crate::JobSpec::default().iolog
+    }
+}
+
+impl IologOptions {
+    /// The option fields hold placeholders, which [`crate::JobSpec::default`] replaces with
+    /// the rows' defaults (as for `JobSpec::blank`).
+    pub(crate) fn blank() -> Self {
         IologOptions {
             read_iolog: None,
             write_iolog: None,
             replay_no_stall: false,
             replay_redirect: None,
             replay_align_bytes: 0,
-            replay_scale: 1,
-            replay_time_scale_percent: 100,
-            replay_skip: ReplaySkip::default(),
+            replay_scale: 0,
+            replay_time_scale_percent: 0,
+            replay_skip: Default::default(),
         }
     }
 }

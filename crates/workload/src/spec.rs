@@ -255,7 +255,7 @@ pub struct JobSpec {
     pub log_offset: bool,
     /// Number the log files by worker (`PREFIX_bw.N.log`); off, every worker of every job
     /// with the same prefix appends to `PREFIX_bw.log` (fio `per_job_logs`, default on).
-    #[serde(default = "enabled")]
+    #[serde(default = "default_per_job_logs")]
     pub per_job_logs: bool,
     /// Steady-state detection: end the job once its per-second IOPS or bandwidth settle
     /// (fio `steadystate`, `steadystate_duration`, `steadystate_ramp_time`); off by default.
@@ -293,9 +293,9 @@ pub struct JobSpec {
     pub given: Option<crate::given::GivenOptions>,
 }
 
-/// serde's default for options that default to on.
-fn enabled() -> bool {
-    true
+/// serde's default for `per_job_logs` missing from an older record: its row's default.
+fn default_per_job_logs() -> bool {
+    JobSpec::default().per_job_logs
 }
 
 /// fio's default percentile list (`percentile_list`).
@@ -305,68 +305,79 @@ pub const DEFAULT_PERCENTILES: [f64; 17] = [
 ];
 
 impl Default for JobSpec {
-    /// fio's defaults, except `unlink` (diskmeter removes what it creates) and `ioengine` (io_uring).
+    /// diskmeter's defaults: every option row's default (`[default: ...]` in `--help`)
+    /// applied to a blank job (`JobSpec::blank`). They are fio's, except `unlink` (diskmeter
+    /// removes what it creates) and `ioengine` (io_uring).
     fn default() -> Self {
+        crate::options::default_job().clone()
+    }
+}
+
+impl JobSpec {
+    /// Every field an option row sets holds a placeholder (zero, empty, unset; an enum with
+    /// no `Default` of its own, any variant), which [`crate::JobSpec::default`] replaces with
+    /// the row's default; the other fields hold their defaults here.
+    pub(crate) fn blank() -> Self {
         JobSpec {
-            name: "job".to_string(),
+            name: String::new(),
             filenames: Vec::new(),
             directory: None,
-            nrfiles: 1,
+            nrfiles: 0,
             size_bytes: None,
             io_size_bytes: None,
             offset_bytes: 0,
             rw: RwMode::Read,
-            rwmixread: 50,
-            bs_bytes: PerDirection::both(4096),
-            iodepth: 1,
+            rwmixread: 0,
+            bs_bytes: Default::default(),
+            iodepth: 0,
             iodepth_batch_submit: 0,
-            iodepth_batch_complete_min: 1,
-            numjobs: 1,
+            iodepth_batch_complete_min: 0,
+            numjobs: 0,
             runtime_ns: None,
             time_based: false,
             ramp_time_ns: 0,
-            loops: 1,
+            loops: 0,
             direct: false,
             ioengine: EngineKind::IoUring,
-            rate_iops: PerDirection::both(None),
-            rate_bytes_per_sec: PerDirection::both(None),
+            rate_iops: Default::default(),
+            rate_bytes_per_sec: Default::default(),
             group_reporting: false,
             stonewall: false,
             new_group: false,
             startdelay_ns: 0,
-            randrepeat: true,
-            invalidate: true,
-            sync: SyncMode::None,
+            randrepeat: false,
+            invalidate: false,
+            sync: Default::default(),
             rate_poisson: false,
             offset_increment_bytes: 0,
             size_percent: None,
             offset_percent: None,
-            clat_percentiles: true,
+            clat_percentiles: false,
             lat_percentiles: false,
-            randseed: 0x0123_4567_89ab_cdef,
+            randseed: 0,
             norandommap: false,
-            percentage_random: 100,
-            unlink: true,
+            percentage_random: 0,
+            unlink: false,
             fixedbufs: false,
             registerfiles: false,
             cpus_allowed: None,
             zero_buffers: false,
-            percentile_list: DEFAULT_PERCENTILES.to_vec(),
-            kb_base: KbBase::Binary,
-            bs_spread: PerDirection::default(),
+            percentile_list: Vec::new(),
+            kb_base: Default::default(),
+            bs_spread: Default::default(),
             blocksize_unaligned: false,
-            blockalign_bytes: PerDirection::default(),
+            blockalign_bytes: Default::default(),
             rw_offset_modifier: 0,
-            random_distribution: RandomDistribution::Uniform,
+            random_distribution: Default::default(),
             fsync_every: 0,
             fdatasync_every: 0,
             end_fsync: false,
-            rate_min_bytes_per_sec: PerDirection::default(),
-            rate_cycle_ns: default_rate_cycle_ns(),
+            rate_min_bytes_per_sec: Default::default(),
+            rate_cycle_ns: 0,
             filesize_bytes: None,
             create_on_open: false,
             buffer_compress_percentage: None,
-            buffer_compress_chunk_bytes: default_compress_chunk(),
+            buffer_compress_chunk_bytes: 0,
             fill_device: false,
             allow_mounted_write: false,
             cooldown_ns: 0,
@@ -378,15 +389,15 @@ impl Default for JobSpec {
             write_lat_log: None,
             log_avg_msec: 0,
             log_offset: false,
-            per_job_logs: true,
-            steadystate: crate::steady::SteadyState::default(),
-            iolog: crate::iolog::IologOptions::default(),
+            per_job_logs: false,
+            steadystate: crate::steady::SteadyState::blank(),
+            iolog: crate::iolog::IologOptions::blank(),
             description: None,
-            files: Default::default(),
-            control: Default::default(),
+            files: crate::files::FileOptions::blank(),
+            control: crate::control::ControlOptions::blank(),
             trim: Default::default(),
-            verify: Default::default(),
-            system: Default::default(),
+            verify: crate::verify::VerifyOptions::blank(),
+            system: crate::system::SystemOptions::blank(),
             compat: Default::default(),
             given: None,
         }
@@ -450,12 +461,15 @@ impl JobSpec {
     }
 }
 
+/// serde's default for `rate_cycle_ns` missing from an older record: its row's default.
 fn default_rate_cycle_ns() -> u64 {
-    1_000_000_000
+    JobSpec::default().rate_cycle_ns
 }
 
+/// serde's default for `buffer_compress_chunk_bytes` missing from an older record: its row's
+/// default.
 fn default_compress_chunk() -> u64 {
-    512
+    JobSpec::default().buffer_compress_chunk_bytes
 }
 
 /// The per-interval series' sample length unless a front-end sets one: a second, as fio's

@@ -192,20 +192,25 @@ fn default_sample_ns() -> u64 {
 }
 
 impl Default for SteadyState {
-    /// fio's defaults: `iops_slope:0.01%`, no window (detection off), no ramp.
+    /// The options' defaults, as [`crate::JobSpec::default`] has them (from the option rows).
     fn default() -> Self {
+        crate::JobSpec::default().steadystate
+    }
+}
+
+impl SteadyState {
+    /// Placeholders for the option rows' defaults to replace (see `JobSpec::blank`).
+    pub(crate) fn blank() -> Self {
         SteadyState {
             criterion: SteadyCriterion::IopsSlope,
             limit: SteadyLimit::Percent(0.01),
             duration_ns: 0,
             ramp_ns: 0,
-            sample_ns: STEADY_SAMPLE_NS,
+            sample_ns: 0,
             precision_percent: None,
         }
     }
-}
 
-impl SteadyState {
     /// Whether the job is watched for steady state (a window of at least one sample; fio:
     /// one second).
     pub fn enabled(&self) -> bool {

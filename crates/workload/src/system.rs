@@ -72,16 +72,25 @@ pub struct SystemOptions {
 }
 
 impl Default for SystemOptions {
+    /// The options' defaults, as [`crate::JobSpec::default`] has them (from the option rows).
     fn default() -> Self {
+        crate::JobSpec::default().system
+    }
+}
+
+impl SystemOptions {
+    /// The option fields hold placeholders, which [`crate::JobSpec::default`] replaces with
+    /// the rows' defaults (as for `JobSpec::blank`).
+    pub(crate) fn blank() -> Self {
         SystemOptions {
             write_hist_log: None,
             log_hist_msec: 0,
             log_hist_coarseness: 0,
             log_unix_epoch: false,
             log_max_value: false,
-            log_entries: 1024,
+            log_entries: 0,
             log_prio: false,
-            cpus_allowed_policy: CpusAllowedPolicy::Shared,
+            cpus_allowed_policy: Default::default(),
             numa_cpu_nodes: None,
             numa_mem_policy: None,
             nice: 0,
@@ -90,12 +99,12 @@ impl Default for SystemOptions {
             sqthread_poll: false,
             sqthread_poll_cpu: None,
             hipri: false,
-            nonvectored: -1,
+            nonvectored: 0,
             uncached: 0,
             nowait: false,
             force_async: 0,
             userspace_reap: false,
-            cmdprio: cmdprio::CmdPrio::default(),
+            cmdprio: Default::default(),
             exec_prerun: None,
             exec_postrun: None,
         }

@@ -60,12 +60,20 @@ pub struct VerifyOptions {
 }
 
 impl Default for VerifyOptions {
-    /// fio's defaults: no verification; do_verify, verify_state_save and trim_verify_zero on.
+    /// The options' defaults, as [`crate::JobSpec::default`] has them (from the option rows).
     fn default() -> Self {
+        crate::JobSpec::default().verify
+    }
+}
+
+impl VerifyOptions {
+    /// The option fields hold placeholders, which [`crate::JobSpec::default`] replaces with
+    /// the rows' defaults (as for `JobSpec::blank`).
+    pub(crate) fn blank() -> Self {
         VerifyOptions {
             kind: None,
             kind_given: false,
-            do_verify: true,
+            do_verify: false,
             verify_only: false,
             pattern: None,
             interval_bytes: None,
@@ -76,10 +84,10 @@ impl Default for VerifyOptions {
             async_cpus: None,
             backlog_blocks: None,
             backlog_batch_blocks: None,
-            state_save: true,
+            state_save: false,
             state_load: false,
             experimental: false,
-            trim_verify_zero: true,
+            trim_verify_zero: false,
         }
     }
 }

@@ -1,56 +1,58 @@
 //! The option table: one definition per fio option diskmeter understands, driving parsing
-//! ([`crate::apply_option`]), `--help`, the docs and [`crate::describe`] (STYLE rule 12).
+//! ([`crate::apply_option`]), `--help`, the docs, [`crate::describe`] and
+//! [`crate::JobSpec::default`] (STYLE rule 12).
 //!
 //! Each row names the option, its fio aliases, the kind of value it takes (which picks the
 //! parser from `diskmeter-units`), its default, unit and range ([`Limits`]) as shown to users,
 //! and a one-line help. The row also holds the two functions that store a parsed value in a
-//! [`JobSpec`] and print it back, so adding an option is adding a row (in `table.rs`) and its
-//! test. A range is written only in the row: the parser, [`crate::validate`] and `--help`
-//! read it from there.
+//! [`JobSpec`] and print it back. A plain option (one field, stored as parsed) is one
+//! `plain!` row, whose field's shape (`shape.rs`) gives the kind and both functions; an
+//! option with logic of its own has a hand-written setter and shower below the rows of its
+//! group (for `rows_job.rs`, in `setters.rs`; the access-pattern ones of `rows_job.rs` and
+//! `rows_run.rs`, in `pattern_setters.rs`). A range is written only in the row: the parser, [`crate::validate`] and `--help`
+//! read it from there; a default is written only in the row: [`JobSpec::default`] applies
+//! every row's default to a blank job (`defaults.rs`). docs/adding-an-option.md shows both
+//! ways of adding an option.
 
-mod compat_setters;
-mod control_setters;
 #[cfg(test)]
 mod control_tests;
 mod convert;
+mod defaults;
 mod error;
-mod files_setters;
-mod iolog_setters;
 #[cfg(test)]
 mod iolog_tests;
 #[cfg(test)]
 mod jobfile_tests;
 mod limits;
-mod log_setters;
 #[cfg(test)]
 mod more_tests;
 mod pattern_setters;
 mod rows_control;
 mod rows_files;
+mod rows_job;
 mod rows_jobfile;
+mod rows_log;
+mod rows_run;
 mod rows_system;
 mod rows_trim;
 mod rows_verify;
-mod run_setters;
 mod setters;
-mod steady_setters;
+pub(crate) mod shape;
 #[cfg(test)]
 mod suggest_tests;
-mod system_setters;
 #[cfg(test)]
 mod system_tests;
-mod table;
 #[cfg(test)]
 mod tests;
-mod trim_setters;
 #[cfg(test)]
 mod trim_tests;
 pub(crate) mod value;
-mod verify_setters;
 #[cfg(test)]
 mod verify_tests;
+mod words;
 
 use crate::JobSpec;
+pub(crate) use defaults::default_job;
 pub use error::InvalidValue;
 pub use limits::{LimitError, Limits, Range, MAX_FILES_PER_RUN, MAX_WORKERS_PER_RUN};
 pub(crate) use value::Value;
@@ -160,10 +162,16 @@ impl OptionDef {
     }
 }
 
-/// The groups of rows, in the order `--help`, the docs and `describe` list them. Each group
-/// lives in its own file: `table.rs` holds the core, the `rows_*.rs` files one area each.
+/// The groups of rows, in the order `--help`, the docs and `describe` list them (the order
+/// matters: `kb_base` comes before every size, so `describe`'s list reads back the same).
+/// Each group is one `rows_*.rs` file, one area of fio's option categories each: the job's
+/// subject and IO shape, how it runs, logs and traces, job-file compatibility, files and
+/// buffers, flow and zones, trims and errors, verification, and CPUs, priorities and
+/// engine options.
 static GROUPS: &[&[OptionDef]] = &[
-    table::ROWS,
+    rows_job::ROWS,
+    rows_run::ROWS,
+    rows_log::ROWS,
     rows_jobfile::ROWS,
     rows_files::ROWS,
     rows_control::ROWS,

@@ -3,9 +3,9 @@
 //! `rate_min`, the file-creation options and buffer contents. Split from `setters.rs` to keep
 //! each file readable; the conventions are the same.
 
-use super::convert::{count, flag, mismatch, number, pair, set_cap, show_cap, show_flag, text};
+use super::convert::{mismatch, number, text};
 use super::error::InvalidValue;
-use super::table::RW_CHOICES;
+use super::rows_job::RW_CHOICES;
 use super::value::{parse_choice, Value};
 use crate::patterns::{parse_bsrange_noted, parse_bssplit_noted, show_spread, PatternError};
 use crate::{BlockSizeSpread, JobSpec, RandomDistribution, RwMode};
@@ -201,29 +201,6 @@ pub(crate) fn show_bssplit(spec: &JobSpec) -> Option<String> {
     )
 }
 
-pub(crate) fn set_blocksize_unaligned(
-    spec: &mut JobSpec,
-    value: Value,
-) -> Result<(), InvalidValue> {
-    spec.blocksize_unaligned = flag(value)?;
-    Ok(())
-}
-
-pub(crate) fn show_blocksize_unaligned(spec: &JobSpec) -> Option<String> {
-    Some(show_flag(spec.blocksize_unaligned))
-}
-
-pub(crate) fn set_blockalign(spec: &mut JobSpec, value: Value) -> Result<(), InvalidValue> {
-    set_cap(&mut spec.blockalign_bytes, pair(value)?);
-    Ok(())
-}
-
-pub(crate) fn show_blockalign(spec: &JobSpec) -> Option<String> {
-    show_cap(spec.blockalign_bytes, |b| {
-        format_size_suffix(b, spec.kb_base)
-    })
-}
-
 pub(crate) fn set_random_distribution(
     spec: &mut JobSpec,
     value: Value,
@@ -234,44 +211,6 @@ pub(crate) fn set_random_distribution(
 
 pub(crate) fn show_random_distribution(spec: &JobSpec) -> Option<String> {
     Some(spec.random_distribution.show())
-}
-
-pub(crate) fn set_fsync(spec: &mut JobSpec, value: Value) -> Result<(), InvalidValue> {
-    spec.fsync_every = count(value)?;
-    Ok(())
-}
-
-pub(crate) fn show_fsync(spec: &JobSpec) -> Option<String> {
-    Some(spec.fsync_every.to_string())
-}
-
-pub(crate) fn set_fdatasync(spec: &mut JobSpec, value: Value) -> Result<(), InvalidValue> {
-    spec.fdatasync_every = count(value)?;
-    Ok(())
-}
-
-pub(crate) fn show_fdatasync(spec: &JobSpec) -> Option<String> {
-    Some(spec.fdatasync_every.to_string())
-}
-
-pub(crate) fn set_end_fsync(spec: &mut JobSpec, value: Value) -> Result<(), InvalidValue> {
-    spec.end_fsync = flag(value)?;
-    Ok(())
-}
-
-pub(crate) fn show_end_fsync(spec: &JobSpec) -> Option<String> {
-    Some(show_flag(spec.end_fsync))
-}
-
-pub(crate) fn set_rate_min(spec: &mut JobSpec, value: Value) -> Result<(), InvalidValue> {
-    set_cap(&mut spec.rate_min_bytes_per_sec, pair(value)?);
-    Ok(())
-}
-
-pub(crate) fn show_rate_min(spec: &JobSpec) -> Option<String> {
-    show_cap(spec.rate_min_bytes_per_sec, |b| {
-        format_size_suffix(b, spec.kb_base)
-    })
 }
 
 pub(crate) fn set_rate_cycle(spec: &mut JobSpec, value: Value) -> Result<(), InvalidValue> {
@@ -315,15 +254,6 @@ pub(crate) fn show_filesize(spec: &JobSpec) -> Option<String> {
     })
 }
 
-pub(crate) fn set_create_on_open(spec: &mut JobSpec, value: Value) -> Result<(), InvalidValue> {
-    spec.create_on_open = flag(value)?;
-    Ok(())
-}
-
-pub(crate) fn show_create_on_open(spec: &JobSpec) -> Option<String> {
-    Some(show_flag(spec.create_on_open))
-}
-
 pub(crate) fn set_buffer_compress_percentage(
     spec: &mut JobSpec,
     value: Value,
@@ -339,42 +269,6 @@ pub(crate) fn set_buffer_compress_percentage(
 
 pub(crate) fn show_buffer_compress_percentage(spec: &JobSpec) -> Option<String> {
     spec.buffer_compress_percentage.map(|p| p.to_string())
-}
-
-pub(crate) fn set_buffer_compress_chunk(
-    spec: &mut JobSpec,
-    value: Value,
-) -> Result<(), InvalidValue> {
-    spec.buffer_compress_chunk_bytes = number(value)?;
-    Ok(())
-}
-
-pub(crate) fn show_buffer_compress_chunk(spec: &JobSpec) -> Option<String> {
-    Some(format_size_suffix(
-        spec.buffer_compress_chunk_bytes,
-        spec.kb_base,
-    ))
-}
-
-pub(crate) fn set_fill_device(spec: &mut JobSpec, value: Value) -> Result<(), InvalidValue> {
-    spec.fill_device = flag(value)?;
-    Ok(())
-}
-
-pub(crate) fn show_fill_device(spec: &JobSpec) -> Option<String> {
-    Some(show_flag(spec.fill_device))
-}
-
-pub(crate) fn set_allow_mounted_write(
-    spec: &mut JobSpec,
-    value: Value,
-) -> Result<(), InvalidValue> {
-    spec.allow_mounted_write = flag(value)?;
-    Ok(())
-}
-
-pub(crate) fn show_allow_mounted_write(spec: &JobSpec) -> Option<String> {
-    Some(show_flag(spec.allow_mounted_write))
 }
 
 #[cfg(test)]

@@ -2,46 +2,34 @@
 //! think time, IO counts, the latency-target search, flow, `wait_for`, `exitall`, submission
 //! mode, zones (strided and zbd) and the queue refinements. Names and defaults are fio's (fio
 //! 3.33 `--cmdhelp`); times fio reads in microseconds are [`OptionKind::TimeMicros`].
+//!
+//! The rows' options with logic of their own have their setter (`set_*`) and shower
+//! (`show_*`) below the rows, with the conventions of `setters.rs`.
 
-use super::control_setters::*;
+use super::convert::{choice, count, mismatch, nanos, number, text};
+use super::error::InvalidValue;
 use super::limits::{Limits, Range};
+use super::shape::plain;
+use super::value::Value;
 use super::{OptionDef, OptionKind};
+use crate::control::{ExitWhat, Sequencer, SubmitMode, ThinkTrigger};
+use crate::JobSpec;
+use diskmeter_units::format_time_suffix;
 
-/// `thinktime_blocks_type=` values.
-const THINK_TRIGGER_CHOICES: &[&str] = &["complete", "issue"];
-/// `exit_what=` values.
-const EXIT_WHAT_CHOICES: &[&str] = &["group", "stonewall", "all"];
-/// `io_submit_mode=` values.
-const SUBMIT_MODE_CHOICES: &[&str] = &["inline", "offload"];
 /// `zonemode=` values (`zbd` on a zoned block device is refused when targets are opened).
 const ZONEMODE_CHOICES: &[&str] = &["none", "strided", "zbd"];
-/// `rw_sequencer=` values.
-const SEQUENCER_CHOICES: &[&str] = &["sequential", "identical"];
-
 /// The control rows.
 pub(super) static ROWS: &[OptionDef] = &[
-    OptionDef {
-        name: "thinktime",
-        aliases: &[],
-        kind: OptionKind::TimeMicros,
-        default: "0",
-        unit: "us",
-        help: "Stall after IOs before issuing more, to model an application's processing; microseconds unless a unit is given (2ms)",
-        limits: None,
-        set: set_thinktime,
-        show: Some(show_thinktime),
-    },
-    OptionDef {
-        name: "thinktime_spin",
-        aliases: &[],
-        kind: OptionKind::TimeMicros,
-        default: "0",
-        unit: "us",
-        help: "Spend this part of each thinktime spinning on the CPU before sleeping the rest",
-        limits: None,
-        set: set_thinktime_spin,
-        show: Some(show_thinktime_spin),
-    },
+    plain!(
+        "thinktime" => control.thinktime_ns: Micros,
+        default "0", unit "us",
+        help "Stall after IOs before issuing more, to model an application's processing; microseconds unless a unit is given (2ms)",
+    ),
+    plain!(
+        "thinktime_spin" => control.thinktime_spin_ns: Micros,
+        default "0", unit "us",
+        help "Spend this part of each thinktime spinning on the CPU before sleeping the rest",
+    ),
     OptionDef {
         name: "thinktime_blocks",
         aliases: &[],
@@ -53,72 +41,36 @@ pub(super) static ROWS: &[OptionDef] = &[
         set: set_thinktime_blocks,
         show: Some(show_thinktime_blocks),
     },
-    OptionDef {
-        name: "thinktime_blocks_type",
-        aliases: &[],
-        kind: OptionKind::Choice(THINK_TRIGGER_CHOICES),
-        default: "complete",
-        unit: "",
-        help: "What thinktime_blocks counts: complete = completed IOs (the queue drains before a stall), issue = issued IOs",
-        limits: None,
-        set: set_thinktime_blocks_type,
-        show: Some(show_thinktime_blocks_type),
-    },
-    OptionDef {
-        name: "thinktime_iotime",
-        aliases: &[],
-        kind: OptionKind::Time,
-        default: "0",
-        unit: "s",
-        help: "Stall after this much IO time instead (or after thinktime_blocks IOs, whichever is first); seconds unless a unit is given",
-        limits: None,
-        set: set_thinktime_iotime,
-        show: Some(show_thinktime_iotime),
-    },
-    OptionDef {
-        name: "rate_ignore_thinktime",
-        aliases: &[],
-        kind: OptionKind::Flag,
-        default: "0",
-        unit: "",
-        help: "A rate-limited job does not catch up on the IOs its stalls delayed; its schedule restarts after each stall",
-        limits: None,
-        set: set_rate_ignore_thinktime,
-        show: Some(show_rate_ignore_thinktime),
-    },
-    OptionDef {
-        name: "number_ios",
-        aliases: &[],
-        kind: OptionKind::Int,
-        default: "0",
-        unit: "IOs",
-        help: "End the job after this many IOs of the measured period, if nothing ended it first; 0 = no limit",
-        limits: None,
-        set: set_number_ios,
-        show: Some(show_number_ios),
-    },
-    OptionDef {
-        name: "latency_target",
-        aliases: &[],
-        kind: OptionKind::TimeMicros,
-        default: "0",
-        unit: "us",
-        help: "Search for the deepest queue (up to iodepth) whose IOs meet this latency; microseconds unless a unit is given",
-        limits: None,
-        set: set_latency_target,
-        show: Some(show_latency_target),
-    },
-    OptionDef {
-        name: "latency_window",
-        aliases: &[],
-        kind: OptionKind::TimeMicros,
-        default: "0",
-        unit: "us",
-        help: "How long each queue depth of the latency_target search runs",
-        limits: None,
-        set: set_latency_window,
-        show: Some(show_latency_window),
-    },
+    plain!(
+        "thinktime_blocks_type" => control.thinktime_blocks_type: Choice<ThinkTrigger>,
+        default "complete",
+        help "What thinktime_blocks counts: complete = completed IOs (the queue drains before a stall), issue = issued IOs",
+    ),
+    plain!(
+        "thinktime_iotime" => control.thinktime_iotime_ns: Time,
+        default "0", unit "s",
+        help "Stall after this much IO time instead (or after thinktime_blocks IOs, whichever is first); seconds unless a unit is given",
+    ),
+    plain!(
+        "rate_ignore_thinktime" => control.rate_ignore_thinktime: Flag,
+        default "0",
+        help "A rate-limited job does not catch up on the IOs its stalls delayed; its schedule restarts after each stall",
+    ),
+    plain!(
+        "number_ios" => control.number_ios: Int,
+        default "0", unit "IOs",
+        help "End the job after this many IOs of the measured period, if nothing ended it first; 0 = no limit",
+    ),
+    plain!(
+        "latency_target" => control.latency_target_ns: Micros,
+        default "0", unit "us",
+        help "Search for the deepest queue (up to iodepth) whose IOs meet this latency; microseconds unless a unit is given",
+    ),
+    plain!(
+        "latency_window" => control.latency_window_ns: Micros,
+        default "0", unit "us",
+        help "How long each queue depth of the latency_target search runs",
+    ),
     OptionDef {
         name: "latency_percentile",
         aliases: &[],
@@ -130,39 +82,22 @@ pub(super) static ROWS: &[OptionDef] = &[
         set: set_latency_percentile,
         show: Some(show_latency_percentile),
     },
-    OptionDef {
-        name: "latency_run",
-        aliases: &[],
-        kind: OptionKind::Flag,
-        default: "0",
-        unit: "",
-        help: "Keep adjusting the queue depth to latency_target instead of ending the job once the depth is found",
-        limits: None,
-        set: set_latency_run,
-        show: Some(show_latency_run),
-    },
-    OptionDef {
-        name: "flow",
-        aliases: &[],
-        kind: OptionKind::Int,
-        default: "0",
-        unit: "",
-        help: "Weight in flow control: jobs of one flow_id do IO in the ratio of their weights",
-        limits: Some(Limits { range: Range::Int { min: 0, max: Some(1000) }, why: "" }),
-        set: set_flow,
-        show: Some(show_flow),
-    },
-    OptionDef {
-        name: "flow_id",
-        aliases: &[],
-        kind: OptionKind::Int,
-        default: "0",
-        unit: "",
-        help: "The flow group of flow (0 = the global group)",
-        limits: None,
-        set: set_flow_id,
-        show: Some(show_flow_id),
-    },
+    plain!(
+        "latency_run" => control.latency_run: Flag,
+        default "0",
+        help "Keep adjusting the queue depth to latency_target instead of ending the job once the depth is found",
+    ),
+    plain!(
+        "flow" => control.flow_weight: Count,
+        default "0",
+        limits Limits { range: Range::Int { min: 0, max: Some(1000) }, why: "" },
+        help "Weight in flow control: jobs of one flow_id do IO in the ratio of their weights",
+    ),
+    plain!(
+        "flow_id" => control.flow_id: Count,
+        default "0",
+        help "The flow group of flow (0 = the global group)",
+    ),
     OptionDef {
         name: "flow_sleep",
         aliases: &[],
@@ -185,61 +120,31 @@ pub(super) static ROWS: &[OptionDef] = &[
         set: set_wait_for,
         show: Some(show_wait_for),
     },
-    OptionDef {
-        name: "exitall",
-        aliases: &[],
-        kind: OptionKind::Flag,
-        default: "0",
-        unit: "",
-        help: "When this job finishes, end the jobs exit_what names",
-        limits: None,
-        set: set_exitall,
-        show: Some(show_exitall),
-    },
-    OptionDef {
-        name: "exit_what",
-        aliases: &[],
-        kind: OptionKind::Choice(EXIT_WHAT_CHOICES),
-        default: "group",
-        unit: "",
-        help: "What exitall ends: group = the job's reporting group, stonewall = every running job (the next stonewall phase then starts), all = everything",
-        limits: None,
-        set: set_exit_what,
-        show: Some(show_exit_what),
-    },
-    OptionDef {
-        name: "exitall_on_error",
-        aliases: &[],
-        kind: OptionKind::Flag,
-        default: "0",
-        unit: "",
-        help: "When this job fails, end every other job and start no later one",
-        limits: None,
-        set: set_exitall_on_error,
-        show: Some(show_exitall_on_error),
-    },
-    OptionDef {
-        name: "io_submit_mode",
-        aliases: &[],
-        kind: OptionKind::Choice(SUBMIT_MODE_CHOICES),
-        default: "inline",
-        unit: "",
-        help: "inline or offload; diskmeter issues at the intended times and measures latency from them either way, so offload runs the same loop",
-        limits: None,
-        set: set_io_submit_mode,
-        show: Some(show_io_submit_mode),
-    },
-    OptionDef {
-        name: "rate_iops_min",
-        aliases: &[],
-        kind: OptionKind::IntPair,
-        default: "",
-        unit: "IOPS",
-        help: "The job fails if a direction's IOPS over a rate_cycle falls below this",
-        limits: None,
-        set: set_rate_iops_min,
-        show: Some(show_rate_iops_min),
-    },
+    plain!(
+        "exitall" => control.exitall: Flag,
+        default "0",
+        help "When this job finishes, end the jobs exit_what names",
+    ),
+    plain!(
+        "exit_what" => control.exit_what: Choice<ExitWhat>,
+        default "group",
+        help "What exitall ends: group = the job's reporting group, stonewall = every running job (the next stonewall phase then starts), all = everything",
+    ),
+    plain!(
+        "exitall_on_error" => control.exitall_on_error: Flag,
+        default "0",
+        help "When this job fails, end every other job and start no later one",
+    ),
+    plain!(
+        "io_submit_mode" => control.io_submit_mode: Choice<SubmitMode>,
+        default "inline",
+        help "inline or offload; diskmeter issues at the intended times and measures latency from them either way, so offload runs the same loop",
+    ),
+    plain!(
+        "rate_iops_min" => control.rate_iops_min: IntCap,
+        default "", unit "IOPS",
+        help "The job fails if a direction's IOPS over a rate_cycle falls below this",
+    ),
     OptionDef {
         name: "zonemode",
         aliases: &[],
@@ -251,95 +156,55 @@ pub(super) static ROWS: &[OptionDef] = &[
         set: set_zonemode,
         show: Some(show_zonemode),
     },
-    OptionDef {
-        name: "zonerange",
-        aliases: &[],
-        kind: OptionKind::Size,
-        default: "0",
-        unit: "bytes",
-        help: "Size of a zone of zonemode=strided (0 = zonesize)",
-        limits: None,
-        set: set_zonerange,
-        show: Some(show_zonerange),
-    },
-    OptionDef {
-        name: "zonesize",
-        aliases: &[],
-        kind: OptionKind::Size,
-        default: "0",
-        unit: "bytes",
-        help: "Bytes transferred in a zone before moving to the next (zonemode=strided), or the emulated zones' size (zonemode=zbd)",
-        limits: None,
-        set: set_zonesize,
-        show: Some(show_zonesize),
-    },
-    OptionDef {
-        name: "zoneskip",
-        aliases: &[],
-        kind: OptionKind::Size,
-        default: "0",
-        unit: "bytes",
-        help: "Bytes skipped after each zone (zonemode=strided)",
-        limits: None,
-        set: set_zoneskip,
-        show: Some(show_zoneskip),
-    },
-    OptionDef {
-        name: "zonecapacity",
-        aliases: &[],
-        kind: OptionKind::Size,
-        default: "0",
-        unit: "bytes",
-        help: "zonemode=zbd: the writable bytes of each zone (0 = zonesize); a zone is full at its capacity",
-        limits: None,
-        set: set_zonecapacity,
-        show: Some(show_zonecapacity),
-    },
-    OptionDef {
-        name: "max_open_zones",
-        aliases: &["zbd_max_open_zones"],
-        kind: OptionKind::Int,
-        default: "0",
-        unit: "zones",
-        help: "zonemode=zbd: most zones open for writing at once on a target (0 = no limit)",
-        limits: Some(Limits {
+    plain!(
+        "zonerange" => control.zone.range_bytes: Bytes,
+        default "0", unit "bytes",
+        help "Size of a zone of zonemode=strided (0 = zonesize)",
+    ),
+    plain!(
+        "zonesize" => control.zone.size_bytes: Bytes,
+        default "0", unit "bytes",
+        help "Bytes transferred in a zone before moving to the next (zonemode=strided), or the emulated zones' size (zonemode=zbd)",
+    ),
+    plain!(
+        "zoneskip" => control.zone.skip_bytes: Bytes,
+        default "0", unit "bytes",
+        help "Bytes skipped after each zone (zonemode=strided)",
+    ),
+    plain!(
+        "zonecapacity" => control.zbd.capacity_bytes: Bytes,
+        default "0", unit "bytes",
+        help "zonemode=zbd: the writable bytes of each zone (0 = zonesize); a zone is full at its capacity",
+    ),
+    plain!(
+        "max_open_zones" | "zbd_max_open_zones" => control.zbd.max_open_zones: Count,
+        default "0", unit "zones",
+        limits Limits {
             range: Range::Int {
                 min: 0,
                 max: Some(4096),
             },
             why: "fio's ceiling",
-        }),
-        set: set_max_open_zones,
-        show: Some(show_max_open_zones),
-    },
-    OptionDef {
-        name: "job_max_open_zones",
-        aliases: &[],
-        kind: OptionKind::Int,
-        default: "0",
-        unit: "zones",
-        help: "zonemode=zbd: most zones this job has open for writing at once (0 = no limit)",
-        limits: Some(Limits {
+        },
+        help "zonemode=zbd: most zones open for writing at once on a target (0 = no limit)",
+    ),
+    plain!(
+        "job_max_open_zones" => control.zbd.job_max_open_zones: Count,
+        default "0", unit "zones",
+        limits Limits {
             range: Range::Int {
                 min: 0,
                 max: Some(4096),
             },
             why: "fio's ceiling",
-        }),
-        set: set_job_max_open_zones,
-        show: Some(show_job_max_open_zones),
-    },
-    OptionDef {
-        name: "ignore_zone_limits",
-        aliases: &[],
-        kind: OptionKind::Flag,
-        default: "0",
-        unit: "",
-        help: "zonemode=zbd: ignore the device's open-zone limits (emulated zones have none)",
-        limits: None,
-        set: set_ignore_zone_limits,
-        show: Some(show_ignore_zone_limits),
-    },
+        },
+        help "zonemode=zbd: most zones this job has open for writing at once (0 = no limit)",
+    ),
+    plain!(
+        "ignore_zone_limits" => control.zbd.ignore_zone_limits: Flag,
+        default "0",
+        help "zonemode=zbd: ignore the device's open-zone limits (emulated zones have none)",
+    ),
     OptionDef {
         name: "zone_reset_threshold",
         aliases: &[],
@@ -362,83 +227,41 @@ pub(super) static ROWS: &[OptionDef] = &[
         set: set_zone_reset_frequency,
         show: Some(show_zone_reset_frequency),
     },
-    OptionDef {
-        name: "read_beyond_wp",
-        aliases: &[],
-        kind: OptionKind::Flag,
-        default: "0",
-        unit: "",
-        help: "zonemode=zbd: let reads pass a zone's write pointer (else they stay on written data)",
-        limits: None,
-        set: set_read_beyond_wp,
-        show: Some(show_read_beyond_wp),
-    },
-    OptionDef {
-        name: "rw_sequencer",
-        aliases: &[],
-        kind: OptionKind::Choice(SEQUENCER_CHOICES),
-        default: "sequential",
-        unit: "",
-        help: "How rw=rand...:N uses N: sequential = a new random offset every N IOs, identical = each random offset N times",
-        limits: None,
-        set: set_rw_sequencer,
-        show: Some(show_rw_sequencer),
-    },
-    OptionDef {
-        name: "iodepth_low",
-        aliases: &[],
-        kind: OptionKind::Int,
-        default: "",
-        unit: "IOs",
-        help: "Once the queue is full, let it drain to this depth before filling it again (unset = keep it full)",
-        limits: None,
-        set: set_iodepth_low,
-        show: Some(show_iodepth_low),
-    },
-    OptionDef {
-        name: "iodepth_batch_complete_max",
-        aliases: &[],
-        kind: OptionKind::Int,
-        default: "",
-        unit: "IOs",
-        help: "Most completions taken per reap (accepted; diskmeter takes what is ready, up to iodepth)",
-        limits: None,
-        set: set_iodepth_batch_complete_max,
-        show: Some(show_iodepth_batch_complete_max),
-    },
-    OptionDef {
-        name: "serialize_overlap",
-        aliases: &[],
-        kind: OptionKind::Flag,
-        default: "0",
-        unit: "",
-        help: "Hold an IO that overlaps one in flight until that one completes",
-        limits: None,
-        set: set_serialize_overlap,
-        show: Some(show_serialize_overlap),
-    },
-    OptionDef {
-        name: "offset_align",
-        aliases: &[],
-        kind: OptionKind::Size,
-        default: "0",
-        unit: "bytes",
-        help: "Round a percentage offset up to a multiple of this (0 = the smallest block size)",
-        limits: None,
-        set: set_offset_align,
-        show: Some(show_offset_align),
-    },
-    OptionDef {
-        name: "allrandrepeat",
-        aliases: &[],
-        kind: OptionKind::Flag,
-        default: "0",
-        unit: "",
-        help: "Seed every generator predictably (diskmeter always derives them all from randseed)",
-        limits: None,
-        set: set_allrandrepeat,
-        show: Some(show_allrandrepeat),
-    },
+    plain!(
+        "read_beyond_wp" => control.zbd.read_beyond_wp: Flag,
+        default "0",
+        help "zonemode=zbd: let reads pass a zone's write pointer (else they stay on written data)",
+    ),
+    plain!(
+        "rw_sequencer" => control.rw_sequencer: Choice<Sequencer>,
+        default "sequential",
+        help "How rw=rand...:N uses N: sequential = a new random offset every N IOs, identical = each random offset N times",
+    ),
+    plain!(
+        "iodepth_low" => control.iodepth_low: MaybeCount,
+        default "", unit "IOs",
+        help "Once the queue is full, let it drain to this depth before filling it again (unset = keep it full)",
+    ),
+    plain!(
+        "iodepth_batch_complete_max" => control.iodepth_batch_complete_max: MaybeCount,
+        default "", unit "IOs",
+        help "Most completions taken per reap (accepted; diskmeter takes what is ready, up to iodepth)",
+    ),
+    plain!(
+        "serialize_overlap" => control.serialize_overlap: Flag,
+        default "0",
+        help "Hold an IO that overlaps one in flight until that one completes",
+    ),
+    plain!(
+        "offset_align" => control.offset_align_bytes: Bytes,
+        default "0", unit "bytes",
+        help "Round a percentage offset up to a multiple of this (0 = the smallest block size)",
+    ),
+    plain!(
+        "allrandrepeat" => control.allrandrepeat: Flag,
+        default "0",
+        help "Seed every generator predictably (diskmeter always derives them all from randseed)",
+    ),
     OptionDef {
         name: "max_latency",
         aliases: &[],
@@ -450,15 +273,116 @@ pub(super) static ROWS: &[OptionDef] = &[
         set: set_max_latency,
         show: Some(show_max_latency),
     },
-    OptionDef {
-        name: "unlink_each_loop",
-        aliases: &[],
-        kind: OptionKind::Flag,
-        default: "0",
-        unit: "",
-        help: "Remove the job's files after each loop",
-        limits: None,
-        set: set_unlink_each_loop,
-        show: Some(show_unlink_each_loop),
-    },
+    plain!(
+        "unlink_each_loop" => control.unlink_each_loop: Flag,
+        default "0",
+        help "Remove the job's files after each loop",
+    ),
 ];
+
+// ---- setters and showers of the options above with logic of their own ----------------
+
+pub(crate) fn set_thinktime_blocks(spec: &mut JobSpec, value: Value) -> Result<(), InvalidValue> {
+    // fio reads 0 as 1: a stall after every IO.
+    spec.control.thinktime_blocks = count(value)?.max(1);
+    Ok(())
+}
+
+pub(crate) fn show_thinktime_blocks(spec: &JobSpec) -> Option<String> {
+    Some(spec.control.thinktime_blocks.to_string())
+}
+
+pub(crate) fn set_latency_percentile(spec: &mut JobSpec, value: Value) -> Result<(), InvalidValue> {
+    spec.control.latency_percentile = match value {
+        Value::Percent(percent) => percent,
+        other => return Err(mismatch(&other)),
+    };
+    Ok(())
+}
+
+pub(crate) fn show_latency_percentile(spec: &JobSpec) -> Option<String> {
+    Some(spec.control.latency_percentile.to_string())
+}
+
+pub(crate) fn set_flow_sleep(spec: &mut JobSpec, value: Value) -> Result<(), InvalidValue> {
+    // fio's flow_sleep is a plain count of microseconds.
+    spec.control.flow_sleep_ns = number(value)?.saturating_mul(1_000);
+    Ok(())
+}
+
+pub(crate) fn show_flow_sleep(spec: &JobSpec) -> Option<String> {
+    Some((spec.control.flow_sleep_ns / 1_000).to_string())
+}
+
+pub(crate) fn set_wait_for(spec: &mut JobSpec, value: Value) -> Result<(), InvalidValue> {
+    let name = text(value)?;
+    spec.control.wait_for = (!name.is_empty()).then_some(name);
+    Ok(())
+}
+
+pub(crate) fn show_wait_for(spec: &JobSpec) -> Option<String> {
+    spec.control.wait_for.clone()
+}
+
+pub(crate) fn set_zonemode(spec: &mut JobSpec, value: Value) -> Result<(), InvalidValue> {
+    let mode = choice(value)?;
+    spec.control.zonemode_strided = mode == "strided";
+    // A zoned block device stays refused, with its reason, when the job's targets are opened.
+    spec.control.zonemode_zbd = mode == "zbd";
+    Ok(())
+}
+
+pub(crate) fn show_zonemode(spec: &JobSpec) -> Option<String> {
+    Some(
+        if spec.control.zonemode_strided {
+            "strided"
+        } else if spec.control.zonemode_zbd {
+            "zbd"
+        } else {
+            "none"
+        }
+        .to_string(),
+    )
+}
+
+/// A fraction option of `zonemode=zbd` (fio reads a ':' list and keeps the first value).
+macro_rules! zbd_fraction {
+    ($set:ident, $show:ident, $field:ident) => {
+        pub(crate) fn $set(spec: &mut JobSpec, value: Value) -> Result<(), InvalidValue> {
+            let first = match value {
+                Value::Floats(values) => values.first().copied().unwrap_or(0.0),
+                other => return Err(mismatch(&other)),
+            };
+            if !(0.0..=1.0).contains(&first) {
+                return Err(InvalidValue::ZoneFraction);
+            }
+            spec.control.zbd.$field = first;
+            Ok(())
+        }
+
+        pub(crate) fn $show(spec: &JobSpec) -> Option<String> {
+            Some(spec.control.zbd.$field.to_string())
+        }
+    };
+}
+
+zbd_fraction!(
+    set_zone_reset_threshold,
+    show_zone_reset_threshold,
+    zone_reset_threshold
+);
+zbd_fraction!(
+    set_zone_reset_frequency,
+    show_zone_reset_frequency,
+    zone_reset_frequency
+);
+
+pub(crate) fn set_max_latency(spec: &mut JobSpec, value: Value) -> Result<(), InvalidValue> {
+    let ns = nanos(value)?;
+    spec.control.max_latency_ns = (ns > 0).then_some(ns);
+    Ok(())
+}
+
+pub(crate) fn show_max_latency(spec: &JobSpec) -> Option<String> {
+    spec.control.max_latency_ns.map(format_time_suffix)
+}

@@ -2,10 +2,17 @@
 //! `description`, and fio's reporting, clock and generator options, which diskmeter accepts
 //! and keeps (in [`crate::CompatOptions`]). What each means in diskmeter is its help line and
 //! `crate::fio_reading_notes`, which `--dry-run` and the results print.
+//!
+//! The rows' options with logic of their own have their setter (`set_*`) and shower
+//! (`show_*`) below the rows, with the conventions of `setters.rs`.
 
-use super::compat_setters::*;
+use super::convert::{choice, flag, number, show_flag};
+use super::error::InvalidValue;
 use super::limits::{Limits, Range};
+use super::shape::plain;
+use super::value::Value;
 use super::{OptionDef, OptionKind};
+use crate::JobSpec;
 
 /// `random_generator=` values (fio 3.33).
 const GENERATOR_CHOICES: &[&str] = &["tausworthe", "lfsr", "tausworthe64"];
@@ -38,18 +45,12 @@ macro_rules! flag_row {
 
 /// The jobfile rows.
 pub(super) static ROWS: &[OptionDef] = &[
-    OptionDef {
-        name: "description",
-        aliases: &[],
-        kind: OptionKind::Str,
-        default: "",
-        unit: "",
-        help: "Free text describing the job; kept in the results (the job's options) and the \
-               history",
-        limits: None,
-        set: set_description,
-        show: Some(show_description),
-    },
+    plain!(
+        "description" => description: MaybeText,
+        default "",
+        help "Free text describing the job; kept in the results (the job's options) and the \
+              history",
+    ),
     OptionDef {
         name: "random_generator",
         aliases: &[],
@@ -232,3 +233,165 @@ pub(super) static ROWS: &[OptionDef] = &[
         show: Some(show_threads),
     },
 ];
+
+// ---- setters and showers of the options above with logic of their own ----------------
+
+/// A setter and a shower for an optional field of `spec.compat`: `$get` takes the parsed
+/// value out of a [`Value`], `$show` prints the stored one. fio's default (`$default`, or
+/// none) is stored as unset, so writing the default changes nothing, as for every option.
+macro_rules! compat_field {
+    ($set:ident, $show_fn:ident, [$($place:tt)+], $get:expr, $show:expr) => {
+        pub(crate) fn $set(spec: &mut JobSpec, value: Value) -> Result<(), InvalidValue> {
+            spec.compat.$($place)+ = Some($get(value)?);
+            Ok(())
+        }
+
+        pub(crate) fn $show_fn(spec: &JobSpec) -> Option<String> {
+            spec.compat.$($place)+.clone().map($show)
+        }
+    };
+    ($set:ident, $show_fn:ident, [$($place:tt)+], $get:expr, $show:expr, $default:expr) => {
+        pub(crate) fn $set(spec: &mut JobSpec, value: Value) -> Result<(), InvalidValue> {
+            let value = $get(value)?;
+            spec.compat.$($place)+ = (value != $default).then_some(value);
+            Ok(())
+        }
+
+        pub(crate) fn $show_fn(spec: &JobSpec) -> Option<String> {
+            spec.compat.$($place)+.clone().map($show)
+        }
+    };
+}
+
+fn owned_choice(value: Value) -> Result<String, InvalidValue> {
+    choice(value).map(str::to_string)
+}
+
+fn small_count(value: Value) -> Result<u32, InvalidValue> {
+    let number = number(value)?;
+    u32::try_from(number).map_err(|_| InvalidValue::TooLarge {
+        max: u64::from(u32::MAX),
+    })
+}
+
+compat_field!(
+    set_random_generator,
+    show_random_generator,
+    [random_generator],
+    owned_choice,
+    |v| v,
+    "tausworthe"
+);
+compat_field!(
+    set_gtod_reduce,
+    show_gtod_reduce,
+    [gtod_reduce],
+    flag,
+    show_flag,
+    false
+);
+compat_field!(
+    set_gtod_cpu,
+    show_gtod_cpu,
+    [gtod_cpu],
+    small_count,
+    |v: u32| v.to_string()
+);
+compat_field!(
+    set_clocksource,
+    show_clocksource,
+    [clocksource],
+    owned_choice,
+    |v| v
+);
+compat_field!(
+    set_disable_lat,
+    show_disable_lat,
+    [disable[0]],
+    flag,
+    show_flag,
+    false
+);
+compat_field!(
+    set_disable_clat,
+    show_disable_clat,
+    [disable[1]],
+    flag,
+    show_flag,
+    false
+);
+compat_field!(
+    set_disable_slat,
+    show_disable_slat,
+    [disable[2]],
+    flag,
+    show_flag,
+    false
+);
+compat_field!(
+    set_disable_bw,
+    show_disable_bw,
+    [disable[3]],
+    flag,
+    show_flag,
+    false
+);
+compat_field!(set_stats, show_stats, [stats], flag, show_flag, true);
+compat_field!(
+    set_significant_figures,
+    show_significant_figures,
+    [significant_figures],
+    small_count,
+    |v: u32| v.to_string(),
+    4
+);
+compat_field!(
+    set_unified_rw_reporting,
+    show_unified_rw_reporting,
+    [unified_rw_reporting],
+    owned_choice,
+    |v| v,
+    "none"
+);
+compat_field!(
+    set_bwavgtime,
+    show_bwavgtime,
+    [avg_time_ms[0]],
+    number,
+    |v: u64| v.to_string(),
+    500
+);
+compat_field!(
+    set_iopsavgtime,
+    show_iopsavgtime,
+    [avg_time_ms[1]],
+    number,
+    |v: u64| v.to_string(),
+    500
+);
+compat_field!(
+    set_disk_util,
+    show_disk_util,
+    [disk_util],
+    flag,
+    show_flag,
+    true
+);
+compat_field!(
+    set_unique_filename,
+    show_unique_filename,
+    [unique_filename],
+    flag,
+    show_flag,
+    true
+);
+compat_field!(
+    set_unit_base,
+    show_unit_base,
+    [unit_base],
+    owned_choice,
+    |v| v,
+    "0"
+);
+compat_field!(set_threads, show_threads, [threads], number, |v: u64| v
+    .to_string());

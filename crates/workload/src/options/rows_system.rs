@@ -1,107 +1,79 @@
 //! The rows of the option table for system options (see the module doc of `options`):
 //! histogram logs, CPU and NUMA placement, priorities, io_uring and libaio options, and the
 //! commands run before and after a job.
+//!
+//! The rows' options with logic of their own have their setter (`set_*`) and shower
+//! (`show_*`) below the rows, with the conventions of `setters.rs`.
 
-use super::system_setters::*;
+use super::convert::{number, pair, text};
+use super::error::InvalidValue;
+use super::shape::plain;
+use super::value::Value;
 use super::{Limits, OptionDef, OptionKind, Range};
+use crate::system::cmdprio::{format_cmdprio_bssplit, parse_cmdprio_bssplit};
+use crate::system::{
+    format_mem_policy, format_node_list, parse_mem_policy, parse_node_list, CpusAllowedPolicy,
+    SystemValueError,
+};
+use crate::JobSpec;
 
 /// The system rows.
 pub(super) static ROWS: &[OptionDef] = &[
-    OptionDef {
-        name: "write_hist_log",
-        aliases: &[],
-        kind: OptionKind::OptionalStr,
-        default: "",
-        unit: "",
-        help: "Write fio's completion-latency histogram log to PREFIX_clat_hist.N.log (a line \
-               per direction every log_hist_msec, in fio's bins); without a value the job's \
-               name is the prefix",
-        limits: None,
-        set: set_write_hist_log,
-        show: Some(show_write_hist_log),
-    },
-    OptionDef {
-        name: "log_hist_msec",
-        aliases: &[],
-        kind: OptionKind::Int,
-        default: "0",
-        unit: "ms",
-        help: "A histogram-log line per direction every N ms; 0 = no lines (as fio)",
-        limits: None,
-        set: set_log_hist_msec,
-        show: Some(show_log_hist_msec),
-    },
-    OptionDef {
-        name: "log_hist_coarseness",
-        aliases: &[],
-        kind: OptionKind::Int,
-        default: "0",
-        unit: "",
-        help: "Sum 2^N of fio's latency bins per histogram-log column: 0 = 1856 columns, 6 = 29",
-        limits: Some(Limits {
+    plain!(
+        "write_hist_log" => system.write_hist_log: MaybeOptionalText,
+        default "",
+        help "Write fio's completion-latency histogram log to PREFIX_clat_hist.N.log (a line \
+              per direction every log_hist_msec, in fio's bins); without a value the job's \
+              name is the prefix",
+    ),
+    plain!(
+        "log_hist_msec" => system.log_hist_msec: Count,
+        default "0", unit "ms",
+        help "A histogram-log line per direction every N ms; 0 = no lines (as fio)",
+    ),
+    plain!(
+        "log_hist_coarseness" => system.log_hist_coarseness: Count,
+        default "0",
+        limits Limits {
             range: Range::Int {
                 min: 0,
                 max: Some(6),
             },
             why: "",
-        }),
-        set: set_log_hist_coarseness,
-        show: Some(show_log_hist_coarseness),
-    },
-    OptionDef {
-        name: "log_unix_epoch",
-        aliases: &[],
-        kind: OptionKind::Flag,
-        default: "0",
-        unit: "",
-        help: "Log times (every log, the histogram log too) in Unix ms instead of ms since \
-               the measurement start",
-        limits: None,
-        set: set_log_unix_epoch,
-        show: Some(show_log_unix_epoch),
-    },
-    OptionDef {
-        name: "log_max_value",
-        aliases: &[],
-        kind: OptionKind::Flag,
-        default: "0",
-        unit: "",
-        help: "With log_avg_msec: latency lines carry the window's largest value instead of \
-               its mean",
-        limits: None,
-        set: set_log_max_value,
-        show: Some(show_log_max_value),
-    },
-    OptionDef {
-        name: "log_entries",
-        aliases: &[],
-        kind: OptionKind::Int,
-        default: "1024",
-        unit: "",
-        help: "fio's initial log allocation; accepted and unused (diskmeter's logs write out \
-               in chunks as they fill)",
-        limits: Some(Limits {
+        },
+        help "Sum 2^N of fio's latency bins per histogram-log column: 0 = 1856 columns, 6 = 29",
+    ),
+    plain!(
+        "log_unix_epoch" => system.log_unix_epoch: Flag,
+        default "0",
+        help "Log times (every log, the histogram log too) in Unix ms instead of ms since \
+              the measurement start",
+    ),
+    plain!(
+        "log_max_value" => system.log_max_value: Flag,
+        default "0",
+        help "With log_avg_msec: latency lines carry the window's largest value instead of \
+              its mean",
+    ),
+    plain!(
+        "log_entries" => system.log_entries: Count,
+        default "1024",
+        limits Limits {
             range: Range::Int {
                 min: 1024,
                 max: Some(1_048_576),
             },
             why: "",
-        }),
-        set: set_log_entries,
-        show: Some(show_log_entries),
-    },
-    OptionDef {
-        name: "log_prio",
-        aliases: &[],
-        kind: OptionKind::Flag,
-        default: "0",
-        unit: "",
-        help: "The logs' last column is each IO's priority value (0x%04x: class << 13 | \
-               level) instead of 1 for the realtime class and 0 otherwise",
-        limits: None,
-        set: set_log_prio,
-        show: Some(show_log_prio),
-    },
+        },
+        help "fio's initial log allocation; accepted and unused (diskmeter's logs write out \
+              in chunks as they fill)",
+    ),
+    plain!(
+        "log_prio" => system.log_prio: Flag,
+        default "0",
+        help "The logs' last column is each IO's priority value (0x%04x: class << 13 | \
+              level) instead of 1 for the realtime class and 0 otherwise",
+    ),
     OptionDef {
         name: "log_compression",
         aliases: &[],
@@ -114,18 +86,12 @@ pub(super) static ROWS: &[OptionDef] = &[
         set: set_log_compression,
         show: Some(show_log_compression),
     },
-    OptionDef {
-        name: "cpus_allowed_policy",
-        aliases: &[],
-        kind: OptionKind::Choice(&["shared", "split"]),
-        default: "shared",
-        unit: "",
-        help: "shared = every worker may run on every CPU of cpus_allowed; split = each worker \
-               gets one of them (worker N of the run takes the ((N - 1) mod count)-th)",
-        limits: None,
-        set: set_cpus_allowed_policy,
-        show: Some(show_cpus_allowed_policy),
-    },
+    plain!(
+        "cpus_allowed_policy" => system.cpus_allowed_policy: Choice<CpusAllowedPolicy>,
+        default "shared",
+        help "shared = every worker may run on every CPU of cpus_allowed; split = each worker \
+              gets one of them (worker N of the run takes the ((N - 1) mod count)-th)",
+    ),
     OptionDef {
         name: "cpumask",
         aliases: &[],
@@ -210,41 +176,23 @@ pub(super) static ROWS: &[OptionDef] = &[
         set: set_prioclass,
         show: Some(show_prioclass),
     },
-    OptionDef {
-        name: "sqthread_poll",
-        aliases: &[],
-        kind: OptionKind::Flag,
-        default: "0",
-        unit: "",
-        help: "io_uring: a kernel thread polls the submission queue (IORING_SETUP_SQPOLL), so \
-               submitting costs no system call while it is awake (it uses a CPU meanwhile)",
-        limits: None,
-        set: set_sqthread_poll,
-        show: Some(show_sqthread_poll),
-    },
-    OptionDef {
-        name: "sqthread_poll_cpu",
-        aliases: &[],
-        kind: OptionKind::Int,
-        default: "",
-        unit: "",
-        help: "io_uring with sqthread_poll: the CPU the polling kernel thread runs on",
-        limits: None,
-        set: set_sqthread_poll_cpu,
-        show: Some(show_sqthread_poll_cpu),
-    },
-    OptionDef {
-        name: "hipri",
-        aliases: &[],
-        kind: OptionKind::Flag,
-        default: "0",
-        unit: "",
-        help: "io_uring: polled completions (IORING_SETUP_IOPOLL); needs direct=1 and a device \
-               with poll queues, else the run is refused naming the device",
-        limits: None,
-        set: set_hipri,
-        show: Some(show_hipri),
-    },
+    plain!(
+        "sqthread_poll" => system.sqthread_poll: Flag,
+        default "0",
+        help "io_uring: a kernel thread polls the submission queue (IORING_SETUP_SQPOLL), so \
+              submitting costs no system call while it is awake (it uses a CPU meanwhile)",
+    ),
+    plain!(
+        "sqthread_poll_cpu" => system.sqthread_poll_cpu: MaybeCount,
+        default "",
+        help "io_uring with sqthread_poll: the CPU the polling kernel thread runs on",
+    ),
+    plain!(
+        "hipri" => system.hipri: Flag,
+        default "0",
+        help "io_uring: polled completions (IORING_SETUP_IOPOLL); needs direct=1 and a device \
+              with poll queues, else the run is refused naming the device",
+    ),
     OptionDef {
         name: "nonvectored",
         aliases: &[],
@@ -269,42 +217,24 @@ pub(super) static ROWS: &[OptionDef] = &[
         set: set_uncached,
         show: Some(show_uncached),
     },
-    OptionDef {
-        name: "nowait",
-        aliases: &[],
-        kind: OptionKind::Flag,
-        default: "0",
-        unit: "",
-        help: "io_uring and libaio: RWF_NOWAIT on reads and writes, so an IO that would block \
-               fails with EAGAIN (an IO error) instead",
-        limits: None,
-        set: set_nowait,
-        show: Some(show_nowait),
-    },
-    OptionDef {
-        name: "force_async",
-        aliases: &[],
-        kind: OptionKind::Int,
-        default: "0",
-        unit: "",
-        help: "io_uring: IOSQE_ASYNC on every Nth request (punted to a kernel worker instead \
-               of tried inline); 0 = never",
-        limits: None,
-        set: set_force_async,
-        show: Some(show_force_async),
-    },
-    OptionDef {
-        name: "userspace_reap",
-        aliases: &[],
-        kind: OptionKind::Flag,
-        default: "0",
-        unit: "",
-        help: "libaio: a reap that need not wait reads the completion ring in user space \
-               instead of calling io_getevents",
-        limits: None,
-        set: set_userspace_reap,
-        show: Some(show_userspace_reap),
-    },
+    plain!(
+        "nowait" => system.nowait: Flag,
+        default "0",
+        help "io_uring and libaio: RWF_NOWAIT on reads and writes, so an IO that would block \
+              fails with EAGAIN (an IO error) instead",
+    ),
+    plain!(
+        "force_async" => system.force_async: Count,
+        default "0",
+        help "io_uring: IOSQE_ASYNC on every Nth request (punted to a kernel worker instead \
+              of tried inline); 0 = never",
+    ),
+    plain!(
+        "userspace_reap" => system.userspace_reap: Flag,
+        default "0",
+        help "libaio: a reap that need not wait reads the completion ring in user space \
+              instead of calling io_getevents",
+    ),
     OptionDef {
         name: "cmdprio_percentage",
         aliases: &[],
@@ -353,28 +283,194 @@ pub(super) static ROWS: &[OptionDef] = &[
         set: set_cmdprio_bssplit,
         show: Some(show_cmdprio_bssplit),
     },
-    OptionDef {
-        name: "exec_prerun",
-        aliases: &[],
-        kind: OptionKind::Str,
-        default: "",
-        unit: "",
-        help: "A shell command each worker runs before its IO (output in NAME.prerun.txt; a \
-               failure ends the worker); runs only with --allow-exec, refused otherwise",
-        limits: None,
-        set: set_exec_prerun,
-        show: Some(show_exec_prerun),
-    },
-    OptionDef {
-        name: "exec_postrun",
-        aliases: &[],
-        kind: OptionKind::Str,
-        default: "",
-        unit: "",
-        help: "A shell command each worker runs after its IO (output in NAME.postrun.txt); \
-               runs only with --allow-exec, refused otherwise",
-        limits: None,
-        set: set_exec_postrun,
-        show: Some(show_exec_postrun),
-    },
+    plain!(
+        "exec_prerun" => system.exec_prerun: MaybeText,
+        default "",
+        help "A shell command each worker runs before its IO (output in NAME.prerun.txt; a \
+              failure ends the worker); runs only with --allow-exec, refused otherwise",
+    ),
+    plain!(
+        "exec_postrun" => system.exec_postrun: MaybeText,
+        default "",
+        help "A shell command each worker runs after its IO (output in NAME.postrun.txt); \
+              runs only with --allow-exec, refused otherwise",
+    ),
 ];
+
+// ---- setters and showers of the options above with logic of their own ----------------
+
+/// fio's `cpumask`: a bit mask of the CPUs `cpus_allowed` lists (bit N = CPU N); the two
+/// options set the same CPUs, the later one wins (as in fio).
+pub(crate) fn set_cpumask(spec: &mut JobSpec, value: Value) -> Result<(), InvalidValue> {
+    let mask = number(value)?;
+    spec.cpus_allowed = Some((0..64).filter(|bit| mask & (1 << bit) != 0).collect());
+    Ok(())
+}
+
+/// The mask is printed as the `cpus_allowed` it set.
+pub(crate) fn show_cpumask(_: &JobSpec) -> Option<String> {
+    None
+}
+
+pub(crate) fn set_numa_cpu_nodes(spec: &mut JobSpec, value: Value) -> Result<(), InvalidValue> {
+    spec.system.numa_cpu_nodes = Some(parse_node_list(&text(value)?)?);
+    Ok(())
+}
+
+pub(crate) fn show_numa_cpu_nodes(spec: &JobSpec) -> Option<String> {
+    spec.system.numa_cpu_nodes.as_ref().map(format_node_list)
+}
+
+pub(crate) fn set_numa_mem_policy(spec: &mut JobSpec, value: Value) -> Result<(), InvalidValue> {
+    spec.system.numa_mem_policy = Some(parse_mem_policy(&text(value)?)?);
+    Ok(())
+}
+
+pub(crate) fn show_numa_mem_policy(spec: &JobSpec) -> Option<String> {
+    spec.system.numa_mem_policy.as_ref().map(format_mem_policy)
+}
+
+pub(crate) fn set_nice(spec: &mut JobSpec, value: Value) -> Result<(), InvalidValue> {
+    let out_of_range = SystemValueError::Signed { min: -20, max: 19 };
+    let nice: i32 = text(value)?
+        .trim()
+        .parse()
+        .map_err(|_| out_of_range.clone())?;
+    if !(-20..=19).contains(&nice) {
+        return Err(out_of_range.into());
+    }
+    spec.system.nice = nice;
+    Ok(())
+}
+
+pub(crate) fn show_nice(spec: &JobSpec) -> Option<String> {
+    Some(spec.system.nice.to_string())
+}
+
+pub(crate) fn set_prio(spec: &mut JobSpec, value: Value) -> Result<(), InvalidValue> {
+    // The row's limits (0 to 7) are checked before this runs.
+    spec.system.prio = Some(number(value)? as u8);
+    Ok(())
+}
+
+pub(crate) fn show_prio(spec: &JobSpec) -> Option<String> {
+    spec.system.prio.map(|p| p.to_string())
+}
+
+pub(crate) fn set_prioclass(spec: &mut JobSpec, value: Value) -> Result<(), InvalidValue> {
+    // The row's limits (0 to 3) are checked before this runs.
+    spec.system.prioclass = Some(number(value)? as u8);
+    Ok(())
+}
+
+pub(crate) fn show_prioclass(spec: &JobSpec) -> Option<String> {
+    spec.system.prioclass.map(|p| p.to_string())
+}
+
+pub(crate) fn set_nonvectored(spec: &mut JobSpec, value: Value) -> Result<(), InvalidValue> {
+    let out_of_range = SystemValueError::Signed { min: -1, max: 1 };
+    let value: i32 = text(value)?
+        .trim()
+        .parse()
+        .map_err(|_| out_of_range.clone())?;
+    if !(-1..=1).contains(&value) {
+        return Err(out_of_range.into());
+    }
+    spec.system.nonvectored = value;
+    Ok(())
+}
+
+pub(crate) fn show_nonvectored(spec: &JobSpec) -> Option<String> {
+    Some(spec.system.nonvectored.to_string())
+}
+
+pub(crate) fn set_uncached(spec: &mut JobSpec, value: Value) -> Result<(), InvalidValue> {
+    match number(value)? {
+        0 => {
+            spec.system.uncached = 0;
+            Ok(())
+        }
+        _ => Err(SystemValueError::Uncached.into()),
+    }
+}
+
+pub(crate) fn show_uncached(spec: &JobSpec) -> Option<String> {
+    Some(spec.system.uncached.to_string())
+}
+
+pub(crate) fn set_log_compression(_: &mut JobSpec, _: Value) -> Result<(), InvalidValue> {
+    Err(SystemValueError::LogCompression.into())
+}
+
+/// Nothing to print: the option is never stored.
+pub(crate) fn show_log_compression(_: &JobSpec) -> Option<String> {
+    None
+}
+
+/// A read,write pair of small numbers from `min` to `max`; a direction left out keeps
+/// `current`'s value, a single value sets both (fio's pairs).
+fn small_pair(value: Value, min: u64, max: u64, current: [u8; 2]) -> Result<[u8; 2], InvalidValue> {
+    let pair = pair(value)?;
+    let mut out = current;
+    for (slot, given) in out.iter_mut().zip([pair.read, pair.write]) {
+        if let Some(given) = given {
+            if given < min || given > max {
+                return Err(SystemValueError::PairOutside { min, max }.into());
+            }
+            *slot = given as u8;
+        }
+    }
+    Ok(out)
+}
+
+/// Prints a pair as `read,write`, or one value when both are the same.
+fn show_small_pair(pair: [u8; 2]) -> String {
+    if pair[0] == pair[1] {
+        pair[0].to_string()
+    } else {
+        format!("{},{}", pair[0], pair[1])
+    }
+}
+
+pub(crate) fn set_cmdprio_percentage(spec: &mut JobSpec, value: Value) -> Result<(), InvalidValue> {
+    let current = spec.system.cmdprio.percentage.unwrap_or([0, 0]);
+    spec.system.cmdprio.percentage = Some(small_pair(value, 0, 100, current)?);
+    Ok(())
+}
+
+pub(crate) fn show_cmdprio_percentage(spec: &JobSpec) -> Option<String> {
+    spec.system.cmdprio.percentage.map(show_small_pair)
+}
+
+pub(crate) fn set_cmdprio_class(spec: &mut JobSpec, value: Value) -> Result<(), InvalidValue> {
+    spec.system.cmdprio.class = small_pair(value, 1, 3, spec.system.cmdprio.class)?;
+    Ok(())
+}
+
+pub(crate) fn show_cmdprio_class(spec: &JobSpec) -> Option<String> {
+    Some(show_small_pair(spec.system.cmdprio.class))
+}
+
+pub(crate) fn set_cmdprio(spec: &mut JobSpec, value: Value) -> Result<(), InvalidValue> {
+    spec.system.cmdprio.level = small_pair(value, 0, 7, spec.system.cmdprio.level)?;
+    Ok(())
+}
+
+pub(crate) fn show_cmdprio(spec: &JobSpec) -> Option<String> {
+    Some(show_small_pair(spec.system.cmdprio.level))
+}
+
+pub(crate) fn set_cmdprio_bssplit(spec: &mut JobSpec, value: Value) -> Result<(), InvalidValue> {
+    let split =
+        parse_cmdprio_bssplit(&text(value)?, spec.kb_base).map_err(SystemValueError::from)?;
+    spec.system.cmdprio.bssplit = Some(split);
+    Ok(())
+}
+
+pub(crate) fn show_cmdprio_bssplit(spec: &JobSpec) -> Option<String> {
+    spec.system
+        .cmdprio
+        .bssplit
+        .as_ref()
+        .map(format_cmdprio_bssplit)
+}

@@ -1,25 +1,27 @@
 //! The rows of the option table for trim options and the IO-error policy (see the module
 //! doc of `options`); names, aliases and defaults are fio 3.33's (`fio --cmdhelp=NAME`).
+//!
+//! The rows' options with logic of their own have their setter (`set_*`) and shower
+//! (`show_*`) below the rows, with the conventions of `setters.rs`.
 
+use super::convert::{number, text};
+use super::error::InvalidValue;
 use super::limits::{Limits, Range};
-use super::trim_setters::*;
+use super::shape::plain;
+use super::value::Value;
 use super::{OptionDef, OptionKind};
+use crate::trim::ErrorClasses;
+use crate::JobSpec;
 
 /// The trim and error-policy rows.
 pub(super) static ROWS: &[OptionDef] = &[
-    OptionDef {
-        name: "continue_on_error",
-        aliases: &[],
-        kind: OptionKind::Choice(CONTINUE_ON_ERROR_CHOICES),
-        default: "none",
-        unit: "",
-        help: "Go on after IO errors of these classes (none, read, write, io, verify, all; 0 = \
-               none, 1 = all) whose errno is in ignore_error's list (EIO and EILSEQ by \
-               default); each is counted (total_err, first_error)",
-        limits: None,
-        set: set_continue_on_error,
-        show: Some(show_continue_on_error),
-    },
+    plain!(
+        "continue_on_error" => trim.continue_on_error: Choice<ErrorClasses>,
+        default "none",
+        help "Go on after IO errors of these classes (none, read, write, io, verify, all; 0 = \
+              none, 1 = all) whose errno is in ignore_error's list (EIO and EILSEQ by \
+              default); each is counted (total_err, first_error)",
+    ),
     OptionDef {
         name: "ignore_error",
         aliases: &[],
@@ -33,36 +35,25 @@ pub(super) static ROWS: &[OptionDef] = &[
         set: set_ignore_error,
         show: Some(show_ignore_error),
     },
-    OptionDef {
-        name: "error_dump",
-        aliases: &[],
-        kind: OptionKind::Flag,
-        default: "0",
-        unit: "",
-        help: "List every IO error (op, offset, length, file, errno), the ones the job went on \
-               after too",
-        limits: None,
-        set: set_error_dump,
-        show: Some(show_error_dump),
-    },
-    OptionDef {
-        name: "trim_percentage",
-        aliases: &[],
-        kind: OptionKind::Percent,
-        default: "0",
-        unit: "%",
-        help: "Share of the blocks written in each trim_backlog that are then trimmed (with verify only, as fio)",
-        limits: Some(Limits {
+    plain!(
+        "error_dump" => trim.error_dump: Flag,
+        default "0",
+        help "List every IO error (op, offset, length, file, errno), the ones the job went on \
+              after too",
+    ),
+    plain!(
+        "trim_percentage" => trim.trim_percentage: Percent,
+        default "0", unit "%",
+        limits Limits {
             range: Range::Percent {
                 min: 0.0,
                 max: 100.0,
                 whole: true,
             },
             why: "",
-        }),
-        set: set_trim_percentage,
-        show: Some(show_trim_percentage),
-    },
+        },
+        help "Share of the blocks written in each trim_backlog that are then trimmed (with verify only, as fio)",
+    ),
     OptionDef {
         name: "trim_backlog",
         aliases: &[],
@@ -86,3 +77,33 @@ pub(super) static ROWS: &[OptionDef] = &[
         show: Some(show_trim_backlog_batch),
     },
 ];
+
+// ---- setters and showers of the options above with logic of their own ----------------
+
+pub(crate) fn set_ignore_error(spec: &mut JobSpec, value: Value) -> Result<(), InvalidValue> {
+    spec.trim
+        .set_ignore_error(&text(value)?)
+        .map_err(InvalidValue::IgnoreError)
+}
+
+pub(crate) fn show_ignore_error(spec: &JobSpec) -> Option<String> {
+    spec.trim.ignore_error_text()
+}
+
+pub(crate) fn set_trim_backlog(spec: &mut JobSpec, value: Value) -> Result<(), InvalidValue> {
+    spec.trim.trim_backlog = number(value)?;
+    Ok(())
+}
+
+pub(crate) fn show_trim_backlog(spec: &JobSpec) -> Option<String> {
+    (spec.trim.trim_backlog > 0).then(|| spec.trim.trim_backlog.to_string())
+}
+
+pub(crate) fn set_trim_backlog_batch(spec: &mut JobSpec, value: Value) -> Result<(), InvalidValue> {
+    spec.trim.trim_backlog_batch = number(value)?;
+    Ok(())
+}
+
+pub(crate) fn show_trim_backlog_batch(spec: &JobSpec) -> Option<String> {
+    (spec.trim.trim_backlog_batch > 0).then(|| spec.trim.trim_backlog_batch.to_string())
+}

@@ -1,11 +1,20 @@
 //! The rows of the option table for verify options (see the module doc of `options`).
 //!
 //! Names, defaults and ranges are fio's (`fio --cmdhelp=verify` etc., fio 3.33); meanings are
-//! fio's HOWTO, "Verification". The setters are in `verify_setters.rs`.
+//! fio's HOWTO, "Verification".
+//!
+//! The rows' options with logic of their own have their setter (`set_*`) and shower
+//! (`show_*`) below the rows, with the conventions of `setters.rs`.
 
+use super::convert::{choice, count, text};
+use super::error::InvalidValue;
 use super::limits::{Limits, Range};
-use super::verify_setters::*;
+use super::shape::plain;
+use super::value::Value;
 use super::{OptionDef, OptionKind};
+use crate::JobSpec;
+use diskmeter_units::format_size_suffix;
+use diskmeter_verify::{VerifyKind, VerifyPattern};
 
 /// `verify=` values as fio lists them (`0` = off; `crc32c-intel` = crc32c).
 pub(super) const VERIFY_CHOICES: &[&str] = &[
@@ -43,28 +52,16 @@ pub(super) static ROWS: &[OptionDef] = &[
         set: set_verify,
         show: Some(show_verify),
     },
-    OptionDef {
-        name: "do_verify",
-        aliases: &[],
-        kind: OptionKind::Flag,
-        default: "1",
-        unit: "",
-        help: "Read back and check the written data after the write phase (only with verify)",
-        limits: None,
-        set: set_do_verify,
-        show: Some(show_do_verify),
-    },
-    OptionDef {
-        name: "verify_only",
-        aliases: &[],
-        kind: OptionKind::Flag,
-        default: "0",
-        unit: "",
-        help: "Do not run the workload; only check that the data an earlier run of this job wrote is still intact (not with time_based)",
-        limits: None,
-        set: set_verify_only,
-        show: Some(show_verify_only),
-    },
+    plain!(
+        "do_verify" => verify.do_verify: Flag,
+        default "1",
+        help "Read back and check the written data after the write phase (only with verify)",
+    ),
+    plain!(
+        "verify_only" => verify.verify_only: Flag,
+        default "0",
+        help "Do not run the workload; only check that the data an earlier run of this job wrote is still intact (not with time_based)",
+    ),
     OptionDef {
         name: "verify_pattern",
         aliases: &[],
@@ -110,114 +107,104 @@ pub(super) static ROWS: &[OptionDef] = &[
         set: set_verify_offset,
         show: Some(show_verify_offset),
     },
-    OptionDef {
-        name: "verify_fatal",
-        aliases: &[],
-        kind: OptionKind::Flag,
-        default: "0",
-        unit: "",
-        help: "Stop the job at its first verify failure instead of checking on",
-        limits: None,
-        set: set_verify_fatal,
-        show: Some(show_verify_fatal),
-    },
-    OptionDef {
-        name: "verify_dump",
-        aliases: &[],
-        kind: OptionKind::Flag,
-        default: "0",
-        unit: "",
-        help: "On a verify failure, write the expected and the found contents of the block to files for inspection",
-        limits: None,
-        set: set_verify_dump,
-        show: Some(show_verify_dump),
-    },
-    OptionDef {
-        name: "verify_async",
-        aliases: &[],
-        kind: OptionKind::Int,
-        default: "0",
-        unit: "threads",
-        help: "fio's number of offload threads for checking (0 = check inline)",
-        limits: None,
-        set: set_verify_async,
-        show: Some(show_verify_async),
-    },
-    OptionDef {
-        name: "verify_async_cpus",
-        aliases: &[],
-        kind: OptionKind::CpuList,
-        default: "",
-        unit: "",
-        help: "CPUs for the verify_async threads",
-        limits: None,
-        set: set_verify_async_cpus,
-        show: Some(show_verify_async_cpus),
-    },
-    OptionDef {
-        name: "verify_backlog",
-        aliases: &[],
-        kind: OptionKind::Int,
-        default: "",
-        unit: "blocks",
-        help: "Check while writing: after every this many blocks written, read back and check written blocks (unset or 0 = check after the write phase)",
-        limits: None,
-        set: set_verify_backlog,
-        show: Some(show_verify_backlog),
-    },
-    OptionDef {
-        name: "verify_backlog_batch",
-        aliases: &[],
-        kind: OptionKind::Int,
-        default: "",
-        unit: "blocks",
-        help: "How many blocks each verify_backlog check reads back (unset = verify_backlog)",
-        limits: None,
-        set: set_verify_backlog_batch,
-        show: Some(show_verify_backlog_batch),
-    },
-    OptionDef {
-        name: "verify_state_save",
-        aliases: &[],
-        kind: OptionKind::Flag,
-        default: "1",
-        unit: "",
-        help: "When the job stops during its write phase, save how far it got so a later verify_state_load run checks only that",
-        limits: None,
-        set: set_verify_state_save,
-        show: Some(show_verify_state_save),
-    },
-    OptionDef {
-        name: "verify_state_load",
-        aliases: &[],
-        kind: OptionKind::Flag,
-        default: "0",
-        unit: "",
-        help: "Check only up to what the saved verify state says was written",
-        limits: None,
-        set: set_verify_state_load,
-        show: Some(show_verify_state_load),
-    },
-    OptionDef {
-        name: "experimental_verify",
-        aliases: &[],
-        kind: OptionKind::Flag,
-        default: "0",
-        unit: "",
-        help: "fio's experimental verification (offsets re-derived by replaying the job's offset sequence instead of logged)",
-        limits: None,
-        set: set_experimental_verify,
-        show: Some(show_experimental_verify),
-    },
-    OptionDef {
-        name: "trim_verify_zero",
-        aliases: &[],
-        kind: OptionKind::Flag,
-        default: "1",
-        unit: "",
-        help: "Trimmed (discarded) blocks must read back as zeros when checked (with trim_percentage)",
-        limits: None,
-        set: set_trim_verify_zero,
-        show: Some(show_trim_verify_zero),
-    },
+    plain!(
+        "verify_fatal" => verify.fatal: Flag,
+        default "0",
+        help "Stop the job at its first verify failure instead of checking on",
+    ),
+    plain!(
+        "verify_dump" => verify.dump: Flag,
+        default "0",
+        help "On a verify failure, write the expected and the found contents of the block to files for inspection",
+    ),
+    plain!(
+        "verify_async" => verify.async_threads: Count,
+        default "0", unit "threads",
+        help "fio's number of offload threads for checking (0 = check inline)",
+    ),
+    plain!(
+        "verify_async_cpus" => verify.async_cpus: Cpus,
+        default "",
+        help "CPUs for the verify_async threads",
+    ),
+    plain!(
+        "verify_backlog" => verify.backlog_blocks: IntOrOff,
+        default "", unit "blocks",
+        help "Check while writing: after every this many blocks written, read back and check written blocks (unset or 0 = check after the write phase)",
+    ),
+    plain!(
+        "verify_backlog_batch" => verify.backlog_batch_blocks: IntOrOff,
+        default "", unit "blocks",
+        help "How many blocks each verify_backlog check reads back (unset = verify_backlog)",
+    ),
+    plain!(
+        "verify_state_save" => verify.state_save: Flag,
+        default "1",
+        help "When the job stops during its write phase, save how far it got so a later verify_state_load run checks only that",
+    ),
+    plain!(
+        "verify_state_load" => verify.state_load: Flag,
+        default "0",
+        help "Check only up to what the saved verify state says was written",
+    ),
+    plain!(
+        "experimental_verify" => verify.experimental: Flag,
+        default "0",
+        help "fio's experimental verification (offsets re-derived by replaying the job's offset sequence instead of logged)",
+    ),
+    plain!(
+        "trim_verify_zero" => verify.trim_verify_zero: Flag,
+        default "1",
+        help "Trimmed (discarded) blocks must read back as zeros when checked (with trim_percentage)",
+    ),
 ];
+
+// ---- setters and showers of the options above with logic of their own ----------------
+
+pub(crate) fn set_verify(spec: &mut JobSpec, value: Value) -> Result<(), InvalidValue> {
+    let choice = choice(value)?;
+    spec.verify.kind = match choice {
+        "0" => None,
+        name => Some(VerifyKind::parse(name)?),
+    };
+    spec.verify.kind_given = true;
+    Ok(())
+}
+
+pub(crate) fn show_verify(spec: &JobSpec) -> Option<String> {
+    Some(spec.verify.kind.map_or("0", VerifyKind::name).to_string())
+}
+
+pub(crate) fn set_verify_pattern(spec: &mut JobSpec, value: Value) -> Result<(), InvalidValue> {
+    spec.verify.pattern = Some(VerifyPattern::parse(&text(value)?)?);
+    Ok(())
+}
+
+pub(crate) fn show_verify_pattern(spec: &JobSpec) -> Option<String> {
+    spec.verify
+        .pattern
+        .as_ref()
+        .map(|pattern| pattern.text().to_string())
+}
+
+pub(crate) fn set_verify_interval(spec: &mut JobSpec, value: Value) -> Result<(), InvalidValue> {
+    spec.verify.interval_bytes = Some(count(value)?);
+    Ok(())
+}
+
+pub(crate) fn show_verify_interval(spec: &JobSpec) -> Option<String> {
+    spec.verify
+        .interval_bytes
+        .map(|bytes| format_size_suffix(u64::from(bytes), spec.kb_base))
+}
+
+pub(crate) fn set_verify_offset(spec: &mut JobSpec, value: Value) -> Result<(), InvalidValue> {
+    spec.verify.header_offset_bytes = Some(count(value)?);
+    Ok(())
+}
+
+pub(crate) fn show_verify_offset(spec: &JobSpec) -> Option<String> {
+    spec.verify
+        .header_offset_bytes
+        .map(|bytes| format_size_suffix(u64::from(bytes), spec.kb_base))
+}

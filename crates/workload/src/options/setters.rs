@@ -1,19 +1,18 @@
-//! The store (`set_*`) and print (`show_*`) functions of the options that say what a job
-//! works on and in what shape: its name and units, files and folder, region (size, offset),
-//! read/write mix, block size, queue depth and clones. The run's conduct (time, engine,
-//! rates, groups, randomness, reporting) is in `run_setters.rs`, the access-pattern extras in
-//! `pattern_setters.rs`.
+//! The store (`set_*`) and print (`show_*`) functions of the options of `rows_job.rs` with
+//! logic of their own: name, files and folder, region (size, offset), read/write mix and block
+//! size. The access-pattern extras are in `pattern_setters.rs`; the other groups' are below
+//! their rows, in their `rows_*.rs` files, with these conventions.
 //!
 //! A setter checks only that a value fits its field (a `u32` count); ranges are in the
 //! option's table row and checked before the setter runs, and whether the job as a whole makes
 //! sense is [`crate::validate`]'s business, so jobs built in code get the same checks. A shower
 //! prints the value so that applying it again gives the same job, which `describe` relies on.
 
-use super::convert::{choice, count, number, pair, show_pair, text, whole_percent};
+use super::convert::{number, pair, show_pair, text, whole_percent};
 use super::error::InvalidValue;
 use super::value::Value;
 use crate::{BlockSizeSpread, JobSpec, PerDirection};
-use diskmeter_units::{format_size_suffix, KbBase};
+use diskmeter_units::format_size_suffix;
 use std::path::PathBuf;
 
 // ---- paths ------------------------------------------------------------------------------
@@ -57,17 +56,6 @@ pub(crate) fn show_name(spec: &JobSpec) -> Option<String> {
     Some(spec.name.clone())
 }
 
-pub(crate) fn set_kb_base(spec: &mut JobSpec, value: Value) -> Result<(), InvalidValue> {
-    let choice = choice(value)?;
-    spec.kb_base =
-        KbBase::parse(choice).ok_or_else(|| super::convert::mismatch(&Value::Choice(choice)))?;
-    Ok(())
-}
-
-pub(crate) fn show_kb_base(spec: &JobSpec) -> Option<String> {
-    Some(spec.kb_base.as_str().to_string())
-}
-
 pub(crate) fn set_filename(spec: &mut JobSpec, value: Value) -> Result<(), InvalidValue> {
     let list = text(value)?;
     let paths = split_paths(&list);
@@ -100,15 +88,6 @@ pub(crate) fn set_directory(spec: &mut JobSpec, value: Value) -> Result<(), Inva
 
 pub(crate) fn show_directory(spec: &JobSpec) -> Option<String> {
     spec.directory.as_deref().map(escape_path)
-}
-
-pub(crate) fn set_nrfiles(spec: &mut JobSpec, value: Value) -> Result<(), InvalidValue> {
-    spec.nrfiles = count(value)?;
-    Ok(())
-}
-
-pub(crate) fn show_nrfiles(spec: &JobSpec) -> Option<String> {
-    Some(spec.nrfiles.to_string())
 }
 
 /// Bytes of a size option, where fio's `z` suffix counts zones of the `zonesize` set so far.
@@ -178,39 +157,9 @@ pub(crate) fn show_offset(spec: &JobSpec) -> Option<String> {
     })
 }
 
-pub(crate) fn set_offset_increment(spec: &mut JobSpec, value: Value) -> Result<(), InvalidValue> {
-    spec.offset_increment_bytes = number(value)?;
-    Ok(())
-}
-
-pub(crate) fn show_offset_increment(spec: &JobSpec) -> Option<String> {
-    Some(format_size_suffix(
-        spec.offset_increment_bytes,
-        spec.kb_base,
-    ))
-}
-
-pub(crate) fn set_rwmixread(spec: &mut JobSpec, value: Value) -> Result<(), InvalidValue> {
-    spec.rwmixread = whole_percent(value)?;
-    Ok(())
-}
-
 pub(crate) fn set_rwmixwrite(spec: &mut JobSpec, value: Value) -> Result<(), InvalidValue> {
     spec.rwmixread = 100 - whole_percent(value)?.min(100);
     Ok(())
-}
-
-pub(crate) fn set_percentage_random(spec: &mut JobSpec, value: Value) -> Result<(), InvalidValue> {
-    spec.percentage_random = whole_percent(value)?;
-    Ok(())
-}
-
-pub(crate) fn show_percentage_random(spec: &JobSpec) -> Option<String> {
-    Some(spec.percentage_random.to_string())
-}
-
-pub(crate) fn show_rwmixread(spec: &JobSpec) -> Option<String> {
-    Some(spec.rwmixread.to_string())
 }
 
 pub(crate) fn set_bs(spec: &mut JobSpec, value: Value) -> Result<(), InvalidValue> {
@@ -249,46 +198,4 @@ pub(crate) fn show_bs(spec: &JobSpec) -> Option<String> {
         }
         _ => shown,
     })
-}
-
-pub(crate) fn set_iodepth(spec: &mut JobSpec, value: Value) -> Result<(), InvalidValue> {
-    spec.iodepth = count(value)?;
-    Ok(())
-}
-
-pub(crate) fn show_iodepth(spec: &JobSpec) -> Option<String> {
-    Some(spec.iodepth.to_string())
-}
-
-pub(crate) fn set_iodepth_batch_submit(
-    spec: &mut JobSpec,
-    value: Value,
-) -> Result<(), InvalidValue> {
-    spec.iodepth_batch_submit = count(value)?;
-    Ok(())
-}
-
-pub(crate) fn show_iodepth_batch_submit(spec: &JobSpec) -> Option<String> {
-    Some(spec.iodepth_batch_submit.to_string())
-}
-
-pub(crate) fn set_iodepth_batch_complete_min(
-    spec: &mut JobSpec,
-    value: Value,
-) -> Result<(), InvalidValue> {
-    spec.iodepth_batch_complete_min = count(value)?;
-    Ok(())
-}
-
-pub(crate) fn show_iodepth_batch_complete_min(spec: &JobSpec) -> Option<String> {
-    Some(spec.iodepth_batch_complete_min.to_string())
-}
-
-pub(crate) fn set_numjobs(spec: &mut JobSpec, value: Value) -> Result<(), InvalidValue> {
-    spec.numjobs = count(value)?;
-    Ok(())
-}
-
-pub(crate) fn show_numjobs(spec: &JobSpec) -> Option<String> {
-    Some(spec.numjobs.to_string())
 }

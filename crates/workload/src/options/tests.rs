@@ -54,61 +54,6 @@ fn names_and_aliases_are_unique_and_found() {
 }
 
 #[test]
-fn every_default_is_the_default_job() {
-    for def in all_options().filter(|def| !def.default.is_empty()) {
-        let mut spec = with(&[(def.name, Some(def.default))]);
-        // fio remembers that `verify` was given, even as its default (it then keeps a
-        // later verify_pattern from implying verify=pattern); nothing else differs.
-        spec.verify.kind_given = false;
-        assert_eq!(spec, JobSpec::default(), "{}={}", def.name, def.default);
-    }
-}
-
-#[test]
-fn options_without_a_default_are_unset_in_the_default_job() {
-    // The core table's are listed; every group's are checked below.
-    let core: Vec<&str> = super::table::ROWS
-        .iter()
-        .filter(|def| def.default.is_empty())
-        .map(|def| def.name)
-        .collect();
-    assert_eq!(
-        core,
-        [
-            "filename",
-            "directory",
-            "size",
-            "io_size",
-            "bsrange",
-            "bssplit",
-            "blockalign",
-            "runtime",
-            "rate",
-            "rate_iops",
-            "cpus_allowed",
-            "rate_min",
-            "filesize",
-            "buffer_compress_percentage",
-            "write_bw_log",
-            "write_iops_log",
-            "write_lat_log",
-            "read_iolog",
-            "write_iolog",
-            "replay_redirect",
-            "replay_skip",
-        ]
-    );
-    let defaults = JobSpec::default();
-    let unset = all_options()
-        .filter(|def| def.default.is_empty())
-        .map(|def| def.name);
-    for name in unset {
-        let show = find_option(name).and_then(|def| def.show).unwrap();
-        assert_eq!(show(&defaults), None, "{name}");
-    }
-}
-
-#[test]
 fn suggestions_follow_fios_typo_rule() {
     assert_eq!(suggest_option("iodepht"), Some("iodepth"));
     assert_eq!(suggest_option("runtim"), Some("runtime"));
