@@ -11,8 +11,8 @@ use diskmeter_analysis::replay::{
 };
 use diskmeter_analysis::requirements::{Level, Requirements, WindowSet};
 use diskmeter_capture::TraceProfile;
-use diskmeter_history::HistoryStore;
-use diskmeter_orchestrator::{Batch, CommandKind, HistoryChoice, Session, Step};
+use diskmeter_history::{HistoryStore, ReadOpenError};
+use diskmeter_orchestrator::{Batch, CommandKind, Session, Step};
 use diskmeter_units::{parse_size, parse_time_ns, KbBase, TimeUnit};
 use std::path::{Path, PathBuf};
 
@@ -314,20 +314,14 @@ fn header(id: i64, intervals: u64, device: &str, level: &LevelFigures) -> Vec<St
 /// The history the capture is read from: `--db` or the default, even with `--no-save`
 /// (which only keeps the replay's own result out of it).
 fn open_history(matches: &ArgMatches) -> anyhow::Result<HistoryStore> {
-    let choice = matches
-        .get_one::<PathBuf>("db")
-        .map_or(HistoryChoice::Default, |p| HistoryChoice::At(p.clone()));
-    let Some(path) = choice.path()? else {
-        anyhow::bail!("no history given");
-    };
-    if !path.exists() {
-        return Err(UsageError(format!(
+    match diskmeter_history::open_for_reading(requirements::db(matches)) {
+        Err(ReadOpenError::Missing(path)) => Err(UsageError(format!(
             "no history at {}: there is no capture to replay (diskmeter capture makes one)",
             path.display()
         ))
-        .into());
+        .into()),
+        opened => Ok(opened?),
     }
-    HistoryStore::open(&path).with_context(|| path.display().to_string())
 }
 
 /// `--size` in bytes.

@@ -8,7 +8,6 @@
 //! figure the step did not measure), 2 on bad input.
 
 use crate::args::db_arg;
-use crate::history::open;
 use crate::{write_output, Status, UsageError};
 use clap::{Arg, ArgAction, ArgMatches, Command};
 use diskmeter_analysis::requirements::{Level, WindowSet};
@@ -16,7 +15,7 @@ use diskmeter_analysis::verdict::{
     judge, parse_requirements, requirements_from_checklist, tally, Judgement, Requirement,
     StepEvidence, REQUIRE_KEYS,
 };
-use diskmeter_history::{HistoryError, HistoryStore, RunFilter, StoredRun, CAPTURE_KIND};
+use diskmeter_history::{HistoryError, HistoryStore, Newest, StoredRun, CAPTURE_KIND};
 use diskmeter_suites::expect::{self, EXPECTATION_SETS, SETS};
 use serde::Serialize;
 use std::fmt::Write;
@@ -163,7 +162,7 @@ pub fn main(matches: &ArgMatches) -> anyhow::Result<Status> {
         .map_or("p90", String::as_str)
         .parse()
         .map_err(|e| UsageError(format!("--level: {e}")))?;
-    let store = open(matches)?;
+    let store = diskmeter_history::open_for_reading(crate::requirements::db(matches))?;
     if let Some(capture) = matches.get_one::<String>("capture") {
         let loaded = crate::requirements::load_requirements(
             &store,
@@ -315,20 +314,9 @@ fn step_evidence(
 /// `ID` or `last` (the newest run that is not a capture), loaded; a capture or an unknown
 /// id is bad input.
 fn load_result(store: &HistoryStore, text: &str) -> anyhow::Result<StoredRun> {
-    let id = if text == "last" {
-        store
-            .list(&RunFilter::default())?
-            .into_iter()
-            .find(|r| r.kind != CAPTURE_KIND)
-            .map(|r| r.id)
-            .ok_or_else(|| UsageError("the history has no result to check yet".into()))?
-    } else {
-        text.parse::<i64>().map_err(|_| {
-            UsageError(format!(
-                "'{text}' is not a run id (a number from diskmeter history, or 'last')"
-            ))
-        })?
-    };
+    let id = store
+        .resolve_id(text, Newest::Result)
+        .map_err(crate::picked)?;
     let run = match store.load(id) {
         Ok(run) => run,
         Err(e @ HistoryError::NoSuchRun(_)) => return Err(UsageError(e.to_string()).into()),
