@@ -20,6 +20,7 @@ pub mod iostat;
 mod model;
 pub mod procfs;
 pub mod sampler;
+pub mod summary;
 pub mod trace;
 
 pub use error::CaptureError;
