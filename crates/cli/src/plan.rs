@@ -347,7 +347,7 @@ fn demand(matches: &ArgMatches) -> anyhow::Result<Demand> {
             if windows.windows.len() > 1 {
                 return Err(UsageError("--window: plan takes one window".to_string()).into());
             }
-            let store = crate::history::open(matches)?;
+            let store = diskmeter_history::open_for_reading(crate::requirements::db(matches))?;
             let loaded = crate::requirements::load_requirements(
                 &store,
                 id_text,

@@ -277,11 +277,9 @@ fn run_workload(
     }
     let name = jobs.first().map(|j| j.name.clone()).unwrap_or_default();
     let batch = Batch::new(CommandKind::Replay, vec![Step { name, jobs }]);
-    let outcome = session::run_on_terminal(&mut session, &batch, quiet, None, None);
-    let written = run::write_result(matches, &outcome);
-    let status = session::conclude(outcome, quiet)?;
-    written?;
-    Ok(status)
+    session::run_and_conclude(&mut session, &batch, quiet, None, None, |outcome| {
+        run::write_result(matches, outcome)
+    })
 }
 
 /// `filename=TARGET`, or `directory=TARGET` for a folder; nothing without a target.

@@ -18,6 +18,7 @@
 mod estimate;
 mod evidence;
 mod requirement;
+mod steps;
 #[cfg(test)]
 mod tests;
 
@@ -27,6 +28,7 @@ pub use requirement::{
     parse_requirements, requirements_from_checklist, Allowance, Bound, LatencyStatistic, Measure,
     Requirement, RequirementError, Scope, MEASUREMENT_POINT_ALLOWANCE, REQUIRE_KEYS,
 };
+pub use steps::{match_profile, step_named, ProfileSteps};
 
 use serde::Serialize;
 

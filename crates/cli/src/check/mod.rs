@@ -12,8 +12,8 @@ use crate::{write_output, Status, UsageError};
 use clap::{Arg, ArgAction, ArgMatches, Command};
 use diskmeter_analysis::requirements::{Level, WindowSet};
 use diskmeter_analysis::verdict::{
-    judge, parse_requirements, requirements_from_checklist, tally, Judgement, Requirement,
-    StepEvidence, REQUIRE_KEYS,
+    judge, match_profile, parse_requirements, requirements_from_checklist, step_named, tally,
+    Judgement, ProfileSteps, Requirement, StepEvidence, REQUIRE_KEYS,
 };
 use diskmeter_history::{HistoryError, HistoryStore, Newest, StoredRun, CAPTURE_KIND};
 use diskmeter_suites::expect::{self, EXPECTATION_SETS, SETS};
@@ -339,27 +339,15 @@ fn chosen_steps(run: &StoredRun, step: Option<&String>) -> anyhow::Result<Vec<u3
     let Some(wanted) = step else {
         return Ok((0..run.steps.len() as u32).collect());
     };
-    let by_number = wanted
-        .strip_prefix('#')
-        .and_then(|n| n.parse::<usize>().ok())
-        .filter(|&n| n >= 1 && n <= run.steps.len())
-        .map(|n| n - 1);
-    let found = by_number.or_else(|| {
-        run.steps
-            .iter()
-            .position(|s| s.name.eq_ignore_ascii_case(wanted))
-    });
-    match found {
+    let names: Vec<&str> = run.steps.iter().map(|s| s.name.as_str()).collect();
+    match step_named(&names, wanted) {
         Some(p) => Ok(vec![p as u32]),
-        None => {
-            let names: Vec<&str> = run.steps.iter().map(|s| s.name.as_str()).collect();
-            Err(UsageError(format!(
-                "--step {wanted}: run {} has no such step (its steps: {})",
-                run.summary.id,
-                names.join(", ")
-            ))
-            .into())
-        }
+        None => Err(UsageError(format!(
+            "--step {wanted}: run {} has no such step (its steps: {})",
+            run.summary.id,
+            names.join(", ")
+        ))
+        .into()),
     }
 }
 
@@ -377,29 +365,27 @@ fn judge_expectations(
         names.dedup();
         names
     };
+    let names: Vec<&str> = steps
+        .iter()
+        .map(|&p| run.steps[p as usize].name.as_str())
+        .collect();
     let find = |name: &str| {
-        steps
-            .iter()
-            .copied()
-            .find(|&p| run.steps[p as usize].name.eq_ignore_ascii_case(name))
+        let position = names.iter().position(|n| n.eq_ignore_ascii_case(name));
+        position.map(|i| steps[i])
     };
-    let any_named = profile_steps.iter().any(|n| find(n).is_some());
-    // A one-step result checked against a one-step profile: the step is the scenario, whatever
-    // it was called (a plain `diskmeter run` of the guide's job).
-    let stand_in = (!any_named && steps.len() == 1 && profile_steps.len() == 1).then(|| steps[0]);
-    if !any_named && stand_in.is_none() {
-        let names: Vec<&str> = steps
-            .iter()
-            .map(|&p| run.steps[p as usize].name.as_str())
-            .collect();
-        return Err(UsageError(format!(
-            "--expect {profile}: run {} has none of its steps ({}); its steps: {}",
-            run.summary.id,
-            profile_steps.join(", "),
-            names.join(", ")
-        ))
-        .into());
-    }
+    let stand_in = match match_profile(&names, &profile_steps) {
+        ProfileSteps::ByName => None,
+        ProfileSteps::StandIn(i) => Some(steps[i]),
+        ProfileSteps::Unmatched => {
+            return Err(UsageError(format!(
+                "--expect {profile}: run {} has none of its steps ({}); its steps: {}",
+                run.summary.id,
+                profile_steps.join(", "),
+                names.join(", ")
+            ))
+            .into())
+        }
+    };
     if let Some(p) = stand_in {
         let _ = writeln!(
             out,
