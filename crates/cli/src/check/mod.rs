@@ -12,8 +12,8 @@ use crate::{write_output, Status, UsageError};
 use clap::{Arg, ArgAction, ArgMatches, Command};
 use diskmeter_analysis::requirements::{Level, WindowSet};
 use diskmeter_analysis::verdict::{
-    judge, match_profile, parse_requirements, requirements_from_checklist, step_named, tally,
-    Judgement, ProfileSteps, Requirement, StepEvidence, REQUIRE_KEYS,
+    add_unless_given, judge, match_profile, parse_all_requirements, requirements_from_checklist,
+    step_named, tally, Judgement, ProfileSteps, StepEvidence, REQUIRE_KEYS,
 };
 use diskmeter_history::{HistoryError, HistoryStore, Newest, StoredRun, CAPTURE_KIND};
 use diskmeter_suites::expect::{self, EXPECTATION_SETS, SETS};
@@ -146,17 +146,9 @@ pub fn main(matches: &ArgMatches) -> anyhow::Result<Status> {
         return Ok(Status::Success);
     }
     let expect = matches.get_one::<String>("expect");
-    let mut requirements: Vec<Requirement> = Vec::new();
-    for text in matches.get_many::<String>("require").into_iter().flatten() {
-        for r in parse_requirements(text).map_err(|e| UsageError(e.to_string()))? {
-            if requirements.iter().any(|given| given.measure == r.measure) {
-                return Err(
-                    UsageError(format!("--require {}: the key is given twice", r.key())).into(),
-                );
-            }
-            requirements.push(r);
-        }
-    }
+    let texts = matches.get_many::<String>("require").into_iter().flatten();
+    let mut requirements =
+        parse_all_requirements(texts.map(String::as_str)).map_err(|e| UsageError(e.to_string()))?;
     let level: Level = matches
         .get_one::<String>("level")
         .map_or("p90", String::as_str)
@@ -172,14 +164,8 @@ pub fn main(matches: &ArgMatches) -> anyhow::Result<Status> {
         )?;
         let source = format!("capture {}", loaded.summary.id);
         // An explicit --require key wins over the capture's.
-        for r in requirements_from_checklist(&loaded.requirements.whole, level, &source) {
-            if !requirements
-                .iter()
-                .any(|given| given.measure.key() == r.measure.key())
-            {
-                requirements.push(r);
-            }
-        }
+        let from_capture = requirements_from_checklist(&loaded.requirements.whole, level, &source);
+        add_unless_given(&mut requirements, from_capture);
     } else if matches.value_source("level") == Some(clap::parser::ValueSource::CommandLine) {
         return Err(UsageError("--level only applies with --capture".into()).into());
     }
