@@ -4,10 +4,10 @@
 //! The command reads its options ([`CaptureRequest`]) and hands them to the orchestrator's
 //! capture session ([`run_capture`]), which samples, traces and saves; here only what is
 //! shown of it: the live view (text, [`view`]) or iostat's JSON ([`json`]), the trace's
-//! profiles ([`trace`]) and the closing notes.
+//! profiles ([`profiles`]) and the closing notes.
 
 mod json;
-mod trace;
+mod profiles;
 mod view;
 
 use crate::{Status, UsageError};
@@ -245,7 +245,7 @@ impl CaptureView for Terminal {
 
     /// Each traced device's profile: on stdout beside the text view, on stderr beside JSON.
     fn traced(&mut self, profiles: &[TraceProfile]) {
-        let text = trace::describe(profiles);
+        let text = profiles::describe(profiles);
         if self.json || self.quiet {
             if !self.quiet {
                 eprint!("{text}");
