@@ -4,7 +4,7 @@
 use crate::{Status, UsageError};
 use anyhow::Context;
 use clap::{Arg, ArgMatches, Command};
-use diskmeter_emulate::EmulationSpec;
+use diskmeter_emulate::{EmulationSpec, GivenCaps};
 use diskmeter_plan::Catalog;
 use diskmeter_units::{format_bytes_binary, parse_size, KbBase};
 use std::path::PathBuf;
@@ -181,7 +181,7 @@ fn exec(matches: &ArgMatches) -> anyhow::Result<Status> {
 
 fn spec_of(matches: &ArgMatches) -> Result<EmulationSpec, String> {
     let profile = matches.get_one::<String>("profile");
-    let mut caps = match profile {
+    let caps = match profile {
         Some(p) => {
             diskmeter_emulate::profile_caps(p, &Catalog::builtin())
                 .map_err(|e| e.to_string())?
@@ -195,18 +195,15 @@ fn spec_of(matches: &ArgMatches) -> Result<EmulationSpec, String> {
             .map(|v| parse_size(v, KbBase::Binary).map_err(|e| format!("--{name}: {e}")))
             .transpose()
     };
-    if let Some(v) = number("iops")? {
-        caps.read_iops = Some(v);
-        caps.write_iops = Some(v);
-    }
-    if let Some(v) = number("bw")? {
-        caps.read_bytes_per_sec = Some(v);
-        caps.write_bytes_per_sec = Some(v);
-    }
-    caps.read_iops = number("read-iops")?.or(caps.read_iops);
-    caps.write_iops = number("write-iops")?.or(caps.write_iops);
-    caps.read_bytes_per_sec = number("read-bw")?.or(caps.read_bytes_per_sec);
-    caps.write_bytes_per_sec = number("write-bw")?.or(caps.write_bytes_per_sec);
+    let given = GivenCaps {
+        iops: number("iops")?,
+        bytes_per_sec: number("bw")?,
+        read_iops: number("read-iops")?,
+        write_iops: number("write-iops")?,
+        read_bytes_per_sec: number("read-bw")?,
+        write_bytes_per_sec: number("write-bw")?,
+    };
+    let caps = caps.overridden(&given);
     if caps == diskmeter_emulate::Caps::default() {
         return Err("give --profile or at least one cap (--iops, --bw, ...)".to_string());
     }

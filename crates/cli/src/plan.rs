@@ -5,7 +5,6 @@ use crate::{write_output, Status, UsageError};
 use clap::{Arg, ArgAction, ArgMatches, Command};
 use diskmeter_analysis::requirements::{demand_from, parse_utc_offset, Level, WindowSet};
 use diskmeter_plan::{text, Catalog, Configuration, Demand, HostCache, PlanError, SearchSpace};
-use diskmeter_units::{parse_size, KbBase};
 use serde::Serialize;
 
 /// The `catalog` option shared by `plan` and `catalog`.
@@ -282,7 +281,7 @@ fn plan(matches: &ArgMatches) -> anyhow::Result<Status> {
     };
 
     if let Some(list) = matches.get_one::<String>("io-sizes") {
-        let sizes = parse_sizes(list)?;
+        let sizes = diskmeter_plan::parse_io_sizes(list).map_err(err)?;
         let rows = diskmeter_plan::io_size_table(&config, &sizes);
         let not_possible = diskmeter_plan::not_possible(&config);
         #[derive(Serialize)]
@@ -347,7 +346,7 @@ fn demand(matches: &ArgMatches) -> anyhow::Result<Demand> {
             if windows.windows.len() > 1 {
                 return Err(UsageError("--window: plan takes one window".to_string()).into());
             }
-            let store = crate::history::open(matches)?;
+            let store = diskmeter_history::open_for_reading(crate::requirements::db(matches))?;
             let loaded = crate::requirements::load_requirements(
                 &store,
                 id_text,
@@ -381,17 +380,4 @@ fn demand(matches: &ArgMatches) -> anyhow::Result<Demand> {
         demand = demand.grown(growth);
     }
     Ok(demand)
-}
-
-fn parse_sizes(list: &str) -> Result<Vec<u64>, UsageError> {
-    if list.trim().is_empty() {
-        return Ok(diskmeter_plan::DEFAULT_IO_SIZES.to_vec());
-    }
-    list.split(',')
-        .map(|s| match parse_size(s, KbBase::Binary) {
-            Ok(0) => Err(UsageError(format!("--io-sizes: '{s}' must be more than 0"))),
-            Ok(n) => Ok(n),
-            Err(e) => Err(UsageError(format!("--io-sizes: {e}"))),
-        })
-        .collect()
 }

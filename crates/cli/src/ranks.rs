@@ -10,7 +10,7 @@ use crate::UsageError;
 use clap::{Arg, ArgAction, ArgMatches, Command};
 use diskmeter_orchestrator::{RankPlace, Settings};
 use std::cell::RefCell;
-use std::time::{Duration, SystemTime, UNIX_EPOCH};
+use std::time::SystemTime;
 
 /// Adds `--mpi`, `--rank`, `--ranks` and `--start-at` to `command`.
 pub fn add_rank_flags(command: Command) -> Command {
@@ -180,84 +180,19 @@ fn set_cluster(settings: &mut Settings, hostname: String) {
 fn set_cluster(_settings: &mut Settings, _hostname: String) {}
 
 /// `--start-at`: an RFC 3339 time in UTC (`Z` or `+00:00`), seconds with an optional
-/// fraction.
+/// fraction, read by the parser `k8s manifest --start-at` uses.
 fn parse_start_at(text: &str) -> Result<SystemTime, UsageError> {
-    let bad = || {
+    diskmeter_k8s::parse_rfc3339(text).map_err(|_| {
         UsageError(format!(
             "--start-at {text}: give a UTC time as RFC 3339, e.g. 2026-11-27T15:00:00Z"
         ))
-    };
-    let body = text
-        .strip_suffix('Z')
-        .or_else(|| text.strip_suffix('z'))
-        .or_else(|| text.strip_suffix("+00:00"))
-        .ok_or_else(bad)?;
-    let (date, time) = body.split_once(['T', 't', ' ']).ok_or_else(bad)?;
-    let number = |s: &str, digits: usize| -> Result<u64, UsageError> {
-        if s.len() != digits || !s.bytes().all(|b| b.is_ascii_digit()) {
-            return Err(bad());
-        }
-        s.parse().map_err(|_| bad())
-    };
-    let parts: Vec<&str> = date.split('-').collect();
-    let [year, month, day] = parts[..] else {
-        return Err(bad());
-    };
-    let (year, month, day) = (number(year, 4)?, number(month, 2)?, number(day, 2)?);
-    let (clock, fraction) = match time.split_once('.') {
-        Some((clock, fraction)) => (clock, Some(fraction)),
-        None => (time, None),
-    };
-    let parts: Vec<&str> = clock.split(':').collect();
-    let [hour, minute, second] = parts[..] else {
-        return Err(bad());
-    };
-    let (hour, minute, second) = (number(hour, 2)?, number(minute, 2)?, number(second, 2)?);
-    if !(1970..=9999).contains(&year)
-        || !(1..=12).contains(&month)
-        || day < 1
-        || day > days_in_month(year, month)
-        || hour > 23
-        || minute > 59
-        || second > 59
-    {
-        return Err(bad());
-    }
-    let fraction_ns = match fraction {
-        None => 0,
-        Some(f) if !f.is_empty() && f.len() <= 9 && f.bytes().all(|b| b.is_ascii_digit()) => {
-            f.parse::<u64>().map_err(|_| bad())? * 10u64.pow(9 - f.len() as u32)
-        }
-        Some(_) => return Err(bad()),
-    };
-    let days = days_from_epoch(year, month, day);
-    let seconds = days * 86_400 + hour * 3600 + minute * 60 + second;
-    Ok(UNIX_EPOCH + Duration::from_secs(seconds) + Duration::from_nanos(fraction_ns))
-}
-
-fn leap(year: u64) -> bool {
-    (year.is_multiple_of(4) && !year.is_multiple_of(100)) || year.is_multiple_of(400)
-}
-
-fn days_in_month(year: u64, month: u64) -> u64 {
-    match month {
-        2 if leap(year) => 29,
-        2 => 28,
-        4 | 6 | 9 | 11 => 30,
-        _ => 31,
-    }
-}
-
-/// Days from 1970-01-01 to the date (a year from 1970).
-fn days_from_epoch(year: u64, month: u64, day: u64) -> u64 {
-    let years: u64 = (1970..year).map(|y| if leap(y) { 366 } else { 365 }).sum();
-    let months: u64 = (1..month).map(|m| days_in_month(year, m)).sum();
-    years + months + day - 1
+    })
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::time::{Duration, UNIX_EPOCH};
 
     #[test]
     fn start_times_are_read_as_utc() {

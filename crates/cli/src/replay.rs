@@ -6,13 +6,13 @@ use crate::{args, requirements, run, session, write_output, Status, UsageError};
 use anyhow::Context;
 use clap::{Arg, ArgAction, ArgMatches, Command};
 use diskmeter_analysis::replay::{
-    build_exact_replay, build_replay, ExactRequest, LevelFigures, ReplayRequest, ReplayWorkload,
+    build_exact_replay, build_replay, exact_request, LevelFigures, ReplayRequest, ReplayWorkload,
     TracedShape,
 };
 use diskmeter_analysis::requirements::{Level, Requirements, WindowSet};
 use diskmeter_capture::TraceProfile;
-use diskmeter_history::HistoryStore;
-use diskmeter_orchestrator::{Batch, CommandKind, HistoryChoice, Session, Step};
+use diskmeter_history::{HistoryStore, ReadOpenError};
+use diskmeter_orchestrator::{Batch, CommandKind, Session, Step};
 use diskmeter_units::{parse_size, parse_time_ns, KbBase, TimeUnit};
 use std::path::{Path, PathBuf};
 
@@ -148,7 +148,12 @@ pub fn main(matches: &ArgMatches) -> anyhow::Result<Status> {
     let target = matches.get_one::<String>("target").map(PathBuf::from);
     let emulated = matches.get_one::<String>("emulate").is_some();
     let (workload, comments) = if matches.get_flag("exact") {
-        let workload = exact(id, &traces, target.as_deref(), emulated)?;
+        let redirect = target.as_ref().map(|t| t.display().to_string());
+        let request = exact_request(id, &traces, redirect, emulated, |log| {
+            Path::new(log).is_file()
+        })
+        .map_err(|e| UsageError(e.to_string()))?;
+        let workload = build_exact_replay(&request);
         let comments = vec![format!(
             "diskmeter replay --exact of capture {id} (device {device}): the traced IO stream"
         )];
@@ -185,55 +190,6 @@ pub fn main(matches: &ArgMatches) -> anyhow::Result<Status> {
     run_workload(matches, &workload, &target_for_file, quiet)
 }
 
-/// The `--exact` workload: the chosen device's traced IO log, replayed onto TARGET (or the
-/// emulated disk, which the run fills in).
-fn exact(
-    id: i64,
-    traces: &[&TraceProfile],
-    target: Option<&Path>,
-    emulated: bool,
-) -> anyhow::Result<ReplayWorkload> {
-    let logged: Vec<&&TraceProfile> = traces.iter().filter(|t| t.iolog_path.is_some()).collect();
-    let trace = match logged.as_slice() {
-        [] => {
-            return Err(UsageError(format!(
-                "--exact: capture {id} has no traced IO log to replay (capture --trace writes one)"
-            ))
-            .into())
-        }
-        [one] => **one,
-        several => {
-            let names: Vec<&str> = several.iter().map(|t| t.device.as_str()).collect();
-            return Err(UsageError(format!(
-                "--exact: capture {id} traced several devices ({}): pick one with --device",
-                names.join(", ")
-            ))
-            .into());
-        }
-    };
-    let log = trace.iolog_path.clone().unwrap_or_default();
-    if !Path::new(&log).is_file() {
-        return Err(UsageError(format!(
-            "--exact: capture {id}'s traced IO log {log} is not there any more"
-        ))
-        .into());
-    }
-    if target.is_none() && !emulated {
-        return Err(UsageError(
-            "--exact replays the traced offsets: give a TARGET (a file or device at least as \
-             large as the traced device) or --emulate"
-                .into(),
-        )
-        .into());
-    }
-    Ok(build_exact_replay(&ExactRequest {
-        name: format!("replay-{id}-exact"),
-        iolog_path: log,
-        redirect: target.map(|t| t.display().to_string()),
-        traced_max_queue_depth: trace.queue_depth.max,
-    }))
-}
-
 /// Runs the workload's job through the orchestrator and renders its result like `run`.
 fn run_workload(
     matches: &ArgMatches,
@@ -241,29 +197,7 @@ fn run_workload(
     target: &[(String, String)],
     quiet: bool,
 ) -> anyhow::Result<Status> {
-    let mut jobs = Vec::new();
-    // Each job parsed on its own, with the target: the file `--emit-fio` writes has the same
-    // sections, so the run and the file are one description.
-    for job_options in workload.jobs() {
-        let options: Vec<(String, Option<String>)> = job_options
-            .iter()
-            .chain(target)
-            .cloned()
-            .map(|(name, value)| (name, Some(value)))
-            .collect();
-        let parsed = diskmeter_workload::jobs_from_options(&options).map_err(|errors| {
-            // The builder writes options the table reads: a failure here is a bug, said plainly.
-            anyhow::anyhow!(
-                "the replay workload does not parse: {}",
-                errors
-                    .iter()
-                    .map(ToString::to_string)
-                    .collect::<Vec<_>>()
-                    .join("; ")
-            )
-        })?;
-        jobs.extend(parsed);
-    }
+    let mut jobs = workload.job_specs(target)?;
     let settings = args::settings(matches)?;
     let mut session = Session::open(settings)?;
     if let Some(device) = session.emulated_device() {
@@ -277,11 +211,9 @@ fn run_workload(
     }
     let name = jobs.first().map(|j| j.name.clone()).unwrap_or_default();
     let batch = Batch::new(CommandKind::Replay, vec![Step { name, jobs }]);
-    let outcome = session::run_on_terminal(&mut session, &batch, quiet, None, None);
-    let written = run::write_result(matches, &outcome);
-    let status = session::conclude(outcome, quiet)?;
-    written?;
-    Ok(status)
+    session::run_and_conclude(&mut session, &batch, quiet, None, None, |outcome| {
+        run::write_result(matches, outcome)
+    })
 }
 
 /// `filename=TARGET`, or `directory=TARGET` for a folder; nothing without a target.
@@ -314,20 +246,14 @@ fn header(id: i64, intervals: u64, device: &str, level: &LevelFigures) -> Vec<St
 /// The history the capture is read from: `--db` or the default, even with `--no-save`
 /// (which only keeps the replay's own result out of it).
 fn open_history(matches: &ArgMatches) -> anyhow::Result<HistoryStore> {
-    let choice = matches
-        .get_one::<PathBuf>("db")
-        .map_or(HistoryChoice::Default, |p| HistoryChoice::At(p.clone()));
-    let Some(path) = choice.path()? else {
-        anyhow::bail!("no history given");
-    };
-    if !path.exists() {
-        return Err(UsageError(format!(
+    match diskmeter_history::open_for_reading(requirements::db(matches)) {
+        Err(ReadOpenError::Missing(path)) => Err(UsageError(format!(
             "no history at {}: there is no capture to replay (diskmeter capture makes one)",
             path.display()
         ))
-        .into());
+        .into()),
+        opened => Ok(opened?),
     }
-    HistoryStore::open(&path).with_context(|| path.display().to_string())
 }
 
 /// `--size` in bytes.

@@ -3,7 +3,6 @@
 //! `plan --from-capture` and `check --capture` share with it.
 
 use crate::args::db_arg;
-use crate::history::open;
 use crate::{write_output, Status, UsageError};
 use anyhow::Context;
 use clap::{Arg, ArgAction, ArgMatches, Command};
@@ -11,7 +10,7 @@ use diskmeter_analysis::requirements::{
     format_figure, format_span, format_utc_offset, parse_utc_offset, Checklist, ChecklistBuilder,
     Level, Metric, Requirements, Source, WindowSet, RELATIVE_ERROR,
 };
-use diskmeter_history::{HistoryError, HistoryStore, RunSummary, CAPTURE_KIND};
+use diskmeter_history::{HistoryError, HistoryStore, Newest, RunSummary, CAPTURE_KIND};
 use diskmeter_report::format::utc_timestamp;
 use diskmeter_units::format_thousands;
 use serde_json::{json, Value};
@@ -95,22 +94,6 @@ pub(crate) struct CaptureRequirements {
     pub requirements: Requirements,
 }
 
-/// Resolves `ID|last` to a capture id: a wrong id or a run that is not a capture is the
-/// user's input (exit 2).
-pub(crate) fn capture_id(store: &HistoryStore, text: &str) -> anyhow::Result<i64> {
-    if text == "last" {
-        return store.newest_capture_id()?.ok_or_else(|| {
-            UsageError("the history has no capture yet (diskmeter capture makes one)".into()).into()
-        });
-    }
-    text.parse::<i64>().map_err(|_| {
-        UsageError(format!(
-            "'{text}' is not a capture id (a number from diskmeter history --kind capture, or 'last')"
-        ))
-        .into()
-    })
-}
-
 /// Streams capture `id_text` through the checklist (bounded memory however long it is).
 pub(crate) fn load_requirements(
     store: &HistoryStore,
@@ -118,7 +101,9 @@ pub(crate) fn load_requirements(
     devices: Option<Vec<String>>,
     windows: WindowSet,
 ) -> anyhow::Result<CaptureRequirements> {
-    let id = capture_id(store, id_text)?;
+    let id = store
+        .resolve_id(id_text, Newest::Capture)
+        .map_err(crate::picked)?;
     let summary = match store.load(id) {
         Ok(run) => run.summary,
         Err(e @ HistoryError::NoSuchRun(_)) => return Err(UsageError(e.to_string()).into()),
@@ -142,6 +127,13 @@ pub(crate) fn load_requirements(
         summary,
         requirements,
     })
+}
+
+/// The history `--db` names (`None`: the default one).
+pub(crate) fn db(matches: &ArgMatches) -> Option<&std::path::Path> {
+    matches
+        .get_one::<std::path::PathBuf>("db")
+        .map(std::path::PathBuf::as_path)
 }
 
 /// `--device` as the checklist takes it.
@@ -174,7 +166,7 @@ fn windows(matches: &ArgMatches) -> anyhow::Result<WindowSet> {
 pub fn main(matches: &ArgMatches) -> anyhow::Result<Status> {
     let windows = windows(matches)?;
     let offset = windows.utc_offset_minutes;
-    let store = open(matches)?;
+    let store = diskmeter_history::open_for_reading(db(matches))?;
     let id_text = matches
         .get_one::<String>("id")
         .map_or("last", String::as_str);

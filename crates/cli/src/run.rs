@@ -69,11 +69,9 @@ pub fn main(matches: &ArgMatches) -> anyhow::Result<Status> {
             jobs,
         }],
     );
-    let outcome = session::run_on_terminal(&mut session, &batch, quiet, None, None);
-    let written = write_result(matches, &outcome);
-    let status = session::conclude(outcome, quiet)?;
-    written?;
-    Ok(status)
+    session::run_and_conclude(&mut session, &batch, quiet, None, None, |outcome| {
+        write_result(matches, outcome)
+    })
 }
 
 /// `--output-format` (`run`, `replay`): diskmeter's formats and fio's, or a comma list.

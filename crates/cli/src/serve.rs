@@ -1,14 +1,10 @@
 //! `diskmeter serve`: the local dashboard over the history (the `dashboard` feature). Here
-//! only the address is decided and the listening line printed; the server is
-//! `diskmeter_dashboard::serve`.
+//! only the listening line and the warnings are printed; the address is decided by
+//! `diskmeter_dashboard::listen_address` and the server is `diskmeter_dashboard::serve`.
 
 use crate::args::db_arg;
-use crate::{Status, UsageError};
+use crate::Status;
 use clap::{Arg, ArgMatches, Command};
-use std::net::{IpAddr, Ipv4Addr, SocketAddr};
-
-/// The port `diskmeter serve` listens on when not told.
-const DEFAULT_PORT: u16 = 8040;
 
 /// The `serve` subcommand.
 pub fn command() -> Command {
@@ -42,20 +38,17 @@ pub fn command() -> Command {
 }
 
 /// Runs `diskmeter serve`.
-pub fn main(matches: &ArgMatches) -> anyhow::Result<Status> {
-    let listen = listen_address(
-        matches.get_one::<String>("port").map(String::as_str),
-        matches.get_one::<String>("listen").map(String::as_str),
-    )?;
-    serve(matches, listen)
-}
-
 #[cfg(feature = "dashboard")]
-fn serve(matches: &ArgMatches, listen: SocketAddr) -> anyhow::Result<Status> {
+pub fn main(matches: &ArgMatches) -> anyhow::Result<Status> {
     use anyhow::Context;
     use diskmeter_orchestrator::HistoryChoice;
     use std::io::Write;
 
+    let listen = diskmeter_dashboard::listen_address(
+        matches.get_one::<String>("port").map(String::as_str),
+        matches.get_one::<String>("listen").map(String::as_str),
+    )
+    .map_err(|e| crate::UsageError(e.to_string()))?;
     let choice = matches
         .get_one::<std::path::PathBuf>("db")
         .map_or(HistoryChoice::Default, |p| HistoryChoice::At(p.clone()));
@@ -88,88 +81,8 @@ fn serve(matches: &ArgMatches, listen: SocketAddr) -> anyhow::Result<Status> {
     Ok(Status::Success)
 }
 
+/// Runs `diskmeter serve`: not in a build without the dashboard.
 #[cfg(not(feature = "dashboard"))]
-fn serve(_matches: &ArgMatches, _listen: SocketAddr) -> anyhow::Result<Status> {
+pub fn main(_matches: &ArgMatches) -> anyhow::Result<Status> {
     anyhow::bail!("this diskmeter was built without the dashboard (the `dashboard` feature)")
-}
-
-/// Where to listen: `--listen` as given, else `--port` on 127.0.0.1 (a HOST:PORT there must
-/// be a loopback address), else 127.0.0.1:8040.
-fn listen_address(port: Option<&str>, listen: Option<&str>) -> Result<SocketAddr, UsageError> {
-    let loopback = IpAddr::V4(Ipv4Addr::LOCALHOST);
-    if let Some(text) = listen {
-        return parse_address(text).ok_or_else(|| {
-            UsageError(format!(
-                "--listen {text}: give an address and port, such as 0.0.0.0:{DEFAULT_PORT} or [::1]:{DEFAULT_PORT}"
-            ))
-        });
-    }
-    let Some(text) = port else {
-        return Ok(SocketAddr::new(loopback, DEFAULT_PORT));
-    };
-    if let Ok(port) = text.trim().parse::<u16>() {
-        return Ok(SocketAddr::new(loopback, port));
-    }
-    let address = parse_address(text).ok_or_else(|| {
-        UsageError(format!(
-            "--port {text}: give a port number (0 picks a free one) or 127.0.0.1:PORT"
-        ))
-    })?;
-    if !address.ip().is_loopback() {
-        return Err(UsageError(format!(
-            "--port {text}: {} is not a loopback address; the dashboard has no \
-             authentication, so another address takes --listen {text}",
-            address.ip()
-        )));
-    }
-    Ok(address)
-}
-
-/// `ADDR:PORT`, `[V6]:PORT` or `localhost:PORT`.
-fn parse_address(text: &str) -> Option<SocketAddr> {
-    let text = text.trim();
-    if let Ok(address) = text.parse::<SocketAddr>() {
-        return Some(address);
-    }
-    let port = text.strip_prefix("localhost:")?.parse::<u16>().ok()?;
-    Some(SocketAddr::new(IpAddr::V4(Ipv4Addr::LOCALHOST), port))
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn the_default_is_loopback_on_8040_and_a_port_stays_on_loopback() {
-        assert_eq!(
-            listen_address(None, None).unwrap().to_string(),
-            "127.0.0.1:8040"
-        );
-        assert_eq!(
-            listen_address(Some("0"), None).unwrap().to_string(),
-            "127.0.0.1:0"
-        );
-        for loopback in ["127.0.0.1:9000", "localhost:9000", "[::1]:9000"] {
-            assert!(listen_address(Some(loopback), None)
-                .unwrap()
-                .ip()
-                .is_loopback());
-        }
-    }
-
-    #[test]
-    fn a_non_loopback_port_is_refused_naming_listen() {
-        for text in ["1.2.3.4:0", "0.0.0.0:8040", "[::]:8040"] {
-            let error = listen_address(Some(text), None).unwrap_err().to_string();
-            assert!(error.contains("--listen"), "{error}");
-        }
-        assert!(listen_address(Some("nonsense"), None).is_err());
-    }
-
-    #[test]
-    fn listen_takes_any_address() {
-        let address = listen_address(None, Some("0.0.0.0:8041")).unwrap();
-        assert_eq!(address.to_string(), "0.0.0.0:8041");
-        assert!(listen_address(None, Some("8041")).is_err());
-    }
 }

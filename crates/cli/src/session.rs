@@ -1,6 +1,10 @@
 //! What every IO-running command shares around the orchestrator: the sinks that show a
-//! session's events on the terminal (notes, live progress, dry-run plans) and [`conclude`],
-//! which turns an [`Outcome`] into the closing messages and the exit status.
+//! session's events on the terminal (notes, live progress, dry-run plans), [`conclude`],
+//! which turns an [`Outcome`] into the closing messages and the exit status, and
+//! [`run_and_conclude`], the whole path from a batch to the exit status (run on the
+//! terminal, write the command's output, conclude) that a command taking the terminal's
+//! sinks calls once; a command with sinks of its own (sweep) runs its batch and calls
+//! [`conclude_after`].
 
 use crate::progress::LiveProgress;
 use crate::Status;
@@ -138,6 +142,34 @@ pub(crate) fn run_on_terminal(
         let (mut notes, mut progress) = (Notes::new(quiet, announce), Progress::new(quiet));
         session.run(batch, &mut [&mut notes, &mut progress])
     }
+}
+
+/// Runs `batch` on the terminal ([`run_on_terminal`]), writes the command's output with
+/// `write` and concludes ([`conclude_after`]).
+pub(crate) fn run_and_conclude(
+    session: &mut Session,
+    batch: &Batch,
+    quiet: bool,
+    announce: Option<Announce>,
+    heading: Option<Announce>,
+    write: impl FnOnce(&Outcome) -> anyhow::Result<()>,
+) -> anyhow::Result<Status> {
+    let outcome = run_on_terminal(session, batch, quiet, announce, heading);
+    conclude_after(outcome, quiet, write)
+}
+
+/// Writes the command's output of `outcome` with `write` (which decides what a dry run or
+/// a batch that ran no step writes), then the closing messages ([`conclude`]); a failed
+/// write is the error once the messages are out.
+pub(crate) fn conclude_after(
+    outcome: Outcome,
+    quiet: bool,
+    write: impl FnOnce(&Outcome) -> anyhow::Result<()>,
+) -> anyhow::Result<Status> {
+    let written = write(&outcome);
+    let status = conclude(outcome, quiet)?;
+    written?;
+    Ok(status)
 }
 
 /// The closing messages of a session on stderr (where it was saved, why it stopped), and

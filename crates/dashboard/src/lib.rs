@@ -8,6 +8,7 @@
 
 #![forbid(unsafe_code)]
 
+mod address;
 mod guard;
 mod list;
 pub mod live;
@@ -15,6 +16,7 @@ mod pages;
 mod render;
 mod state;
 
+pub use address::{listen_address, AddressError, DEFAULT_PORT};
 pub use state::AppState;
 
 use axum::routing::get;

@@ -18,7 +18,7 @@ mod profile;
 
 pub use cgroup::CgroupKind;
 pub use hint::throttle_flags_hint;
-pub use profile::{profile_caps, profiles, Caps};
+pub use profile::{profile_caps, profiles, Caps, GivenCaps};
 
 use serde::{Deserialize, Serialize};
 use std::path::{Path, PathBuf};

@@ -47,6 +47,42 @@ pub fn profile_caps(name: &str, catalog: &Catalog) -> Result<(String, Caps), Emu
     ))
 }
 
+/// Caps given one by one (`emulate create --iops --bw --read-iops ...`), to lay over a
+/// profile's.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct GivenCaps {
+    /// Both directions' IOPS (`--iops`).
+    pub iops: Option<u64>,
+    /// Both directions' bandwidth, bytes/s (`--bw`).
+    pub bytes_per_sec: Option<u64>,
+    /// Read IOPS (`--read-iops`).
+    pub read_iops: Option<u64>,
+    /// Write IOPS (`--write-iops`).
+    pub write_iops: Option<u64>,
+    /// Read bandwidth, bytes/s (`--read-bw`).
+    pub read_bytes_per_sec: Option<u64>,
+    /// Write bandwidth, bytes/s (`--write-bw`).
+    pub write_bytes_per_sec: Option<u64>,
+}
+
+impl Caps {
+    /// These caps (a profile's, or none) with `given` over them: a cap for both directions
+    /// first, then each direction's own, which wins.
+    pub fn overridden(mut self, given: &GivenCaps) -> Caps {
+        if let Some(v) = given.iops {
+            (self.read_iops, self.write_iops) = (Some(v), Some(v));
+        }
+        if let Some(v) = given.bytes_per_sec {
+            (self.read_bytes_per_sec, self.write_bytes_per_sec) = (Some(v), Some(v));
+        }
+        self.read_iops = given.read_iops.or(self.read_iops);
+        self.write_iops = given.write_iops.or(self.write_iops);
+        self.read_bytes_per_sec = given.read_bytes_per_sec.or(self.read_bytes_per_sec);
+        self.write_bytes_per_sec = given.write_bytes_per_sec.or(self.write_bytes_per_sec);
+        self
+    }
+}
+
 /// Every profile name `profile_caps` accepts, with its caps, for `emulate profiles`.
 pub fn profiles(catalog: &Catalog) -> Vec<(String, String, Option<f64>, Option<f64>)> {
     catalog
@@ -83,5 +119,17 @@ mod tests {
             Some(5000)
         );
         assert!(profile_caps("azure-p99", &catalog).is_err());
+    }
+
+    #[test]
+    fn a_direction_s_own_cap_wins_over_both_and_over_the_profile() {
+        let (_, p30) = profile_caps("azure-p30", &Catalog::builtin()).unwrap();
+        let caps = p30.overridden(&GivenCaps {
+            iops: Some(100),
+            write_iops: Some(50),
+            ..GivenCaps::default()
+        });
+        assert_eq!((caps.read_iops, caps.write_iops), (Some(100), Some(50)));
+        assert_eq!(caps.read_bytes_per_sec, Some(200 << 20));
     }
 }

@@ -24,6 +24,7 @@ mod job_histograms;
 mod live;
 mod migrations;
 mod open;
+mod pick;
 mod read;
 mod spool;
 mod write;
@@ -34,6 +35,7 @@ pub use live::{
     LivePoint, LiveRun, LiveRunHeader, StoredLivePoint, LIVE_KEPT_MS, LIVE_STALE_AFTER_MS,
 };
 pub use migrations::SCHEMA_VERSION;
+pub use pick::{capture_iolog_path, open_for_reading, Newest, PickError, ReadOpenError, Wanted};
 pub use read::{RunFacets, RunPage, RunPageQuery};
 
 use diskmeter_report::{ReportError, RunResult};

@@ -137,7 +137,8 @@ pub fn rfc3339(time: SystemTime) -> String {
     humantime::format_rfc3339_seconds(time).to_string()
 }
 
-/// Reads `--start-at`: RFC 3339 in UTC (`2026-11-27T15:00:00Z`).
+/// Reads `--start-at`: RFC 3339 in UTC (`2026-11-27T15:00:00Z`, or `+00:00`). The one parser
+/// of `--start-at`: `k8s manifest` and the rank flags of every command that runs steps.
 pub fn parse_rfc3339(text: &str) -> Result<SystemTime, ManifestError> {
     humantime::parse_rfc3339(text).map_err(|e| ManifestError::Name {
         what: "--start-at",

@@ -1,7 +1,8 @@
 //! The one path by which finished runs reach the results history: every session saves into
 //! it (unless `--no-save` or a dry run), step by step, so no command can run IO without
 //! saving it and no finished step is lost to a later failure or a killed process. Captures
-//! (`diskmeter capture`), which run no steps, reach it through [`CaptureRecorder`].
+//! (`diskmeter capture`), which run no steps, reach it through [`CaptureRecorder`], which the
+//! capture session (`capture_session.rs`) drives.
 
 use crate::convert;
 use crate::step::{Batch, FinishedStep};
@@ -379,6 +380,11 @@ impl CaptureRecorder {
     /// The capture's id in the history.
     pub fn run_id(&self) -> i64 {
         self.run_id
+    }
+
+    /// The database the capture is saved in.
+    pub fn path(&self) -> &std::path::Path {
+        &self.path
     }
 
     /// Appends one interval.

@@ -30,12 +30,18 @@
 //! stops every rank, and rank 0 merges each step ([`Ranks`] is the transport; `ranks.rs`
 //! the protocol, `scale_out.rs` the gate and the merge).
 //!
+//! A capture (`diskmeter capture`) runs no steps but is a session too: [`run_capture`]
+//! samples the devices' counters (and traces them when asked) until its duration or the
+//! stop signal, hands each interval to the command's [`CaptureView`] and saves it in the
+//! history as it goes (`capture_session.rs`).
+//!
 //! An interrupt ends the current step as partial and skips the rest; what finished is
 //! delivered and saved, files are removed. The command then renders the [`Outcome`] and
 //! picks the exit code from [`Outcome::status`].
 
 #![forbid(unsafe_code)]
 
+mod capture_session;
 mod convert;
 mod emulation;
 mod error;
@@ -49,6 +55,9 @@ pub mod signals;
 mod sink;
 mod step;
 
+pub use capture_session::{
+    run_capture, CaptureOutcome, CaptureRunError, CaptureSettings, CaptureView,
+};
 /// Whether a path is a block device: the one test every command uses to tell a device
 /// target from a file.
 pub use diskmeter_engine::sys::is_block_device;

@@ -56,6 +56,10 @@ pub enum PlanError {
         problem: DisksProblem,
     },
 
+    /// An `--io-sizes` entry that is not a size above 0.
+    #[error("--io-sizes: {0}")]
+    IoSize(String),
+
     /// A `--cache` value that is not None, ReadOnly or ReadWrite.
     #[error("--cache '{0}': use None, ReadOnly or ReadWrite")]
     Cache(String),

@@ -22,5 +22,7 @@ pub use demand::{parse_growth, Demand, FigureOrigin};
 pub use error::{CatalogProblem, DemandProblem, DisksProblem, PlanError};
 pub use model::{CapKind, Configuration, HostCache, Limit, PointPrediction};
 pub use optimise::{optimise, Candidate, Optimisation, SearchSpace};
-pub use planner::{evaluate, io_size_table, parse_disks, Evaluation, IoSizeRow, DEFAULT_IO_SIZES};
+pub use planner::{
+    evaluate, io_size_table, parse_disks, parse_io_sizes, Evaluation, IoSizeRow, DEFAULT_IO_SIZES,
+};
 pub use possible::{not_possible, NotPossible};

@@ -490,3 +490,36 @@ pub const DEFAULT_IO_SIZES: [u64; 9] = [
     512 << 10,
     1 << 20,
 ];
+
+/// `--io-sizes`: a comma list of sizes (`4k,64k,1m`, binary units), or [`DEFAULT_IO_SIZES`]
+/// when empty; a size of 0 or that is no size is refused.
+pub fn parse_io_sizes(list: &str) -> Result<Vec<u64>, PlanError> {
+    if list.trim().is_empty() {
+        return Ok(DEFAULT_IO_SIZES.to_vec());
+    }
+    list.split(',')
+        .map(
+            |s| match diskmeter_units::parse_size(s, diskmeter_units::KbBase::Binary) {
+                Ok(0) => Err(PlanError::IoSize(format!("'{s}' must be more than 0"))),
+                Ok(n) => Ok(n),
+                Err(e) => Err(PlanError::IoSize(e.to_string())),
+            },
+        )
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn io_sizes_are_binary_sizes_above_zero_or_the_default_list() {
+        assert_eq!(parse_io_sizes("8k,1m").unwrap(), [8 << 10, 1 << 20]);
+        assert_eq!(parse_io_sizes(" ").unwrap(), DEFAULT_IO_SIZES.to_vec());
+        assert_eq!(
+            parse_io_sizes("8k,0").unwrap_err().to_string(),
+            "--io-sizes: '0' must be more than 0"
+        );
+        assert!(parse_io_sizes("8k,big").is_err());
+    }
+}

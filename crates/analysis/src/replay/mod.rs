@@ -39,7 +39,7 @@ mod tests_pacing;
 mod traced;
 
 pub use depth::{replay_depth, ReplayDepth};
-pub use exact::{build_exact_replay, ExactRequest};
+pub use exact::{build_exact_replay, exact_request, ExactError, ExactRequest};
 pub use flushes::{data_write_share, plan_flushes, FlushPlan};
 pub use streams::{split_streams, StreamSplit, SEQUENTIAL_STREAM_MIN_SHARE};
 
@@ -207,6 +207,9 @@ pub enum ReplayError {
     /// `--random` above 100.
     #[error("--random {0}: a share of the IOs, 0 to 100")]
     RandomOutOfRange(u8),
+    /// The built options do not parse: a bug of the builder, said plainly.
+    #[error("the replay workload does not parse: {0}")]
+    Unparsable(String),
 }
 
 /// Builds the workload that mimics `request`'s capture (see the module docs).
@@ -405,6 +408,30 @@ impl ReplayWorkload {
             }
         }
         text
+    }
+
+    /// Every job as the runner takes it, each parsed on its own with `extra` options (the
+    /// target) after its own: [`ReplayWorkload::job_file`] writes the same sections, so the
+    /// run and the file are one description.
+    pub fn job_specs(
+        &self,
+        extra: &[(String, String)],
+    ) -> Result<Vec<diskmeter_workload::JobSpec>, ReplayError> {
+        let mut jobs = Vec::new();
+        for job_options in self.jobs() {
+            let options: Vec<(String, Option<String>)> = job_options
+                .iter()
+                .chain(extra)
+                .cloned()
+                .map(|(name, value)| (name, Some(value)))
+                .collect();
+            let parsed = diskmeter_workload::jobs_from_options(&options).map_err(|errors| {
+                let errors: Vec<String> = errors.iter().map(ToString::to_string).collect();
+                ReplayError::Unparsable(errors.join("; "))
+            })?;
+            jobs.extend(parsed);
+        }
+        Ok(jobs)
     }
 
     /// Every job's options, the first job first.

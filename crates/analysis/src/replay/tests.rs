@@ -435,3 +435,56 @@ fn traces_whose_counts_add_up_past_u64_max_combine_without_a_panic() {
     assert_eq!(both.read_sizes, vec![(4096, u64::MAX)]);
     assert_eq!(both.random_fraction, 1.0);
 }
+
+#[test]
+fn an_exact_replay_needs_one_logged_device_its_log_and_a_target() {
+    let traced = |device: &str, log: Option<&str>| TraceProfile {
+        device: device.into(),
+        device_bytes: None,
+        duration_ns: 1,
+        ios: 1,
+        lost_events: 0,
+        read: Default::default(),
+        write: Default::default(),
+        random_fraction: 0.0,
+        queue_depth: Default::default(),
+        interarrival_ns: Default::default(),
+        hot_set: Default::default(),
+        processes: vec![],
+        iolog_path: log.map(str::to_string),
+        sequential_writes: Vec::new(),
+        details: Default::default(),
+    };
+    let (vda, vdb, bare) = (
+        traced("vda", Some("/h/iologs/capture-3.log")),
+        traced("vdb", Some("/h/iologs/capture-3b.log")),
+        traced("vdc", None),
+    );
+    let there = |_: &str| true;
+    let target = Some("/dev/loop0".to_string());
+    assert_eq!(
+        exact_request(3, &[&bare], target.clone(), false, there),
+        Err(ExactError::NoLog { id: 3 })
+    );
+    let several = exact_request(3, &[&vda, &vdb], target.clone(), false, there).unwrap_err();
+    assert!(several.to_string().contains("(vda, vdb)"), "{several}");
+    assert!(matches!(
+        exact_request(3, &[&vda], target.clone(), false, |_| false),
+        Err(ExactError::LogGone { .. })
+    ));
+    assert_eq!(
+        exact_request(3, &[&vda, &bare], None, false, there),
+        Err(ExactError::NoTarget)
+    );
+    let request = exact_request(3, &[&vda, &bare], None, true, there).unwrap();
+    assert_eq!(request.name, "replay-3-exact");
+    assert_eq!(request.redirect, None);
+    let jobs = build_exact_replay(&ExactRequest {
+        redirect: target,
+        ..request
+    })
+    .job_specs(&[])
+    .unwrap();
+    assert_eq!(jobs.len(), 1);
+    assert_eq!(jobs[0].name, "replay-3-exact");
+}

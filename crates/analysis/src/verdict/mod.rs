@@ -18,15 +18,18 @@
 mod estimate;
 mod evidence;
 mod requirement;
+mod steps;
 #[cfg(test)]
 mod tests;
 
 pub use estimate::{order_statistic_ranks, Estimate, NotMeasured, HISTOGRAM_RELATIVE_ERROR};
 pub use evidence::{merged_job_histogram, LatencyClock, StepEvidence};
 pub use requirement::{
-    parse_requirements, requirements_from_checklist, Allowance, Bound, LatencyStatistic, Measure,
-    Requirement, RequirementError, Scope, MEASUREMENT_POINT_ALLOWANCE, REQUIRE_KEYS,
+    add_unless_given, parse_all_requirements, parse_requirements, requirements_from_checklist,
+    Allowance, Bound, LatencyStatistic, Measure, Requirement, RequirementError, Scope,
+    MEASUREMENT_POINT_ALLOWANCE, REQUIRE_KEYS,
 };
+pub use steps::{match_profile, step_named, ProfileSteps};
 
 use serde::Serialize;
 

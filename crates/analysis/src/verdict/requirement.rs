@@ -254,6 +254,33 @@ pub const REQUIRE_KEYS: &str = "iops, read-iops, write-iops, mibps, read-mibps, 
     write-await-LEVEL (LEVEL pN or max of the 1 s mean latencies, as a capture's counters \
     give) (maximums; a bare number is ms)";
 
+/// Every `--require` given (each `KEY=VALUE,...`) as one list: a key given twice, in one
+/// text or across several, is refused.
+pub fn parse_all_requirements<'a>(
+    texts: impl IntoIterator<Item = &'a str>,
+) -> Result<Vec<Requirement>, RequirementError> {
+    let mut all: Vec<Requirement> = Vec::new();
+    for text in texts {
+        for r in parse_requirements(text)? {
+            if all.iter().any(|given| given.measure == r.measure) {
+                return Err(RequirementError::Duplicate(r.key()));
+            }
+            all.push(r);
+        }
+    }
+    Ok(all)
+}
+
+/// Adds `more` (a capture's checklist as requirements) to `given`, except where a given
+/// requirement has the same key: what the user wrote wins.
+pub fn add_unless_given(given: &mut Vec<Requirement>, more: Vec<Requirement>) {
+    for r in more {
+        if !given.iter().any(|g| g.measure.key() == r.measure.key()) {
+            given.push(r);
+        }
+    }
+}
+
 /// Parses `iops=5000,read-lat-p99=2ms,mibps=200`: rates are minimums (`5k` = 5,000), latencies
 /// maximums (a bare number is ms; fio's time units work: `500us`).
 pub fn parse_requirements(text: &str) -> Result<Vec<Requirement>, RequirementError> {

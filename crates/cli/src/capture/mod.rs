@@ -1,33 +1,25 @@
 //! `diskmeter capture`: watch the block devices an application uses, iostat-style, and save
 //! the series in the history as a capture (no root needed).
 //!
-//! The command reads its options ([`CaptureRequest`]), picks the devices and what they sit on
-//! (crates/capture `devices`), then runs the sampler with [`record_intervals`], which hands
-//! every interval to the [`CaptureSinks`]: the live view (text, [`view`]) or iostat's JSON
-//! ([`json`]), the history, and the running means of the closing summary ([`summary`]).
+//! The command reads its options ([`CaptureRequest`]) and hands them to the orchestrator's
+//! capture session ([`run_capture`]), which samples, traces and saves; here only what is
+//! shown of it: the live view (text, [`view`]) or iostat's JSON ([`json`]), the trace's
+//! profiles ([`profiles`]) and the closing notes.
 
 mod json;
-mod summary;
-mod trace;
+mod profiles;
 mod view;
 
 use crate::{Status, UsageError};
-use anyhow::Context;
 use clap::{Arg, ArgAction, ArgMatches, Command};
-use diskmeter_capture::devices::{device_stack, select_devices, StackLink};
-use diskmeter_capture::procfs::ProcFiles;
-use diskmeter_capture::sampler::{BootClock, Interval, Sampler, SamplerConfig, SamplerEnd};
-use diskmeter_capture::CaptureError;
-use diskmeter_orchestrator::{CaptureHeader, CaptureRecorder, HistoryChoice, HistorySaveError};
+use diskmeter_capture::devices::StackLink;
+use diskmeter_capture::sampler::{Interval, SamplerConfig};
+use diskmeter_capture::TraceProfile;
+use diskmeter_orchestrator::{
+    run_capture, CaptureOutcome, CaptureSettings, CaptureView, HistoryChoice,
+};
 use diskmeter_units::{parse_time_ns, TimeUnit};
-use std::path::Path;
-use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
-
-/// Where the kernel's counters are read.
-const PROC_ROOT: &str = "/proc";
-/// Where the kernel says how devices stack.
-const SYS_ROOT: &str = "/sys";
 
 /// The `capture` subcommand's definition.
 pub fn command() -> Command {
@@ -115,22 +107,12 @@ pub fn command() -> Command {
 /// What the command line asks for.
 #[derive(Debug, Clone, PartialEq)]
 pub(crate) struct CaptureRequest {
-    /// `--device`, as given.
-    pub devices: Vec<String>,
-    /// How often and how long.
-    pub config: SamplerConfig,
+    /// What the session captures.
+    pub settings: CaptureSettings,
     /// `--format json`.
     pub json: bool,
-    /// `--name`.
-    pub name: Option<String>,
-    /// `--db` / `--no-save`.
-    pub history: HistoryChoice,
     /// `--quiet`.
     pub quiet: bool,
-    /// `--trace`.
-    pub trace: bool,
-    /// `--iolog FILE`.
-    pub iolog: Option<std::path::PathBuf>,
 }
 
 impl CaptureRequest {
@@ -158,13 +140,12 @@ impl CaptureRequest {
                 )));
             }
         }
-        Ok(CaptureRequest {
+        let settings = CaptureSettings {
             devices: matches
                 .get_many::<String>("device")
                 .map(|names| names.cloned().collect())
                 .unwrap_or_default(),
             config: SamplerConfig { interval, duration },
-            json: matches.get_one::<String>("format").map(String::as_str) == Some("json"),
             name: matches.get_one::<String>("name").cloned(),
             history: if matches.get_flag("no-save") {
                 HistoryChoice::Off
@@ -173,9 +154,14 @@ impl CaptureRequest {
                     .get_one::<std::path::PathBuf>("db")
                     .map_or(HistoryChoice::Default, |p| HistoryChoice::At(p.clone()))
             },
-            quiet: matches.get_flag("quiet"),
             trace: matches.get_flag("trace"),
             iolog: matches.get_one::<std::path::PathBuf>("iolog").cloned(),
+            command_line: std::env::args().collect::<Vec<_>>().join(" "),
+        };
+        Ok(CaptureRequest {
+            settings,
+            json: matches.get_one::<String>("format").map(String::as_str) == Some("json"),
+            quiet: matches.get_flag("quiet"),
         })
     }
 }
@@ -183,79 +169,48 @@ impl CaptureRequest {
 /// Runs `diskmeter capture`.
 pub fn main(matches: &ArgMatches) -> anyhow::Result<Status> {
     let request = CaptureRequest::from_matches(matches)?;
-    let files = ProcFiles::new(PROC_ROOT);
-    let lines = files.diskstats()?;
-    let devices = select_devices(&request.devices, &lines, Path::new(SYS_ROOT)).map_err(
-        |e| -> anyhow::Error {
-            match e {
-                CaptureError::UnknownDevice { .. } | CaptureError::NoActiveDevice => {
-                    UsageError(e.to_string()).into()
-                }
-                other => other.into(),
-            }
+    let mut view = Terminal {
+        output: if request.json {
+            Output::Json(json::JsonWriter::new())
+        } else {
+            Output::Text(view::LiveView::new())
         },
-    )?;
-    let stacks: Vec<StackLink> = devices
-        .iter()
-        .flat_map(|d| device_stack(d, Path::new(SYS_ROOT)))
-        .collect();
-    let stop = diskmeter_orchestrator::signals::stop_flag()
-        .context("cannot install the Ctrl-C handler")?;
-
-    let started_unix_ms = std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map_or(0, |d| d.as_millis() as u64);
-    let header = CaptureHeader {
-        name: request.name.clone().unwrap_or_else(|| devices.join(", ")),
-        target: devices.join(", "),
-        command_line: std::env::args().collect::<Vec<_>>().join(" "),
-        started_unix_ms,
-        facts_path: Path::new("/dev").join(&devices[0]),
+        json: request.json,
+        quiet: request.quiet,
     };
-    let (recorder, history_error) = match CaptureRecorder::begin(&request.history, &header) {
-        Ok(recorder) => (recorder, None),
-        Err(error) => (None, Some(error)),
-    };
-    let output = if request.json {
-        Output::Json(json::JsonWriter::new())
-    } else {
-        Output::Text(view::LiveView::new())
-    };
-    let mut sinks = CaptureSinks {
-        output,
-        recorder,
-        history_error,
-        summary: summary::Summary::new(&devices),
-        stop: stop.clone(),
-    };
-    sinks.output.begin(&devices, &stacks, &request.config);
-
-    let tracer = if request.trace {
-        Some(trace::start(
-            &devices,
-            &request,
-            sinks.recorder.as_ref().map(CaptureRecorder::run_id),
-        )?)
-    } else {
-        None
-    };
-    let mut sampler = Sampler::new(files, devices, request.config, BootClock)?;
-    let end = record_intervals(&mut sampler, &stop, &mut sinks)?;
-    if let Some(tracer) = tracer {
-        let profiles = tracer.finish().context("the block trace failed")?;
-        sinks.traced(&profiles, &request);
-    }
-    sinks.conclude(end, &request)
+    let outcome = run_capture(&request.settings, &mut view).map_err(|error| {
+        if error.is_usage() {
+            UsageError(format!("{:#}", anyhow::Error::new(error))).into()
+        } else {
+            anyhow::Error::new(error)
+        }
+    })?;
+    Ok(conclude(&outcome, request.quiet))
 }
 
-/// The sampling loop: every interval goes to every sink as it is measured. (The place a
-/// block trace started beside the counters would join, around this call.)
-pub(crate) fn record_intervals(
-    sampler: &mut Sampler<BootClock>,
-    stop: &AtomicBool,
-    sinks: &mut CaptureSinks,
-) -> anyhow::Result<SamplerEnd> {
-    Ok(sampler.run(stop, |interval| sinks.interval(interval))?)
+/// The closing notes on stderr: where the capture was saved, the history's failure, the
+/// summary; a history that could not take it all fails the command.
+fn conclude(outcome: &CaptureOutcome, quiet: bool) -> Status {
+    if let (Some(saved), false) = (&outcome.saved, quiet) {
+        eprintln!(
+            "diskmeter: saved as capture {} in {} (diskmeter history --kind capture)",
+            saved.id,
+            saved.path.display()
+        );
+    }
+    if let Some(error) = &outcome.history_error {
+        eprintln!(
+            "diskmeter: could not save the capture in the history: {error} (--no-save runs without it)"
+        );
+    }
+    if !quiet {
+        eprintln!("diskmeter: {}", outcome.headline);
+    }
+    if outcome.history_error.is_some() {
+        Status::Failure
+    } else {
+        Status::Success
+    }
 }
 
 /// The live output.
@@ -264,26 +219,52 @@ enum Output {
     Json(json::JsonWriter),
 }
 
-impl Output {
+/// What the terminal shows of the session.
+struct Terminal {
+    output: Output,
+    json: bool,
+    quiet: bool,
+}
+
+impl CaptureView for Terminal {
     fn begin(&mut self, devices: &[String], stacks: &[StackLink], config: &SamplerConfig) {
-        let text = match self {
+        let text = match &self.output {
             Output::Text(view) => view.header(devices, stacks, config),
             Output::Json(writer) => writer.header(stacks),
         };
         write_stdout(&text);
     }
 
-    /// Writes one interval; false when stdout is closed.
     fn interval(&mut self, interval: &Interval) -> bool {
-        let text = match self {
+        let text = match &mut self.output {
             Output::Text(view) => view.interval(interval),
             Output::Json(writer) => writer.statistics(interval),
         };
         write_stdout(&text)
     }
 
+    /// Each traced device's profile: on stdout beside the text view, on stderr beside JSON.
+    fn traced(&mut self, profiles: &[TraceProfile]) {
+        let text = profiles::describe(profiles);
+        if self.json || self.quiet {
+            if !self.quiet {
+                eprint!("{text}");
+            }
+        } else {
+            write_stdout(&text);
+        }
+        for profile in profiles {
+            if profile.lost_events > 0 {
+                eprintln!(
+                    "diskmeter: warning: {}: {} trace events lost (the figures cover the rest; see docs/guide/3-capture.md, Tracing block IO)",
+                    profile.device, profile.lost_events
+                );
+            }
+        }
+    }
+
     fn end(&mut self) {
-        if let Output::Json(writer) = self {
+        if let Output::Json(writer) = &self.output {
             write_stdout(&writer.footer());
         }
     }
@@ -297,92 +278,6 @@ fn write_stdout(text: &str) -> bool {
         .write_all(text.as_bytes())
         .and_then(|_| stdout.flush())
         .is_ok()
-}
-
-/// Everything an interval goes to.
-pub(crate) struct CaptureSinks {
-    output: Output,
-    recorder: Option<CaptureRecorder>,
-    history_error: Option<HistorySaveError>,
-    summary: summary::Summary,
-    stop: std::sync::Arc<AtomicBool>,
-}
-
-impl CaptureSinks {
-    /// Shows each traced device's profile and saves it with the capture.
-    fn traced(&mut self, profiles: &[diskmeter_capture::TraceProfile], request: &CaptureRequest) {
-        let text = trace::describe(profiles);
-        if request.json || request.quiet {
-            if !request.quiet {
-                eprint!("{text}");
-            }
-        } else {
-            write_stdout(&text);
-        }
-        for profile in profiles {
-            if profile.lost_events > 0 {
-                eprintln!(
-                    "diskmeter: warning: {}: {} trace events lost (the figures cover the rest; see docs/guide/3-capture.md, Tracing block IO)",
-                    profile.device, profile.lost_events
-                );
-            }
-            if let Some(recorder) = &mut self.recorder {
-                if let Err(error) = recorder.save_trace_profile(profile) {
-                    self.history_error = Some(error);
-                }
-            }
-        }
-    }
-
-    fn interval(&mut self, interval: &Interval) {
-        if !self.output.interval(interval) {
-            // Nobody reads any more: end as after Ctrl-C.
-            self.stop.store(true, Ordering::Relaxed);
-        }
-        self.summary.add(interval);
-        if let Some(recorder) = &mut self.recorder {
-            if let Err(error) = recorder.append(&interval.capture_sample()) {
-                // Keep watching; the end says the history has only part of it.
-                self.history_error = Some(error);
-                self.recorder = None;
-            }
-        }
-    }
-
-    /// Closes the output and the history entry, says where it went.
-    fn conclude(mut self, end: SamplerEnd, request: &CaptureRequest) -> anyhow::Result<Status> {
-        self.output.end();
-        let headline = self.summary.headline();
-        let finished_unix_ms = std::time::SystemTime::now()
-            .duration_since(std::time::UNIX_EPOCH)
-            .map_or(0, |d| d.as_millis() as u64);
-        // Cut short only when a duration was asked for and not reached.
-        let partial = end.stopped && request.config.duration.is_some();
-        if let Some(recorder) = self.recorder.take() {
-            match recorder.finish(finished_unix_ms, partial, headline.clone()) {
-                Ok(saved) if !request.quiet => eprintln!(
-                    "diskmeter: saved as capture {} in {} (diskmeter history --kind capture)",
-                    saved.id,
-                    saved.path.display()
-                ),
-                Ok(_) => {}
-                Err(error) => self.history_error = Some(error),
-            }
-        }
-        if let Some(error) = &self.history_error {
-            eprintln!(
-                "diskmeter: could not save the capture in the history: {error} (--no-save runs without it)"
-            );
-        }
-        if !request.quiet {
-            eprintln!("diskmeter: {headline}");
-        }
-        Ok(if self.history_error.is_some() {
-            Status::Failure
-        } else {
-            Status::Success
-        })
-    }
 }
 
 #[cfg(test)]

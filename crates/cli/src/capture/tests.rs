@@ -43,10 +43,10 @@ fn interval() -> Interval {
 #[test]
 fn defaults_are_one_second_until_ctrl_c_in_text() {
     let r = request(&[]).unwrap();
-    assert_eq!(r.config.interval, Duration::from_secs(1));
-    assert_eq!(r.config.duration, None);
+    assert_eq!(r.settings.config.interval, Duration::from_secs(1));
+    assert_eq!(r.settings.config.duration, None);
     assert!(!r.json);
-    assert_eq!(r.history, HistoryChoice::Default);
+    assert_eq!(r.settings.history, HistoryChoice::Default);
     let r = request(&[
         "--device",
         "loop3",
@@ -61,11 +61,11 @@ fn defaults_are_one_second_until_ctrl_c_in_text() {
         "--no-save",
     ])
     .unwrap();
-    assert_eq!(r.devices, ["loop3", "/dev/vda"]);
-    assert_eq!(r.config.interval, Duration::from_millis(500));
-    assert_eq!(r.config.duration, Some(Duration::from_secs(60)));
+    assert_eq!(r.settings.devices, ["loop3", "/dev/vda"]);
+    assert_eq!(r.settings.config.interval, Duration::from_millis(500));
+    assert_eq!(r.settings.config.duration, Some(Duration::from_secs(60)));
     assert!(r.json);
-    assert_eq!(r.history, HistoryChoice::Off);
+    assert_eq!(r.settings.history, HistoryChoice::Off);
 }
 
 #[test]
@@ -138,23 +138,6 @@ fn the_whole_json_document_parses_with_any_number_of_entries() {
         assert_eq!(host["statistics"].as_array().unwrap().len(), entries);
         assert!(host["number-of-cpus"].as_u64().unwrap() >= 1);
     }
-}
-
-#[test]
-fn the_summary_is_the_time_weighted_mean_of_each_device() {
-    let mut summary = summary::Summary::new(&["loop3".to_string()]);
-    summary.add(&interval());
-    let mut idle = interval();
-    idle.elapsed_secs = 6.0;
-    idle.devices[0] = IostatDevice {
-        device: "loop3".into(),
-        ..IostatDevice::default()
-    };
-    summary.add(&idle);
-    assert_eq!(
-        summary.headline(),
-        "capture: 2 intervals over 8.0 s; loop3: 350.0 r/s, 150.0 w/s, 5.08 MiB/s, 8.8 %util"
-    );
 }
 
 #[test]

@@ -8,15 +8,14 @@
 //! figure the step did not measure), 2 on bad input.
 
 use crate::args::db_arg;
-use crate::history::open;
 use crate::{write_output, Status, UsageError};
 use clap::{Arg, ArgAction, ArgMatches, Command};
 use diskmeter_analysis::requirements::{Level, WindowSet};
 use diskmeter_analysis::verdict::{
-    judge, parse_requirements, requirements_from_checklist, tally, Judgement, Requirement,
-    StepEvidence, REQUIRE_KEYS,
+    add_unless_given, judge, match_profile, parse_all_requirements, requirements_from_checklist,
+    step_named, tally, Judgement, ProfileSteps, StepEvidence, REQUIRE_KEYS,
 };
-use diskmeter_history::{HistoryError, HistoryStore, RunFilter, StoredRun, CAPTURE_KIND};
+use diskmeter_history::{HistoryError, HistoryStore, Newest, StoredRun, CAPTURE_KIND};
 use diskmeter_suites::expect::{self, EXPECTATION_SETS, SETS};
 use serde::Serialize;
 use std::fmt::Write;
@@ -147,23 +146,15 @@ pub fn main(matches: &ArgMatches) -> anyhow::Result<Status> {
         return Ok(Status::Success);
     }
     let expect = matches.get_one::<String>("expect");
-    let mut requirements: Vec<Requirement> = Vec::new();
-    for text in matches.get_many::<String>("require").into_iter().flatten() {
-        for r in parse_requirements(text).map_err(|e| UsageError(e.to_string()))? {
-            if requirements.iter().any(|given| given.measure == r.measure) {
-                return Err(
-                    UsageError(format!("--require {}: the key is given twice", r.key())).into(),
-                );
-            }
-            requirements.push(r);
-        }
-    }
+    let texts = matches.get_many::<String>("require").into_iter().flatten();
+    let mut requirements =
+        parse_all_requirements(texts.map(String::as_str)).map_err(|e| UsageError(e.to_string()))?;
     let level: Level = matches
         .get_one::<String>("level")
         .map_or("p90", String::as_str)
         .parse()
         .map_err(|e| UsageError(format!("--level: {e}")))?;
-    let store = open(matches)?;
+    let store = diskmeter_history::open_for_reading(crate::requirements::db(matches))?;
     if let Some(capture) = matches.get_one::<String>("capture") {
         let loaded = crate::requirements::load_requirements(
             &store,
@@ -173,14 +164,8 @@ pub fn main(matches: &ArgMatches) -> anyhow::Result<Status> {
         )?;
         let source = format!("capture {}", loaded.summary.id);
         // An explicit --require key wins over the capture's.
-        for r in requirements_from_checklist(&loaded.requirements.whole, level, &source) {
-            if !requirements
-                .iter()
-                .any(|given| given.measure.key() == r.measure.key())
-            {
-                requirements.push(r);
-            }
-        }
+        let from_capture = requirements_from_checklist(&loaded.requirements.whole, level, &source);
+        add_unless_given(&mut requirements, from_capture);
     } else if matches.value_source("level") == Some(clap::parser::ValueSource::CommandLine) {
         return Err(UsageError("--level only applies with --capture".into()).into());
     }
@@ -315,20 +300,9 @@ fn step_evidence(
 /// `ID` or `last` (the newest run that is not a capture), loaded; a capture or an unknown
 /// id is bad input.
 fn load_result(store: &HistoryStore, text: &str) -> anyhow::Result<StoredRun> {
-    let id = if text == "last" {
-        store
-            .list(&RunFilter::default())?
-            .into_iter()
-            .find(|r| r.kind != CAPTURE_KIND)
-            .map(|r| r.id)
-            .ok_or_else(|| UsageError("the history has no result to check yet".into()))?
-    } else {
-        text.parse::<i64>().map_err(|_| {
-            UsageError(format!(
-                "'{text}' is not a run id (a number from diskmeter history, or 'last')"
-            ))
-        })?
-    };
+    let id = store
+        .resolve_id(text, Newest::Result)
+        .map_err(crate::picked)?;
     let run = match store.load(id) {
         Ok(run) => run,
         Err(e @ HistoryError::NoSuchRun(_)) => return Err(UsageError(e.to_string()).into()),
@@ -351,27 +325,15 @@ fn chosen_steps(run: &StoredRun, step: Option<&String>) -> anyhow::Result<Vec<u3
     let Some(wanted) = step else {
         return Ok((0..run.steps.len() as u32).collect());
     };
-    let by_number = wanted
-        .strip_prefix('#')
-        .and_then(|n| n.parse::<usize>().ok())
-        .filter(|&n| n >= 1 && n <= run.steps.len())
-        .map(|n| n - 1);
-    let found = by_number.or_else(|| {
-        run.steps
-            .iter()
-            .position(|s| s.name.eq_ignore_ascii_case(wanted))
-    });
-    match found {
+    let names: Vec<&str> = run.steps.iter().map(|s| s.name.as_str()).collect();
+    match step_named(&names, wanted) {
         Some(p) => Ok(vec![p as u32]),
-        None => {
-            let names: Vec<&str> = run.steps.iter().map(|s| s.name.as_str()).collect();
-            Err(UsageError(format!(
-                "--step {wanted}: run {} has no such step (its steps: {})",
-                run.summary.id,
-                names.join(", ")
-            ))
-            .into())
-        }
+        None => Err(UsageError(format!(
+            "--step {wanted}: run {} has no such step (its steps: {})",
+            run.summary.id,
+            names.join(", ")
+        ))
+        .into()),
     }
 }
 
@@ -389,29 +351,27 @@ fn judge_expectations(
         names.dedup();
         names
     };
+    let names: Vec<&str> = steps
+        .iter()
+        .map(|&p| run.steps[p as usize].name.as_str())
+        .collect();
     let find = |name: &str| {
-        steps
-            .iter()
-            .copied()
-            .find(|&p| run.steps[p as usize].name.eq_ignore_ascii_case(name))
+        let position = names.iter().position(|n| n.eq_ignore_ascii_case(name));
+        position.map(|i| steps[i])
     };
-    let any_named = profile_steps.iter().any(|n| find(n).is_some());
-    // A one-step result checked against a one-step profile: the step is the scenario, whatever
-    // it was called (a plain `diskmeter run` of the guide's job).
-    let stand_in = (!any_named && steps.len() == 1 && profile_steps.len() == 1).then(|| steps[0]);
-    if !any_named && stand_in.is_none() {
-        let names: Vec<&str> = steps
-            .iter()
-            .map(|&p| run.steps[p as usize].name.as_str())
-            .collect();
-        return Err(UsageError(format!(
-            "--expect {profile}: run {} has none of its steps ({}); its steps: {}",
-            run.summary.id,
-            profile_steps.join(", "),
-            names.join(", ")
-        ))
-        .into());
-    }
+    let stand_in = match match_profile(&names, &profile_steps) {
+        ProfileSteps::ByName => None,
+        ProfileSteps::StandIn(i) => Some(steps[i]),
+        ProfileSteps::Unmatched => {
+            return Err(UsageError(format!(
+                "--expect {profile}: run {} has none of its steps ({}); its steps: {}",
+                run.summary.id,
+                profile_steps.join(", "),
+                names.join(", ")
+            ))
+            .into())
+        }
+    };
     if let Some(p) = stand_in {
         let _ = writeln!(
             out,

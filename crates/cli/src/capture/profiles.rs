@@ -1,61 +1,8 @@
-//! `capture --trace`: starts the block-tracepoint session (crates/capture `trace`) beside the
-//! counters, chooses where its fio iolog goes, and describes the profiles it gives.
+//! `capture --trace`'s profiles as text: what counters cannot say (the trace itself is run
+//! by the orchestrator's capture session).
 
-use super::CaptureRequest;
-use crate::UsageError;
-use diskmeter_capture::trace::{TraceError, TraceOptions, TraceSession, TraceTarget};
 use diskmeter_capture::TraceProfile;
 use std::fmt::Write;
-use std::path::PathBuf;
-
-/// Starts tracing `devices`. The iolog goes to `--iolog`, else next to the history
-/// (`iologs/capture-ID.log`, so `replay --exact` finds it later), else nowhere.
-pub(super) fn start(
-    devices: &[String],
-    request: &CaptureRequest,
-    capture_id: Option<i64>,
-) -> anyhow::Result<TraceSession> {
-    let targets = devices
-        .iter()
-        .map(|name| TraceTarget::from_name(name))
-        .collect::<Result<Vec<_>, _>>()
-        .map_err(usage_or_failure)?;
-    let iolog_path = match (&request.iolog, capture_id) {
-        (Some(path), _) => Some(std::path::absolute(path).unwrap_or_else(|_| path.clone())),
-        (None, Some(id)) => default_iolog(request, id)?,
-        (None, None) => None,
-    };
-    let options = TraceOptions {
-        iolog_path,
-        ..TraceOptions::default()
-    };
-    TraceSession::start(&targets, &options).map_err(usage_or_failure)
-}
-
-/// `iologs/capture-ID.log` in the history's folder.
-fn default_iolog(request: &CaptureRequest, id: i64) -> anyhow::Result<Option<PathBuf>> {
-    let Some(db) = request.history.path()? else {
-        return Ok(None);
-    };
-    let folder = db
-        .parent()
-        .map_or_else(|| PathBuf::from("iologs"), |p| p.join("iologs"));
-    std::fs::create_dir_all(&folder)
-        .map_err(|e| anyhow::anyhow!("cannot create {}: {e}", folder.display()))?;
-    let folder = std::path::absolute(&folder).unwrap_or(folder);
-    Ok(Some(folder.join(format!("capture-{id}.log"))))
-}
-
-/// What the user can fix (not root, no such device, no tracefs) is a usage error (exit 2).
-fn usage_or_failure(error: TraceError) -> anyhow::Error {
-    match error {
-        TraceError::NotRoot
-        | TraceError::NoSuchDevice { .. }
-        | TraceError::DeviceUnknown { .. }
-        | TraceError::NoDevices => UsageError(format!("--trace: {error}")).into(),
-        other => anyhow::Error::new(other).context("--trace"),
-    }
-}
 
 /// A few lines per traced device: what counters cannot say.
 pub(super) fn describe(profiles: &[TraceProfile]) -> String {
