@@ -8,7 +8,7 @@
 //! end, start plus length, fits in 64 bits).
 
 use crate::{refused, Verdict};
-use diskmeter_runner::plan::RunPlan;
+use diskmeter_runner::prepare::RunPlan;
 use diskmeter_runner::PlanOptions;
 use diskmeter_workload::JobSpec;
 use std::path::{Path, PathBuf};

@@ -1,7 +1,7 @@
 //! The runner's per-worker output into the report's input, once for every command.
 
 use diskmeter_report::{JobInput, RunInput, RunMeta, SteadyStateInput, TargetInfo};
-use diskmeter_runner::plan::RunPlan;
+use diskmeter_runner::prepare::RunPlan;
 use diskmeter_runner::safety::TargetKind;
 use diskmeter_runner::{RunOutcome, SteadyStateOutcome};
 use std::time::{SystemTime, UNIX_EPOCH};

@@ -9,7 +9,7 @@
 //! failed live write is dropped: the live view is a convenience, the saved run is the result.
 
 use diskmeter_history::{HistoryStore, LivePoint, LiveRunHeader};
-use diskmeter_runner::plan::RunPlan;
+use diskmeter_runner::prepare::RunPlan;
 use diskmeter_runner::LiveCounters;
 use std::path::PathBuf;
 use std::sync::mpsc::{self, Receiver, RecvTimeoutError, Sender};

@@ -15,7 +15,7 @@ use crate::step::{Batch, FinishedStep, Outcome};
 use diskmeter_report::RunResult;
 use diskmeter_runner::layout::identity_at;
 use diskmeter_runner::memory;
-use diskmeter_runner::plan::RunPlan;
+use diskmeter_runner::prepare::RunPlan;
 use diskmeter_runner::{ExecuteOptions, LiveCounters, PlanOptions, RunError, ThrottleLimits};
 use diskmeter_workload::rank::RankPlace;
 use std::collections::HashSet;

@@ -6,7 +6,7 @@
 
 use crate::session::ProgressGoal;
 use crate::step::{Batch, FinishedStep, Outcome};
-use diskmeter_runner::plan::RunPlan;
+use diskmeter_runner::prepare::RunPlan;
 use diskmeter_runner::LiveCounters;
 use std::path::Path;
 use std::sync::Arc;

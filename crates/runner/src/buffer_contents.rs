@@ -12,7 +12,7 @@
 //!
 //! Also fio's `lockmem`: memory pinned for a worker's life, so the page cache has less.
 
-use crate::plan::TargetPlan;
+use crate::prepare::TargetPlan;
 use diskmeter_engine::{fill_random, IoEngine};
 use diskmeter_workload::files::DedupeMode;
 use diskmeter_workload::JobSpec;

@@ -6,7 +6,7 @@
 //! use; each worker gets its [`Links`] into it, so a run that uses none of these costs the
 //! workers nothing.
 
-use crate::plan::RunPlan;
+use crate::prepare::RunPlan;
 use crate::worker::FlowGroup;
 use crate::RunError;
 use diskmeter_workload::control::ExitWhat;

@@ -10,7 +10,7 @@
 //! `poll_queues` module parameter); elsewhere fio's IOs fail with EOPNOTSUPP one by one,
 //! diskmeter refuses the job and names the device.
 
-use crate::plan::TargetPlan;
+use crate::prepare::TargetPlan;
 use crate::safety::TargetKind;
 use crate::RunError;
 use diskmeter_engine::EngineTuning;

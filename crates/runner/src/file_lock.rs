@@ -49,7 +49,7 @@ impl LockingEngine {
     pub fn for_job(
         inner: Box<dyn IoEngine>,
         job: &diskmeter_workload::JobSpec,
-        targets: &[(std::os::fd::RawFd, &crate::plan::TargetPlan)],
+        targets: &[(std::os::fd::RawFd, &crate::prepare::TargetPlan)],
     ) -> Box<dyn IoEngine> {
         let paths = targets.iter().map(|(_, t)| t.path.as_path());
         LockingEngine::wrap(inner, job.files.lockfile, paths)

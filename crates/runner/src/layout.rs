@@ -8,7 +8,7 @@
 //! file. Files are marked with the `user.diskmeter` extended attribute so a later run can
 //! re-use them (same size) or rewrite them (other size) without treating them as user data.
 
-use crate::plan::{FileContents, Preparation, RunPlan, TargetPlan};
+use crate::prepare::{FileContents, Preparation, RunPlan, TargetPlan};
 use crate::safety::{carries_owner_mark, describe_io_error, OWNER_XATTR, OWNER_XATTR_VALUE};
 use crate::RunError;
 use diskmeter_workload::files::{FadviseHint, Fallocate, FileOptions};
@@ -486,7 +486,7 @@ pub fn open_target(target: &TargetPlan, job: &JobSpec) -> Result<File, RunError>
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::plan::Preparation;
+    use crate::prepare::Preparation;
     use crate::safety::TargetKind;
     use std::os::fd::AsRawFd;
 
@@ -547,7 +547,7 @@ mod tests {
             region_len_bytes: 4096,
             file_size_bytes: 4096,
             preparation: Preparation::UseExisting,
-            contents: crate::plan::FileContents::Written,
+            contents: crate::prepare::FileContents::Written,
             created_by_diskmeter: false,
         };
         let (o_sync, o_dsync) = (libc::O_SYNC as u32, libc::O_DSYNC as u32);

@@ -1,7 +1,7 @@
 //! The runner: turns job specs into a plan, prepares the targets, runs one thread per job
 //! clone and collects each worker's statistics.
 //!
-//! Order of work: [`plan::resolve`] (reads metadata only) -> [`guard`] (refuses destructive
+//! Order of work: [`prepare::resolve`] (reads metadata only) -> [`guard`] (refuses destructive
 //! writes, [`check_safety`], and buffers that would not fit in memory, [`memory`]) ->
 //! [`execute`] (lays out files, runs workers, cleans up). A stop flag
 //! shared with the signal handlers ends a run early; the results gathered so far are
@@ -29,7 +29,7 @@ pub mod memory;
 mod monitor;
 pub mod offsets;
 pub mod placement;
-pub mod plan;
+pub mod prepare;
 pub mod replay;
 pub mod safety;
 mod sizes;
@@ -43,7 +43,7 @@ mod zbd;
 
 use diskmeter_stats::{IoLogRecorder, WorkerStats};
 use gate::StartGate;
-use plan::RunPlan;
+use prepare::RunPlan;
 use safety::TargetKind;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
@@ -51,7 +51,7 @@ use std::sync::Arc;
 
 pub use error::{FailedIo, RunError, ThrottleError};
 pub use monitor::SteadyStateOutcome;
-pub use plan::{resolve, PlanOptions};
+pub use prepare::{resolve, PlanOptions};
 pub use throttle::ThrottleLimits;
 
 /// Counters the workers add to as IOs complete, read by the live progress view.
@@ -538,7 +538,7 @@ fn worker_context<'a>(
         .map(|&t| plan.targets[t].kind)
         .collect();
     let mut fd_iter = files.iter().map(std::os::fd::AsRawFd::as_raw_fd);
-    let targets: Vec<(i32, &plan::TargetPlan)> = worker_plan
+    let targets: Vec<(i32, &prepare::TargetPlan)> = worker_plan
         .targets
         .iter()
         .map(|&t| {

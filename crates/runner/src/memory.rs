@@ -13,7 +13,7 @@
 //! The figure it is held against is the kernel's `MemAvailable` (/proc/meminfo): memory a
 //! new workload can get without swapping, page cache that can be dropped included.
 
-use crate::plan::RunPlan;
+use crate::prepare::RunPlan;
 use diskmeter_units::format_bytes_binary;
 
 /// The alignment the guard assumes for buffer slots: the runner's floor, which is also the

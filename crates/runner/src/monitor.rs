@@ -15,7 +15,7 @@
 //! [`crate::steady`]'s pure functions.
 
 use crate::gate::StartGate;
-use crate::plan::RunPlan;
+use crate::prepare::RunPlan;
 use crate::steady::{Judgement, SteadyWindow};
 use crate::RunError;
 use diskmeter_engine::sys;

@@ -26,7 +26,7 @@
 
 use crate::error::RunError;
 use crate::offsets::FileRegion;
-use crate::plan::TargetPlan;
+use crate::prepare::TargetPlan;
 use crate::safety::TargetKind;
 use diskmeter_workload::control::ZbdZones;
 use diskmeter_workload::JobSpec;

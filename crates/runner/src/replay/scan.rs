@@ -215,7 +215,7 @@ pub fn check_reach(
     job: &JobSpec,
     scan: &LogScan,
     worker_targets: &[usize],
-    targets: &[crate::plan::TargetPlan],
+    targets: &[crate::prepare::TargetPlan],
 ) -> Result<(), RunError> {
     let redirected = job.iolog.replay_redirect.is_some();
     for (position, &index) in worker_targets.iter().enumerate() {

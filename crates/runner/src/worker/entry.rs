@@ -5,7 +5,7 @@
 
 use super::{control, Worker, WorkerContext, WorkerOutcome};
 use crate::clock::TscClock;
-use crate::plan::engine_choice;
+use crate::prepare::engine_choice;
 use crate::RunError;
 use diskmeter_engine::{BufferFill, EngineConfig, IoEngine};
 use diskmeter_stats::WorkerStats;

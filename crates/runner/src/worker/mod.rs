@@ -50,7 +50,7 @@ use placement::{identical_every, offsets_for, offsets_for_regions, region_of};
 use crate::clock::Clock;
 use crate::gate::StartGate;
 use crate::offsets::{MixChooser, OffsetGenerator};
-use crate::plan::{TargetPlan, WorkerPlan};
+use crate::prepare::{TargetPlan, WorkerPlan};
 use crate::replay::{IoRecorder, ReplaySource};
 use crate::sizes::SizeChooser;
 use crate::{LiveCounters, RunError};

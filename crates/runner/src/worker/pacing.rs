@@ -4,7 +4,7 @@
 //! what is due.
 
 use crate::arrivals::PoissonGaps;
-use crate::plan::WorkerPlan;
+use crate::prepare::WorkerPlan;
 use diskmeter_workload::{Direction, JobSpec};
 
 /// The rate schedule of fio's `rate_iops` and `rate`: each limited direction has its own

@@ -6,7 +6,7 @@
 use super::{Shape, WorkerContext};
 use crate::file_service::FileChooser;
 use crate::offsets::{FileRegion, OffsetGenerator, OffsetPattern};
-use crate::plan::TargetPlan;
+use crate::prepare::TargetPlan;
 use diskmeter_workload::{BlockSizeSpread, Direction, JobSpec, RandomDistribution};
 use std::sync::Arc;
 

@@ -8,7 +8,7 @@
 use super::{Worker, WorkerContext, WorkerOutcome};
 use crate::clock::ManualClock;
 use crate::gate::StartGate;
-use crate::plan::{engine_choice, resolve, PlanOptions};
+use crate::prepare::{engine_choice, resolve, PlanOptions};
 use crate::throttle::{Throttle, ThrottleLimits};
 use crate::LiveCounters;
 use diskmeter_engine::{

@@ -1,5 +1,6 @@
-//! Resolution of job specs into a serialisable run plan: which files, which byte ranges,
-//! how many workers, which rates. The runner executes only plans; `--dry-run` prints one.
+//! Preparing a run (named `prepare`, apart from the `diskmeter-plan` planner): resolution of
+//! job specs into a serialisable run plan: which files, which byte ranges, how many workers,
+//! which rates. The runner executes only plans; `--dry-run` prints one.
 //!
 //! Resolving looks at the file system (sizes, device or file, who created a file) but never
 //! writes: layout and safety refusals happen on the resolved plan.
