@@ -8,6 +8,7 @@ use diskmeter_jobfile::iometer::{self, Scenario, DEFAULT_FILE_SIZE};
 use diskmeter_orchestrator::{Batch, CommandKind, Session, Step, StepContext};
 use diskmeter_report::RunResult;
 use diskmeter_suites::table::StepFigures;
+use diskmeter_units::MIB_F64;
 use diskmeter_units::{parse_size, parse_time_ns, KbBase, TimeUnit};
 use std::fmt::Write;
 
@@ -332,14 +333,13 @@ fn summary(rows: &[Scenario], groups: &[Vec<usize>], results: &[RunResult]) -> S
 
 /// A row's read, write and combined IOPS and MiB/s, in the summary's columns.
 fn columns(f: &StepFigures) -> String {
-    const MIB: f64 = 1024.0 * 1024.0;
     format!(
         "{:>10.0} {:>10.0} {:>11.0} {:>10.2} {:>11.2} {:>10.2}",
         f.read_iops,
         f.write_iops,
         f.read_iops + f.write_iops,
-        f.read_bytes_per_sec / MIB,
-        f.write_bytes_per_sec / MIB,
-        (f.read_bytes_per_sec + f.write_bytes_per_sec) / MIB
+        f.read_bytes_per_sec / MIB_F64,
+        f.write_bytes_per_sec / MIB_F64,
+        (f.read_bytes_per_sec + f.write_bytes_per_sec) / MIB_F64
     )
 }

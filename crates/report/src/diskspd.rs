@@ -15,6 +15,7 @@
 
 use crate::input::RunInput;
 use diskmeter_stats::{merge_series, DirectionStats, IntervalSample, LatencyHistogram};
+use diskmeter_units::MIB_F64;
 use std::fmt::Write;
 
 /// What the report prints about the profile (the CLI fills it from the parsed command line).
@@ -75,8 +76,6 @@ const PERCENTILES: [(&str, f64); 13] = [
     ("8-nines", 99.999999),
     ("9-nines", 99.9999999),
 ];
-
-const MIB: f64 = 1024.0 * 1024.0;
 
 /// One thread's figures (a worker), or the total.
 struct Row {
@@ -249,7 +248,7 @@ fn table(
             "{label} {:>15} | {:>12} | {:>10.2} | {:>10.2} {avg}{iops}{std}| {file}",
             s.bytes,
             s.ios,
-            rate(s.bytes as f64, row.seconds) / MIB,
+            rate(s.bytes as f64, row.seconds) / MIB_F64,
             rate(s.ios as f64, row.seconds),
         );
     };

@@ -1,12 +1,13 @@
 //! `diskmeter show`: one saved run, its host, command line and a row per step.
 
-use super::{finish, load, open, run_id_arg, MIB};
+use super::{finish, load, open, run_id_arg};
 use crate::args::db_arg;
 use crate::Status;
 use clap::{Arg, ArgAction, ArgMatches, Command};
 use diskmeter_history::StoredRun;
 use diskmeter_report::format::utc_timestamp;
 use diskmeter_units::format_thousands;
+use diskmeter_units::MIB_F64;
 use std::fmt::Write;
 
 /// The `show` subcommand.
@@ -129,9 +130,9 @@ fn steps_table(run: &StoredRun) -> String {
                 false => step.name.clone(),
             },
             format_thousands(sum(&|j| j.read.iops).round() as u64),
-            format!("{:.1}", sum(&|j| j.read.bw_bytes_per_sec) / MIB),
+            format!("{:.1}", sum(&|j| j.read.bw_bytes_per_sec) / MIB_F64),
             format_thousands(sum(&|j| j.write.iops).round() as u64),
-            format!("{:.1}", sum(&|j| j.write.bw_bytes_per_sec) / MIB),
+            format!("{:.1}", sum(&|j| j.write.bw_bytes_per_sec) / MIB_F64),
             mean,
             p99,
             steady,
