@@ -6,10 +6,8 @@ use crate::{args, write_output, Status, UsageError};
 use clap::{Arg, ArgAction, ArgMatches, Command};
 use diskmeter_jobfile::iometer::{self, Scenario, DEFAULT_FILE_SIZE};
 use diskmeter_orchestrator::{Batch, CommandKind, Session, Step, StepContext};
-use diskmeter_report::RunResult;
-use diskmeter_suites::table::StepFigures;
-use diskmeter_units::MIB_F64;
-use diskmeter_units::{parse_size, parse_time_ns, KbBase, TimeUnit};
+use diskmeter_report::{RunResult, StepFigures};
+use diskmeter_units::{parse_size, parse_time_ns, KbBase, TimeUnit, MIB_F64};
 use std::fmt::Write;
 
 /// The `iometer` subcommand's definition.

@@ -10,6 +10,7 @@
 
 mod build;
 mod diskspd;
+mod figures;
 pub mod fio_bins;
 mod fio_json;
 mod fio_terse;
@@ -28,6 +29,7 @@ mod terminal;
 
 pub use build::LAT_BUCKET_EDGES_NS;
 pub use diskspd::{render_diskspd_text, render_diskspd_xml, DiskSpdHeader};
+pub use figures::StepFigures;
 pub use fio_json::{to_fio_json, to_fio_json_plus, LAT_INTENDED_KEY as FIO_JSON_LAT_INTENDED_KEY};
 pub use fio_terse::{to_fio_terse, TerseVersion};
 pub use headline::{HeadlineLatency, LatencyClock};

@@ -17,6 +17,7 @@ pub mod model;
 pub mod run;
 pub mod suite;
 pub mod sweep;
+pub mod text;
 
 #[cfg(test)]
 mod tests;

@@ -14,6 +14,7 @@ use diskmeter_units::MIB_F64;
 
 #[cfg(test)]
 mod suite_tests;
+pub mod table;
 
 /// The section of a suite run.
 pub fn section(store: &HistoryStore, run: &StoredRun) -> Result<Section, ViewError> {

@@ -8,6 +8,7 @@ use diskmeter_analysis::{
 };
 use diskmeter_report::RunResult;
 use diskmeter_units::{format_size_suffix, format_thousands, KbBase};
+use diskmeter_views::text::TextTable;
 use std::fmt::Write;
 use std::path::PathBuf;
 
@@ -151,12 +152,7 @@ pub(super) fn step_name(point: &Point) -> String {
 }
 
 fn render(rw: &str, target: &str, group: &PointGroup, analysis: &Analysis) -> String {
-    let mut table = comfy_table::Table::new();
-    table
-        .load_preset(comfy_table::presets::ASCII_MARKDOWN)
-        .set_header(vec![
-            "bs", "QD", "IOPS", "MiB/s", "mean lat", "p99 lat", "limit",
-        ]);
+    let mut table = TextTable::new(["bs", "QD", "IOPS", "MiB/s", "mean lat", "p99 lat", "limit"]);
     for p in &group.points {
         let limit = analysis
             .block_sizes
@@ -164,7 +160,7 @@ fn render(rw: &str, target: &str, group: &PointGroup, analysis: &Analysis) -> St
             .find(|f| f.bs_bytes == p.bs_bytes)
             .map(|f| format!("{:?}", f.limit).to_lowercase())
             .unwrap_or_default();
-        table.add_row(vec![
+        table.row([
             format_size_suffix(p.bs_bytes, KbBase::Binary),
             p.qd.to_string(),
             format_thousands(p.iops.round() as u64),
@@ -177,7 +173,7 @@ fn render(rw: &str, target: &str, group: &PointGroup, analysis: &Analysis) -> St
     // A partial point is in the table, marked, so a reader sees it was run; its figures
     // cover only part of the time and no column is filled in as if it were whole.
     for p in &group.partial {
-        table.add_row(vec![
+        table.row([
             format_size_suffix(p.bs_bytes, KbBase::Binary),
             p.qd.to_string(),
             format!("({}) partial", format_thousands(p.iops.round() as u64)),
