@@ -19,6 +19,7 @@ mod headline;
 mod histograms;
 mod input;
 mod iometer_csv;
+mod iometer_summary;
 mod legacy;
 pub mod merge;
 mod record;
@@ -40,6 +41,7 @@ pub use input::{JobInput, RankInfo, RunInput, RunMeta, SteadyStateInput, TargetI
 pub use iometer_csv::{
     render_iometer_csv, IometerCsvManager, IometerCsvStep, IometerCsvWorker, IOMETER_CSV_HEADER,
 };
+pub use iometer_summary::iometer_summary;
 pub use legacy::upgrade_json;
 pub use record::to_job_file;
 pub use scale_out::{PhaseStart, RankFigures, ScaleOut};

@@ -15,6 +15,7 @@
 mod charts;
 #[cfg(test)]
 pub(crate) mod tests;
+pub mod text;
 
 use charts::SweepChart;
 use diskmeter_units::MIB_F64;
