@@ -18,7 +18,8 @@ use diskmeter_stats::{merge_series, DirectionStats, IntervalSample, LatencyHisto
 use diskmeter_units::MIB_F64;
 use std::fmt::Write;
 
-/// What the report prints about the profile (the CLI fills it from the parsed command line).
+/// What the report prints about the profile ([`DiskSpdHeader::of_time_span`] fills it from the
+/// parsed command line).
 #[derive(Debug, Clone, PartialEq)]
 pub struct DiskSpdHeader {
     /// The arguments as typed.
@@ -522,6 +523,8 @@ fn iops_xml(x: &mut String, series: &[IntervalSample], interval_ms: u64, indent:
         );
     }
 }
+
+mod header;
 
 #[cfg(test)]
 mod tests;
