@@ -22,6 +22,7 @@ mod iometer_csv;
 mod iometer_summary;
 mod legacy;
 pub mod merge;
+pub mod output_format;
 mod record;
 mod scale_out;
 mod schema;
