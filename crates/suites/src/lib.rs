@@ -2,13 +2,15 @@
 //! ("max write IOPS", "the 4x4 matrix", "quick"), as steps of ordinary diskmeter jobs.
 //!
 //! Pure data: a suite is built from its name and the user's [`SuiteOptions`] into
-//! [`Step`]s of [`JobSpec`]s; the CLI runs each step, and `diskmeter_views::suite::table` turns
-//! the results into the suite's table ([`Layout`] says how). Nothing here touches a file or a device.
+//! [`Step`]s of [`JobSpec`]s; the CLI runs each step, and `diskmeter_views::suite::table`
+//! turns the results into the suite's table ([`Layout`] says how). A sweep's grid of points
+//! and their jobs is here too ([`sweep`]). Nothing here touches a file or a device.
 
 #![forbid(unsafe_code)]
 
 mod catalog;
 pub mod expect;
+pub mod sweep;
 
 pub use catalog::{suite_names, CacheRole, SuiteInfo, SUITES};
 

@@ -1,13 +1,14 @@
-//! The sweep's grid: the lists the user gives (`--qd`, `--bs`, `--rw`, `--numjobs`) and
-//! the job of each point.
+//! A sweep's grid: every combination of the lists the user gives (`--rw`, `--numjobs`,
+//! `--bs`, `--qd`) as a point, and the job of each point. Pure, like the named suites: the
+//! CLI reads the lists and runs one step per point.
 
-use clap::ArgMatches;
-use diskmeter_workload::{apply_option_exact, AutoStop, JobSpec};
+use diskmeter_analysis::point_step_name;
+use diskmeter_workload::{apply_option_exact, AutoStop, JobSpec, OptionError};
 use std::path::Path;
 
 /// One point of the grid.
 #[derive(Debug, Clone)]
-pub(super) struct Point {
+pub struct Point {
     /// The pattern as given ("randread", "randrw:70").
     pub rw: String,
     /// The block size as given ("4k").
@@ -18,46 +19,69 @@ pub(super) struct Point {
     pub numjobs: u32,
 }
 
-/// The comma-separated list of option `name`, trimmed, blanks dropped.
-pub(super) fn list(matches: &ArgMatches, name: &str) -> Vec<String> {
-    matches
-        .get_one::<String>(name)
-        .map(|v| {
-            v.split(',')
-                .map(|s| s.trim().to_string())
-                .filter(|s| !s.is_empty())
-                .collect()
-        })
-        .unwrap_or_default()
+/// How every point runs, as the user gave it (fio's syntax: the job parser reads them).
+#[derive(Debug, Clone, Default)]
+pub struct PointTiming {
+    /// `--ioengine`.
+    pub ioengine: String,
+    /// `--point-time`: a time, or "auto" (steady state, at most `point_max`).
+    pub point_time: String,
+    /// `--point-max`: the longest an auto-stopped point runs.
+    pub point_max: String,
+    /// `--ramp`: unmeasured warm-up per point.
+    pub ramp: String,
+}
+
+/// The grid in the order the points run: pattern, then jobs, then block size, then queue
+/// depth (the innermost).
+pub fn grid(
+    patterns: &[String],
+    numjobs: &[u32],
+    block_sizes: &[String],
+    qds: &[u32],
+) -> Vec<Point> {
+    let mut grid = Vec::new();
+    for rw in patterns {
+        for jobs in numjobs {
+            for bs in block_sizes {
+                for qd in qds {
+                    grid.push(Point {
+                        rw: rw.clone(),
+                        bs: bs.clone(),
+                        qd: *qd,
+                        numjobs: *jobs,
+                    });
+                }
+            }
+        }
+    }
+    grid
+}
+
+impl Point {
+    /// The point's step name in the history: "randread 4k QD32 x1".
+    pub fn step_name(&self) -> String {
+        point_step_name(&self.rw, &self.bs, self.qd, self.numjobs)
+    }
 }
 
 /// The job of one point.
-pub(super) fn job_of(
+pub fn job_of(
     point: &Point,
     target: &Path,
     size: Option<u64>,
-    matches: &ArgMatches,
-) -> Result<JobSpec, String> {
+    timing: &PointTiming,
+) -> Result<JobSpec, OptionError> {
     let (rw, mix) = match point.rw.split_once(':') {
         Some(("randrw", mix)) => ("randrw".to_string(), Some(mix.to_string())),
         _ => (point.rw.clone(), None),
     };
-    let engine = matches
-        .get_one::<String>("ioengine")
-        .cloned()
-        .unwrap_or_default();
-    let point_time = matches
-        .get_one::<String>("point-time")
-        .cloned()
-        .unwrap_or_default();
-    let auto_stop = point_time == "auto";
+    let engine = timing.ioengine.clone();
+    let auto_stop = timing.point_time == "auto";
     let runtime = if auto_stop {
-        matches
-            .get_one::<String>("point-max")
-            .cloned()
-            .unwrap_or_default()
+        timing.point_max.clone()
     } else {
-        point_time
+        timing.point_time.clone()
     };
     let mut options: Vec<(&str, String)> = vec![
         (
@@ -78,13 +102,7 @@ pub(super) fn job_of(
         ("group_reporting", "1".into()),
         ("ioengine", engine.clone()),
         ("runtime", runtime),
-        (
-            "ramp_time",
-            matches
-                .get_one::<String>("ramp")
-                .cloned()
-                .unwrap_or_default(),
-        ),
+        ("ramp_time", timing.ramp.clone()),
         ("time_based", "1".into()),
         ("unlink", "0".into()),
     ];
@@ -99,7 +117,7 @@ pub(super) fn job_of(
     }
     let mut job = JobSpec::default();
     for (name, value) in options {
-        apply_option_exact(&mut job, name, Some(&value)).map_err(|e| e.to_string())?;
+        apply_option_exact(&mut job, name, Some(&value))?;
     }
     if auto_stop {
         let max = job.runtime_ns.unwrap_or_default();

@@ -2,10 +2,7 @@
 //! analysis, the JSON document and the charts, shared by `sweep` and `analyze` (which redoes
 //! it from the history). The tables are drawn by [`diskmeter_views::sweep::text`].
 
-use super::grid::Point;
-use diskmeter_analysis::{
-    analyse_group, point_step_name, points_of_steps, summary_lines, Analysis, PointGroup,
-};
+use diskmeter_analysis::{analyse_group, points_of_steps, summary_lines, Analysis, PointGroup};
 use diskmeter_report::RunResult;
 use std::fmt::Write;
 use std::path::PathBuf;
@@ -144,9 +141,4 @@ pub(crate) fn points_from_steps(
 ) -> anyhow::Result<Vec<PointGroup>> {
     points_of_steps(steps.iter().map(|s| (s.name.as_str(), &s.result)))
         .map_err(|e| anyhow::anyhow!("{e} (analyze takes runs saved by diskmeter sweep)"))
-}
-
-/// A point's step name in the history: "randread 4k QD32 x1".
-pub(super) fn step_name(point: &Point) -> String {
-    point_step_name(&point.rw, &point.bs, point.qd, point.numjobs)
 }
