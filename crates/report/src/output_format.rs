@@ -111,6 +111,48 @@ pub fn render_fio(
     Ok(Some(serde_json::to_string_pretty(&value)? + "\n"))
 }
 
+/// Named steps' results in one format, as `merge` prints them: one result alone as `run`
+/// prints it; several as `{"steps": [{name, result}]}` in JSON, each under a
+/// `=== step: NAME ===` line in the summary, and fio's formats as [`render_fio`] gives them.
+pub fn render_steps(
+    format: OutputFormat,
+    names: &[String],
+    merged: &[RunResult],
+    terse: TerseVersion,
+) -> Result<String, serde_json::Error> {
+    let single = merged.len() == 1;
+    Ok(match format {
+        OutputFormat::Json if single => crate::to_json(&merged[0]),
+        OutputFormat::Json => {
+            let steps: Vec<serde_json::Value> = names
+                .iter()
+                .zip(merged)
+                .map(|(name, result)| {
+                    Ok(serde_json::json!({"name": name, "result": serde_json::to_value(result)?}))
+                })
+                .collect::<Result<_, serde_json::Error>>()?;
+            serde_json::to_string_pretty(&serde_json::json!({ "steps": steps }))? + "\n"
+        }
+        OutputFormat::Normal | OutputFormat::Csv => {
+            let mut out = String::new();
+            for (name, result) in names.iter().zip(merged) {
+                if !single {
+                    out.push_str(&format!("=== step: {name} ===\n"));
+                }
+                out.push_str(&crate::render_terminal(result));
+                if !single {
+                    out.push('\n');
+                }
+            }
+            out
+        }
+        fio => {
+            let results: Vec<&RunResult> = merged.iter().collect();
+            render_fio(fio, &results, terse)?.unwrap_or_default()
+        }
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
