@@ -332,9 +332,8 @@ const CLI_DEPENDENCIES: &[&str] = &[
     "thiserror",
     "serde",
     "serde_json",
-    // Rendering on the terminal: the live bar, tables, the host's name (uname).
+    // Rendering on the terminal: the live bar, the host's name (uname).
     "indicatif",
-    "comfy-table",
     "rustix",
     // The product crates a command calls.
     "diskmeter-units",
@@ -416,4 +415,73 @@ fn the_cli_parses_builds_steps_and_renders() {
         })
         .sum();
     println!("crates/cli: {lines} lines (issue 29's goal: at most {CLI_MAX_LINES})");
+/// Every `.rs` file of the product and its tests: `src/`, `tests/` and each crate (its
+/// `src/`, `tests/` and benches).
+fn every_rust_file() -> Vec<PathBuf> {
+    let mut files = rust_files(&root().join("src"));
+    files.extend(rust_files(&root().join("tests")));
+    for (_, dir) in crates() {
+        files.extend(rust_files(&dir));
+    }
+    files
+}
+
+/// Product code of `file`: comments dropped, and nothing from the first `#[cfg(test)]` on;
+/// empty for a test file (`tests/`, `*tests.rs`), whose fixtures are not parsers.
+fn product_code(file: &Path) -> String {
+    let name = relative(file);
+    if name.starts_with("tests/") || name.contains("/tests/") || name.ends_with("tests.rs") {
+        return String::new();
+    }
+    let text = std::fs::read_to_string(file).unwrap_or_default();
+    code_of(text.split("#[cfg(test)]").next().unwrap_or(""))
+}
+
+/// Issue 29: one home per concept. The terminal table crate (comfy-table) is used by the
+/// one table renderer only; /proc/meminfo is parsed by the capture crate's procfs module
+/// only; KIB, MIB and GIB are defined in crates/units only (every other file, tests
+/// included, uses `diskmeter_units::{KIB, MIB, GIB, *_F64}`).
+#[test]
+fn each_concept_has_one_home() {
+    const TABLE_HOME: &str = "crates/views/src/text.rs";
+    const PROCFS_HOME: &str = "crates/capture/src/procfs/";
+    const UNITS_HOME: &str = "crates/units/src/constants.rs";
+    let meminfo_needles = [
+        "\"/proc/meminfo\"",
+        "\"meminfo\"",
+        "\"MemTotal\"",
+        "\"MemTotal:\"",
+        "\"MemAvailable\"",
+        "\"MemAvailable:\"",
+    ];
+    let mut strays = Vec::new();
+    for file in every_rust_file() {
+        let name = relative(&file);
+        let product = product_code(&file);
+        if product.contains("comfy_table") && name != TABLE_HOME {
+            strays.push(format!("{name}: comfy_table outside {TABLE_HOME}"));
+        }
+        if meminfo_needles.iter().any(|n| product.contains(n)) && !name.starts_with(PROCFS_HOME) {
+            strays.push(format!("{name}: reads /proc/meminfo outside {PROCFS_HOME}"));
+        }
+        let code = code_of(&std::fs::read_to_string(&file).unwrap_or_default());
+        for unit in ["KIB", "MIB", "GIB"] {
+            if code.contains(&format!("const {unit}:")) && name != UNITS_HOME {
+                strays.push(format!("{name}: const {unit} outside {UNITS_HOME}"));
+            }
+        }
+    }
+    for (crate_name, dir) in crates() {
+        let manifest = std::fs::read_to_string(dir.join("Cargo.toml")).unwrap_or_default();
+        if dependencies(&manifest, "dependencies")
+            .iter()
+            .any(|d| d == "comfy-table")
+            && crate_name != "views"
+        {
+            strays.push(format!(
+                "crates/{crate_name}/Cargo.toml: depends on comfy-table"
+            ));
+        }
+    }
+    assert!(strays.is_empty(), "{strays:#?}");
 }

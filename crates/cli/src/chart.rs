@@ -14,8 +14,8 @@ use anyhow::Context;
 use clap::{Arg, ArgAction, ArgMatches, Command};
 use diskmeter_charts::ImageFormat;
 use diskmeter_history::StoredRun;
-use diskmeter_views::{ChartSpec, Item, Section};
-use std::collections::BTreeSet;
+use diskmeter_views::find::{charts_of, kinds, FoundChart};
+use diskmeter_views::Item;
 use std::fmt::Write;
 use std::path::PathBuf;
 
@@ -68,27 +68,6 @@ pub fn command() -> Command {
         )
 }
 
-/// A chart of the run's section, with the step it belongs to.
-struct Found<'a> {
-    chart: &'a ChartSpec,
-    /// The step's position, `None` for the run's own charts.
-    step: Option<u32>,
-}
-
-/// The step position a section's anchor names (`run-12-step-3`), if any.
-fn step_of(anchor: &str) -> Option<u32> {
-    anchor.rsplit_once("-step-")?.1.parse().ok()
-}
-
-/// Every chart of `section` and its children, depth first.
-fn collect<'a>(section: &'a Section, step: Option<u32>, found: &mut Vec<Found<'a>>) {
-    let step = step_of(&section.anchor).or(step);
-    found.extend(section.charts.iter().map(|chart| Found { chart, step }));
-    for child in &section.children {
-        collect(child, step, found);
-    }
-}
-
 /// The step `--step` names: a position, or a step's name (exactly, else ignoring case).
 fn pick_step(run: &StoredRun, text: &str) -> anyhow::Result<u32> {
     let names: Vec<&str> = run.steps.iter().map(|s| s.name.as_str()).collect();
@@ -120,12 +99,6 @@ fn step_text(step: Option<u32>) -> String {
     step.map_or_else(|| "-".to_string(), |s| s.to_string())
 }
 
-/// The kinds of `found`, sorted, each once.
-fn kinds(found: &[Found]) -> String {
-    let kinds: BTreeSet<&str> = found.iter().map(|f| f.chart.kind.as_str()).collect();
-    kinds.into_iter().collect::<Vec<_>>().join(", ")
-}
-
 /// Runs `diskmeter chart`.
 pub fn main(matches: &ArgMatches) -> anyhow::Result<Status> {
     let output = matches.get_one::<PathBuf>("output");
@@ -139,8 +112,7 @@ pub fn main(matches: &ArgMatches) -> anyhow::Result<Status> {
     let run = store.load(id)?;
     let section = diskmeter_views::section(&store, Item::Run(id))
         .with_context(|| format!("the charts of run {id}"))?;
-    let mut found = Vec::new();
-    collect(&section, None, &mut found);
+    let mut found = charts_of(&section);
     let step = match matches.get_one::<String>("step") {
         Some(text) => Some(pick_step(&run, text)?),
         None => None,
@@ -183,7 +155,7 @@ pub fn main(matches: &ArgMatches) -> anyhow::Result<Status> {
         .cloned()
         .unwrap_or_default();
     let path = output.cloned().unwrap_or_default();
-    let matching: Vec<&Found> = found.iter().filter(|f| f.chart.kind == kind).collect();
+    let matching: Vec<&FoundChart> = found.iter().filter(|f| f.chart.kind == kind).collect();
     let Some(first) = matching.first() else {
         return Err(UsageError(if found.is_empty() {
             format!("{whose} has no charts")
@@ -207,50 +179,4 @@ pub fn main(matches: &ArgMatches) -> anyhow::Result<Status> {
     diskmeter_charts::draw_spec(first.chart, &path)?;
     println!("wrote {}: {}", path.display(), first.chart.title);
     Ok(Status::Success)
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use diskmeter_views::{Axis, ChartStyle, SectionKind};
-
-    fn chart(kind: &str) -> ChartSpec {
-        ChartSpec {
-            id: kind.into(),
-            kind: kind.into(),
-            title: kind.into(),
-            style: ChartStyle::Lines,
-            x: Axis::linear("x"),
-            y: Axis::linear("y"),
-            series: Vec::new(),
-        }
-    }
-
-    #[test]
-    fn charts_are_found_in_the_run_and_its_steps_with_their_step_position() {
-        let mut suite = Section::new("run-4", "Run 4", SectionKind::Suite);
-        suite.charts.push(chart("suite-iops"));
-        for position in 0..2 {
-            let mut step = Section::new(
-                format!("run-4-step-{position}"),
-                format!("Step {position}"),
-                SectionKind::Step,
-            );
-            step.charts.push(chart("iops"));
-            suite.children.push(step);
-        }
-        let mut found = Vec::new();
-        collect(&suite, None, &mut found);
-        let listed: Vec<(&str, Option<u32>)> = found
-            .iter()
-            .map(|f| (f.chart.kind.as_str(), f.step))
-            .collect();
-        assert_eq!(
-            listed,
-            [("suite-iops", None), ("iops", Some(0)), ("iops", Some(1))]
-        );
-        assert_eq!(kinds(&found), "iops, suite-iops");
-        assert_eq!(step_of("run-12-step-10"), Some(10));
-        assert_eq!(step_of("compare-1-2"), None);
-    }
 }

@@ -4,7 +4,7 @@
 use crate::session;
 use crate::{args, write_output, Status, UsageError};
 use clap::{Arg, ArgAction, ArgMatches, Command};
-use diskmeter_jobfile::diskspd::{self, Access, OutputForm};
+use diskmeter_jobfile::diskspd::{self, OutputForm};
 use diskmeter_orchestrator::{Batch, CommandKind, Session, Step};
 use diskmeter_report::{render_diskspd_text, render_diskspd_xml, DiskSpdHeader};
 
@@ -69,7 +69,7 @@ pub fn main(matches: &ArgMatches) -> anyhow::Result<Status> {
         // -Rp: the profile as DiskSpd would re-output it, nothing run.
         let text = match profile.output {
             OutputForm::Xml => diskspd::profile_xml(&profile, 0),
-            OutputForm::Text => profile_text(&profile),
+            OutputForm::Text => profile.jobs_text(),
         };
         write_output(matches.get_one::<String>("output"), &text)?;
         return Ok(Status::Success);
@@ -107,26 +107,6 @@ pub fn main(matches: &ArgMatches) -> anyhow::Result<Status> {
     Ok(status)
 }
 
-/// `-Rptext`: each time span's jobs as the dry run lists them.
-fn profile_text(profile: &diskspd::DiskSpdProfile) -> String {
-    let mut out = format!("Command Line: diskmeter diskspd {}\n", profile.command_line);
-    for (i, span) in profile.time_spans.iter().enumerate() {
-        out.push_str(&format!("\ntimespan: {}\n", i + 1));
-        for job in &span.jobs {
-            let options = diskmeter_workload::describe(job);
-            let name = options
-                .iter()
-                .find(|(k, _)| k == "name")
-                .map_or("", |(_, v)| v.as_str());
-            out.push_str(&format!("[{name}]\n"));
-            for (key, value) in options.iter().filter(|(k, _)| k != "name") {
-                out.push_str(&format!("{key}={value}\n"));
-            }
-        }
-    }
-    out
-}
-
 /// DiskSpd's report of the time spans run: its text layout, or XML with `-Rxml`.
 fn render(
     profile: &diskspd::DiskSpdProfile,
@@ -140,7 +120,10 @@ fn render(
         .iter()
         .filter_map(|step| {
             let span = profile.time_spans.get(step.index)?;
-            Some((header(profile, span, step.index, &profile_xml), &step.input))
+            Some((
+                DiskSpdHeader::of_time_span(profile, span, step.index, &profile_xml),
+                &step.input,
+            ))
         })
         .collect();
     match profile.output {
@@ -149,58 +132,5 @@ fn render(
             .map(|(header, input)| render_diskspd_text(header, input))
             .collect(),
         OutputForm::Xml => render_diskspd_xml(&spans),
-    }
-}
-
-/// What the report prints about a time span (from its first target: the command line's
-/// targets share their switches).
-fn header(
-    profile: &diskspd::DiskSpdProfile,
-    span: &diskspd::TimeSpan,
-    index: usize,
-    profile_xml: &str,
-) -> DiskSpdHeader {
-    let fallback = diskspd::TargetParams::new("");
-    let t = span.targets.first().unwrap_or(&fallback);
-    let fixed_threads = span.thread_count > 0;
-    DiskSpdHeader {
-        command_line: profile.command_line.clone(),
-        duration_s: span.duration_s,
-        warmup_s: span.warmup_s,
-        cooldown_s: span.cooldown_s,
-        latency: span.measure_latency,
-        iops_interval_ms: span.iops_interval_ms,
-        block_size_bytes: t.block_size_bytes,
-        outstanding: span.requests_per_thread.unwrap_or(t.outstanding),
-        threads: if fixed_threads {
-            span.thread_count
-        } else {
-            t.threads_per_file
-        },
-        fixed_threads,
-        write_percent: t.write_percent,
-        access: match t.access {
-            Access::Sequential => {
-                let stride = t
-                    .sequential_stride_bytes
-                    .map_or(String::new(), |s| format!(" (stride: {s})"));
-                let shared = if t.interlocked {
-                    ", interlocked: the threads of a target share one position"
-                } else {
-                    ""
-                };
-                format!("sequential I/O{stride}{shared}")
-            }
-            Access::Random => format!(
-                "random I/O (alignment: {})",
-                t.random_align_bytes.unwrap_or(t.block_size_bytes)
-            ),
-            Access::Mixed(p) => format!("mixed I/O: {p}% random, {}% sequential", 100 - p),
-        },
-        software_cache_disabled: t.software_cache_disabled,
-        write_through: t.write_through,
-        proc_count: std::thread::available_parallelism().map_or(1, |n| n.get()),
-        time_span: index + 1,
-        profile_xml: profile_xml.to_string(),
     }
 }

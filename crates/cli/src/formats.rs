@@ -1,51 +1,12 @@
 //! `--output-format` for the commands that print results (`run`, `replay`, `merge`) and
 //! `export --format`: diskmeter's own formats and fio's, under fio's names, alone or as a
-//! comma-separated list (fio's `--output-format=normal,json`).
-//!
-//! `json` is diskmeter's schema (it was first); fio's JSON is `fio-json`, fio's json+ is
-//! `json+` (fio's name: no diskmeter format has it), fio's terse lines are `terse`.
-//!
-//! A list prints as fio 3.33 prints one, whatever the order given: terse first, then fio's
-//! JSON document, then the human summary; each format once, and `json+` with `fio-json` as
-//! one json+ document (fio's formats are a bit set: json+ is JSON with the bins). diskmeter's
-//! own `json` comes after fio's JSON and before the summary.
+//! comma-separated list (fio's `--output-format=normal,json`). Here only the flags and the
+//! clap value parser; the formats, the order a list prints in and fio's texts are
+//! `diskmeter_report::output_format`'s.
 
 use clap::{Arg, ArgMatches};
-use diskmeter_report::{RunResult, TerseVersion};
-
-/// One output format.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum OutputFormat {
-    /// The human summary.
-    Normal,
-    /// diskmeter's result schema.
-    Json,
-    /// fio 3.x's JSON.
-    FioJson,
-    /// fio's json+ (fio's JSON with the latency bins).
-    FioJsonPlus,
-    /// fio's terse (semicolon-separated) lines.
-    Terse,
-    /// `export`'s CSV.
-    Csv,
-}
-
-/// The names `run`, `replay` and `merge` accept.
-pub const RESULT_FORMATS: &[&str] = &["normal", "json", "fio-json", "json+", "terse"];
-
-impl OutputFormat {
-    fn from_name(name: &str) -> Option<OutputFormat> {
-        Some(match name {
-            "normal" => OutputFormat::Normal,
-            "json" => OutputFormat::Json,
-            "fio-json" => OutputFormat::FioJson,
-            "json+" => OutputFormat::FioJsonPlus,
-            "terse" => OutputFormat::Terse,
-            "csv" => OutputFormat::Csv,
-            _ => return None,
-        })
-    }
-}
+pub use diskmeter_report::output_format::{join, render_fio, OutputFormat, RESULT_FORMATS};
+use diskmeter_report::TerseVersion;
 
 /// A clap value parser for a comma-separated list of the formats in `allowed`: checks the
 /// list and keeps its text (read back with [`formats_of`]); clap lists `allowed` as the
@@ -112,40 +73,7 @@ pub fn formats_of(matches: &ArgMatches, id: &str) -> Vec<OutputFormat> {
     let text = matches
         .get_one::<String>(id)
         .map_or("normal", String::as_str);
-    print_order(text)
-}
-
-/// The formats of a checked list, in the order they print, each once.
-fn print_order(text: &str) -> Vec<OutputFormat> {
-    let asked: Vec<OutputFormat> = text
-        .split(',')
-        .filter_map(|name| OutputFormat::from_name(name.trim()))
-        .collect();
-    let plus = asked.contains(&OutputFormat::FioJsonPlus);
-    [
-        OutputFormat::Terse,
-        OutputFormat::FioJsonPlus,
-        OutputFormat::FioJson,
-        OutputFormat::Json,
-        OutputFormat::Csv,
-        OutputFormat::Normal,
-    ]
-    .into_iter()
-    .filter(|f| asked.contains(f) && !(plus && *f == OutputFormat::FioJson))
-    .collect()
-}
-
-/// The texts of several formats one after the other, each starting on a line of its own
-/// (one format alone is written as it is).
-pub fn join(parts: Vec<String>) -> String {
-    let mut out = String::new();
-    for part in parts {
-        if !out.is_empty() && !out.ends_with('\n') {
-            out.push('\n');
-        }
-        out.push_str(&part);
-    }
-    out
+    OutputFormat::print_order(text)
 }
 
 /// `--terse-version` (fio's: 2 to 5, default 3).
@@ -168,35 +96,6 @@ pub fn terse_version(matches: &ArgMatches) -> TerseVersion {
         .unwrap_or(TerseVersion::V3)
 }
 
-/// The text of one of fio's formats for `results` (several steps: fio-json and json+ give an
-/// array of documents, terse one line per job of every step). `None` for diskmeter's own
-/// formats, which each command renders itself.
-pub fn render_fio(
-    format: OutputFormat,
-    results: &[&RunResult],
-    terse: TerseVersion,
-) -> anyhow::Result<Option<String>> {
-    let document: fn(&RunResult) -> serde_json::Value = match format {
-        OutputFormat::FioJson => diskmeter_report::to_fio_json,
-        OutputFormat::FioJsonPlus => diskmeter_report::to_fio_json_plus,
-        OutputFormat::Terse => {
-            let lines = results
-                .iter()
-                .map(|r| diskmeter_report::to_fio_terse(r, terse))
-                .collect();
-            return Ok(Some(lines));
-        }
-        _ => return Ok(None),
-    };
-    let mut docs: Vec<serde_json::Value> = results.iter().map(|r| document(r)).collect();
-    let value = if docs.len() == 1 {
-        docs.remove(0)
-    } else {
-        serde_json::Value::Array(docs)
-    };
-    Ok(Some(serde_json::to_string_pretty(&value)? + "\n"))
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -212,18 +111,5 @@ mod tests {
             "{error}"
         );
         assert!(parse("").is_err());
-    }
-
-    #[test]
-    fn a_list_prints_in_fios_order_each_format_once() {
-        // fio 3.33: `--output-format=normal,json` and `json,normal` both print the JSON
-        // first; `terse,normal,json` prints terse, JSON, normal; `json+,json` one json+
-        // document; `json,json` one document.
-        use OutputFormat::*;
-        assert_eq!(print_order("normal,fio-json"), [FioJson, Normal]);
-        assert_eq!(print_order("normal,json,terse"), [Terse, Json, Normal]);
-        assert_eq!(print_order("fio-json,json+"), [FioJsonPlus]);
-        assert_eq!(print_order("terse,terse"), [Terse]);
-        assert_eq!(print_order("json,fio-json"), [FioJson, Json]);
     }
 }

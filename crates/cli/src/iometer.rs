@@ -7,9 +7,7 @@ use clap::{Arg, ArgAction, ArgMatches, Command};
 use diskmeter_jobfile::iometer::{self, Scenario, DEFAULT_FILE_SIZE};
 use diskmeter_orchestrator::{Batch, CommandKind, Session, Step, StepContext};
 use diskmeter_report::RunResult;
-use diskmeter_suites::table::StepFigures;
 use diskmeter_units::{parse_size, parse_time_ns, KbBase, TimeUnit};
-use std::fmt::Write;
 
 /// The `iometer` subcommand's definition.
 pub fn command() -> Command {
@@ -236,7 +234,10 @@ pub fn main(matches: &ArgMatches) -> anyhow::Result<Status> {
         let results: Vec<RunResult> = outcome.results().cloned().collect();
         let mut out = results_text(&results, json)?;
         if !json {
-            out += &summary(&rows, &groups, &results);
+            let names: Vec<(&str, &str)> = (rows.iter())
+                .map(|r| (r.spec.name.as_str(), r.target.as_str()))
+                .collect();
+            out += &diskmeter_report::iometer_summary(&names, &groups, &results);
         }
         write_output(matches.get_one::<String>("output"), &out)
     };
@@ -264,82 +265,4 @@ pub(crate) fn results_text(results: &[RunResult], json: bool) -> anyhow::Result<
             .map(|result| diskmeter_report::render_terminal(result) + "\n")
             .collect()
     })
-}
-
-/// The guides' results table: one line per specification with its read, write and
-/// combined figures, and for rows run together a line of their sum.
-fn summary(rows: &[Scenario], groups: &[Vec<usize>], results: &[RunResult]) -> String {
-    let mut out = String::from("Iometer summary (all workers of a specification together)\n");
-    let _ = writeln!(
-        out,
-        "{:>3}  {:<20} {:<24} {:>10} {:>10} {:>11} {:>10} {:>11} {:>10} {:>12} {:>12}",
-        "#",
-        "specification",
-        "target",
-        "read IOPS",
-        "write IOPS",
-        "IOPS",
-        "read MiB/s",
-        "write MiB/s",
-        "MiB/s",
-        "mean lat ms",
-        "p99 lat ms"
-    );
-    for (group, result) in groups.iter().zip(results) {
-        let mut sum = StepFigures::default();
-        for (position, &index) in group.iter().enumerate() {
-            let Some(job) = result.jobs.get(position) else {
-                continue;
-            };
-            let figures = StepFigures::of_job(job);
-            let p99 = [&job.read.lat, &job.write.lat]
-                .iter()
-                .filter_map(|l| l.percentile(99.0))
-                .max();
-            let row = &rows[index];
-            let _ = writeln!(
-                out,
-                "{:>3}  {:<20} {:<24} {} {:>12} {:>12}",
-                index + 1,
-                row.spec.name,
-                row.target,
-                columns(&figures),
-                format!("{:.3}", figures.lat_mean_ns() / 1e6),
-                p99.map_or("-".to_string(), |ns| format!("{:.3}", ns as f64 / 1e6))
-            );
-            sum.add(&figures);
-        }
-        if group.len() > 1 {
-            let _ = writeln!(
-                out,
-                "{:>3}  {:<20} {:<24} {} {:>12} {:>12}",
-                "",
-                "together",
-                "",
-                columns(&sum),
-                format!("{:.3}", sum.lat_mean_ns() / 1e6),
-                "-"
-            );
-        }
-    }
-    let _ = writeln!(
-        out,
-        "p99 is the larger of the read and write p99 (mixed specifications); \
-         rows run together (together = ...) are summed on a line of their own."
-    );
-    out
-}
-
-/// A row's read, write and combined IOPS and MiB/s, in the summary's columns.
-fn columns(f: &StepFigures) -> String {
-    const MIB: f64 = 1024.0 * 1024.0;
-    format!(
-        "{:>10.0} {:>10.0} {:>11.0} {:>10.2} {:>11.2} {:>10.2}",
-        f.read_iops,
-        f.write_iops,
-        f.read_iops + f.write_iops,
-        f.read_bytes_per_sec / MIB,
-        f.write_bytes_per_sec / MIB,
-        (f.read_bytes_per_sec + f.write_bytes_per_sec) / MIB
-    )
 }

@@ -7,88 +7,11 @@ use crate::{args, write_output, Status, UsageError};
 use anyhow::Context;
 use clap::ArgMatches;
 use diskmeter_jobfile::iometer::icf::{self, Icf};
-use diskmeter_jobfile::iometer::icf_run::{self, IcfStep, ResolvedTarget, RunSettings};
-use diskmeter_jobfile::iometer::icf_workers;
+use diskmeter_jobfile::iometer::icf_run::{self, IcfStep, RunSettings};
+use diskmeter_jobfile::iometer::{icf_targets, icf_workers};
 use diskmeter_orchestrator::{Batch, CommandKind, Session, Step, StepContext};
 use diskmeter_report::{IometerCsvManager, IometerCsvStep, IometerCsvWorker, RunResult};
-use std::collections::BTreeMap;
 use std::path::Path;
-
-/// How each of the file's target names resolves: `--target-map KEY=PATH` (the full name or
-/// its short form, `C:`), else the positional TARGETs in the order the names first appear,
-/// else a name that already is a Linux path.
-fn resolve_targets(
-    icf: &Icf,
-    file: &str,
-    maps: &[String],
-    positional: &[String],
-) -> Result<BTreeMap<String, ResolvedTarget>, String> {
-    let mut map: Vec<(String, String)> = Vec::new();
-    for entry in maps {
-        let (key, path) = entry
-            .rsplit_once('=')
-            .filter(|(k, p)| !k.trim().is_empty() && !p.is_empty())
-            .ok_or_else(|| {
-                format!("--target-map '{entry}': expected NAME=PATH (e.g. 'C:=/mnt/data')")
-            })?;
-        map.push((key.trim().to_string(), path.to_string()));
-    }
-    let names = icf_run::target_names(icf);
-    if positional.len() > names.len() {
-        return Err(format!(
-            "{} TARGETs given, but {file} names {} target(s): {}",
-            positional.len(),
-            names.len(),
-            listed(&names)
-        ));
-    }
-    let mut resolved = BTreeMap::new();
-    let mut missing = Vec::new();
-    for (index, name) in names.iter().enumerate() {
-        let key = icf_run::target_key(name);
-        let path = map
-            .iter()
-            .find(|(k, _)| k.eq_ignore_ascii_case(name) || k.eq_ignore_ascii_case(key))
-            .map(|(_, p)| p.clone())
-            .or_else(|| positional.get(index).cloned())
-            .or_else(|| name.starts_with('/').then(|| name.clone()));
-        match path {
-            Some(path) => {
-                let is_dir = Path::new(&path).is_dir();
-                resolved.insert(name.clone(), ResolvedTarget { path, is_dir });
-            }
-            None => missing.push(name.clone()),
-        }
-    }
-    for (key, _) in &map {
-        if !names.iter().any(|n| {
-            key.eq_ignore_ascii_case(n) || key.eq_ignore_ascii_case(icf_run::target_key(n))
-        }) {
-            return Err(format!(
-                "--target-map {key}: {file} has no such target; its targets: {}",
-                listed(&names)
-            ));
-        }
-    }
-    if !missing.is_empty() {
-        return Err(format!(
-            "{file}: the target(s) {} name Windows volumes or disks; map each to a folder (gets \
-             iobw.tst), file or block device with --target-map 'C:=/mnt/data' or give TARGETs in \
-             this order. Targets in the file: {}",
-            listed(&missing),
-            listed(&names)
-        ));
-    }
-    Ok(resolved)
-}
-
-fn listed(names: &[String]) -> String {
-    names
-        .iter()
-        .map(|n| format!("'{n}'"))
-        .collect::<Vec<_>>()
-        .join(", ")
-}
 
 /// Reads the file and makes its steps.
 fn plan(matches: &ArgMatches, path: &str) -> Result<(Icf, Vec<IcfStep>), String> {
@@ -132,7 +55,8 @@ fn plan(matches: &ArgMatches, path: &str) -> Result<(Icf, Vec<IcfStep>), String>
     if !specs.is_empty() {
         icf_workers::assign_library_specs(path, &mut icf, &specs).map_err(|e| e.to_string())?;
     }
-    let resolved = resolve_targets(&icf, path, &maps, &positional)?;
+    let resolved =
+        icf_targets::resolve_targets(&icf, path, &maps, &positional).map_err(|e| e.to_string())?;
     // --time and --ramp have defaults for --spec; only given ones override the file.
     let time = |name: &str| {
         given(name)

@@ -31,16 +31,10 @@ impl Sources for FileSystem {
                 .ok()
                 .map(|n| n.get() as u64),
             "pagesize" => Some(4096),
-            "mb_memory" => std::fs::read_to_string("/proc/meminfo").ok().and_then(|m| {
-                let kib: u64 = m
-                    .lines()
-                    .find(|l| l.starts_with("MemTotal:"))?
-                    .split_whitespace()
-                    .nth(1)?
-                    .parse()
-                    .ok()?;
-                Some(kib / 1024)
-            }),
+            "mb_memory" => diskmeter_capture::procfs::ProcFiles::new("/proc")
+                .memory()
+                .ok()
+                .map(|m| m.total_bytes / diskmeter_units::MIB),
             _ => None,
         }
     }

@@ -1,11 +1,13 @@
 //! `diskmeter merge FILE...`: the JSON results of several hosts (ranks) of one run merged
 //! exactly into the aggregate (`diskmeter_report::merge::merge_ranks`), rendered in the usual
-//! formats. Here only reading the files, naming them in errors, and rendering.
+//! formats (`diskmeter_report::output_format::render_steps`). Here only reading the files
+//! and naming them in errors.
 
 use crate::{write_output, Status, UsageError};
 use anyhow::Context;
 use clap::{Arg, ArgAction, ArgMatches, Command};
 use diskmeter_report::merge::{merge_ranks, MergeError};
+use diskmeter_report::output_format::render_steps;
 use diskmeter_report::{ReportError, RunResult};
 use serde_json::Value;
 
@@ -179,47 +181,7 @@ fn render(matches: &ArgMatches, names: &[String], merged: &[RunResult]) -> anyho
     let terse = crate::formats::terse_version(matches);
     let parts = crate::formats::formats_of(matches, "output-format")
         .into_iter()
-        .map(|format| render_one(format, names, merged, terse))
-        .collect::<anyhow::Result<Vec<String>>>()?;
+        .map(|format| render_steps(format, names, merged, terse))
+        .collect::<Result<Vec<String>, _>>()?;
     Ok(crate::formats::join(parts))
-}
-
-fn render_one(
-    format: crate::formats::OutputFormat,
-    names: &[String],
-    merged: &[RunResult],
-    terse: diskmeter_report::TerseVersion,
-) -> anyhow::Result<String> {
-    use crate::formats::OutputFormat;
-    let single = merged.len() == 1;
-    Ok(match format {
-        OutputFormat::Json if single => diskmeter_report::to_json(&merged[0]),
-        OutputFormat::Json => {
-            let steps: Vec<Value> = names
-                .iter()
-                .zip(merged)
-                .map(|(name, result)| {
-                    Ok(serde_json::json!({"name": name, "result": serde_json::to_value(result)?}))
-                })
-                .collect::<Result<_, serde_json::Error>>()?;
-            serde_json::to_string_pretty(&serde_json::json!({ "steps": steps }))? + "\n"
-        }
-        OutputFormat::Normal | OutputFormat::Csv => {
-            let mut out = String::new();
-            for (name, result) in names.iter().zip(merged) {
-                if !single {
-                    out.push_str(&format!("=== step: {name} ===\n"));
-                }
-                out.push_str(&diskmeter_report::render_terminal(result));
-                if !single {
-                    out.push('\n');
-                }
-            }
-            out
-        }
-        fio => {
-            let results: Vec<&RunResult> = merged.iter().collect();
-            crate::formats::render_fio(fio, &results, terse)?.unwrap_or_default()
-        }
-    })
 }

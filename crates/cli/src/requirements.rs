@@ -7,12 +7,13 @@ use crate::{write_output, Status, UsageError};
 use anyhow::Context;
 use clap::{Arg, ArgAction, ArgMatches, Command};
 use diskmeter_analysis::requirements::{
-    format_figure, format_span, format_utc_offset, parse_utc_offset, Checklist, ChecklistBuilder,
-    Level, Metric, Requirements, Source, WindowSet, RELATIVE_ERROR,
+    format_span, format_utc_offset, parse_utc_offset, Checklist, ChecklistBuilder, Level, Metric,
+    Requirements, Source, WindowSet, RELATIVE_ERROR,
 };
 use diskmeter_history::{HistoryError, HistoryStore, Newest, RunSummary, CAPTURE_KIND};
 use diskmeter_report::format::utc_timestamp;
 use diskmeter_units::format_thousands;
+use diskmeter_views::capture::checklist_text;
 use serde_json::{json, Value};
 use std::fmt::Write;
 
@@ -265,7 +266,7 @@ fn text_view(loaded: &CaptureRequirements, utc_offset_minutes: i32) -> String {
         format_thousands(r.whole.intervals),
         format_span(r.whole.seconds)
     );
-    out.push_str(&table(&r.whole));
+    out.push_str(&checklist_text(&r.whole));
     for w in &r.windows {
         let _ = writeln!(
             out,
@@ -276,7 +277,7 @@ fn text_view(loaded: &CaptureRequirements, utc_offset_minutes: i32) -> String {
             format_thousands(w.checklist.intervals),
             format_span(w.checklist.seconds)
         );
-        out.push_str(&table(&w.checklist));
+        out.push_str(&checklist_text(&w.checklist));
     }
     let _ = writeln!(
         out,
@@ -294,27 +295,4 @@ fn text_view(loaded: &CaptureRequirements, utc_offset_minutes: i32) -> String {
         );
     }
     out
-}
-
-fn table(checklist: &Checklist) -> String {
-    let mut table = comfy_table::Table::new();
-    table
-        .load_preset(comfy_table::presets::ASCII_MARKDOWN)
-        .set_header(vec!["metric", "p50", "p90", "p99", "max", "mean", "from"]);
-    for row in &checklist.rows {
-        let mut cells = vec![row.metric.label().to_string()];
-        cells.extend(
-            Level::ALL
-                .iter()
-                .map(|&l| format_figure(row.figures.get(l))),
-        );
-        cells.push(row.source.label().to_string());
-        table.add_row(cells);
-    }
-    for column in 1..=5 {
-        if let Some(c) = table.column_mut(column) {
-            c.set_cell_alignment(comfy_table::CellAlignment::Right);
-        }
-    }
-    table.to_string() + "\n"
 }

@@ -10,8 +10,9 @@ use diskmeter_orchestrator::{
     Batch, CommandKind, FinishedStep, Session, Step, StepContext, Warmth,
 };
 use diskmeter_report::RunResult;
-use diskmeter_suites::{expect, table, CacheRole, SuiteOptions, SUITES};
+use diskmeter_suites::{expect, CacheRole, SuiteOptions, SUITES};
 use diskmeter_units::{format_bytes_binary, parse_size, KbBase};
+use diskmeter_views::suite::table;
 use std::fmt::Write;
 use std::path::{Path, PathBuf};
 

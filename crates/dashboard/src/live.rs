@@ -20,6 +20,7 @@ use axum::response::sse::{Event, KeepAlive, Sse};
 use axum::routing::get;
 use axum::Router;
 use diskmeter_history::{HistoryError, HistoryStore, LivePoint, LiveRun};
+use diskmeter_units::MIB_F64;
 use serde::Serialize;
 use std::collections::HashMap;
 use std::convert::Infallible;
@@ -32,8 +33,6 @@ pub const POLL_PERIOD: Duration = Duration::from_millis(400);
 
 /// Points sent per poll at most; more wait for the next poll.
 const POINTS_PER_POLL: u32 = 2_000;
-
-const MIB: f64 = (1u64 << 20) as f64;
 
 /// The live part's routes, merged into the dashboard's router: `GET /events`.
 pub fn routes() -> Router<AppState> {
@@ -255,7 +254,7 @@ impl Feed {
             live_id,
             point,
             iops: rates.map(|(iops, _)| iops),
-            mib_per_sec: rates.map(|(_, bytes)| bytes / MIB),
+            mib_per_sec: rates.map(|(_, bytes)| bytes / MIB_F64),
         })
     }
 }

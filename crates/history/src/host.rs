@@ -147,16 +147,11 @@ fn cpu_model() -> String {
         .unwrap_or_default()
 }
 
+/// MemTotal, bytes; 0 when /proc/meminfo cannot be read.
 fn memory_bytes() -> u64 {
-    std::fs::read_to_string("/proc/meminfo")
-        .ok()
-        .and_then(|text| {
-            text.lines()
-                .find(|l| l.starts_with("MemTotal:"))
-                .and_then(|l| l.split_whitespace().nth(1))
-                .and_then(|kib| kib.parse::<u64>().ok())
-        })
-        .map_or(0, |kib| kib * 1024)
+    diskmeter_capture::procfs::ProcFiles::new("/proc")
+        .memory()
+        .map_or(0, |m| m.total_bytes)
 }
 
 /// Linux's dev_t encoding (glibc's gnu_dev_major/minor).

@@ -8,10 +8,9 @@
 
 use crate::{step_series, HistoryError, HistoryStore, NewRun, NewStep, RunEnd, RunHeader};
 use diskmeter_report::{RunResult, SCHEMA_VERSION as RESULT_SCHEMA_VERSION};
+use diskmeter_units::MIB_F64;
 use rusqlite::{params, OptionalExtension, Transaction, TransactionBehavior};
 use serde::Serialize;
-
-const MIB: f64 = (1u64 << 20) as f64;
 
 impl HistoryStore {
     /// Saves the whole `run` in one transaction and returns its id (a run that is over
@@ -292,8 +291,11 @@ fn headline(tx: &Transaction<'_>, run_id: i64) -> Result<String, HistoryError> {
     )?;
     let figures = match steps {
         0 => "no step finished".to_string(),
-        1 => format!("{iops:.0} IOPS, {:.1} MiB/s", bw / MIB),
-        n => format!("{n} steps, up to {iops:.0} IOPS and {:.1} MiB/s", bw / MIB),
+        1 => format!("{iops:.0} IOPS, {:.1} MiB/s", bw / MIB_F64),
+        n => format!(
+            "{n} steps, up to {iops:.0} IOPS and {:.1} MiB/s",
+            bw / MIB_F64
+        ),
     };
     let figures = match ranks {
         Some(ranks) => format!("{ranks} ranks: {figures}"),

@@ -14,11 +14,9 @@
 
 use crate::catalog::{DiskTier, VmSize};
 use crate::demand::Demand;
+use diskmeter_units::MIB_F64;
 use serde::Serialize;
 use std::fmt;
-
-/// Bytes in a MiB: every bandwidth here is MiB/s.
-pub const MIB: f64 = 1024.0 * 1024.0;
 
 /// The VM's host-cache setting for the data disks.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -393,7 +391,7 @@ pub fn predict_point(
     let is_bandwidth = basis == Basis::Bandwidth;
     // Bandwidth points count bytes with a notional IO of one MiB, so the "IO" shares are byte
     // shares and the rate X is in MiB/s.
-    let s = shares(demand, cache, sizes.unwrap_or((MIB, MIB)));
+    let s = shares(demand, cache, sizes.unwrap_or((MIB_F64, MIB_F64)));
     let mut limit: Option<(f64, &Cap)> = None;
     let mut unknown_caps = Vec::new();
     let mut unchecked_caps = Vec::new();
@@ -408,8 +406,8 @@ pub fn predict_point(
                 continue;
             }
             (true, false, _) => path_share(cap.kind, s.cache_io, s.disk_io),
-            (false, false, Some(_)) => path_share(cap.kind, s.cache_bytes, s.disk_bytes) / MIB,
-            (false, true, _) => path_share(cap.kind, s.cache_bytes, s.disk_bytes) / MIB,
+            (false, false, Some(_)) => path_share(cap.kind, s.cache_bytes, s.disk_bytes) / MIB_F64,
+            (false, true, _) => path_share(cap.kind, s.cache_bytes, s.disk_bytes) / MIB_F64,
         };
         if share_of_rate <= 0.0 {
             continue;
@@ -440,7 +438,7 @@ pub fn predict_point(
         if is_bandwidth {
             Some(rate)
         } else {
-            bytes_per_io.map(|b| rate * b / MIB)
+            bytes_per_io.map(|b| rate * b / MIB_F64)
         }
     };
     let (required_iops, required_mibps) = if is_bandwidth {
@@ -474,9 +472,9 @@ pub fn predict_point(
         .map(|x| x * s.disk_io / n);
     let per_disk_mibps = delivered.and_then(|x| {
         if is_bandwidth {
-            Some(x * s.disk_bytes / MIB / n)
+            Some(x * s.disk_bytes / MIB_F64 / n)
         } else {
-            sizes.map(|_| x * s.disk_bytes / MIB / n)
+            sizes.map(|_| x * s.disk_bytes / MIB_F64 / n)
         }
     });
     let meets = match (required, capacity) {
@@ -531,7 +529,7 @@ pub fn points(demand: &Demand) -> Vec<(Basis, Option<f64>)> {
         match (demand.iops, demand.io_sizes()) {
             (None, Some((br, bw))) => {
                 let mean = demand.read_fraction * br as f64 + demand.write_fraction() * bw as f64;
-                points.push((iops_basis, Some(mibps * MIB / mean)));
+                points.push((iops_basis, Some(mibps * MIB_F64 / mean)));
             }
             _ => points.push((Basis::Bandwidth, Some(mibps))),
         }

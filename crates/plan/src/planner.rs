@@ -9,10 +9,8 @@ use crate::model::{
 };
 use crate::possible::{not_possible, NotPossible};
 use crate::{DisksProblem, PlanError};
+use diskmeter_units::GIB_F64;
 use serde::Serialize;
-
-/// Bytes in a GiB (catalog sizes are GiB).
-const GIB: f64 = 1024.0 * 1024.0 * 1024.0;
 
 /// Outstanding IOs per disk at which applications usually reach a disk's peak (the guide:
 /// "8-16+ outstanding IOs per disk").
@@ -203,7 +201,7 @@ pub fn evaluate_alone(config: &Configuration, demand: &Demand) -> Result<Evaluat
         verdicts.extend(points.iter().map(|p| p.meets));
     }
     if let Some(need) = demand.capacity_bytes {
-        verdicts.push(capacity_gib.map(|have| have * GIB >= need as f64));
+        verdicts.push(capacity_gib.map(|have| have * GIB_F64 >= need as f64));
     }
     let not_possible = not_possible(config);
     let meets = if !not_possible.is_empty() {
@@ -380,10 +378,10 @@ fn warnings(config: &Configuration, demand: &Demand, evaluation: &Evaluation) ->
     }
     if let Some(need) = demand.capacity_bytes {
         match evaluation.capacity_gib {
-            Some(have) if have * GIB < need as f64 => w.push(format!(
+            Some(have) if have * GIB_F64 < need as f64 => w.push(format!(
                 "capacity {} GiB is less than the {} GiB required",
                 group(have),
-                group(need as f64 / GIB)
+                group(need as f64 / GIB_F64)
             )),
             None => w.push(format!(
                 "{} has no size in the catalog: capacity is not checked",

@@ -15,9 +15,11 @@
 
 use crate::input::RunInput;
 use diskmeter_stats::{merge_series, DirectionStats, IntervalSample, LatencyHistogram};
+use diskmeter_units::MIB_F64;
 use std::fmt::Write;
 
-/// What the report prints about the profile (the CLI fills it from the parsed command line).
+/// What the report prints about the profile ([`DiskSpdHeader::of_time_span`] fills it from the
+/// parsed command line).
 #[derive(Debug, Clone, PartialEq)]
 pub struct DiskSpdHeader {
     /// The arguments as typed.
@@ -75,8 +77,6 @@ const PERCENTILES: [(&str, f64); 13] = [
     ("8-nines", 99.999999),
     ("9-nines", 99.9999999),
 ];
-
-const MIB: f64 = 1024.0 * 1024.0;
 
 /// One thread's figures (a worker), or the total.
 struct Row {
@@ -249,7 +249,7 @@ fn table(
             "{label} {:>15} | {:>12} | {:>10.2} | {:>10.2} {avg}{iops}{std}| {file}",
             s.bytes,
             s.ios,
-            rate(s.bytes as f64, row.seconds) / MIB,
+            rate(s.bytes as f64, row.seconds) / MIB_F64,
             rate(s.ios as f64, row.seconds),
         );
     };
@@ -523,6 +523,8 @@ fn iops_xml(x: &mut String, series: &[IntervalSample], interval_ms: u64, indent:
         );
     }
 }
+
+mod header;
 
 #[cfg(test)]
 mod tests;

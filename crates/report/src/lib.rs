@@ -10,6 +10,7 @@
 
 mod build;
 mod diskspd;
+mod figures;
 pub mod fio_bins;
 mod fio_json;
 mod fio_terse;
@@ -18,8 +19,10 @@ mod headline;
 mod histograms;
 mod input;
 mod iometer_csv;
+mod iometer_summary;
 mod legacy;
 pub mod merge;
+pub mod output_format;
 mod record;
 mod scale_out;
 mod schema;
@@ -28,6 +31,7 @@ mod terminal;
 
 pub use build::LAT_BUCKET_EDGES_NS;
 pub use diskspd::{render_diskspd_text, render_diskspd_xml, DiskSpdHeader};
+pub use figures::StepFigures;
 pub use fio_json::{to_fio_json, to_fio_json_plus, LAT_INTENDED_KEY as FIO_JSON_LAT_INTENDED_KEY};
 pub use fio_terse::{to_fio_terse, TerseVersion};
 pub use headline::{HeadlineLatency, LatencyClock};
@@ -38,6 +42,7 @@ pub use input::{JobInput, RankInfo, RunInput, RunMeta, SteadyStateInput, TargetI
 pub use iometer_csv::{
     render_iometer_csv, IometerCsvManager, IometerCsvStep, IometerCsvWorker, IOMETER_CSV_HEADER,
 };
+pub use iometer_summary::iometer_summary;
 pub use legacy::upgrade_json;
 pub use record::to_job_file;
 pub use scale_out::{PhaseStart, RankFigures, ScaleOut};

@@ -170,19 +170,15 @@ pub fn check_memory(plan: &RunPlan, available_bytes: u64) -> Result<(), MemorySh
 
 /// `MemAvailable` from /proc/meminfo, in bytes; `None` where the kernel does not say (then
 /// nothing is refused).
+/// The file is read and parsed where every /proc file is: the capture crate's `procfs`.
 pub fn available_memory_bytes() -> Option<u64> {
-    let text = std::fs::read_to_string("/proc/meminfo").ok()?;
-    parse_mem_available(&text)
+    diskmeter_capture::procfs::ProcFiles::new("/proc").mem_available()
 }
 
-/// The `MemAvailable:   23163412 kB` line of a /proc/meminfo text, in bytes (the kernel's
-/// "kB" is KiB).
+/// The `MemAvailable:   23163412 kB` line of a /proc/meminfo text, in bytes.
+#[cfg(test)]
 fn parse_mem_available(meminfo: &str) -> Option<u64> {
-    let line = meminfo
-        .lines()
-        .find_map(|l| l.strip_prefix("MemAvailable:"))?;
-    let kib: u64 = line.trim().strip_suffix("kB")?.trim().parse().ok()?;
-    kib.checked_mul(1024)
+    diskmeter_capture::procfs::parse_mem_available(meminfo)
 }
 
 #[cfg(test)]

@@ -4,9 +4,7 @@
 use super::*;
 use crate::test_jobs::job;
 use crate::{resolve, PlanOptions};
-
-const GIB: u64 = 1 << 30;
-const MIB: u64 = 1 << 20;
+use diskmeter_units::{GIB, MIB};
 
 fn plan(jobs: &[&[(&str, &str)]]) -> RunPlan {
     let jobs: Vec<_> = jobs

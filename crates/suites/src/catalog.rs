@@ -6,7 +6,7 @@
 //!   (`max-*`, `warmup`) and the DiskSpd study's 4 x 4 matrix (`matrix`), as in
 //!   shared/reference/workloads.md sections 2 and 3.
 
-use crate::table::Layout;
+use crate::Layout;
 use crate::{JobShape, StepSpec};
 
 /// A suite as `diskmeter suite --list` shows it.

@@ -10,8 +10,8 @@
 //! does better than the guide is not a miss); "N+" (at least) at N or more; "< N" (latency)
 //! below N. [`Expectation::requirement`] makes it a requirement, judged like any other.
 
-use crate::table::StepFigures;
 use diskmeter_analysis::verdict::{Bound, LatencyStatistic, Measure, Requirement, Scope};
+use diskmeter_report::StepFigures;
 
 /// An "about" figure is met at this share of it or more: the guides round their figures
 /// ("~5,000 IOPS") and a cloud volume's second-to-second rate wanders a few percent.

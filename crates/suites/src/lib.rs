@@ -2,14 +2,15 @@
 //! ("max write IOPS", "the 4x4 matrix", "quick"), as steps of ordinary diskmeter jobs.
 //!
 //! Pure data: a suite is built from its name and the user's [`SuiteOptions`] into
-//! [`Step`]s of [`JobSpec`]s; the CLI runs each step, and [`table`] turns the results into
-//! the suite's table. Nothing here touches a file or a device.
+//! [`Step`]s of [`JobSpec`]s; the CLI runs each step, and `diskmeter_views::suite::table`
+//! turns the results into the suite's table ([`Layout`] says how). A sweep's grid of points
+//! and their jobs is here too ([`sweep`]). Nothing here touches a file or a device.
 
 #![forbid(unsafe_code)]
 
 mod catalog;
 pub mod expect;
-pub mod table;
+pub mod sweep;
 
 pub use catalog::{suite_names, CacheRole, SuiteInfo, SUITES};
 
@@ -98,6 +99,17 @@ pub struct Step {
     pub runtime_s: u64,
 }
 
+/// How a suite's table is laid out.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Layout {
+    /// One row per test, read and write side by side (CrystalDiskMark).
+    ReadWriteRows,
+    /// IO size rows x pattern columns, "MiB/s / IOPS" per cell (the DiskSpd study).
+    Matrix,
+    /// One row per step, reads and writes in their own columns.
+    Steps,
+}
+
 /// A suite ready to run.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Suite {
@@ -108,7 +120,7 @@ pub struct Suite {
     /// The steps, in order.
     pub steps: Vec<Step>,
     /// How its results are laid out.
-    pub layout: table::Layout,
+    pub layout: Layout,
     /// What it has to do with the host's read cache.
     pub cache: CacheRole,
     /// The file its reads go to (the read target, else the target).

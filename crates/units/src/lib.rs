@@ -10,6 +10,7 @@
 //! Nothing here does IO or panics, whatever the input.
 #![forbid(unsafe_code)]
 
+mod constants;
 mod cpu;
 mod direction;
 mod error;
@@ -21,6 +22,7 @@ mod scalar;
 mod size;
 mod time;
 
+pub use constants::{GIB, GIB_F64, KIB, KIB_F64, MIB, MIB_F64};
 pub use cpu::{format_cpu_list, parse_cpu_list, MAX_CPU};
 pub use direction::Direction;
 pub use error::UnitError;

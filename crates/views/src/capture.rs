@@ -117,6 +117,12 @@ fn device_facts(r: &Requirements) -> FactGroup {
     }
 }
 
+/// The checklist as `diskmeter requirements` prints it: [`checklist_table`] drawn as text, with
+/// a trailing newline.
+pub fn checklist_text(checklist: &Checklist) -> String {
+    crate::text::TextTable::from(&checklist_table("", checklist)).to_string() + "\n"
+}
+
 /// The checklist as `diskmeter requirements` tabulates it: one row per metric, p50, p90,
 /// p99, max and mean, and where the figures came from.
 pub(crate) fn checklist_table(title: &str, checklist: &Checklist) -> Table {

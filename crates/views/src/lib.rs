@@ -7,16 +7,23 @@
 //! analysis crate does not already compute: sweeps are analysed by
 //! [`diskmeter_analysis::analyse`], comparisons by [`diskmeter_analysis::compare`].
 //! One module per kind of section: [`run`] (a plain run and any single step), [`suite`],
-//! [`sweep`], [`compare`] and [`capture`].
+//! [`sweep`], [`compare`] and [`capture`]; [`find`] finds a chart in a built section.
+//!
+//! This crate is also the terminal's rendering home: [`text::TextTable`] draws every table
+//! the CLI prints (the only user of comfy-table), and the terminal forms of a suite's table
+//! ([`suite::table`]), a sweep's points ([`sweep::text`]) and a capture's checklist
+//! ([`capture::checklist_text`]) are built here, beside the report's forms of the same data.
 
 #![forbid(unsafe_code)]
 
 pub mod capture;
 pub mod compare;
+pub mod find;
 pub mod model;
 pub mod run;
 pub mod suite;
 pub mod sweep;
+pub mod text;
 
 #[cfg(test)]
 mod tests;

@@ -14,7 +14,7 @@ mod figures;
 mod run_tests;
 
 pub(crate) use facts::{host_groups, run_summary};
-pub(crate) use figures::{StepFigures, MIB};
+pub(crate) use figures::StepFigures;
 
 use crate::{CodeBlock, Section, SectionKind, ViewError};
 use charts::DirectionHistogram;

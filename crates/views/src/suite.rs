@@ -5,14 +5,16 @@
 //! p99 latency, steady state); each step's name links to its child section. A partial step
 //! (interrupted or failed) is named "NAME (partial)" in the table and on the charts' axis.
 
-use crate::run::{run_header, step_section, StepFigures, MIB};
+use crate::run::{run_header, step_section, StepFigures};
 use crate::ViewError;
 use crate::{Axis, Cell, ChartSpec, ChartStyle, Scale, Section, SectionKind, SeriesSpec, Table};
 use diskmeter_history::{HistoryStore, StoredRun};
 use diskmeter_report::format::{iops, latency_unit};
+use diskmeter_units::MIB_F64;
 
 #[cfg(test)]
 mod suite_tests;
+pub mod table;
 
 /// The section of a suite run.
 pub fn section(store: &HistoryStore, run: &StoredRun) -> Result<Section, ViewError> {
@@ -71,7 +73,7 @@ pub(crate) fn steps_table(run: &StoredRun) -> Table {
                     dash()
                 },
                 if f.reads() {
-                    Cell::number(format!("{:.1}", f.read_bytes_per_sec / MIB))
+                    Cell::number(format!("{:.1}", f.read_bytes_per_sec / MIB_F64))
                 } else {
                     dash()
                 },
@@ -81,7 +83,7 @@ pub(crate) fn steps_table(run: &StoredRun) -> Table {
                     dash()
                 },
                 if f.writes() {
-                    Cell::number(format!("{:.1}", f.write_bytes_per_sec / MIB))
+                    Cell::number(format!("{:.1}", f.write_bytes_per_sec / MIB_F64))
                 } else {
                     dash()
                 },
@@ -144,11 +146,11 @@ fn suite_charts(anchor: &str, run: &StoredRun) -> Vec<ChartSpec> {
     let mut bandwidth_series = Vec::new();
     if reads {
         iops_series.push(bars("read", &|f| Some(f.read_iops)));
-        bandwidth_series.push(bars("read", &|f| Some(f.read_bytes_per_sec / MIB)));
+        bandwidth_series.push(bars("read", &|f| Some(f.read_bytes_per_sec / MIB_F64)));
     }
     if writes {
         iops_series.push(bars("write", &|f| Some(f.write_iops)));
-        bandwidth_series.push(bars("write", &|f| Some(f.write_bytes_per_sec / MIB)));
+        bandwidth_series.push(bars("write", &|f| Some(f.write_bytes_per_sec / MIB_F64)));
     }
     let bar_chart = |kind: &str, title: &str, y: &str, series: Vec<SeriesSpec>| ChartSpec {
         id: format!("{anchor}-{kind}"),

@@ -15,8 +15,10 @@
 mod charts;
 #[cfg(test)]
 pub(crate) mod tests;
+pub mod text;
 
 use charts::SweepChart;
+use diskmeter_units::MIB_F64;
 
 use crate::{Cell, ChartSpec, FactGroup, Section, SectionKind, Table, Tone, ViewError};
 use diskmeter_analysis::{
@@ -25,8 +27,6 @@ use diskmeter_analysis::{
 };
 use diskmeter_history::{HistoryStore, StoredRun};
 use diskmeter_units::{format_size_suffix, format_thousands, KbBase};
-
-const MIB: f64 = (1u64 << 20) as f64;
 
 /// The section of a sweep run.
 pub fn section(_store: &HistoryStore, run: &StoredRun) -> Result<Section, ViewError> {
@@ -169,7 +169,7 @@ fn iops_text(value: f64) -> String {
 }
 
 fn mibps_text(bytes_per_sec: f64) -> String {
-    format!("{:.0} MiB/s", bytes_per_sec / MIB)
+    format!("{:.0} MiB/s", bytes_per_sec / MIB_F64)
 }
 
 /// A ceiling as stated: its value and the range measured on its plateau, or why there is
@@ -293,7 +293,7 @@ fn points_table(group: &PointGroup, a: &Analysis) -> Table {
                 Cell::text(size(p.bs_bytes)),
                 Cell::number(p.qd.to_string()),
                 Cell::number(format_thousands(p.iops.round() as u64)),
-                Cell::number(format!("{:.1}", p.bytes_per_sec / MIB)),
+                Cell::number(format!("{:.1}", p.bytes_per_sec / MIB_F64)),
                 Cell::number(format!("{:.3}", p.lat_mean_ns / 1e6)),
                 Cell::number(format!("{:.3}", p.lat_p99_ns / 1e6)),
                 Cell::text(limit),
@@ -341,7 +341,7 @@ fn block_size_table(a: &Analysis) -> Table {
             vec![
                 Cell::text(size(f.bs_bytes)),
                 Cell::number(format_thousands(f.best_iops.round() as u64)),
-                Cell::number(format!("{:.1}", f.best_bytes_per_sec / MIB)),
+                Cell::number(format!("{:.1}", f.best_bytes_per_sec / MIB_F64)),
                 Cell::text(limit_text(f.limit)),
                 Cell::text(if f.flattened { "yes" } else { "no" }),
                 Cell::number(f.knee_qd.map_or("-".to_string(), |k| k.to_string())),

@@ -33,6 +33,7 @@ use diskmeter_stats::{
     batch_means, compare_means, mann_whitney_p, merge_series, resample_series, IntervalSample,
     Verdict,
 };
+use diskmeter_units::MIB_F64;
 use serde::{Deserialize, Serialize};
 
 mod intended;
@@ -265,8 +266,6 @@ impl Figure {
     }
 }
 
-const MIB: f64 = (1u64 << 20) as f64;
-
 fn compare_step(
     step: &str,
     baseline: &RunResult,
@@ -374,7 +373,7 @@ fn step_value(result: &RunResult, direction: usize, figure: Figure) -> Option<f6
         .collect();
     match figure {
         Figure::Iops => Some(dirs.iter().map(|d| d.iops).sum()),
-        Figure::MibPerSec => Some(dirs.iter().map(|d| d.bw_bytes_per_sec).sum::<f64>() / MIB),
+        Figure::MibPerSec => Some(dirs.iter().map(|d| d.bw_bytes_per_sec).sum::<f64>() / MIB_F64),
         Figure::MeanLatency => {
             let ios: u64 = dirs.iter().map(|d| d.lat.count).sum();
             (ios > 0).then(|| {
@@ -415,7 +414,7 @@ fn samples(series: &[IntervalSample], direction: usize, figure: Figure) -> Vec<f
         .filter(|d| !matches!(figure, Figure::MeanLatency | Figure::P99Latency) || d.ios > 0)
         .map(|d| match figure {
             Figure::Iops => d.iops,
-            Figure::MibPerSec => d.bytes_per_sec / MIB,
+            Figure::MibPerSec => d.bytes_per_sec / MIB_F64,
             Figure::MeanLatency => d.lat_mean_ns / 1000.0,
             Figure::P99Latency => d.lat_p99_ns as f64 / 1000.0,
         })

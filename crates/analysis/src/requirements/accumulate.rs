@@ -8,9 +8,9 @@ use super::{
     WindowChecklist, WindowSet, ABSOLUTE_RESOLUTION,
 };
 use diskmeter_capture::{CaptureSample, TraceProfile};
+use diskmeter_units::MIB_F64;
 use hdrhistogram::Histogram;
 
-const MIB: f64 = 1024.0 * 1024.0;
 /// Significant digits the histograms keep (see [`super::RELATIVE_ERROR`]).
 const SIGNIFICANT_DIGITS: u8 = 3;
 
@@ -171,7 +171,7 @@ impl Span {
         self.series(Metric::CpuPercent)
             .record(system.cpu_busy_percent, seconds);
         self.series(Metric::MemoryUsedMib)
-            .record(system.memory_used_bytes as f64 / MIB, seconds);
+            .record(system.memory_used_bytes as f64 / MIB_F64, seconds);
         if system.memory_total_bytes > 0 {
             let percent =
                 100.0 * system.memory_used_bytes as f64 / system.memory_total_bytes as f64;

@@ -27,12 +27,11 @@ use diskmeter_stats::{
     batch_means, merge_series, IntervalDirection, IntervalSample, LatencyHistogram,
 };
 use diskmeter_units::Direction;
+use diskmeter_units::MIB_F64;
 use serde::Serialize;
 
 use super::estimate::{order_statistic_ranks, Estimate, NotMeasured, HISTOGRAM_RELATIVE_ERROR};
 use super::{LatencyStatistic, Measure, Scope};
-
-const MIB: f64 = (1u64 << 20) as f64;
 
 /// Which latency a step's latency requirements are judged on.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -289,7 +288,7 @@ impl StepEvidence {
         for d in directions {
             total += match measure {
                 Measure::Iops { .. } => d.pacing_iops?,
-                Measure::Mibps { .. } => d.pacing_bytes_per_sec? / MIB,
+                Measure::Mibps { .. } => d.pacing_bytes_per_sec? / MIB_F64,
                 Measure::LatencyMs { .. } => return None,
             };
         }
@@ -376,7 +375,7 @@ impl StepEvidence {
     fn rate(&self, scope: Scope, bytes: bool) -> Estimate {
         let directions = self.scoped(scope);
         let value = if bytes {
-            directions.iter().map(|d| d.bytes_per_sec).sum::<f64>() / MIB
+            directions.iter().map(|d| d.bytes_per_sec).sum::<f64>() / MIB_F64
         } else {
             directions.iter().map(|d| d.iops).sum::<f64>()
         };
@@ -386,7 +385,7 @@ impl StepEvidence {
             .map(|s| {
                 let d = Self::scoped_sample(scope, s);
                 if bytes {
-                    d.bytes_per_sec / MIB
+                    d.bytes_per_sec / MIB_F64
                 } else {
                     d.iops
                 }

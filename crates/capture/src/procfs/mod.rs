@@ -6,7 +6,8 @@ mod system;
 
 pub use diskstats::{parse_diskstats, DiskCounters, DiskLine};
 pub use system::{
-    parse_meminfo, parse_pressure, parse_stat_cpu, parse_uptime, CpuTimes, IoPressure, MemInfo,
+    parse_mem_available, parse_meminfo, parse_pressure, parse_stat_cpu, parse_uptime, CpuTimes,
+    IoPressure, MemInfo,
 };
 
 use crate::CaptureError;
@@ -45,6 +46,13 @@ impl ProcFiles {
     pub fn memory(&self) -> Result<MemInfo, CaptureError> {
         let path = self.root.join("meminfo");
         parse_meminfo(&read(&path)?, &path)
+    }
+
+    /// `MemAvailable` from `meminfo` ([`parse_mem_available`]); `None` when the file cannot be
+    /// read or does not say.
+    pub fn mem_available(&self) -> Option<u64> {
+        let text = std::fs::read_to_string(self.root.join("meminfo")).ok()?;
+        parse_mem_available(&text)
     }
 
     /// `pressure/io`, or `None` where the kernel has no PSI (no file before 4.20; a file that

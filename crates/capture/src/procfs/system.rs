@@ -129,6 +129,15 @@ pub fn parse_meminfo(text: &str, path: &Path) -> Result<MemInfo, CaptureError> {
     })
 }
 
+/// `MemAvailable` alone, in bytes (the kernel's "kB" is KiB), for the runner's memory guard:
+/// `None` where the kernel does not print it (before 3.14) or prints no number of kB, and
+/// then the guard refuses nothing rather than guess from MemFree.
+pub fn parse_mem_available(text: &str) -> Option<u64> {
+    let line = text.lines().find_map(|l| l.strip_prefix("MemAvailable:"))?;
+    let kib: u64 = line.trim().strip_suffix("kB")?.trim().parse().ok()?;
+    kib.checked_mul(1024)
+}
+
 /// The cumulative stall times of /proc/pressure/io, microseconds.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct IoPressure {

@@ -9,6 +9,7 @@ use diskmeter_analysis::compare::{compare_runs, CompareOptions, Comparison};
 use diskmeter_history::StoredRun;
 use diskmeter_report::format::utc_timestamp;
 use diskmeter_report::RunResult;
+use diskmeter_views::text::TextTable;
 use std::fmt::Write;
 
 /// The `compare` subcommand.
@@ -123,12 +124,9 @@ fn render_comparison(a: &StoredRun, b: &StoredRun, c: &Comparison) -> String {
         );
     }
     text.push('\n');
-    let mut table = comfy_table::Table::new();
-    table
-        .load_preset(comfy_table::presets::ASCII_MARKDOWN)
-        .set_header(vec!["step", "metric", "A", "B", "change", "verdict"]);
+    let mut table = TextTable::new(["step", "metric", "A", "B", "change", "verdict"]);
     for m in &c.metrics {
-        table.add_row(vec![
+        table.row([
             m.step.clone(),
             m.metric.clone(),
             m.format_value(m.baseline),

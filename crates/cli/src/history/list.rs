@@ -6,6 +6,7 @@ use crate::{Status, UsageError};
 use clap::{Arg, ArgMatches, Command};
 use diskmeter_history::RunFilter;
 use diskmeter_report::format::utc_timestamp;
+use diskmeter_views::text::TextTable;
 
 /// The `history` subcommand.
 pub fn history_command() -> Command {
@@ -96,14 +97,9 @@ pub fn history_main(matches: &ArgMatches) -> anyhow::Result<Status> {
     if runs.is_empty() {
         return finish(matches, "no runs match\n");
     }
-    let mut table = comfy_table::Table::new();
-    table
-        .load_preset(comfy_table::presets::ASCII_MARKDOWN)
-        .set_header(vec![
-            "id", "started", "kind", "name", "target", "steps", "result",
-        ]);
+    let mut table = TextTable::new(["id", "started", "kind", "name", "target", "steps", "result"]);
     for run in &runs {
-        table.add_row(vec![
+        table.row([
             run.id.to_string(),
             utc_timestamp(run.started_unix_ms),
             run.kind.clone(),

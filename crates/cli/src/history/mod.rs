@@ -21,9 +21,6 @@ use diskmeter_history::{HistoryError, HistoryStore, RunFilter, RunSummary, Store
 use diskmeter_orchestrator::HistoryChoice;
 use std::path::PathBuf;
 
-/// Bytes in a MiB, for the tables' MiB/s.
-const MIB: f64 = (1u64 << 20) as f64;
-
 fn run_id_arg(name: &'static str, help: &'static str) -> Arg {
     Arg::new(name).value_name("ID").required(true).help(help)
 }

@@ -1,12 +1,14 @@
 //! `diskmeter show`: one saved run, its host, command line and a row per step.
 
-use super::{finish, load, open, run_id_arg, MIB};
+use super::{finish, load, open, run_id_arg};
 use crate::args::db_arg;
 use crate::Status;
 use clap::{Arg, ArgAction, ArgMatches, Command};
 use diskmeter_history::StoredRun;
 use diskmeter_report::format::utc_timestamp;
 use diskmeter_units::format_thousands;
+use diskmeter_units::MIB_F64;
+use diskmeter_views::text::TextTable;
 use std::fmt::Write;
 
 /// The `show` subcommand.
@@ -80,19 +82,16 @@ pub fn show_main(matches: &ArgMatches) -> anyhow::Result<Status> {
 
 /// A row per step: IOPS and MiB/s per direction, mean and p99 latency, steady state.
 fn steps_table(run: &StoredRun) -> String {
-    let mut table = comfy_table::Table::new();
-    table
-        .load_preset(comfy_table::presets::ASCII_MARKDOWN)
-        .set_header(vec![
-            "step",
-            "read IOPS",
-            "read MiB/s",
-            "write IOPS",
-            "write MiB/s",
-            "mean lat",
-            "p99 lat",
-            "steady",
-        ]);
+    let mut table = TextTable::new([
+        "step",
+        "read IOPS",
+        "read MiB/s",
+        "write IOPS",
+        "write MiB/s",
+        "mean lat",
+        "p99 lat",
+        "steady",
+    ]);
     for step in &run.steps {
         let r = &step.result;
         let sum =
@@ -122,16 +121,16 @@ fn steps_table(run: &StoredRun) -> String {
             })
             .next()
             .unwrap_or_else(|| "-".to_string());
-        table.add_row(vec![
+        table.row([
             // Part of a step is not the step's figure: marked, as every view marks it.
             match r.is_partial() {
                 true => format!("{} (partial)", step.name),
                 false => step.name.clone(),
             },
             format_thousands(sum(&|j| j.read.iops).round() as u64),
-            format!("{:.1}", sum(&|j| j.read.bw_bytes_per_sec) / MIB),
+            format!("{:.1}", sum(&|j| j.read.bw_bytes_per_sec) / MIB_F64),
             format_thousands(sum(&|j| j.write.iops).round() as u64),
-            format!("{:.1}", sum(&|j| j.write.bw_bytes_per_sec) / MIB),
+            format!("{:.1}", sum(&|j| j.write.bw_bytes_per_sec) / MIB_F64),
             mean,
             p99,
             steady,

@@ -2,7 +2,6 @@
 //! x jobs), each point one step of the orchestrator, then the analysis of what the curves
 //! show, a table and charts.
 
-mod grid;
 mod render;
 
 use crate::session;
@@ -12,8 +11,8 @@ use diskmeter_analysis::PointGroup;
 use diskmeter_orchestrator::{
     Batch, CommandKind, FinishedStep, Outcome, RunPlan, Session, Sink, SinkError, Step, StepContext,
 };
+use diskmeter_suites::sweep::{grid, job_of, Point, PointTiming};
 use diskmeter_units::{parse_size, KbBase};
-use grid::{job_of, list, Point};
 use render::AutoStopSummary;
 use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
@@ -60,6 +59,19 @@ pub fn command() -> Command {
     args::add_run_flags(args::add_emulate_flags(command, "sweep"))
 }
 
+/// The comma-separated list of option `name`, trimmed, blanks dropped.
+fn list(matches: &ArgMatches, name: &str) -> Vec<String> {
+    matches
+        .get_one::<String>(name)
+        .map(|v| {
+            v.split(',')
+                .map(|s| s.trim().to_string())
+                .filter(|s| !s.is_empty())
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
 /// Runs the `sweep` subcommand.
 pub fn main(matches: &ArgMatches) -> anyhow::Result<Status> {
     let quiet = args::quiet(matches);
@@ -98,26 +110,22 @@ pub fn main(matches: &ArgMatches) -> anyhow::Result<Status> {
         None if is_device => None,
         None => Some(1 << 30),
     };
-    let mut grid = Vec::new();
-    for rw in &patterns {
-        for numjobs in &jobs_list {
-            for (bs, _) in &block_sizes {
-                for qd in &qds {
-                    grid.push(Point {
-                        rw: rw.clone(),
-                        bs: bs.clone(),
-                        qd: *qd,
-                        numjobs: *numjobs,
-                    });
-                }
-            }
-        }
-    }
+    let bs_names: Vec<String> = block_sizes.iter().map(|(bs, _)| bs.clone()).collect();
+    let grid = grid(&patterns, &jobs_list, &bs_names, &qds);
+    let text = |name: &str| matches.get_one::<String>(name).cloned().unwrap_or_default();
+    let timing = PointTiming {
+        ioengine: text("ioengine"),
+        point_time: text("point-time"),
+        point_max: text("point-max"),
+        ramp: text("ramp"),
+    };
     let mut steps = Vec::with_capacity(grid.len());
     for point in &grid {
         steps.push(Step {
-            name: render::step_name(point),
-            jobs: vec![job_of(point, &target, size, matches).map_err(UsageError)?],
+            name: point.step_name(),
+            jobs: vec![
+                job_of(point, &target, size, &timing).map_err(|e| UsageError(e.to_string()))?
+            ],
         });
     }
     let mut batch = Batch::new(CommandKind::Sweep, steps);

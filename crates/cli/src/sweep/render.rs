@@ -1,13 +1,9 @@
 //! What a sweep's results become: each point's figures, how auto-stopped points ended, the
-//! analysis, the tables, the JSON document and the charts (shared by `sweep` and
-//! `analyze`, which redoes it from the history).
+//! analysis, the JSON document and the charts, shared by `sweep` and `analyze` (which redoes
+//! it from the history). The tables are drawn by [`diskmeter_views::sweep::text`].
 
-use super::grid::Point;
-use diskmeter_analysis::{
-    analyse_group, point_step_name, points_of_steps, summary_lines, Analysis, PointGroup,
-};
+use diskmeter_analysis::{analyse_group, points_of_steps, summary_lines, Analysis, PointGroup};
 use diskmeter_report::RunResult;
-use diskmeter_units::{format_size_suffix, format_thousands, KbBase};
 use std::fmt::Write;
 use std::path::PathBuf;
 
@@ -117,7 +113,9 @@ pub(crate) fn analyse_and_render(
         );
     }
     for (rw, group, analysis) in &analyses {
-        text.push_str(&render(rw, target, group, analysis));
+        text.push_str(&diskmeter_views::sweep::text::terminal(
+            rw, target, group, analysis,
+        ));
     }
     if let Some(a) = auto_stop {
         let _ = writeln!(
@@ -143,57 +141,4 @@ pub(crate) fn points_from_steps(
 ) -> anyhow::Result<Vec<PointGroup>> {
     points_of_steps(steps.iter().map(|s| (s.name.as_str(), &s.result)))
         .map_err(|e| anyhow::anyhow!("{e} (analyze takes runs saved by diskmeter sweep)"))
-}
-
-/// A point's step name in the history: "randread 4k QD32 x1".
-pub(super) fn step_name(point: &Point) -> String {
-    point_step_name(&point.rw, &point.bs, point.qd, point.numjobs)
-}
-
-fn render(rw: &str, target: &str, group: &PointGroup, analysis: &Analysis) -> String {
-    let mut table = comfy_table::Table::new();
-    table
-        .load_preset(comfy_table::presets::ASCII_MARKDOWN)
-        .set_header(vec![
-            "bs", "QD", "IOPS", "MiB/s", "mean lat", "p99 lat", "limit",
-        ]);
-    for p in &group.points {
-        let limit = analysis
-            .block_sizes
-            .iter()
-            .find(|f| f.bs_bytes == p.bs_bytes)
-            .map(|f| format!("{:?}", f.limit).to_lowercase())
-            .unwrap_or_default();
-        table.add_row(vec![
-            format_size_suffix(p.bs_bytes, KbBase::Binary),
-            p.qd.to_string(),
-            format_thousands(p.iops.round() as u64),
-            format!("{:.1}", p.bytes_per_sec / (1u64 << 20) as f64),
-            format!("{:.3} ms", p.lat_mean_ns / 1e6),
-            format!("{:.3} ms", p.lat_p99_ns / 1e6),
-            limit,
-        ]);
-    }
-    // A partial point is in the table, marked, so a reader sees it was run; its figures
-    // cover only part of the time and no column is filled in as if it were whole.
-    for p in &group.partial {
-        table.add_row(vec![
-            format_size_suffix(p.bs_bytes, KbBase::Binary),
-            p.qd.to_string(),
-            format!("({}) partial", format_thousands(p.iops.round() as u64)),
-            "-".to_string(),
-            "-".to_string(),
-            "-".to_string(),
-            "partial: left out".to_string(),
-        ]);
-    }
-    let mut text = format!("sweep {rw} on {target}\n\n");
-    if !group.points.is_empty() || !group.partial.is_empty() {
-        let _ = write!(text, "{table}\n\n");
-    }
-    for line in summary_lines(analysis) {
-        let _ = writeln!(text, "  {line}");
-    }
-    text.push('\n');
-    text
 }

@@ -233,3 +233,25 @@ impl DiskSpdProfile {
             .collect()
     }
 }
+
+impl DiskSpdProfile {
+    /// `-Rptext`: each time span's jobs as the dry run lists them.
+    pub fn jobs_text(&self) -> String {
+        let mut out = format!("Command Line: diskmeter diskspd {}\n", self.command_line);
+        for (i, span) in self.time_spans.iter().enumerate() {
+            out.push_str(&format!("\ntimespan: {}\n", i + 1));
+            for job in &span.jobs {
+                let options = diskmeter_workload::describe(job);
+                let name = options
+                    .iter()
+                    .find(|(k, _)| k == "name")
+                    .map_or("", |(_, v)| v.as_str());
+                out.push_str(&format!("[{name}]\n"));
+                for (key, value) in options.iter().filter(|(k, _)| k != "name") {
+                    out.push_str(&format!("{key}={value}\n"));
+                }
+            }
+        }
+        out
+    }
+}

@@ -16,6 +16,7 @@
 pub mod icf;
 pub mod icf_run;
 mod icf_sections;
+pub mod icf_targets;
 pub mod icf_workers;
 
 use diskmeter_units::{parse_size, parse_time_ns, KbBase, TimeUnit, UnitError};

@@ -8,11 +8,11 @@
 //! a measured stall, not a gap.
 
 use super::facts::{cpu_measured, job_title};
-use super::figures::MIB;
 use crate::{Axis, ChartSpec, ChartStyle, Scale, SeriesSpec};
 use diskmeter_report::format::latency_unit;
 use diskmeter_report::RunResult;
 use diskmeter_stats::{IntervalDirection, IntervalSample, LatencyHistogram};
+use diskmeter_units::MIB_F64;
 
 /// The deepest percentile the curve goes to: 99.9999 (six nines). Further out the curve is
 /// the maximum of a few IOs, which the facts state exactly.
@@ -95,7 +95,7 @@ pub(crate) fn series_charts(
         .collect();
     let bandwidth = directions
         .iter()
-        .map(|(name, pick)| line(name.to_string(), &|s| Some(pick(s).bytes_per_sec / MIB)))
+        .map(|(name, pick)| line(name.to_string(), &|s| Some(pick(s).bytes_per_sec / MIB_F64)))
         .collect();
     let max_ns = series
         .iter()

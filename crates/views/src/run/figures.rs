@@ -5,9 +5,7 @@
 
 use diskmeter_report::format::latency_unit;
 use diskmeter_report::{HeadlineLatency, JobResult, LatencyClock, RunResult};
-
-/// Bytes in a MiB: bandwidths are shown in MiB/s, as `diskmeter show` does.
-pub(crate) const MIB: f64 = (1u64 << 20) as f64;
+use diskmeter_units::MIB_F64;
 
 /// A step's figures, reads and writes of all its jobs.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -76,14 +74,14 @@ impl StepFigures {
             parts.push(format!(
                 "{} read IOPS ({:.1} MiB/s)",
                 diskmeter_report::format::iops(self.read_iops),
-                self.read_bytes_per_sec / MIB
+                self.read_bytes_per_sec / MIB_F64
             ));
         }
         if self.writes() {
             parts.push(format!(
                 "{} write IOPS ({:.1} MiB/s)",
                 diskmeter_report::format::iops(self.write_iops),
-                self.write_bytes_per_sec / MIB
+                self.write_bytes_per_sec / MIB_F64
             ));
         }
         if parts.is_empty() {

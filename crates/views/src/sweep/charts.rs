@@ -7,9 +7,8 @@
 
 use crate::{Axis, ChartSpec, ChartStyle, Scale, SeriesSpec};
 use diskmeter_analysis::SweepPoint;
+use diskmeter_units::MIB_F64;
 use diskmeter_units::{format_size_suffix, KbBase};
-
-const MIB: f64 = (1u64 << 20) as f64;
 
 /// A chart's kind, which is also `diskmeter chart --kind` and the file stem of
 /// `diskmeter sweep --charts`.
@@ -74,7 +73,10 @@ impl SweepChart {
     fn xy(self, point: &SweepPoint) -> (f64, f64) {
         match self {
             SweepChart::IopsVsQd => (f64::from(point.qd), point.iops),
-            SweepChart::MibpsVsBs => (point.bs_bytes as f64 / 1024.0, point.bytes_per_sec / MIB),
+            SweepChart::MibpsVsBs => (
+                point.bs_bytes as f64 / 1024.0,
+                point.bytes_per_sec / MIB_F64,
+            ),
             SweepChart::LatencyVsQd => (f64::from(point.qd), point.lat_mean_ns / 1e6),
         }
     }

@@ -1,117 +1,17 @@
-//! A suite's results as one glanceable table: CrystalDiskMark's read/write rows, the guides'
-//! size x pattern matrix, or one row per step. Figures are the measured ones from each
+//! A suite's results as one glanceable table, drawn by [`crate::text`]: CrystalDiskMark's
+//! read/write rows, the guides' size x pattern matrix, or one row per step. Figures are the measured ones from each
 //! step's result; nothing is estimated. A partial step (interrupted or failed:
 //! [`RunResult::partial_reason`]) shows no figures, only "partial", and its note says why:
 //! part of a step is not the step's figure.
 
-use crate::expect::Expectation;
-use crate::Suite;
-use comfy_table::{presets, CellAlignment, Table};
-use diskmeter_report::{JobResult, RunResult};
-use diskmeter_units::format_thousands;
-
-/// How a suite's table is laid out.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Layout {
-    /// One row per test, read and write side by side (CrystalDiskMark).
-    ReadWriteRows,
-    /// IO size rows x pattern columns, "MiB/s / IOPS" per cell (the DiskSpd study).
-    Matrix,
-    /// One row per step, reads and writes in their own columns.
-    Steps,
-}
-
-/// The headline figures of one step (or one job), summed over its jobs.
-#[derive(Debug, Clone, Copy, PartialEq, Default)]
-pub struct StepFigures {
-    /// Read IOPS.
-    pub read_iops: f64,
-    /// Read bandwidth, bytes/s.
-    pub read_bytes_per_sec: f64,
-    /// Mean read latency (issue to completion), ns; 0 without reads.
-    pub read_lat_mean_ns: f64,
-    /// Reads completed (the weight of the read latency mean when figures are added).
-    pub read_ios: u64,
-    /// Write IOPS.
-    pub write_iops: f64,
-    /// Write bandwidth, bytes/s.
-    pub write_bytes_per_sec: f64,
-    /// Mean write latency, ns; 0 without writes.
-    pub write_lat_mean_ns: f64,
-    /// Writes completed.
-    pub write_ios: u64,
-}
-
-impl StepFigures {
-    /// Sums the jobs of `result` (latency means weighted by IO count).
-    pub fn of(result: &RunResult) -> StepFigures {
-        result
-            .jobs
-            .iter()
-            .fold(StepFigures::default(), |mut sum, job| {
-                sum.add(&StepFigures::of_job(job));
-                sum
-            })
-    }
-
-    /// One job's figures.
-    pub fn of_job(job: &JobResult) -> StepFigures {
-        StepFigures {
-            read_iops: job.read.iops,
-            read_bytes_per_sec: job.read.bw_bytes_per_sec,
-            read_lat_mean_ns: job.read.lat.mean_ns,
-            read_ios: job.read.ios,
-            write_iops: job.write.iops,
-            write_bytes_per_sec: job.write.bw_bytes_per_sec,
-            write_lat_mean_ns: job.write.lat.mean_ns,
-            write_ios: job.write.ios,
-        }
-    }
-
-    /// Adds `other` (jobs run together): rates sum, latency means weighted by IO count.
-    pub fn add(&mut self, other: &StepFigures) {
-        let weighted = |a: f64, a_ios: u64, b: f64, b_ios: u64| {
-            let ios = a_ios + b_ios;
-            if ios == 0 {
-                0.0
-            } else {
-                (a * a_ios as f64 + b * b_ios as f64) / ios as f64
-            }
-        };
-        self.read_lat_mean_ns = weighted(
-            self.read_lat_mean_ns,
-            self.read_ios,
-            other.read_lat_mean_ns,
-            other.read_ios,
-        );
-        self.write_lat_mean_ns = weighted(
-            self.write_lat_mean_ns,
-            self.write_ios,
-            other.write_lat_mean_ns,
-            other.write_ios,
-        );
-        self.read_iops += other.read_iops;
-        self.read_bytes_per_sec += other.read_bytes_per_sec;
-        self.read_ios += other.read_ios;
-        self.write_iops += other.write_iops;
-        self.write_bytes_per_sec += other.write_bytes_per_sec;
-        self.write_ios += other.write_ios;
-    }
-
-    /// Mean latency over reads and writes together, ns (weighted by IO count).
-    pub fn lat_mean_ns(&self) -> f64 {
-        let ios = self.read_ios + self.write_ios;
-        if ios == 0 {
-            return 0.0;
-        }
-        (self.read_lat_mean_ns * self.read_ios as f64
-            + self.write_lat_mean_ns * self.write_ios as f64)
-            / ios as f64
-    }
-}
+use crate::text::TextTable;
+use diskmeter_report::{RunResult, StepFigures};
+use diskmeter_suites::expect::Expectation;
+use diskmeter_suites::{Layout, Suite};
+use diskmeter_units::{format_thousands, MIB_F64};
 
 fn mib(bytes_per_sec: f64) -> String {
-    format!("{:.2}", bytes_per_sec / (1u64 << 20) as f64)
+    format!("{:.2}", bytes_per_sec / MIB_F64)
 }
 
 fn iops(value: f64) -> String {
@@ -130,20 +30,13 @@ fn latency(ns: f64) -> String {
     }
 }
 
-fn new_table(header: Vec<&str>) -> Table {
-    let mut table = Table::new();
-    table
-        .load_preset(presets::ASCII_MARKDOWN)
-        .set_header(header);
-    table
+fn new_table(header: Vec<&str>) -> TextTable {
+    TextTable::new(header)
 }
 
-fn align_numbers(table: &mut Table, columns: usize) {
-    for i in 1..columns {
-        if let Some(column) = table.column_mut(i) {
-            column.set_cell_alignment(CellAlignment::Right);
-        }
-    }
+/// Right-aligns every column but the first (the row's name).
+fn align_numbers(table: &mut TextTable, columns: usize) {
+    table.align_right(1..columns);
 }
 
 /// The suite's table from each step's result (`results[i]` belongs to `suite.steps[i]`;
@@ -179,7 +72,7 @@ const PARTIAL: &str = "partial";
 
 /// `gaps[i]`: what step i's cells say when it has no figures ("partial", or nothing when it
 /// never ran).
-fn read_write_rows(suite: &Suite, figures: &[Option<StepFigures>], gaps: &[&str]) -> Table {
+fn read_write_rows(suite: &Suite, figures: &[Option<StepFigures>], gaps: &[&str]) -> TextTable {
     let mut table = new_table(vec![
         "test",
         "read MiB/s",
@@ -217,13 +110,13 @@ fn read_write_rows(suite: &Suite, figures: &[Option<StepFigures>], gaps: &[&str]
                 None => cells.extend([gap.clone(), gap.clone(), gap]),
             }
         }
-        table.add_row(cells);
+        table.row(cells);
     }
     align_numbers(&mut table, 7);
     table
 }
 
-fn matrix(suite: &Suite, figures: &[Option<StepFigures>], gaps: &[&str]) -> Table {
+fn matrix(suite: &Suite, figures: &[Option<StepFigures>], gaps: &[&str]) -> TextTable {
     let columns = ["seq read", "seq write", "random read", "random write"];
     let mut header = vec!["IO size"];
     header.extend(columns);
@@ -254,7 +147,7 @@ fn matrix(suite: &Suite, figures: &[Option<StepFigures>], gaps: &[&str]) -> Tabl
                 .unwrap_or_else(|| index.map_or("", |i| gaps[i]).to_string());
             cells.push(cell);
         }
-        table.add_row(cells);
+        table.row(cells);
     }
     align_numbers(&mut table, 5);
     table
@@ -268,7 +161,7 @@ fn steps(
     figures: &[Option<StepFigures>],
     gaps: &[&str],
     expectations: &[Expectation],
-) -> Table {
+) -> TextTable {
     let mixed = figures
         .iter()
         .flatten()
@@ -326,7 +219,7 @@ fn steps(
                 None => cells.extend([String::new(), String::new()]),
             }
         }
-        table.add_row(cells);
+        table.row(cells);
     }
     align_numbers(&mut table, columns);
     table
