@@ -2,7 +2,7 @@
 //! column within 1 %), a known diskmeter workload on a loop device (rates and sizes within
 //! 3 % of what diskmeter did), bounded memory at a fast interval, Ctrl-C, and bad input.
 
-mod common;
+use crate::common;
 
 use common::{is_root, real_io, require_root, require_tool, LoopDevice, TestDir};
 use serde_json::Value;

@@ -3,7 +3,7 @@
 //! trace gives back the workload's size split, read share and random share; the checklist
 //! gives its rates; a replay at p90 on an emulated P30 runs that level; `check` judges it.
 
-mod common;
+use crate::common;
 
 use common::{real_io, require_root, LoopDevice, TestDir};
 use serde_json::Value;

@@ -3,7 +3,7 @@
 //! job file runs under fio unchanged; at p90 on an emulated P30 the replay runs the captured
 //! level, and fio running the emitted file agrees; bad input is a usage error.
 
-mod common;
+use crate::common;
 
 use common::{fio_command, fio_json, real_io, replay, require_root, TestDir};
 use diskmeter_capture::{

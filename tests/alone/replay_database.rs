@@ -3,7 +3,7 @@
 //! with `--trace`; the p50 level replay agrees with it in iostat's r/s, w/s, f/s and request
 //! sizes, and the exact replay issues its flushes.
 
-mod common;
+use crate::common;
 
 use common::{real_io, replay, require_root};
 use std::path::Path;

@@ -4,7 +4,7 @@
 //!
 //! No test times the run with a clock: the checks are the reported runtimes and outcomes.
 
-mod common;
+use crate::common;
 
 use assert_cmd::Command;
 use common::TestDir;

@@ -2,7 +2,7 @@
 //! steps, the tables, the file a suite creates and removes, and the matrix on a loop device
 //! throttled like a 5,000 IOPS / 200 MiB/s cloud volume.
 
-mod common;
+use crate::common;
 
 use assert_cmd::Command;
 use common::{real_io, require_root, sh, BlkioThrottle, LoopDevice, TestDir};

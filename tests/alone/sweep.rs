@@ -3,7 +3,7 @@
 //! points and with auto-stopped ones; on a device whose curves have not flattened, no
 //! invented plateau; charts written.
 
-mod common;
+use crate::common;
 
 use common::{real_io, require_root, throttled_io, TestDir};
 use serde_json::Value;

@@ -4,7 +4,7 @@
 //! the emulation error points at the throttle. Every cap here is a small part of what the
 //! disk does, so the tests share the disk two at a time (`throttled_io`).
 
-mod common;
+use crate::common;
 
 use assert_cmd::Command;
 use common::{require_root, require_tool, throttled_io, TestDir};

@@ -7,7 +7,7 @@
 //! sequential requests before the device sees them, and the trace (rightly) reports what the
 //! device saw, not what fio asked for.
 
-mod common;
+use crate::common;
 
 use std::path::Path;
 use std::time::Duration;

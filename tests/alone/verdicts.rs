@@ -7,7 +7,7 @@
 //! Every figure here is judged second by second or per IO, so the binary runs alone
 //! (scripts/run-tests, ALONE), on loop devices in memory (no host-disk journal under them).
 
-mod common;
+use crate::common;
 
 use common::{fio_command, fio_json, real_io, require_root, LoopDevice, TestDir};
 use serde_json::Value;

@@ -2,7 +2,7 @@
 //! see a chart's drawn pixels (canvas and SVG), a console error, an uncaught exception and a
 //! request to the network, or the report and dashboard tests built on it would prove nothing.
 
-mod common;
+use crate::common;
 
 use common::browser::Chromium;
 use common::TestDir;

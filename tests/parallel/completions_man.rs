@@ -3,7 +3,7 @@
 //! scripts parse where those shells are installed; the manual page renders with groff
 //! without a warning and names every subcommand; `man -o DIR` writes one page per command.
 
-mod common;
+use crate::common;
 
 use common::{require_tool, TestDir};
 use std::process::Output;

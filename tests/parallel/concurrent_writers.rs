@@ -4,7 +4,7 @@
 //! journal: the first runs of both race to upgrade it). Every run exits 0 and all 200 are
 //! listed, each once, whole.
 
-mod common;
+use crate::common;
 
 use common::TestDir;
 use diskmeter_history::{HistoryStore, RunFilter, SCHEMA_VERSION};

@@ -11,7 +11,7 @@
 //!   differs is listed with its reason. A file whose work under fio moves with fio's own
 //!   random seed beyond the draws' bound is left out, as a race is, and listed.
 
-mod common;
+use crate::common;
 
 use common::require_tool;
 use std::path::Path;

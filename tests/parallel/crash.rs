@@ -10,7 +10,7 @@
 //!
 //! The moments are random (the seed is printed; `DISKMETER_TEST_SEED` replays a failure).
 
-mod common;
+use crate::common;
 
 use common::TestDir;
 use diskmeter_history::HistoryStore;

@@ -6,7 +6,7 @@
 //! `DISKMETER_TEST_SEED`): layout, the middle of a step, between two steps, the last
 //! moments of a run.
 
-mod common;
+use crate::common;
 
 use common::TestDir;
 use serde_json::Value;

@@ -3,7 +3,7 @@
 //! unless told with --listen (and answers only requests addressed to it by a local name), Ctrl-C and SIGTERM stop it with exit 0, it never writes the
 //! database, and 50 page loads at once all get whole pages.
 
-mod common;
+use crate::common;
 
 use common::serve::Server;
 use common::TestDir;

@@ -3,7 +3,7 @@
 //! notes for switches that change nothing here, refusals, and the new switches' mappings;
 //! -D<ms>: the series sampled at that interval, IopsStdDev in the text and buckets in -Rxml.
 
-mod common;
+use crate::common;
 
 use assert_cmd::Command;
 use common::{real_io, TestDir};

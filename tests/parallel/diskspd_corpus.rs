@@ -5,7 +5,7 @@
 //! refusal names the switch and why, and no line makes diskmeter panic. The test prints the
 //! refusals grouped by switch, which is the figure the README quotes.
 
-mod common;
+use crate::common;
 
 use common::TestDir;
 use std::collections::{BTreeMap, HashMap};

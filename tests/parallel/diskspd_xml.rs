@@ -3,7 +3,7 @@
 //! two time spans runs as two steps; the `-Rxml` report's `<Profile>` fed back with `-X`
 //! gives the same jobs as the command line it came from.
 
-mod common;
+use crate::common;
 
 use assert_cmd::Command;
 use common::{real_io, TestDir};

@@ -56,7 +56,7 @@
 //! (the commands of a doc), `rules` (what each is expected to do), `fixture` (the history
 //! and files they work on), `rewrite` (a command at test scale) and `run` (a block run).
 
-mod common;
+use crate::common;
 #[path = "doc_commands/extract.rs"]
 mod extract;
 #[path = "doc_commands/fixture.rs"]

@@ -9,7 +9,7 @@
 //! opening) saves nothing of that step; one during its IO saves the step whole with the
 //! failed job's error. The table in docs/GUIDE.md ("The target and its storage") is this file.
 
-mod common;
+use crate::common;
 #[path = "faults/support.rs"]
 mod support;
 

@@ -7,7 +7,7 @@
 //! (exit 1), or read what can be read; nothing panics. (GUIDE.md, "What diskmeter does when
 //! things go wrong".)
 
-mod common;
+use crate::common;
 
 use common::TestDir;
 use diskmeter_history::{HistoryStore, RunFilter};

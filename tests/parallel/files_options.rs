@@ -5,7 +5,7 @@
 //! `fallocate`/`overwrite` lay a file out. The rest (`allow_file_create`, `file_append`,
 //! `lockfile`, `opendir`, `create_only`) are checked on their own.
 
-mod common;
+use crate::common;
 
 use common::{fio_command, real_io, TestDir};
 use std::collections::HashSet;

@@ -3,7 +3,7 @@
 //! with the same columns, directions and about as many lines. Values are never compared:
 //! they are measurements.
 
-mod common;
+use crate::common;
 
 use assert_cmd::Command;
 use common::{real_io, require_tool, TestDir};

@@ -3,7 +3,7 @@
 //! columns, directions), and fio's own reader, `fiologparser_hist.py` from Debian's fio
 //! package, reads it and gives the run's own percentiles within the log's bucket error.
 
-mod common;
+use crate::common;
 
 use assert_cmd::Command;
 use common::{require_tool, skip, TestDir};

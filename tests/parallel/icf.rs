@@ -4,7 +4,7 @@
 //! errors name line and field, and a short run writes Iometer's results CSV.
 //! The files are in tests/data/iometer (README there says where their format comes from).
 
-mod common;
+use crate::common;
 
 use assert_cmd::Command;
 use common::TestDir;

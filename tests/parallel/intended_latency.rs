@@ -7,7 +7,7 @@
 //! The null engine does no IO, so the disk under the test does not matter; the bounds are
 //! the stall's own size (hundreds of ms) against its absence, not a measured rate.
 
-mod common;
+use crate::common;
 
 use common::TestDir;
 use std::path::Path;

@@ -2,7 +2,7 @@
 //! measured from the intended issue time (no coordinated omission), and Ctrl-C / SIGTERM
 //! end a run with partial results printed and the test file removed.
 
-mod common;
+use crate::common;
 
 use common::TestDir;
 use serde_json::Value;

@@ -3,7 +3,7 @@
 //! under fio with the same IO count and bytes again. (tests/replay.rs starts from a
 //! diskmeter recording.)
 
-mod common;
+use crate::common;
 
 use common::{fio_command, fio_json, real_io, TestDir};
 use std::path::Path;

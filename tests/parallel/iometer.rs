@@ -1,7 +1,7 @@
 //! `diskmeter iometer` through the real binary (issue 3, Iometer part): the guides' access
 //! specifications and a scenario table, at test scale.
 
-mod common;
+use crate::common;
 
 use assert_cmd::Command;
 use common::TestDir;

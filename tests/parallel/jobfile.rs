@@ -4,7 +4,7 @@
 //! reads, against fio's own reading, is in `tests/jobfile_reading.rs`; fio's value syntax,
 //! against fio (issue 28), in `tests/jobfile/values.rs`.
 
-mod common;
+use crate::common;
 #[path = "jobfile/support.rs"]
 mod support;
 #[path = "jobfile/values.rs"]

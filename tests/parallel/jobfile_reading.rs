@@ -4,7 +4,7 @@
 //! runs and the null engine only: no disk IO, no figure measured (scripts/run-tests runs it
 //! beside the binaries that measure).
 
-mod common;
+use crate::common;
 #[path = "jobfile/support.rs"]
 mod support;
 

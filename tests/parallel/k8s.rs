@@ -2,7 +2,7 @@
 //! (PyPI's kubernetes-validate, offline, strict), a bad job is refused as `diskmeter run`
 //! refuses it, and the job file in the ConfigMap plans what the job given plans.
 
-mod common;
+use crate::common;
 
 use common::{diskmeter, diskmeter_with_env, skip, TestDir};
 use std::path::{Path, PathBuf};

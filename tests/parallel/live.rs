@@ -5,7 +5,7 @@
 //! streams the points as server-sent events (`/events`, read here with ureq) and lists the
 //! run in its "Runs in progress" block.
 
-mod common;
+use crate::common;
 
 use common::serve::Server;
 use common::TestDir;

@@ -6,7 +6,7 @@
 //! memory limit, so a guard that let one through fails its allocation instead of pushing
 //! the test machine out of memory.
 
-mod common;
+use crate::common;
 
 use common::TestDir;
 

@@ -4,7 +4,7 @@
 //! and files that are not results are refused with their names, and every output format
 //! parses. Rank order is the order of the files (the runs carry no `--rank`).
 
-mod common;
+use crate::common;
 
 use common::TestDir;
 use std::path::Path;

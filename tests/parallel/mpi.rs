@@ -8,7 +8,7 @@
 //! (scripts/test does both when Open MPI is installed); they skip with the reason where
 //! either is missing, and under CI=true they fail instead.
 
-mod common;
+use crate::common;
 
 use common::TestDir;
 use serde_json::Value;

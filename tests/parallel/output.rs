@@ -1,7 +1,7 @@
 //! What a user sees: the human summary, diskmeter's JSON, fio-compatible JSON (same key tree
 //! as real fio's), `--output`, `--dry-run`, `--help`, and clear usage errors with exit code 2.
 
-mod common;
+use crate::common;
 #[path = "output/fio_contracts.rs"]
 mod fio_contracts;
 

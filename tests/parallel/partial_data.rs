@@ -6,7 +6,7 @@
 //! Nothing here judges a rate: the runs are a few seconds of 4 KiB IO on tmpfs, and the
 //! assertions are about which points the analysis took, not their figures.
 
-mod common;
+use crate::common;
 
 use common::{require_root, sh, TestDir};
 use serde_json::Value;

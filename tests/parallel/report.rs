@@ -3,7 +3,7 @@
 //! the run's name and a chart element for every chart spec; several IDs and --compare make
 //! one document with a table of contents; missing runs and bad arguments are errors.
 
-mod common;
+use crate::common;
 
 use common::{diskmeter, ok, TestDir};
 use serde_json::Value;

@@ -2,8 +2,8 @@
 //! API (tests/seed): the checklist's figures as text, JSON and CSV, time-of-day windows,
 //! unknowns, device choice, bad input (exit 2), and the planner fed from the checklist.
 
-mod common;
-mod seed;
+use crate::common;
+use crate::seed;
 
 use common::{diskmeter, ok, TestDir};
 use serde_json::Value;

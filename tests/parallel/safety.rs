@@ -3,7 +3,7 @@
 //! refused without writing a byte; blank devices, files diskmeter made, and `--allow-destroy`
 //! go ahead.
 
-mod common;
+use crate::common;
 
 use common::{require_root, require_tool, LoopDevice, TestDir};
 use predicates::str::contains;

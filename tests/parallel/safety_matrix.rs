@@ -11,8 +11,8 @@
 //! after every command). Where a front-end only reads, it may read a mounted device and a
 //! user's file. `--nocapture` prints the matrix, one `matrix |` line per cell.
 
-mod common;
-mod seed;
+use crate::common;
+use crate::seed;
 
 #[path = "safety_matrix/images.rs"]
 mod images;

@@ -3,7 +3,7 @@
 //! workers, io_uring's and libaio's own options, and exec_prerun/exec_postrun only with
 //! `--allow-exec`.
 
-mod common;
+use crate::common;
 
 use common::TestDir;
 

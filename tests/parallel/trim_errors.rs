@@ -2,7 +2,7 @@
 //! with its error counts, and trim IO (`rw=trim`, `randtrim`, `trimwrite`): punched holes
 //! in files, BLKDISCARD on a loop device, and the `trim` statistics in every output.
 
-mod common;
+use crate::common;
 
 use common::{fio_command, real_io, require_root, sh, TestDir};
 use std::path::Path;

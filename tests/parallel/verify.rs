@@ -10,7 +10,7 @@
 //! generation of each of run B's blocks. The faults are patched into run B's image and a
 //! `verify_only` run of B's job reads every block back.
 
-mod common;
+use crate::common;
 
 use common::{real_io, require_root, LoopDevice, TestDir};
 use std::os::unix::fs::FileExt;

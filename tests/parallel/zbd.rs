@@ -3,7 +3,7 @@
 //! example files run with fio's job and group structure (on scratch files instead of their
 //! /dev targets).
 
-mod common;
+use crate::common;
 
 use common::{fio_command, fio_json, require_tool, TestDir};
 use std::collections::BTreeMap;

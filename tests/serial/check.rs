@@ -4,8 +4,8 @@
 //! measured figure's interval; exit 0 when nothing is missed, 1 on a miss (or a figure the
 //! run cannot show), 2 on bad input.
 
-mod common;
-mod seed;
+use crate::common;
+use crate::seed;
 
 use assert_cmd::Command;
 use common::TestDir;

@@ -2,7 +2,7 @@
 //! the latency_target search, strided zones against fio's own offsets, wait_for, exitall, and
 //! the refusals (an unknown wait_for, zonemode=zbd). Null engine: the IO path is not the point.
 
-mod common;
+use crate::common;
 
 use common::{fio_command, fio_json, TestDir};
 use std::path::Path;

@@ -1,7 +1,7 @@
 //! `diskmeter emulate` and `--emulate` (issue 5, emulation): the caps hold on the emulated
 //! disk, and nothing is left behind — after destroy, after Ctrl-C and after a failed run.
 
-mod common;
+use crate::common;
 
 use assert_cmd::Command;
 use common::{real_io, require_root, TestDir};

@@ -2,7 +2,7 @@
 //! within 1 % of the asked mix, four clones (separately and group-reported), and
 //! rate_iops=1000 holding 1000 +- 2 %.
 
-mod common;
+use crate::common;
 
 use common::TestDir;
 use serde_json::Value;

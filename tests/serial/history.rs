@@ -3,7 +3,7 @@
 //! (the same suite on a throttled device) is called slower with exit code 1, and two runs of
 //! the same thing within noise.
 
-mod common;
+use crate::common;
 
 use assert_cmd::Command;
 use common::{real_io, require_root, sh, BlkioThrottle, LoopDevice, TestDir};

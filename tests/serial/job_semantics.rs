@@ -1,7 +1,7 @@
 //! fio's job semantics on the command line: `--name value` as well as `--name=value`,
 //! several files per job, loops, io_size, offset, per-direction block sizes and ramp_time.
 
-mod common;
+use crate::common;
 
 use common::TestDir;
 use serde_json::Value;

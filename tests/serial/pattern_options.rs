@@ -3,7 +3,7 @@
 //! distributions, fsync/fdatasync/end_fsync, rate_min, filesize, create_on_open,
 //! buffer_compress_percentage, fill_device and allow_mounted_write.
 
-mod common;
+use crate::common;
 
 use common::{real_io, require_root, require_tool, sh, LoopDevice, TestDir};
 use predicates::prelude::*;

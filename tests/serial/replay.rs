@@ -4,7 +4,7 @@
 //! memory (fio issue #25: a 3 GB trace ran out of memory); `write_iolog` records what a run
 //! issued in a form both diskmeter and fio replay.
 
-mod common;
+use crate::common;
 
 use common::{fio_command, fio_json, real_io, TestDir};
 use serde_json::Value;

@@ -1,7 +1,7 @@
 //! The extractor: the commands of a doc's fenced code blocks, read as a shell would
 //! (continuations joined, comments dropped, `$ ` lines with their expected message).
 
-use crate::rules::PROGRAMS;
+use super::rules::PROGRAMS;
 
 /// One command of the docs.
 #[derive(Debug)]

@@ -1,8 +1,8 @@
 //! The fixture: the history (runs A and B, a capture, suites) and the files the docs'
 //! commands work on, built once and copied for each block.
 
+use super::rules::MAX_SIZE_BYTES;
 use crate::common::{is_root, LoopDevice, TestDir};
-use crate::rules::MAX_SIZE_BYTES;
 use std::collections::HashMap;
 use std::io::Read;
 use std::path::{Path, PathBuf};

@@ -1,9 +1,9 @@
 //! Test scale: a command of the docs rewritten to run here (sizes, runtimes, paths, ids,
 //! launchers), and the docs' ids mapped to the fixture's runs and suites.
 
-use crate::extract::DocCommand;
-use crate::fixture::Fixture;
-use crate::rules::{Action, MAX_SIZE_BYTES};
+use super::extract::DocCommand;
+use super::fixture::Fixture;
+use super::rules::{Action, MAX_SIZE_BYTES};
 use std::collections::HashMap;
 use std::path::Path;
 

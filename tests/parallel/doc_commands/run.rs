@@ -1,10 +1,10 @@
 //! The runner: a block's commands run in order with bash in the fixture's folder, each
 //! checked against its rule (exit code, message), `serve` started and stopped.
 
+use super::extract::DocCommand;
+use super::fixture::{saved_id, Fixture};
+use super::rules::{rule, Action, Exit, COMMAND_TIMEOUT};
 use crate::common;
-use crate::extract::DocCommand;
-use crate::fixture::{saved_id, Fixture};
-use crate::rules::{rule, Action, Exit, COMMAND_TIMEOUT};
 use std::io::{BufRead, BufReader, Read};
 use std::path::Path;
 use std::process::{Command, Stdio};

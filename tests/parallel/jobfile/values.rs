@@ -2,8 +2,8 @@
 //! by diskmeter and compared job by job, and the forms fio reads other than written
 //! (`runtime=30sec`), which diskmeter reads as fio does and warns about.
 
+use super::support::diskmeter;
 use crate::common::{self, real_io, TestDir};
-use crate::support::diskmeter;
 
 /// Letter-case spellings of a lower-case unit suffix: as written, upper case, and the way
 /// people write units (`K`, `KB`, `Ki`, `KiB`: prefix upper, `i` lower, `b` upper); each once.

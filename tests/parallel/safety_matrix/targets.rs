@@ -7,8 +7,8 @@
 //! each device holds, so a fixture that drifted from its format fails here instead of
 //! passing for the wrong reason. Everything is undone when the test process exits.
 
+use super::images;
 use crate::common::{require_root, require_tool, sh};
-use crate::images;
 use std::path::{Path, PathBuf};
 use std::sync::{Mutex, OnceLock};
 

@@ -23,12 +23,12 @@ struct Saved {
     capture: String,
 }
 
-/// The binary's history (crate::history): its two-job null-engine run (a run's CPU chart is
+/// The binary's history (super::history): its two-job null-engine run (a run's CPU chart is
 /// per job), its 4-step suite, its sweep and its capture.
 fn saved() -> &'static Saved {
     static SAVED: OnceLock<Saved> = OnceLock::new();
     SAVED.get_or_init(|| {
-        let history = crate::history::history();
+        let history = super::history::history();
         Saved {
             db: history.db.clone(),
             run: history.jobs.to_string(),

@@ -4,9 +4,9 @@
 //! appears on it live and grows. With `DISKMETER_SCREENSHOTS=DIR` each page is saved there as
 //! `dashboard-*.png`.
 
+use super::history::history;
 use crate::common::browser::{Chromium, Page, PAGE_TIMEOUT};
 use crate::common::serve::Server;
-use crate::history::history;
 use std::process::{Command, Stdio};
 use std::time::Duration;
 
@@ -187,7 +187,7 @@ fn a_run_started_while_the_list_is_open_appears_live_and_grows() {
     }
 
     assert!(live.wait().expect("the live run").success());
-    let id = crate::history::last_id(dir.path(), db_arg);
+    let id = super::history::last_id(dir.path(), db_arg);
     let linked = page.wait_until(
         &format!("document.querySelector('#live .live-run a[href=\"/run/{id}\"]')"),
         PAGE_TIMEOUT,

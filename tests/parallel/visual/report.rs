@@ -4,8 +4,8 @@
 //! no request beyond the document itself — it works offline and as an email attachment.
 //! With `DISKMETER_SCREENSHOTS=DIR` the run's report is saved as `DIR/report.png`.
 
+use super::history::{diskmeter, history};
 use crate::common::browser::{Chromium, Page};
-use crate::history::{diskmeter, history};
 use std::path::PathBuf;
 
 /// Writes the report of `args` (ids, `--compare A B`) with `diskmeter report ... -o
