@@ -4,8 +4,8 @@
 //! below the level; the checklist's per-IO latency agrees with fio's own clat percentiles; a
 //! paced run stalled by SIGSTOP misses a latency requirement its unstalled twin meets.
 //!
-//! Every figure here is judged second by second or per IO, so the binary runs alone
-//! (scripts/run-tests, ALONE), on loop devices in memory (no host-disk journal under them).
+//! Every figure here is judged second by second or per IO, so it runs in tests/alone
+//! (by itself, one test at a time), on loop devices in memory (no host-disk journal under them).
 
 use crate::common;
 

@@ -1,8 +1,8 @@
 //! How fio job files read (issue 3, first part), through the real binary and beside fio:
 //! every file in tests/jobs resolves with its sections as jobs, resolves as fio reads it
 //! (`fio --showcmd`), and short null-engine runs give fio's jobs and reporting groups. Dry
-//! runs and the null engine only: no disk IO, no figure measured (scripts/run-tests runs it
-//! beside the binaries that measure).
+//! runs and the null engine only: no disk IO, no figure measured (a module of tests/parallel,
+//! which runs beside anything but tests/serial and tests/alone).
 
 use crate::common;
 #[path = "jobfile/support.rs"]

@@ -6,9 +6,9 @@
 //! process's own history folder (removed at exit).
 //!
 //! The pages are checked for what they draw, not for the figures, so the runs and the suite
-//! run on the null engine and the binary does no disk IO (it runs beside the measuring tests,
-//! scripts/run-tests); with `DISKMETER_SCREENSHOTS` set they run on files with direct IO, so
-//! the pictures for docs/images show a real disk's figures.
+//! run on the null engine and the module does no disk IO (it is in tests/parallel, which
+//! never runs beside the measuring binaries); with `DISKMETER_SCREENSHOTS` set they run on
+//! files with direct IO, so the pictures for docs/images show a real disk's figures.
 
 #![allow(dead_code)]
 
