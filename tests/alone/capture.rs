@@ -11,7 +11,7 @@ use std::time::Duration;
 
 /// `diskmeter capture ARGS` in `dir`, output piped.
 fn capture(dir: &TestDir, args: &[&str]) -> Command {
-    let mut command = Command::new(assert_cmd::cargo::cargo_bin("diskmeter"));
+    let mut command = common::process();
     command
         .current_dir(dir.path())
         .arg("capture")
@@ -59,7 +59,7 @@ fn unmerged_loop(dir: &TestDir) -> LoopDevice {
 /// caps each direction at 2,000 (so reads and writes would both run at 2,000 whatever the
 /// mix); 2,000 IOPS in all at 70/30 is `rate_iops=1400,600`.
 fn acceptance_workload(dir: &TestDir, device: &str, seconds: u64) -> Child {
-    Command::new(assert_cmd::cargo::cargo_bin("diskmeter"))
+    common::process()
         .current_dir(dir.path())
         .args([
             "run",
@@ -249,7 +249,7 @@ fn the_acceptance_workload_is_captured_within_3_percent_of_what_diskmeter_did() 
 
     // Saved as a capture, listed with its summary.
     assert!(saved.contains("saved as capture"), "{saved}");
-    let listing = Command::new(assert_cmd::cargo::cargo_bin("diskmeter"))
+    let listing = common::process()
         .args(["history", "--kind", "capture", "--format", "json", "--db"])
         .arg(&db)
         .output()
@@ -343,7 +343,7 @@ fn ctrl_c_ends_a_capture_normally_with_the_whole_intervals_saved() {
     let doc = json_of(output);
     assert_eq!(statistics(&doc).len(), 2, "{doc:#}");
     assert!(saved.contains("saved as capture 1"), "{saved}");
-    let listing = Command::new(assert_cmd::cargo::cargo_bin("diskmeter"))
+    let listing = common::process()
         .args(["history", "--kind", "capture", "--format", "json", "--db"])
         .arg(&db)
         .output()

@@ -8,18 +8,10 @@ use crate::common;
 use common::{real_io, require_root, LoopDevice, TestDir};
 use serde_json::Value;
 use std::path::Path;
-use std::process::{Command, Output, Stdio};
+use std::process::{Output, Stdio};
 
 fn diskmeter(dir: &TestDir, db: &Path, args: &[&str]) -> Output {
-    Command::new(assert_cmd::cargo::cargo_bin("diskmeter"))
-        .current_dir(dir.path())
-        .args(args)
-        .arg("--db")
-        .arg(db)
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .output()
-        .expect("run diskmeter")
+    common::diskmeter_with_db(dir.path(), db, args)
 }
 
 fn ok_json(output: Output) -> Value {
@@ -53,7 +45,7 @@ fn capture_trace_requirements_replay_and_check_close_the_loop() {
     std::fs::write(format!("/sys/block/{name}/queue/nomerges"), "2").unwrap();
 
     // The application: 70/30, 8k/60:64k/40, 30 % random, 2,000 IOPS (1,400 + 600), QD 8.
-    let app = Command::new(assert_cmd::cargo::cargo_bin("diskmeter"))
+    let app = common::process()
         .current_dir(dir.path())
         .args([
             "run",

@@ -130,7 +130,7 @@ fn a_database_like_application_replays_with_its_flushes_sizes_and_rates() {
     // A second for fio to start its jobs, then the capture and iostat over the same seconds.
     std::thread::sleep(std::time::Duration::from_secs(1));
     let app_iostat = iostat(&app_name, SECONDS);
-    let captured = std::process::Command::new(assert_cmd::cargo::cargo_bin("diskmeter"))
+    let captured = common::process()
         .current_dir(dir.path())
         .args(["capture", "--trace", "--device", &app_name, "--duration"])
         .arg(format!("{SECONDS}s"))
@@ -156,7 +156,7 @@ fn a_database_like_application_replays_with_its_flushes_sizes_and_rates() {
     );
 
     // The level replay at p50, counted over its own seconds.
-    let mut replayed = std::process::Command::new(assert_cmd::cargo::cargo_bin("diskmeter"));
+    let mut replayed = common::process();
     replayed
         .current_dir(dir.path())
         .args(["replay", "--db"])
@@ -210,7 +210,7 @@ fn a_database_like_application_replays_with_its_flushes_sizes_and_rates() {
     // target, one flush each. The application's flushes over the captured seconds are the
     // capture's own counters (f/s mean x its seconds).
     let reqs: serde_json::Value = serde_json::from_slice(
-        &std::process::Command::new(assert_cmd::cargo::cargo_bin("diskmeter"))
+        &common::process()
             .current_dir(dir.path())
             .args(["requirements", "last", "--format", "json", "--db"])
             .arg(&db)

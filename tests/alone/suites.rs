@@ -9,7 +9,7 @@ use common::{real_io, require_root, sh, BlkioThrottle, LoopDevice, TestDir};
 use predicates::prelude::*;
 
 fn suite(dir: &TestDir) -> Command {
-    let mut cmd = Command::cargo_bin("diskmeter").expect("binary");
+    let mut cmd = common::command();
     cmd.current_dir(dir.path()).arg("suite").arg("--quiet");
     cmd
 }
@@ -174,7 +174,7 @@ fn the_matrix_on_a_throttled_volume_shows_the_iops_and_bandwidth_caps() {
     let Some(throttle) = BlkioThrottle::new("dm-matrix", &device.dev, 5000, 200 << 20) else {
         return;
     };
-    let binary = assert_cmd::cargo::cargo_bin("diskmeter");
+    let binary = common::binary();
     let table = sh(&throttle.wrap(&format!(
         "{} suite matrix {} --runtime=3 --size=256m --quiet",
         binary.display(),
@@ -295,7 +295,7 @@ fn warm_up_keeps_its_file_records_it_and_cached_read_suites_ask_for_it() {
     let db = dir.path().join("history.db");
     let db = db.to_str().unwrap();
     let run = |args: &[&str]| {
-        let mut cmd = Command::cargo_bin("diskmeter").expect("binary");
+        let mut cmd = common::command();
         cmd.current_dir(dir.path())
             .arg("suite")
             .args(args)
@@ -360,8 +360,7 @@ fn warm_up_keeps_its_file_records_it_and_cached_read_suites_ask_for_it() {
     .success()
     .stdout(predicate::str::contains("| cache warm-up"))
     .stderr(predicate::str::contains("has not been warmed").not());
-    let listed = Command::cargo_bin("diskmeter")
-        .unwrap()
+    let listed = common::command()
         .args(["history", "--db", db, "--format=json"])
         .output()
         .unwrap();

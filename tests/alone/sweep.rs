@@ -10,7 +10,7 @@ use serde_json::Value;
 
 /// Runs a sweep with `args` (1 s points unless they say otherwise) and returns its JSON.
 fn sweep(dir: &TestDir, args: &[&str]) -> Value {
-    let mut cmd = assert_cmd::Command::cargo_bin("diskmeter").unwrap();
+    let mut cmd = common::command();
     let point_time = if args.iter().any(|a| a.starts_with("--point-time")) {
         None
     } else {
@@ -161,7 +161,7 @@ fn curves_that_have_not_flattened_give_no_plateau() {
 #[test]
 fn the_grid_is_shown_without_doing_io() {
     let dir = TestDir::new();
-    let mut cmd = assert_cmd::Command::cargo_bin("diskmeter").unwrap();
+    let mut cmd = common::command();
     let out = cmd
         .current_dir(dir.path())
         .args([

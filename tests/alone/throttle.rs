@@ -12,9 +12,7 @@ use predicates::prelude::*;
 use serde_json::Value;
 
 fn diskmeter(dir: &TestDir) -> Command {
-    let mut cmd = Command::cargo_bin("diskmeter").expect("binary");
-    cmd.current_dir(dir.path());
-    cmd
+    common::command_in(dir.path())
 }
 
 /// (IOPS, bytes/s, mean latency ns) of every job's reads, in job order.
@@ -209,8 +207,7 @@ impl Emulated {
 
 impl Drop for Emulated {
     fn drop(&mut self) {
-        let _ = Command::cargo_bin("diskmeter")
-            .unwrap()
+        let _ = common::command()
             .args(["emulate", "destroy", &self.name])
             .output();
     }
@@ -231,7 +228,7 @@ fn a_vm_cap_below_the_sum_of_four_disks_holds_in_total() {
     );
     assert_eq!(vm.devices.len(), 4, "{:?}", vm.devices);
     let run = |throttle: Option<&str>| {
-        let binary = assert_cmd::cargo::cargo_bin("diskmeter");
+        let binary = common::binary();
         let mut cmd = diskmeter(&dir);
         cmd.args(["emulate", "exec", &vm.name, "--"])
             .arg(binary)
@@ -368,7 +365,7 @@ fn a_sweep_under_the_throttle_finds_its_caps() {
 #[test]
 fn without_root_emulation_points_at_the_throttle() {
     common::isolate_history();
-    let binary = assert_cmd::cargo::cargo_bin("diskmeter");
+    let binary = common::binary();
     let root = common::is_root();
     // As root, the commands run as `nobody`; otherwise as they are.
     let as_user = |args: &[&str]| {

@@ -17,9 +17,7 @@ use std::time::Duration;
 
 /// `diskmeter ARGS --db DB` in `dir`.
 fn diskmeter(dir: &TestDir, db: &Path, args: &[&str]) -> Output {
-    let db = db.to_str().expect("a UTF-8 path");
-    let with_db: Vec<&str> = args.iter().copied().chain(["--db", db]).collect();
-    common::diskmeter(dir.path(), &with_db)
+    common::diskmeter_with_db(dir.path(), db, args)
 }
 
 fn text(output: &Output) -> String {
@@ -249,7 +247,7 @@ fn the_guides_loop_is_met_or_within_noise_every_time_and_a_replay_held_below_is_
 fn paced_run_checked(stall: bool) -> (Option<i32>, String) {
     let dir = TestDir::in_memory();
     let db = dir.path().join("h.db");
-    let run = std::process::Command::new(assert_cmd::cargo::cargo_bin("diskmeter"))
+    let run = common::process()
         .current_dir(dir.path())
         .args([
             "run",

@@ -9,11 +9,7 @@ use common::{require_tool, TestDir};
 use std::process::Output;
 
 fn diskmeter(args: &[&str]) -> Output {
-    assert_cmd::Command::cargo_bin("diskmeter")
-        .expect("the diskmeter binary")
-        .args(args)
-        .output()
-        .expect("run diskmeter")
+    common::diskmeter(".", args)
 }
 
 fn ok(output: Output) -> String {

@@ -92,7 +92,7 @@ fn job_files_run_with_fios_jobs_and_do_the_same_work_size_based_issues_15_and_28
             "5",
         ])
         .arg("--diskmeter")
-        .arg(assert_cmd::cargo::cargo_bin("diskmeter"));
+        .arg(common::binary());
     let corpus = corpus_dir();
     match &corpus {
         Some(corpus) => {

@@ -17,7 +17,7 @@ use diskmeter_history::HistoryStore;
 use serde_json::Value;
 use std::collections::HashSet;
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Stdio};
+use std::process::{Child, Stdio};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
@@ -85,7 +85,7 @@ fn command(pick: u64, db: &Path) -> (Vec<String>, Duration) {
 }
 
 fn spawn(dir: &Path, args: &[String]) -> Child {
-    Command::new(assert_cmd::cargo::cargo_bin("diskmeter"))
+    common::process()
         .current_dir(dir)
         .args(args)
         .stdout(Stdio::null())

@@ -11,7 +11,7 @@ use crate::common;
 use common::TestDir;
 use serde_json::Value;
 use std::path::Path;
-use std::process::{Command, Stdio};
+use std::process::Stdio;
 use std::time::{Duration, Instant};
 
 /// Interrupts per command; each is a new random moment.
@@ -55,7 +55,7 @@ struct Interrupted {
 /// Starts `diskmeter ARGS` in `dir`, sends SIGINT `moment` after its handler is installed,
 /// and collects what it printed.
 fn interrupt(dir: &Path, args: &[&str], moment: Duration) -> Interrupted {
-    let child = Command::new(assert_cmd::cargo::cargo_bin("diskmeter"))
+    let child = common::process()
         .current_dir(dir)
         .args(args)
         .stdout(Stdio::piped())
@@ -89,7 +89,7 @@ fn saved_runs(db: &Path) -> Vec<Value> {
     if !db.exists() {
         return Vec::new();
     }
-    let output = Command::new(assert_cmd::cargo::cargo_bin("diskmeter"))
+    let output = common::process()
         .args(["history", "--format", "json", "--db"])
         .arg(db)
         .output()
@@ -231,7 +231,7 @@ fn ctrl_c_at_a_random_moment_of_a_sweep_keeps_the_finished_points() {
 fn a_suite_killed_mid_way_keeps_its_finished_steps_in_the_history() {
     let (work, history) = (TestDir::new(), TestDir::new());
     let db = history.path().join("history.db");
-    let mut child = Command::new(assert_cmd::cargo::cargo_bin("diskmeter"))
+    let mut child = common::process()
         .current_dir(work.path())
         .args([
             "suite",

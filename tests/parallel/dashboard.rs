@@ -9,7 +9,6 @@ use common::serve::Server;
 use common::TestDir;
 use std::io::Read;
 use std::path::{Path, PathBuf};
-use std::process::Command;
 use std::time::Duration;
 
 /// GET `path` of `server`: (status, body).
@@ -51,8 +50,7 @@ fn history(dir: &TestDir) -> PathBuf {
 fn make_history(folder: &Path) -> PathBuf {
     let db = folder.join("history.db");
     let db_arg = format!("--db={}", db.display());
-    assert_cmd::Command::cargo_bin("diskmeter")
-        .unwrap()
+    common::command()
         .current_dir(folder)
         .args([
             "run",
@@ -65,8 +63,7 @@ fn make_history(folder: &Path) -> PathBuf {
         ])
         .assert()
         .success();
-    assert_cmd::Command::cargo_bin("diskmeter")
-        .unwrap()
+    common::command()
         .current_dir(folder)
         .args([
             "suite",
@@ -158,7 +155,7 @@ fn a_non_loopback_address_needs_listen() {
     let dir = TestDir::new();
     let db = dir.path().join("history.db");
     for port in ["1.2.3.4:0", "0.0.0.0:0"] {
-        let output = Command::new(assert_cmd::cargo::cargo_bin("diskmeter"))
+        let output = common::process()
             .args(["serve", "--port", port, "--db"])
             .arg(&db)
             .output()
@@ -262,7 +259,7 @@ fn a_history_that_needs_an_upgrade_is_refused_with_how_to_upgrade_it() {
     let dir = TestDir::new();
     let db = dir.path().join("old.db");
     drop(diskmeter_history::HistoryStore::open_at_version(&db, 2).unwrap());
-    let output = Command::new(assert_cmd::cargo::cargo_bin("diskmeter"))
+    let output = common::process()
         .args(["serve", "--port", "0", "--db"])
         .arg(&db)
         .output()

@@ -10,7 +10,7 @@ use common::{real_io, TestDir};
 use predicates::prelude::*;
 
 fn diskspd(dir: &TestDir, line: &str) -> Command {
-    let mut cmd = Command::cargo_bin("diskmeter").expect("binary");
+    let mut cmd = common::command();
     cmd.current_dir(dir.path())
         .arg("diskspd")
         .arg("--quiet")
@@ -280,8 +280,7 @@ fn f_past_the_end_uses_the_file_and_rdabs_past_it_is_reweighted() {
         "[z]\nfilename=t.dat\nrw=randread\nrandom_distribution=zoned_abs:60/512k:40/1m\n",
     )
     .unwrap();
-    Command::cargo_bin("diskmeter")
-        .unwrap()
+    common::command()
         .current_dir(dir.path())
         .args(["run", "--dry-run", "z.fio"])
         .assert()

@@ -10,7 +10,6 @@ use crate::common;
 use common::TestDir;
 use std::collections::{BTreeMap, HashMap};
 use std::path::{Path, PathBuf};
-use std::process::Command;
 
 /// The share of corpus lines that must dry-run: issue 19's acceptance.
 const REQUIRED_ACCEPTANCE: f64 = 0.95;
@@ -209,7 +208,7 @@ fn with_scratch_targets(line: &CorpusLine, dir: &Path) -> Vec<String> {
 
 fn dry_run(line: CorpusLine, dir: &Path) -> Outcome {
     let args = with_scratch_targets(&line, dir);
-    let out = Command::new(assert_cmd::cargo::cargo_bin("diskmeter"))
+    let out = common::process()
         .current_dir(dir)
         .arg("diskspd")
         .arg("--dry-run")

@@ -11,7 +11,7 @@ use predicates::prelude::*;
 use std::path::{Path, PathBuf};
 
 fn diskspd(dir: &TestDir, args: &[&str]) -> Command {
-    let mut cmd = Command::cargo_bin("diskmeter").expect("binary");
+    let mut cmd = common::command();
     cmd.current_dir(dir.path())
         .arg("diskspd")
         .arg("--quiet")

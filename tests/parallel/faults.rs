@@ -15,7 +15,7 @@ mod support;
 
 use common::{one_line_failure, require_root, require_tool, TestDir};
 use diskmeter_faultfs::Faults;
-use std::process::{Command, Stdio};
+use std::process::Stdio;
 use support::*;
 
 /// A device with bad sectors: step 2's sequential writes get EIO from the block device
@@ -50,7 +50,7 @@ fn eio_from_the_device_fails_the_step_that_met_it() {
     assert!(job_error(&shown, 0, 0).is_null(), "{shown:#}");
     let error = job_error(&shown, 1, 0).as_str().expect("step 2's error");
     assert!(line.ends_with(error), "saved {error:?}, printed {line:?}");
-    let output = Command::new(assert_cmd::cargo::cargo_bin("diskmeter"))
+    let output = common::process()
         .current_dir(t.path())
         .args([
             "run",
@@ -79,7 +79,7 @@ fn a_device_vanishing_mid_run_fails_the_job_on_it() {
     let t = TestDir::new();
     let mut device = FaultDevice::new(&t, 16, Faults::default());
     let db = t.path().join("history.db");
-    let mut child = Command::new(assert_cmd::cargo::cargo_bin("diskmeter"))
+    let mut child = common::process()
         .current_dir(t.path())
         .args(["run", "--quiet", "--output-format=json"])
         .arg(format!("--db={}", db.display()))
@@ -172,7 +172,7 @@ fn enospc_while_writing_fails_the_writing_job() {
         env!("CARGO_MANIFEST_DIR"),
         "/tests/jobs/fault-enospc-during-writes.fio"
     );
-    let output = Command::new(assert_cmd::cargo::cargo_bin("diskmeter"))
+    let output = common::process()
         .current_dir(t.path())
         .env("DM_DIR", &small)
         .args(["run", "--quiet", "--output-format=json", job_file])
@@ -324,7 +324,7 @@ fn a_test_file_removed_mid_run_ends_the_run_normally_and_spares_a_new_file() {
     // As /proc names the file the run holds open: no symlink on the way.
     let path = t.path().canonicalize().unwrap().join("u.0.0");
     let db = t.path().join("h.db");
-    let child = Command::new(assert_cmd::cargo::cargo_bin("diskmeter"))
+    let child = common::process()
         .current_dir(t.path())
         .args(["run", "--quiet", "--output-format=json"])
         .arg(format!("--db={}", db.display()))
@@ -360,7 +360,7 @@ fn a_test_file_removed_mid_run_ends_the_run_normally_and_spares_a_new_file() {
 fn a_shared_test_file_replaced_mid_step_spares_the_new_file() {
     let t = TestDir::new();
     let path = t.path().canonicalize().unwrap().join("s.dat");
-    let child = Command::new(assert_cmd::cargo::cargo_bin("diskmeter"))
+    let child = common::process()
         .current_dir(t.path())
         .args([
             "sweep",

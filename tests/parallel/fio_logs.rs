@@ -344,11 +344,7 @@ fn a_log_that_cannot_be_written_fails_the_run_with_a_message() {
 #[test]
 fn help_and_dry_run_show_the_logs() {
     let dir = TestDir::new();
-    let help = Command::cargo_bin("diskmeter")
-        .unwrap()
-        .args(["run", "--help"])
-        .output()
-        .unwrap();
+    let help = common::command().args(["run", "--help"]).output().unwrap();
     let listed = common::help_options(&String::from_utf8_lossy(&help.stdout));
     for option in [
         "--write_bw_log",

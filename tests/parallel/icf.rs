@@ -20,7 +20,7 @@ fn data(name: &str) -> String {
 
 fn iometer(dir: &TestDir) -> Command {
     common::isolate_history();
-    let mut cmd = Command::cargo_bin("diskmeter").expect("binary");
+    let mut cmd = common::command();
     cmd.current_dir(dir.path()).arg("iometer").arg("--quiet");
     cmd
 }

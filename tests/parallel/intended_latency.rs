@@ -11,7 +11,7 @@ use crate::common;
 
 use common::TestDir;
 use std::path::Path;
-use std::process::{Command, Stdio};
+use std::process::Stdio;
 use std::time::{Duration, Instant};
 
 const PACED: [&str; 9] = [
@@ -29,7 +29,7 @@ const PACED: [&str; 9] = [
 /// Runs the paced job in `dir` into history `db`; with `stall`, stops the process for 500 ms
 /// a second into its run.
 fn paced_run(dir: &Path, db: &str, stall: bool) {
-    let mut child = Command::new(assert_cmd::cargo::cargo_bin("diskmeter"))
+    let mut child = common::process()
         .current_dir(dir)
         .args(["run", "--db", db])
         .args(PACED)

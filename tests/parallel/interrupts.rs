@@ -16,7 +16,7 @@ fn spawn(t: &TestDir, args: &[&str]) -> Child {
 
 /// `diskmeter run --quiet --output-format=FORMAT ARGS` in `t`, its output piped.
 fn spawn_as(t: &TestDir, format: &str, args: &[&str]) -> Child {
-    Command::new(assert_cmd::cargo::cargo_bin("diskmeter"))
+    common::process()
         .current_dir(t.path())
         .args(["run", "--quiet", &format!("--output-format={format}")])
         .args(args)

@@ -8,7 +8,7 @@ use common::TestDir;
 use predicates::prelude::*;
 
 fn iometer(dir: &TestDir) -> Command {
-    let mut cmd = Command::cargo_bin("diskmeter").expect("binary");
+    let mut cmd = common::command();
     cmd.current_dir(dir.path()).arg("iometer").arg("--quiet");
     cmd
 }

@@ -127,7 +127,7 @@ fn job_and_group_structure_matches_fio() {
             };
             let mut fio = std::process::Command::new("fio");
             fio.arg("--output-format=json").arg(file);
-            let mut dm = std::process::Command::new(assert_cmd::cargo::cargo_bin("diskmeter"));
+            let mut dm = common::process();
             dm.args(["run", "--quiet", "--output-format=fio-json"])
                 .arg(file);
             let running = [(fio, folder("fio")), (dm, folder("dm"))].map(|(mut cmd, at)| {

@@ -19,7 +19,7 @@ use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 /// `diskmeter run --quiet ARGS` in `t`: a null-engine job paced at 2,000 IO/s for 3 s
 /// (unless `extra` says otherwise).
 fn spawn_run(t: &TestDir, extra: &[&str]) -> Child {
-    Command::new(assert_cmd::cargo::cargo_bin("diskmeter"))
+    common::process()
         .current_dir(t.path())
         .args([
             "run",

@@ -29,7 +29,7 @@ fn workers_beyond_memory() -> u64 {
 
 /// `diskmeter ARGS` in `dir` under an 8 GiB address-space limit (`ulimit -v`).
 fn limited(dir: &TestDir, args: &[String]) -> std::process::Output {
-    let binary = assert_cmd::cargo::cargo_bin("diskmeter");
+    let binary = common::binary();
     let quoted: Vec<String> = args.iter().map(|a| format!("'{a}'")).collect();
     std::process::Command::new("sh")
         .current_dir(dir.path())

@@ -31,7 +31,7 @@ fn mpi_ready(test: &str) -> bool {
 /// most 120 s: a run that hangs fails the test rather than the suite.
 fn mpirun(dir: &Path, ranks: u32, args: &[&str]) -> Output {
     common::isolate_history();
-    let binary = assert_cmd::cargo::cargo_bin("diskmeter");
+    let binary = common::binary();
     std::process::Command::new("timeout")
         .args(["120", "mpirun", "-n", &ranks.to_string(), "--oversubscribe"])
         .arg(binary)
@@ -114,7 +114,7 @@ fn four_ranks_on_their_own_files_merge_exactly_and_save_one_run() {
         files.push(file);
     }
     let by_merge = common::ok(
-        std::process::Command::new(assert_cmd::cargo::cargo_bin("diskmeter"))
+        common::process()
             .arg("merge")
             .arg("--output-format=json")
             .args(&files)
@@ -224,7 +224,7 @@ fn a_rank_refused_before_the_first_round_ends_the_job() {
         "[j]\nioengine=null\nrw=randread\nsize=1m\n",
     )
     .unwrap();
-    let binary = assert_cmd::cargo::cargo_bin("diskmeter");
+    let binary = common::binary();
     let rank = |count: &str, job: &str| -> Vec<std::ffi::OsString> {
         ["-n", count, "--oversubscribe"]
             .iter()

@@ -189,8 +189,7 @@ fn json_goes_to_stdout_alone_and_notes_to_stderr() {
     let t = TestDir::new();
     // Not `t.run`: that adds --quiet, which silences the notes this test is about. psync with
     // iodepth=4 draws a note (one IO in flight per worker).
-    let out = assert_cmd::Command::cargo_bin("diskmeter")
-        .unwrap()
+    let out = common::command()
         .current_dir(t.path())
         .args([
             "run",
@@ -287,11 +286,7 @@ fn dry_run_shows_globals_applied_to_each_job() {
 
 #[test]
 fn help_explains_every_option_with_unit_and_default() {
-    let out = assert_cmd::Command::cargo_bin("diskmeter")
-        .unwrap()
-        .args(["run", "--help"])
-        .output()
-        .unwrap();
+    let out = common::command().args(["run", "--help"]).output().unwrap();
     assert!(out.status.success());
     let help = String::from_utf8(out.stdout).unwrap();
     let listed = common::help_options(&help);

@@ -85,7 +85,7 @@ fn issue27_a_sweep_interrupted_by_sigint_lists_its_partial_point_and_infers_noth
     let work = TestDir::in_memory();
     let dir = work.path();
     // Four points of one second each: the signal 2.5 s in lands inside the third (QD 4).
-    let child = Command::new(assert_cmd::cargo::cargo_bin("diskmeter"))
+    let child = common::process()
         .current_dir(dir)
         .args([
             "sweep",

@@ -5,7 +5,7 @@ use assert_cmd::Command;
 use predicates::prelude::*;
 
 fn diskmeter(args: &[&str]) -> Command {
-    let mut cmd = Command::cargo_bin("diskmeter").expect("the diskmeter binary");
+    let mut cmd = crate::common::command();
     cmd.args(args);
     cmd
 }

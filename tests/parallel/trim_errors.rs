@@ -362,8 +362,7 @@ fn trims_and_error_counts_are_kept_in_the_history() {
     let t = TestDir::new();
     let data = t.path().join("history");
     let diskmeter = |args: &[&str]| {
-        let out = assert_cmd::Command::cargo_bin("diskmeter")
-            .unwrap()
+        let out = common::command()
             .current_dir(t.path())
             .env("XDG_DATA_HOME", &data)
             .args(args)

@@ -322,7 +322,7 @@ fn an_interrupted_write_saves_its_state_and_verify_only_checks_just_what_it_wrot
     // 256 writes at 100 a second: Ctrl-C after about a second stops it a third of the way.
     let args = file_job("write", &["--rate_iops=100", "--ioengine=psync"]);
     let args: Vec<&str> = args.iter().map(String::as_str).collect();
-    let mut child = std::process::Command::new(assert_cmd::cargo::cargo_bin("diskmeter"))
+    let mut child = common::process()
         .current_dir(t.path())
         .args(["run", "--quiet"])
         .args(&args)

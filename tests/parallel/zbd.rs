@@ -135,7 +135,7 @@ fn fios_zbd_examples_run_with_fios_structure_on_scratch_files() {
         .args(["--json", "--scratch-devices", "--size", "1g", "--corpus"])
         .arg(dir.path())
         .arg("--diskmeter")
-        .arg(assert_cmd::cargo::cargo_bin("diskmeter"))
+        .arg(common::binary())
         .output()
         .expect("bench/corpus-fio");
     assert!(

@@ -7,7 +7,6 @@
 use crate::common;
 use crate::seed;
 
-use assert_cmd::Command;
 use common::TestDir;
 use diskmeter_suites::expect::{expectations, EXPECTATION_SETS};
 
@@ -18,12 +17,7 @@ struct Checked {
 }
 
 fn diskmeter(dir: &TestDir, args: &[&str]) -> Checked {
-    let out = Command::cargo_bin("diskmeter")
-        .expect("binary")
-        .current_dir(dir.path())
-        .args(args)
-        .output()
-        .expect("run diskmeter");
+    let out = common::diskmeter(dir.path(), args);
     Checked {
         code: out.status.code(),
         stdout: String::from_utf8_lossy(&out.stdout).into_owned(),

@@ -9,9 +9,7 @@ use predicates::prelude::*;
 use std::time::Duration;
 
 fn diskmeter(dir: &TestDir) -> Command {
-    let mut cmd = Command::cargo_bin("diskmeter").expect("binary");
-    cmd.current_dir(dir.path());
-    cmd
+    common::command_in(dir.path())
 }
 
 /// Loop devices, diskmeter cgroups and records that exist now.
@@ -138,7 +136,7 @@ fn a_failed_run_and_ctrl_c_leave_nothing_behind() {
     .failure();
     assert_eq!(leftovers(&dir), Vec::<String>::new());
     // Ctrl-C in the middle of a run.
-    let binary = assert_cmd::cargo::cargo_bin("diskmeter");
+    let binary = common::binary();
     let mut child = std::process::Command::new(binary)
         .current_dir(dir.path())
         .args([

@@ -5,20 +5,14 @@
 
 use crate::common;
 
-use assert_cmd::Command;
 use common::{real_io, require_root, sh, BlkioThrottle, LoopDevice, TestDir};
 use serde_json::Value;
 use std::path::{Path, PathBuf};
 
 /// `diskmeter ARGS` in `dir` with the history in `data` (XDG_DATA_HOME).
 fn diskmeter(dir: &TestDir, data: &Path, args: &[&str]) -> std::process::Output {
-    Command::cargo_bin("diskmeter")
-        .expect("binary")
-        .current_dir(dir.path())
-        .env("XDG_DATA_HOME", data)
-        .args(args)
-        .output()
-        .expect("run diskmeter")
+    let data = data.to_str().expect("a UTF-8 path");
+    common::diskmeter_with_env(dir.path(), &[("XDG_DATA_HOME", data)], args)
 }
 
 fn stdout(output: &std::process::Output) -> String {
@@ -282,7 +276,7 @@ fn a_saved_sweep_is_analysed_again_with_charts() {
 /// `quick`'s steps, the same comparison) on `device`, inside `throttle` when given, saving
 /// into `data`.
 fn realworld_on(device: &str, data: &Path, throttle: Option<&BlkioThrottle>) {
-    let binary = assert_cmd::cargo::cargo_bin("diskmeter");
+    let binary = common::binary();
     let command = format!(
         "XDG_DATA_HOME={} {} suite realworld {device} --runtime=4 --size=128m --quiet",
         data.display(),
@@ -346,8 +340,7 @@ fn the_readme_main_command_saves_into_the_home_data_folder() {
     // `suite quick` as the README runs it, with short steps; no XDG_DATA_HOME, so the history
     // goes to ~/.local/share/diskmeter.
     let run = |args: &[&str]| {
-        Command::cargo_bin("diskmeter")
-            .unwrap()
+        common::command()
             .current_dir(dir.path())
             .env_remove("XDG_DATA_HOME")
             .env("HOME", &home)

@@ -186,7 +186,7 @@ fn latency_percentile_options_place_percentiles_as_fio_does() {
             false,
         ),
     ] {
-        let mut cmd = assert_cmd::Command::cargo_bin("diskmeter").unwrap();
+        let mut cmd = common::command();
         let out = cmd
             .current_dir(t.path())
             .args(["run", "--quiet", "--name=t", "--ioengine=null", "--size=1m"])
@@ -213,7 +213,7 @@ fn latency_percentile_options_place_percentiles_as_fio_does() {
 #[test]
 fn offset_increment_gives_each_clone_its_own_region() {
     let t = TestDir::new();
-    let mut cmd = assert_cmd::Command::cargo_bin("diskmeter").unwrap();
+    let mut cmd = common::command();
     let out = cmd
         .current_dir(t.path())
         .args([

@@ -116,7 +116,7 @@ fn a_100000_io_trace_replays_at_its_own_rate_within_1_percent() {
 /// the child, taken as it is reaped).
 #[allow(clippy::zombie_processes)] // reaped by wait4 below, which also gives its rusage
 fn peak_rss_kib(dir: &TestDir, args: &[&str]) -> i64 {
-    let child = std::process::Command::new(assert_cmd::cargo::cargo_bin("diskmeter"))
+    let child = common::process()
         .current_dir(dir.path())
         .args(["run", "--quiet", "--no-save"])
         .args(args)

@@ -33,7 +33,7 @@ pub(crate) struct Fixture {
 
 /// `diskmeter ARGS` in the fixture's folder; its output, which must be a success.
 pub(crate) fn fixture_diskmeter(dir: &Path, env: &[(String, String)], args: &[&str]) -> String {
-    let output = Command::new(assert_cmd::cargo::cargo_bin("diskmeter"))
+    let output = crate::common::process()
         .current_dir(dir)
         .envs(env.iter().map(|(k, v)| (k.as_str(), v.as_str())))
         .args(args)
@@ -62,7 +62,7 @@ pub(crate) fn saved_id(stderr: &str, kind: &str) -> Option<String> {
 
 impl Fixture {
     pub(crate) fn env(&self) -> Vec<(String, String)> {
-        let bin = assert_cmd::cargo::cargo_bin("diskmeter");
+        let bin = crate::common::binary();
         let path = format!(
             "{}:{}",
             bin.parent().unwrap().display(),
@@ -156,7 +156,7 @@ impl Fixture {
             let device = LoopDevice::new_direct(test_dir.path(), "capture.img", 64);
             let name = device.dev.trim_start_matches("/dev/").to_string();
             let args = app_args(&device.dev);
-            let mut app = Command::new(assert_cmd::cargo::cargo_bin("diskmeter"))
+            let mut app = crate::common::process()
                 .current_dir(&base)
                 .envs(env.iter().map(|(k, v)| (k.as_str(), v.as_str())))
                 .args(&args)

@@ -107,7 +107,7 @@ pub(crate) fn blank_numbers(text: &str) -> String {
 /// Starts a paced application on the capture device for a capture's 1 s, so it sees IO.
 pub(crate) fn application_for_capture(fixture: &Fixture) -> Option<std::process::Child> {
     let name = fixture.capture_device.as_ref()?;
-    Command::new(assert_cmd::cargo::cargo_bin("diskmeter"))
+    common::process()
         .current_dir(fixture.dir.as_path())
         .envs(fixture.env().iter().map(|(k, v)| (k.as_str(), v.as_str())))
         .args([

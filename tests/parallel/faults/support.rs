@@ -132,7 +132,7 @@ pub fn eventually(mut condition: impl FnMut() -> bool) -> bool {
 /// `diskmeter suite realworld` saving into `db`: step 1 reads `read` (SEQ1M Q1T1 for 1 s),
 /// step 2 writes `write`, then two more steps; 4 MiB unless `size` says otherwise.
 pub fn suite(dir: &Path, read: &Path, write: &Path, db: &Path, extra: &[&str]) -> Command {
-    let mut cmd = Command::new(assert_cmd::cargo::cargo_bin("diskmeter"));
+    let mut cmd = crate::common::process();
     cmd.current_dir(dir)
         .args(["suite", "realworld", "--quiet", "--runtime=1"])
         .arg(format!("--read-target={}", read.display()))

@@ -51,7 +51,7 @@ pub fn with_env(mut cmd: Command, dir: &Path) -> Command {
 
 /// `diskmeter` in `dir`, with the job files' variables set ([`with_env`]).
 pub fn diskmeter(dir: &Path) -> Command {
-    with_env(Command::cargo_bin("diskmeter").expect("binary"), dir)
+    with_env(crate::common::command(), dir)
 }
 
 /// `diskmeter run --dry-run ARGS` in `dir`, which must succeed; its stdout (the plan).

@@ -7,7 +7,7 @@
 use super::history::history;
 use crate::common::browser::{Chromium, Page, PAGE_TIMEOUT};
 use crate::common::serve::Server;
-use std::process::{Command, Stdio};
+use std::process::Stdio;
 use std::time::Duration;
 
 /// Opens `path` of the server and checks what every page must do: no errors, every chart it
@@ -135,7 +135,7 @@ fn a_run_started_while_the_list_is_open_appears_live_and_grows() {
     let db = dir.path().join("live.db");
     let db_arg = db.to_str().unwrap();
     let null_run = |runtime: &str, name: &str| {
-        Command::new(assert_cmd::cargo::cargo_bin("diskmeter"))
+        crate::common::process()
             .current_dir(dir.path())
             .args(["run", "--quiet", "--ioengine=null", "--size=16m"])
             .args([format!("--runtime={runtime}"), format!("--name={name}")])
