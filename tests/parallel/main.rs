@@ -55,3 +55,25 @@ mod trim_errors;
 mod verify;
 mod visual;
 mod zbd;
+
+/// The suite stays three binaries: a file directly in tests/ or another tests/*/main.rs would
+/// be a test binary of its own, built and linked apart and run by nobody's rules.
+#[test]
+fn every_test_file_is_a_module_of_parallel_serial_or_alone() {
+    let tests = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests");
+    let mut strays = Vec::new();
+    for entry in std::fs::read_dir(&tests).expect("read tests/") {
+        let path = entry.expect("an entry of tests/").path();
+        let name = path.file_name().unwrap_or_default().to_string_lossy();
+        let binary = path.join("main.rs").is_file();
+        if (path.is_file() && name.ends_with(".rs"))
+            || (binary && !["parallel", "serial", "alone"].contains(&name.as_ref()))
+        {
+            strays.push(name.into_owned());
+        }
+    }
+    assert!(
+        strays.is_empty(),
+        "not in a binary of tests/*/main.rs: {strays:?}"
+    );
+}
