@@ -6,7 +6,7 @@
 
 use crate::common;
 #[path = "jobfile/support.rs"]
-mod support;
+pub(crate) mod support;
 #[path = "jobfile/values.rs"]
 mod values;
 

@@ -5,8 +5,8 @@
 //! which runs beside anything but tests/serial and tests/alone).
 
 use crate::common;
-#[path = "jobfile/support.rs"]
-mod support;
+// The job files' helpers, shared with tests/parallel/jobfile.rs (one module in the binary).
+use super::jobfile::support;
 
 use assert_cmd::Command;
 use common::{require_tool, TestDir};
