@@ -112,7 +112,7 @@ fn fios_zbd_examples_run_with_fios_structure_on_scratch_files() {
         .map(|base| base.join("shared/corpus/fio-examples"))
         .find(|dir| dir.join("zbd-rand-write.fio").is_file());
     let Some(corpus) = corpus else {
-        // The corpus lives outside the repository, as for tests/corpus.rs.
+        // The corpus lives outside the repository, as for tests/parallel/corpus.rs.
         eprintln!("SKIP {test}: no fio examples at ../shared/corpus/fio-examples");
         return;
     };

@@ -78,7 +78,7 @@ pub(crate) const RULES: &[(&str, Action)] = &[
     (
         "python3 /path/to/fiologparser_hist.py *",
         Action::Illustrative(
-            "fio's own script, which needs pandas; tests/hist_log.rs reads the log as fio's format",
+            "fio's own script, which needs pandas; tests/parallel/hist_log.rs reads the log as fio's format",
         ),
     ),
     // `check`: its exit codes are the constants above.

@@ -1,4 +1,4 @@
-//! What the job-file tests share (`tests/jobfile.rs` runs job files, `tests/jobfile_reading.rs`
+//! What the job-file tests share (`tests/parallel/jobfile.rs` runs job files, `tests/parallel/jobfile_reading.rs`
 //! compares how they read with fio's reading): the files in tests/jobs, the variables they
 //! take for a small, quick run, and diskmeter's dry run of them.
 

@@ -1,8 +1,8 @@
 //! The results history the browser tests show: one of each kind the report and the dashboard
 //! draw, made quickly and for real as the other tests make them — two runs of the same job (a
 //! baseline and a candidate at a deeper queue, for the comparison), a suite, a sweep
-//! (tests/history.rs, tests/sweep.rs), and a capture written through the history API
-//! (tests/seed, as tests/requirements.rs does). Made once per test binary, in the test
+//! (tests/serial/history.rs, tests/alone/sweep.rs), and a capture written through the history API
+//! (tests/seed, as tests/parallel/requirements.rs does). Made once per test binary, in the test
 //! process's own history folder (removed at exit).
 //!
 //! The pages are checked for what they draw, not for the figures, so the runs and the suite
