@@ -28,6 +28,15 @@ const KILLS: usize = 200;
 /// The tests here share the data folder's records of test files: one at a time.
 static SERIAL: Mutex<()> = Mutex::new(());
 
+/// The data folder (XDG_DATA_HOME) of every diskmeter started here: this module's own, as
+/// every run sweeps the records of killed runs when it starts, and the other modules of the
+/// test binary start runs at any moment.
+fn data_home() -> PathBuf {
+    let home = common::isolate_history().join("crash");
+    std::fs::create_dir_all(&home).expect("create the crash tests' data folder");
+    home
+}
+
 /// A small xorshift generator: the moments need no more than that, and a printed seed.
 struct Moments(u64);
 
@@ -87,6 +96,7 @@ fn command(pick: u64, db: &Path) -> (Vec<String>, Duration) {
 fn spawn(dir: &Path, args: &[String]) -> Child {
     common::process()
         .current_dir(dir)
+        .env("XDG_DATA_HOME", data_home())
         .args(args)
         .stdout(Stdio::null())
         .stderr(Stdio::piped())
@@ -246,7 +256,9 @@ fn listing_has(dir: &Path, db: &Path, ids: &[i64]) -> Result<(), String> {
     let args = [
         "history", "--format", "json", "--limit", "100000", "--db", &db,
     ];
-    let output = common::diskmeter(dir, &args);
+    let home = data_home();
+    let env = [("XDG_DATA_HOME", home.to_str().expect("a UTF-8 path"))];
+    let output = common::diskmeter_with_env(dir, &env, &args);
     if !output.status.success() {
         return Err(format!(
             "diskmeter history failed: {}",
@@ -405,8 +417,10 @@ fn a_test_file_left_by_a_killed_run_is_removed_by_the_next_run() {
     // A file the user put where a killed run's file was: not diskmeter's, never removed.
     std::fs::remove_file(&users).unwrap();
     std::fs::write(&users, b"the user's data").unwrap();
-    let output = common::diskmeter(
+    let home = data_home();
+    let output = common::diskmeter_with_env(
         next.path(),
+        &[("XDG_DATA_HOME", home.to_str().expect("a UTF-8 path"))],
         &[
             "run",
             "--name=next",
@@ -427,7 +441,7 @@ fn a_test_file_left_by_a_killed_run_is_removed_by_the_next_run() {
     assert!(keep.exists(), "the kept file was removed");
     assert!(!stderr.contains(&users.display().to_string()), "{stderr}");
     // The records are swept with the files.
-    let records = common::isolate_history().join("diskmeter/state/files");
+    let records = data_home().join("diskmeter/state/files");
     let left_records: Vec<_> = std::fs::read_dir(&records)
         .map(|entries| entries.flatten().map(|e| e.path()).collect())
         .unwrap_or_default();
