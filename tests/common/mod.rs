@@ -36,6 +36,33 @@ pub fn isolate_history() -> PathBuf {
     .clone()
 }
 
+/// The path of the `diskmeter` binary under test, for a test that hands it to another program
+/// (a shell, `mpirun`, `timeout`, fio's scripts); the process's history is isolated first
+/// ([`isolate_history`]), as for every helper below.
+pub fn binary() -> PathBuf {
+    isolate_history();
+    assert_cmd::cargo::cargo_bin("diskmeter")
+}
+
+/// `diskmeter` as an assert_cmd command, in the test's folder (the package's, as cargo runs a
+/// test): arguments, a folder and variables are the caller's to add.
+pub fn command() -> Command {
+    Command::new(binary())
+}
+
+/// [`command`] in `dir`.
+pub fn command_in(dir: impl AsRef<Path>) -> Command {
+    let mut command = command();
+    command.current_dir(dir.as_ref());
+    command
+}
+
+/// `diskmeter` as a std command, for a test that spawns it and signals, stops or reads it
+/// while it runs (assert_cmd's command only runs to the end).
+pub fn process() -> std::process::Command {
+    std::process::Command::new(binary())
+}
+
 /// `diskmeter ARGS` in `dir`, with its whole output (for tests that check failures too).
 pub fn diskmeter(dir: impl AsRef<Path>, args: &[&str]) -> std::process::Output {
     diskmeter_with_env(dir, &[], args)
@@ -47,11 +74,23 @@ pub fn diskmeter_with_env(
     env: &[(&str, &str)],
     args: &[&str],
 ) -> std::process::Output {
-    Command::cargo_bin("diskmeter")
-        .expect("the diskmeter binary")
-        .current_dir(dir.as_ref())
+    command_in(dir)
         .envs(env.iter().copied())
         .args(args)
+        .output()
+        .expect("run diskmeter")
+}
+
+/// [`diskmeter`] with `--db DB` after `args`: the history at `db` instead of the process's.
+pub fn diskmeter_with_db(
+    dir: impl AsRef<Path>,
+    db: impl AsRef<Path>,
+    args: &[&str],
+) -> std::process::Output {
+    command_in(dir)
+        .args(args)
+        .arg("--db")
+        .arg(db.as_ref())
         .output()
         .expect("run diskmeter")
 }
@@ -125,11 +164,8 @@ impl TestDir {
 
     /// `diskmeter run --quiet ARGS...` in this folder.
     pub fn run(&self, args: &[&str]) -> Command {
-        let mut cmd = Command::cargo_bin("diskmeter").expect("the diskmeter binary");
-        cmd.current_dir(self.path())
-            .arg("run")
-            .arg("--quiet")
-            .args(args);
+        let mut cmd = command_in(self.path());
+        cmd.arg("run").arg("--quiet").args(args);
         cmd
     }
 
@@ -504,7 +540,7 @@ impl AsRef<Path> for TestDir {
 
 /// `diskmeter replay --db DB ARGS...` in `dir`.
 pub fn replay(dir: &TestDir, db: &Path, args: &[&str]) -> Command {
-    let mut cmd = Command::cargo_bin("diskmeter").expect("the diskmeter binary");
+    let mut cmd = command();
     cmd.current_dir(dir.path())
         .arg("replay")
         .arg("--db")

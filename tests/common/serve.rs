@@ -5,7 +5,7 @@
 
 use std::io::{BufRead, BufReader, Read};
 use std::path::Path;
-use std::process::{Child, ChildStderr, Command, Stdio};
+use std::process::{Child, ChildStderr, Stdio};
 use std::time::{Duration, Instant};
 
 /// A running `diskmeter serve`.
@@ -21,7 +21,7 @@ pub struct Server {
 impl Server {
     /// `diskmeter serve --db DB ARGS...`, once it says where it listens.
     pub fn start(db: &Path, args: &[&str]) -> Server {
-        let mut child = Command::new(assert_cmd::cargo::cargo_bin("diskmeter"))
+        let mut child = super::process()
             .arg("serve")
             .arg("--db")
             .arg(db)

@@ -1,0 +1,79 @@
+//! The integration tests that may run beside anything, with libtest's threads: pure
+//! checks, null-engine runs, refusals before any IO, parsers, the history's SQLite, the
+//! browsers, and real IO whose figures no test judges (a file's bytes, an exit code, a
+//! log's columns). scripts/test runs this binary beside the crates' own tests and before
+//! tests/serial and tests/alone, never beside them: several of its modules write to the
+//! disk (SIGKILLed runs, loop devices, hundreds of history saves), which would move a
+//! measured figure there.
+//!
+//! A module here asserts no measured rate, latency or cap; one that does belongs in
+//! tests/serial (a whole run's figure) or tests/alone (figures second by second).
+
+#[path = "../common/mod.rs"]
+mod common;
+#[path = "../seed/mod.rs"]
+mod seed;
+
+mod architecture;
+mod browser_helper;
+mod completions_man;
+mod concurrent_writers;
+mod corpus;
+mod crash;
+mod ctrl_c;
+mod dashboard;
+mod diskspd;
+mod diskspd_corpus;
+mod diskspd_xml;
+mod doc_commands;
+mod faults;
+mod faults_history;
+mod files_options;
+mod fio_logs;
+mod hist_log;
+mod icf;
+mod intended_latency;
+mod interrupts;
+mod iolog_round_trip;
+mod iometer;
+mod jobfile;
+mod jobfile_reading;
+mod k8s;
+mod live;
+mod memory_guard;
+mod merge;
+mod mpi;
+mod output;
+mod partial_data;
+mod plan;
+mod report;
+mod requirements;
+mod safety;
+mod safety_matrix;
+mod system_options;
+mod trim_errors;
+mod verify;
+mod visual;
+mod zbd;
+
+/// The suite stays three binaries: a file directly in tests/ or another tests/*/main.rs would
+/// be a test binary of its own, built and linked apart and run by nobody's rules.
+#[test]
+fn every_test_file_is_a_module_of_parallel_serial_or_alone() {
+    let tests = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests");
+    let mut strays = Vec::new();
+    for entry in std::fs::read_dir(&tests).expect("read tests/") {
+        let path = entry.expect("an entry of tests/").path();
+        let name = path.file_name().unwrap_or_default().to_string_lossy();
+        let binary = path.join("main.rs").is_file();
+        if (path.is_file() && name.ends_with(".rs"))
+            || (binary && !["parallel", "serial", "alone"].contains(&name.as_ref()))
+        {
+            strays.push(name.into_owned());
+        }
+    }
+    assert!(
+        strays.is_empty(),
+        "not in a binary of tests/*/main.rs: {strays:?}"
+    );
+}

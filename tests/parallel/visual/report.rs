@@ -1,0 +1,165 @@
+//! `diskmeter report` read in a real headless Chromium (tests/common/browser.rs): the report
+//! of a run, a suite, a sweep, a capture and a comparison, and one of them all together, each
+//! loaded from file:// renders with no console error, draws every chart it promises, and makes
+//! no request beyond the document itself — it works offline and as an email attachment.
+//! With `DISKMETER_SCREENSHOTS=DIR` the run's report is saved as `DIR/report.png`.
+
+use super::history::{diskmeter, history};
+use crate::common::browser::{Chromium, Page};
+use std::path::PathBuf;
+
+/// Writes the report of `args` (ids, `--compare A B`) with `diskmeter report ... -o
+/// NAME.html` and returns its path.
+fn report(name: &str, args: &[&str]) -> PathBuf {
+    let history = history();
+    let file = history.dir.join(format!("{name}.html"));
+    let mut all: Vec<&str> = vec!["report"];
+    all.extend(args);
+    all.extend(["-o", file.to_str().unwrap(), "--db", history.db_arg()]);
+    diskmeter(&history.dir, &all);
+    assert!(file.is_file(), "{} was not written", file.display());
+    file
+}
+
+/// Opens a report from file:// and checks what every report must hold: the document is its
+/// only request, no errors, every chart drawn; returns the page and the kinds of its charts.
+fn open_report(chromium: &Chromium, file: &std::path::Path) -> (Page, Vec<String>) {
+    let url = format!("file://{}", file.display());
+    let page = chromium.open(&url);
+    let charts = page.assert_charts_drawn_cleanly();
+    assert_eq!(page.requests()[0], url, "the document is the first request");
+    // data: URLs are the report's own inlined contents (and the helper's SVG rasterising).
+    assert_eq!(
+        page.outside_requests(),
+        Vec::<String>::new(),
+        "the report asks the network for nothing"
+    );
+    let kinds = charts.into_iter().map(|c| c.kind).collect();
+    (page, kinds)
+}
+
+/// Whether the page has a `<section class="section-{kind}">`.
+fn has_section(page: &Page, kind: &str) -> bool {
+    page.eval(&format!(
+        "document.querySelector('section.section-{kind}') !== null"
+    )) == serde_json::Value::Bool(true)
+}
+
+/// Asserts every kind in `expected` is among the drawn chart kinds.
+fn assert_kinds(kinds: &[String], expected: &[&str]) {
+    let missing: Vec<&&str> = expected
+        .iter()
+        .filter(|kind| !kinds.iter().any(|k| k == *kind))
+        .collect();
+    assert!(missing.is_empty(), "no {missing:?} chart among {kinds:?}");
+}
+
+#[test]
+fn a_runs_report_renders_offline_with_its_series_percentiles_and_histogram() {
+    let Some(chromium) = Chromium::start("a_runs_report_renders_offline") else {
+        return;
+    };
+    let run = history().run.to_string();
+    let (page, kinds) = open_report(chromium, &report("run", &[&run]));
+    assert!(has_section(&page, "run"));
+    assert_kinds(
+        &kinds,
+        &["iops", "bandwidth", "latency", "percentiles", "histogram"],
+    );
+    let text = page.eval("document.body.innerText");
+    let text = text.as_str().unwrap_or_default();
+    assert!(
+        text.contains("browser-randrw") && text.contains("--iodepth=1"),
+        "the run's name and command line: {text}"
+    );
+    page.screenshot_for_docs("report.png");
+}
+
+#[test]
+fn last_names_the_newest_run() {
+    let Some(chromium) = Chromium::start("last_names_the_newest_run") else {
+        return;
+    };
+    let (page, _) = open_report(chromium, &report("last", &["last"]));
+    assert!(has_section(&page, "sweep"));
+}
+
+#[test]
+fn a_suites_report_renders_its_table_and_charts_per_step() {
+    let Some(chromium) = Chromium::start("a_suites_report_renders") else {
+        return;
+    };
+    let suite = history().suite.to_string();
+    let (page, kinds) = open_report(chromium, &report("suite", &[&suite]));
+    assert!(has_section(&page, "suite"));
+    assert_kinds(&kinds, &["suite-iops", "iops", "latency"]);
+    // A child section per step: RND4K Q1T1, SEQ1M Q1T1, read and write each.
+    let steps = page.eval("document.querySelectorAll('section[id*=\"-step-\"]').length");
+    assert!(steps.as_u64().unwrap_or(0) >= 4, "step sections: {steps}");
+}
+
+#[test]
+fn a_sweeps_report_renders_its_three_charts_and_analysis() {
+    let Some(chromium) = Chromium::start("a_sweeps_report_renders") else {
+        return;
+    };
+    let sweep = history().sweep.to_string();
+    let (page, kinds) = open_report(chromium, &report("sweep", &[&sweep]));
+    assert!(has_section(&page, "sweep"));
+    assert_kinds(&kinds, &["iops-vs-qd", "mibps-vs-bs", "latency-vs-qd"]);
+}
+
+#[test]
+fn a_captures_report_renders_its_checklist_and_series() {
+    let Some(chromium) = Chromium::start("a_captures_report_renders") else {
+        return;
+    };
+    let capture = history().capture.to_string();
+    let (page, kinds) = open_report(chromium, &report("capture", &[&capture]));
+    assert!(has_section(&page, "capture"));
+    assert_kinds(&kinds, &["capture-iops", "capture-latency"]);
+    let text = page.eval("document.body.innerText");
+    assert!(text.as_str().unwrap_or_default().contains("vda"), "{text}");
+}
+
+#[test]
+fn a_comparisons_report_renders_side_by_side_with_verdicts() {
+    let Some(chromium) = Chromium::start("a_comparisons_report_renders") else {
+        return;
+    };
+    let history = history();
+    let (a, b) = (history.run.to_string(), history.candidate.to_string());
+    let (page, kinds) = open_report(chromium, &report("compare", &["--compare", &a, &b]));
+    assert!(has_section(&page, "compare"));
+    assert_kinds(&kinds, &["compare", "compare-iops"]);
+}
+
+#[test]
+fn several_ids_make_one_report_with_a_table_of_contents() {
+    let Some(chromium) = Chromium::start("several_ids_make_one_report") else {
+        return;
+    };
+    let history = history();
+    let ids: Vec<String> = [history.run, history.suite, history.sweep, history.capture]
+        .iter()
+        .map(i64::to_string)
+        .collect();
+    let (a, b) = (history.run.to_string(), history.candidate.to_string());
+    let mut args: Vec<&str> = ids.iter().map(String::as_str).collect();
+    args.extend(["--compare", &a, &b]);
+    let (page, _) = open_report(chromium, &report("all", &args));
+    for kind in ["run", "suite", "sweep", "capture", "compare"] {
+        assert!(has_section(&page, kind), "no {kind} section");
+    }
+    // Every section is in the table of contents: a link to its anchor.
+    let unlisted = page.eval(
+        "[...document.querySelectorAll('section[id]')]\
+           .filter(s => !document.querySelector(`a[href=\"#${s.id}\"]`))\
+           .map(s => s.id)",
+    );
+    assert_eq!(
+        unlisted,
+        serde_json::json!([]),
+        "sections the contents miss"
+    );
+}
