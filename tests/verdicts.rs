@@ -113,6 +113,13 @@ fn fio_clat_ms(did: &Value, direction: &str, key: &str) -> f64 {
         / 1e6
 }
 
+/// How many times the whole loop (new loop devices, the application captured, replayed,
+/// checked) runs. Three, not five: each repetition is a fresh capture and replay judged on
+/// its own, so three show the verdict holds run after run as five did (every CI run adds its
+/// own repetitions), and the two held-below replays and the latency comparison, which run
+/// once, are unchanged; the two repetitions dropped were 15 s of a binary that runs alone.
+const REPETITIONS: usize = 3;
+
 #[test]
 fn the_guides_loop_is_met_or_within_noise_every_time_and_a_replay_held_below_is_missed() {
     let _turn = real_io();
@@ -122,7 +129,7 @@ fn the_guides_loop_is_met_or_within_noise_every_time_and_a_replay_held_below_is_
     let mut verdicts = Vec::new();
     let mut latency_disagreements = Vec::new();
     let mut latency_misses = 0;
-    for repetition in 1..=5 {
+    for repetition in 1..=REPETITIONS {
         let dir = TestDir::in_memory();
         let db = dir.path().join("h.db");
         let app_device = LoopDevice::new_direct(dir.path(), "app", 128);
@@ -205,7 +212,7 @@ fn the_guides_loop_is_met_or_within_noise_every_time_and_a_replay_held_below_is_
         }
         verdicts.push(said);
 
-        if repetition == 5 {
+        if repetition == REPETITIONS {
             // The same replay held to 80 % of the level, and to a third of it (a device three
             // times slower than the application's): missed, saying how far behind it fell.
             let level: f64 = ["read", "write"]
@@ -235,8 +242,8 @@ fn the_guides_loop_is_met_or_within_noise_every_time_and_a_replay_held_below_is_
             }
         }
     }
-    assert_eq!(verdicts.len(), 5);
-    eprintln!("latency lines missed in {latency_misses} of 5 repetitions");
+    assert_eq!(verdicts.len(), REPETITIONS);
+    eprintln!("latency lines missed in {latency_misses} of {REPETITIONS} repetitions");
     assert!(
         latency_disagreements.is_empty(),
         "{latency_disagreements:#?}"
