@@ -518,10 +518,13 @@ pub fn replay(dir: &TestDir, db: &Path, args: &[&str]) -> Command {
 /// throttled run that cannot get the CPU for a share `s` of its time delivers up to that
 /// share less than its cap, which is the host's doing, not the tool's. A probe thread sleeps
 /// 5 ms at a time and adds up each wake-up later than 1 ms (a wait for the run queue; an
-/// idle machine wakes it within a few tens of us, and a shorter wait is absorbed by the
-/// throttle's 50 ms burst); [`SchedulingJitter::lost_share`] is that sum over the time
+/// idle machine wakes it within a few tens of us, and a shorter wait is absorbed by the IOs
+/// a run keeps in flight); [`SchedulingJitter::lost_share`] is that sum over the time
 /// watched. So a floor is the cap less its stated tolerance less what the test measured
-/// the host took, and on an idle machine it is the stated tolerance alone.
+/// the host took, and on an idle machine it is the stated tolerance alone. The share
+/// overstates what a run loses (the in-engine throttle's 50 ms burst makes up most waits:
+/// 4 jobs under 2,000 IOPS delivered 1,998.8 with 34 % measured on a machine at load 18,
+/// 2026-11-28), so the floor errs towards passing a busy host, never towards failing it.
 pub struct SchedulingJitter {
     stop: std::sync::Arc<std::sync::atomic::AtomicBool>,
     probe: std::thread::JoinHandle<(std::time::Duration, std::time::Duration)>,
