@@ -527,7 +527,12 @@ pub fn replay(dir: &TestDir, db: &Path, args: &[&str]) -> Command {
 /// 2026-11-28), so the floor errs towards passing a busy host, never towards failing it.
 pub struct SchedulingJitter {
     stop: std::sync::Arc<std::sync::atomic::AtomicBool>,
-    probe: std::thread::JoinHandle<(std::time::Duration, std::time::Duration)>,
+    /// (time lost to late wake-ups, the longest of them, time watched)
+    probe: std::thread::JoinHandle<(
+        std::time::Duration,
+        std::time::Duration,
+        std::time::Duration,
+    )>,
 }
 
 impl SchedulingJitter {
@@ -540,24 +545,33 @@ impl SchedulingJitter {
             const NAP: Duration = Duration::from_millis(5);
             const ON_TIME: Duration = Duration::from_millis(1);
             let started = Instant::now();
-            let mut lost = Duration::ZERO;
+            let (mut lost, mut longest) = (Duration::ZERO, Duration::ZERO);
             while !stopped.load(std::sync::atomic::Ordering::Relaxed) {
                 let before = Instant::now();
                 std::thread::sleep(NAP);
                 let late = before.elapsed().saturating_sub(NAP);
                 if late > ON_TIME {
                     lost += late;
+                    longest = longest.max(late);
                 }
             }
-            (lost, started.elapsed())
+            (lost, longest, started.elapsed())
         });
         SchedulingJitter { stop, probe }
     }
 
     /// Stops watching; the share of the watched time (0 to 1) the probe waited for a CPU.
     pub fn lost_share(self) -> f64 {
+        self.stop().0
+    }
+
+    /// Stops watching; the share of the watched time the probe waited for a CPU, and its
+    /// longest wait (zero when none passed 1 ms): how late the host could make any IO of a
+    /// run beside it, for a latency bound.
+    pub fn stop(self) -> (f64, std::time::Duration) {
         self.stop.store(true, std::sync::atomic::Ordering::Relaxed);
-        let (lost, watched) = self.probe.join().expect("the jitter probe");
-        (lost.as_secs_f64() / watched.as_secs_f64().max(1e-9)).min(1.0)
+        let (lost, longest, watched) = self.probe.join().expect("the jitter probe");
+        let share = (lost.as_secs_f64() / watched.as_secs_f64().max(1e-9)).min(1.0);
+        (share, longest)
     }
 }
