@@ -5,7 +5,7 @@
 
 use crate::common;
 
-use common::{fio_command, fio_json, real_io, replay, require_root, TestDir};
+use common::{fio_command, fio_json, real_io, replay, require_root, SchedulingJitter, TestDir};
 use diskmeter_capture::{
     CaptureSample, DeviceInterval, HotSet, SizeShare, SystemInterval, TraceDirection, TraceProfile,
 };
@@ -318,10 +318,6 @@ fn total_iops(job: &serde_json::Value) -> (f64, f64) {
     )
 }
 
-fn within(measured: f64, expected: f64, tolerance: f64) -> bool {
-    (measured / expected - 1.0).abs() < tolerance
-}
-
 #[test]
 fn replay_at_p90_on_an_emulated_p30_runs_the_captured_level_and_fio_agrees() {
     let _turn = real_io();
@@ -332,6 +328,10 @@ fn replay_at_p90_on_an_emulated_p30_runs_the_captured_level_and_fio_agrees() {
     let db = dir.path().join("h.db");
     let id = seed_capture(&db, true).to_string();
     let job_file: PathBuf = dir.path().join("replay.fio");
+    // 3 s (it was 5): the replay and fio are each paced at the level from their first IO, so
+    // a whole run's rate (6,000 IOs at 3 s) is the level as at 5 s; the emitted file carries
+    // the same runtime.
+    let jitter = SchedulingJitter::start();
     let out = replay(
         &dir,
         &db,
@@ -346,7 +346,7 @@ fn replay_at_p90_on_an_emulated_p30_runs_the_captured_level_and_fio_agrees() {
             "--size",
             "256m",
             "--runtime",
-            "5",
+            "3",
             "--quiet",
             "--no-save",
             "--output-format",
@@ -362,11 +362,21 @@ fn replay_at_p90_on_an_emulated_p30_runs_the_captured_level_and_fio_agrees() {
         "{}",
         String::from_utf8_lossy(&out.stderr)
     );
+    let lost = jitter.lost_share();
     let result: serde_json::Value = serde_json::from_slice(&out.stdout).expect("pure JSON");
     let (reads, writes) = total_iops(&result["jobs"][0]);
-    eprintln!("replay at p90 on an emulated P30: {reads:.1} r/s + {writes:.1} w/s");
+    eprintln!(
+        "replay at p90 on an emulated P30: {reads:.1} r/s + {writes:.1} w/s; the host took \
+         {:.1} % of the time",
+        lost * 100.0
+    );
+    // The level within 5 %; below it, also the share of the time the host kept this test's
+    // threads off a CPU (the P30's 5,000 IOPS leave the device the headroom).
+    let at_level = |measured: f64, level: f64, lost: f64| {
+        (-(0.05 + lost)..0.05).contains(&(measured / level - 1.0))
+    };
     assert!(
-        within(reads, P90_READS, 0.05) && within(writes, P90_WRITES, 0.05),
+        at_level(reads, P90_READS, lost) && at_level(writes, P90_WRITES, lost),
         "replay ran {reads:.0} r/s + {writes:.0} w/s; the capture's p90 is 1400 + 600 \
          (under the P30's 5,000 IOPS)"
     );
@@ -375,16 +385,22 @@ fn replay_at_p90_on_an_emulated_p30_runs_the_captured_level_and_fio_agrees() {
     let Some(mut fio) = fio_command("replay --emit-fio under fio", dir.path()) else {
         return;
     };
+    let jitter = SchedulingJitter::start();
     let fio_out = fio_json(fio.arg(&job_file));
+    let lost = jitter.lost_share();
     let (fio_reads, fio_writes) = total_iops(&fio_out["jobs"][0]);
-    eprintln!("fio running the emitted file: {fio_reads:.1} r/s + {fio_writes:.1} w/s");
+    eprintln!(
+        "fio running the emitted file: {fio_reads:.1} r/s + {fio_writes:.1} w/s; the host took \
+         {:.1} % of the time",
+        lost * 100.0
+    );
     let level = P90_READS + P90_WRITES;
     assert!(
-        within(fio_reads + fio_writes, level, 0.05),
+        at_level(fio_reads + fio_writes, level, lost),
         "fio ran the emitted file at {fio_reads:.0} r/s + {fio_writes:.0} w/s; diskmeter at \
          {reads:.0} + {writes:.0}; the level is {level}"
     );
-    assert!(within(fio_reads, P90_READS, 0.05), "{fio_reads:.0} r/s");
+    assert!(at_level(fio_reads, P90_READS, lost), "{fio_reads:.0} r/s");
 }
 
 /// A version 3 iolog of `ios` 4 KiB IOs (one write in four) on `/dev/vdb` at offsets inside

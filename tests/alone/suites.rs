@@ -5,7 +5,7 @@
 use crate::common;
 
 use assert_cmd::Command;
-use common::{real_io, require_root, sh, BlkioThrottle, LoopDevice, TestDir};
+use common::{real_io, require_root, sh, BlkioThrottle, LoopDevice, SchedulingJitter, TestDir};
 use predicates::prelude::*;
 
 fn suite(dir: &TestDir) -> Command {
@@ -111,7 +111,8 @@ fn the_cloud_suite_prints_the_guides_expectations() {
 
 #[test]
 fn a_suite_on_real_files_removes_what_it_created() {
-    let _turn = real_io();
+    // No turn at the disk: this checks a table and files, no figure, and the one test here
+    // that judges figures (the matrix) runs on a device in memory, so it may run beside it.
     let dir = TestDir::new();
     suite(&dir)
         .args(["realworld", "--runtime=500ms", "--size=16m"])
@@ -169,18 +170,22 @@ fn the_matrix_on_a_throttled_volume_shows_the_iops_and_bandwidth_caps() {
     if !require_root("suite matrix on a throttled loop device") {
         return;
     }
-    let dir = TestDir::new();
+    // In memory: the volume waits on no journal commit of the host disk, and the tests of
+    // suites on real files (host disk, no figures) run beside it instead of after it.
+    let dir = TestDir::in_memory();
     let device = LoopDevice::new_direct(dir.path(), "volume", 256);
     let Some(throttle) = BlkioThrottle::new("dm-matrix", &device.dev, 5000, 200 << 20) else {
         return;
     };
     let binary = common::binary();
+    let jitter = SchedulingJitter::start();
     let table = sh(&throttle.wrap(&format!(
         "{} suite matrix {} --runtime=3 --size=256m --quiet",
         binary.display(),
         device.dev
     )));
-    println!("{table}");
+    let lost = jitter.lost_share();
+    println!("{table}\nthe host took {:.1} % of the time", lost * 100.0);
     let cells = matrix_cells(&table);
     assert_eq!(cells.len(), 16, "{table}");
     // The guides' pattern: the IOPS cap binds below 40 KiB, the bandwidth cap above.
@@ -196,12 +201,17 @@ fn the_matrix_on_a_throttled_volume_shows_the_iops_and_bandwidth_caps() {
     // started right after another runs 3 % over, one after a pause does not) runs up to two
     // slices over the cap, +3 to +7 % of a 3 s cell; and
     // a cell starved of CPU on a loaded 2-core machine runs a few per cent under it. Both are
-    // what the device did, so the cell bound is 8 %.
+    // what the device did, so the cell bound is 8 %. Below the cap, the bounds also give
+    // the share of the run's time the host kept this test's threads off a CPU: the volume in
+    // memory has the headroom, so only a starved tool delivers less than the cap.
     let relative = |value: f64, want: f64| value / want - 1.0;
+    let within = |value: f64, want: f64, tolerance: f64| {
+        (-(tolerance + lost)..tolerance).contains(&relative(value, want))
+    };
     for (row, column, mib, iops) in &cells {
         let (want_mib, want_iops) = expected(row);
         assert!(
-            relative(*iops, want_iops).abs() < 0.08 && relative(*mib, want_mib).abs() < 0.08,
+            within(*iops, want_iops, 0.08) && within(*mib, want_mib, 0.08),
             "{row} column {column}: {mib} MiB/s, {iops} IOPS; expected {want_mib:.2}, {want_iops}\n{table}"
         );
     }
@@ -214,7 +224,7 @@ fn the_matrix_on_a_throttled_volume_shows_the_iops_and_bandwidth_caps() {
         };
         let (mib, iops) = (median(|c| c.2), median(|c| c.3));
         assert!(
-            relative(iops, want_iops).abs() < 0.03 && relative(mib, want_mib).abs() < 0.03,
+            within(iops, want_iops, 0.03) && within(mib, want_mib, 0.03),
             "{row} row's median: {mib} MiB/s, {iops} IOPS; expected {want_mib:.2}, {want_iops}\n{table}"
         );
     }
@@ -290,7 +300,8 @@ fn a_mixed_scenario_shows_read_write_and_combined_figures() {
 
 #[test]
 fn warm_up_keeps_its_file_records_it_and_cached_read_suites_ask_for_it() {
-    let _turn = real_io();
+    // No turn at the disk, as for the real-file suite above: messages, files and the
+    // history, no figure.
     let dir = TestDir::new();
     let db = dir.path().join("history.db");
     let db = db.to_str().unwrap();

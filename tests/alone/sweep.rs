@@ -31,9 +31,16 @@ fn sweep(dir: &TestDir, args: &[&str]) -> Value {
     serde_json::from_slice(&out.stdout).unwrap()
 }
 
-/// Sweeps an emulated `profile` with points of `point_time` and checks what it infers
-/// against the profile's caps and `tier`; returns the sweep's JSON.
-fn check_tier(profile: &str, point_time: &str, iops: f64, mibps: f64, tier: &str) -> Value {
+/// Sweeps an emulated `profile` with points of `point_time` (and `extra` arguments) and
+/// checks what it infers against the profile's caps and `tier`; returns the sweep's JSON.
+fn check_tier(
+    profile: &str,
+    point_time: &str,
+    extra: &[&str],
+    iops: f64,
+    mibps: f64,
+    tier: &str,
+) -> Value {
     // Each tier's disk is throttled: the tiers sweep side by side, alone against tests of
     // unthrottled IO.
     let _turn = throttled_io();
@@ -45,18 +52,27 @@ fn check_tier(profile: &str, point_time: &str, iops: f64, mibps: f64, tier: &str
     // side ask nothing of its bandwidth (P30's 200 MiB/s and the droplet's 300 at their 1 MiB
     // points, which they reach together).
     let dir = TestDir::in_memory();
+    let point_time = format!("--point-time={point_time}");
     let v = sweep(
         &dir,
         &[
             &format!("--emulate={profile}"),
             "--emulate-size=256m",
             // Queue depth 1 and two depths past every profile's knee: enough for both
-            // ceilings and the crossover, and 15 points instead of 20.
+            // ceilings and the crossover. On these devices in memory QD 1 is mostly on the
+            // plateau too, so a block size stays flattened with one point starved of CPU.
+            // Two block sizes on each side of every profile's crossover (40 KiB for the
+            // P30, 51 for the droplet, 200 for the P10), since a ceiling needs two sizes to
+            // agree: 4K and 16K below, 256K and 1M above. 64K was a third size on one side
+            // (above the P30's and droplet's crossover, below the P10's): 12 points, not 15.
             "--qd=1,16,64",
-            "--bs=4k,16k,64k,256k,1m",
+            "--bs=4k,16k,256k,1m",
             "--charts=charts",
-            &format!("--point-time={point_time}"),
-        ],
+            &point_time,
+        ]
+        .into_iter()
+        .chain(extra.iter().copied())
+        .collect::<Vec<_>>(),
     );
     let analysis = &v["sweeps"][0]["analysis"];
     let summary = &v["sweeps"][0]["summary"];
@@ -96,7 +112,7 @@ fn check_tier(profile: &str, point_time: &str, iops: f64, mibps: f64, tier: &str
 
 #[test]
 fn an_emulated_p30_is_recognised() {
-    let v = check_tier("azure-p30", "1s", 5000.0, 200.0, "P30");
+    let v = check_tier("azure-p30", "1s", &[], 5000.0, 200.0, "P30");
     assert!(
         v.is_null() || v["auto_stop"].is_null(),
         "fixed points: {}",
@@ -106,17 +122,28 @@ fn an_emulated_p30_is_recognised() {
 
 #[test]
 fn an_emulated_p10_is_recognised_with_auto_stopped_points() {
-    let v = check_tier("azure-p10", "auto", 500.0, 100.0, "P10");
+    // At most 2 s a point (the default is 3): most of a P10's points do not settle (the
+    // guide's 20-point sweep: 7 steady), so they ran the whole 3 s, 52 s of the binary. A
+    // point that does not settle is measured for the whole --point-max, and 2 s of a
+    // throttled device is twice the 1 s the P30 and droplet tests judge within 3 %.
+    let v = check_tier(
+        "azure-p10",
+        "auto",
+        &["--point-max=2s"],
+        500.0,
+        100.0,
+        "P10",
+    );
     if v.is_null() {
         return;
     }
-    // Every point watched; each measured at most --point-max (3 s) and at least the 1 s
+    // Every point watched; each measured at most --point-max (2 s) and at least the 1 s
     // window (5 samples of 200 ms) plus the samples the precision rule needs.
     let auto = &v["auto_stop"];
-    assert_eq!(auto["points"], 15, "{auto}");
+    assert_eq!(auto["points"], 12, "{auto}");
     let measured_s = auto["measured_ns"].as_f64().unwrap() / 1e9;
     assert!(
-        (15.0..=15.0 * 3.05).contains(&measured_s),
+        (12.0..=12.0 * 2.05).contains(&measured_s),
         "{measured_s} s measured: {auto}"
     );
 }
@@ -126,6 +153,7 @@ fn an_emulated_high_cpu_droplet_volume_is_recognised() {
     check_tier(
         "do-volume-high-cpu",
         "1s",
+        &[],
         6000.0,
         300.0,
         "do-volume-high-cpu",

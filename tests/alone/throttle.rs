@@ -7,7 +7,7 @@
 use crate::common;
 
 use assert_cmd::Command;
-use common::{require_root, require_tool, throttled_io, TestDir};
+use common::{require_root, require_tool, throttled_io, SchedulingJitter, TestDir};
 use predicates::prelude::*;
 use serde_json::Value;
 
@@ -32,8 +32,10 @@ fn reads(v: &Value) -> Vec<(f64, f64, f64)> {
         .collect()
 }
 
-/// Four jobs at queue depth 16 reading one file with direct IO, under `throttle`.
-fn four_jobs_under(dir: &TestDir, bs: &str, throttle: &[&str]) -> Vec<(f64, f64, f64)> {
+/// Four jobs at queue depth 16 reading one file with direct IO, under `throttle`; with the
+/// share of the run's time the host kept a thread of this test waiting for a CPU
+/// ([`SchedulingJitter`]).
+fn four_jobs_under(dir: &TestDir, bs: &str, throttle: &[&str]) -> (Vec<(f64, f64, f64)>, f64) {
     let mut args = vec![
         "--name=t",
         "--filename=data",
@@ -49,20 +51,32 @@ fn four_jobs_under(dir: &TestDir, bs: &str, throttle: &[&str]) -> Vec<(f64, f64,
     let bs = format!("--bs={bs}");
     args.push(&bs);
     args.extend_from_slice(throttle);
-    reads(&dir.run_json(&args))
+    let jitter = SchedulingJitter::start();
+    let jobs = reads(&dir.run_json(&args));
+    (jobs, jitter.lost_share())
+}
+
+/// Whether `delivered` is `cap` within `tolerance` above, and within `tolerance` plus the
+/// share of the time the host took (`lost`) below: a cap is a ceiling the tool promises to
+/// hold; it delivers the cap in full only where the device has the headroom (a file in
+/// memory; the VM cap's disks, measured without the cap first) and the tool gets the CPU.
+fn at_cap(delivered: f64, cap: f64, tolerance: f64, lost: f64) -> bool {
+    delivered <= cap * (1.0 + tolerance) && delivered >= cap * (1.0 - tolerance - lost)
 }
 
 #[test]
 fn an_iops_cap_is_shared_by_all_jobs_and_its_wait_is_in_the_latency() {
     let _turn = throttled_io();
-    let dir = TestDir::new();
-    let jobs = four_jobs_under(&dir, "4k", &["--throttle-iops=2000"]);
+    // In memory: far more than the cap, and no journal commit of the host disk under it.
+    let dir = TestDir::in_memory();
+    let (jobs, lost) = four_jobs_under(&dir, "4k", &["--throttle-iops=2000"]);
     let total: f64 = jobs.iter().map(|j| j.0).sum();
     let ios_weighted_lat = jobs.iter().map(|j| j.0 * j.2).sum::<f64>() / total;
-    println!("4 jobs x QD16 under 2,000 IOPS: {total:.1} IOPS, mean latency {ios_weighted_lat:.0} ns, per job {jobs:?}");
+    println!("4 jobs x QD16 under 2,000 IOPS: {total:.1} IOPS, mean latency {ios_weighted_lat:.0} ns, per job {jobs:?}; host took {:.1} % of the time", lost * 100.0);
     assert!(
-        (total / 2000.0 - 1.0).abs() < 0.05,
-        "{total} IOPS under a 2,000 IOPS cap"
+        at_cap(total, 2000.0, 0.05, lost),
+        "{total} IOPS under a 2,000 IOPS cap (host took {:.1} % of the time)",
+        lost * 100.0
     );
     // 64 IOs in flight at 2,000 IOPS: each waits about 64 / 2,000 s = 32 ms (Little's law).
     let expected_ns = 64.0 / 2000.0 * 1e9;
@@ -75,17 +89,20 @@ fn an_iops_cap_is_shared_by_all_jobs_and_its_wait_is_in_the_latency() {
 #[test]
 fn a_bandwidth_cap_charges_each_io_its_bytes() {
     let _turn = throttled_io();
-    let dir = TestDir::new();
-    let jobs = four_jobs_under(&dir, "64k", &["--throttle-bw=50MiB/s"]);
+    // In memory, as above.
+    let dir = TestDir::in_memory();
+    let (jobs, lost) = four_jobs_under(&dir, "64k", &["--throttle-bw=50MiB/s"]);
     let total: f64 = jobs.iter().map(|j| j.1).sum();
     println!(
-        "4 jobs x QD16 x 64 KiB under 50 MiB/s: {:.2} MiB/s",
-        total / (1u64 << 20) as f64
+        "4 jobs x QD16 x 64 KiB under 50 MiB/s: {:.2} MiB/s; host took {:.1} % of the time",
+        total / (1u64 << 20) as f64,
+        lost * 100.0
     );
     let cap = (50u64 << 20) as f64;
     assert!(
-        (total / cap - 1.0).abs() < 0.05,
-        "{total} bytes/s under a {cap} bytes/s cap"
+        at_cap(total, cap, 0.05, lost),
+        "{total} bytes/s under a {cap} bytes/s cap (host took {:.1} % of the time)",
+        lost * 100.0
     );
 }
 
@@ -93,7 +110,19 @@ fn a_bandwidth_cap_charges_each_io_its_bytes() {
 /// at their turn and counted, `iodepth` IOs more than the cap allowed (232 MiB in 1 s under
 /// 200 MiB/s at QD 32; 432 in 2 s, 1,032 in 5 s). An IO not granted its turn inside the
 /// runtime is not done inside it: the count never passes the cap x the runtime (+1 for the
-/// IO at the runtime's start), and the rate is the cap within 1 %, at any runtime.
+/// IO at the runtime's start), and the rate never passes the cap by more than 1 %, at any
+/// runtime.
+///
+/// Both are ceilings, as the cap is: a run starved of CPU delivers less than the cap (a
+/// worker woken more than the bucket's 50 ms late loses those turns), which is not
+/// over-reporting. CI once counted 1,825 IOs in 1 s under 2,000 IOPS beside other work and
+/// failed a two-sided "within 1 %"; the cap delivered in full is
+/// `an_iops_cap_is_shared_by_all_jobs_and_its_wait_is_in_the_latency`'s assertion.
+///
+/// 1 s and 2 s runs, not 5 s as well: the excess was a fixed `iodepth` IOs at the end, so it
+/// is the largest share of a 1 s run (32 IOs: 1.6 % of 2,000 IOPS, 32 % of 100 MiB/s in
+/// 1 MiB IOs), and a 2 s run shows the count holds past the first second; a 5 s run proved
+/// the same with a share five times smaller, for 10 s of the binary's time.
 #[test]
 fn throttle_does_not_over_report_by_iodepth_at_the_end_of_the_runtime() {
     let _turn = throttled_io();
@@ -104,7 +133,7 @@ fn throttle_does_not_over_report_by_iodepth_at_the_end_of_the_runtime() {
         ("--throttle-bw=100MiB/s", "1m", 100.0),
     ];
     for (cap, bs, ios_per_sec) in caps {
-        for runtime in ["1", "2", "5"] {
+        for runtime in ["1", "2"] {
             let v = dir.run_json(&[
                 cap,
                 "--name=t",
@@ -128,8 +157,8 @@ fn throttle_does_not_over_report_by_iodepth_at_the_end_of_the_runtime() {
                 "{cap} for {runtime} s: {ios} IOs in {seconds} s, more than the cap allows"
             );
             assert!(
-                (iops / ios_per_sec - 1.0).abs() <= 0.01,
-                "{cap} for {runtime} s: {iops} IOPS, the cap is {ios_per_sec}"
+                iops <= ios_per_sec * 1.01,
+                "{cap} for {runtime} s: {iops} IOPS, more than 1 % over the cap {ios_per_sec}"
             );
         }
     }
@@ -283,15 +312,22 @@ fn a_vm_cap_below_the_sum_of_four_disks_holds_in_total() {
         );
         return;
     }
+    // The free run measured the headroom; the floor below is the cap less 5 % less the
+    // share of the capped run's time the host kept this test's threads off a CPU.
+    let jitter = SchedulingJitter::start();
     let capped = run(Some("--throttle-iops=8000"));
+    let lost = jitter.lost_share();
     let total: f64 = capped.iter().map(|d| d.0).sum();
     println!(
-        "4 x P30 under an 8,000 IOPS VM cap: {total:.1} IOPS, per disk {:?}",
-        capped.iter().map(|d| d.0.round()).collect::<Vec<_>>()
+        "4 x P30 under an 8,000 IOPS VM cap: {total:.1} IOPS, per disk {:?}; host took {:.1} % \
+         of the time",
+        capped.iter().map(|d| d.0.round()).collect::<Vec<_>>(),
+        lost * 100.0
     );
     assert!(
-        (total / 8000.0 - 1.0).abs() < 0.05,
-        "{total} IOPS under an 8,000 IOPS VM cap"
+        at_cap(total, 8000.0, 0.05, lost),
+        "{total} IOPS under an 8,000 IOPS VM cap (host took {:.1} % of the time)",
+        lost * 100.0
     );
     for (i, disk) in capped.iter().enumerate() {
         assert!(
@@ -305,7 +341,11 @@ fn a_vm_cap_below_the_sum_of_four_disks_holds_in_total() {
 #[test]
 fn a_sweep_under_the_throttle_finds_its_caps() {
     let _turn = throttled_io();
-    let dir = TestDir::new();
+    // In memory: the file does far more than 5,000 IOPS at QD 16, so the plateau the
+    // analysis looks for is the throttle's. On the host disk, shared with whatever else the
+    // machine runs, 4K at QD 16 fell more than 8 % short of QD 64 beside a busy neighbour
+    // ("IOPS still rising at the highest queue depth"): the disk's limit, not the cap's.
+    let dir = TestDir::in_memory();
     let out = diskmeter(&dir)
         .args([
             "sweep",

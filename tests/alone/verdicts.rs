@@ -9,7 +9,7 @@
 
 use crate::common;
 
-use common::{fio_command, fio_json, real_io, require_root, LoopDevice, TestDir};
+use common::{fio_command, fio_json, real_io, require_root, LoopDevice, SchedulingJitter, TestDir};
 use serde_json::Value;
 use std::path::Path;
 use std::process::Output;
@@ -111,6 +111,13 @@ fn fio_clat_ms(did: &Value, direction: &str, key: &str) -> f64 {
         / 1e6
 }
 
+/// How many times the whole loop (new loop devices, the application captured, replayed,
+/// checked) runs. Three, not five: each repetition is a fresh capture and replay judged on
+/// its own, so three show the verdict holds run after run as five did (every CI run adds its
+/// own repetitions), and the two held-below replays and the latency comparison, which run
+/// once, are unchanged; the two repetitions dropped were 15 s of a binary that runs alone.
+const REPETITIONS: usize = 3;
+
 #[test]
 fn the_guides_loop_is_met_or_within_noise_every_time_and_a_replay_held_below_is_missed() {
     let _turn = real_io();
@@ -120,7 +127,7 @@ fn the_guides_loop_is_met_or_within_noise_every_time_and_a_replay_held_below_is_
     let mut verdicts = Vec::new();
     let mut latency_disagreements = Vec::new();
     let mut latency_misses = 0;
-    for repetition in 1..=5 {
+    for repetition in 1..=REPETITIONS {
         let dir = TestDir::in_memory();
         let db = dir.path().join("h.db");
         let app_device = LoopDevice::new_direct(dir.path(), "app", 128);
@@ -203,7 +210,7 @@ fn the_guides_loop_is_met_or_within_noise_every_time_and_a_replay_held_below_is_
         }
         verdicts.push(said);
 
-        if repetition == 5 {
+        if repetition == REPETITIONS {
             // The same replay held to 80 % of the level, and to a third of it (a device three
             // times slower than the application's): missed, saying how far behind it fell.
             let level: f64 = ["read", "write"]
@@ -233,8 +240,8 @@ fn the_guides_loop_is_met_or_within_noise_every_time_and_a_replay_held_below_is_
             }
         }
     }
-    assert_eq!(verdicts.len(), 5);
-    eprintln!("latency lines missed in {latency_misses} of 5 repetitions");
+    assert_eq!(verdicts.len(), REPETITIONS);
+    eprintln!("latency lines missed in {latency_misses} of {REPETITIONS} repetitions");
     assert!(
         latency_disagreements.is_empty(),
         "{latency_disagreements:#?}"
@@ -243,10 +250,15 @@ fn the_guides_loop_is_met_or_within_noise_every_time_and_a_replay_held_below_is_
 
 /// A run paced at 1,000 IOPS on a file in memory for 3 s, stopped with SIGSTOP for 500 ms
 /// after 1.5 s when `stall` (its IOs go out late, measured from their intended issue times),
-/// then checked against a 10 ms p99 latency requirement.
-fn paced_run_checked(stall: bool) -> (Option<i32>, String) {
+/// then checked against a p99 latency requirement of 10 ms plus the longest the host kept a
+/// thread of this test waiting for a CPU during the run (an IO that waited as long went out
+/// that late through no fault of the run; nothing on an idle machine, a few ms beside a busy
+/// one, far from the stall's 500 ms). Returns check's exit code, its text and the
+/// requirement, ms.
+fn paced_run_checked(stall: bool) -> (Option<i32>, String, u64) {
     let dir = TestDir::in_memory();
     let db = dir.path().join("h.db");
+    let jitter = SchedulingJitter::start();
     let run = common::process()
         .current_dir(dir.path())
         .args([
@@ -280,32 +292,43 @@ fn paced_run_checked(stall: bool) -> (Option<i32>, String) {
         unsafe { libc::kill(pid, libc::SIGCONT) };
     }
     let done = run.wait_with_output().expect("diskmeter");
+    let (_, longest_wait) = jitter.stop();
     assert!(
         done.status.success(),
         "{}",
         String::from_utf8_lossy(&done.stderr)
     );
+    let bound_ms = 10 + longest_wait.as_millis() as u64 + 1;
+    let bound_ms = if longest_wait.is_zero() { 10 } else { bound_ms };
     let checked = diskmeter(
         &dir,
         &db,
-        &["check", "last", "--require", "read-lat-p99=10ms"],
+        &[
+            "check",
+            "last",
+            "--require",
+            &format!("read-lat-p99={bound_ms}ms"),
+        ],
     );
-    (checked.status.code(), text(&checked))
+    (checked.status.code(), text(&checked), bound_ms)
 }
 
 #[test]
 fn a_paced_run_stalled_by_sigstop_misses_a_latency_requirement_its_twin_meets() {
     let _turn = real_io();
-    let (code, said) = paced_run_checked(true);
+    let (code, said, bound_ms) = paced_run_checked(true);
     eprintln!("stalled:\n{said}");
     assert_eq!(code, Some(1), "{said}");
     assert!(
-        said.contains("MISSED read-lat-p99 <= 10.00 ms")
+        said.contains(&format!("MISSED read-lat-p99 <= {bound_ms}.00 ms"))
             && said.contains("from the intended issue time"),
         "{said}"
     );
-    let (code, said) = paced_run_checked(false);
+    let (code, said, bound_ms) = paced_run_checked(false);
     eprintln!("not stalled:\n{said}");
     assert_eq!(code, Some(0), "{said}");
-    assert!(said.contains("MET read-lat-p99 <= 10.00 ms"), "{said}");
+    assert!(
+        said.contains(&format!("MET read-lat-p99 <= {bound_ms}.00 ms")),
+        "{said}"
+    );
 }

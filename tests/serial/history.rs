@@ -337,8 +337,10 @@ fn the_readme_main_command_saves_into_the_home_data_folder() {
     let dir = TestDir::new();
     let home = dir.path().join("home");
     std::fs::create_dir_all(&home).unwrap();
-    // `suite quick` as the README runs it, with short steps; no XDG_DATA_HOME, so the history
-    // goes to ~/.local/share/diskmeter.
+    // `suite quick` as the README runs it, with short steps (500 ms: the test reads the
+    // table's rows, the history's place and the file's removal, no figure; 4 s less of a
+    // binary whose real-IO tests take turns); no XDG_DATA_HOME, so the history goes to
+    // ~/.local/share/diskmeter.
     let run = |args: &[&str]| {
         common::command()
             .current_dir(dir.path())
@@ -348,7 +350,7 @@ fn the_readme_main_command_saves_into_the_home_data_folder() {
             .output()
             .unwrap()
     };
-    let out = run(&["suite", "quick", "--runtime=1", "--size=32m"]);
+    let out = run(&["suite", "quick", "--runtime=500ms", "--size=32m"]);
     let table = ok(out.clone());
     assert!(table.contains("| SEQ1M Q8T1 "), "{table}");
     assert!(stderr(&out).contains("saved as run 1"), "{}", stderr(&out));
