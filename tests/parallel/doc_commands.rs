@@ -111,7 +111,7 @@ fn every_command_of_the_readme_and_the_guide_runs() {
         .map(|c| {
             format!(
                 "{}: `{}`: no rule covers it; add (\"PATTERN\", Action::Run(Exit::Code(0))) (or \
-                 Illustrative(\"why\")) to RULES in tests/doc_commands/rules.rs",
+                 Illustrative(\"why\")) to RULES in tests/parallel/doc_commands/rules.rs",
                 c.place, c.text
             )
         })

@@ -2,7 +2,7 @@
 //! unchanged at test scale and hold their caps, later globals and command-line defaults mean
 //! what they mean to fio, and errors name file, line and option. How every file in tests/jobs
 //! reads, against fio's own reading, is in `tests/parallel/jobfile_reading.rs`; fio's value syntax,
-//! against fio (issue 28), in `tests/jobfile/values.rs`.
+//! against fio (issue 28), in `tests/parallel/jobfile/values.rs`.
 
 use crate::common;
 #[path = "jobfile/support.rs"]

@@ -7,7 +7,7 @@
 //! The process that calls [`mount`] serves the filesystem from a thread of its own (fuser's
 //! background session) and unmounts it when the [`Mounted`] handle is dropped. As root,
 //! fuser mounts with mount(2) itself: no libfuse and no fusermount binary are needed.
-//! `tests/faults.rs` uses it; only the root package's tests depend on this crate.
+//! `tests/parallel/faults.rs` uses it; only the root package's tests depend on this crate.
 
 #![forbid(unsafe_code)]
 

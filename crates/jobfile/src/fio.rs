@@ -1,7 +1,7 @@
 //! fio job files: the text format (sections, comments, `include`, variables) and its
 //! resolution into jobs with fio 3.x's inheritance rules.
 //!
-//! The rules, each checked against fio 3.33 (tests/jobfile.rs compares with `fio --showcmd`):
+//! The rules, each checked against fio 3.33 (tests/parallel/jobfile.rs compares with `fio --showcmd`):
 //! * `[name]` starts a section; `[global]` holds defaults for the jobs *after* it, and a later
 //!   `[global]` changes the defaults of the jobs after that one only. Sections with the same
 //!   name are separate jobs.

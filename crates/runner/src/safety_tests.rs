@@ -1,6 +1,6 @@
 //! [`signatures`] on regular files standing in for devices: each signature is found at every
-//! offset its format puts it, and a blank or unrelated image holds none. (tests/safety.rs and
-//! tests/safety_matrix.rs show the same on real loop devices, through every front-end.)
+//! offset its format puts it, and a blank or unrelated image holds none. (tests/parallel/safety.rs and
+//! tests/parallel/safety_matrix.rs show the same on real loop devices, through every front-end.)
 
 use super::*;
 use std::io::Write;

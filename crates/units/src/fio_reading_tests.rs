@@ -1,5 +1,5 @@
 //! The forms fio 3.33 reads other than written, against fio's `parse.c` (the same values
-//! are run through fio itself in `tests/jobfile/values.rs`).
+//! are run through fio itself in `tests/parallel/jobfile/values.rs`).
 
 use super::*;
 use KbBase::{Binary, Decimal};

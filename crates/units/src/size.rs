@@ -65,7 +65,7 @@ const SIZE_SUFFIXES: &str = "k, m, g, t, p, optionally followed by i and/or b: 4
 ///
 /// The rules are those of fio's code, `parse.c` at fio-3.33 (commit 72bcaffd7d56), functions
 /// `str_to_decimal` and `get_mult_bytes`, checked against fio 3.33 itself by the generated
-/// value table in `tests/jobfile.rs`:
+/// value table in `tests/parallel/jobfile.rs`:
 ///
 /// * A value is `[+][0x]number[suffix]`, blanks around it ignored; a bare number is bytes (or
 ///   a plain count).

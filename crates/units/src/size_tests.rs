@@ -235,7 +235,7 @@ fn compact_formatting() {
 /// fio-3.33 (commit 72bcaffd7d56) compares the lower-cased suffix with `pib`, `tib`, `gib`,
 /// `mib`, `kib` (3 letters: the base opposite to `kb_base`), then with `p t g m k` (1 letter:
 /// `kb_base`); `b` alone and no suffix are 1. Sizes up to `g` are also run through fio in
-/// `tests/jobfile.rs`.
+/// `tests/parallel/jobfile.rs`.
 mod fio_table {
     use super::*;
 

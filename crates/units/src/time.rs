@@ -38,7 +38,7 @@ const TIME_SUFFIXES: &str = "d, h, m (minutes), s, ms, us, ns";
 ///
 /// The rules are fio's code, `parse.c` at fio-3.33 (commit 72bcaffd7d56), `str_to_decimal`
 /// and `get_mult_time`, checked against fio itself by the generated value table in
-/// `tests/jobfile.rs` (and in this crate's tests for times too long to run):
+/// `tests/parallel/jobfile.rs` (and in this crate's tests for times too long to run):
 ///
 /// * A value is `[+][0x]number[suffix]`; without a suffix the option's default unit applies
 ///   (seconds for `runtime`, `ramp_time`, `startdelay`; microseconds for `thinktime` and the
@@ -344,7 +344,7 @@ mod tests {
 /// (commit 72bcaffd7d56): `us`/`usec` 1, `ms`/`msec` 1,000, `s` 10^6, `m` 60 x 10^6, `h` 3,600
 /// x 10^6, `d` 86,400 x 10^6 microseconds, compared without case; no suffix is the option's
 /// unit (`is_seconds`: 10^6, else 1). The shorter times are run through fio in
-/// `tests/jobfile.rs`.
+/// `tests/parallel/jobfile.rs`.
 #[cfg(test)]
 mod fio_table {
     use super::*;

@@ -342,7 +342,7 @@ fn parse_ms(text: &str) -> Result<f64, String> {
 /// What a latency measured at the device or the block layer (a capture) and one measured by
 /// the application (a run) may differ by for the same IOs: the application's figure adds the
 /// system call, submission, and the wake-up that hands it the completion. Measured on this
-/// project's VMs (tests/verdicts.rs: fio's clat against the trace of the same IOs on a loop
+/// project's VMs (tests/alone/verdicts.rs: fio's clat against the trace of the same IOs on a loop
 /// device, 2026-11-28, three runs): 1-3 us at p50, 38-45 us at p90, 86-129 us at p99 — the
 /// wake-up of a process waiting for a completion comes late on a virtual machine — so the
 /// fixed part is 0.15 ms; on slow devices (cloud volumes, ms) the 10 % dominates.

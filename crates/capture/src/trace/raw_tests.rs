@@ -198,7 +198,7 @@ fn long_records_padding_and_foreign_events_are_handled() {
 #[test]
 fn the_running_kernels_layout_is_read_whole() {
     // Needs tracefs mounted (root); skipped quietly elsewhere: the integration tests in
-    // tests/trace.rs run the raw source on a real device.
+    // tests/alone/trace.rs run the raw source on a real device.
     let tracing = Path::new("/sys/kernel/tracing");
     if !tracing.join("events/block/block_rq_issue/format").exists() {
         return;

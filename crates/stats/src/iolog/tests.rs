@@ -211,7 +211,7 @@ fn latency_windows_restart_on_the_boundary_and_the_rest_is_logged_at_the_end() {
 /// An IO issued inside the measured period may complete after its end and is counted with
 /// its real completion time, so a latency window can be closed after the runtime. The open
 /// windows left at the end must then not be stamped at the runtime, before that line (the
-/// flaky "x_clat.1.log: time 1000 after 1007" of tests/fio_logs.rs): fio stamps them when it
+/// flaky "x_clat.1.log: time 1000 after 1007" of tests/parallel/fio_logs.rs): fio stamps them when it
 /// finalizes the logs, after the last completion; diskmeter at the later of the two.
 #[test]
 fn the_last_windows_are_never_stamped_before_a_line_already_written() {
