@@ -1,11 +1,13 @@
-//! The integration tests whose figures hold only on a machine otherwise idle: caps inferred
-//! from 1 s points (sweep), a throttled matrix (suites), throttles and steady state judged
-//! interval by interval, a captured application's per-second levels (capture, trace,
-//! capture_flow, replay_capture, replay_database, verdicts). scripts/test runs this binary
-//! last, by itself, one test at a time (`--test-threads=1`). On a 2-core VM a rate-paced
-//! run beside any busy process, even at nice 19, waits 20 to 40 ms on the run queue at some
-//! wakeups and makes up for it later: a second at 0.6x the rate, the next at 1.4x (perf sched
-//! timehist, 2026-11-27); per-second figures are off by that much.
+//! The integration tests whose figures are judged second by second: caps inferred from 1 s
+//! points (sweep), a throttled matrix (suites), throttles and steady state judged interval by
+//! interval, a captured application's per-second levels (capture, trace, capture_flow,
+//! replay_capture, replay_database, verdicts). scripts/test runs this binary in the
+//! foreground, two tests at a time (a test of unthrottled real IO takes `common::real_io`
+//! and runs by itself; throttled ones share with `common::throttled_io`), with tests/parallel
+//! and the crates' tests beside it under SCHED_IDLE: unlike nice 19 (beside which a rate-paced
+//! run waited 20 to 40 ms on the run queue at some wakeups, perf sched timehist, 2026-11-27),
+//! the idle class gives the CPU back as soon as a thread of this binary wakes. Floors under a
+//! rate take off the share of time the host kept the test off a CPU (`SchedulingJitter`).
 
 #[path = "../common/mod.rs"]
 mod common;

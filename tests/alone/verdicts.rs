@@ -250,10 +250,12 @@ fn the_guides_loop_is_met_or_within_noise_every_time_and_a_replay_held_below_is_
 
 /// A run paced at 1,000 IOPS on a file in memory for 3 s, stopped with SIGSTOP for 500 ms
 /// after 1.5 s when `stall` (its IOs go out late, measured from their intended issue times),
-/// then checked against a p99 latency requirement of 10 ms plus the longest the host kept a
+/// then checked against a p99 latency requirement of 50 ms plus the longest the host kept a
 /// thread of this test waiting for a CPU during the run (an IO that waited as long went out
-/// that late through no fault of the run; nothing on an idle machine, a few ms beside a busy
-/// one, far from the stall's 500 ms). Returns check's exit code, its text and the
+/// that late through no fault of the run). The stall puts the p99 near 470 ms; an unstalled
+/// twin's p99 measured 0.3 ms on an idle machine and 13.9 ms in a CI run with tests/parallel
+/// beside it (kernel work for its IO runs at normal priority), so 50 ms is ten times below
+/// the one and well above the other. Returns check's exit code, its text and the
 /// requirement, ms.
 fn paced_run_checked(stall: bool) -> (Option<i32>, String, u64) {
     let dir = TestDir::in_memory();
@@ -298,8 +300,8 @@ fn paced_run_checked(stall: bool) -> (Option<i32>, String, u64) {
         "{}",
         String::from_utf8_lossy(&done.stderr)
     );
-    let bound_ms = 10 + longest_wait.as_millis() as u64 + 1;
-    let bound_ms = if longest_wait.is_zero() { 10 } else { bound_ms };
+    let bound_ms = 50 + longest_wait.as_millis() as u64 + 1;
+    let bound_ms = if longest_wait.is_zero() { 50 } else { bound_ms };
     let checked = diskmeter(
         &dir,
         &db,

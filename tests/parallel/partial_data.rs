@@ -84,7 +84,9 @@ fn assert_no_inference_from(text: &str, partial_qd: u64) {
 fn issue27_a_sweep_interrupted_by_sigint_lists_its_partial_point_and_infers_nothing_from_it() {
     let work = TestDir::in_memory();
     let dir = work.path();
-    // Four points of one second each: the signal 2.5 s in lands inside the third (QD 4).
+    // Four points of two seconds each: the signal 3 s in lands inside the second (QD 2),
+    // a second from either end of it, so a start delayed by a busy host (this binary runs
+    // beside tests/alone at SCHED_IDLE) still cuts a point rather than fall between two.
     let child = common::process()
         .current_dir(dir)
         .args([
@@ -97,7 +99,7 @@ fn issue27_a_sweep_interrupted_by_sigint_lists_its_partial_point_and_infers_noth
             "--qd",
             "1,2,4,8",
             "--point-time",
-            "1s",
+            "2s",
             "--ramp",
             "0",
             "--charts",
@@ -118,7 +120,7 @@ fn issue27_a_sweep_interrupted_by_sigint_lists_its_partial_point_and_infers_noth
         );
         std::thread::sleep(Duration::from_millis(1));
     }
-    std::thread::sleep(Duration::from_millis(2_500));
+    std::thread::sleep(Duration::from_millis(3_000));
     // SAFETY: sends a signal to our own child, which has not been waited for.
     unsafe {
         libc::kill(child.id() as i32, libc::SIGINT);
