@@ -456,7 +456,7 @@ fn a_disk_worker_testing_the_connection_rate_fills_the_connection_columns() {
     // 16), that connection is still open and not counted: one fewer.
     let closed = reads / 16;
     assert!(
-        count == closed || (reads % 16 == 0 && count + 1 == closed),
+        count == closed || (reads.is_multiple_of(16) && count + 1 == closed),
         "{reads} reads, {connections}"
     );
     assert_eq!(connections["transactions_per_connection"], 16);
