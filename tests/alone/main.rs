@@ -1,13 +1,13 @@
 //! The integration tests whose figures are judged second by second: caps inferred from 1 s
 //! points (sweep), a throttled matrix (suites), throttles and steady state judged interval by
 //! interval, a captured application's per-second levels (capture, trace, capture_flow,
-//! replay_capture, replay_database, verdicts). scripts/test runs this binary in the
-//! foreground, two tests at a time (a test of unthrottled real IO takes `common::real_io`
-//! and runs by itself; throttled ones share with `common::throttled_io`), with tests/parallel
-//! and the crates' tests beside it under SCHED_IDLE: unlike nice 19 (beside which a rate-paced
-//! run waited 20 to 40 ms on the run queue at some wakeups, perf sched timehist, 2026-11-27),
-//! the idle class gives the CPU back as soon as a thread of this binary wakes. Floors under a
-//! rate take off the share of time the host kept the test off a CPU (`SchedulingJitter`).
+//! replay_capture, replay_database, verdicts). scripts/test runs this binary last, by itself,
+//! two tests at a time (a test of unthrottled real IO takes `common::real_io` and runs by
+//! itself; throttled ones share with `common::throttled_io`). On a 2-core VM a rate-paced run
+//! beside any busy process, even at nice 19 or under SCHED_IDLE (whose IO the kernel still
+//! serves at normal priority), waits tens of ms on the run queue at some wakeups (perf sched
+//! timehist, 2026-11-27; CI runs of 2026-11-28). Floors under a rate take off the share of
+//! time the host kept the test off a CPU (`SchedulingJitter`).
 
 #[path = "../common/mod.rs"]
 mod common;

@@ -254,7 +254,7 @@ fn the_guides_loop_is_met_or_within_noise_every_time_and_a_replay_held_below_is_
 /// thread of this test waiting for a CPU during the run (an IO that waited as long went out
 /// that late through no fault of the run). The stall puts the p99 near 470 ms; an unstalled
 /// twin's p99 measured 0.3 ms on an idle machine and 13.9 ms in a CI run with tests/parallel
-/// beside it (kernel work for its IO runs at normal priority), so 50 ms is ten times below
+/// beside it, so 50 ms is ten times below
 /// the one and well above the other. Returns check's exit code, its text and the
 /// requirement, ms.
 fn paced_run_checked(stall: bool) -> (Option<i32>, String, u64) {

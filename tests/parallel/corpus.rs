@@ -81,9 +81,9 @@ fn job_files_run_with_fios_jobs_and_do_the_same_work_size_based_issues_15_and_28
     cmd.arg(Path::new(env!("CARGO_MANIFEST_DIR")).join("bench/same-work-fio"))
         // fio 3.33 hangs on three files (io_submit_mode=offload and the rate-submission
         // examples on the null engine): 10 s each, beside the other files. Every other file
-        // finishes in well under a second of CPU under either tool, but this binary runs at
-        // SCHED_IDLE beside tests/alone (scripts/test), where a zoned file took 9.4 s of wall
-        // time on a loaded machine.
+        // finishes in well under a second of CPU under either tool, but this binary runs four
+        // tests at a time beside the crates' tests, and a zoned file took 9.4 s of wall time
+        // on a loaded machine.
         .args([
             "--json",
             "--parallel",

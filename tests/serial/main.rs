@@ -1,8 +1,8 @@
 //! The integration tests that judge a whole run's rate, cap or latency against the truth
 //! (engines, control, job semantics, pattern options, check, replay, a throttled compare in
 //! the history, emulated disks), many on files of the host disk. scripts/test runs this
-//! binary last, with nothing of the suite beside it (no writer from tests/parallel or the
-//! crates' tests), two tests at a time (unthrottled real IO takes `common::real_io`).
+//! binary after tests/parallel, with nothing of the suite beside it (no writer from
+//! tests/parallel or the crates' tests), two tests at a time (unthrottled real IO takes `common::real_io`).
 
 #[path = "../common/mod.rs"]
 mod common;
