@@ -135,10 +135,14 @@ async fn run_server(
         let _ = told_to_stop.wait_for(|stop| *stop).await;
     });
     let mut server = tokio::spawn(server.into_future());
+    // The handlers are in place before the listening line is printed: a Ctrl-C right after
+    // it stops the server (exit 0) instead of killing the process (CI, 2026-11-28, a loaded
+    // host kept this task from its first poll of the signal future until after the SIGINT).
+    let stop = stop_signal()?;
     ready(bound);
     tokio::select! {
         ended = &mut server => return ended?.map_err(DashboardError::Server),
-        _ = stop_signal() => {}
+        _ = stop => {}
     }
     let _ = stop_sender.send(true);
     match tokio::time::timeout(STOP_GRACE, &mut server).await {
@@ -151,26 +155,24 @@ async fn run_server(
     }
 }
 
-/// Resolves on Ctrl-C (SIGINT) or SIGTERM.
-async fn stop_signal() {
-    let interrupt = tokio::signal::ctrl_c();
-    #[cfg(unix)]
-    {
-        use tokio::signal::unix::{signal, SignalKind};
-        match signal(SignalKind::terminate()) {
-            Ok(mut terminate) => {
-                tokio::select! {
-                    _ = interrupt => {}
-                    _ = terminate.recv() => {}
-                }
-            }
-            Err(_) => {
-                let _ = interrupt.await;
-            }
+/// Registers for Ctrl-C (SIGINT) and SIGTERM now; the future resolves on either.
+#[cfg(unix)]
+fn stop_signal() -> Result<impl std::future::Future<Output = ()>, DashboardError> {
+    use tokio::signal::unix::{signal, SignalKind};
+    let mut interrupt = signal(SignalKind::interrupt()).map_err(DashboardError::Server)?;
+    let mut terminate = signal(SignalKind::terminate()).map_err(DashboardError::Server)?;
+    Ok(async move {
+        tokio::select! {
+            _ = interrupt.recv() => {}
+            _ = terminate.recv() => {}
         }
-    }
-    #[cfg(not(unix))]
-    {
-        let _ = interrupt.await;
-    }
+    })
+}
+
+/// Resolves on Ctrl-C.
+#[cfg(not(unix))]
+fn stop_signal() -> Result<impl std::future::Future<Output = ()>, DashboardError> {
+    Ok(async {
+        let _ = tokio::signal::ctrl_c().await;
+    })
 }
