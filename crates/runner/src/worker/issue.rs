@@ -63,7 +63,7 @@ impl<C: Clock, E: IoEngine + ?Sized> Worker<'_, C, E> {
 
     /// The body of [`Self::issue`]; with `TRIMS` false the trim handling compiles away.
     #[inline(always)]
-    fn issue_as<const TRIMS: bool>(&mut self, now: u64) -> Result<AfterIssue, RunError> {
+    fn issue_as<const TRIMS: bool>(&mut self, mut now: u64) -> Result<AfterIssue, RunError> {
         let mut wake_at: Option<u64> = None;
         self.queue.just_queued.clear();
         if self.stopping && self.queue.held.is_empty() {
@@ -91,6 +91,14 @@ impl<C: Clock, E: IoEngine + ?Sized> Worker<'_, C, E> {
                             break;
                         }
                         self.cycle_connections()?;
+                        // Closing and opening took time: the IOs that follow are granted
+                        // after it, and the runtime may have ended meanwhile (a connection
+                        // that closed after the end is not counted, nor may the IOs after it).
+                        now = self.clock.now_ns();
+                        self.check_stop(now);
+                        if self.stopping {
+                            break;
+                        }
                     }
                     if let Some((op, file)) = self.syncs.pending {
                         // A sync covers the writes before it: wait until they have completed,
