@@ -4,6 +4,9 @@
 //! ([`diskmeter_analysis::verdict`]); this module loads each step's evidence from the
 //! history and renders.
 
+#[cfg(test)]
+mod tests;
+
 use crate::requirements::{load_run, LoadError};
 use diskmeter_analysis::verdict::{
     judge, match_profile, step_named, tally, Judgement, ProfileSteps, Requirement, StepEvidence,
