@@ -115,9 +115,15 @@ pub(crate) fn db(matches: &ArgMatches) -> Option<&std::path::Path> {
 
 /// `--device` as the checklist takes it.
 pub(crate) fn devices(matches: &ArgMatches) -> Option<Vec<String>> {
-    let names = DeviceArgs::from_arg_matches(matches).ok()?.device?;
-    let names = names.iter().map(|n| n.trim().to_string());
-    Some(names.filter(|n| !n.is_empty()).collect())
+    DeviceArgs::from_arg_matches(matches).ok()?.names()
+}
+
+impl DeviceArgs {
+    /// The devices named, as the checklist takes them (`None`: the default ones).
+    pub(crate) fn names(self) -> Option<Vec<String>> {
+        let names = self.device?.into_iter().map(|n| n.trim().to_string());
+        Some(names.filter(|n| !n.is_empty()).collect())
+    }
 }
 
 /// Runs `diskmeter requirements`.
@@ -128,7 +134,7 @@ pub fn main(matches: &ArgMatches) -> anyhow::Result<Status> {
     let windows = WindowSet::parse(&args.window.join(","), offset)
         .map_err(|e| UsageError(format!("--window: {e}")))?;
     let store = diskmeter_history::open_for_reading(db(matches))?;
-    let loaded = load_requirements(&store, &args.id, devices(matches), windows)?;
+    let loaded = load_requirements(&store, &args.id, args.device.names(), windows)?;
     let text = match args.format.as_str() {
         "json" => view::json(&loaded.requirements, offset)?,
         "csv" => view::csv(&loaded.requirements),

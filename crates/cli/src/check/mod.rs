@@ -9,7 +9,7 @@
 //! figure the step did not measure), 2 on bad input.
 
 use crate::args::db_arg;
-use crate::requirements::{db, devices, input_is_usage, load_requirements, DeviceArgs};
+use crate::requirements::{db, input_is_usage, load_requirements, DeviceArgs};
 use crate::{write_output, Status, UsageError};
 use clap::{ArgMatches, Args, Command, FromArgMatches};
 use diskmeter_analysis::requirements::{Level, WindowSet};
@@ -97,11 +97,14 @@ pub fn main(matches: &ArgMatches) -> anyhow::Result<Status> {
     }
     let texts = args.require.iter().map(String::as_str);
     let mut requirements = parse_all_requirements(texts).map_err(|e| UsageError(e.to_string()))?;
-    let level: Level = (args.level.parse()).map_err(|e| UsageError(format!("--level: {e}")))?;
+    let level = args
+        .level
+        .parse::<Level>()
+        .map_err(|e| UsageError(format!("--level: {e}")))?;
     let store = diskmeter_history::open_for_reading(db(matches))?;
     if let Some(capture) = &args.capture {
         let windows = WindowSet::default();
-        let loaded = load_requirements(&store, capture, devices(matches), windows)?;
+        let loaded = load_requirements(&store, capture, args.device.names(), windows)?;
         let source = format!("capture {}", loaded.summary.id);
         // An explicit --require key wins over the capture's.
         let from_capture = requirements_from_checklist(&loaded.requirements.whole, level, &source);
