@@ -8,9 +8,7 @@ use crate::{write_output, Status, UsageError};
 use clap::{ArgMatches, Args, Command, FromArgMatches};
 use diskmeter_analysis::requirements::{parse_utc_offset, WindowSet};
 use diskmeter_history::HistoryStore;
-use diskmeter_views::requirements::{self as view, LoadError};
-
-pub(crate) use view::CaptureRequirements;
+use diskmeter_views::requirements::{self as view, CaptureRequirements, LoadError};
 
 /// The `requirements` subcommand.
 pub fn command() -> Command {
@@ -54,8 +52,8 @@ struct RequirementsArgs {
     utc_offset: String,
     #[command(flatten)]
     device: DeviceArgs,
-    /// text (a table per window), json ({"rows": [...]}; null = unknown) or csv
     // No value name, as the builder had (man page and completions show none).
+    /// text (a table per window), json ({"rows": [...]}; null = unknown) or csv
     #[arg(
         long,
         value_names = Vec::<&str>::new(),
@@ -77,6 +75,14 @@ pub(crate) struct DeviceArgs {
     device: Option<Vec<String>>,
 }
 
+impl DeviceArgs {
+    /// The devices named, as the checklist takes them (`None`: the default ones).
+    pub(crate) fn names(self) -> Option<Vec<String>> {
+        let names = self.device?.into_iter().map(|n| n.trim().to_string());
+        Some(names.filter(|n| !n.is_empty()).collect())
+    }
+}
+
 /// `--device NAME` as an argument of a command built by hand.
 pub(crate) fn device_arg() -> clap::Arg {
     let command = DeviceArgs::augment_args(Command::new("device"));
@@ -85,6 +91,11 @@ pub(crate) fn device_arg() -> clap::Arg {
     device
         .expect("DeviceArgs declares --device")
         .display_order(None)
+}
+
+/// `--device` as the checklist takes it.
+pub(crate) fn devices(matches: &ArgMatches) -> Option<Vec<String>> {
+    DeviceArgs::from_arg_matches(matches).ok()?.names()
 }
 
 /// Streams capture `id_text` through the checklist; an id that names no capture is bad
@@ -111,19 +122,6 @@ pub(crate) fn db(matches: &ArgMatches) -> Option<&std::path::Path> {
     matches
         .get_one::<std::path::PathBuf>("db")
         .map(std::path::PathBuf::as_path)
-}
-
-/// `--device` as the checklist takes it.
-pub(crate) fn devices(matches: &ArgMatches) -> Option<Vec<String>> {
-    DeviceArgs::from_arg_matches(matches).ok()?.names()
-}
-
-impl DeviceArgs {
-    /// The devices named, as the checklist takes them (`None`: the default ones).
-    pub(crate) fn names(self) -> Option<Vec<String>> {
-        let names = self.device?.into_iter().map(|n| n.trim().to_string());
-        Some(names.filter(|n| !n.is_empty()).collect())
-    }
 }
 
 /// Runs `diskmeter requirements`.
