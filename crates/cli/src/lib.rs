@@ -63,16 +63,6 @@ pub(crate) enum Status {
 #[error("{0}")]
 pub(crate) struct UsageError(pub String);
 
-/// A run id the user typed that names no run is a usage error (exit 2); a database that
-/// fails is a failure (exit 1).
-pub(crate) fn picked(error: diskmeter_history::PickError) -> anyhow::Error {
-    if error.is_input() {
-        UsageError(error.to_string()).into()
-    } else {
-        error.into()
-    }
-}
-
 /// The whole command tree.
 pub fn command() -> Command {
     Command::new("diskmeter")

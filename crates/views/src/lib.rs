@@ -13,13 +13,17 @@
 //! the CLI prints (the only user of comfy-table), and the terminal forms of a suite's table
 //! ([`suite::table`]), a sweep's points ([`sweep::text`]) and a capture's checklist
 //! ([`capture::checklist_text`]) are built here, beside the report's forms of the same data.
+//! So are the outputs of `diskmeter requirements` ([`requirements`]: a capture's checklist
+//! as text, JSON or CSV) and `diskmeter check` ([`check`]: a result's judgements).
 
 #![forbid(unsafe_code)]
 
 pub mod capture;
+pub mod check;
 pub mod compare;
 pub mod find;
 pub mod model;
+pub mod requirements;
 pub mod run;
 pub mod suite;
 pub mod sweep;

@@ -3,26 +3,26 @@
 //! `--require` keys, or a guide's published figures (`--expect PROFILE`). The requirements
 //! and their verdicts are the analysis crate's ([`diskmeter_analysis::verdict`]): one line per
 //! requirement, met / missed / within noise with the measured figure, its 95 % interval and
-//! the bound. This module parses, loads the step's evidence from the history and renders.
+//! the bound. This module parses; the views crate ([`diskmeter_views::check`]) loads the
+//! step's evidence from the history, judges and renders.
 //! Exit 0 when nothing is missed (within noise passes unless `--strict`), 1 on a miss (or a
 //! figure the step did not measure), 2 on bad input.
 
 use crate::args::db_arg;
+use crate::requirements::{db, input_is_usage, load_requirements, DeviceArgs};
 use crate::{write_output, Status, UsageError};
-use clap::{Arg, ArgAction, ArgMatches, Command};
+use clap::{ArgMatches, Args, Command, FromArgMatches};
 use diskmeter_analysis::requirements::{Level, WindowSet};
 use diskmeter_analysis::verdict::{
-    add_unless_given, judge, match_profile, parse_all_requirements, requirements_from_checklist,
-    step_named, tally, Judgement, ProfileSteps, StepEvidence, REQUIRE_KEYS,
+    add_unless_given, parse_all_requirements, requirements_from_checklist, REQUIRE_KEYS,
 };
-use diskmeter_history::{HistoryError, HistoryStore, Newest, StoredRun, CAPTURE_KIND};
-use diskmeter_suites::expect::{self, EXPECTATION_SETS, SETS};
-use serde::Serialize;
-use std::fmt::Write;
+use diskmeter_suites::expect::EXPECTATION_SETS;
+use diskmeter_views::check;
 
 /// The `check` subcommand.
 pub fn command() -> Command {
-    Command::new("check")
+    // The about texts go after the derived options, so that nothing derived replaces them.
+    CheckArgs::augment_args(Command::new("check"))
         .about("Check a saved result against requirements (a capture's level, --require) or a guide's published figures (--expect): met, missed or within noise; exit 1 on a miss")
         .long_about(
             "Judges a saved result (diskmeter history) against requirements and prints one \
@@ -51,117 +51,60 @@ pub fn command() -> Command {
              A run of several steps (a suite, a sweep) needs --step NAME for --capture and \
              --require.",
         )
-        .arg(
-            Arg::new("result")
-                .value_name("RESULT_ID")
-                .required_unless_present("list-expect")
-                .help("The run's id (diskmeter history), or 'last' for the newest run that is not a capture"),
-        )
-        .arg(
-            Arg::new("step")
-                .long("step")
-                .value_name("NAME")
-                .help("The step of a suite or the point of a sweep to check (its name as diskmeter show lists it, or #N from 1)"),
-        )
-        .arg(
-            Arg::new("capture")
-                .long("capture")
-                .value_name("ID")
-                .help("Require what this capture needed at --level (an id, or 'last')"),
-        )
-        .arg(
-            Arg::new("level")
-                .long("level")
-                .value_name("LEVEL")
-                .default_value("p90")
-                .help("With --capture: the checklist column: p50, p90, p99, max or mean"),
-        )
-        .arg(crate::requirements::device_arg())
-        .arg(
-            Arg::new("require")
-                .long("require")
-                .value_name("KEY=VALUE,...")
-                .action(ArgAction::Append)
-                .help(format!("Requirements: {REQUIRE_KEYS}")),
-        )
-        .arg(
-            Arg::new("expect")
-                .long("expect")
-                .value_name("PROFILE")
-                .value_parser(EXPECTATION_SETS)
-                .help("A guide's published figures for the run's steps (--list-expect)"),
-        )
-        .arg(
-            Arg::new("list-expect")
-                .long("list-expect")
-                .action(ArgAction::SetTrue)
-                .help("List the --expect profiles with their figures, and exit"),
-        )
-        .arg(
-            Arg::new("strict")
-                .long("strict")
-                .action(ArgAction::SetTrue)
-                .help("A verdict within noise fails too (exit 1)"),
-        )
-        .arg(
-            Arg::new("format")
-                .long("format")
-                .value_name("FORMAT")
-                .value_parser(["text", "json"])
-                .default_value("text")
-                .help("text, or json: the judgements with their evidence"),
-        )
         .arg(db_arg())
 }
 
-/// One judged requirement on a named step.
-#[derive(Serialize)]
-struct StepJudgement {
-    /// The step's name.
-    step: String,
-    #[serde(flatten)]
-    judgement: Judgement,
-}
-
-/// `check --format json`'s document.
-#[derive(Serialize)]
-struct CheckDocument<'a> {
-    run_id: i64,
-    kind: &'a str,
-    name: &'a str,
-    target: &'a str,
-    judgements: &'a [StepJudgement],
-    met: usize,
-    within_noise: usize,
-    missed: usize,
-    not_measured: usize,
+/// `check`'s options (`--db` is added after them).
+#[derive(Args)]
+struct CheckArgs {
+    /// The run's id (diskmeter history), or 'last' for the newest run that is not a capture
+    #[arg(value_name = "RESULT_ID", required_unless_present = "list_expect")]
+    result: Option<String>,
+    /// The step of a suite or the point of a sweep to check (its name as diskmeter show
+    /// lists it, or #N from 1)
+    #[arg(long, value_name = "NAME")]
+    step: Option<String>,
+    /// Require what this capture needed at --level (an id, or 'last')
+    #[arg(long, value_name = "ID")]
+    capture: Option<String>,
+    /// With --capture: the checklist column: p50, p90, p99, max or mean
+    #[arg(long, value_name = "LEVEL", default_value = "p90")]
+    level: String,
+    #[command(flatten)]
+    device: DeviceArgs,
+    #[arg(long, value_name = "KEY=VALUE,...", help = format!("Requirements: {REQUIRE_KEYS}"))]
+    require: Vec<String>,
+    /// A guide's published figures for the run's steps (--list-expect)
+    #[arg(long, value_name = "PROFILE", value_parser = EXPECTATION_SETS)]
+    expect: Option<String>,
+    /// List the --expect profiles with their figures, and exit
+    #[arg(long)]
+    list_expect: bool,
+    /// A verdict within noise fails too (exit 1)
+    #[arg(long)]
     strict: bool,
-    exit_code: i32,
+    /// text, or json: the judgements with their evidence
+    #[arg(long, value_name = "FORMAT", value_parser = ["text", "json"], default_value = "text")]
+    format: String,
 }
 
 /// Runs `diskmeter check`.
 pub fn main(matches: &ArgMatches) -> anyhow::Result<Status> {
-    if matches.get_flag("list-expect") {
-        write_output(None, &list_expect())?;
+    let args = CheckArgs::from_arg_matches(matches)?;
+    if args.list_expect {
+        write_output(None, &check::list_expect())?;
         return Ok(Status::Success);
     }
-    let expect = matches.get_one::<String>("expect");
-    let texts = matches.get_many::<String>("require").into_iter().flatten();
-    let mut requirements =
-        parse_all_requirements(texts.map(String::as_str)).map_err(|e| UsageError(e.to_string()))?;
-    let level: Level = matches
-        .get_one::<String>("level")
-        .map_or("p90", String::as_str)
-        .parse()
+    let texts = args.require.iter().map(String::as_str);
+    let mut requirements = parse_all_requirements(texts).map_err(|e| UsageError(e.to_string()))?;
+    let level = args
+        .level
+        .parse::<Level>()
         .map_err(|e| UsageError(format!("--level: {e}")))?;
-    let store = diskmeter_history::open_for_reading(crate::requirements::db(matches))?;
-    if let Some(capture) = matches.get_one::<String>("capture") {
-        let loaded = crate::requirements::load_requirements(
-            &store,
-            capture,
-            crate::requirements::devices(matches),
-            WindowSet::default(),
-        )?;
+    let store = diskmeter_history::open_for_reading(db(matches))?;
+    if let Some(capture) = &args.capture {
+        let windows = WindowSet::default();
+        let loaded = load_requirements(&store, capture, args.device.names(), windows)?;
         let source = format!("capture {}", loaded.summary.id);
         // An explicit --require key wins over the capture's.
         let from_capture = requirements_from_checklist(&loaded.requirements.whole, level, &source);
@@ -169,261 +112,25 @@ pub fn main(matches: &ArgMatches) -> anyhow::Result<Status> {
     } else if matches.value_source("level") == Some(clap::parser::ValueSource::CommandLine) {
         return Err(UsageError("--level only applies with --capture".into()).into());
     }
-    if requirements.is_empty() && expect.is_none() {
+    if requirements.is_empty() && args.expect.is_none() {
         return Err(UsageError(
             "nothing to check: give --capture ID, --require KEY=VALUE,... or --expect PROFILE"
                 .into(),
         )
         .into());
     }
-    let run = load_result(
-        &store,
-        matches
-            .get_one::<String>("result")
-            .map_or("last", String::as_str),
-    )?;
-    let steps = chosen_steps(&run, matches.get_one::<String>("step"))?;
-    let mut out = String::new();
-    let _ = writeln!(
-        out,
-        "Checking run {} ({} {} on {})",
-        run.summary.id, run.summary.kind, run.summary.name, run.summary.target
-    );
-    let mut judged: Vec<StepJudgement> = Vec::new();
-    if !requirements.is_empty() {
-        let [position] = steps.as_slice() else {
-            let names: Vec<&str> = steps
-                .iter()
-                .map(|&p| run.steps[p as usize].name.as_str())
-                .collect();
-            return Err(UsageError(format!(
-                "run {} has {} steps ({}): pick one with --step NAME",
-                run.summary.id,
-                names.len(),
-                names.join(", ")
-            ))
-            .into());
-        };
-        let step = &run.steps[*position as usize];
-        let _ = writeln!(out, "step: {}", step.name);
-        let evidence = step_evidence(&store, &run, *position)?;
-        for r in &requirements {
-            judged.push(StepJudgement {
-                step: step.name.clone(),
-                judgement: judge(r, &evidence),
-            });
-        }
-    }
-    if let Some(profile) = expect {
-        judged.extend(judge_expectations(&store, &run, &steps, profile, &mut out)?);
-    }
-    let strict = matches.get_flag("strict");
-    let judgements: Vec<Judgement> = judged.iter().map(|j| j.judgement.clone()).collect();
-    let (met, within_noise, missed, not_measured) = tally(&judgements);
-    let failed = judgements.iter().any(|j| j.verdict.fails(strict));
-    if matches.get_one::<String>("format").map(String::as_str) == Some("json") {
-        let document = CheckDocument {
-            run_id: run.summary.id,
-            kind: &run.summary.kind,
-            name: &run.summary.name,
-            target: &run.summary.target,
-            judgements: &judged,
-            met,
-            within_noise,
-            missed,
-            not_measured,
-            strict,
-            exit_code: i32::from(failed),
-        };
-        let mut text = serde_json::to_string_pretty(&document)?;
-        text.push('\n');
-        write_output(None, &text)?;
-    } else {
-        for j in &judged {
-            let _ = writeln!(out, "{}", j.judgement.line());
-        }
-        let _ = writeln!(
-            out,
-            "{} requirement{}: {met} met, {within_noise} within noise, {missed} missed{}{}",
-            judgements.len(),
-            if judgements.len() == 1 { "" } else { "s" },
-            if not_measured > 0 {
-                format!(", {not_measured} not measured")
-            } else {
-                String::new()
-            },
-            if strict && within_noise > 0 {
-                " (--strict: within noise fails)"
-            } else {
-                ""
-            }
-        );
-        write_output(None, &out)?;
-    }
-    Ok(if failed {
+    let result = args.result.as_deref().unwrap_or("last");
+    let step = args.step.as_deref();
+    let checked = check::check(&store, result, step, &requirements, args.expect.as_deref())
+        .map_err(input_is_usage)?;
+    let text = match args.format.as_str() {
+        "json" => checked.json(args.strict)?,
+        _ => checked.text(args.strict),
+    };
+    write_output(None, &text)?;
+    Ok(if checked.failed(args.strict) {
         Status::Failure
     } else {
         Status::Success
     })
-}
-
-/// The evidence of step `position` of `run`: its result and its merged histograms from the
-/// history.
-fn step_evidence(
-    store: &HistoryStore,
-    run: &StoredRun,
-    position: u32,
-) -> anyhow::Result<StepEvidence> {
-    let mut failure: Option<HistoryError> = None;
-    let evidence = StepEvidence::of(
-        &run.steps[position as usize].result,
-        &mut |direction, kind| {
-            let name = match direction {
-                diskmeter_units::Direction::Read => "read",
-                diskmeter_units::Direction::Write => "write",
-            };
-            match store.histogram(run.summary.id, position, name, kind) {
-                Ok(h) => h,
-                Err(e) => {
-                    failure.get_or_insert(e);
-                    None
-                }
-            }
-        },
-    );
-    match failure {
-        Some(e) => Err(e.into()),
-        None => Ok(evidence),
-    }
-}
-
-/// `ID` or `last` (the newest run that is not a capture), loaded; a capture or an unknown
-/// id is bad input.
-fn load_result(store: &HistoryStore, text: &str) -> anyhow::Result<StoredRun> {
-    let id = store
-        .resolve_id(text, Newest::Result)
-        .map_err(crate::picked)?;
-    let run = match store.load(id) {
-        Ok(run) => run,
-        Err(e @ HistoryError::NoSuchRun(_)) => return Err(UsageError(e.to_string()).into()),
-        Err(e) => return Err(e.into()),
-    };
-    if run.summary.kind == CAPTURE_KIND {
-        return Err(UsageError(format!(
-            "run {id} is a capture, not a result: give it as --capture {id}"
-        ))
-        .into());
-    }
-    if run.steps.is_empty() {
-        return Err(UsageError(format!("run {id} has no finished step to check")).into());
-    }
-    Ok(run)
-}
-
-/// The positions of the steps to check: the one `--step` names (by name, or `#N`), else all.
-fn chosen_steps(run: &StoredRun, step: Option<&String>) -> anyhow::Result<Vec<u32>> {
-    let Some(wanted) = step else {
-        return Ok((0..run.steps.len() as u32).collect());
-    };
-    let names: Vec<&str> = run.steps.iter().map(|s| s.name.as_str()).collect();
-    match step_named(&names, wanted) {
-        Some(p) => Ok(vec![p as u32]),
-        None => Err(UsageError(format!(
-            "--step {wanted}: run {} has no such step (its steps: {})",
-            run.summary.id,
-            names.join(", ")
-        ))
-        .into()),
-    }
-}
-
-/// The profile's figures judged on the run's steps of the same names.
-fn judge_expectations(
-    store: &HistoryStore,
-    run: &StoredRun,
-    steps: &[u32],
-    profile: &str,
-    out: &mut String,
-) -> anyhow::Result<Vec<StepJudgement>> {
-    let expectations = expect::expectations(profile).unwrap_or_default();
-    let profile_steps: Vec<&str> = {
-        let mut names: Vec<&str> = expectations.iter().map(|e| e.step).collect();
-        names.dedup();
-        names
-    };
-    let names: Vec<&str> = steps
-        .iter()
-        .map(|&p| run.steps[p as usize].name.as_str())
-        .collect();
-    let find = |name: &str| {
-        let position = names.iter().position(|n| n.eq_ignore_ascii_case(name));
-        position.map(|i| steps[i])
-    };
-    let stand_in = match match_profile(&names, &profile_steps) {
-        ProfileSteps::ByName => None,
-        ProfileSteps::StandIn(i) => Some(steps[i]),
-        ProfileSteps::Unmatched => {
-            return Err(UsageError(format!(
-                "--expect {profile}: run {} has none of its steps ({}); its steps: {}",
-                run.summary.id,
-                profile_steps.join(", "),
-                names.join(", ")
-            ))
-            .into())
-        }
-    };
-    if let Some(p) = stand_in {
-        let _ = writeln!(
-            out,
-            "step '{}' checked as '{}'",
-            run.steps[p as usize].name, profile_steps[0]
-        );
-    }
-    let mut judged = Vec::new();
-    for e in &expectations {
-        let requirement = e.requirement(profile);
-        let judgement = match stand_in.or_else(|| find(e.step)) {
-            None => Judgement::not_measured(
-                &requirement,
-                format!(
-                    "not measured: run {} has no step '{}'",
-                    run.summary.id, e.step
-                ),
-            ),
-            Some(p) => judge(&requirement, &step_evidence(store, run, p)?),
-        };
-        judged.push(StepJudgement {
-            step: e.step.to_string(),
-            judgement,
-        });
-    }
-    Ok(judged)
-}
-
-/// `diskmeter check --list-expect`: every profile, its suite and its figures.
-fn list_expect() -> String {
-    let mut out = String::new();
-    for set in SETS {
-        let _ = writeln!(
-            out,
-            "{}  (diskmeter suite {})\n  {}",
-            set.name, set.suite, set.description
-        );
-        for e in expect::expectations(set.name).unwrap_or_default() {
-            let _ = writeln!(
-                out,
-                "    {}: {} {}",
-                e.step,
-                expect::label_of(e.measure),
-                e.text
-            );
-        }
-    }
-    let _ = writeln!(
-        out,
-        "\n\"~N\" is required at {} % of N or more, \"N+\" at N or more, \"< N\" below N; \
-         each judged on the measured figure's 95 % interval (met, missed or within noise).",
-        expect::ABOUT_SHARE * 100.0
-    );
-    out
 }

@@ -1,0 +1,209 @@
+//! `diskmeter requirements`: a saved capture loaded as the guides' requirements checklist
+//! ([`load`], shared with `check --capture`, `plan --from-capture` and `replay`) and its
+//! three forms: text ([`text`]), JSON ([`json`]) and CSV ([`csv`]).
+
+use diskmeter_analysis::requirements::{
+    format_clock, format_span, format_utc_offset, Checklist, ChecklistBuilder, Level, Metric,
+    Requirements, Source, WindowSet, RELATIVE_ERROR,
+};
+use diskmeter_history::{HistoryError, HistoryStore, Newest, PickError, RunSummary, CAPTURE_KIND};
+use diskmeter_report::format::utc_timestamp;
+use diskmeter_units::format_thousands;
+use serde_json::{json, Value};
+use std::fmt::Write;
+
+/// Why a saved run could not be loaded for a command.
+#[derive(Debug, thiserror::Error)]
+pub enum LoadError {
+    /// The user's input: an id that names no run, a run of the wrong kind, a run that
+    /// cannot be judged or a choice it does not have.
+    #[error("{0}")]
+    Input(String),
+    /// The capture's samples could not be read.
+    #[error("reading capture {id}")]
+    Reading {
+        /// The capture.
+        id: i64,
+        /// Why.
+        #[source]
+        source: HistoryError,
+    },
+    /// The history failed.
+    #[error(transparent)]
+    History(#[from] HistoryError),
+}
+
+impl From<PickError> for LoadError {
+    fn from(error: PickError) -> LoadError {
+        match error {
+            PickError::Store(e) => LoadError::History(e),
+            input => LoadError::Input(input.to_string()),
+        }
+    }
+}
+
+/// The run `id` names, loaded; an id that names no run is the user's input.
+pub(crate) fn load_run(
+    store: &HistoryStore,
+    id: i64,
+) -> Result<diskmeter_history::StoredRun, LoadError> {
+    match store.load(id) {
+        Ok(run) => Ok(run),
+        Err(e @ HistoryError::NoSuchRun(_)) => Err(LoadError::Input(e.to_string())),
+        Err(e) => Err(e.into()),
+    }
+}
+
+/// A capture's checklist and its listing.
+pub struct CaptureRequirements {
+    /// The capture's listing.
+    pub summary: RunSummary,
+    /// Its checklists.
+    pub requirements: Requirements,
+}
+
+/// Streams capture `id_text` (an id or `last`) through the checklist (bounded memory however
+/// long it is).
+pub fn load(
+    store: &HistoryStore,
+    id_text: &str,
+    devices: Option<Vec<String>>,
+    windows: WindowSet,
+) -> Result<CaptureRequirements, LoadError> {
+    let id = store.resolve_id(id_text, Newest::Capture)?;
+    let summary = load_run(store, id)?.summary;
+    if summary.kind != CAPTURE_KIND {
+        return Err(LoadError::Input(HistoryError::NotACapture(id).to_string()));
+    }
+    let mut builder = ChecklistBuilder::new(devices, windows);
+    store
+        .for_each_capture_sample(id, |sample| builder.push(&sample))
+        .map_err(|source| LoadError::Reading { id, source })?;
+    // The traces are one small profile per device.
+    for trace in store.capture_traces(id)? {
+        builder.add_trace(&trace);
+    }
+    let requirements = builder
+        .finish()
+        .map_err(|e| LoadError::Input(format!("capture {id}: {e}")))?;
+    Ok(CaptureRequirements {
+        summary,
+        requirements,
+    })
+}
+
+/// `{"rows": [...]}` for the whole capture, plus `"windows": [...]` (each with the same
+/// `rows`) when windows were asked for; pretty-printed, with a trailing newline.
+pub fn json(requirements: &Requirements, utc_offset_minutes: i32) -> serde_json::Result<String> {
+    let mut view = json!({ "rows": requirements.whole.rows });
+    if !requirements.windows.is_empty() {
+        let windows: Vec<Value> = requirements
+            .windows
+            .iter()
+            .map(|w| {
+                json!({
+                    "name": w.window.name,
+                    "from": format_clock(w.window.from),
+                    "to": format_clock(w.window.to),
+                    "utc_offset": format_utc_offset(utc_offset_minutes),
+                    "intervals": w.checklist.intervals,
+                    "rows": w.checklist.rows,
+                })
+            })
+            .collect();
+        view["windows"] = Value::Array(windows);
+    }
+    Ok(serde_json::to_string_pretty(&view)? + "\n")
+}
+
+/// `window,metric,p50,p90,p99,max,mean`, window `all` for the whole capture; unknown is an
+/// empty cell.
+pub fn csv(requirements: &Requirements) -> String {
+    let mut out = String::from("window,metric,p50,p90,p99,max,mean\n");
+    let mut add = |name: &str, checklist: &Checklist| {
+        for row in &checklist.rows {
+            let cells: Vec<String> = Level::ALL
+                .iter()
+                .map(|&l| row.figures.get(l).map_or(String::new(), |v| format!("{v}")))
+                .collect();
+            let _ = writeln!(out, "{name},{},{}", row.metric.key(), cells.join(","));
+        }
+    };
+    add("all", &requirements.whole);
+    for w in &requirements.windows {
+        add(&w.window.name, &w.checklist);
+    }
+    out
+}
+
+/// The capture, its devices, a table per checklist (the whole capture, then each window) and
+/// how the figures were made.
+pub fn text(loaded: &CaptureRequirements, utc_offset_minutes: i32) -> String {
+    let s = &loaded.summary;
+    let r = &loaded.requirements;
+    let mut out = String::new();
+    let _ = writeln!(
+        out,
+        "Requirements of capture {} ({} on {}), started {}",
+        s.id,
+        s.target,
+        s.hostname,
+        utc_timestamp(s.started_unix_ms)
+    );
+    let devices = match r.devices.as_slice() {
+        [] => "none had IO figures".to_string(),
+        [one] => one.clone(),
+        many => format!("{}, summed", many.join(" + ")),
+    };
+    let _ = writeln!(out, "devices: {devices}");
+    if !r.skipped_devices.is_empty() {
+        let _ = writeln!(
+            out,
+            "left out: {} (partitions of a captured disk: their IO is in the disk's; --device picks devices)",
+            r.skipped_devices.join(", ")
+        );
+    }
+    if r.traced_devices.is_empty() {
+        let _ = writeln!(
+            out,
+            "traced: no (random %, the IO size distribution and device latency are unknown without capture --trace)"
+        );
+    } else {
+        let _ = writeln!(out, "traced: {}", r.traced_devices.join(", "));
+    }
+    let _ = writeln!(
+        out,
+        "\nWhole capture: {} intervals, {}",
+        format_thousands(r.whole.intervals),
+        format_span(r.whole.seconds)
+    );
+    out.push_str(&crate::capture::checklist_text(&r.whole));
+    for w in &r.windows {
+        let _ = writeln!(
+            out,
+            "\nWindow {} {} (UTC{}): {} intervals, {}",
+            w.window.name,
+            w.window.range_text(),
+            format_utc_offset(utc_offset_minutes),
+            format_thousands(w.checklist.intervals),
+            format_span(w.checklist.seconds)
+        );
+        out.push_str(&crate::capture::checklist_text(&w.checklist));
+    }
+    let _ = writeln!(
+        out,
+        "\nPercentiles: nearest rank over intervals (per IO for traced rows), within {} %; \
+         max and mean exact (rates time-weighted, read %, sizes and latency IO-weighted). The \
+         await rows' p50 to p99 are percentiles of the intervals' mean latency (iostat's \
+         r_await, w_await), not per-IO percentiles: those are the per-IO rows, which need \
+         capture --trace.",
+        RELATIVE_ERROR * 100.0
+    );
+    if r.whole.row(Metric::RandomPercent).source == Source::Trace {
+        let _ = writeln!(
+            out,
+            "random % is one figure for the whole trace (the same in every column)."
+        );
+    }
+    out
+}
