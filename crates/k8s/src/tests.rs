@@ -290,3 +290,26 @@ fn the_yaml_is_two_documents_after_the_recipe() {
         "4"
     );
 }
+
+/// `--start-at`'s one parser (also the rank flags' of every command that runs steps).
+#[test]
+fn start_times_are_read_as_utc() {
+    let at = |t| parse_rfc3339(t).map(|t| t.duration_since(SystemTime::UNIX_EPOCH).unwrap());
+    assert_eq!(at("1970-01-01T00:00:00Z").unwrap(), Duration::ZERO);
+    assert_eq!(
+        at("2026-11-27T15:00:00Z").unwrap(),
+        Duration::from_secs(1_795_791_600)
+    );
+    assert_eq!(
+        at("2024-02-29T00:00:01.5+00:00").unwrap(),
+        Duration::from_millis(1_709_164_801_500)
+    );
+    for bad in [
+        "2026-11-27T15:00:00",
+        "2026-02-30T00:00:00Z",
+        "tomorrow",
+        "2026-11-27T15:00:00+01:00",
+    ] {
+        assert!(at(bad).is_err(), "{bad}");
+    }
+}
