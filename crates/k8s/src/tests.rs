@@ -313,3 +313,28 @@ fn start_times_are_read_as_utc() {
         assert!(at(bad).is_err(), "{bad}");
     }
 }
+
+/// The flags as typed: `--start-in` from now, sizes with k = 1024, the name from the jobs'
+/// names, and a flag that does not read named in the error.
+#[test]
+fn flags_read_into_params_and_name_the_flag_that_does_not_read() {
+    let flags = || ManifestFlags {
+        pods: 4,
+        volume_size: "20g".into(),
+        start_in: "5m".into(),
+        keep_results: "1h".into(),
+        ..ManifestFlags::default()
+    };
+    let jobs = [job(&[("name", "seq")]), job(&[("name", "seq")])];
+    let params = flags().params(&jobs, now()).unwrap();
+    assert_eq!(params.volume_size_bytes, 20 << 30);
+    assert_eq!(params.start_at, now() + Duration::from_secs(300));
+    assert_eq!(params.results, in_pod());
+    assert_eq!(params.name, default_name(&["seq"]));
+    let bad = ManifestFlags {
+        keep_results: "soon".into(),
+        ..flags()
+    };
+    let error = bad.params(&jobs, now()).unwrap_err().to_string();
+    assert!(error.starts_with("--keep-results: "), "{error}");
+}
