@@ -10,14 +10,16 @@
 //!
 //! The counter capture: [`procfs`] parses the kernel's files, [`iostat`] turns two readings
 //! into iostat's columns exactly as sysstat computes them, [`devices`] picks the devices and
-//! tells what each sits on, [`sampler`] runs the loop in bounded memory, and [`summary`]
-//! keeps the running means of the capture's one-line summary. The session that runs them
-//! (with the tracer, the stop signal and the history) is the orchestrator's `run_capture`.
+//! tells what each sits on, [`host`] names the host, [`sampler`] runs the loop in bounded
+//! memory, and [`summary`] keeps the running means of the capture's one-line summary. The
+//! session that runs them (with the tracer, the stop signal and the history) is the
+//! orchestrator's `run_capture`.
 
 #![forbid(unsafe_code)]
 
 pub mod devices;
 mod error;
+pub mod host;
 pub mod iostat;
 mod model;
 pub mod procfs;

@@ -2,10 +2,9 @@
 //! and the cluster's parameters -> diskmeter-k8s -> multi-document YAML for `kubectl apply`.
 
 use crate::{options, run, write_output, Status, UsageError};
-use clap::{Arg, ArgMatches, Command};
-use diskmeter_k8s::{ManifestError, Params, ResultsPlace};
-use diskmeter_units::{parse_size, parse_time_ns, KbBase, TimeUnit};
-use std::time::{Duration, SystemTime};
+use clap::{ArgMatches, Args, Command, FromArgMatches};
+use diskmeter_k8s::{ManifestError, ManifestFlags};
+use std::time::SystemTime;
 
 /// The `k8s` subcommand and its `manifest` subcommand.
 pub fn command() -> Command {
@@ -14,6 +13,66 @@ pub fn command() -> Command {
         .subcommand_required(true)
         .arg_required_else_help(true)
         .subcommand(manifest_command())
+}
+
+// `manifest`'s own options, before the jobs' (each doc comment is its help, one line when
+// clap joins it; a doc comment on the struct would be the command's about).
+#[derive(Args, Debug)]
+struct ManifestArgs {
+    /// Pods (ranks) that run at once: the Job's completions and parallelism
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..))]
+    pods: u32,
+    /// Container image with diskmeter on its PATH (and sh unless --results-claim)
+    #[arg(long, value_name = "IMAGE")]
+    image: String,
+    /// Storage class of each pod's volume (the storage under test)
+    #[arg(long, value_name = "NAME")]
+    storage_class: String,
+    /// Size of each pod's volume (4k, 100g: k = 1024; written as 100Gi); the jobs' files must
+    /// fit (--size is the jobs' own)
+    #[arg(long, value_name = "SIZE")]
+    volume_size: String,
+    /// Name of the Job and the ConfigMap (default: diskmeter- and the job names); --name names
+    /// a job, as in fio
+    #[arg(long, value_name = "NAME")]
+    k8s_name: Option<String>,
+    /// Namespace of the Job and the ConfigMap (default: kubectl's current one)
+    #[arg(long, value_name = "NS")]
+    namespace: Option<String>,
+    /// The pods start their IO this long after the manifest is written (30s, 10m: m =
+    /// minutes); leave time to pull the image and make the volumes
+    #[arg(
+        long,
+        value_name = "DURATION",
+        default_value = "5m",
+        conflicts_with = "start_at"
+    )]
+    start_in: String,
+    /// The pods start their IO at this time, RFC 3339 UTC (2026-11-27T15:00:00Z)
+    #[arg(long, value_name = "TIME")]
+    start_at: Option<String>,
+    /// A ReadWriteMany claim every pod writes its result to (default: each pod keeps its result
+    /// until collected)
+    #[arg(long, value_name = "PVC")]
+    results_claim: Option<String>,
+    /// How long a pod keeps its result after the run for kubectl exec/cp (without
+    /// --results-claim)
+    #[arg(
+        long,
+        value_name = "DURATION",
+        default_value = "1h",
+        conflicts_with = "results_claim"
+    )]
+    keep_results: String,
+    /// CPU each pod requests (no limit is set: CPU throttling would show as disk latency)
+    #[arg(long, value_name = "QUANTITY", default_value = "1")]
+    cpu: String,
+    /// Memory each pod requests and is limited to
+    #[arg(long, value_name = "QUANTITY", default_value = "1Gi")]
+    memory: String,
+    /// Write the manifest to FILE instead of stdout
+    #[arg(long, value_name = "FILE")]
+    output: Option<String>,
 }
 
 fn manifest_command() -> Command {
@@ -39,97 +98,8 @@ fn manifest_command() -> Command {
              Standard): O_DIRECT on a file system needs nothing more.\n\n\
              Exit codes: 0 written; 2 usage error (a bad job, a name Kubernetes refuses, a \
              start that has passed).",
-        )
-        .arg(
-            Arg::new("pods")
-                .long("pods")
-                .value_name("N")
-                .required(true)
-                .value_parser(clap::value_parser!(u32).range(1..))
-                .help("Pods (ranks) that run at once: the Job's completions and parallelism"),
-        )
-        .arg(
-            Arg::new("image")
-                .long("image")
-                .value_name("IMAGE")
-                .required(true)
-                .help("Container image with diskmeter on its PATH (and sh unless --results-claim)"),
-        )
-        .arg(
-            Arg::new("storage-class")
-                .long("storage-class")
-                .value_name("NAME")
-                .required(true)
-                .help("Storage class of each pod's volume (the storage under test)"),
-        )
-        .arg(
-            Arg::new("volume-size")
-                .long("volume-size")
-                .value_name("SIZE")
-                .required(true)
-                .help("Size of each pod's volume (4k, 100g: k = 1024; written as 100Gi); the jobs' files must fit (--size is the jobs' own)"),
-        )
-        .arg(
-            Arg::new("k8s-name")
-                .long("k8s-name")
-                .value_name("NAME")
-                .help("Name of the Job and the ConfigMap (default: diskmeter- and the job names); --name names a job, as in fio"),
-        )
-        .arg(
-            Arg::new("namespace")
-                .long("namespace")
-                .value_name("NS")
-                .help("Namespace of the Job and the ConfigMap (default: kubectl's current one)"),
-        )
-        .arg(
-            Arg::new("start-in")
-                .long("start-in")
-                .value_name("DURATION")
-                .default_value("5m")
-                .conflicts_with("start-at")
-                .help("The pods start their IO this long after the manifest is written (30s, 10m: m = minutes); leave time to pull the image and make the volumes"),
-        )
-        .arg(
-            Arg::new("start-at")
-                .long("start-at")
-                .value_name("TIME")
-                .help("The pods start their IO at this time, RFC 3339 UTC (2026-11-27T15:00:00Z)"),
-        )
-        .arg(
-            Arg::new("results-claim")
-                .long("results-claim")
-                .value_name("PVC")
-                .help("A ReadWriteMany claim every pod writes its result to (default: each pod keeps its result until collected)"),
-        )
-        .arg(
-            Arg::new("keep-results")
-                .long("keep-results")
-                .value_name("DURATION")
-                .default_value("1h")
-                .conflicts_with("results-claim")
-                .help("How long a pod keeps its result after the run for kubectl exec/cp (without --results-claim)"),
-        )
-        .arg(
-            Arg::new("cpu")
-                .long("cpu")
-                .value_name("QUANTITY")
-                .default_value("1")
-                .help("CPU each pod requests (no limit is set: CPU throttling would show as disk latency)"),
-        )
-        .arg(
-            Arg::new("memory")
-                .long("memory")
-                .value_name("QUANTITY")
-                .default_value("1Gi")
-                .help("Memory each pod requests and is limited to"),
-        )
-        .arg(
-            Arg::new("output")
-                .long("output")
-                .value_name("FILE")
-                .help("Write the manifest to FILE instead of stdout"),
         );
-    options::add_job_options(crate::run::job_inputs(command))
+    options::add_job_options(run::job_inputs(ManifestArgs::augment_args(command)))
 }
 
 /// Runs `diskmeter k8s ...`.
@@ -144,55 +114,30 @@ fn usage(error: ManifestError) -> UsageError {
     UsageError(error.to_string())
 }
 
-/// A time flag (fio's rules: seconds by default, `m` = minutes), as a duration.
-fn duration_flag(matches: &ArgMatches, flag: &str) -> Result<Duration, UsageError> {
-    let text = matches.get_one::<String>(flag).map_or("0", String::as_str);
-    parse_time_ns(text, TimeUnit::Seconds)
-        .map(Duration::from_nanos)
-        .map_err(|e| UsageError(format!("--{flag}: {e}")))
-}
-
 fn manifest(matches: &ArgMatches) -> anyhow::Result<Status> {
+    let args = ManifestArgs::from_arg_matches(matches)?;
     // The jobs first, as `diskmeter run` reads them: a bad job is refused before anything.
     let jobs = run::jobs(matches, false)?;
     let job_file = diskmeter_k8s::pod_job_file(&jobs).map_err(usage)?;
-    let text = |flag: &str| matches.get_one::<String>(flag).cloned();
     let now = SystemTime::now();
-    let start_at = match text("start-at") {
-        Some(time) => diskmeter_k8s::parse_rfc3339(&time).map_err(usage)?,
-        None => now + duration_flag(matches, "start-in")?,
+    let flags = ManifestFlags {
+        pods: args.pods,
+        image: args.image,
+        storage_class: args.storage_class,
+        volume_size: args.volume_size,
+        k8s_name: args.k8s_name,
+        namespace: args.namespace,
+        start_in: args.start_in,
+        start_at: args.start_at,
+        results_claim: args.results_claim,
+        keep_results: args.keep_results,
+        cpu: args.cpu,
+        memory: args.memory,
     };
-    let volume = text("volume-size").unwrap_or_default();
-    let volume_size_bytes = parse_size(&volume, KbBase::Binary)
-        .map_err(|e| UsageError(format!("--volume-size: {e}")))?;
-    let results = match text("results-claim") {
-        Some(claim) => ResultsPlace::Claim(claim),
-        None => ResultsPlace::InPod {
-            keep_seconds: duration_flag(matches, "keep-results")?.as_secs(),
-        },
-    };
-    let name = text("k8s-name").unwrap_or_else(|| {
-        let mut names: Vec<&str> = jobs.iter().map(|j| j.name.as_str()).collect();
-        names.dedup();
-        diskmeter_k8s::default_name(&names)
-    });
-    let params = Params {
-        name,
-        namespace: text("namespace"),
-        pods: matches.get_one::<u32>("pods").copied().unwrap_or(1),
-        image: text("image").unwrap_or_default(),
-        storage_class: text("storage-class").unwrap_or_default(),
-        volume_size_bytes,
-        cpu: text("cpu").unwrap_or_default(),
-        memory: text("memory").unwrap_or_default(),
-        start_at,
-        results,
-    };
+    let params = flags.params(&jobs, now).map_err(usage)?;
     let manifest = diskmeter_k8s::build(&job_file, &params, now).map_err(usage)?;
-    let yaml = diskmeter_k8s::to_yaml(&manifest);
-    let output = matches.get_one::<String>("output");
-    write_output(output, &yaml)?;
-    if let Some(path) = output {
+    write_output(args.output.as_ref(), &diskmeter_k8s::to_yaml(&manifest))?;
+    if let Some(path) = &args.output {
         eprintln!(
             "diskmeter: wrote {path}: {} pods of job/{} start their IO at {}; apply it before then",
             params.pods, params.name, manifest.start_at_rfc3339

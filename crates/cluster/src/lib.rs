@@ -3,11 +3,13 @@
 //! (barriers, agreement, gathering); this crate only moves its bytes.
 //!
 //! With the `mpi` feature, [`mpi_world`] joins the MPI job this process was started in
-//! (`mpirun`, `srun`) and gives its ranks; without it, the crate offers nothing, and the
-//! default build needs no MPI library.
+//! (`mpirun`, `srun`) and gives its ranks; without it, the default build needs no MPI
+//! library, and `--mpi` is refused. [`membership`] is this process's place in a run as the
+//! rank flags give it, and the one MPI job it joins.
 
 #![forbid(unsafe_code)]
 
+pub mod membership;
 #[cfg(feature = "mpi")]
 mod world;
 

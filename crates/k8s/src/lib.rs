@@ -4,17 +4,20 @@
 //! collected for `diskmeter merge`.
 //!
 //! Pure: the jobs and the parameters in, YAML text out; nothing here reads a file, the clock
-//! or the environment (the caller gives the start time). [`pod_job_file`] makes the job file
-//! the pods run, [`build`] the documents, [`to_yaml`] the text `kubectl apply -f` takes.
+//! or the environment (the caller gives the start time). [`ManifestFlags`] reads the
+//! command's flags into [`Params`], [`pod_job_file`] makes the job file the pods run,
+//! [`build`] the documents, [`to_yaml`] the text `kubectl apply -f` takes.
 //! Why each field of the Job is what it is: see the `documents` module.
 #![forbid(unsafe_code)]
 
 mod documents;
+mod flags;
 mod jobtext;
 mod names;
 mod yaml;
 
 pub use documents::RESULT_VAR;
+pub use flags::ManifestFlags;
 pub use jobtext::pod_job_file;
 pub use names::{default_name, quantity_of_bytes, MAX_NAME_CHARS};
 
@@ -77,6 +80,14 @@ pub enum ManifestError {
     /// `--volume-size 0`.
     #[error("--volume-size: must be more than 0 bytes")]
     EmptyVolume,
+    /// A size or time flag that does not read.
+    #[error("--{flag}: {reason}")]
+    Flag {
+        /// The flag, without its dashes.
+        flag: &'static str,
+        /// The parser's word on it.
+        reason: String,
+    },
 }
 
 /// Where the pods leave their result JSON.

@@ -290,3 +290,51 @@ fn the_yaml_is_two_documents_after_the_recipe() {
         "4"
     );
 }
+
+/// `--start-at`'s one parser (also the rank flags' of every command that runs steps).
+#[test]
+fn start_times_are_read_as_utc() {
+    let at = |t| parse_rfc3339(t).map(|t| t.duration_since(SystemTime::UNIX_EPOCH).unwrap());
+    assert_eq!(at("1970-01-01T00:00:00Z").unwrap(), Duration::ZERO);
+    assert_eq!(
+        at("2026-11-27T15:00:00Z").unwrap(),
+        Duration::from_secs(1_795_791_600)
+    );
+    assert_eq!(
+        at("2024-02-29T00:00:01.5+00:00").unwrap(),
+        Duration::from_millis(1_709_164_801_500)
+    );
+    for bad in [
+        "2026-11-27T15:00:00",
+        "2026-02-30T00:00:00Z",
+        "tomorrow",
+        "2026-11-27T15:00:00+01:00",
+    ] {
+        assert!(at(bad).is_err(), "{bad}");
+    }
+}
+
+/// The flags as typed: `--start-in` from now, sizes with k = 1024, the name from the jobs'
+/// names, and a flag that does not read named in the error.
+#[test]
+fn flags_read_into_params_and_name_the_flag_that_does_not_read() {
+    let flags = || ManifestFlags {
+        pods: 4,
+        volume_size: "20g".into(),
+        start_in: "5m".into(),
+        keep_results: "1h".into(),
+        ..ManifestFlags::default()
+    };
+    let jobs = [job(&[("name", "seq")]), job(&[("name", "seq")])];
+    let params = flags().params(&jobs, now()).unwrap();
+    assert_eq!(params.volume_size_bytes, 20 << 30);
+    assert_eq!(params.start_at, now() + Duration::from_secs(300));
+    assert_eq!(params.results, in_pod());
+    assert_eq!(params.name, default_name(&["seq"]));
+    let bad = ManifestFlags {
+        keep_results: "soon".into(),
+        ..flags()
+    };
+    let error = bad.params(&jobs, now()).unwrap_err().to_string();
+    assert!(error.starts_with("--keep-results: "), "{error}");
+}

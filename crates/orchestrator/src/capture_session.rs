@@ -15,8 +15,10 @@ use diskmeter_capture::sampler::{BootClock, Interval, Sampler, SamplerConfig, Sa
 use diskmeter_capture::summary::Summary;
 use diskmeter_capture::trace::{TraceError, TraceOptions, TraceSession, TraceTarget};
 use diskmeter_capture::{CaptureError, TraceProfile};
+use diskmeter_units::{parse_time_ns, TimeUnit};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::Ordering;
+use std::time::Duration;
 
 /// Where the kernel's counters are read.
 const PROC_ROOT: &str = "/proc";
@@ -41,6 +43,57 @@ pub struct CaptureSettings {
     pub iolog: Option<PathBuf>,
     /// The command line, as the history lists it.
     pub command_line: String,
+}
+
+/// Why `--interval`/`--duration` cannot be sampled (a usage error).
+#[derive(Debug, thiserror::Error)]
+pub enum SamplingError {
+    /// A time that does not read, or is 0.
+    #[error("--{option} '{text}': {reason}")]
+    Time {
+        /// The option, without its dashes.
+        option: &'static str,
+        /// What was given.
+        text: String,
+        /// Why it cannot be taken.
+        reason: String,
+    },
+    /// Not one whole interval in the duration.
+    #[error(
+        "--duration {duration:?} is shorter than --interval {interval:?}: not one whole interval"
+    )]
+    ShorterThanInterval {
+        /// `--duration`.
+        duration: Duration,
+        /// `--interval`.
+        interval: Duration,
+    },
+}
+
+/// Reads `--interval` and `--duration` (fio's times: a bare number is seconds): each longer
+/// than 0, the duration at least one interval.
+pub fn sampler_config(
+    interval: &str,
+    duration: Option<&str>,
+) -> Result<SamplerConfig, SamplingError> {
+    let time = |option: &'static str, text: &str| {
+        let error = |reason: String| SamplingError::Time {
+            option,
+            text: text.to_string(),
+            reason,
+        };
+        match parse_time_ns(text, TimeUnit::Seconds) {
+            Err(e) => Err(error(e.to_string())),
+            Ok(0) => Err(error("must be longer than 0".to_string())),
+            Ok(ns) => Ok(Duration::from_nanos(ns)),
+        }
+    };
+    let interval = time("interval", interval)?;
+    let duration = duration.map(|text| time("duration", text)).transpose()?;
+    if let Some(duration) = duration.filter(|&d| d < interval) {
+        return Err(SamplingError::ShorterThanInterval { duration, interval });
+    }
+    Ok(SamplerConfig { interval, duration })
 }
 
 /// What the command shows of a capture, called in this order: [`begin`](CaptureView::begin)
@@ -238,4 +291,24 @@ fn now_unix_ms() -> u64 {
     std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
         .map_or(0, |d| d.as_millis() as u64)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_bad_interval_or_duration_is_an_error_naming_the_option() {
+        let error = |i, d| sampler_config(i, d).unwrap_err().to_string();
+        assert!(error("fast", None).starts_with("--interval 'fast': "));
+        assert_eq!(error("0", None), "--interval '0': must be longer than 0");
+        assert_eq!(
+            error("1s", Some("0")),
+            "--duration '0': must be longer than 0"
+        );
+        assert!(error("2s", Some("1s")).contains("shorter than --interval"));
+        let config = sampler_config("500ms", Some("1m")).unwrap();
+        assert_eq!(config.interval, Duration::from_millis(500));
+        assert_eq!(config.duration, Some(Duration::from_secs(60)));
+    }
 }

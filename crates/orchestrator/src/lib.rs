@@ -56,7 +56,8 @@ mod sink;
 mod step;
 
 pub use capture_session::{
-    run_capture, CaptureOutcome, CaptureRunError, CaptureSettings, CaptureView,
+    run_capture, sampler_config, CaptureOutcome, CaptureRunError, CaptureSettings, CaptureView,
+    SamplingError,
 };
 /// Whether a path is a block device: the one test every command uses to tell a device
 /// target from a file.

@@ -6,7 +6,15 @@
 //! disk), its figures printed as `diskmeter requirements` prints them. The samples are read
 //! once, streamed into the checklist and the series together. Time-of-day windows and other
 //! device choices are `diskmeter requirements --window/--device`.
+//!
+//! The terminal's forms of a capture as it runs are here too: the live iostat-style text
+//! ([`live`]), iostat's JSON document ([`json`]) and the trace's profiles ([`profiles`]).
 
+pub mod json;
+pub mod live;
+#[cfg(test)]
+mod live_tests;
+pub mod profiles;
 mod series;
 #[cfg(test)]
 mod tests;

@@ -12,32 +12,35 @@
 //! disturbed by them.
 
 use diskmeter_capture::devices::StackLink;
+use diskmeter_capture::host::HostFacts;
 use diskmeter_capture::sampler::Interval;
 use diskmeter_report::format::utc_timestamp;
 use std::fmt::Write;
 
 /// Writes the document piece by piece.
-pub(crate) struct JsonWriter {
+pub struct JsonWriter {
+    /// The host the document describes.
+    host: HostFacts,
     /// Whether a statistics entry was written (the next one needs a comma).
     wrote_entry: bool,
 }
 
 impl JsonWriter {
-    pub(crate) fn new() -> JsonWriter {
-        JsonWriter { wrote_entry: false }
+    /// A writer of the document describing `host`.
+    pub fn new(host: HostFacts) -> JsonWriter {
+        JsonWriter {
+            host,
+            wrote_entry: false,
+        }
     }
 
     /// Everything before the first statistics entry.
-    pub(crate) fn header(&self, stacks: &[StackLink]) -> String {
-        let uname = rustix::system::uname();
-        let text = |s: &std::ffi::CStr| quote(&s.to_string_lossy());
-        let now_ms = std::time::SystemTime::now()
-            .duration_since(std::time::UNIX_EPOCH)
-            .map_or(0, |d| d.as_millis() as u64);
-        let stamp = utc_timestamp(now_ms);
+    pub fn header(&self, stacks: &[StackLink]) -> String {
+        let host = &self.host;
+        let stamp = utc_timestamp(host.now_unix_ms);
         // iostat's "date" is %x in the C locale: MM/DD/YY.
         let date = format!("{}/{}/{}", &stamp[5..7], &stamp[8..10], &stamp[2..4]);
-        let cpus = std::thread::available_parallelism().map_or(1, |n| n.get());
+        let cpus = host.cpus;
         let stacks: Vec<String> = stacks.iter().map(|l| quote(&l.to_string())).collect();
         format!(
             "{{\"sysstat\": {{\n\t\"hosts\": [\n\t\t{{\n\
@@ -45,17 +48,17 @@ impl JsonWriter {
              \t\t\t\"machine\": {},\n\t\t\t\"number-of-cpus\": {cpus},\n\
              \t\t\t\"date\": {},\n\t\t\t\"device-stacks\": [{}],\n\
              \t\t\t\"statistics\": [\n",
-            text(uname.nodename()),
-            text(uname.sysname()),
-            text(uname.release()),
-            text(uname.machine()),
+            quote(&host.nodename),
+            quote(&host.sysname),
+            quote(&host.release),
+            quote(&host.machine),
             quote(&date),
             stacks.join(", "),
         )
     }
 
     /// One interval's statistics entry.
-    pub(crate) fn statistics(&mut self, interval: &Interval) -> String {
+    pub fn statistics(&mut self, interval: &Interval) -> String {
         let mut out = String::new();
         if self.wrote_entry {
             out.push_str(",\n");
@@ -66,7 +69,7 @@ impl JsonWriter {
     }
 
     /// Everything after the last entry.
-    pub(crate) fn footer(&self) -> String {
+    pub fn footer(&self) -> String {
         "\n\t\t\t]\n\t\t}\n\t]\n}}\n".to_string()
     }
 }

@@ -2,28 +2,70 @@
 //! the series in the history as a capture (no root needed).
 //!
 //! The command reads its options ([`CaptureRequest`]) and hands them to the orchestrator's
-//! capture session ([`run_capture`]), which samples, traces and saves; here only what is
-//! shown of it: the live view (text, [`view`]) or iostat's JSON ([`json`]), the trace's
-//! profiles ([`profiles`]) and the closing notes.
-
-mod json;
-mod profiles;
-mod view;
+//! capture session ([`run_capture`]), which samples, traces and saves; what is shown of it
+//! (the live text, iostat's JSON, the trace's profiles) is drawn by
+//! [`diskmeter_views::capture`]; here only the closing notes.
 
 use crate::{Status, UsageError};
-use clap::{Arg, ArgAction, ArgMatches, Command};
+use clap::{ArgMatches, Args, Command, FromArgMatches};
 use diskmeter_capture::devices::StackLink;
+use diskmeter_capture::host::HostFacts;
 use diskmeter_capture::sampler::{Interval, SamplerConfig};
 use diskmeter_capture::TraceProfile;
 use diskmeter_orchestrator::{
-    run_capture, CaptureOutcome, CaptureSettings, CaptureView, HistoryChoice,
+    run_capture, sampler_config, CaptureOutcome, CaptureSettings, CaptureView, HistoryChoice,
 };
-use diskmeter_units::{parse_time_ns, TimeUnit};
-use std::time::Duration;
+use diskmeter_views::capture::{json::JsonWriter, live::LiveView, profiles};
+use std::path::PathBuf;
+
+// The options before `--db`, in `--help`'s order (each doc comment is its help, one line
+// when clap joins it; a doc comment on the struct would be the command's about).
+#[derive(Args, Debug)]
+struct WatchArgs {
+    /// Watch this device: a kernel name (sda, nvme0n1p2, loop3, dm-0) or a /dev path; repeat
+    /// for more (default: every whole disk with IO since boot)
+    #[arg(long, value_name = "NAME")]
+    device: Vec<String>,
+    /// Length of one sample (e.g. 1s, 500ms, 5m; a bare number is seconds)
+    #[arg(long, value_name = "TIME", default_value = "1s")]
+    interval: String,
+    /// Stop after this long (default: run until Ctrl-C)
+    #[arg(long, value_name = "TIME")]
+    duration: Option<String>,
+    /// text: a live iostat-style view; json: iostat -x -o JSON's document, one statistics
+    /// entry per interval
+    #[arg(long, value_name = "FORMAT", value_parser = ["text", "json"], default_value = "text")]
+    format: String,
+    /// Also trace every IO of the devices through the kernel's block tracepoints (root): size
+    /// distribution, random share, queue depth, device latency, hot set, processes
+    #[arg(long)]
+    trace: bool,
+    #[arg(
+        long,
+        value_name = "FILE",
+        requires = "trace",
+        help = "With --trace: write the traced IO as an fio iolog (version 3) here [default: next to the history, iologs/capture-ID.log; none with --no-save]"
+    )]
+    iolog: Option<PathBuf>,
+    /// Name the capture in the history (default: the devices)
+    #[arg(long, value_name = "NAME")]
+    name: Option<String>,
+}
+
+// The options after `--db`.
+#[derive(Args, Debug)]
+struct SaveArgs {
+    /// Do not save the capture in the results history
+    #[arg(long = "no-save")]
+    no_save: bool,
+    /// No notes on stderr (where the capture was saved)
+    #[arg(long, short = 'q')]
+    quiet: bool,
+}
 
 /// The `capture` subcommand's definition.
 pub fn command() -> Command {
-    Command::new("capture")
+    let command = Command::new("capture")
         .about("Watch the block devices' IO like iostat -x and save the series (no root needed)")
         .long_about(
             "Samples /proc/diskstats, /proc/stat, /proc/meminfo and /proc/pressure/io every \
@@ -39,69 +81,8 @@ pub fn command() -> Command {
              interval at a time (diskmeter history --kind capture lists them). \
              --format json prints iostat's own JSON (iostat -x -o JSON), so tools that read \
              iostat's JSON read it.",
-        )
-        .arg(
-            Arg::new("device")
-                .long("device")
-                .value_name("NAME")
-                .action(ArgAction::Append)
-                .help("Watch this device: a kernel name (sda, nvme0n1p2, loop3, dm-0) or a /dev path; repeat for more (default: every whole disk with IO since boot)"),
-        )
-        .arg(
-            Arg::new("interval")
-                .long("interval")
-                .value_name("TIME")
-                .default_value("1s")
-                .help("Length of one sample (e.g. 1s, 500ms, 5m; a bare number is seconds)"),
-        )
-        .arg(
-            Arg::new("duration")
-                .long("duration")
-                .value_name("TIME")
-                .help("Stop after this long (default: run until Ctrl-C)"),
-        )
-        .arg(
-            Arg::new("format")
-                .long("format")
-                .value_name("FORMAT")
-                .value_parser(["text", "json"])
-                .default_value("text")
-                .help("text: a live iostat-style view; json: iostat -x -o JSON's document, one statistics entry per interval"),
-        )
-        .arg(
-            Arg::new("trace")
-                .long("trace")
-                .action(ArgAction::SetTrue)
-                .help("Also trace every IO of the devices through the kernel's block tracepoints (root): size distribution, random share, queue depth, device latency, hot set, processes"),
-        )
-        .arg(
-            Arg::new("iolog")
-                .long("iolog")
-                .value_name("FILE")
-                .requires("trace")
-                .value_parser(clap::value_parser!(std::path::PathBuf))
-                .help("With --trace: write the traced IO as an fio iolog (version 3) here [default: next to the history, iologs/capture-ID.log; none with --no-save]"),
-        )
-        .arg(
-            Arg::new("name")
-                .long("name")
-                .value_name("NAME")
-                .help("Name the capture in the history (default: the devices)"),
-        )
-        .arg(crate::args::db_arg())
-        .arg(
-            Arg::new("no-save")
-                .long("no-save")
-                .action(ArgAction::SetTrue)
-                .help("Do not save the capture in the results history"),
-        )
-        .arg(
-            Arg::new("quiet")
-                .long("quiet")
-                .short('q')
-                .action(ArgAction::SetTrue)
-                .help("No notes on stderr (where the capture was saved)"),
-        )
+        );
+    SaveArgs::augment_args(WatchArgs::augment_args(command).arg(crate::args::db_arg()))
 }
 
 /// What the command line asks for.
@@ -118,50 +99,29 @@ pub(crate) struct CaptureRequest {
 impl CaptureRequest {
     /// Reads and checks the options; a bad one is a usage error naming it.
     pub(crate) fn from_matches(matches: &ArgMatches) -> Result<CaptureRequest, UsageError> {
-        let time = |option: &str| -> Result<Option<Duration>, UsageError> {
-            let Some(text) = matches.get_one::<String>(option) else {
-                return Ok(None);
-            };
-            let ns = parse_time_ns(text, TimeUnit::Seconds)
-                .map_err(|e| UsageError(format!("--{option} '{text}': {e}")))?;
-            if ns == 0 {
-                return Err(UsageError(format!(
-                    "--{option} '{text}': must be longer than 0"
-                )));
-            }
-            Ok(Some(Duration::from_nanos(ns)))
-        };
-        let interval = time("interval")?.unwrap_or(Duration::from_secs(1));
-        let duration = time("duration")?;
-        if let Some(duration) = duration {
-            if duration < interval {
-                return Err(UsageError(format!(
-                    "--duration {duration:?} is shorter than --interval {interval:?}: not one whole interval"
-                )));
-            }
-        }
+        let watch = WatchArgs::from_arg_matches(matches).map_err(|e| UsageError(e.to_string()))?;
+        let save = SaveArgs::from_arg_matches(matches).map_err(|e| UsageError(e.to_string()))?;
+        let config = sampler_config(&watch.interval, watch.duration.as_deref())
+            .map_err(|e| UsageError(e.to_string()))?;
         let settings = CaptureSettings {
-            devices: matches
-                .get_many::<String>("device")
-                .map(|names| names.cloned().collect())
-                .unwrap_or_default(),
-            config: SamplerConfig { interval, duration },
-            name: matches.get_one::<String>("name").cloned(),
-            history: if matches.get_flag("no-save") {
+            devices: watch.device,
+            config,
+            name: watch.name,
+            history: if save.no_save {
                 HistoryChoice::Off
             } else {
                 matches
-                    .get_one::<std::path::PathBuf>("db")
+                    .get_one::<PathBuf>("db")
                     .map_or(HistoryChoice::Default, |p| HistoryChoice::At(p.clone()))
             },
-            trace: matches.get_flag("trace"),
-            iolog: matches.get_one::<std::path::PathBuf>("iolog").cloned(),
+            trace: watch.trace,
+            iolog: watch.iolog,
             command_line: std::env::args().collect::<Vec<_>>().join(" "),
         };
         Ok(CaptureRequest {
             settings,
-            json: matches.get_one::<String>("format").map(String::as_str) == Some("json"),
-            quiet: matches.get_flag("quiet"),
+            json: watch.format == "json",
+            quiet: save.quiet,
         })
     }
 }
@@ -171,9 +131,9 @@ pub fn main(matches: &ArgMatches) -> anyhow::Result<Status> {
     let request = CaptureRequest::from_matches(matches)?;
     let mut view = Terminal {
         output: if request.json {
-            Output::Json(json::JsonWriter::new())
+            Output::Json(JsonWriter::new(HostFacts::read()))
         } else {
-            Output::Text(view::LiveView::new())
+            Output::Text(LiveView::new())
         },
         json: request.json,
         quiet: request.quiet,
@@ -215,8 +175,8 @@ fn conclude(outcome: &CaptureOutcome, quiet: bool) -> Status {
 
 /// The live output.
 enum Output {
-    Text(view::LiveView),
-    Json(json::JsonWriter),
+    Text(LiveView),
+    Json(JsonWriter),
 }
 
 /// What the terminal shows of the session.
@@ -281,4 +241,51 @@ fn write_stdout(text: &str) -> bool {
 }
 
 #[cfg(test)]
-mod tests;
+mod tests {
+    //! `diskmeter capture`'s options, without sampling.
+
+    use super::*;
+    use std::time::Duration;
+
+    fn request(args: &[&str]) -> Result<CaptureRequest, String> {
+        let matches = command()
+            .try_get_matches_from(std::iter::once("capture").chain(args.iter().copied()))
+            .map_err(|e| e.to_string())?;
+        CaptureRequest::from_matches(&matches).map_err(|e| e.0)
+    }
+
+    #[test]
+    fn defaults_are_one_second_until_ctrl_c_in_text() {
+        let r = request(&[]).unwrap();
+        assert_eq!(r.settings.config.interval, Duration::from_secs(1));
+        assert_eq!(r.settings.config.duration, None);
+        assert!(!r.json);
+        assert_eq!(r.settings.history, HistoryChoice::Default);
+        let r = request(&[
+            "--device",
+            "loop3",
+            "--device",
+            "/dev/vda",
+            "--interval",
+            "500ms",
+            "--duration",
+            "1m",
+            "--format",
+            "json",
+            "--no-save",
+        ])
+        .unwrap();
+        assert_eq!(r.settings.devices, ["loop3", "/dev/vda"]);
+        assert_eq!(r.settings.config.interval, Duration::from_millis(500));
+        assert_eq!(r.settings.config.duration, Some(Duration::from_secs(60)));
+        assert!(r.json);
+        assert_eq!(r.settings.history, HistoryChoice::Off);
+    }
+
+    #[test]
+    fn a_bad_interval_or_format_is_a_usage_error() {
+        let error = request(&["--interval", "0"]).unwrap_err();
+        assert_eq!(error, "--interval '0': must be longer than 0");
+        assert!(request(&["--format", "xml"]).is_err());
+    }
+}

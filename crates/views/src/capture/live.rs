@@ -26,15 +26,17 @@ const COLUMNS: [(&str, usize); 10] = [
 const NAME_WIDTH: usize = 12;
 
 /// Renders the capture as text; keeps nothing between intervals.
-pub(crate) struct LiveView;
+#[derive(Debug, Default)]
+pub struct LiveView;
 
 impl LiveView {
-    pub(crate) fn new() -> LiveView {
+    /// The view (it has no state).
+    pub fn new() -> LiveView {
         LiveView
     }
 
     /// The lines printed before the first interval.
-    pub(crate) fn header(
+    pub fn header(
         &self,
         devices: &[String],
         stacks: &[StackLink],
@@ -57,7 +59,7 @@ impl LiveView {
     }
 
     /// One interval's block.
-    pub(crate) fn interval(&self, interval: &Interval) -> String {
+    pub fn interval(&self, interval: &Interval) -> String {
         let mut text = String::new();
         let cpu = &interval.cpu;
         let _ = writeln!(

@@ -1,15 +1,11 @@
-//! `diskmeter capture`'s options, JSON entries and summary, without sampling.
+//! `diskmeter capture`'s live forms (JSON entries, the whole document, the text view) on a
+//! made-up interval, without sampling.
 
-use super::*;
+use super::{json, live};
+use diskmeter_capture::host::HostFacts;
 use diskmeter_capture::iostat::{AvgCpu, IostatDevice};
 use diskmeter_capture::procfs::MemInfo;
-
-fn request(args: &[&str]) -> Result<CaptureRequest, String> {
-    let matches = command()
-        .try_get_matches_from(std::iter::once("capture").chain(args.iter().copied()))
-        .map_err(|e| e.to_string())?;
-    CaptureRequest::from_matches(&matches).map_err(|e| e.0)
-}
+use diskmeter_capture::sampler::Interval;
 
 fn interval() -> Interval {
     Interval {
@@ -38,45 +34,6 @@ fn interval() -> Interval {
         },
         io_pressure_percent: None,
     }
-}
-
-#[test]
-fn defaults_are_one_second_until_ctrl_c_in_text() {
-    let r = request(&[]).unwrap();
-    assert_eq!(r.settings.config.interval, Duration::from_secs(1));
-    assert_eq!(r.settings.config.duration, None);
-    assert!(!r.json);
-    assert_eq!(r.settings.history, HistoryChoice::Default);
-    let r = request(&[
-        "--device",
-        "loop3",
-        "--device",
-        "/dev/vda",
-        "--interval",
-        "500ms",
-        "--duration",
-        "1m",
-        "--format",
-        "json",
-        "--no-save",
-    ])
-    .unwrap();
-    assert_eq!(r.settings.devices, ["loop3", "/dev/vda"]);
-    assert_eq!(r.settings.config.interval, Duration::from_millis(500));
-    assert_eq!(r.settings.config.duration, Some(Duration::from_secs(60)));
-    assert!(r.json);
-    assert_eq!(r.settings.history, HistoryChoice::Off);
-}
-
-#[test]
-fn a_bad_interval_or_duration_is_a_usage_error_naming_the_option() {
-    let error = request(&["--interval", "fast"]).unwrap_err();
-    assert!(error.starts_with("--interval 'fast': "), "{error}");
-    let error = request(&["--interval", "0"]).unwrap_err();
-    assert_eq!(error, "--interval '0': must be longer than 0");
-    let error = request(&["--interval", "2s", "--duration", "1s"]).unwrap_err();
-    assert!(error.contains("shorter than --interval"), "{error}");
-    assert!(request(&["--format", "xml"]).is_err());
 }
 
 #[test]
@@ -127,7 +84,7 @@ fn a_json_entry_carries_iostat_s_keys_in_iostat_s_order() {
 #[test]
 fn the_whole_json_document_parses_with_any_number_of_entries() {
     for entries in [0, 1, 3] {
-        let mut writer = json::JsonWriter::new();
+        let mut writer = json::JsonWriter::new(HostFacts::read());
         let mut text = writer.header(&[]);
         for _ in 0..entries {
             text.push_str(&writer.statistics(&interval()));
@@ -142,7 +99,7 @@ fn the_whole_json_document_parses_with_any_number_of_entries() {
 
 #[test]
 fn the_text_view_shows_iostat_s_columns_per_device() {
-    let view = view::LiveView::new();
+    let view = live::LiveView::new();
     let text = view.interval(&interval());
     let table: Vec<&str> = text
         .lines()

@@ -5,7 +5,7 @@ use diskmeter_capture::TraceProfile;
 use std::fmt::Write;
 
 /// A few lines per traced device: what counters cannot say.
-pub(super) fn describe(profiles: &[TraceProfile]) -> String {
+pub fn describe(profiles: &[TraceProfile]) -> String {
     let mut text = String::new();
     for p in profiles {
         let ios = p.ios.max(1) as f64;
