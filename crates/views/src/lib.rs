@@ -12,8 +12,9 @@
 //! This crate is also the terminal's rendering home: [`text::TextTable`] draws every table
 //! the CLI prints (the only user of comfy-table), and the terminal forms of a suite's table
 //! ([`suite::table`]), a sweep's points ([`sweep::text`]), a capture's checklist
-//! ([`capture::checklist_text`]) and the history commands' listings ([`history`]) are built
-//! here, beside the report's forms of the same data.
+//! ([`capture::checklist_text`]), the history commands' listings ([`history`]) and a
+//! session's dry-run plan and closing messages ([`session`]) are built here, beside the
+//! report's forms of the same data.
 
 #![forbid(unsafe_code)]
 
@@ -23,6 +24,7 @@ pub mod find;
 pub mod history;
 pub mod model;
 pub mod run;
+pub mod session;
 pub mod suite;
 pub mod sweep;
 pub mod text;
