@@ -36,7 +36,6 @@ mod serve;
 mod session;
 mod suite;
 mod sweep;
-mod throttle;
 
 use clap::{ArgMatches, Command};
 use std::io::Write;

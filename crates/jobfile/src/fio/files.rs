@@ -79,7 +79,11 @@ pub fn jobs_from_files(
         }
     }
     FromFiles {
-        jobs: if errors.is_empty() { Ok(jobs) } else { Err(errors) },
+        jobs: if errors.is_empty() {
+            Ok(jobs)
+        } else {
+            Err(errors)
+        },
         warnings,
     }
 }
