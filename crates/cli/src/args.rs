@@ -20,27 +20,32 @@ const THROTTLE: &str = "In-engine throttle (a device or VM cap, no root)";
 // a doc comment: clap's derive would make it the command's about.)
 #[derive(Args, Debug)]
 pub struct ThrottleFlags {
-    #[arg(long, value_name = "N", help_heading = THROTTLE, value_parser = clap::value_parser!(u64).range(1..),
-        help = "Cap the whole run at N IOPS, reads and writes together, shared by all its jobs like a \
-                cloud disk's or VM's cap (no root needed); an IO waits for its turn and the wait counts \
-                in its latency")]
+    /// Cap the whole run at N IOPS, reads and writes together, shared by all its jobs like a
+    /// cloud disk's or VM's cap (no root needed); an IO waits for its turn and the wait
+    /// counts in its latency
+    #[arg(long, value_name = "N", help_heading = THROTTLE, value_parser = iops())]
     pub throttle_iops: Option<u64>,
-    #[arg(long, value_name = "RATE", help_heading = THROTTLE, value_parser = parse_bandwidth,
-        help = "Cap the whole run's bandwidth, shared by all its jobs (e.g. 200MiB/s; k, m, g and \
-                KiB, MiB, GiB are all powers of 1024); an IO's bytes are its cost")]
+    /// Cap the whole run's bandwidth, shared by all its jobs (e.g. 200MiB/s; k, m, g and
+    /// KiB, MiB, GiB are all powers of 1024); an IO's bytes are its cost
+    #[arg(long, value_name = "RATE", help_heading = THROTTLE, value_parser = parse_bandwidth)]
     pub throttle_bw: Option<u64>,
-    #[arg(long, value_name = "N", help_heading = THROTTLE, value_parser = clap::value_parser!(u64).range(1..),
-        help = "Cap the run's reads at N IOPS")]
+    /// Cap the run's reads at N IOPS
+    #[arg(long, value_name = "N", help_heading = THROTTLE, value_parser = iops())]
     pub throttle_read_iops: Option<u64>,
-    #[arg(long, value_name = "N", help_heading = THROTTLE, value_parser = clap::value_parser!(u64).range(1..),
-        help = "Cap the run's writes at N IOPS")]
+    /// Cap the run's writes at N IOPS
+    #[arg(long, value_name = "N", help_heading = THROTTLE, value_parser = iops())]
     pub throttle_write_iops: Option<u64>,
-    #[arg(long, value_name = "RATE", help_heading = THROTTLE, value_parser = parse_bandwidth,
-        help = "Cap the run's read bandwidth (e.g. 100MiB/s)")]
+    /// Cap the run's read bandwidth (e.g. 100MiB/s)
+    #[arg(long, value_name = "RATE", help_heading = THROTTLE, value_parser = parse_bandwidth)]
     pub throttle_read_bw: Option<u64>,
-    #[arg(long, value_name = "RATE", help_heading = THROTTLE, value_parser = parse_bandwidth,
-        help = "Cap the run's write bandwidth (e.g. 100MiB/s)")]
+    /// Cap the run's write bandwidth (e.g. 100MiB/s)
+    #[arg(long, value_name = "RATE", help_heading = THROTTLE, value_parser = parse_bandwidth)]
     pub throttle_write_bw: Option<u64>,
+}
+
+/// An IOPS cap: a whole number of at least 1.
+fn iops() -> clap::builder::RangedU64ValueParser<u64> {
+    clap::value_parser!(u64).range(1..)
 }
 
 impl From<&ThrottleFlags> for ThrottleLimits {
@@ -68,44 +73,29 @@ fn parse_bandwidth(text: &str) -> Result<u64, String> {
 // `add_run_flags`); the ids are the long names, as other commands read them.
 #[derive(Args, Debug)]
 pub struct RunFlags {
-    #[arg(
-        long,
-        value_name = "FILE",
-        help = "Write the results to FILE instead of stdout"
-    )]
+    /// Write the results to FILE instead of stdout
+    #[arg(long, value_name = "FILE")]
     pub output: Option<String>,
-    #[arg(long, short, help = "No live progress and no notes on stderr")]
+    /// No live progress and no notes on stderr
+    #[arg(long, short)]
     pub quiet: bool,
-    #[arg(
-        long,
-        help = "Keep the test files diskmeter creates (default: remove them at the end)"
-    )]
+    /// Keep the test files diskmeter creates (default: remove them at the end)
+    #[arg(long)]
     pub keep: bool,
-    #[arg(
-        long,
-        id = "allow-destroy",
-        help = "Allow writing to existing files diskmeter did not create and to devices holding data (DESTROYS their contents)"
-    )]
+    /// Allow writing to existing files diskmeter did not create and to devices holding data
+    /// (DESTROYS their contents)
+    #[arg(long, id = "allow-destroy")]
     pub allow_destroy: bool,
-    #[arg(
-        long,
-        id = "allow-exec",
-        help = "Run the shell commands of job files' exec_prerun and exec_postrun (refused without it)"
-    )]
+    /// Run the shell commands of job files' exec_prerun and exec_postrun (refused without it)
+    #[arg(long, id = "allow-exec")]
     pub allow_exec: bool,
-    #[arg(
-        long,
-        id = "dry-run",
-        help = "Print the resolved jobs and plan, then stop without doing IO"
-    )]
+    /// Print the resolved jobs and plan, then stop without doing IO
+    #[arg(long, id = "dry-run")]
     pub dry_run: bool,
     #[arg(long, value_name = "PATH", help = DB_HELP)]
     pub db: Option<PathBuf>,
-    #[arg(
-        long,
-        id = "no-save",
-        help = "Do not save the run in the results history"
-    )]
+    /// Do not save the run in the results history
+    #[arg(long, id = "no-save")]
     pub no_save: bool,
 }
 
