@@ -72,11 +72,15 @@ pub(crate) fn picked(error: diskmeter_history::PickError) -> anyhow::Error {
     }
 }
 
-/// What runs a subcommand.
-type Main = fn(&ArgMatches) -> anyhow::Result<Status>;
+/// A subcommand: its name, its definition and what runs it.
+type Subcommand = (
+    &'static str,
+    fn() -> Command,
+    fn(&ArgMatches) -> anyhow::Result<Status>,
+);
 
-/// The subcommands, in `--help`'s order: (name, definition, what runs it).
-const COMMANDS: [(&str, fn() -> Command, Main); 24] = [
+/// The subcommands, in `--help`'s order.
+const COMMANDS: [Subcommand; 24] = [
     ("run", run::command, run::main),
     ("suite", suite::command, suite::main),
     ("sweep", sweep::command, sweep::main),
