@@ -57,29 +57,26 @@ fn command<A: Args>(name: &'static str, about: &'static str, long_about: &'stati
 /// The options of `diskmeter history`.
 #[derive(Args)]
 struct ListArgs {
-    #[arg(long, value_name = "KIND", help = "Only runs of this command",
-        value_parser = ["run", "suite", "sweep", "diskspd", "iometer", "replay", "capture"])]
+    /// Only runs of this command
+    #[arg(long, value_name = "KIND", value_parser = ["run", "suite", "sweep", "diskspd", "iometer", "replay", "capture"])]
     kind: Option<String>,
-    #[arg(
-        long,
-        value_name = "NAME",
-        help = "Only runs of this suite (or with this name)"
-    )]
+    /// Only runs of this suite (or with this name)
+    #[arg(long, value_name = "NAME")]
     suite: Option<String>,
-    #[arg(
-        long,
-        value_name = "TEXT",
-        help = "Only runs whose target contains TEXT"
-    )]
+    /// Only runs whose target contains TEXT
+    #[arg(long, value_name = "TEXT")]
     target: Option<String>,
-    #[arg(long, value_name = "DATE", help = "Only runs started at or after DATE")]
+    /// Only runs started at or after DATE
+    #[arg(long, value_name = "DATE")]
     since: Option<String>,
-    #[arg(long, value_name = "DATE", help = "Only runs started before DATE")]
+    /// Only runs started before DATE
+    #[arg(long, value_name = "DATE")]
     until: Option<String>,
-    #[arg(long, value_name = "N", default_value = "50", help = "At most N runs")]
+    /// At most N runs
+    #[arg(long, value_name = "N", default_value = "50")]
     limit: u32,
-    #[arg(long, value_names = NO_NAME, value_parser = ["table", "json"],
-        default_value = "table", help = "table or json")]
+    /// table or json
+    #[arg(long, value_names = NO_NAME, value_parser = ["table", "json"], default_value = "table")]
     format: String,
 }
 
@@ -126,15 +123,14 @@ pub fn history_main(matches: &ArgMatches) -> anyhow::Result<Status> {
 /// The options of `diskmeter show`.
 #[derive(Args)]
 struct ShowArgs {
-    #[arg(
-        value_name = "ID",
-        help = "The run's id (diskmeter history), or 'last'"
-    )]
+    /// The run's id (diskmeter history), or 'last'
+    #[arg(value_name = "ID")]
     id: String,
-    #[arg(long, help = "Also print every step's full report")]
+    /// Also print every step's full report
+    #[arg(long)]
     full: bool,
-    #[arg(long, value_names = NO_NAME, value_parser = ["normal", "json"],
-        default_value = "normal", help = "normal or json (the whole stored run)")]
+    /// normal or json (the whole stored run)
+    #[arg(long, value_names = NO_NAME, value_parser = ["normal", "json"], default_value = "normal")]
     format: String,
 }
 
@@ -160,13 +156,14 @@ pub fn show_main(matches: &ArgMatches) -> anyhow::Result<Status> {
 /// The options of `diskmeter export`.
 #[derive(Args)]
 struct ExportArgs {
-    #[arg(value_name = "ID", help = "The run's id, or 'last'")]
+    /// The run's id, or 'last'
+    #[arg(value_name = "ID")]
     id: String,
-    #[arg(long, value_name = "FORMAT[,FORMAT...]", default_value = "json",
-        value_parser = crate::formats::list_parser(&["json", "fio-json", "json+", "terse", "csv"]),
-        help = "json, fio-json, json+, terse or csv, or a comma-separated list")]
+    /// json, fio-json, json+, terse or csv, or a comma-separated list
+    #[arg(long, value_name = "FORMAT[,FORMAT...]", default_value = "json", value_parser = crate::formats::list_parser(&["json", "fio-json", "json+", "terse", "csv"]))]
     format: String,
-    #[arg(long, value_name = "FILE", help = "Write to FILE instead of stdout")]
+    /// Write to FILE instead of stdout
+    #[arg(long, value_name = "FILE")]
     output: Option<String>,
 }
 
@@ -204,28 +201,23 @@ pub fn export_main(matches: &ArgMatches) -> anyhow::Result<Status> {
 /// The options of `diskmeter compare`.
 #[derive(Args)]
 struct CompareArgs {
-    #[arg(value_name = "ID", help = "Run A, the baseline")]
+    /// Run A, the baseline
+    #[arg(value_name = "ID")]
     baseline: String,
-    #[arg(value_name = "ID", help = "Run B, compared with A")]
+    /// Run B, compared with A
+    #[arg(value_name = "ID")]
     candidate: String,
-    #[arg(
-        long,
-        value_name = "PERCENT",
-        default_value = "10",
-        help = "A slower change at least this large is a regression (exit code 1)"
-    )]
+    /// A slower change at least this large is a regression (exit code 1)
+    #[arg(long, value_name = "PERCENT", default_value = "10")]
     threshold: f64,
-    #[arg(
-        long,
-        value_name = "PERCENT",
-        default_value = "5",
-        help = "Changes smaller than this are within noise"
-    )]
+    /// Changes smaller than this are within noise
+    #[arg(long, value_name = "PERCENT", default_value = "5")]
     noise_floor: f64,
-    #[arg(long, value_names = NO_NAME, value_parser = ["normal", "json"],
-        default_value = "normal", help = "normal or json")]
+    /// normal or json
+    #[arg(long, value_names = NO_NAME, value_parser = ["normal", "json"], default_value = "normal")]
     format: String,
-    #[arg(long, value_name = "FILE", help = "Write to FILE instead of stdout")]
+    /// Write to FILE instead of stdout
+    #[arg(long, value_name = "FILE")]
     output: Option<String>,
 }
 
@@ -293,21 +285,17 @@ pub fn compare_main(matches: &ArgMatches) -> anyhow::Result<Status> {
 /// The options of `diskmeter analyze`.
 #[derive(Args)]
 struct AnalyzeArgs {
-    #[arg(
-        value_name = "ID",
-        help = "The sweep's id, or 'last' (the newest sweep)"
-    )]
+    /// The sweep's id, or 'last' (the newest sweep)
+    #[arg(value_name = "ID")]
     id: String,
-    #[arg(
-        long,
-        value_name = "DIR",
-        help = "Folder for the charts (default: diskmeter-sweep-<time> here); 'none' for no charts"
-    )]
+    /// Folder for the charts (default: diskmeter-sweep-<time> here); 'none' for no charts
+    #[arg(long, value_name = "DIR")]
     charts: Option<String>,
-    #[arg(long, id = "output-format", value_names = NO_NAME, value_parser = ["normal", "json"],
-        default_value = "normal", help = "normal: table and summary; json: points and analysis")]
+    /// normal: table and summary; json: points and analysis
+    #[arg(long, id = "output-format", value_names = NO_NAME, value_parser = ["normal", "json"], default_value = "normal")]
     output_format: String,
-    #[arg(long, value_name = "FILE", help = "Write to FILE instead of stdout")]
+    /// Write to FILE instead of stdout
+    #[arg(long, value_name = "FILE")]
     output: Option<String>,
 }
 
