@@ -1,73 +1,118 @@
 //! The options every command that runs IO shares (`run`, `suite`, `sweep`, `diskspd`,
-//! `iometer`), defined once so their names and help never drift apart, and read back into
-//! the orchestrator's [`Settings`].
+//! `iometer`, `replay`), declared once in [`RunFlags`] (with the in-engine throttle's
+//! [`ThrottleFlags`]) so their names and help never drift apart, and read back into the
+//! orchestrator's [`Settings`].
 
 use crate::UsageError;
-use clap::{Arg, ArgAction, ArgMatches, Command};
-use diskmeter_orchestrator::{EmulateRequest, HistoryChoice, Settings};
+use clap::{Arg, ArgMatches, Args, Command, FromArgMatches};
+use diskmeter_orchestrator::{EmulateRequest, HistoryChoice, Settings, ThrottleLimits};
 use diskmeter_units::{parse_size, KbBase};
+use std::path::PathBuf;
 
-/// Adds `--output`, `--quiet`, `--keep`, `--allow-destroy`, `--dry-run`, `--db` and
-/// `--no-save` to `command`, and the in-engine throttle's flags.
-pub fn add_run_flags(command: Command) -> Command {
-    // The throttle's flags live in their own module (crate::throttle).
-    let command = crate::throttle::add_throttle_flags(command);
-    // The flags of a run across hosts live in their own module (crate::ranks).
-    let command = crate::ranks::add_rank_flags(command);
-    command
-        .arg(
-            Arg::new("output")
-                .long("output")
-                .value_name("FILE")
-                .help("Write the results to FILE instead of stdout"),
-        )
-        .arg(
-            Arg::new("quiet")
-                .long("quiet")
-                .short('q')
-                .action(ArgAction::SetTrue)
-                .help("No live progress and no notes on stderr"),
-        )
-        .arg(
-            Arg::new("keep")
-                .long("keep")
-                .action(ArgAction::SetTrue)
-                .help("Keep the test files diskmeter creates (default: remove them at the end)"),
-        )
-        .arg(
-            Arg::new("allow-destroy")
-                .long("allow-destroy")
-                .action(ArgAction::SetTrue)
-                .help("Allow writing to existing files diskmeter did not create and to devices holding data (DESTROYS their contents)"),
-        )
-        .arg(
-            Arg::new("allow-exec")
-                .long("allow-exec")
-                .action(ArgAction::SetTrue)
-                .help("Run the shell commands of job files' exec_prerun and exec_postrun (refused without it)"),
-        )
-        .arg(
-            Arg::new("dry-run")
-                .long("dry-run")
-                .action(ArgAction::SetTrue)
-                .help("Print the resolved jobs and plan, then stop without doing IO"),
-        )
-        .arg(db_arg())
-        .arg(
-            Arg::new("no-save")
-                .long("no-save")
-                .action(ArgAction::SetTrue)
-                .help("Do not save the run in the results history"),
-        )
+/// `--db`'s help (also taken by `history`, `show`, `export`, `compare`, ...).
+const DB_HELP: &str = "The results history database (default: $XDG_DATA_HOME/diskmeter/history.db, else ~/.local/share/diskmeter/history.db); a run it cannot take (locked, read-only, damaged) is kept in a spool file beside it and saved at the next run";
+
+/// The throttle's heading in `--help`.
+const THROTTLE: &str = "In-engine throttle (a device or VM cap, no root)";
+
+// `--throttle-iops` and `--throttle-bw` (and their per-direction forms): the in-engine
+// throttle every command that runs IO offers, read back as the runner's `ThrottleLimits`. (Not
+// a doc comment: clap's derive would make it the command's about.)
+#[derive(Args, Debug)]
+pub struct ThrottleFlags {
+    /// Cap the whole run at N IOPS, reads and writes together, shared by all its jobs like a
+    /// cloud disk's or VM's cap (no root needed); an IO waits for its turn and the wait
+    /// counts in its latency
+    #[arg(long, value_name = "N", help_heading = THROTTLE, value_parser = iops())]
+    pub throttle_iops: Option<u64>,
+    /// Cap the whole run's bandwidth, shared by all its jobs (e.g. 200MiB/s; k, m, g and
+    /// KiB, MiB, GiB are all powers of 1024); an IO's bytes are its cost
+    #[arg(long, value_name = "RATE", help_heading = THROTTLE, value_parser = parse_bandwidth)]
+    pub throttle_bw: Option<u64>,
+    /// Cap the run's reads at N IOPS
+    #[arg(long, value_name = "N", help_heading = THROTTLE, value_parser = iops())]
+    pub throttle_read_iops: Option<u64>,
+    /// Cap the run's writes at N IOPS
+    #[arg(long, value_name = "N", help_heading = THROTTLE, value_parser = iops())]
+    pub throttle_write_iops: Option<u64>,
+    /// Cap the run's read bandwidth (e.g. 100MiB/s)
+    #[arg(long, value_name = "RATE", help_heading = THROTTLE, value_parser = parse_bandwidth)]
+    pub throttle_read_bw: Option<u64>,
+    /// Cap the run's write bandwidth (e.g. 100MiB/s)
+    #[arg(long, value_name = "RATE", help_heading = THROTTLE, value_parser = parse_bandwidth)]
+    pub throttle_write_bw: Option<u64>,
 }
 
-/// `--db PATH`: the history database (also taken by `history`, `show`, `export`, `compare`).
+/// An IOPS cap: a whole number of at least 1.
+fn iops() -> clap::builder::RangedU64ValueParser<u64> {
+    clap::value_parser!(u64).range(1..)
+}
+
+impl From<&ThrottleFlags> for ThrottleLimits {
+    fn from(flags: &ThrottleFlags) -> ThrottleLimits {
+        ThrottleLimits {
+            iops: flags.throttle_iops,
+            bytes_per_sec: flags.throttle_bw,
+            read_iops: flags.throttle_read_iops,
+            write_iops: flags.throttle_write_iops,
+            read_bytes_per_sec: flags.throttle_read_bw,
+            write_bytes_per_sec: flags.throttle_write_bw,
+        }
+    }
+}
+
+fn parse_bandwidth(text: &str) -> Result<u64, String> {
+    match diskmeter_units::parse_rate(text) {
+        Ok(0) => Err("a bandwidth cap of 0 would stop all IO".to_string()),
+        Ok(bytes_per_sec) => Ok(bytes_per_sec),
+        Err(e) => Err(e.to_string()),
+    }
+}
+
+// The flags of a command that runs IO after the throttle's and the ranks' (see
+// `add_run_flags`); the ids are the long names, as other commands read them.
+#[derive(Args, Debug)]
+pub struct RunFlags {
+    /// Write the results to FILE instead of stdout
+    #[arg(long, value_name = "FILE")]
+    pub output: Option<String>,
+    /// No live progress and no notes on stderr
+    #[arg(long, short)]
+    pub quiet: bool,
+    /// Keep the test files diskmeter creates (default: remove them at the end)
+    #[arg(long)]
+    pub keep: bool,
+    /// Allow writing to existing files diskmeter did not create and to devices holding data
+    /// (DESTROYS their contents)
+    #[arg(long, id = "allow-destroy")]
+    pub allow_destroy: bool,
+    /// Run the shell commands of job files' exec_prerun and exec_postrun (refused without it)
+    #[arg(long, id = "allow-exec")]
+    pub allow_exec: bool,
+    /// Print the resolved jobs and plan, then stop without doing IO
+    #[arg(long, id = "dry-run")]
+    pub dry_run: bool,
+    #[arg(long, value_name = "PATH", help = DB_HELP)]
+    pub db: Option<PathBuf>,
+    /// Do not save the run in the results history
+    #[arg(long, id = "no-save")]
+    pub no_save: bool,
+}
+
+/// Adds the throttle's flags ([`ThrottleFlags`]), the ranks' (crate::ranks) and
+/// [`RunFlags`] to `command`, in that order.
+pub fn add_run_flags(command: Command) -> Command {
+    let command = crate::ranks::add_rank_flags(ThrottleFlags::augment_args(command));
+    RunFlags::augment_args(command)
+}
+
+/// `--db PATH`: the history database, for a command that declares its options one by one.
 pub fn db_arg() -> Arg {
     Arg::new("db")
         .long("db")
         .value_name("PATH")
-        .value_parser(clap::value_parser!(std::path::PathBuf))
-        .help("The results history database (default: $XDG_DATA_HOME/diskmeter/history.db, else ~/.local/share/diskmeter/history.db); a run it cannot take (locked, read-only, damaged) is kept in a spool file beside it and saved at the next run")
+        .value_parser(clap::value_parser!(PathBuf))
+        .help(DB_HELP)
 }
 
 /// Adds `--emulate PROFILE` and `--emulate-size SIZE` (`run`, `suite`, `sweep`); `what`
@@ -110,19 +155,17 @@ pub fn settings(matches: &ArgMatches) -> anyhow::Result<Settings> {
         }
         None => None,
     };
+    let flags = RunFlags::from_arg_matches(matches)?;
     let mut settings = Settings {
-        dry_run: matches.get_flag("dry-run"),
-        allow_destroy: matches.get_flag("allow-destroy"),
-        keep_files: matches.get_flag("keep"),
-        allow_exec: matches.get_flag("allow-exec"),
-        throttle: crate::throttle::throttle_limits(matches),
-        history: if matches.get_flag("no-save") {
-            HistoryChoice::Off
-        } else {
-            match matches.get_one::<std::path::PathBuf>("db") {
-                Some(path) => HistoryChoice::At(path.clone()),
-                None => HistoryChoice::Default,
-            }
+        dry_run: flags.dry_run,
+        allow_destroy: flags.allow_destroy,
+        keep_files: flags.keep,
+        allow_exec: flags.allow_exec,
+        throttle: (&ThrottleFlags::from_arg_matches(matches)?).into(),
+        history: match (flags.no_save, flags.db) {
+            (true, _) => HistoryChoice::Off,
+            (false, Some(path)) => HistoryChoice::At(path),
+            (false, None) => HistoryChoice::Default,
         },
         emulate,
         ..Settings::default()
@@ -135,4 +178,45 @@ pub fn settings(matches: &ArgMatches) -> anyhow::Result<Settings> {
 /// job, which prints nothing but its errors.
 pub fn quiet(matches: &ArgMatches) -> bool {
     matches.get_flag("quiet") || crate::ranks::other_rank(matches)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn parse(args: &[&str]) -> Result<ThrottleLimits, clap::Error> {
+        let command = ThrottleFlags::augment_args(Command::new("t"));
+        let matches =
+            command.try_get_matches_from(std::iter::once("t").chain(args.iter().copied()))?;
+        Ok((&ThrottleFlags::from_arg_matches(&matches)?).into())
+    }
+
+    #[test]
+    fn caps_are_read_in_their_units() {
+        let limits = parse(&[
+            "--throttle-iops",
+            "8000",
+            "--throttle-bw",
+            "200MiB/s",
+            "--throttle-write-bw=50m",
+        ])
+        .unwrap();
+        assert_eq!(limits.iops, Some(8000));
+        assert_eq!(limits.bytes_per_sec, Some(200 << 20));
+        assert_eq!(limits.write_bytes_per_sec, Some(50 << 20));
+        assert_eq!(limits.read_iops, None);
+        assert!(parse(&[]).unwrap().is_unlimited());
+    }
+
+    #[test]
+    fn zero_and_nonsense_are_usage_errors() {
+        for args in [
+            ["--throttle-iops", "0"],
+            ["--throttle-iops", "5k"],
+            ["--throttle-bw", "0"],
+            ["--throttle-bw", "fast"],
+        ] {
+            assert!(parse(&args).is_err(), "{args:?}");
+        }
+    }
 }

@@ -2,15 +2,15 @@
 //! `diskmeter man`, both generated from the clap definitions ([`crate::command`]), so they
 //! never drift from `--help`.
 
-use crate::{write_output, Status, UsageError};
+use crate::{write_output, Status};
 use anyhow::Context;
-use clap::{Arg, ArgMatches, Command};
+use clap::{ArgMatches, Args, Command, FromArgMatches};
 use clap_complete::Shell;
 use std::path::{Path, PathBuf};
 
 /// The `completions` subcommand.
 pub fn completions_command() -> Command {
-    Command::new("completions")
+    ShellArg::augment_args(Command::new("completions"))
         .about("Print a shell completion script")
         .long_about(
             "Print a shell completion script for bash, zsh, fish, elvish or powershell. \
@@ -19,40 +19,38 @@ pub fn completions_command() -> Command {
              `_diskmeter` in a folder of $fpath; for fish, as \
              ~/.config/fish/completions/diskmeter.fish.",
         )
-        .arg(
-            Arg::new("shell")
-                .value_name("SHELL")
-                .required(true)
-                .value_parser(clap::value_parser!(Shell))
-                .help("The shell: bash, zsh, fish, elvish or powershell"),
-        )
+}
+
+// The argument of `completions` (not a doc comment: clap's derive would make it the about).
+#[derive(Args)]
+struct ShellArg {
+    /// The shell: bash, zsh, fish, elvish or powershell
+    #[arg(value_name = "SHELL")]
+    shell: Shell,
 }
 
 /// The `man` subcommand.
 pub fn man_command() -> Command {
-    Command::new("man")
+    ManArgs::augment_args(Command::new("man"))
         .about("Print the manual page (roff)")
         .long_about(
             "Print the manual page diskmeter.1 (roff; `diskmeter man | man -l -` reads it). \
              With -o DIR, write one page per command into DIR instead: diskmeter.1, \
              diskmeter-run.1, diskmeter-suite.1, ...",
         )
-        .arg(
-            Arg::new("output")
-                .short('o')
-                .long("output")
-                .value_name("DIR")
-                .value_parser(clap::value_parser!(PathBuf))
-                .help("Write diskmeter.1 and a page per command (diskmeter-run.1, ...) into DIR"),
-        )
+}
+
+// The options of `man`.
+#[derive(Args)]
+struct ManArgs {
+    /// Write diskmeter.1 and a page per command (diskmeter-run.1, ...) into DIR
+    #[arg(short, long, value_name = "DIR")]
+    output: Option<PathBuf>,
 }
 
 /// Runs `diskmeter completions`.
 pub fn completions_main(matches: &ArgMatches) -> anyhow::Result<Status> {
-    let shell = matches
-        .get_one::<Shell>("shell")
-        .copied()
-        .ok_or_else(|| UsageError("give a shell: bash, zsh, fish, elvish or powershell".into()))?;
+    let shell = ShellArg::from_arg_matches(matches)?.shell;
     let mut script = Vec::new();
     clap_complete::generate(shell, &mut crate::command(), "diskmeter", &mut script);
     write_output(None, &String::from_utf8_lossy(&script))?;
@@ -62,20 +60,20 @@ pub fn completions_main(matches: &ArgMatches) -> anyhow::Result<Status> {
 /// Runs `diskmeter man`.
 pub fn man_main(matches: &ArgMatches) -> anyhow::Result<Status> {
     let command = crate::command().disable_help_subcommand(true);
-    match matches.get_one::<PathBuf>("output") {
+    match ManArgs::from_arg_matches(matches)?.output {
         None => {
             let mut page = Vec::new();
             clap_mangen::Man::new(command).render(&mut page)?;
             write_output(None, &String::from_utf8_lossy(&page))?;
         }
         Some(dir) => {
-            std::fs::create_dir_all(dir)
+            std::fs::create_dir_all(&dir)
                 .with_context(|| format!("cannot create {}", dir.display()))?;
             let mut command = command;
             // Builds the tree so each subcommand knows its full name (diskmeter-run).
             command.build();
             let mut written = Vec::new();
-            write_pages(command, dir, &mut written)?;
+            write_pages(command, &dir, &mut written)?;
             let names: Vec<String> = written
                 .iter()
                 .filter_map(|p| p.file_name().map(|n| n.to_string_lossy().into_owned()))

@@ -1,10 +1,11 @@
 //! `--output-format` for the commands that print results (`run`, `replay`, `merge`) and
 //! `export --format`: diskmeter's own formats and fio's, under fio's names, alone or as a
 //! comma-separated list (fio's `--output-format=normal,json`). Here only the flags and the
-//! clap value parser; the formats, the order a list prints in and fio's texts are
-//! `diskmeter_report::output_format`'s.
+//! clap value parser; the formats, checking a list, the order a list prints in and fio's
+//! texts are `diskmeter_report::output_format`'s.
 
 use clap::{Arg, ArgMatches};
+use diskmeter_report::output_format::check_list;
 pub use diskmeter_report::output_format::{join, render_fio, OutputFormat, RESULT_FORMATS};
 use diskmeter_report::TerseVersion;
 
@@ -21,21 +22,6 @@ pub struct FormatList {
     allowed: &'static [&'static str],
 }
 
-impl FormatList {
-    fn check(&self, text: &str) -> Result<String, String> {
-        for name in text.split(',').map(str::trim) {
-            if !self.allowed.contains(&name) {
-                return Err(format!(
-                    "'{name}' is not an output format; one of {} or a comma-separated list of \
-                     them (e.g. normal,fio-json)",
-                    self.allowed.join(", ")
-                ));
-            }
-        }
-        Ok(text.to_string())
-    }
-}
-
 impl clap::builder::TypedValueParser for FormatList {
     type Value = String;
 
@@ -46,14 +32,15 @@ impl clap::builder::TypedValueParser for FormatList {
         value: &std::ffi::OsStr,
     ) -> Result<String, clap::Error> {
         let text = value.to_string_lossy();
-        self.check(&text).map_err(|reason| {
+        check_list(&text, self.allowed).map_err(|reason| {
             let arg = arg.map_or_else(|| "--output-format".to_string(), ToString::to_string);
             clap::Error::raw(
                 clap::error::ErrorKind::InvalidValue,
                 format!("invalid value '{text}' for '{arg}': {reason}\n"),
             )
             .with_cmd(command)
-        })
+        })?;
+        Ok(text.into_owned())
     }
 
     fn possible_values(
@@ -94,22 +81,4 @@ pub fn terse_version(matches: &ArgMatches) -> TerseVersion {
         .flatten()
         .and_then(|&n| TerseVersion::from_number(n))
         .unwrap_or(TerseVersion::V3)
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn lists_are_checked_and_kept_in_order() {
-        let parse = |text: &str| list_parser(RESULT_FORMATS).check(text);
-        assert_eq!(parse("normal,json+").unwrap(), "normal,json+");
-        assert!(parse("terse, fio-json").is_ok());
-        let error = parse("normal,jsonplus").unwrap_err();
-        assert!(
-            error.contains("'jsonplus' is not an output format"),
-            "{error}"
-        );
-        assert!(parse("").is_err());
-    }
 }

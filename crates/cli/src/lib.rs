@@ -36,7 +36,6 @@ mod serve;
 mod session;
 mod suite;
 mod sweep;
-mod throttle;
 
 use clap::{ArgMatches, Command};
 use std::io::Write;
@@ -62,6 +61,45 @@ pub(crate) enum Status {
 #[derive(Debug, thiserror::Error)]
 #[error("{0}")]
 pub(crate) struct UsageError(pub String);
+
+/// A subcommand: its name, its definition and what runs it.
+type Subcommand = (
+    &'static str,
+    fn() -> Command,
+    fn(&ArgMatches) -> anyhow::Result<Status>,
+);
+
+/// The subcommands, in `--help`'s order.
+const COMMANDS: [Subcommand; 24] = [
+    ("run", run::command, run::main),
+    ("suite", suite::command, suite::main),
+    ("sweep", sweep::command, sweep::main),
+    ("diskspd", diskspd::command, diskspd::main),
+    ("iometer", iometer::command, iometer::main),
+    ("plan", plan::command, plan::main),
+    ("catalog", catalog::command, catalog::main),
+    ("emulate", emulate::command, emulate::main),
+    ("capture", capture::command, capture::main),
+    ("replay", replay::command, replay::main),
+    ("history", history::history_command, history::history_main),
+    ("show", history::show_command, history::show_main),
+    ("export", history::export_command, history::export_main),
+    ("compare", history::compare_command, history::compare_main),
+    ("analyze", history::analyze_command, history::analyze_main),
+    ("merge", merge::command, merge::main),
+    ("requirements", requirements::command, requirements::main),
+    ("check", check::command, check::main),
+    ("report", report::command, report::main),
+    ("chart", chart::command, chart::main),
+    ("serve", serve::command, serve::main),
+    ("k8s", k8s::command, k8s::main),
+    (
+        "completions",
+        completions::completions_command,
+        completions::completions_main,
+    ),
+    ("man", completions::man_command, completions::man_main),
+];
 
 /// The whole command tree.
 pub fn command() -> Command {
@@ -97,30 +135,7 @@ pub fn command() -> Command {
         )
         .subcommand_required(true)
         .arg_required_else_help(true)
-        .subcommand(run::command())
-        .subcommand(suite::command())
-        .subcommand(sweep::command())
-        .subcommand(diskspd::command())
-        .subcommand(iometer::command())
-        .subcommand(plan::command())
-        .subcommand(catalog::command())
-        .subcommand(emulate::command())
-        .subcommand(capture::command())
-        .subcommand(replay::command())
-        .subcommand(history::history_command())
-        .subcommand(history::show_command())
-        .subcommand(history::export_command())
-        .subcommand(history::compare_command())
-        .subcommand(history::analyze_command())
-        .subcommand(merge::command())
-        .subcommand(requirements::command())
-        .subcommand(check::command())
-        .subcommand(report::command())
-        .subcommand(chart::command())
-        .subcommand(serve::command())
-        .subcommand(k8s::command())
-        .subcommand(completions::completions_command())
-        .subcommand(completions::man_command())
+        .subcommands(COMMANDS.iter().map(|(_, command, _)| command()))
 }
 
 /// Runs the command line of this process: the only place that prints an error and decides
@@ -192,32 +207,13 @@ fn try_main() -> anyhow::Result<Status> {
 }
 
 fn dispatch(matches: &ArgMatches) -> anyhow::Result<Status> {
-    match matches.subcommand() {
-        Some(("run", sub)) => run::main(sub),
-        Some(("suite", sub)) => suite::main(sub),
-        Some(("sweep", sub)) => sweep::main(sub),
-        Some(("diskspd", sub)) => diskspd::main(sub),
-        Some(("iometer", sub)) => iometer::main(sub),
-        Some(("plan", sub)) => plan::main(sub),
-        Some(("catalog", sub)) => catalog::main(sub),
-        Some(("emulate", sub)) => emulate::main(sub),
-        Some(("capture", sub)) => capture::main(sub),
-        Some(("replay", sub)) => replay::main(sub),
-        Some(("history", sub)) => history::history_main(sub),
-        Some(("show", sub)) => history::show_main(sub),
-        Some(("export", sub)) => history::export_main(sub),
-        Some(("compare", sub)) => history::compare_main(sub),
-        Some(("analyze", sub)) => history::analyze_main(sub),
-        Some(("merge", sub)) => merge::main(sub),
-        Some(("requirements", sub)) => requirements::main(sub),
-        Some(("check", sub)) => check::main(sub),
-        Some(("report", sub)) => report::main(sub),
-        Some(("chart", sub)) => chart::main(sub),
-        Some(("serve", sub)) => serve::main(sub),
-        Some(("k8s", sub)) => k8s::main(sub),
-        Some(("completions", sub)) => completions::completions_main(sub),
-        Some(("man", sub)) => completions::man_main(sub),
-        _ => Err(UsageError("give a subcommand (diskmeter --help lists them)".into()).into()),
+    let found = matches.subcommand().and_then(|(name, sub)| {
+        let (_, _, main) = COMMANDS.iter().find(|(command, _, _)| *command == name)?;
+        Some((main, sub))
+    });
+    match found {
+        Some((main, sub)) => main(sub),
+        None => Err(UsageError("give a subcommand (diskmeter --help lists them)".into()).into()),
     }
 }
 
@@ -240,5 +236,13 @@ pub(crate) fn write_output(path: Option<&String>, text: &str) -> std::io::Result
                 other => other,
             }
         }
+    }
+}
+
+#[cfg(test)]
+#[test]
+fn every_subcommand_is_dispatched_under_its_name() {
+    for (name, command, _) in COMMANDS {
+        assert_eq!(command().get_name(), name);
     }
 }

@@ -1,5 +1,6 @@
 //! fio's job options as command-line arguments, generated from the workload crate's option
-//! table so the parser, `--help` and the docs never disagree.
+//! table (each option's help line and value name are its row's) so the parser, `--help` and
+//! the docs never disagree.
 //!
 //! fio's command line is order-sensitive (`--name` starts a job; options before the first
 //! `--name` are global), so the matches are turned back into an ordered list of
@@ -19,17 +20,13 @@ fn arg_id(def: &OptionDef) -> String {
     format!("fio:{}", def.name)
 }
 
-/// The option's help line with its unit, range and default, all from its table row.
-fn help_text(def: &OptionDef) -> String {
-    def.help_line()
-}
-
 /// Adds one argument per job option to `command`.
 pub fn add_job_options(mut command: Command) -> Command {
     for def in all_options() {
         let mut arg = Arg::new(arg_id(def))
             .long(def.name)
-            .help(help_text(def))
+            .help(def.help_line())
+            .value_name(def.kind.value_name())
             .help_heading(JOB_OPTIONS_HEADING)
             .action(ArgAction::Append)
             .allow_hyphen_values(true);
@@ -40,34 +37,18 @@ pub fn add_job_options(mut command: Command) -> Command {
             OptionKind::Flag => arg
                 .num_args(0..=1)
                 .require_equals(true)
-                .default_missing_value(BARE_FLAG)
-                .value_name("0|1"),
+                .default_missing_value(BARE_FLAG),
             // fio's `--write_bw_log` alone takes the job's name: no value reads as empty.
             // Unlike other options a following `--option` is not taken as the value.
             OptionKind::OptionalStr => arg
                 .num_args(0..=1)
                 .default_missing_value("")
-                .allow_hyphen_values(false)
-                .value_name("PREFIX"),
-            _ => arg.num_args(1).value_name(value_name(def)),
+                .allow_hyphen_values(false),
+            _ => arg.num_args(1),
         };
         command = command.arg(arg);
     }
     command
-}
-
-fn value_name(def: &OptionDef) -> &'static str {
-    match def.kind {
-        OptionKind::Size | OptionKind::SizePair => "SIZE",
-        OptionKind::SizeOrPercent => "SIZE|PCT%",
-        OptionKind::Time | OptionKind::TimeMicros => "TIME",
-        OptionKind::Int => "N",
-        OptionKind::Percent => "PCT",
-        OptionKind::CpuList => "CPUS",
-        OptionKind::FloatList => "LIST",
-        OptionKind::Choice(_) => "CHOICE",
-        _ => "VALUE",
-    }
 }
 
 /// The job options given, in command-line order, as (option name, value); `None` for a flag

@@ -4,11 +4,11 @@
 
 use crate::args::db_arg;
 use crate::Status;
-use clap::{Arg, ArgMatches, Command};
+use clap::{ArgMatches, Args, Command};
 
 /// The `serve` subcommand.
 pub fn command() -> Command {
-    Command::new("serve")
+    ServeArgs::augment_args(Command::new("serve").arg(db_arg()))
         .about("Serve a local, read-only dashboard over the results history")
         .long_about(
             "Serves a dashboard over the results history at http://127.0.0.1:8040/: the run \
@@ -21,20 +21,21 @@ pub fn command() -> Command {
              ADDR:PORT serves another address (0.0.0.0:8040 for every interface), with a \
              warning.",
         )
-        .arg(db_arg())
-        .arg(
-            Arg::new("port")
-                .long("port")
-                .value_name("N")
-                .help("Listen on 127.0.0.1:N (default 8040; 0 picks a free port); also takes a loopback HOST:PORT"),
-        )
-        .arg(
-            Arg::new("listen")
-                .long("listen")
-                .value_name("ADDR:PORT")
-                .conflicts_with("port")
-                .help("Listen on any address, such as 0.0.0.0:8040 (no authentication: prints a warning unless loopback)"),
-        )
+}
+
+// The options of `serve` after `--db` (not a doc comment: clap's derive would make it the
+// about).
+#[derive(Args)]
+#[cfg_attr(not(feature = "dashboard"), allow(dead_code))]
+struct ServeArgs {
+    /// Listen on 127.0.0.1:N (default 8040; 0 picks a free port); also takes a loopback
+    /// HOST:PORT
+    #[arg(long, value_name = "N")]
+    port: Option<String>,
+    /// Listen on any address, such as 0.0.0.0:8040 (no authentication: prints a warning
+    /// unless loopback)
+    #[arg(long, value_name = "ADDR:PORT", conflicts_with = "port")]
+    listen: Option<String>,
 }
 
 /// Runs `diskmeter serve`.
@@ -44,11 +45,9 @@ pub fn main(matches: &ArgMatches) -> anyhow::Result<Status> {
     use diskmeter_orchestrator::HistoryChoice;
     use std::io::Write;
 
-    let listen = diskmeter_dashboard::listen_address(
-        matches.get_one::<String>("port").map(String::as_str),
-        matches.get_one::<String>("listen").map(String::as_str),
-    )
-    .map_err(|e| crate::UsageError(e.to_string()))?;
+    let args = <ServeArgs as clap::FromArgMatches>::from_arg_matches(matches)?;
+    let listen = diskmeter_dashboard::listen_address(args.port.as_deref(), args.listen.as_deref())
+        .map_err(|e| crate::UsageError(e.to_string()))?;
     let choice = matches
         .get_one::<std::path::PathBuf>("db")
         .map_or(HistoryChoice::Default, |p| HistoryChoice::At(p.clone()));

@@ -17,6 +17,8 @@
 //!
 //! Parsing is pure: files and variables come through [`Sources`], so no IO happens here.
 
+pub mod files;
+
 use crate::{refusals, JobFileError, JobFileProblem};
 use diskmeter_workload::given::TypedOptions;
 use diskmeter_workload::{apply_option, find_option, nearest, JobSpec, OptionError};

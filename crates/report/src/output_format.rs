@@ -34,6 +34,32 @@ pub enum OutputFormat {
 /// The names `run`, `replay` and `merge` accept.
 pub const RESULT_FORMATS: &[&str] = &["normal", "json", "fio-json", "json+", "terse"];
 
+/// A name in a list of formats that is not one of those the option takes.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("'{name}' is not an output format; one of {} or a comma-separated list of them (e.g. normal,fio-json)", allowed.join(", "))]
+pub struct NotAFormat {
+    /// The name as given.
+    pub name: String,
+    /// The names the option takes.
+    pub allowed: Vec<String>,
+}
+
+/// Checks a comma-separated list of formats (blanks around names allowed) against the
+/// names in `allowed`.
+pub fn check_list(text: &str, allowed: &[&str]) -> Result<(), NotAFormat> {
+    match text
+        .split(',')
+        .map(str::trim)
+        .find(|name| !allowed.contains(name))
+    {
+        Some(name) => Err(NotAFormat {
+            name: name.to_string(),
+            allowed: allowed.iter().map(ToString::to_string).collect(),
+        }),
+        None => Ok(()),
+    }
+}
+
 impl OutputFormat {
     /// The format a name given to `--output-format` or `--format` stands for.
     pub fn from_name(name: &str) -> Option<OutputFormat> {
@@ -156,6 +182,20 @@ pub fn render_steps(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn lists_are_checked() {
+        assert!(check_list("normal,json+", RESULT_FORMATS).is_ok());
+        assert!(check_list("terse, fio-json", RESULT_FORMATS).is_ok());
+        let error = check_list("normal,jsonplus", RESULT_FORMATS).unwrap_err();
+        assert!(
+            error
+                .to_string()
+                .contains("'jsonplus' is not an output format"),
+            "{error}"
+        );
+        assert!(check_list("", RESULT_FORMATS).is_err());
+    }
 
     #[test]
     fn a_list_prints_in_fios_order_each_format_once() {

@@ -11,10 +11,12 @@
 //!
 //! This crate is also the terminal's rendering home: [`text::TextTable`] draws every table
 //! the CLI prints (the only user of comfy-table), and the terminal forms of a suite's table
-//! ([`suite::table`]), a sweep's points ([`sweep::text`]) and a capture's checklist
-//! ([`capture::checklist_text`]) are built here, beside the report's forms of the same data.
-//! So are the outputs of `diskmeter requirements` ([`requirements`]: a capture's checklist
-//! as text, JSON or CSV) and `diskmeter check` ([`check`]: a result's judgements).
+//! ([`suite::table`]), a sweep's points ([`sweep::text`]), a capture's checklist
+//! ([`capture::checklist_text`]), the history commands' listings ([`history`]) and a
+//! session's dry-run plan and closing messages ([`session`]) are built here, beside the
+//! report's forms of the same data. So are the outputs of `diskmeter requirements`
+//! ([`requirements`]: a capture's checklist as text, JSON or CSV) and `diskmeter check`
+//! ([`check`]: a result's judgements).
 
 #![forbid(unsafe_code)]
 
@@ -22,9 +24,11 @@ pub mod capture;
 pub mod check;
 pub mod compare;
 pub mod find;
+pub mod history;
 pub mod model;
 pub mod requirements;
 pub mod run;
+pub mod session;
 pub mod suite;
 pub mod sweep;
 pub mod text;

@@ -1,143 +1,339 @@
-//! The commands that read the results history, one file each: `history` (list), `show`,
-//! `export`, `compare` and `analyze` (a saved sweep); here what they share: the run-id and
-//! output arguments, resolving `last`, loading a run and writing the output.
+//! The commands that read the results history: `history` (list), `show`, `export`,
+//! `compare` and `analyze` (a saved sweep). Each declares its options, reads the run through
+//! `diskmeter_history` (opening to read, resolving `last`) and writes what
+//! `diskmeter_views::history` renders.
 
-mod analyze;
-mod compare;
-mod export;
-mod list;
-mod show;
-
-pub use analyze::{analyze_command, analyze_main};
-pub use compare::{compare_command, compare_main};
-pub use export::{export_command, export_main};
-pub use list::{history_command, history_main};
-pub use show::{show_command, show_main};
-
+use crate::args::db_arg;
+use crate::formats::OutputFormat;
 use crate::{write_output, Status, UsageError};
-use anyhow::Context;
-use clap::{Arg, ArgMatches};
-use diskmeter_history::{HistoryError, HistoryStore, RunFilter, RunSummary, StoredRun};
-use diskmeter_orchestrator::HistoryChoice;
+use clap::{ArgMatches, Args, Command, FromArgMatches};
+use diskmeter_analysis::compare::{compare_runs, CompareOptions};
+use diskmeter_history::{HistoryStore, Newest, PickError, RunFilter, StoredRun};
+use diskmeter_views::history as view;
 use std::path::PathBuf;
 
-fn run_id_arg(name: &'static str, help: &'static str) -> Arg {
-    Arg::new(name).value_name("ID").required(true).help(help)
-}
+/// No value name: an option whose choices clap lists shows none (the derive would name it).
+const NO_NAME: [&str; 0] = [];
 
-fn output_arg() -> Arg {
-    Arg::new("output")
-        .long("output")
-        .value_name("FILE")
-        .help("Write to FILE instead of stdout")
-}
-
-fn db(matches: &ArgMatches) -> Option<&PathBuf> {
-    matches.get_one::<PathBuf>("db")
-}
-
-/// The history `--db` names (or the default one), opened for reading (and upgraded, when it
-/// can be written); an error when there is none yet.
+/// The history `--db` names (or the default one), opened to read.
 pub(crate) fn open(matches: &ArgMatches) -> anyhow::Result<HistoryStore> {
-    let choice = db(matches).map_or(HistoryChoice::Default, |p| HistoryChoice::At(p.clone()));
-    let Some(path) = choice.path()? else {
-        anyhow::bail!("no history given");
-    };
-    if !path.exists() {
-        anyhow::bail!(
-            "no history at {} yet: runs are saved there as they finish",
-            path.display()
-        );
-    }
-    match HistoryStore::open(&path) {
-        // Reading needs no writing: a history on a read-only mount (or one made immutable)
-        // is read as it is, as the dashboard reads it.
-        Err(HistoryError::ReadOnly(_)) => HistoryStore::open_read_only(&path),
-        opened => opened,
-    }
-    .with_context(|| path.display().to_string())
+    let db = matches.get_one::<PathBuf>("db").map(PathBuf::as_path);
+    Ok(diskmeter_history::open_for_reading(db)?)
 }
 
-/// Resolves "last" or a number to a run id (for `analyze`, "last" is the newest sweep).
+/// Resolves "last" or a number to a run id (for `analyze`, "last" is the newest sweep): what
+/// is not a number is a usage error, `last` in a history without such a run a failure.
 pub(crate) fn resolve_id(
     store: &HistoryStore,
     text: &str,
     kind: Option<&str>,
 ) -> anyhow::Result<i64> {
-    if text == "last" {
-        let filter = RunFilter {
-            kind: kind.map(str::to_string),
-            limit: Some(1),
-            ..Default::default()
-        };
-        let runs = store.list(&filter)?;
-        return match runs.first() {
-            Some(run) => Ok(run.id),
-            None => anyhow::bail!("the history has no such run yet"),
-        };
-    }
-    text.parse::<i64>().map_err(|_| {
-        UsageError(format!(
-            "'{text}' is not a run id (a number from diskmeter history, or 'last')"
-        ))
-        .into()
+    let newest = kind.map_or(Newest::Run, Newest::OfKind);
+    store.resolve_id(text, newest).map_err(|error| match error {
+        PickError::NotAnId { .. } => UsageError(error.to_string()).into(),
+        error => error.into(),
     })
 }
 
-/// The run the argument `name` names ("last" or an id).
-fn load(
-    store: &HistoryStore,
-    matches: &ArgMatches,
-    name: &str,
-    kind: Option<&str>,
-) -> anyhow::Result<StoredRun> {
-    let text = matches.get_one::<String>(name).cloned().unwrap_or_default();
-    let id = resolve_id(store, &text, kind)?;
-    Ok(store.load(id)?)
+/// The run `text` names ("last" or an id).
+fn load(store: &HistoryStore, text: &str, kind: Option<&str>) -> anyhow::Result<StoredRun> {
+    Ok(store.load(resolve_id(store, text, kind)?)?)
 }
 
 /// Writes the command's output (`--output FILE` or stdout).
-fn finish(matches: &ArgMatches, text: &str) -> anyhow::Result<Status> {
-    write_output(matches.try_get_one::<String>("output").ok().flatten(), text)?;
+fn finish(output: Option<&String>, text: &str) -> anyhow::Result<Status> {
+    write_output(output, text)?;
     Ok(Status::Success)
 }
 
-/// How a run ended, for listings: "" when it finished whole.
-fn run_state(run: &RunSummary) -> &'static str {
-    if run.unfinished {
-        " (unfinished)"
-    } else if run.partial {
-        " (interrupted)"
-    } else {
-        ""
-    }
+/// A command of this module: its options (`A`) after `--db`.
+fn command<A: Args>(name: &'static str, about: &'static str, long_about: &'static str) -> Command {
+    // After the derive, which would take the struct's doc comment as the command's about.
+    A::augment_args(Command::new(name).arg(db_arg()))
+        .about(about)
+        .long_about((!long_about.is_empty()).then_some(long_about))
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
+/// The options of `diskmeter history`.
+#[derive(Args)]
+struct ListArgs {
+    /// Only runs of this command
+    #[arg(long, value_name = "KIND", value_parser = ["run", "suite", "sweep", "diskspd", "iometer", "replay", "capture"])]
+    kind: Option<String>,
+    /// Only runs of this suite (or with this name)
+    #[arg(long, value_name = "NAME")]
+    suite: Option<String>,
+    /// Only runs whose target contains TEXT
+    #[arg(long, value_name = "TEXT")]
+    target: Option<String>,
+    /// Only runs started at or after DATE
+    #[arg(long, value_name = "DATE")]
+    since: Option<String>,
+    /// Only runs started before DATE
+    #[arg(long, value_name = "DATE")]
+    until: Option<String>,
+    /// At most N runs
+    #[arg(long, value_name = "N", default_value = "50")]
+    limit: u32,
+    /// table or json
+    #[arg(long, value_names = NO_NAME, value_parser = ["table", "json"], default_value = "table")]
+    format: String,
+}
 
-    #[test]
-    fn listings_say_whether_a_run_was_interrupted_or_never_finished() {
-        let mut run = RunSummary {
-            id: 1,
-            kind: "suite".into(),
-            name: "quick".into(),
-            target: "/x".into(),
-            started_unix_ms: 0,
-            finished_unix_ms: 0,
-            partial: false,
-            unfinished: false,
-            diskmeter_version: "0.1.0".into(),
-            hostname: "h".into(),
-            command_line: String::new(),
-            steps: 3,
-            summary: String::new(),
-        };
-        assert_eq!(run_state(&run), "");
-        run.partial = true;
-        assert_eq!(run_state(&run), " (interrupted)");
-        run.unfinished = true;
-        assert_eq!(run_state(&run), " (unfinished)");
+/// The `history` subcommand.
+pub fn history_command() -> Command {
+    command::<ListArgs>(
+        "history",
+        "List the saved runs, newest first",
+        "Lists the runs in the results history, newest first: every run, suite, sweep, \
+         diskspd and iometer command saves its results there unless --no-save. Filters \
+         combine. Dates are UTC, YYYY-MM-DD or YYYY-MM-DDTHH:MM.",
+    )
+}
+
+/// Runs `diskmeter history`.
+pub fn history_main(matches: &ArgMatches) -> anyhow::Result<Status> {
+    let args = ListArgs::from_arg_matches(matches)?;
+    let date = |name: &str, text: &Option<String>| -> Result<Option<u64>, UsageError> {
+        text.as_deref()
+            .map(|text| {
+                diskmeter_report::format::parse_utc_date_ms(text).ok_or_else(|| {
+                    UsageError(format!(
+                        "--{name} {text}: give a UTC date as YYYY-MM-DD or YYYY-MM-DDTHH:MM"
+                    ))
+                })
+            })
+            .transpose()
+    };
+    let filter = RunFilter {
+        since_unix_ms: date("since", &args.since)?,
+        until_unix_ms: date("until", &args.until)?,
+        kind: args.kind,
+        name: args.suite,
+        target_contains: args.target,
+        limit: Some(args.limit),
+    };
+    let runs = open(matches)?.list(&filter)?;
+    if args.format == "json" {
+        return finish(None, &(serde_json::to_string_pretty(&runs)? + "\n"));
     }
+    finish(None, &view::listing_text(&runs))
+}
+
+/// The options of `diskmeter show`.
+#[derive(Args)]
+struct ShowArgs {
+    /// The run's id (diskmeter history), or 'last'
+    #[arg(value_name = "ID")]
+    id: String,
+    /// Also print every step's full report
+    #[arg(long)]
+    full: bool,
+    /// normal or json (the whole stored run)
+    #[arg(long, value_names = NO_NAME, value_parser = ["normal", "json"], default_value = "normal")]
+    format: String,
+}
+
+/// The `show` subcommand.
+pub fn show_command() -> Command {
+    command::<ShowArgs>(
+        "show",
+        "Show a saved run: its host, command line and a table of its steps",
+        "",
+    )
+}
+
+/// Runs `diskmeter show`.
+pub fn show_main(matches: &ArgMatches) -> anyhow::Result<Status> {
+    let args = ShowArgs::from_arg_matches(matches)?;
+    let run = load(&open(matches)?, &args.id, None)?;
+    if args.format == "json" {
+        return finish(None, &(serde_json::to_string_pretty(&run)? + "\n"));
+    }
+    finish(None, &view::show_text(&run, args.full))
+}
+
+/// The options of `diskmeter export`.
+#[derive(Args)]
+struct ExportArgs {
+    /// The run's id, or 'last'
+    #[arg(value_name = "ID")]
+    id: String,
+    /// json, fio-json, json+, terse or csv, or a comma-separated list
+    #[arg(long, value_name = "FORMAT[,FORMAT...]", default_value = "json", value_parser = crate::formats::list_parser(&["json", "fio-json", "json+", "terse", "csv"]))]
+    format: String,
+    /// Write to FILE instead of stdout
+    #[arg(long, value_name = "FILE")]
+    output: Option<String>,
+}
+
+/// The `export` subcommand.
+pub fn export_command() -> Command {
+    command::<ExportArgs>(
+        "export",
+        "Export a saved run as JSON, fio-compatible JSON or CSV",
+        "Exports a saved run. json: the run, its host facts and every step's full result \
+         (diskmeter's schema). fio-json: fio 3.x's JSON for each step (one document for a \
+         one-step run, else an array of them in step order); json+: the same with fio's \
+         latency bins; terse: fio's semicolon lines (version 3), one per job of every \
+         step. csv: one row per step, job and direction with IOPS, bandwidth and latency \
+         percentiles. A comma-separated list prints each, terse first (fio's order).",
+    )
+}
+
+/// Runs `diskmeter export`.
+pub fn export_main(matches: &ArgMatches) -> anyhow::Result<Status> {
+    let args = ExportArgs::from_arg_matches(matches)?;
+    let run = load(&open(matches)?, &args.id, None)?;
+    let results: Vec<&diskmeter_report::RunResult> = run.steps.iter().map(|s| &s.result).collect();
+    let mut parts = Vec::new();
+    for format in OutputFormat::print_order(&args.format) {
+        parts.push(match format {
+            OutputFormat::Csv => view::csv(&run),
+            OutputFormat::Json | OutputFormat::Normal => serde_json::to_string_pretty(&run)? + "\n",
+            fio => crate::formats::render_fio(fio, &results, diskmeter_report::TerseVersion::V3)?
+                .unwrap_or_default(),
+        });
+    }
+    finish(args.output.as_ref(), &crate::formats::join(parts))
+}
+
+/// The options of `diskmeter compare`.
+#[derive(Args)]
+struct CompareArgs {
+    /// Run A, the baseline
+    #[arg(value_name = "ID")]
+    baseline: String,
+    /// Run B, compared with A
+    #[arg(value_name = "ID")]
+    candidate: String,
+    /// A slower change at least this large is a regression (exit code 1)
+    #[arg(long, value_name = "PERCENT", default_value = "10")]
+    threshold: f64,
+    /// Changes smaller than this are within noise
+    #[arg(long, value_name = "PERCENT", default_value = "5")]
+    noise_floor: f64,
+    /// normal or json
+    #[arg(long, value_names = NO_NAME, value_parser = ["normal", "json"], default_value = "normal")]
+    format: String,
+    /// Write to FILE instead of stdout
+    #[arg(long, value_name = "FILE")]
+    output: Option<String>,
+}
+
+/// The `compare` subcommand.
+pub fn compare_command() -> Command {
+    command::<CompareArgs>(
+        "compare",
+        "Compare two saved runs step by step: faster, slower or within noise",
+        "Compares run B with run A (the baseline), matching steps by name. For each step and \
+         metric (IOPS, MiB/s, mean and p99 latency, per direction) it prints both values, the \
+         change and a verdict from the per-second samples: the means of the samples and their \
+         standard errors by batch means (allowing for neighbouring seconds being correlated) \
+         are compared with Welch's t-test at 95 %, and the samples by rank (Mann-Whitney U, \
+         5 %: short runs of bursty devices); a change is called when either test finds it \
+         and it is at least --noise-floor percent. A 'slower' change of at \
+         least --threshold percent is a regression. A step paced or replayed in either \
+         run is compared on latency from each IO's intended issue time ('(intended)': the \
+         p99 by its distribution-free 95 % interval, the mean taking each second as one \
+         sample); a paced run saved without that figure is not compared on latency, and a \
+         step interrupted or failed in either run is not compared: notes say so.\n\n\
+         Exit codes: 0 no regression; 1 a regression (for CI pipelines) or a run is missing; \
+         2 usage error.",
+    )
+}
+
+/// Runs `diskmeter compare`.
+pub fn compare_main(matches: &ArgMatches) -> anyhow::Result<Status> {
+    let args = CompareArgs::from_arg_matches(matches)?;
+    let store = open(matches)?;
+    let runs = [
+        load(&store, &args.baseline, None)?,
+        load(&store, &args.candidate, None)?,
+    ];
+    let options = CompareOptions {
+        threshold_percent: args.threshold,
+        noise_floor_percent: args.noise_floor,
+    };
+    let (a, b) = (view::step_refs(&runs[0]), view::step_refs(&runs[1]));
+    let comparison = compare_runs(&a, &b, options);
+    let text = if args.format == "json" {
+        serde_json::to_string_pretty(&serde_json::json!({
+            "baseline": runs[0].summary,
+            "candidate": runs[1].summary,
+            "comparison": comparison,
+            "regressions": comparison.regressions(),
+        }))? + "\n"
+    } else {
+        view::comparison_text(&runs[0], &runs[1], &comparison)
+    };
+    finish(args.output.as_ref(), &text)?;
+    if comparison.metrics.is_empty() && !comparison.notes.is_empty() {
+        anyhow::bail!("nothing to compare: {}", comparison.notes.join("; "));
+    }
+    if comparison.metrics.is_empty() {
+        anyhow::bail!("the two runs have no step in common (steps are matched by name)");
+    }
+    // A regression beyond --threshold is a missed requirement: exit 1.
+    Ok(if comparison.regressions() > 0 {
+        Status::Failure
+    } else {
+        Status::Success
+    })
+}
+
+/// The options of `diskmeter analyze`.
+#[derive(Args)]
+struct AnalyzeArgs {
+    /// The sweep's id, or 'last' (the newest sweep)
+    #[arg(value_name = "ID")]
+    id: String,
+    /// Folder for the charts (default: diskmeter-sweep-<time> here); 'none' for no charts
+    #[arg(long, value_name = "DIR")]
+    charts: Option<String>,
+    /// normal: table and summary; json: points and analysis
+    #[arg(long, id = "output-format", value_names = NO_NAME, value_parser = ["normal", "json"], default_value = "normal")]
+    output_format: String,
+    /// Write to FILE instead of stdout
+    #[arg(long, value_name = "FILE")]
+    output: Option<String>,
+}
+
+/// The `analyze` subcommand.
+pub fn analyze_command() -> Command {
+    command::<AnalyzeArgs>(
+        "analyze",
+        "Analyse a saved sweep again: ceilings, crossover, knees, tiers and charts",
+        "Analyses a saved sweep again: ceilings, crossover, knees, tiers and charts. \
+         Points whose step was interrupted or failed are listed as partial, with why, and \
+         left out of the analysis; with too few whole points for a curve nothing is \
+         inferred.",
+    )
+}
+
+/// Runs `diskmeter analyze`.
+pub fn analyze_main(matches: &ArgMatches) -> anyhow::Result<Status> {
+    let args = AnalyzeArgs::from_arg_matches(matches)?;
+    let run = load(&open(matches)?, &args.id, Some("sweep"))?;
+    if run.summary.kind != "sweep" {
+        return Err(UsageError(format!(
+            "run {} is a {}, not a sweep: analyze takes runs saved by diskmeter sweep",
+            run.summary.id, run.summary.kind
+        ))
+        .into());
+    }
+    let groups = crate::sweep::points_from_steps(&run.steps)?;
+    let charts = crate::sweep::charts_folder(args.charts.as_ref());
+    let json = args.output_format == "json";
+    let mut text =
+        crate::sweep::analyse_and_render(&groups, &run.summary.target, charts, json, None);
+    if !json && (run.summary.partial || run.summary.unfinished) {
+        text.push_str(&format!(
+            "Sweep {} is partial (interrupted, stopped on an error or never finished): {} \
+             point(s) saved; partial points are listed above and left out of the analysis.\n",
+            run.summary.id,
+            run.steps.len()
+        ));
+    }
+    finish(args.output.as_ref(), &text)
 }

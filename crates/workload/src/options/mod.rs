@@ -141,6 +141,24 @@ impl OptionKind {
             OptionKind::FloatList => "50:99:99.9",
         }
     }
+
+    /// The value's name in `--help` (`--bs <SIZE>`); a flag's is `0|1`, an optional
+    /// prefix's `PREFIX`.
+    pub fn value_name(self) -> &'static str {
+        match self {
+            OptionKind::Flag => "0|1",
+            OptionKind::OptionalStr => "PREFIX",
+            OptionKind::Size | OptionKind::SizePair => "SIZE",
+            OptionKind::SizeOrPercent => "SIZE|PCT%",
+            OptionKind::Time | OptionKind::TimeMicros => "TIME",
+            OptionKind::Int => "N",
+            OptionKind::Percent => "PCT",
+            OptionKind::CpuList => "CPUS",
+            OptionKind::FloatList => "LIST",
+            OptionKind::Choice(_) => "CHOICE",
+            OptionKind::IntPair | OptionKind::Str => "VALUE",
+        }
+    }
 }
 
 impl OptionDef {
