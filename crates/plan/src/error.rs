@@ -90,6 +90,21 @@ pub enum PlanError {
     /// An `--optimize` goal other than cost.
     #[error("--optimize '{0}': only 'cost' is supported")]
     Goal(String),
+
+    /// `--optimize` with nothing to meet.
+    #[error("--optimize needs --require (e.g. --require iops=16000,bs=8k) or --from-capture")]
+    OptimiseNeedsRequirement,
+
+    /// `--family` outside a search.
+    #[error("--family only applies with --optimize")]
+    FamilyWithoutOptimise,
+
+    /// Neither disks to evaluate nor a search.
+    #[error(
+        "give --disks (e.g. --disks 4xP30) to evaluate a configuration, or --require ... \
+         --optimize cost to search for one"
+    )]
+    NoDisks,
 }
 
 /// What is wrong with a catalog file.

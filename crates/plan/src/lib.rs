@@ -15,6 +15,7 @@ pub mod model;
 pub mod optimise;
 pub mod planner;
 pub mod possible;
+pub mod request;
 pub mod text;
 
 pub use catalog::{Catalog, DiskTier, VmSize};
@@ -26,3 +27,4 @@ pub use planner::{
     evaluate, io_size_table, parse_disks, parse_io_sizes, Evaluation, IoSizeRow, DEFAULT_IO_SIZES,
 };
 pub use possible::{not_possible, NotPossible};
+pub use request::{answer, Answer, IoSizes, Request};

@@ -7,6 +7,7 @@ use crate::model::{group, Basis, PointPrediction};
 use crate::optimise::{Candidate, Optimisation};
 use crate::planner::{Evaluation, IoSizeRow};
 use crate::possible::NotPossible;
+use crate::request::Answer;
 use std::fmt::Write;
 
 /// `8 KiB`, `1 MiB`, `1536 B`: IO sizes as people write them.
@@ -128,6 +129,15 @@ fn point_title(p: &PointPrediction, possible: bool) -> String {
         _ => String::new(),
     };
     format!("{asked}{at}{verdict}")
+}
+
+/// The view of any answer of `diskmeter plan`.
+pub fn answer(answer: &Answer) -> String {
+    match answer {
+        Answer::Optimisation(o) => optimisation(o),
+        Answer::IoSizes(v) => io_sizes(&v.configuration, &v.rows, &v.not_possible),
+        Answer::Evaluation(e) => evaluation(e),
+    }
 }
 
 /// The evaluate view.

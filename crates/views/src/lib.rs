@@ -11,13 +11,15 @@
 //!
 //! This crate is also the terminal's rendering home: [`text::TextTable`] draws every table
 //! the CLI prints (the only user of comfy-table), and the terminal forms of a suite's table
-//! ([`suite::table`]), a sweep's points ([`sweep::text`]) and a capture's checklist
-//! ([`capture::checklist_text`]) are built here, beside the report's forms of the same data.
+//! ([`suite::table`]), a sweep's points ([`sweep::text`]), a capture's checklist
+//! ([`capture::checklist_text`]) and the emulated disks ([`emulate`]) are built here, beside
+//! the report's forms of the same data.
 
 #![forbid(unsafe_code)]
 
 pub mod capture;
 pub mod compare;
+pub mod emulate;
 pub mod find;
 pub mod model;
 pub mod run;
