@@ -45,19 +45,8 @@ pub fn main(matches: &ArgMatches) -> anyhow::Result<Status> {
         }
         CatalogCommand::Show { id, args } => {
             let catalog = args.load()?;
-            if let Ok(disk) = catalog.disk(&id) {
-                args.emit(None, disk, text::disk_entry(disk))?;
-            } else if let Ok(vm) = catalog.vm(&id) {
-                args.emit(None, vm, text::vm_entry(vm))?;
-            } else {
-                let mut known: Vec<&str> = catalog.disks.iter().map(|d| d.id.as_str()).collect();
-                known.extend(catalog.vms.iter().map(|v| v.id.as_str()));
-                return Err(UsageError(format!(
-                    "'{id}' is neither a disk tier nor a VM size in the catalog; it has {}",
-                    known.join(", ")
-                ))
-                .into());
-            }
+            let entry = catalog.entry(&id).map_err(|e| UsageError(e.to_string()))?;
+            args.emit(None, &entry, text::entry(entry))?;
         }
     }
     Ok(Status::Success)

@@ -4,7 +4,7 @@
 use crate::{write_output, Status, UsageError};
 use clap::{ArgMatches, Args, Command, FromArgMatches};
 use diskmeter_analysis::requirements::{capture_demand, parse_utc_offset, Level, WindowSet};
-use diskmeter_plan::{parse_growth, text, Catalog, Demand, Request};
+use diskmeter_plan::{text, Catalog, Demand, Request};
 use serde::Serialize;
 
 // `--catalog` and `--format`, shared by `plan` and `catalog` (no `///`: clap would take it for
@@ -152,8 +152,7 @@ pub fn command() -> Command {
              storage) is \"not possible\", with the reason. Exit codes: 0 the demand is met (or \
              nothing was required); 1 it is not met, the configuration is not possible, or \
              nothing meets it; 2 usage error.",
-        )
-;
+        );
     let plan = PlanArgs::augment_args(plan).arg(crate::requirements::device_arg());
     TailArgs::augment_args(WindowArgs::augment_args(plan).arg(crate::args::db_arg()))
 }
@@ -198,19 +197,12 @@ fn demand(args: &PlanArgs, window: &WindowArgs, matches: &ArgMatches) -> anyhow:
         let only = format!("--{name} only applies with --from-capture");
         return Err(UsageError(only).into());
     }
-    let mut demand = match &args.from_capture {
+    let demand = match &args.from_capture {
         Some(id_text) => from_capture(id_text, args, window, matches)?,
         None => Demand::default(),
     };
-    if let Some(text) = &args.workload {
-        demand =
-            Demand::parse_onto(demand, text).map_err(|e| UsageError(format!("--workload: {e}")))?;
-    }
-    if let Some(text) = &args.growth {
-        let growth = parse_growth(text).map_err(|e| UsageError(format!("--growth: {e}")))?;
-        demand = demand.grown(growth);
-    }
-    Ok(demand)
+    let adjusted = demand.adjusted(args.workload.as_deref(), args.growth.as_deref());
+    Ok(adjusted.map_err(|e| UsageError(e.to_string()))?)
 }
 
 /// The demand of capture `id_text`'s checklist at `--level`, in `--window` if one is given.

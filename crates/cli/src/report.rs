@@ -79,15 +79,10 @@ fn items(
 ) -> anyhow::Result<Vec<Item>> {
     let mut items = Vec::new();
     if let Some(pair) = &compare.compare {
-        let defaults = CompareOptions::default();
-        let options = CompareOptions {
-            noise_floor_percent: compare.noise_floor.unwrap_or(defaults.noise_floor_percent),
-            threshold_percent: compare.threshold.unwrap_or(defaults.threshold_percent),
-        };
         items.push(Item::Compare {
             baseline: resolve_id(store, &pair[0], None)?,
             candidate: resolve_id(store, &pair[1], None)?,
-            options,
+            options: CompareOptions::given(compare.noise_floor, compare.threshold),
         });
     }
     let mut seen = Vec::new();

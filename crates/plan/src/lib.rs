@@ -18,7 +18,7 @@ pub mod possible;
 pub mod request;
 pub mod text;
 
-pub use catalog::{Catalog, DiskTier, VmSize};
+pub use catalog::{Catalog, DiskTier, Entry, VmSize};
 pub use demand::{parse_growth, Demand, FigureOrigin};
 pub use error::{CatalogProblem, DemandProblem, DisksProblem, PlanError};
 pub use model::{CapKind, Configuration, HostCache, Limit, PointPrediction};

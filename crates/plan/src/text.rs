@@ -1,7 +1,7 @@
 //! The planner's terminal view: plain text for each answer, built from the same structs the
 //! JSON output serialises, so the two never disagree.
 
-use crate::catalog::{Catalog, DiskTier, VmSize};
+use crate::catalog::{Catalog, DiskTier, Entry, VmSize};
 use crate::demand::Demand;
 use crate::model::{group, Basis, PointPrediction};
 use crate::optimise::{Candidate, Optimisation};
@@ -137,6 +137,14 @@ pub fn answer(answer: &Answer) -> String {
         Answer::Optimisation(o) => optimisation(o),
         Answer::IoSizes(v) => io_sizes(&v.configuration, &v.rows, &v.not_possible),
         Answer::Evaluation(e) => evaluation(e),
+    }
+}
+
+/// `catalog show`'s view of a disk tier or a VM size.
+pub fn entry(entry: Entry) -> String {
+    match entry {
+        Entry::Disk(d) => disk_entry(d),
+        Entry::Vm(v) => vm_entry(v),
     }
 }
 
