@@ -4,7 +4,7 @@
 use crate::plan::CatalogArgs;
 use crate::{Status, UsageError};
 use clap::{ArgMatches, Command, FromArgMatches, Subcommand};
-use diskmeter_plan::text;
+use diskmeter_views::plan as text;
 
 // `catalog`'s subcommands.
 #[derive(Subcommand)]

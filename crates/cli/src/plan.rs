@@ -4,7 +4,8 @@
 use crate::{write_output, Status, UsageError};
 use clap::{ArgMatches, Args, Command, FromArgMatches};
 use diskmeter_analysis::requirements::{capture_demand, parse_utc_offset, Level, WindowSet};
-use diskmeter_plan::{text, Catalog, Demand, Request};
+use diskmeter_plan::{Catalog, Demand, Request};
+use diskmeter_views::plan as text;
 use serde::Serialize;
 
 // `--catalog` and `--format`, shared by `plan` and `catalog` (no `///`: clap would take it for

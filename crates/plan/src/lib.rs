@@ -16,7 +16,6 @@ pub mod optimise;
 pub mod planner;
 pub mod possible;
 pub mod request;
-pub mod text;
 
 pub use catalog::{Catalog, DiskTier, Entry, VmSize};
 pub use demand::{parse_growth, Demand, FigureOrigin};

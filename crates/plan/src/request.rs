@@ -50,11 +50,11 @@ pub struct IoSizes {
 #[serde(untagged)]
 pub enum Answer {
     /// `--optimize cost`: the configurations that meet the requirement.
-    Optimisation(Optimisation),
+    Optimisation(Box<Optimisation>),
     /// `--io-sizes`: the caps of the configuration by IO size.
     IoSizes(IoSizes),
     /// The configuration evaluated against the demand.
-    Evaluation(Evaluation),
+    Evaluation(Box<Evaluation>),
 }
 
 impl Answer {
@@ -101,7 +101,7 @@ pub fn answer(catalog: &Catalog, demand: &Demand, request: &Request) -> Result<A
         let mut answer = optimise(catalog, demand, &space)?;
         answer.priced.truncate(request.top);
         answer.unpriced.truncate(request.top);
-        return Ok(Answer::Optimisation(answer));
+        return Ok(Answer::Optimisation(Box::new(answer)));
     }
     if request.family.is_some() {
         return Err(PlanError::FamilyWithoutOptimise);
@@ -125,5 +125,7 @@ pub fn answer(catalog: &Catalog, demand: &Demand, request: &Request) -> Result<A
             rows: io_size_table(&config, &sizes),
         }));
     }
-    Ok(Answer::Evaluation(evaluate(catalog, &config, demand)?))
+    Ok(Answer::Evaluation(Box::new(evaluate(
+        catalog, &config, demand,
+    )?)))
 }

@@ -12,8 +12,8 @@
 //! This crate is also the terminal's rendering home: [`text::TextTable`] draws every table
 //! the CLI prints (the only user of comfy-table), and the terminal forms of a suite's table
 //! ([`suite::table`]), a sweep's points ([`sweep::text`]), a capture's checklist
-//! ([`capture::checklist_text`]) and the emulated disks ([`emulate`]) are built here, beside
-//! the report's forms of the same data.
+//! ([`capture::checklist_text`]), the planner's answers ([`plan`]) and the emulated disks
+//! ([`emulate`]) are built here, beside the report's forms of the same data.
 
 #![forbid(unsafe_code)]
 
@@ -22,6 +22,7 @@ pub mod compare;
 pub mod emulate;
 pub mod find;
 pub mod model;
+pub mod plan;
 pub mod run;
 pub mod suite;
 pub mod sweep;

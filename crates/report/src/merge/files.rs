@@ -37,7 +37,7 @@ pub enum MergeFilesError {
         /// The step, when the files hold several.
         step: String,
         /// The library's reason.
-        error: MergeError,
+        error: Box<MergeError>,
         /// " (input 1 is FILE, ...)": the files the reason is about.
         named: String,
     },
@@ -139,7 +139,7 @@ pub fn merge_files(paths: &[String], read: Vec<Steps>) -> Result<Steps, MergeFil
                     1 => String::new(),
                     _ => format!("step {} ({}): ", step + 1, names[step]),
                 },
-                error,
+                error: Box::new(error),
                 named: match named.is_empty() {
                     true => String::new(),
                     false => format!(" ({})", named.join(", ")),
