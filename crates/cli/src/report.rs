@@ -70,29 +70,23 @@ pub fn main(matches: &ArgMatches) -> anyhow::Result<Status> {
     Ok(Status::Success)
 }
 
-/// What the report shows, in order: the comparison first (it is the verdict the runs
-/// explain), then each run once.
+/// What the report shows ([`Item::report`]), the ids resolved: the comparison's first.
 fn items(
     store: &diskmeter_history::HistoryStore,
     args: &ReportArgs,
     compare: &CompareArgs,
 ) -> anyhow::Result<Vec<Item>> {
-    let mut items = Vec::new();
-    if let Some(pair) = &compare.compare {
-        items.push(Item::Compare {
+    let compared = match &compare.compare {
+        Some(pair) => Some(Item::Compare {
             baseline: resolve_id(store, &pair[0], None)?,
             candidate: resolve_id(store, &pair[1], None)?,
             options: CompareOptions::given(compare.noise_floor, compare.threshold),
-        });
-    }
-    let mut seen = Vec::new();
+        }),
+        None => None,
+    };
+    let mut runs = Vec::new();
     for text in &args.ids {
-        let id = resolve_id(store, text, None)?;
-        // `report last 12` when 12 is the last run: its section once (anchors are unique).
-        if !seen.contains(&id) {
-            seen.push(id);
-            items.push(Item::Run(id));
-        }
+        runs.push(resolve_id(store, text, None)?);
     }
-    Ok(items)
+    Ok(Item::report(compared, &runs))
 }

@@ -89,6 +89,21 @@ pub enum Item {
     },
 }
 
+impl Item {
+    /// What a report shows, in order: the comparison first (it is the verdict the runs
+    /// explain), then each of `runs` once (`report last 12` when 12 is the last run: its
+    /// section once, as anchors are unique).
+    pub fn report(compare: Option<Item>, runs: &[i64]) -> Vec<Item> {
+        let mut items: Vec<Item> = compare.into_iter().collect();
+        for (position, &id) in runs.iter().enumerate() {
+            if !runs[..position].contains(&id) {
+                items.push(Item::Run(id));
+            }
+        }
+        items
+    }
+}
+
 /// The section of one item, built from the history.
 pub fn section(store: &HistoryStore, item: Item) -> Result<Section, ViewError> {
     match item {
@@ -161,5 +176,21 @@ mod interval_tests {
         assert_eq!(charted_intervals(&series), &series[..]);
         let alone = [interval(0, 3)];
         assert_eq!(charted_intervals(&alone), &alone[..]);
+    }
+}
+
+#[cfg(test)]
+mod item_tests {
+    use super::*;
+
+    #[test]
+    fn a_report_shows_the_comparison_first_then_each_run_once() {
+        let compare = Item::Compare {
+            baseline: 1,
+            candidate: 2,
+            options: CompareOptions::default(),
+        };
+        let items = Item::report(Some(compare), &[3, 2, 3]);
+        assert_eq!(items, [compare, Item::Run(3), Item::Run(2)]);
     }
 }
