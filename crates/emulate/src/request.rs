@@ -66,3 +66,49 @@ impl CreateRequest<'_> {
         })
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn request<'a>(profile: Option<&'a str>, iops: Option<&'a str>) -> CreateRequest<'a> {
+        CreateRequest {
+            name: None,
+            profile,
+            size: "1g",
+            disks: 1,
+            dir: ".",
+            caps: [
+                ("iops", iops),
+                ("bw", None),
+                ("read-iops", None),
+                ("write-iops", None),
+                ("read-bw", None),
+                ("write-bw", None),
+            ],
+        }
+    }
+
+    #[test]
+    fn given_caps_lie_over_the_profiles_and_name_it() {
+        let catalog = Catalog::builtin();
+        let spec = request(Some("Azure-P30"), Some("1k"))
+            .spec(&catalog)
+            .unwrap();
+        assert_eq!(spec.name, "azure-p30");
+        assert_eq!(spec.caps.read_iops, Some(1024));
+        assert_eq!(spec.caps.read_bytes_per_sec, Some(200 << 20));
+        assert_eq!(spec.size_bytes, 1 << 30);
+        let custom = request(None, Some("500")).spec(&catalog).unwrap();
+        assert_eq!(custom.name, "custom");
+    }
+
+    #[test]
+    fn no_cap_or_a_bad_one_is_refused_naming_the_flag() {
+        let catalog = Catalog::builtin();
+        let none = request(None, None).spec(&catalog).unwrap_err();
+        assert!(matches!(none, EmulateError::NoCaps));
+        let bad = request(None, Some("lots")).spec(&catalog).unwrap_err();
+        assert!(bad.to_string().starts_with("--iops: "), "{bad}");
+    }
+}

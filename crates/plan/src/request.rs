@@ -129,3 +129,51 @@ pub fn answer(catalog: &Catalog, demand: &Demand, request: &Request) -> Result<A
         catalog, &config, demand,
     )?)))
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn answered(request: &Request) -> Result<Answer, PlanError> {
+        answer(&Catalog::builtin(), &Demand::default(), request)
+    }
+
+    #[test]
+    fn each_mode_needs_what_it_works_on() {
+        let optimise = Request {
+            optimize: Some("cost"),
+            ..Request::default()
+        };
+        assert_eq!(
+            answered(&optimise).unwrap_err(),
+            PlanError::OptimiseNeedsRequirement
+        );
+        let family = Request {
+            family: Some("DS"),
+            ..Request::default()
+        };
+        assert_eq!(
+            answered(&family).unwrap_err(),
+            PlanError::FamilyWithoutOptimise
+        );
+        assert_eq!(
+            answered(&Request::default()).unwrap_err(),
+            PlanError::NoDisks
+        );
+    }
+
+    #[test]
+    fn io_sizes_of_a_configuration_that_can_be_built_miss_nothing() {
+        let request = Request {
+            disks: Some("1xP30"),
+            io_sizes: Some("8k,1m"),
+            ..Request::default()
+        };
+        let Answer::IoSizes(view) = answered(&request).unwrap() else {
+            panic!("not the IO-size view");
+        };
+        assert_eq!(view.rows.len(), 2);
+        assert!(view.possible);
+        assert!(!Answer::IoSizes(view).missed());
+    }
+}
