@@ -3,35 +3,74 @@
 
 use crate::{Status, UsageError};
 use anyhow::Context;
-use clap::{Arg, ArgMatches, Command};
-use diskmeter_emulate::{EmulationSpec, GivenCaps};
+use clap::{ArgMatches, Args, Command, FromArgMatches, Subcommand};
+use diskmeter_emulate::{CreateRequest, MAX_DISKS};
 use diskmeter_plan::Catalog;
-use diskmeter_units::{format_bytes_binary, parse_size, KbBase};
-use std::path::PathBuf;
+use diskmeter_views::emulate as views;
 
-/// The emulated disk's size when none is given.
-const DEFAULT_SIZE: &str = "1g";
+// `emulate`'s subcommands.
+#[derive(Subcommand)]
+enum EmulateCommand {
+    /// Create an emulated disk and print its device
+    Create(CreateArgs),
+    /// Remove an emulated disk: cgroup, loop device, backing file
+    Destroy { name: String },
+    /// List the emulated disks
+    List,
+    /// Run a command inside an emulation's cgroup, so its IO to the emulated disks is throttled
+    Exec {
+        name: String,
+        /// The command and its arguments, after --
+        #[arg(required = true, trailing_var_arg = true, allow_hyphen_values = true)]
+        command: Vec<String>,
+    },
+    /// List the profiles (the catalog's disk tiers)
+    Profiles,
+}
+
+// `emulate create`'s options.
+#[derive(Args)]
+struct CreateArgs {
+    /// Its name (default: the profile)
+    #[arg(long, value_name = "NAME")]
+    name: Option<String>,
+    /// A catalog tier, e.g. azure-p30
+    #[arg(long, value_name = "PROFILE")]
+    profile: Option<String>,
+    /// Size of the emulated disk
+    #[arg(long, value_name = "SIZE", default_value = "1g")]
+    size: String,
+    /// Make N disks of these caps and size, each capped on its own (a VM's stripe); prints one
+    /// device per line
+    #[arg(long, value_name = "N", default_value = "1")]
+    #[arg(value_parser = clap::value_parser!(u32).range(1..=i64::from(MAX_DISKS)))]
+    disks: u32,
+    /// Folder of the backing file (not tmpfs: it needs direct IO)
+    #[arg(long, value_name = "DIR", default_value = ".")]
+    dir: String,
+    /// IOPS cap, both directions
+    #[arg(long, value_name = "N")]
+    iops: Option<String>,
+    /// Bandwidth cap, both directions (e.g. 200m = 200 MiB/s)
+    #[arg(long, value_name = "N")]
+    bw: Option<String>,
+    /// Read IOPS cap
+    #[arg(long, value_name = "N")]
+    read_iops: Option<String>,
+    /// Write IOPS cap
+    #[arg(long, value_name = "N")]
+    write_iops: Option<String>,
+    /// Read bandwidth cap
+    #[arg(long, value_name = "N")]
+    read_bw: Option<String>,
+    /// Write bandwidth cap
+    #[arg(long, value_name = "N")]
+    write_bw: Option<String>,
+}
 
 /// The `emulate` subcommand's definition.
 pub fn command() -> Command {
-    let caps = |command: Command| {
-        [
-            ("iops", "IOPS cap, both directions"),
-            (
-                "bw",
-                "Bandwidth cap, both directions (e.g. 200m = 200 MiB/s)",
-            ),
-            ("read-iops", "Read IOPS cap"),
-            ("write-iops", "Write IOPS cap"),
-            ("read-bw", "Read bandwidth cap"),
-            ("write-bw", "Write bandwidth cap"),
-        ]
-        .into_iter()
-        .fold(command, |c, (name, help)| {
-            c.arg(Arg::new(name).long(name).value_name("N").help(help))
-        })
-    };
-    Command::new("emulate")
+    let emulate = Command::new("emulate")
         .about("Emulate a cloud disk tier: a loop device under a cgroup IO throttle (root)")
         .long_about(
             "Emulates a throttled cloud disk on this machine: a loop device doing direct IO on a \
@@ -47,107 +86,43 @@ pub fn command() -> Command {
              suite or sweep cap a run on any file instead.\n\n\
              Exit codes: 0 ok; 1 a system step failed; 2 usage error.",
         )
-        .subcommand_required(true)
-        .subcommand(caps(
-            Command::new("create")
-                .about("Create an emulated disk and print its device")
-                .arg(Arg::new("name").long("name").value_name("NAME").help("Its name (default: the profile)"))
-                .arg(Arg::new("profile").long("profile").value_name("PROFILE").help("A catalog tier, e.g. azure-p30"))
-                .arg(Arg::new("size").long("size").value_name("SIZE").default_value(DEFAULT_SIZE).help("Size of the emulated disk"))
-                .arg(
-                    Arg::new("disks")
-                        .long("disks")
-                        .value_name("N")
-                        .default_value("1")
-                        .value_parser(clap::value_parser!(u32).range(1..=i64::from(diskmeter_emulate::MAX_DISKS)))
-                        .help("Make N disks of these caps and size, each capped on its own (a VM's stripe); prints one device per line"),
-                )
-                .arg(Arg::new("dir").long("dir").value_name("DIR").default_value(".").help("Folder of the backing file (not tmpfs: it needs direct IO)")),
-        ))
-        .subcommand(
-            Command::new("destroy")
-                .about("Remove an emulated disk: cgroup, loop device, backing file")
-                .arg(Arg::new("name").value_name("NAME").required(true)),
-        )
-        .subcommand(Command::new("list").about("List the emulated disks"))
-        .subcommand(
-            Command::new("exec")
-                .about("Run a command inside an emulation's cgroup, so its IO to the emulated disks is throttled")
-                .arg(Arg::new("name").value_name("NAME").required(true))
-                .arg(
-                    Arg::new("command")
-                        .value_name("COMMAND")
-                        .required(true)
-                        .num_args(1..)
-                        .trailing_var_arg(true)
-                        .allow_hyphen_values(true)
-                        .help("The command and its arguments, after --"),
-                ),
-        )
-        .subcommand(Command::new("profiles").about("List the profiles (the catalog's disk tiers)"))
+        .subcommand_required(true);
+    EmulateCommand::augment_subcommands(emulate)
 }
 
 /// Runs the `emulate` subcommand.
 pub fn main(matches: &ArgMatches) -> anyhow::Result<Status> {
-    match matches.subcommand() {
-        Some(("create", sub)) => create(sub),
-        Some(("destroy", sub)) => {
-            let name = sub.get_one::<String>("name").cloned().unwrap_or_default();
+    match EmulateCommand::from_arg_matches(matches)? {
+        EmulateCommand::Create(args) => create(&args)?,
+        EmulateCommand::Destroy { name } => {
             diskmeter_emulate::find(&name).and_then(|e| diskmeter_emulate::destroy(&e))?;
-            Ok(Status::Success)
         }
-        Some(("list", _)) => {
-            for e in diskmeter_emulate::list() {
-                let disks = e.disks();
-                let join = |path: fn(&diskmeter_emulate::EmulatedDisk) -> &std::path::Path| {
-                    disks
-                        .iter()
-                        .map(|d| path(d).display().to_string())
-                        .collect::<Vec<_>>()
-                        .join(",")
-                };
-                println!(
-                    "{}\t{}\t{}\t{} IOPS r / {} IOPS w, {} r / {} w{}\t{}",
-                    e.spec.name,
-                    join(|d| &d.device),
-                    format_bytes_binary(e.spec.size_bytes),
-                    cap(e.spec.caps.read_iops),
-                    cap(e.spec.caps.write_iops),
-                    rate(e.spec.caps.read_bytes_per_sec),
-                    rate(e.spec.caps.write_bytes_per_sec),
-                    if disks.len() > 1 { " per disk" } else { "" },
-                    join(|d| &d.backing)
-                );
-            }
-            Ok(Status::Success)
-        }
-        Some(("exec", sub)) => exec(sub),
-        Some(("profiles", _)) => {
-            for (id, name, iops, mibps) in diskmeter_emulate::profiles(&Catalog::builtin()) {
-                println!(
-                    "{id}\t{name}\t{} IOPS\t{} MiB/s",
-                    iops.map_or("-".into(), |v| v.to_string()),
-                    mibps.map_or("-".into(), |v| v.to_string())
-                );
-            }
-            Ok(Status::Success)
-        }
-        _ => Err(UsageError("give create, destroy, list, exec or profiles".into()).into()),
+        EmulateCommand::List => print!("{}", views::emulations(&diskmeter_emulate::list())),
+        EmulateCommand::Exec { name, command } => return exec(&name, &command),
+        EmulateCommand::Profiles => print!("{}", views::profiles(&Catalog::builtin())),
     }
+    Ok(Status::Success)
 }
 
-fn cap(value: Option<u64>) -> String {
-    value.map_or("uncapped".to_string(), |v| v.to_string())
-}
-
-fn rate(value: Option<u64>) -> String {
-    value.map_or("uncapped".to_string(), |v| {
-        format!("{}/s", format_bytes_binary(v))
-    })
-}
-
-fn create(matches: &ArgMatches) -> anyhow::Result<Status> {
-    let spec = spec_of(matches).map_err(UsageError)?;
+fn create(args: &CreateArgs) -> anyhow::Result<()> {
+    let request = CreateRequest {
+        name: args.name.as_deref(),
+        profile: args.profile.as_deref(),
+        size: &args.size,
+        disks: args.disks,
+        dir: &args.dir,
+        caps: [
+            ("iops", args.iops.as_deref()),
+            ("bw", args.bw.as_deref()),
+            ("read-iops", args.read_iops.as_deref()),
+            ("write-iops", args.write_iops.as_deref()),
+            ("read-bw", args.read_bw.as_deref()),
+            ("write-bw", args.write_bw.as_deref()),
+        ],
+    };
+    let spec = request
+        .spec(&Catalog::builtin())
+        .map_err(|e| UsageError(e.to_string()))?;
     let emulation = diskmeter_emulate::create(&spec).map_err(|error| {
         let hint = diskmeter_emulate::throttle_flags_hint(&error, &spec.caps);
         anyhow::anyhow!("{error}{hint}")
@@ -155,72 +130,17 @@ fn create(matches: &ArgMatches) -> anyhow::Result<Status> {
     for disk in emulation.disks() {
         println!("{}", disk.device.display());
     }
-    Ok(Status::Success)
+    Ok(())
 }
 
 /// Moves this process into emulation `name`'s cgroup and replaces it with the command, so
 /// the command (and every thread and child it starts) is throttled. Returns only on failure.
-fn exec(matches: &ArgMatches) -> anyhow::Result<Status> {
-    let name = matches
-        .get_one::<String>("name")
-        .cloned()
-        .unwrap_or_default();
-    let command: Vec<&String> = matches
-        .get_many::<String>("command")
-        .map(|v| v.collect())
-        .unwrap_or_default();
+fn exec(name: &str, command: &[String]) -> anyhow::Result<Status> {
     let Some((program, args)) = command.split_first() else {
         return Err(UsageError("give the command to run after --".into()).into());
     };
-    diskmeter_emulate::find(&name).and_then(|e| diskmeter_emulate::enter(&e))?;
-    let error = std::os::unix::process::CommandExt::exec(
-        std::process::Command::new(program.as_str()).args(args.iter().map(|a| a.as_str())),
-    );
+    diskmeter_emulate::find(name).and_then(|e| diskmeter_emulate::enter(&e))?;
+    let error =
+        std::os::unix::process::CommandExt::exec(std::process::Command::new(program).args(args));
     Err(error).with_context(|| format!("cannot run {program}"))
-}
-
-fn spec_of(matches: &ArgMatches) -> Result<EmulationSpec, String> {
-    let profile = matches.get_one::<String>("profile");
-    let caps = match profile {
-        Some(p) => {
-            diskmeter_emulate::profile_caps(p, &Catalog::builtin())
-                .map_err(|e| e.to_string())?
-                .1
-        }
-        None => diskmeter_emulate::Caps::default(),
-    };
-    let number = |name: &str| -> Result<Option<u64>, String> {
-        matches
-            .get_one::<String>(name)
-            .map(|v| parse_size(v, KbBase::Binary).map_err(|e| format!("--{name}: {e}")))
-            .transpose()
-    };
-    let given = GivenCaps {
-        iops: number("iops")?,
-        bytes_per_sec: number("bw")?,
-        read_iops: number("read-iops")?,
-        write_iops: number("write-iops")?,
-        read_bytes_per_sec: number("read-bw")?,
-        write_bytes_per_sec: number("write-bw")?,
-    };
-    let caps = caps.overridden(&given);
-    if caps == diskmeter_emulate::Caps::default() {
-        return Err("give --profile or at least one cap (--iops, --bw, ...)".to_string());
-    }
-    let name = matches
-        .get_one::<String>("name")
-        .cloned()
-        .or_else(|| profile.map(|p| p.to_ascii_lowercase()))
-        .unwrap_or_else(|| "custom".to_string());
-    let size = matches
-        .get_one::<String>("size")
-        .map_or(DEFAULT_SIZE, String::as_str);
-    Ok(EmulationSpec {
-        name,
-        size_bytes: parse_size(size, KbBase::Binary).map_err(|e| format!("--size: {e}"))?,
-        caps,
-        dir: PathBuf::from(matches.get_one::<String>("dir").map_or(".", String::as_str)),
-        owner_pid: None,
-        disks: matches.get_one::<u32>("disks").copied().unwrap_or(1),
-    })
 }

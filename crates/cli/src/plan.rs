@@ -2,32 +2,122 @@
 //! one that meets a requirement, or tabulate caps by IO size. The model is in diskmeter-plan.
 
 use crate::{write_output, Status, UsageError};
-use clap::{Arg, ArgAction, ArgMatches, Command};
-use diskmeter_analysis::requirements::{demand_from, parse_utc_offset, Level, WindowSet};
-use diskmeter_plan::{text, Catalog, Configuration, Demand, HostCache, PlanError, SearchSpace};
+use clap::{ArgMatches, Args, Command, FromArgMatches};
+use diskmeter_analysis::requirements::{capture_demand, parse_utc_offset, Level, WindowSet};
+use diskmeter_plan::{Catalog, Demand, Request};
+use diskmeter_views::plan as text;
 use serde::Serialize;
 
-/// The `catalog` option shared by `plan` and `catalog`.
-pub(crate) fn catalog_arg() -> Arg {
-    Arg::new("catalog")
-        .long("catalog")
-        .value_name("FILE")
-        .action(ArgAction::Append)
-        .help("A TOML catalog file that adds or overrides disk tiers and VM sizes (repeatable; format in docs/guide/4-plan.md)")
+// `--catalog` and `--format`, shared by `plan` and `catalog` (no `///`: clap would take it for
+// the command's about).
+#[derive(Args)]
+pub(crate) struct CatalogArgs {
+    /// A TOML catalog file that adds or overrides disk tiers and VM sizes (repeatable; format in
+    /// docs/guide/4-plan.md)
+    #[arg(long, value_name = "FILE")]
+    catalog: Vec<String>,
+    /// text (for people) or json (every figure, for scripts)
+    #[arg(long, value_name = None::<&str>, value_parser = ["text", "json"])]
+    #[arg(default_value = "text")]
+    format: String,
 }
 
-/// The `format` option shared by `plan` and `catalog`.
-pub(crate) fn format_arg() -> Arg {
-    Arg::new("format")
-        .long("format")
-        .value_parser(["text", "json"])
-        .default_value("text")
-        .help("text (for people) or json (every figure, for scripts)")
+impl CatalogArgs {
+    /// The built-in catalog plus every `--catalog FILE` (a file that cannot be read or
+    /// parsed is the user's input: a usage error).
+    pub(crate) fn load(&self) -> Result<Catalog, UsageError> {
+        let mut catalog = Catalog::builtin();
+        for path in &self.catalog {
+            let text = std::fs::read_to_string(path)
+                .map_err(|e| UsageError(format!("cannot read catalog {path}: {e}")))?;
+            catalog
+                .add_file(path, &text)
+                .map_err(|e| UsageError(e.to_string()))?;
+        }
+        Ok(catalog)
+    }
+
+    /// Prints `value` as JSON or `text` as is, to stdout or `output`.
+    pub(crate) fn emit<T: Serialize>(
+        &self,
+        output: Option<&String>,
+        value: &T,
+        text: String,
+    ) -> anyhow::Result<()> {
+        let out = if self.format == "json" {
+            serde_json::to_string_pretty(value)? + "\n"
+        } else {
+            text
+        };
+        Ok(write_output(output, &out)?)
+    }
+}
+
+// `plan`'s options before `--device`.
+#[derive(Args)]
+struct PlanArgs {
+    /// VM size, e.g. Standard_DS13 (the Standard_ prefix is optional)
+    #[arg(long, value_name = "SIZE")]
+    vm: Option<String>,
+    /// Data disks, striped: 4xP30, P30 (one), 32xStandard-1TB
+    #[arg(long, value_name = "NxTIER")]
+    disks: Option<String>,
+    /// Host cache of the data disks: None, ReadOnly (Azure's default for data disks) or
+    /// ReadWrite [default: ReadOnly]
+    #[arg(long, value_name = "MODE")]
+    cache: Option<String>,
+    /// What the application needs: iops=16000,bs=8k,read=70%,cache-hit=0.8 (keys above)
+    #[arg(long, visible_alias = "require", value_name = "KEY=VALUE,...")]
+    workload: Option<String>,
+    /// Search the catalog for configurations that meet --require; GOAL: cost
+    #[arg(long, visible_alias = "optimise", value_name = "GOAL")]
+    optimize: Option<String>,
+    /// With --optimize: only these VM families, e.g. DS,GS
+    #[arg(long, value_name = "LIST")]
+    family: Option<String>,
+    /// With --optimize: show this many configurations of each kind
+    #[arg(long, value_name = "N", default_value = "10")]
+    top: usize,
+    /// IO-size view: IOPS and MiB/s of the configuration at each size (default 4k..1m)
+    #[arg(long, value_name = "SIZES", num_args = 0..=1, default_missing_value = "")]
+    io_sizes: Option<String>,
+    /// Take the demand from a saved capture's requirements checklist (an id, or 'last')
+    #[arg(long, value_name = "ID")]
+    from_capture: Option<String>,
+    /// With --from-capture: the checklist column the rates are read at: p50, p90, p99, max or
+    /// mean [default: p99]
+    #[arg(long, value_name = "LEVEL")]
+    level: Option<String>,
+    /// Headroom for growth: multiplies IOPS, MiB/s and queue depth, e.g. 30%
+    #[arg(long, value_name = "PERCENT")]
+    growth: Option<String>,
+}
+
+// `plan`'s options between `--device` and `--db`.
+#[derive(Args)]
+struct WindowArgs {
+    /// With --from-capture: plan for one time-of-day window of the capture (UTC unless
+    /// --utc-offset)
+    #[arg(long, value_name = "NAME=HH:MM-HH:MM")]
+    window: Option<String>,
+    /// The clock --window is on, as an offset from UTC
+    #[arg(long, value_name = "+HH:MM", default_value = "+00:00")]
+    utc_offset: String,
+}
+
+// `plan`'s options after `--db`.
+#[derive(Args)]
+struct TailArgs {
+    #[command(flatten)]
+    catalog: CatalogArgs,
+    /// Write the answer to FILE instead of stdout
+    #[arg(long, value_name = "FILE")]
+    output: Option<String>,
 }
 
 /// The `plan` subcommand's definition.
 pub fn command() -> Command {
-    Command::new("plan")
+    let plan = Command::new("plan")
         .about("Plan VM + disk configurations against published limits and prices, and name the bottleneck")
         .long_about(
             "Plan storage from published limits: which caps an IO counts against (host cache, \
@@ -63,321 +153,78 @@ pub fn command() -> Command {
              storage) is \"not possible\", with the reason. Exit codes: 0 the demand is met (or \
              nothing was required); 1 it is not met, the configuration is not possible, or \
              nothing meets it; 2 usage error.",
-        )
-        .arg(
-            Arg::new("vm")
-                .long("vm")
-                .value_name("SIZE")
-                .help("VM size, e.g. Standard_DS13 (the Standard_ prefix is optional)"),
-        )
-        .arg(
-            Arg::new("disks")
-                .long("disks")
-                .value_name("NxTIER")
-                .help("Data disks, striped: 4xP30, P30 (one), 32xStandard-1TB"),
-        )
-        .arg(
-            Arg::new("cache")
-                .long("cache")
-                .value_name("MODE")
-                .help("Host cache of the data disks: None, ReadOnly (Azure's default for data disks) or ReadWrite [default: ReadOnly]"),
-        )
-        .arg(
-            Arg::new("workload")
-                .long("workload")
-                .visible_alias("require")
-                .value_name("KEY=VALUE,...")
-                .help("What the application needs: iops=16000,bs=8k,read=70%,cache-hit=0.8 (keys above)"),
-        )
-        .arg(
-            Arg::new("optimize")
-                .long("optimize")
-                .visible_alias("optimise")
-                .value_name("GOAL")
-                .help("Search the catalog for configurations that meet --require; GOAL: cost"),
-        )
-        .arg(
-            Arg::new("family")
-                .long("family")
-                .value_name("LIST")
-                .help("With --optimize: only these VM families, e.g. DS,GS"),
-        )
-        .arg(
-            Arg::new("top")
-                .long("top")
-                .value_name("N")
-                .value_parser(clap::value_parser!(usize))
-                .default_value("10")
-                .help("With --optimize: show this many configurations of each kind"),
-        )
-        .arg(
-            Arg::new("io-sizes")
-                .long("io-sizes")
-                .value_name("SIZES")
-                .num_args(0..=1)
-                .default_missing_value("")
-                .help("IO-size view: IOPS and MiB/s of the configuration at each size (default 4k..1m)"),
-        )
-        .arg(
-            Arg::new("from-capture")
-                .long("from-capture")
-                .value_name("ID")
-                .help("Take the demand from a saved capture's requirements checklist (an id, or 'last')"),
-        )
-        .arg(
-            Arg::new("level")
-                .long("level")
-                .value_name("LEVEL")
-                .help("With --from-capture: the checklist column the rates are read at: p50, p90, p99, max or mean [default: p99]"),
-        )
-        .arg(
-            Arg::new("growth")
-                .long("growth")
-                .value_name("PERCENT")
-                .help("Headroom for growth: multiplies IOPS, MiB/s and queue depth, e.g. 30%"),
-        )
-        .arg(crate::requirements::device_arg())
-        .arg(
-            Arg::new("window")
-                .long("window")
-                .value_name("NAME=HH:MM-HH:MM")
-                .help("With --from-capture: plan for one time-of-day window of the capture (UTC unless --utc-offset)"),
-        )
-        .arg(
-            Arg::new("utc-offset")
-                .long("utc-offset")
-                .value_name("+HH:MM")
-                .default_value("+00:00")
-                .help("The clock --window is on, as an offset from UTC"),
-        )
-        .arg(crate::args::db_arg())
-        .arg(catalog_arg())
-        .arg(format_arg())
-        .arg(
-            Arg::new("output")
-                .long("output")
-                .value_name("FILE")
-                .help("Write the answer to FILE instead of stdout"),
-        )
-}
-
-/// Loads the built-in catalog plus every `--catalog FILE` (a file that cannot be read or
-/// parsed is the user's input: a usage error).
-pub(crate) fn load_catalog(matches: &ArgMatches) -> Result<Catalog, UsageError> {
-    let mut catalog = Catalog::builtin();
-    for path in matches.get_many::<String>("catalog").into_iter().flatten() {
-        let text = std::fs::read_to_string(path)
-            .map_err(|e| UsageError(format!("cannot read catalog {path}: {e}")))?;
-        catalog
-            .add_file(path, &text)
-            .map_err(|e| UsageError(e.to_string()))?;
-    }
-    Ok(catalog)
-}
-
-/// Prints `value` as JSON or `text` as is, to stdout or `--output`.
-pub(crate) fn emit<T: Serialize>(
-    matches: &ArgMatches,
-    value: &T,
-    text: String,
-) -> anyhow::Result<()> {
-    let json = matches.get_one::<String>("format").map(String::as_str) == Some("json");
-    let out = if json {
-        serde_json::to_string_pretty(value)? + "\n"
-    } else {
-        text
-    };
-    let path = matches.try_get_one::<String>("output").ok().flatten();
-    Ok(write_output(path, &out)?)
+        );
+    let plan = PlanArgs::augment_args(plan).arg(crate::requirements::device_arg());
+    TailArgs::augment_args(WindowArgs::augment_args(plan).arg(crate::args::db_arg()))
 }
 
 /// Runs `diskmeter plan`: exit 1 when the demand is not met or the configuration is not
 /// possible (a requirement missed).
 pub fn main(matches: &ArgMatches) -> anyhow::Result<Status> {
-    plan(matches)
-}
-
-fn plan(matches: &ArgMatches) -> anyhow::Result<Status> {
-    let catalog = load_catalog(matches)?;
-    let err = |e: PlanError| UsageError(e.to_string());
-    let missed = |missed: bool| {
-        if missed {
-            Status::Failure
-        } else {
-            Status::Success
-        }
+    let args = PlanArgs::from_arg_matches(matches)?;
+    let tail = TailArgs::from_arg_matches(matches)?;
+    let catalog = tail.catalog.load()?;
+    let demand = demand(&args, &WindowArgs::from_arg_matches(matches)?, matches)?;
+    let request = Request {
+        vm: args.vm.as_deref(),
+        disks: args.disks.as_deref(),
+        cache: args.cache.as_deref(),
+        optimize: args.optimize.as_deref(),
+        required: args.workload.is_some() || args.from_capture.is_some(),
+        family: args.family.as_deref(),
+        top: args.top,
+        io_sizes: args.io_sizes.as_deref(),
     };
-    let demand = demand(matches)?;
-    let cache = match matches.get_one::<String>("cache") {
-        Some(text) => {
-            Some(HostCache::parse(text).ok_or_else(|| err(PlanError::Cache(text.clone())))?)
-        }
-        None => None,
-    };
-    let vm = matches
-        .get_one::<String>("vm")
-        .map(|name| catalog.vm(name))
-        .transpose()
-        .map_err(err)?;
-    let disks = matches
-        .get_one::<String>("disks")
-        .map(|text| diskmeter_plan::parse_disks(&catalog, text))
-        .transpose()
-        .map_err(err)?;
-
-    if let Some(goal) = matches.get_one::<String>("optimize") {
-        if !goal.eq_ignore_ascii_case("cost") {
-            return Err(err(PlanError::Goal(goal.clone())).into());
-        }
-        if matches.get_one::<String>("workload").is_none()
-            && matches.get_one::<String>("from-capture").is_none()
-        {
-            return Err(UsageError(
-                "--optimize needs --require (e.g. --require iops=16000,bs=8k) or --from-capture"
-                    .to_string(),
-            )
-            .into());
-        }
-        let space = SearchSpace {
-            families: matches
-                .get_one::<String>("family")
-                .map(|f| {
-                    f.split(',')
-                        .map(str::to_string)
-                        .filter(|f| !f.is_empty())
-                        .collect()
-                })
-                .unwrap_or_default(),
-            vm: vm.map(|v| v.id.clone()),
-            disk: disks.map(|(d, _)| d.id.clone()),
-            cache,
-        };
-        let mut answer = diskmeter_plan::optimise(&catalog, &demand, &space)
-            .map_err(|e| anyhow::Error::new(err(e)))?;
-        let top = *matches.get_one::<usize>("top").unwrap_or(&10);
-        answer.priced.truncate(top);
-        answer.unpriced.truncate(top);
-        let found = !(answer.priced.is_empty() && answer.unpriced.is_empty());
-        emit(matches, &answer, text::optimisation(&answer))?;
-        return Ok(missed(!found));
-    }
-    if matches.contains_id("family") {
-        return Err(UsageError("--family only applies with --optimize".to_string()).into());
-    }
-
-    let Some((disk, disk_count)) = disks else {
-        return Err(UsageError(
-            "give --disks (e.g. --disks 4xP30) to evaluate a configuration, or --require ... \
-             --optimize cost to search for one"
-                .to_string(),
-        )
-        .into());
-    };
-    let config = Configuration {
-        vm,
-        disk,
-        disk_count,
-        cache: cache.unwrap_or(HostCache::ReadOnly),
-    };
-
-    if let Some(list) = matches.get_one::<String>("io-sizes") {
-        let sizes = diskmeter_plan::parse_io_sizes(list).map_err(err)?;
-        let rows = diskmeter_plan::io_size_table(&config, &sizes);
-        let not_possible = diskmeter_plan::not_possible(&config);
-        #[derive(Serialize)]
-        struct IoSizeView<'a> {
-            configuration: String,
-            possible: bool,
-            not_possible: &'a [diskmeter_plan::NotPossible],
-            rows: &'a [diskmeter_plan::IoSizeRow],
-        }
-        let view = IoSizeView {
-            configuration: config.describe(),
-            possible: not_possible.is_empty(),
-            not_possible: &not_possible,
-            rows: &rows,
-        };
-        emit(
-            matches,
-            &view,
-            text::io_sizes(&config.describe(), &rows, &not_possible),
-        )?;
-        // A configuration that cannot be built is a requirement missed, as in the evaluation.
-        return Ok(missed(!not_possible.is_empty()));
-    }
-
-    let evaluation = diskmeter_plan::evaluate(&catalog, &config, &demand).map_err(err)?;
-    emit(matches, &evaluation, text::evaluation(&evaluation))?;
-    // Not possible (with its reasons) or not met: exit 1.
-    Ok(missed(
-        !evaluation.possible || evaluation.meets == Some(false),
-    ))
+    let answer = diskmeter_plan::answer(&catalog, &demand, &request)
+        .map_err(|e| UsageError(e.to_string()))?;
+    let text = text::answer(&answer);
+    tail.catalog.emit(tail.output.as_ref(), &answer, text)?;
+    Ok(if answer.missed() {
+        Status::Failure
+    } else {
+        Status::Success
+    })
 }
 
 /// The demand: a capture's checklist at `--level` (if `--from-capture`), then the
 /// `--workload` keys over it, then `--growth`.
-fn demand(matches: &ArgMatches) -> anyhow::Result<Demand> {
-    let capture = matches.get_one::<String>("from-capture");
-    for only_with_capture in ["level", "window", "device"] {
-        if capture.is_none() && matches.contains_id(only_with_capture) {
-            return Err(UsageError(format!(
-                "--{only_with_capture} only applies with --from-capture"
-            ))
-            .into());
-        }
+fn demand(args: &PlanArgs, window: &WindowArgs, matches: &ArgMatches) -> anyhow::Result<Demand> {
+    let given = [
+        ("level", args.level.is_some()),
+        ("window", window.window.is_some()),
+        ("device", matches.contains_id("device")),
+    ];
+    if let (None, Some((name, _))) = (&args.from_capture, given.iter().find(|(_, on)| *on)) {
+        let only = format!("--{name} only applies with --from-capture");
+        return Err(UsageError(only).into());
     }
-    let mut demand = match capture {
-        Some(id_text) => {
-            let level: Level = matches
-                .get_one::<String>("level")
-                .map_or("p99", String::as_str)
-                .parse()
-                .map_err(|e| UsageError(format!("--level: {e}")))?;
-            let offset_text = matches
-                .get_one::<String>("utc-offset")
-                .map_or("+00:00", String::as_str);
-            let offset = parse_utc_offset(offset_text)
-                .map_err(|e| UsageError(format!("--utc-offset: {e}")))?;
-            let window_text = matches
-                .get_one::<String>("window")
-                .map_or("", String::as_str);
-            let windows = WindowSet::parse(window_text, offset)
-                .map_err(|e| UsageError(format!("--window: {e}")))?;
-            if windows.windows.len() > 1 {
-                return Err(UsageError("--window: plan takes one window".to_string()).into());
-            }
-            let store = diskmeter_history::open_for_reading(crate::requirements::db(matches))?;
-            let loaded = crate::requirements::load_requirements(
-                &store,
-                id_text,
-                crate::requirements::devices(matches),
-                windows,
-            )?;
-            let (checklist, source) = match loaded.requirements.windows.first() {
-                Some(w) => (
-                    &w.checklist,
-                    format!("capture {} window {}", loaded.summary.id, w.window.name),
-                ),
-                None => (
-                    &loaded.requirements.whole,
-                    format!("capture {}", loaded.summary.id),
-                ),
-            };
-            if checklist.intervals == 0 {
-                return Err(UsageError(format!("{source} has no intervals")).into());
-            }
-            demand_from(checklist, level, &source)
-        }
+    let demand = match &args.from_capture {
+        Some(id_text) => from_capture(id_text, args, window, matches)?,
         None => Demand::default(),
     };
-    if let Some(text) = matches.get_one::<String>("workload") {
-        demand =
-            Demand::parse_onto(demand, text).map_err(|e| UsageError(format!("--workload: {e}")))?;
+    let adjusted = demand.adjusted(args.workload.as_deref(), args.growth.as_deref());
+    Ok(adjusted.map_err(|e| UsageError(e.to_string()))?)
+}
+
+/// The demand of capture `id_text`'s checklist at `--level`, in `--window` if one is given.
+fn from_capture(
+    id_text: &str,
+    args: &PlanArgs,
+    window: &WindowArgs,
+    matches: &ArgMatches,
+) -> anyhow::Result<Demand> {
+    let level = args.level.as_deref().unwrap_or("p99").parse::<Level>();
+    let level = level.map_err(|e| UsageError(format!("--level: {e}")))?;
+    let offset = parse_utc_offset(&window.utc_offset)
+        .map_err(|e| UsageError(format!("--utc-offset: {e}")))?;
+    let windows = WindowSet::parse(window.window.as_deref().unwrap_or(""), offset)
+        .map_err(|e| UsageError(format!("--window: {e}")))?;
+    if windows.windows.len() > 1 {
+        return Err(UsageError("--window: plan takes one window".to_string()).into());
     }
-    if let Some(text) = matches.get_one::<String>("growth") {
-        let growth =
-            diskmeter_plan::parse_growth(text).map_err(|e| UsageError(format!("--growth: {e}")))?;
-        demand = demand.grown(growth);
-    }
-    Ok(demand)
+    let store = diskmeter_history::open_for_reading(crate::requirements::db(matches))?;
+    let devices = crate::requirements::devices(matches);
+    let loaded = crate::requirements::load_requirements(&store, id_text, devices, windows)?;
+    let demand = capture_demand(&loaded.requirements, loaded.summary.id, level);
+    Ok(demand.map_err(|e| UsageError(e.to_string()))?)
 }

@@ -6,14 +6,39 @@ use crate::args::db_arg;
 use crate::history::{open, resolve_id};
 use crate::{write_output, Status};
 use anyhow::Context;
-use clap::{Arg, ArgAction, ArgMatches, Command};
+use clap::{ArgAction, ArgMatches, Args, Command, FromArgMatches};
 use diskmeter_analysis::compare::CompareOptions;
 use diskmeter_views::Item;
 use std::time::{SystemTime, UNIX_EPOCH};
 
+// `report`'s arguments before `--db`.
+#[derive(Args)]
+struct ReportArgs {
+    /// Runs to show, in this order: ids from diskmeter history, or 'last'
+    #[arg(value_name = "ID", required_unless_present = "compare")]
+    ids: Vec<String>,
+    /// Write the report to FILE (report.html) instead of stdout
+    #[arg(short, long, value_name = "FILE")]
+    output: Option<String>,
+}
+
+// `report`'s arguments after `--db`.
+#[derive(Args)]
+struct CompareArgs {
+    /// Add run B compared with run A (the baseline) as the first section
+    #[arg(long, value_names = ["A", "B"], num_args = 2, action = ArgAction::Set)]
+    compare: Option<Vec<String>>,
+    /// With --compare: changes smaller than this are within noise [default: 5]
+    #[arg(long, value_name = "PERCENT", requires = "compare")]
+    noise_floor: Option<f64>,
+    /// With --compare: a slower change at least this large is a regression [default: 10]
+    #[arg(long, value_name = "PERCENT", requires = "compare")]
+    threshold: Option<f64>,
+}
+
 /// The `report` subcommand.
 pub fn command() -> Command {
-    Command::new("report")
+    let report = Command::new("report")
         .about("Write saved runs as one self-contained HTML report")
         .long_about(
             "Writes saved runs as one HTML file that needs nothing else: scripts, styles and \
@@ -27,95 +52,41 @@ pub fn command() -> Command {
              (verdict per metric, as `diskmeter compare`) at the top.\n\n\
              IDs are as `diskmeter show` takes them: a number from `diskmeter history`, or \
              'last'.",
-        )
-        .arg(
-            Arg::new("ids")
-                .value_name("ID")
-                .num_args(1..)
-                .required_unless_present("compare")
-                .help("Runs to show, in this order: ids from diskmeter history, or 'last'"),
-        )
-        .arg(
-            Arg::new("output")
-                .short('o')
-                .long("output")
-                .value_name("FILE")
-                .help("Write the report to FILE (report.html) instead of stdout"),
-        )
-        .arg(db_arg())
-        .arg(
-            Arg::new("compare")
-                .long("compare")
-                .value_names(["A", "B"])
-                .num_args(2)
-                .action(ArgAction::Set)
-                .help("Add run B compared with run A (the baseline) as the first section"),
-        )
-        .arg(
-            Arg::new("noise-floor")
-                .long("noise-floor")
-                .value_name("PERCENT")
-                .value_parser(clap::value_parser!(f64))
-                .requires("compare")
-                .help("With --compare: changes smaller than this are within noise [default: 5]"),
-        )
-        .arg(
-            Arg::new("threshold")
-                .long("threshold")
-                .value_name("PERCENT")
-                .value_parser(clap::value_parser!(f64))
-                .requires("compare")
-                .help("With --compare: a slower change at least this large is a regression [default: 10]"),
-        )
+        );
+    CompareArgs::augment_args(ReportArgs::augment_args(report).arg(db_arg()))
 }
 
 /// Runs `diskmeter report`.
 pub fn main(matches: &ArgMatches) -> anyhow::Result<Status> {
+    let args = ReportArgs::from_arg_matches(matches)?;
     let store = open(matches)?;
-    let items = items(&store, matches)?;
+    let items = items(&store, &args, &CompareArgs::from_arg_matches(matches)?)?;
     let now_ms = SystemTime::now()
         .duration_since(UNIX_EPOCH)
         .map_or(0, |d| u64::try_from(d.as_millis()).unwrap_or(u64::MAX));
     let document = diskmeter_views::document(&store, &items, now_ms)?;
     let html = diskmeter_html::render_report(&document)?;
-    write_output(matches.get_one::<String>("output"), &html).context("writing the report")?;
+    write_output(args.output.as_ref(), &html).context("writing the report")?;
     Ok(Status::Success)
 }
 
-/// What the report shows, in order: the comparison first (it is the verdict the runs
-/// explain), then each run once.
+/// What the report shows ([`Item::report`]), the ids resolved: the comparison's first.
 fn items(
     store: &diskmeter_history::HistoryStore,
-    matches: &ArgMatches,
+    args: &ReportArgs,
+    compare: &CompareArgs,
 ) -> anyhow::Result<Vec<Item>> {
-    let mut items = Vec::new();
-    if let Some(pair) = matches.get_many::<String>("compare") {
-        let pair: Vec<&String> = pair.collect();
-        let defaults = CompareOptions::default();
-        let options = CompareOptions {
-            noise_floor_percent: matches
-                .get_one::<f64>("noise-floor")
-                .copied()
-                .unwrap_or(defaults.noise_floor_percent),
-            threshold_percent: matches
-                .get_one::<f64>("threshold")
-                .copied()
-                .unwrap_or(defaults.threshold_percent),
-        };
-        items.push(Item::Compare {
-            baseline: resolve_id(store, pair[0], None)?,
-            candidate: resolve_id(store, pair[1], None)?,
-            options,
-        });
+    let compared = match &compare.compare {
+        Some(pair) => Some(Item::Compare {
+            baseline: resolve_id(store, &pair[0], None)?,
+            candidate: resolve_id(store, &pair[1], None)?,
+            options: CompareOptions::given(compare.noise_floor, compare.threshold),
+        }),
+        None => None,
+    };
+    let mut runs = Vec::new();
+    for text in &args.ids {
+        runs.push(resolve_id(store, text, None)?);
     }
-    let mut seen = Vec::new();
-    for text in matches.get_many::<String>("ids").into_iter().flatten() {
-        let id = resolve_id(store, text, None)?;
-        // `report last 12` when 12 is the last run: its section once (anchors are unique).
-        if !seen.contains(&id) {
-            seen.push(id);
-            items.push(Item::Run(id));
-        }
-    }
-    Ok(items)
+    Ok(Item::report(compared, &runs))
 }

@@ -15,10 +15,12 @@
 mod cgroup;
 mod hint;
 mod profile;
+mod request;
 
 pub use cgroup::CgroupKind;
 pub use hint::throttle_flags_hint;
 pub use profile::{profile_caps, profiles, Caps, GivenCaps};
+pub use request::CreateRequest;
 
 use serde::{Deserialize, Serialize};
 use std::path::{Path, PathBuf};
@@ -73,6 +75,17 @@ pub enum EmulateError {
     /// No emulation has that name.
     #[error("no emulation named '{0}'")]
     NoSuchEmulation(String),
+    /// A size or cap that does not parse (`--iops`, `--size`, ...).
+    #[error("--{flag}: {problem}")]
+    Value {
+        /// The flag's name.
+        flag: String,
+        /// Why its value is wrong.
+        problem: diskmeter_units::UnitError,
+    },
+    /// Neither a profile nor a cap was given.
+    #[error("give --profile or at least one cap (--iops, --bw, ...)")]
+    NoCaps,
     /// A disk count outside 1 to [`MAX_DISKS`].
     #[error("{0} disks: an emulation makes 1 to {MAX_DISKS}")]
     DiskCount(u32),

@@ -222,6 +222,31 @@ impl Catalog {
                 known: self.vms.iter().map(|v| v.id.clone()).collect(),
             })
     }
+
+    /// Finds a disk tier, else a VM size, by id or alias (`diskmeter catalog show ID`).
+    pub fn entry(&self, name: &str) -> Result<Entry<'_>, PlanError> {
+        if let Ok(disk) = self.disk(name) {
+            return Ok(Entry::Disk(disk));
+        }
+        if let Ok(vm) = self.vm(name) {
+            return Ok(Entry::Vm(vm));
+        }
+        let disks = self.disks.iter().map(|d| d.id.clone());
+        Err(PlanError::UnknownEntry {
+            name: name.to_string(),
+            known: disks.chain(self.vms.iter().map(|v| v.id.clone())).collect(),
+        })
+    }
+}
+
+/// A disk tier or a VM size: serialised as the one it is.
+#[derive(Debug, Clone, Copy, Serialize)]
+#[serde(untagged)]
+pub enum Entry<'c> {
+    /// A disk tier.
+    Disk(&'c DiskTier),
+    /// A VM size.
+    Vm(&'c VmSize),
 }
 
 /// Lower case, without a `standard_` prefix, spaces, `-` or `_`: `Standard_DS14_v2` and

@@ -201,6 +201,25 @@ impl Demand {
         Ok(demand)
     }
 
+    /// This demand with the `--workload` keys `workload` over it, then the `--growth`
+    /// headroom `growth` (`30%`).
+    pub fn adjusted(
+        self,
+        workload: Option<&str>,
+        growth: Option<&str>,
+    ) -> Result<Demand, PlanError> {
+        let demand = match workload {
+            Some(text) => {
+                Demand::parse_onto(self, text).map_err(|e| PlanError::Workload(Box::new(e)))?
+            }
+            None => self,
+        };
+        match growth {
+            Some(text) => Ok(demand.grown(parse_growth(text).map_err(PlanError::Growth)?)),
+            None => Ok(demand),
+        }
+    }
+
     /// This demand with `fraction` more headroom (0.3 = +30 %): IOPS, MiB/s and the queue
     /// depth (Little's law: more IOs at the same latency keep more in flight) grow; sizes,
     /// shares and the latency target do not.

@@ -64,6 +64,18 @@ pub enum PlanError {
     #[error("--cache '{0}': use None, ReadOnly or ReadWrite")]
     Cache(String),
 
+    /// A name that is neither a disk tier nor a VM size.
+    #[error(
+        "'{name}' is neither a disk tier nor a VM size in the catalog; it has {}",
+        known.join(", ")
+    )]
+    UnknownEntry {
+        /// The name as given.
+        name: String,
+        /// The ids of the catalog's disk tiers, then of its VM sizes.
+        known: Vec<String>,
+    },
+
     /// A disk of one cloud on a VM of another.
     #[error(
         "{disk} is a {disk_cloud} disk and {vm} a {vm_cloud} VM size: pick both from one cloud"
@@ -90,6 +102,29 @@ pub enum PlanError {
     /// An `--optimize` goal other than cost.
     #[error("--optimize '{0}': only 'cost' is supported")]
     Goal(String),
+
+    /// A `--workload` that does not parse.
+    #[error("--workload: {0}")]
+    Workload(Box<PlanError>),
+
+    /// A `--growth` that is not a percentage.
+    #[error("--growth: {0}")]
+    Growth(DemandProblem),
+
+    /// `--optimize` with nothing to meet.
+    #[error("--optimize needs --require (e.g. --require iops=16000,bs=8k) or --from-capture")]
+    OptimiseNeedsRequirement,
+
+    /// `--family` outside a search.
+    #[error("--family only applies with --optimize")]
+    FamilyWithoutOptimise,
+
+    /// Neither disks to evaluate nor a search.
+    #[error(
+        "give --disks (e.g. --disks 4xP30) to evaluate a configuration, or --require ... \
+         --optimize cost to search for one"
+    )]
+    NoDisks,
 }
 
 /// What is wrong with a catalog file.

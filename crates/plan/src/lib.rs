@@ -15,9 +15,9 @@ pub mod model;
 pub mod optimise;
 pub mod planner;
 pub mod possible;
-pub mod text;
+pub mod request;
 
-pub use catalog::{Catalog, DiskTier, VmSize};
+pub use catalog::{Catalog, DiskTier, Entry, VmSize};
 pub use demand::{parse_growth, Demand, FigureOrigin};
 pub use error::{CatalogProblem, DemandProblem, DisksProblem, PlanError};
 pub use model::{CapKind, Configuration, HostCache, Limit, PointPrediction};
@@ -26,3 +26,4 @@ pub use planner::{
     evaluate, io_size_table, parse_disks, parse_io_sizes, Evaluation, IoSizeRow, DEFAULT_IO_SIZES,
 };
 pub use possible::{not_possible, NotPossible};
+pub use request::{answer, Answer, IoSizes, Request};

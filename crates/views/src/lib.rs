@@ -12,20 +12,23 @@
 //! This crate is also the terminal's rendering home: [`text::TextTable`] draws every table
 //! the CLI prints (the only user of comfy-table), and the terminal forms of a suite's table
 //! ([`suite::table`]), a sweep's points ([`sweep::text`]), a capture's checklist
-//! ([`capture::checklist_text`]), the history commands' listings ([`history`]) and a
-//! session's dry-run plan and closing messages ([`session`]) are built here, beside the
-//! report's forms of the same data. So are the outputs of `diskmeter requirements`
-//! ([`requirements`]: a capture's checklist as text, JSON or CSV) and `diskmeter check`
-//! ([`check`]: a result's judgements).
+//! ([`capture::checklist_text`]), the history commands' listings ([`history`]), a
+//! session's dry-run plan and closing messages ([`session`]), the planner's answers
+//! ([`plan`]) and the emulated disks ([`emulate`]) are built here, beside the report's forms
+//! of the same data. So are the outputs of `diskmeter requirements` ([`requirements`]: a
+//! capture's checklist as text, JSON or CSV) and `diskmeter check` ([`check`]: a result's
+//! judgements).
 
 #![forbid(unsafe_code)]
 
 pub mod capture;
 pub mod check;
 pub mod compare;
+pub mod emulate;
 pub mod find;
 pub mod history;
 pub mod model;
+pub mod plan;
 pub mod requirements;
 pub mod run;
 pub mod session;
@@ -92,6 +95,21 @@ pub enum Item {
         /// The thresholds of the verdicts.
         options: CompareOptions,
     },
+}
+
+impl Item {
+    /// What a report shows, in order: the comparison first (it is the verdict the runs
+    /// explain), then each of `runs` once (`report last 12` when 12 is the last run: its
+    /// section once, as anchors are unique).
+    pub fn report(compare: Option<Item>, runs: &[i64]) -> Vec<Item> {
+        let mut items: Vec<Item> = compare.into_iter().collect();
+        for (position, &id) in runs.iter().enumerate() {
+            if !runs[..position].contains(&id) {
+                items.push(Item::Run(id));
+            }
+        }
+        items
+    }
 }
 
 /// The section of one item, built from the history.
@@ -166,5 +184,21 @@ mod interval_tests {
         assert_eq!(charted_intervals(&series), &series[..]);
         let alone = [interval(0, 3)];
         assert_eq!(charted_intervals(&alone), &alone[..]);
+    }
+}
+
+#[cfg(test)]
+mod item_tests {
+    use super::*;
+
+    #[test]
+    fn a_report_shows_the_comparison_first_then_each_run_once() {
+        let compare = Item::Compare {
+            baseline: 1,
+            candidate: 2,
+            options: CompareOptions::default(),
+        };
+        let items = Item::report(Some(compare), &[3, 2, 3]);
+        assert_eq!(items, [compare, Item::Run(3), Item::Run(2)]);
     }
 }

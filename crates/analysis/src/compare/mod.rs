@@ -60,6 +60,17 @@ impl Default for CompareOptions {
     }
 }
 
+impl CompareOptions {
+    /// The figures given (`--noise-floor`, `--threshold`), the defaults for the others.
+    pub fn given(noise_floor_percent: Option<f64>, threshold_percent: Option<f64>) -> Self {
+        let defaults = CompareOptions::default();
+        CompareOptions {
+            noise_floor_percent: noise_floor_percent.unwrap_or(defaults.noise_floor_percent),
+            threshold_percent: threshold_percent.unwrap_or(defaults.threshold_percent),
+        }
+    }
+}
+
 /// What a metric's change means for the user.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]

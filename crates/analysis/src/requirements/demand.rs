@@ -11,8 +11,33 @@
 //! A figure the capture does not have (no writes, no trace for the random share) is left out
 //! of the demand, never filled with a default, and every figure used says where it came from.
 
-use super::{Checklist, Level, Metric};
+use super::{Checklist, Level, Metric, Requirements};
 use diskmeter_plan::{Demand, FigureOrigin};
+
+/// A capture's checklist without a single interval: nothing to plan for.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+#[error("{0} has no intervals")]
+pub struct NoIntervals(pub String);
+
+/// The demand capture `capture_id`'s checklists make at `level`: the window's when one was
+/// asked for, else the whole capture's, its figures naming the capture (and window).
+pub fn capture_demand(
+    requirements: &Requirements,
+    capture_id: i64,
+    level: Level,
+) -> Result<Demand, NoIntervals> {
+    let (checklist, source) = match requirements.windows.first() {
+        Some(w) => (
+            &w.checklist,
+            format!("capture {capture_id} window {}", w.window.name),
+        ),
+        None => (&requirements.whole, format!("capture {capture_id}")),
+    };
+    if checklist.intervals == 0 {
+        return Err(NoIntervals(source));
+    }
+    Ok(demand_from(checklist, level, &source))
+}
 
 /// The demand `checklist` makes at `level`; `source` names the capture in the figures'
 /// origins ("capture 12").

@@ -363,7 +363,7 @@ pub fn check_request(request: &Request) -> Verdict {
     let _ = serde_json::to_string(&requirements);
     // `plan --from-capture`.
     let demand = demand_from(&requirements.whole, level, "capture 1");
-    let _ = diskmeter_plan::text::describe_demand(&demand);
+    let _ = diskmeter_views::plan::describe_demand(&demand);
     // `replay`.
     if requirements.devices.is_empty() || requirements.whole.intervals == 0 {
         return Verdict::Accepted;

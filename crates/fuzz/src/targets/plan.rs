@@ -11,10 +11,10 @@ use crate::seeds::SeedFile;
 use crate::{refused, Target, Verdict};
 use diskmeter_analysis::requirements::{parse_utc_offset, Level, WindowSet};
 use diskmeter_plan::{
-    parse_disks, parse_growth, text, Catalog, Configuration, Demand, HostCache, PlanError,
-    SearchSpace,
+    parse_disks, parse_growth, Catalog, Configuration, Demand, HostCache, PlanError, SearchSpace,
 };
 use diskmeter_units::{parse_size, KbBase};
+use diskmeter_views::plan as text;
 use serde::{Deserialize, Serialize};
 use std::sync::OnceLock;
 

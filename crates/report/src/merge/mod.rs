@@ -16,9 +16,11 @@
 //! A merge of one result is that result with `ranks` and `scale_out` added.
 
 mod figures;
+mod files;
 mod job;
 mod workload;
 
+pub use files::{merge_files, MergeFilesError, Steps};
 pub use workload::HOST_SPECIFIC_OPTIONS;
 
 use thiserror::Error;

@@ -1,12 +1,11 @@
 //! The planner's terminal view: plain text for each answer, built from the same structs the
 //! JSON output serialises, so the two never disagree.
 
-use crate::catalog::{Catalog, DiskTier, VmSize};
-use crate::demand::Demand;
-use crate::model::{group, Basis, PointPrediction};
-use crate::optimise::{Candidate, Optimisation};
-use crate::planner::{Evaluation, IoSizeRow};
-use crate::possible::NotPossible;
+use diskmeter_plan::model::{group, Basis, PointPrediction};
+use diskmeter_plan::{
+    Answer, Candidate, Catalog, Demand, DiskTier, Entry, Evaluation, IoSizeRow, NotPossible,
+    Optimisation, VmSize,
+};
 use std::fmt::Write;
 
 /// `8 KiB`, `1 MiB`, `1536 B`: IO sizes as people write them.
@@ -128,6 +127,23 @@ fn point_title(p: &PointPrediction, possible: bool) -> String {
         _ => String::new(),
     };
     format!("{asked}{at}{verdict}")
+}
+
+/// The view of any answer of `diskmeter plan`.
+pub fn answer(answer: &Answer) -> String {
+    match answer {
+        Answer::Optimisation(o) => optimisation(o),
+        Answer::IoSizes(v) => io_sizes(&v.configuration, &v.rows, &v.not_possible),
+        Answer::Evaluation(e) => evaluation(e),
+    }
+}
+
+/// `catalog show`'s view of a disk tier or a VM size.
+pub fn entry(entry: Entry) -> String {
+    match entry {
+        Entry::Disk(d) => disk_entry(d),
+        Entry::Vm(v) => vm_entry(v),
+    }
 }
 
 /// The evaluate view.
@@ -508,5 +524,21 @@ mod tests {
         assert_eq!(usd(1548.0), "$1,548.00");
         assert_eq!(usd(136.085 * 4.0), "$544.34");
         assert_eq!(usd(3208.98), "$3,208.98");
+    }
+
+    /// The random share is shown with the demand (the evaluation's stripe advice follows it).
+    #[test]
+    fn an_evaluation_says_the_random_share() {
+        let catalog = Catalog::builtin();
+        let (disk, disk_count) = diskmeter_plan::parse_disks(&catalog, "4xP30").unwrap();
+        let config = diskmeter_plan::Configuration {
+            vm: None,
+            disk,
+            disk_count,
+            cache: diskmeter_plan::HostCache::None,
+        };
+        let demand = Demand::parse("iops=5000,bs=8k,random=10%").unwrap();
+        let sequential = diskmeter_plan::evaluate(&catalog, &config, &demand).unwrap();
+        assert!(evaluation(&sequential).contains("10% random"));
     }
 }

@@ -1,0 +1,114 @@
+//! `diskmeter emulate create`'s request as typed (sizes and caps in fio's size syntax), made
+//! into the [`EmulationSpec`] to create: a profile's caps with the given ones over them.
+
+use crate::{profile_caps, Caps, EmulateError, EmulationSpec, GivenCaps};
+use diskmeter_plan::Catalog;
+use diskmeter_units::{parse_size, KbBase};
+use std::path::PathBuf;
+
+/// What `emulate create` was given.
+#[derive(Debug, Clone, Copy)]
+pub struct CreateRequest<'a> {
+    /// `--name` (default: the profile, in lower case, else `custom`).
+    pub name: Option<&'a str>,
+    /// `--profile`: a catalog tier.
+    pub profile: Option<&'a str>,
+    /// `--size`.
+    pub size: &'a str,
+    /// `--disks`.
+    pub disks: u32,
+    /// `--dir`: the folder of the backing files.
+    pub dir: &'a str,
+    /// The caps given, each with its flag's name: IOPS and bandwidth in both directions,
+    /// then read IOPS, write IOPS, read bandwidth and write bandwidth.
+    pub caps: [(&'static str, Option<&'a str>); 6],
+}
+
+impl CreateRequest<'_> {
+    /// The emulation asked for: the profile's caps (if any) with the given caps over them.
+    pub fn spec(&self, catalog: &Catalog) -> Result<EmulationSpec, EmulateError> {
+        let caps = match self.profile {
+            Some(p) => profile_caps(p, catalog)?.1,
+            None => Caps::default(),
+        };
+        let size = |flag: &str, text: &str| {
+            parse_size(text, KbBase::Binary).map_err(|e| EmulateError::Value {
+                flag: flag.to_string(),
+                problem: e,
+            })
+        };
+        let mut given = [None; 6];
+        for (number, (flag, text)) in given.iter_mut().zip(self.caps) {
+            *number = text.map(|text| size(flag, text)).transpose()?;
+        }
+        let [iops, bytes_per_sec, read_iops, write_iops, read_bytes_per_sec, write_bytes_per_sec] =
+            given;
+        let caps = caps.overridden(&GivenCaps {
+            iops,
+            bytes_per_sec,
+            read_iops,
+            write_iops,
+            read_bytes_per_sec,
+            write_bytes_per_sec,
+        });
+        if caps == Caps::default() {
+            return Err(EmulateError::NoCaps);
+        }
+        let name = self.name.map(str::to_string);
+        let name = name.or_else(|| self.profile.map(|p| p.to_ascii_lowercase()));
+        Ok(EmulationSpec {
+            name: name.unwrap_or_else(|| "custom".to_string()),
+            size_bytes: size("size", self.size)?,
+            caps,
+            dir: PathBuf::from(self.dir),
+            owner_pid: None,
+            disks: self.disks,
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn request<'a>(profile: Option<&'a str>, iops: Option<&'a str>) -> CreateRequest<'a> {
+        CreateRequest {
+            name: None,
+            profile,
+            size: "1g",
+            disks: 1,
+            dir: ".",
+            caps: [
+                ("iops", iops),
+                ("bw", None),
+                ("read-iops", None),
+                ("write-iops", None),
+                ("read-bw", None),
+                ("write-bw", None),
+            ],
+        }
+    }
+
+    #[test]
+    fn given_caps_lie_over_the_profiles_and_name_it() {
+        let catalog = Catalog::builtin();
+        let spec = request(Some("Azure-P30"), Some("1k"))
+            .spec(&catalog)
+            .unwrap();
+        assert_eq!(spec.name, "azure-p30");
+        assert_eq!(spec.caps.read_iops, Some(1024));
+        assert_eq!(spec.caps.read_bytes_per_sec, Some(200 << 20));
+        assert_eq!(spec.size_bytes, 1 << 30);
+        let custom = request(None, Some("500")).spec(&catalog).unwrap();
+        assert_eq!(custom.name, "custom");
+    }
+
+    #[test]
+    fn no_cap_or_a_bad_one_is_refused_naming_the_flag() {
+        let catalog = Catalog::builtin();
+        let none = request(None, None).spec(&catalog).unwrap_err();
+        assert!(matches!(none, EmulateError::NoCaps));
+        let bad = request(None, Some("lots")).spec(&catalog).unwrap_err();
+        assert!(bad.to_string().starts_with("--iops: "), "{bad}");
+    }
+}
