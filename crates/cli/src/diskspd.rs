@@ -6,7 +6,7 @@ use crate::{args, write_output, Status, UsageError};
 use clap::{Arg, ArgAction, ArgMatches, Command};
 use diskmeter_jobfile::diskspd::{self, OutputForm};
 use diskmeter_orchestrator::{Batch, CommandKind, Session, Step};
-use diskmeter_report::{render_diskspd_text, render_diskspd_xml, DiskSpdHeader};
+use diskmeter_report::render_diskspd;
 
 /// The `diskspd` subcommand's definition.
 pub fn command() -> Command {
@@ -75,13 +75,9 @@ pub fn main(matches: &ArgMatches) -> anyhow::Result<Status> {
         return Ok(Status::Success);
     }
     let quiet = args::quiet(matches);
-    let settings = args::settings(matches)?;
-    let mut session = Session::open(settings)?;
+    let mut session = Session::open(args::settings(matches)?)?;
     let several = profile.time_spans.len() > 1;
-    let steps = profile
-        .time_spans
-        .iter()
-        .enumerate()
+    let steps = (profile.time_spans.iter().enumerate())
         .map(|(i, span)| Step {
             name: if several {
                 format!("{} (time span {})", profile.command_line, i + 1)
@@ -93,44 +89,14 @@ pub fn main(matches: &ArgMatches) -> anyhow::Result<Status> {
         .collect();
     let mut batch = Batch::new(CommandKind::DiskSpd, steps);
     batch.name = Some(profile.command_line.clone());
-    let outcome = session::run_on_terminal(&mut session, &batch, quiet, None, None);
-    let written = if outcome.steps.is_empty() {
-        Ok(())
-    } else {
-        write_output(
-            matches.get_one::<String>("output"),
-            &render(&profile, &outcome.steps),
-        )
-    };
-    let status = session::conclude(outcome, quiet)?;
-    written?;
-    Ok(status)
-}
-
-/// DiskSpd's report of the time spans run: its text layout, or XML with `-Rxml`.
-fn render(
-    profile: &diskspd::DiskSpdProfile,
-    steps: &[diskmeter_orchestrator::FinishedStep],
-) -> String {
-    let profile_xml = match profile.output {
-        OutputForm::Xml => diskspd::profile_xml(profile, 2),
-        OutputForm::Text => String::new(),
-    };
-    let spans: Vec<(DiskSpdHeader, &diskmeter_report::RunInput)> = steps
-        .iter()
-        .filter_map(|step| {
-            let span = profile.time_spans.get(step.index)?;
-            Some((
-                DiskSpdHeader::of_time_span(profile, span, step.index, &profile_xml),
-                &step.input,
-            ))
-        })
-        .collect();
-    match profile.output {
-        OutputForm::Text => spans
-            .iter()
-            .map(|(header, input)| render_diskspd_text(header, input))
-            .collect(),
-        OutputForm::Xml => render_diskspd_xml(&spans),
-    }
+    session::run_and_conclude(&mut session, &batch, quiet, None, None, |outcome| {
+        if outcome.steps.is_empty() {
+            return Ok(());
+        }
+        let ran: Vec<_> = (outcome.steps.iter())
+            .map(|s| (s.index, &s.input))
+            .collect();
+        let text = render_diskspd(&profile, &ran);
+        Ok(write_output(matches.get_one::<String>("output"), &text)?)
+    })
 }
