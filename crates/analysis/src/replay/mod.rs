@@ -26,6 +26,7 @@
 use crate::requirements::{Checklist, Level, Metric};
 use serde::{Deserialize, Serialize};
 
+mod capture;
 mod depth;
 mod exact;
 mod flushes;
@@ -38,6 +39,7 @@ mod tests;
 mod tests_pacing;
 mod traced;
 
+pub use capture::{CaptureReplay, CaptureReplayError, CommentedWorkload};
 pub use depth::{replay_depth, ReplayDepth};
 pub use exact::{build_exact_replay, exact_request, ExactError, ExactRequest};
 pub use flushes::{data_write_share, plan_flushes, FlushPlan};
