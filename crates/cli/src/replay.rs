@@ -44,9 +44,7 @@ pub fn command() -> Command {
              error (unknown capture, a run that is not a capture, a bad level).",
         );
     let command = ReplayArgs::augment_args(command).arg(requirements::device_arg());
-    let command = ReplayShape::augment_args(command)
-        .arg(run::output_format_arg())
-        .arg(crate::formats::terse_version_arg());
+    let command = run::result_format_args(ReplayShape::augment_args(command));
     let command = args::add_emulate_flags(command, "replay");
     args::add_run_flags(command)
 }

@@ -1,12 +1,13 @@
 //! `diskmeter run`: fio's options on the command line or fio job files -> one step -> the
 //! orchestrator -> the report in the chosen format.
 
+use crate::formats::{self, list_parser, RESULT_FORMATS};
 use crate::session;
-use crate::{args, formats, jobfile, options, write_output, Status, UsageError};
-use clap::{Arg, ArgAction, ArgMatches, Args, Command, FromArgMatches};
+use crate::{args, jobfile, options, write_output, Status, UsageError};
+use clap::{ArgAction, ArgMatches, Args, Command, FromArgMatches};
 use diskmeter_jobfile::fio::Unsupported;
 use diskmeter_orchestrator::{Batch, CommandKind, Session, Step};
-use diskmeter_report::output_format::render_steps;
+use diskmeter_report::output_format::{render_steps, OutputFormat};
 use diskmeter_workload::{command_line_jobs, job_file_defaults, job_names, JobSpec, OptionError};
 
 /// The `run` subcommand's definition.
@@ -27,10 +28,9 @@ pub fn command() -> Command {
              Exit codes: 0 ok; 1 the run failed, was refused or was interrupted, or the history \
              could not take it (the run is then kept in a spool file and saved at the next \
              run); 2 usage error.",
-        )
-        .arg(output_format_arg())
-        .arg(formats::terse_version_arg());
-    let command = args::add_emulate_flags(job_inputs(command), "run (every job's target)");
+        );
+    let command = job_inputs(result_format_args(command));
+    let command = args::add_emulate_flags(command, "run (every job's target)");
     options::add_job_options(args::add_run_flags(command))
 }
 
@@ -65,19 +65,22 @@ pub fn main(matches: &ArgMatches) -> anyhow::Result<Status> {
     })
 }
 
-/// `--output-format` (`run`, `replay`): diskmeter's formats and fio's, or a comma list.
-pub(crate) fn output_format_arg() -> Arg {
-    Arg::new("output-format")
-        .long("output-format")
-        .value_name("FORMAT[,FORMAT...]")
-        .value_parser(formats::list_parser(formats::RESULT_FORMATS))
-        .default_value("normal")
-        .help(
-            "normal (human summary), json (diskmeter's schema), fio-json (fio 3.x JSON keys and \
-             units, what fio calls json), json+ (fio's json+: fio-json with the latency bins) or \
-             terse (fio's semicolon lines, see --terse-version); or a comma-separated list, \
-             printed in fio's order (terse, fio-json/json+, json, normal)",
-        )
+// `--output-format` (`run`, `replay`): diskmeter's formats and fio's, or a comma list. No doc
+// comment: it would replace the command's about.
+#[derive(Args)]
+pub(crate) struct ResultFormat {
+    /// normal (human summary), json (diskmeter's schema), fio-json (fio 3.x JSON keys and units,
+    /// what fio calls json), json+ (fio's json+: fio-json with the latency bins) or terse (fio's
+    /// semicolon lines, see --terse-version); or a comma-separated list, printed in fio's order
+    /// (terse, fio-json/json+, json, normal)
+    #[arg(long, id = "output-format", value_name = "FORMAT[,FORMAT...]")]
+    #[arg(default_value = "normal", value_parser = list_parser(RESULT_FORMATS))]
+    output_format: String,
+}
+
+/// Adds `--output-format` and `--terse-version` (`run`, `replay`).
+pub(crate) fn result_format_args(command: Command) -> Command {
+    ResultFormat::augment_args(command).arg(formats::terse_version_arg())
 }
 
 /// Writes the result of a one-step batch in the `--output-format` asked (to `--output` or
@@ -91,7 +94,8 @@ pub(crate) fn write_result(
     };
     let (terse, names) = (formats::terse_version(matches), [step.name.clone()]);
     let result = std::slice::from_ref(&step.result);
-    let parts = (formats::formats_of(matches, "output-format").into_iter())
+    let asked = ResultFormat::from_arg_matches(matches)?.output_format;
+    let parts = (OutputFormat::print_order(&asked).into_iter())
         .map(|format| render_steps(format, &names, result, terse))
         .collect::<Result<_, _>>()?;
     let text = formats::join(parts);
