@@ -327,21 +327,6 @@ pub fn render_iometer_csv(description: &str, steps: &[IometerCsvStep<'_>]) -> St
     out
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn the_header_has_iometer_1_1_0_s_columns() {
-        let columns: Vec<&str> = IOMETER_CSV_HEADER.split(',').collect();
-        assert_eq!(columns.len(), 80);
-        assert_eq!(columns[6], "IOps");
-        assert_eq!(columns[45], "Starting Sector");
-        assert_eq!(columns[47], "Queue Depth");
-        assert_eq!(columns[79], " >= 10 s");
-    }
-}
-
 impl<'a> IometerCsvStep<'a> {
     /// The CSV writer's view of the steps of an `.icf` file that ran (`results[i]` is
     /// `steps[i]`'s): managers with their active workers.
@@ -386,5 +371,20 @@ impl<'a> IometerCsvStep<'a> {
                 }
             })
             .collect()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_header_has_iometer_1_1_0_s_columns() {
+        let columns: Vec<&str> = IOMETER_CSV_HEADER.split(',').collect();
+        assert_eq!(columns.len(), 80);
+        assert_eq!(columns[6], "IOps");
+        assert_eq!(columns[45], "Starting Sector");
+        assert_eq!(columns[47], "Queue Depth");
+        assert_eq!(columns[79], " >= 10 s");
     }
 }
