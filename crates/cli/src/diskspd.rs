@@ -69,10 +69,8 @@ pub fn main(matches: &ArgMatches) -> anyhow::Result<Status> {
     }
     let quiet = args::quiet(matches);
     let mut session = Session::open(args::settings(matches)?)?;
-    let steps = (profile.steps().into_iter())
-        .map(|(name, jobs)| Step { name, jobs })
-        .collect();
-    let mut batch = Batch::new(CommandKind::DiskSpd, steps);
+    let steps = (profile.steps().into_iter()).map(|(name, jobs)| Step::new(name, jobs));
+    let mut batch = Batch::new(CommandKind::DiskSpd, steps.collect());
     batch.name = Some(profile.command_line.clone());
     session::run_and_conclude(&mut session, &batch, quiet, None, None, |outcome| {
         if outcome.steps.is_empty() {

@@ -1,13 +1,22 @@
 //! `diskmeter iometer`: Iometer access specifications, one after another, on a target (or a
-//! scenario table of them), each reported as a diskmeter run, then a summary table.
+//! scenario table of them), each reported as a diskmeter run, then a summary table; or, with
+//! `--icf FILE [TARGET...]`, an Iometer configuration file run as Iometer runs it — each access
+//! specification position, each cycling step a step of the run — with its targets mapped to
+//! Linux paths, and Iometer's results CSV (`--csv FILE`).
 
-use crate::session;
+use crate::session::{self, Announce};
 use crate::{args, write_output, Status, UsageError};
+use anyhow::Context;
+use clap::parser::ValueSource;
 use clap::{ArgMatches, Args, Command, FromArgMatches};
+use diskmeter_jobfile::iometer::icf::Icf;
+use diskmeter_jobfile::iometer::icf_request::{icf_steps, IcfRequest};
+use diskmeter_jobfile::iometer::icf_run::{IcfStep, RunSettings};
 use diskmeter_jobfile::iometer::steps::{self, SpecSettings};
 use diskmeter_jobfile::iometer::{self as jobs, Scenario, DEFAULT_FILE_SIZE};
 use diskmeter_orchestrator::{Batch, CommandKind, Session, Step, StepContext};
-use diskmeter_report::{iometer_results, iometer_summary, RunResult};
+use diskmeter_report::RunResult;
+use diskmeter_report::{iometer_results, iometer_summary, render_iometer_csv, IometerCsvStep};
 use diskmeter_units::{parse_size, parse_time_ns, KbBase, TimeUnit};
 
 /// The `iometer` subcommand's definition.
@@ -109,7 +118,7 @@ impl IometerArgs {
     }
 
     /// `--size`: the size of `iobw.tst` in a folder target.
-    pub(crate) fn file_size_bytes(&self) -> Result<u64, String> {
+    fn file_size_bytes(&self) -> Result<u64, String> {
         match &self.size {
             Some(text) => parse_size(text, KbBase::Binary).map_err(|e| format!("--size: {e}")),
             None => Ok(DEFAULT_FILE_SIZE),
@@ -117,18 +126,18 @@ impl IometerArgs {
     }
 
     /// Whether `--output-format json` was asked: a list of diskmeter results.
-    pub(crate) fn json(&self) -> bool {
+    fn json(&self) -> bool {
         self.output_format == "json"
     }
 }
 
 /// A file the command reads (`--table`, `--icf`).
-pub(crate) fn read(path: &str) -> Result<String, String> {
+fn read(path: &str) -> Result<String, String> {
     std::fs::read_to_string(path).map_err(|e| format!("cannot read {path}: {e}"))
 }
 
 /// `--time` or `--ramp` (`name`) in ns: fio time syntax, bare numbers seconds.
-pub(crate) fn time_ns(name: &str, text: &str) -> Result<u64, String> {
+fn time_ns(name: &str, text: &str) -> Result<u64, String> {
     parse_time_ns(text, TimeUnit::Seconds).map_err(|e| format!("--{name}: {e}"))
 }
 
@@ -136,7 +145,7 @@ pub(crate) fn time_ns(name: &str, text: &str) -> Result<u64, String> {
 pub fn main(matches: &ArgMatches) -> anyhow::Result<Status> {
     let asked = IometerArgs::from_arg_matches(matches)?;
     if let Some(path) = &asked.icf {
-        return crate::iometer_icf::main(matches, &asked, path);
+        return icf_main(matches, &asked, path);
     }
     let rows = asked.scenarios().map_err(UsageError)?;
     let is_dir = |target: &str| std::path::Path::new(target).is_dir();
@@ -144,26 +153,18 @@ pub fn main(matches: &ArgMatches) -> anyhow::Result<Status> {
     let quiet = args::quiet(matches);
     let mut session = Session::open(args::settings(matches)?)?;
     let (targets, steps): (Vec<String>, Vec<Step>) = (spec_steps.into_iter())
-        .map(|s| {
-            (
-                s.targets,
-                Step {
-                    name: s.name,
-                    jobs: s.jobs,
-                },
-            )
-        })
+        .map(|s| (s.targets, Step::new(s.name, s.jobs)))
         .unzip();
     let mut batch = Batch::new(CommandKind::Iometer, steps);
     batch.name = Some(steps::run_name(&rows));
     let announce = move |step: StepContext<'_>| {
-        let (number, total, name) = (step.index + 1, step.total(), step.name());
+        let (number, total, target) = (step.index + 1, step.total(), &targets[step.index]);
         Some(format!(
-            "iometer {number}/{total}: {name} on {}",
-            targets[step.index]
+            "iometer {number}/{total}: {} on {target}",
+            step.name()
         ))
     };
-    let announce = Some(Box::new(announce) as session::Announce);
+    let announce = Some(Box::new(announce) as Announce);
     session::run_and_conclude(&mut session, &batch, quiet, announce, None, |outcome| {
         if outcome.dry_run {
             return Ok(());
@@ -173,6 +174,63 @@ pub fn main(matches: &ArgMatches) -> anyhow::Result<Status> {
         if !asked.json() {
             out += &iometer_summary(&rows, &results);
         }
+        Ok(write_output(matches.get_one::<String>("output"), &out)?)
+    })
+}
+
+/// The `.icf` file and its steps as the command line changes them.
+fn icf_plan(
+    matches: &ArgMatches,
+    asked: &IometerArgs,
+    path: &str,
+) -> Result<(Icf, Vec<IcfStep>), String> {
+    let text = read(path)?;
+    // --workers, --qd, --time and --ramp have defaults for --spec; only given ones count.
+    let given = |name: &str| matches.value_source(name) == Some(ValueSource::CommandLine);
+    let time = |name: &str, text: &str| given(name).then(|| time_ns(name, text)).transpose();
+    let request = IcfRequest {
+        targets: asked.target.clone(),
+        target_maps: asked.target_map.clone(),
+        specs: asked.spec.clone(),
+        workers: given("workers").then_some(asked.workers),
+        queue_depth: given("qd").then_some(asked.qd),
+        cpus: std::thread::available_parallelism().map_or(1, |n| n.get() as u32),
+        settings: RunSettings {
+            run_time_ns: time("time", &asked.time)?,
+            ramp_ns: time("ramp", &asked.ramp)?,
+            file_size_bytes: asked.file_size_bytes()?,
+        },
+    };
+    icf_steps(path, &text, &request).map_err(|e| e.to_string())
+}
+
+/// Runs `diskmeter iometer --icf FILE`.
+fn icf_main(matches: &ArgMatches, asked: &IometerArgs, path: &str) -> anyhow::Result<Status> {
+    let (icf, icf_steps) = icf_plan(matches, asked, path).map_err(UsageError)?;
+    let quiet = args::quiet(matches);
+    let mut session = Session::open(args::settings(matches)?)?;
+    let steps = (icf_steps.iter()).map(|s| Step::new(&s.name, s.jobs.clone()));
+    let steps = steps.collect();
+    let mut batch = Batch::new(CommandKind::Iometer, steps);
+    batch.name = Some(icf.run_name(path));
+    let announce = |step: StepContext<'_>| {
+        let (number, total) = (step.index + 1, step.total());
+        Some(format!("iometer {number}/{total}: {}", step.name()))
+    };
+    let announce = Some(Box::new(announce) as Announce);
+    let heading = Some(Box::new(session::step_heading) as Announce);
+    session::run_and_conclude(&mut session, &batch, quiet, announce, heading, |outcome| {
+        if outcome.dry_run {
+            return Ok(());
+        }
+        let results: Vec<RunResult> = outcome.results().cloned().collect();
+        if let Some(csv_path) = &asked.csv {
+            let steps = IometerCsvStep::of_icf_steps(&icf, &icf_steps, &results);
+            let text = render_iometer_csv(&icf.setup.description, &steps);
+            std::fs::write(csv_path, text)
+                .with_context(|| format!("cannot write --csv {csv_path}"))?;
+        }
+        let out = iometer_results(&results, asked.json())?;
         Ok(write_output(matches.get_one::<String>("output"), &out)?)
     })
 }

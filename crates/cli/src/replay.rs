@@ -85,10 +85,8 @@ struct ReplayShape {
 
 /// Runs `diskmeter replay`.
 pub fn main(matches: &ArgMatches) -> anyhow::Result<Status> {
-    let (asked, shape) = (
-        ReplayArgs::from_arg_matches(matches)?,
-        ReplayShape::from_arg_matches(matches)?,
-    );
+    let asked = ReplayArgs::from_arg_matches(matches)?;
+    let shape = ReplayShape::from_arg_matches(matches)?;
     let quiet = args::quiet(matches);
     let level: Level = (asked.level.parse()).map_err(|e| UsageError(format!("--level: {e}")))?;
     let store = open_history(matches)?;
@@ -101,29 +99,18 @@ pub fn main(matches: &ArgMatches) -> anyhow::Result<Status> {
     drop(store);
     let usage = |e: CaptureReplayError| UsageError(e.to_string());
     let capture = CaptureReplay::new(id, loaded.requirements, &traces).map_err(usage)?;
-    let target = asked.target.as_deref().map(Path::new);
     let emulated = matches.get_one::<String>("emulate").is_some();
+    let log_exists = |log: &str| Path::new(log).is_file();
     let (workload, comments) = if shape.exact {
-        let redirect = target.map(|t| t.display().to_string());
-        capture.exact(redirect, emulated, |log| Path::new(log).is_file())
+        capture.exact(asked.target.clone(), emulated, log_exists)
     } else {
         let (size, runtime) = (size(&shape.size)?, runtime(&shape.runtime)?);
         capture.at_level(level, shape.random, size, runtime)
     }
     .map_err(usage)?;
-    // An exact replay names its target in replay_redirect; a workload in filename= (or
-    // directory= for a folder).
-    let target_for_file = match (target, emulated || workload.option("read_iolog").is_some()) {
-        (Some(path), false) => {
-            let option = if path.is_dir() {
-                "directory"
-            } else {
-                "filename"
-            };
-            vec![(option.to_string(), path.display().to_string())]
-        }
-        _ => Vec::new(),
-    };
+    let target = asked.target.as_deref();
+    let is_dir = target.is_some_and(|path| Path::new(path).is_dir());
+    let target_for_file = workload.target_options(target, is_dir, emulated);
     if !quiet {
         // As it is, so it can be copied into a job file.
         eprint!("{}", workload.job_file(&comments, &target_for_file));

@@ -112,9 +112,6 @@ pub(crate) fn jobs(matches: &ArgMatches, quiet: bool) -> anyhow::Result<Vec<JobS
         UsageError(lines.join("\n"))
     };
     if inputs.jobfiles.is_empty() {
-        if given.is_empty() {
-            return Ok(vec![JobSpec::newcomer_default()]);
-        }
         let (jobs, notes) = command_line_jobs(&given).map_err(usage)?;
         warn(&notes, quiet);
         return Ok(jobs);

@@ -75,13 +75,16 @@ pub fn jobs_from_options_over(
     }
 }
 
-/// The jobs of a command line that gives fio options and no job file ([`jobs_from_options`]),
-/// each carrying what was typed (fio's "job options" and "global options", see
-/// [`crate::given`]), and the notes of values read other than written, to warn about once
-/// ([`mark_value_readings`]).
+/// The jobs of a command line that gives no job file: the newcomer's default job without
+/// options, else [`jobs_from_options`], each carrying what was typed (fio's "job options" and
+/// "global options", see [`crate::given`]); and the notes of values read other than written,
+/// to warn about once ([`mark_value_readings`]).
 pub fn command_line_jobs(
     options: &[(String, Option<String>)],
 ) -> Result<(Vec<JobSpec>, Vec<String>), Vec<OptionError>> {
+    if options.is_empty() {
+        return Ok((vec![JobSpec::newcomer_default()], Vec::new()));
+    }
     let mut jobs = jobs_from_options(options)?;
     let notes = mark_value_readings(&mut jobs);
     for (job, typed) in jobs.iter_mut().zip(given_from_options(options)) {
