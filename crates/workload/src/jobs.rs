@@ -236,4 +236,33 @@ mod tests {
         assert!(messages[3].starts_with("runtime=ten:"));
         assert_eq!(messages[4], "name=: a job name can't be empty");
     }
+
+    #[test]
+    fn a_command_line_s_jobs_keep_what_was_typed_and_name_each_value_read_otherwise_once() {
+        let (jobs, notes) = command_line_jobs(&[]).unwrap();
+        assert_eq!(jobs, vec![JobSpec::newcomer_default()]);
+        assert!(notes.is_empty());
+        let given = options(&[
+            ("runtime", Some("30sec")),
+            ("name", Some("a")),
+            ("name", Some("b")),
+            ("name", Some("a")),
+        ]);
+        let (jobs, notes) = command_line_jobs(&given).unwrap();
+        assert_eq!(notes.len(), 1, "{notes:?}");
+        assert!(notes[0].starts_with("--runtime=30sec: "), "{notes:?}");
+        assert!(jobs.iter().all(|job| job.compat.value_readings == notes));
+        assert_eq!(jobs[0].given.as_ref().unwrap().global[0].0, "runtime");
+        assert_eq!(job_names(&jobs), "a,b");
+    }
+
+    #[test]
+    fn options_before_job_files_start_from_fio_s_job_file_defaults() {
+        let given = options(&[("iodepth", Some("8"))]);
+        let (defaults, typed, notes) = job_file_defaults(&given).unwrap();
+        let fio = JobSpec::fio_job_file_default();
+        assert_eq!((defaults.iodepth, defaults.ioengine), (8, fio.ioengine));
+        assert_eq!(typed, vec![("iodepth".to_string(), "8".to_string())]);
+        assert!(notes.is_empty());
+    }
 }

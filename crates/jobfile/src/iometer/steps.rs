@@ -82,3 +82,31 @@ pub fn run_name(rows: &[Scenario]) -> String {
     let names: Vec<&str> = rows.iter().map(|row| row.spec.name.as_str()).collect();
     names.join(",")
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn specifications_given_on_the_command_line_are_steps_of_their_own_in_order() {
+        let settings = SpecSettings {
+            target: "/dev/x".into(),
+            duration_ns: 1_000_000_000,
+            ramp_ns: 0,
+            workers: 3,
+            queue_depth: 128,
+            file_size_bytes: 1 << 30,
+        };
+        let specs = ["RandomReads_8K".to_string(), "OLTP:8k,100,70".to_string()];
+        let rows = settings.scenarios(&specs).unwrap();
+        let steps = spec_steps(&rows, |_| false).unwrap();
+        let names: Vec<&str> = steps.iter().map(|s| s.name.as_str()).collect();
+        assert_eq!(names, ["RandomReads_8K", "OLTP"]);
+        assert_eq!(
+            (steps[0].targets.as_str(), steps[0].jobs.len()),
+            ("/dev/x", 1)
+        );
+        assert_eq!(run_name(&rows), "RandomReads_8K,OLTP");
+        assert!(settings.scenarios(&["Nope".to_string()]).is_err());
+    }
+}
