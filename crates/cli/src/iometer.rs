@@ -44,52 +44,50 @@ pub fn command() -> Command {
 // `iometer`'s own options, in the order `--help` lists them (no doc comment: it would
 // replace the command's about).
 #[derive(Args)]
-pub(crate) struct IometerArgs {
+struct IometerArgs {
     /// NAME:SIZE,RANDOM%,READ% (e.g. OLTP:8k,100,70) or a built-in name (repeatable; run in order); with --icf, a name from the file's library
     #[arg(long, value_name = "SPEC")]
-    pub spec: Vec<String>,
+    spec: Vec<String>,
     /// Workers on the target (the guides: 3 or more); with --icf, the default workers of a file that has none
-    #[arg(long, value_name = "N", value_parser = positive(), default_value = "3")]
-    pub workers: u32,
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..))]
+    #[arg(default_value = "3")]
+    workers: u32,
     /// Outstanding IOs per worker (the guides: 128); with --icf, for the default workers of a file that has none
-    #[arg(long, value_name = "N", value_parser = positive(), default_value = "128")]
-    pub qd: u32,
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..))]
+    #[arg(default_value = "128")]
+    qd: u32,
     /// Measured time per specification (fio time syntax; bare numbers are seconds)
     #[arg(long, value_name = "TIME", default_value = "30s")]
-    pub time: String,
+    time: String,
     /// Ramp-up time per specification, not measured
     #[arg(long, value_name = "TIME", default_value = "0")]
-    pub ramp: String,
+    ramp: String,
     /// Size of iobw.tst when the target is a folder [default: 1g]
     #[arg(long, value_name = "SIZE")]
-    pub size: Option<String>,
+    size: Option<String>,
     /// A TOML scenario table: [[scenario]] rows of target, spec, duration (and ramp, workers, qd, size)
     #[arg(long, value_name = "FILE", conflicts_with = "spec")]
-    pub table: Option<String>,
+    table: Option<String>,
     /// An Iometer configuration file (.icf): its test setup, access specifications and workers (a worker's "test connection rate" closes and opens its targets every N IOs, reported as connections); with --spec NAME, those specifications of its library on every worker (--workers/--qd size the default workers of a file that has none); a library alone, without --spec, is listed
     #[arg(long, value_name = "FILE", conflicts_with = "table")]
-    pub icf: Option<String>,
+    icf: Option<String>,
     /// With --icf: run the file's target NAME (C:, PHYSICALDRIVE:1 or its full name) on PATH (repeatable)
     #[arg(long, id = "target-map", value_name = "NAME=PATH", requires = "icf")]
-    pub target_map: Vec<String>,
+    target_map: Vec<String>,
     /// With --icf: write Iometer's results CSV (1.1.0 columns, ALL/MANAGER/WORKER rows per step)
     #[arg(long, value_name = "FILE", requires = "icf")]
-    pub csv: Option<String>,
+    csv: Option<String>,
     /// Folder (gets iobw.tst), file or block device; with --icf, the file's targets in order
     #[arg(value_name = "TARGET", num_args = 1)]
-    pub target: Vec<String>,
+    target: Vec<String>,
     /// normal (each run's report and a summary) or json (a list of diskmeter results)
-    #[arg(long, id = "output-format", value_names = NO_NAME, value_parser = ["normal", "json"], default_value = "normal")]
-    pub output_format: String,
+    #[arg(long, id = "output-format", value_names = NO_NAME, default_value = "normal")]
+    #[arg(value_parser = ["normal", "json"])]
+    output_format: String,
 }
 
 /// No value name, as `--output-format` has in the man page and completions.
 const NO_NAME: [&str; 0] = [];
-
-/// `--workers` and `--qd`: a count of at least 1.
-fn positive() -> clap::builder::RangedI64ValueParser<u32> {
-    clap::value_parser!(u32).range(1..)
-}
 
 impl IometerArgs {
     /// The scenario rows asked: the `--table`'s, or each `--spec` on the TARGET.
