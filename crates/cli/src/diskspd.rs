@@ -3,10 +3,10 @@
 
 use crate::session;
 use crate::{args, write_output, Status, UsageError};
-use clap::{Arg, ArgAction, ArgMatches, Command};
-use diskmeter_jobfile::diskspd::{self, OutputForm};
+use clap::{Arg, ArgAction, ArgMatches, Args, Command, FromArgMatches};
+use diskmeter_jobfile::diskspd;
 use diskmeter_orchestrator::{Batch, CommandKind, Session, Step};
-use diskmeter_report::{render_diskspd_text, render_diskspd_xml, DiskSpdHeader};
+use diskmeter_report::render_diskspd;
 
 /// The `diskspd` subcommand's definition.
 pub fn command() -> Command {
@@ -34,25 +34,22 @@ pub fn command() -> Command {
                 .long("help")
                 .action(ArgAction::Help)
                 .help("Print help"),
-        )
-        .arg(
-            Arg::new("switches")
-                .value_name("SWITCHES_AND_TARGETS")
-                .num_args(1..)
-                .required(true)
-                .allow_hyphen_values(true)
-                .trailing_var_arg(true)
-                .help("DiskSpd's switches and targets, as for diskspd"),
         );
-    args::add_run_flags(command)
+    args::add_run_flags(DiskSpdArgs::augment_args(command))
+}
+
+// What DiskSpd would be given (no doc comment: it would replace the command's about).
+#[derive(Args)]
+struct DiskSpdArgs {
+    /// DiskSpd's switches and targets, as for diskspd
+    #[arg(value_name = "SWITCHES_AND_TARGETS", required = true, action = ArgAction::Set)]
+    #[arg(allow_hyphen_values = true, trailing_var_arg = true)]
+    switches: Vec<String>,
 }
 
 /// Runs `diskmeter diskspd`.
 pub fn main(matches: &ArgMatches) -> anyhow::Result<Status> {
-    let args: Vec<String> = matches
-        .get_many::<String>("switches")
-        .map(|v| v.cloned().collect())
-        .unwrap_or_default();
+    let args = DiskSpdArgs::from_arg_matches(matches)?.switches;
     let env = diskspd::Env {
         path_exists: |path| std::path::Path::new(path).exists(),
         read_file: |path| std::fs::read_to_string(path).map_err(|e| e.to_string()),
@@ -67,70 +64,22 @@ pub fn main(matches: &ArgMatches) -> anyhow::Result<Status> {
     }
     if profile.profile_only {
         // -Rp: the profile as DiskSpd would re-output it, nothing run.
-        let text = match profile.output {
-            OutputForm::Xml => diskspd::profile_xml(&profile, 0),
-            OutputForm::Text => profile.jobs_text(),
-        };
-        write_output(matches.get_one::<String>("output"), &text)?;
+        write_output(matches.get_one::<String>("output"), &profile.profile_text())?;
         return Ok(Status::Success);
     }
     let quiet = args::quiet(matches);
-    let settings = args::settings(matches)?;
-    let mut session = Session::open(settings)?;
-    let several = profile.time_spans.len() > 1;
-    let steps = profile
-        .time_spans
-        .iter()
-        .enumerate()
-        .map(|(i, span)| Step {
-            name: if several {
-                format!("{} (time span {})", profile.command_line, i + 1)
-            } else {
-                profile.command_line.clone()
-            },
-            jobs: span.jobs.clone(),
-        })
-        .collect();
-    let mut batch = Batch::new(CommandKind::DiskSpd, steps);
+    let mut session = Session::open(args::settings(matches)?)?;
+    let steps = (profile.steps().into_iter()).map(|(name, jobs)| Step::new(name, jobs));
+    let mut batch = Batch::new(CommandKind::DiskSpd, steps.collect());
     batch.name = Some(profile.command_line.clone());
-    let outcome = session::run_on_terminal(&mut session, &batch, quiet, None, None);
-    let written = if outcome.steps.is_empty() {
-        Ok(())
-    } else {
-        write_output(
-            matches.get_one::<String>("output"),
-            &render(&profile, &outcome.steps),
-        )
-    };
-    let status = session::conclude(outcome, quiet)?;
-    written?;
-    Ok(status)
-}
-
-/// DiskSpd's report of the time spans run: its text layout, or XML with `-Rxml`.
-fn render(
-    profile: &diskspd::DiskSpdProfile,
-    steps: &[diskmeter_orchestrator::FinishedStep],
-) -> String {
-    let profile_xml = match profile.output {
-        OutputForm::Xml => diskspd::profile_xml(profile, 2),
-        OutputForm::Text => String::new(),
-    };
-    let spans: Vec<(DiskSpdHeader, &diskmeter_report::RunInput)> = steps
-        .iter()
-        .filter_map(|step| {
-            let span = profile.time_spans.get(step.index)?;
-            Some((
-                DiskSpdHeader::of_time_span(profile, span, step.index, &profile_xml),
-                &step.input,
-            ))
-        })
-        .collect();
-    match profile.output {
-        OutputForm::Text => spans
-            .iter()
-            .map(|(header, input)| render_diskspd_text(header, input))
-            .collect(),
-        OutputForm::Xml => render_diskspd_xml(&spans),
-    }
+    session::run_and_conclude(&mut session, &batch, quiet, None, None, |outcome| {
+        if outcome.steps.is_empty() {
+            return Ok(());
+        }
+        let ran: Vec<_> = (outcome.steps.iter())
+            .map(|s| (s.index, &s.input))
+            .collect();
+        let text = render_diskspd(&profile, &ran);
+        Ok(write_output(matches.get_one::<String>("output"), &text)?)
+    })
 }

@@ -1,12 +1,22 @@
 //! `diskmeter iometer`: Iometer access specifications, one after another, on a target (or a
-//! scenario table of them), each reported as a diskmeter run, then a summary table.
+//! scenario table of them), each reported as a diskmeter run, then a summary table; or, with
+//! `--icf FILE [TARGET...]`, an Iometer configuration file run as Iometer runs it — each access
+//! specification position, each cycling step a step of the run — with its targets mapped to
+//! Linux paths, and Iometer's results CSV (`--csv FILE`).
 
-use crate::session;
+use crate::session::{self, Announce};
 use crate::{args, write_output, Status, UsageError};
-use clap::{Arg, ArgAction, ArgMatches, Command};
-use diskmeter_jobfile::iometer::{self, Scenario, DEFAULT_FILE_SIZE};
+use anyhow::Context;
+use clap::parser::ValueSource;
+use clap::{ArgMatches, Args, Command, FromArgMatches};
+use diskmeter_jobfile::iometer::icf::Icf;
+use diskmeter_jobfile::iometer::icf_request::{icf_steps, IcfRequest};
+use diskmeter_jobfile::iometer::icf_run::{IcfStep, RunSettings};
+use diskmeter_jobfile::iometer::steps::{self, SpecSettings};
+use diskmeter_jobfile::iometer::{self as jobs, Scenario, DEFAULT_FILE_SIZE};
 use diskmeter_orchestrator::{Batch, CommandKind, Session, Step, StepContext};
 use diskmeter_report::RunResult;
+use diskmeter_report::{iometer_results, iometer_summary, render_iometer_csv, IometerCsvStep};
 use diskmeter_units::{parse_size, parse_time_ns, KbBase, TimeUnit};
 
 /// The `iometer` subcommand's definition.
@@ -27,242 +37,198 @@ pub fn command() -> Command {
              run time and ramp from the file unless --time/--ramp are given. The file's targets \
              (C: \"NTFS\", PHYSICALDRIVE:1) are mapped with --target-map 'C:=/mnt/data' or given \
              as TARGETs in the order they first appear. --csv FILE writes Iometer's results CSV.\n\nExit codes: 0 ok; 1 a run failed or was interrupted; 2 usage error.",
-        )
-        .arg(
-            Arg::new("spec")
-                .long("spec")
-                .value_name("SPEC")
-                .action(ArgAction::Append)
-                .help("NAME:SIZE,RANDOM%,READ% (e.g. OLTP:8k,100,70) or a built-in name (repeatable; run in order); with --icf, a name from the file's library"),
-        )
-        .arg(
-            Arg::new("workers")
-                .long("workers")
-                .value_name("N")
-                .value_parser(clap::value_parser!(u32).range(1..))
-                .default_value("3")
-                .help("Workers on the target (the guides: 3 or more); with --icf, the default workers of a file that has none"),
-        )
-        .arg(
-            Arg::new("qd")
-                .long("qd")
-                .value_name("N")
-                .value_parser(clap::value_parser!(u32).range(1..))
-                .default_value("128")
-                .help("Outstanding IOs per worker (the guides: 128); with --icf, for the default workers of a file that has none"),
-        )
-        .arg(
-            Arg::new("time")
-                .long("time")
-                .value_name("TIME")
-                .default_value("30s")
-                .help("Measured time per specification (fio time syntax; bare numbers are seconds)"),
-        )
-        .arg(
-            Arg::new("ramp")
-                .long("ramp")
-                .value_name("TIME")
-                .default_value("0")
-                .help("Ramp-up time per specification, not measured"),
-        )
-        .arg(
-            Arg::new("size")
-                .long("size")
-                .value_name("SIZE")
-                .help("Size of iobw.tst when the target is a folder [default: 1g]"),
-        )
-        .arg(
-            Arg::new("table")
-                .long("table")
-                .value_name("FILE")
-                .conflicts_with("spec")
-                .help("A TOML scenario table: [[scenario]] rows of target, spec, duration (and ramp, workers, qd, size)"),
-        )
-        .arg(
-            Arg::new("icf")
-                .long("icf")
-                .value_name("FILE")
-                .conflicts_with("table")
-                .help("An Iometer configuration file (.icf): its test setup, access specifications and workers (a worker's \"test connection rate\" closes and opens its targets every N IOs, reported as connections); with --spec NAME, those specifications of its library on every worker (--workers/--qd size the default workers of a file that has none); a library alone, without --spec, is listed"),
-        )
-        .arg(
-            Arg::new("target-map")
-                .long("target-map")
-                .value_name("NAME=PATH")
-                .action(ArgAction::Append)
-                .requires("icf")
-                .help("With --icf: run the file's target NAME (C:, PHYSICALDRIVE:1 or its full name) on PATH (repeatable)"),
-        )
-        .arg(
-            Arg::new("csv")
-                .long("csv")
-                .value_name("FILE")
-                .requires("icf")
-                .help("With --icf: write Iometer's results CSV (1.1.0 columns, ALL/MANAGER/WORKER rows per step)"),
-        )
-        .arg(
-            Arg::new("target")
-                .value_name("TARGET")
-                .action(ArgAction::Append)
-                .help("Folder (gets iobw.tst), file or block device; with --icf, the file's targets in order"),
-        )
-        .arg(
-            Arg::new("output-format")
-                .long("output-format")
-                .value_parser(["normal", "json"])
-                .default_value("normal")
-                .help("normal (each run's report and a summary) or json (a list of diskmeter results)"),
-        )
-;
-    args::add_run_flags(command)
+        );
+    args::add_run_flags(IometerArgs::augment_args(command))
 }
 
-fn scenarios(matches: &ArgMatches) -> Result<Vec<Scenario>, String> {
-    if matches
-        .get_many::<String>("target")
-        .is_some_and(|t| t.len() > 1)
-    {
-        return Err("give one TARGET (several only with --icf)".to_string());
-    }
-    if let Some(path) = matches.get_one::<String>("table") {
-        let text = std::fs::read_to_string(path).map_err(|e| format!("cannot read {path}: {e}"))?;
-        return iometer::parse_table(path, &text).map_err(|e| e.to_string());
-    }
-    let target = matches
-        .get_one::<String>("target")
-        .ok_or("give a TARGET (folder, file or device), or --table FILE")?;
-    let specs: Vec<&String> = matches
-        .get_many::<String>("spec")
-        .into_iter()
-        .flatten()
-        .collect();
-    if specs.is_empty() {
-        return Err("give at least one --spec (e.g. --spec RandomReads_8K)".to_string());
-    }
-    let time = |name: &str| time_ns(matches, name);
-    let file_size_bytes = file_size_bytes(matches)?;
-    let known = iometer::builtin_specs();
-    specs
-        .into_iter()
-        .map(|text| {
-            Ok(Scenario {
-                target: target.clone(),
-                spec: iometer::parse_spec(text, &known).map_err(|e| format!("--spec {e}"))?,
-                duration_ns: time("time")?,
-                ramp_ns: time("ramp")?,
-                workers: *matches.get_one::<u32>("workers").unwrap_or(&3),
-                queue_depth: *matches.get_one::<u32>("qd").unwrap_or(&128),
-                file_size_bytes,
-                together: None,
-            })
-        })
-        .collect()
+// `iometer`'s own options, in the order `--help` lists them (no doc comment: it would
+// replace the command's about).
+#[derive(Args)]
+struct IometerArgs {
+    /// NAME:SIZE,RANDOM%,READ% (e.g. OLTP:8k,100,70) or a built-in name (repeatable; run in order); with --icf, a name from the file's library
+    #[arg(long, value_name = "SPEC")]
+    spec: Vec<String>,
+    /// Workers on the target (the guides: 3 or more); with --icf, the default workers of a file that has none
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..))]
+    #[arg(default_value = "3")]
+    workers: u32,
+    /// Outstanding IOs per worker (the guides: 128); with --icf, for the default workers of a file that has none
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..))]
+    #[arg(default_value = "128")]
+    qd: u32,
+    /// Measured time per specification (fio time syntax; bare numbers are seconds)
+    #[arg(long, value_name = "TIME", default_value = "30s")]
+    time: String,
+    /// Ramp-up time per specification, not measured
+    #[arg(long, value_name = "TIME", default_value = "0")]
+    ramp: String,
+    /// Size of iobw.tst when the target is a folder [default: 1g]
+    #[arg(long, value_name = "SIZE")]
+    size: Option<String>,
+    /// A TOML scenario table: [[scenario]] rows of target, spec, duration (and ramp, workers, qd, size)
+    #[arg(long, value_name = "FILE", conflicts_with = "spec")]
+    table: Option<String>,
+    /// An Iometer configuration file (.icf): its test setup, access specifications and workers (a worker's "test connection rate" closes and opens its targets every N IOs, reported as connections); with --spec NAME, those specifications of its library on every worker (--workers/--qd size the default workers of a file that has none); a library alone, without --spec, is listed
+    #[arg(long, value_name = "FILE", conflicts_with = "table")]
+    icf: Option<String>,
+    /// With --icf: run the file's target NAME (C:, PHYSICALDRIVE:1 or its full name) on PATH (repeatable)
+    #[arg(long, id = "target-map", value_name = "NAME=PATH", requires = "icf")]
+    target_map: Vec<String>,
+    /// With --icf: write Iometer's results CSV (1.1.0 columns, ALL/MANAGER/WORKER rows per step)
+    #[arg(long, value_name = "FILE", requires = "icf")]
+    csv: Option<String>,
+    /// Folder (gets iobw.tst), file or block device; with --icf, the file's targets in order
+    #[arg(value_name = "TARGET", num_args = 1)]
+    target: Vec<String>,
+    /// normal (each run's report and a summary) or json (a list of diskmeter results)
+    #[arg(long, id = "output-format", value_names = NO_NAME, default_value = "normal")]
+    #[arg(value_parser = ["normal", "json"])]
+    output_format: String,
 }
 
-/// `--time` or `--ramp` (fio time syntax, bare numbers seconds; 0 when not given).
-pub(crate) fn time_ns(matches: &ArgMatches, name: &str) -> Result<u64, String> {
-    let text = matches
-        .get_one::<String>(name)
-        .map(String::as_str)
-        .unwrap_or("0");
+/// No value name, as `--output-format` has in the man page and completions.
+const NO_NAME: [&str; 0] = [];
+
+impl IometerArgs {
+    /// The scenario rows asked: the `--table`'s, or each `--spec` on the TARGET.
+    fn scenarios(&self) -> Result<Vec<Scenario>, String> {
+        if self.target.len() > 1 {
+            return Err("give one TARGET (several only with --icf)".to_string());
+        }
+        if let Some(path) = &self.table {
+            let text = read(path)?;
+            return jobs::parse_table(path, &text).map_err(|e| e.to_string());
+        }
+        let target = (self.target.first())
+            .ok_or("give a TARGET (folder, file or device), or --table FILE")?;
+        if self.spec.is_empty() {
+            return Err("give at least one --spec (e.g. --spec RandomReads_8K)".to_string());
+        }
+        let settings = SpecSettings {
+            target: target.clone(),
+            duration_ns: time_ns("time", &self.time)?,
+            ramp_ns: time_ns("ramp", &self.ramp)?,
+            workers: self.workers,
+            queue_depth: self.qd,
+            file_size_bytes: self.file_size_bytes()?,
+        };
+        (settings.scenarios(&self.spec)).map_err(|e| format!("--spec {e}"))
+    }
+
+    /// `--size`: the size of `iobw.tst` in a folder target.
+    fn file_size_bytes(&self) -> Result<u64, String> {
+        match &self.size {
+            Some(text) => parse_size(text, KbBase::Binary).map_err(|e| format!("--size: {e}")),
+            None => Ok(DEFAULT_FILE_SIZE),
+        }
+    }
+
+    /// Whether `--output-format json` was asked: a list of diskmeter results.
+    fn json(&self) -> bool {
+        self.output_format == "json"
+    }
+}
+
+/// A file the command reads (`--table`, `--icf`).
+fn read(path: &str) -> Result<String, String> {
+    std::fs::read_to_string(path).map_err(|e| format!("cannot read {path}: {e}"))
+}
+
+/// `--time` or `--ramp` (`name`) in ns: fio time syntax, bare numbers seconds.
+fn time_ns(name: &str, text: &str) -> Result<u64, String> {
     parse_time_ns(text, TimeUnit::Seconds).map_err(|e| format!("--{name}: {e}"))
-}
-
-/// `--size`: the size of `iobw.tst` in a folder target.
-pub(crate) fn file_size_bytes(matches: &ArgMatches) -> Result<u64, String> {
-    match matches.get_one::<String>("size") {
-        Some(text) => parse_size(text, KbBase::Binary).map_err(|e| format!("--size: {e}")),
-        None => Ok(DEFAULT_FILE_SIZE),
-    }
 }
 
 /// Runs `diskmeter iometer`.
 pub fn main(matches: &ArgMatches) -> anyhow::Result<Status> {
-    if let Some(path) = matches.get_one::<String>("icf") {
-        return crate::iometer_icf::main(matches, path);
+    let asked = IometerArgs::from_arg_matches(matches)?;
+    if let Some(path) = &asked.icf {
+        return icf_main(matches, &asked, path);
     }
-    let rows = scenarios(matches).map_err(UsageError)?;
+    let rows = asked.scenarios().map_err(UsageError)?;
+    let is_dir = |target: &str| std::path::Path::new(target).is_dir();
+    let spec_steps = steps::spec_steps(&rows, is_dir).map_err(|e| UsageError(e.to_string()))?;
     let quiet = args::quiet(matches);
-    let settings = args::settings(matches)?;
-    let json = json_asked(matches);
-    let groups = iometer::steps_of(&rows);
-    let mut steps = Vec::with_capacity(groups.len());
-    for group in &groups {
-        let jobs = iometer::step_jobs(&rows, group, |target| std::path::Path::new(target).is_dir())
-            .map_err(|e| UsageError(e.to_string()))?;
-        steps.push(Step {
-            name: group
-                .iter()
-                .map(|&i| rows[i].spec.name.as_str())
-                .collect::<Vec<_>>()
-                .join(" + "),
-            jobs,
-        });
-    }
-    let mut session = Session::open(settings)?;
+    let mut session = Session::open(args::settings(matches)?)?;
+    let (targets, steps): (Vec<String>, Vec<Step>) = (spec_steps.into_iter())
+        .map(|s| (s.targets, Step::new(s.name, s.jobs)))
+        .unzip();
     let mut batch = Batch::new(CommandKind::Iometer, steps);
-    batch.name = Some(
-        rows.iter()
-            .map(|row| row.spec.name.as_str())
-            .collect::<Vec<_>>()
-            .join(","),
-    );
-    let targets: Vec<String> = groups
-        .iter()
-        .map(|group| {
-            group
-                .iter()
-                .map(|&i| rows[i].target.as_str())
-                .collect::<Vec<_>>()
-                .join(" + ")
-        })
-        .collect();
+    batch.name = Some(steps::run_name(&rows));
     let announce = move |step: StepContext<'_>| {
+        let (number, total, target) = (step.index + 1, step.total(), &targets[step.index]);
         Some(format!(
-            "iometer {}/{}: {} on {}",
-            step.index + 1,
-            step.total(),
-            step.name(),
-            targets[step.index]
+            "iometer {number}/{total}: {} on {target}",
+            step.name()
         ))
     };
-    let outcome =
-        session::run_on_terminal(&mut session, &batch, quiet, Some(Box::new(announce)), None);
-    let written = if outcome.dry_run {
-        Ok(())
-    } else {
-        let results: Vec<RunResult> = outcome.results().cloned().collect();
-        let mut out = results_text(&results, json)?;
-        if !json {
-            let names: Vec<(&str, &str)> = (rows.iter())
-                .map(|r| (r.spec.name.as_str(), r.target.as_str()))
-                .collect();
-            out += &diskmeter_report::iometer_summary(&names, &groups, &results);
+    let announce = Some(Box::new(announce) as Announce);
+    session::run_and_conclude(&mut session, &batch, quiet, announce, None, |outcome| {
+        if outcome.dry_run {
+            return Ok(());
         }
-        write_output(matches.get_one::<String>("output"), &out)
+        let results: Vec<RunResult> = outcome.results().cloned().collect();
+        let mut out = iometer_results(&results, asked.json())?;
+        if !asked.json() {
+            out += &iometer_summary(&rows, &results);
+        }
+        Ok(write_output(matches.get_one::<String>("output"), &out)?)
+    })
+}
+
+/// The `.icf` file and its steps as the command line changes them.
+fn icf_plan(
+    matches: &ArgMatches,
+    asked: &IometerArgs,
+    path: &str,
+) -> Result<(Icf, Vec<IcfStep>), String> {
+    let text = read(path)?;
+    // --workers, --qd, --time and --ramp have defaults for --spec; only given ones count.
+    let given = |name: &str| matches.value_source(name) == Some(ValueSource::CommandLine);
+    let time = |name: &str, text: &str| given(name).then(|| time_ns(name, text)).transpose();
+    let request = IcfRequest {
+        targets: asked.target.clone(),
+        target_maps: asked.target_map.clone(),
+        specs: asked.spec.clone(),
+        workers: given("workers").then_some(asked.workers),
+        queue_depth: given("qd").then_some(asked.qd),
+        cpus: std::thread::available_parallelism().map_or(1, |n| n.get() as u32),
+        settings: RunSettings {
+            run_time_ns: time("time", &asked.time)?,
+            ramp_ns: time("ramp", &asked.ramp)?,
+            file_size_bytes: asked.file_size_bytes()?,
+        },
     };
-    let status = session::conclude(outcome, quiet)?;
-    written?;
-    Ok(status)
+    icf_steps(path, &text, &request).map_err(|e| e.to_string())
 }
 
-/// Whether `--output-format json` was asked: a list of diskmeter results.
-pub(crate) fn json_asked(matches: &ArgMatches) -> bool {
-    matches
-        .get_one::<String>("output-format")
-        .map(String::as_str)
-        == Some("json")
-}
-
-/// The steps' results as `--output-format` asks: a JSON list of diskmeter results, or each
-/// step's terminal report followed by an empty line.
-pub(crate) fn results_text(results: &[RunResult], json: bool) -> anyhow::Result<String> {
-    Ok(if json {
-        serde_json::to_string_pretty(results)? + "\n"
-    } else {
-        results
-            .iter()
-            .map(|result| diskmeter_report::render_terminal(result) + "\n")
-            .collect()
+/// Runs `diskmeter iometer --icf FILE`.
+fn icf_main(matches: &ArgMatches, asked: &IometerArgs, path: &str) -> anyhow::Result<Status> {
+    let (icf, icf_steps) = icf_plan(matches, asked, path).map_err(UsageError)?;
+    let quiet = args::quiet(matches);
+    let mut session = Session::open(args::settings(matches)?)?;
+    let steps = (icf_steps.iter()).map(|s| Step::new(&s.name, s.jobs.clone()));
+    let steps = steps.collect();
+    let mut batch = Batch::new(CommandKind::Iometer, steps);
+    batch.name = Some(icf.run_name(path));
+    let announce = |step: StepContext<'_>| {
+        let (number, total) = (step.index + 1, step.total());
+        Some(format!("iometer {number}/{total}: {}", step.name()))
+    };
+    let announce = Some(Box::new(announce) as Announce);
+    let heading = Some(Box::new(session::step_heading) as Announce);
+    session::run_and_conclude(&mut session, &batch, quiet, announce, heading, |outcome| {
+        if outcome.dry_run {
+            return Ok(());
+        }
+        let results: Vec<RunResult> = outcome.results().cloned().collect();
+        if let Some(csv_path) = &asked.csv {
+            let steps = IometerCsvStep::of_icf_steps(&icf, &icf_steps, &results);
+            let text = render_iometer_csv(&icf.setup.description, &steps);
+            std::fs::write(csv_path, text)
+                .with_context(|| format!("cannot write --csv {csv_path}"))?;
+        }
+        let out = iometer_results(&results, asked.json())?;
+        Ok(write_output(matches.get_one::<String>("output"), &out)?)
     })
 }

@@ -20,7 +20,6 @@ mod emulate;
 mod formats;
 mod history;
 mod iometer;
-mod iometer_icf;
 mod jobfile;
 mod k8s;
 mod merge;

@@ -4,17 +4,13 @@
 
 use crate::{args, requirements, run, session, write_output, Status, UsageError};
 use anyhow::Context;
-use clap::{Arg, ArgAction, ArgMatches, Command};
-use diskmeter_analysis::replay::{
-    build_exact_replay, build_replay, exact_request, LevelFigures, ReplayRequest, ReplayWorkload,
-    TracedShape,
-};
-use diskmeter_analysis::requirements::{Level, Requirements, WindowSet};
-use diskmeter_capture::TraceProfile;
+use clap::{ArgMatches, Args, Command, FromArgMatches};
+use diskmeter_analysis::replay::{CaptureReplay, CaptureReplayError};
+use diskmeter_analysis::requirements::{Level, WindowSet};
 use diskmeter_history::{HistoryStore, ReadOpenError};
 use diskmeter_orchestrator::{Batch, CommandKind, Session, Step};
 use diskmeter_units::{parse_size, parse_time_ns, KbBase, TimeUnit};
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 /// The `replay` subcommand's definition.
 pub fn command() -> Command {
@@ -46,201 +42,94 @@ pub fn command() -> Command {
              the emitted file too).\n\n\
              Exit codes: 0 ok; 1 the run failed, was refused or was interrupted; 2 usage \
              error (unknown capture, a run that is not a capture, a bad level).",
-        )
-        .arg(
-            Arg::new("capture")
-                .value_name("ID")
-                .required(true)
-                .help("The capture to replay: its run id (diskmeter history --kind capture) or 'last'"),
-        )
-        .arg(
-            Arg::new("target")
-                .value_name("TARGET")
-                .help("File, folder or block device to run on (default: a test file in the current folder)"),
-        )
-        .arg(
-            Arg::new("level")
-                .long("level")
-                .value_name("LEVEL")
-                .default_value("p90")
-                .help("Which level of the capture's intervals to replay: p50, p90, p99, max or mean"),
-        )
-        .arg(requirements::device_arg())
-        .arg(
-            Arg::new("random")
-                .long("random")
-                .value_name("PCT")
-                .value_parser(clap::value_parser!(u8).range(0..=100))
-                .help("Share of random IOs, percent (a counter capture does not know it; default: the trace's, else 100 with a note)"),
-        )
-        .arg(
-            Arg::new("size")
-                .long("size")
-                .value_name("SIZE")
-                .default_value("1g")
-                .help("Size of the region to replay on (fio size=)"),
-        )
-        .arg(
-            Arg::new("runtime")
-                .long("runtime")
-                .value_name("TIME")
-                .default_value("60s")
-                .help("How long to run (fio runtime=, time based; seconds without a unit)"),
-        )
-        .arg(
-            Arg::new("emit-fio")
-                .long("emit-fio")
-                .value_name("FILE")
-                .help("Write the workload as an fio job file that fio runs unchanged"),
-        )
-        .arg(
-            Arg::new("exact")
-                .long("exact")
-                .action(ArgAction::SetTrue)
-                .help("Replay the traced IO stream itself, every IO at its traced time, offset and size (fio's read_iolog, redirected onto TARGET or the --emulate disk), instead of a workload like it"),
-        )
-        .arg(run::output_format_arg())
-        .arg(crate::formats::terse_version_arg());
+        );
+    let command = ReplayArgs::augment_args(command).arg(requirements::device_arg());
+    let command = run::result_format_args(ReplayShape::augment_args(command));
     let command = args::add_emulate_flags(command, "replay");
     args::add_run_flags(command)
 }
 
+// What to replay, before `--device` (no doc comment: it would replace the command's about).
+#[derive(Args)]
+struct ReplayArgs {
+    /// The capture to replay: its run id (diskmeter history --kind capture) or 'last'
+    #[arg(value_name = "ID")]
+    capture: String,
+    /// File, folder or block device to run on (default: a test file in the current folder)
+    #[arg(value_name = "TARGET")]
+    target: Option<String>,
+    /// Which level of the capture's intervals to replay: p50, p90, p99, max or mean
+    #[arg(long, value_name = "LEVEL", default_value = "p90")]
+    level: String,
+}
+
+// How to replay it, after `--device`.
+#[derive(Args)]
+struct ReplayShape {
+    /// Share of random IOs, percent (a counter capture does not know it; default: the trace's, else 100 with a note)
+    #[arg(long, value_name = "PCT", value_parser = clap::value_parser!(u8).range(0..=100))]
+    random: Option<u8>,
+    /// Size of the region to replay on (fio size=)
+    #[arg(long, value_name = "SIZE", default_value = "1g")]
+    size: String,
+    /// How long to run (fio runtime=, time based; seconds without a unit)
+    #[arg(long, value_name = "TIME", default_value = "60s")]
+    runtime: String,
+    /// Write the workload as an fio job file that fio runs unchanged
+    #[arg(long, id = "emit-fio", value_name = "FILE")]
+    emit_fio: Option<String>,
+    /// Replay the traced IO stream itself, every IO at its traced time, offset and size (fio's read_iolog, redirected onto TARGET or the --emulate disk), instead of a workload like it
+    #[arg(long)]
+    exact: bool,
+}
+
 /// Runs `diskmeter replay`.
 pub fn main(matches: &ArgMatches) -> anyhow::Result<Status> {
+    let asked = ReplayArgs::from_arg_matches(matches)?;
+    let shape = ReplayShape::from_arg_matches(matches)?;
     let quiet = args::quiet(matches);
-    let level_text = matches
-        .get_one::<String>("level")
-        .map_or("p90", String::as_str);
-    let level: Level = level_text
-        .parse()
-        .map_err(|e| UsageError(format!("--level: {e}")))?;
+    let level: Level = (asked.level.parse()).map_err(|e| UsageError(format!("--level: {e}")))?;
     let store = open_history(matches)?;
-    let id_text = matches
-        .get_one::<String>("capture")
-        .map_or("", String::as_str);
     // The same figures `diskmeter requirements` shows, streamed from the history.
-    let loaded = requirements::load_requirements(
-        &store,
-        id_text,
-        requirements::devices(matches),
-        WindowSet::default(),
-    )?;
+    let devices = requirements::devices(matches);
+    let loaded =
+        requirements::load_requirements(&store, &asked.capture, devices, WindowSet::default())?;
     let id = loaded.summary.id;
-    let all_traces = store.capture_traces(id)?;
+    let traces = store.capture_traces(id)?;
     drop(store);
-    let Requirements {
-        devices,
-        traced_devices,
-        whole: checklist,
-        ..
-    } = loaded.requirements;
-    if devices.is_empty() || checklist.intervals == 0 {
-        return Err(UsageError(format!(
-            "capture {id} has no device samples: nothing to replay"
-        ))
-        .into());
-    }
-    let traces: Vec<&TraceProfile> = all_traces
-        .iter()
-        .filter(|t| traced_devices.contains(&t.device))
-        .collect();
-    let device = devices.join("+");
-    let target = matches.get_one::<String>("target").map(PathBuf::from);
+    let usage = |e: CaptureReplayError| UsageError(e.to_string());
+    let capture = CaptureReplay::new(id, loaded.requirements, &traces).map_err(usage)?;
     let emulated = matches.get_one::<String>("emulate").is_some();
-    let (workload, comments) = if matches.get_flag("exact") {
-        let redirect = target.as_ref().map(|t| t.display().to_string());
-        let request = exact_request(id, &traces, redirect, emulated, |log| {
-            Path::new(log).is_file()
-        })
-        .map_err(|e| UsageError(e.to_string()))?;
-        let workload = build_exact_replay(&request);
-        let comments = vec![format!(
-            "diskmeter replay --exact of capture {id} (device {device}): the traced IO stream"
-        )];
-        (workload, comments)
+    let log_exists = |log: &str| Path::new(log).is_file();
+    let (workload, comments) = if shape.exact {
+        capture.exact(asked.target.clone(), emulated, log_exists)
     } else {
-        let request = ReplayRequest {
-            name: format!("replay-{id}-{level}"),
-            level: LevelFigures::from_checklist(&checklist, level),
-            trace: TracedShape::from_traces(&traces),
-            random_percent: matches.get_one::<u8>("random").copied(),
-            size_bytes: size(matches)?,
-            runtime_ns: runtime(matches)?,
-        };
-        let workload = build_replay(&request)
-            .map_err(|e| UsageError(format!("capture {id} (device {device}): {e}")))?;
-        let header = header(id, checklist.intervals, &device, &request.level);
-        (workload, header)
-    };
-    // An exact replay names its target in replay_redirect; a workload in filename=.
-    let target_for_file = match (emulated, workload.option("read_iolog")) {
-        (true, _) | (false, Some(_)) => Vec::new(),
-        (false, None) => target_options(target.as_deref()),
-    };
+        let (size, runtime) = (size(&shape.size)?, runtime(&shape.runtime)?);
+        capture.at_level(level, shape.random, size, runtime)
+    }
+    .map_err(usage)?;
+    let target = asked.target.as_deref();
+    let is_dir = target.is_some_and(|path| Path::new(path).is_dir());
+    let target_for_file = workload.target_options(target, is_dir, emulated);
     if !quiet {
         // As it is, so it can be copied into a job file.
         eprint!("{}", workload.job_file(&comments, &target_for_file));
     }
-    if let Some(path) = matches.get_one::<String>("emit-fio") {
+    if let Some(path) = &shape.emit_fio {
         // fio names its files after the job unless told: the file keeps the target only when
         // one was given, so it runs anywhere (an emulated disk is gone after the run).
         write_output(Some(path), &workload.job_file(&comments, &target_for_file))
             .with_context(|| "--emit-fio".to_string())?;
     }
-    run_workload(matches, &workload, &target_for_file, quiet)
-}
-
-/// Runs the workload's job through the orchestrator and renders its result like `run`.
-fn run_workload(
-    matches: &ArgMatches,
-    workload: &ReplayWorkload,
-    target: &[(String, String)],
-    quiet: bool,
-) -> anyhow::Result<Status> {
-    let mut jobs = workload.job_specs(target)?;
-    let settings = args::settings(matches)?;
-    let mut session = Session::open(settings)?;
-    if let Some(device) = session.emulated_device() {
-        for job in &mut jobs {
-            if job.iolog.read_iolog.is_some() {
-                job.iolog.replay_redirect = Some(device.to_path_buf());
-            } else {
-                job.filenames = vec![device.to_path_buf()];
-            }
-        }
-    }
+    // Run through the orchestrator, the result rendered like `run`'s.
+    let mut jobs = workload.job_specs(&target_for_file)?;
+    let mut session = Session::open(args::settings(matches)?)?;
+    session.aim_at_emulated_device(&mut jobs, true);
     let name = jobs.first().map(|j| j.name.clone()).unwrap_or_default();
     let batch = Batch::new(CommandKind::Replay, vec![Step { name, jobs }]);
     session::run_and_conclude(&mut session, &batch, quiet, None, None, |outcome| {
         run::write_result(matches, outcome)
     })
-}
-
-/// `filename=TARGET`, or `directory=TARGET` for a folder; nothing without a target.
-fn target_options(target: Option<&Path>) -> Vec<(String, String)> {
-    match target {
-        Some(path) if path.is_dir() => vec![("directory".into(), path.display().to_string())],
-        Some(path) => vec![("filename".into(), path.display().to_string())],
-        None => Vec::new(),
-    }
-}
-
-/// The job file's opening comment: what was replayed, at which figures.
-fn header(id: i64, intervals: u64, device: &str, level: &LevelFigures) -> Vec<String> {
-    vec![
-        format!(
-            "diskmeter replay of capture {id} (device {device}, {intervals} intervals) at {}",
-            level.level
-        ),
-        format!(
-            "at {}: {:.1} r/s, {:.1} w/s, {:.1} f/s, aqu-sz {:.2}",
-            level.level,
-            level.read_iops,
-            level.write_iops,
-            level.flushes_per_sec,
-            level.queue_depth
-        ),
-    ]
 }
 
 /// The history the capture is read from: `--db` or the default, even with `--no-save`
@@ -257,10 +146,7 @@ fn open_history(matches: &ArgMatches) -> anyhow::Result<HistoryStore> {
 }
 
 /// `--size` in bytes.
-fn size(matches: &ArgMatches) -> anyhow::Result<u64> {
-    let text = matches
-        .get_one::<String>("size")
-        .map_or("1g", String::as_str);
+fn size(text: &str) -> anyhow::Result<u64> {
     match parse_size(text, KbBase::Binary) {
         Ok(0) => Err(UsageError("--size 0: the region needs at least one block".into()).into()),
         Ok(bytes) => Ok(bytes),
@@ -269,10 +155,7 @@ fn size(matches: &ArgMatches) -> anyhow::Result<u64> {
 }
 
 /// `--runtime` in ns (seconds without a unit, as fio's `runtime=`).
-fn runtime(matches: &ArgMatches) -> anyhow::Result<u64> {
-    let text = matches
-        .get_one::<String>("runtime")
-        .map_or("60s", String::as_str);
+fn runtime(text: &str) -> anyhow::Result<u64> {
     match parse_time_ns(text, TimeUnit::Seconds) {
         Ok(0) => Err(UsageError("--runtime 0: give a time to run".into()).into()),
         Ok(ns) => Ok(ns),

@@ -53,3 +53,25 @@ impl EmulatedDisk {
         &self.guard.0.device
     }
 }
+
+impl crate::Session {
+    /// Aims `jobs` at the session's emulated disk, if it has one: each job's files become the
+    /// disk, or with `redirect_iologs` a job that replays an iolog is redirected onto it
+    /// (`replay_redirect`: the log names the traced device).
+    pub fn aim_at_emulated_device(
+        &self,
+        jobs: &mut [diskmeter_workload::JobSpec],
+        redirect_iologs: bool,
+    ) {
+        let Some(device) = self.emulated_device() else {
+            return;
+        };
+        for job in jobs {
+            if redirect_iologs && job.iolog.read_iolog.is_some() {
+                job.iolog.replay_redirect = Some(device.to_path_buf());
+            } else {
+                job.filenames = vec![device.to_path_buf()];
+            }
+        }
+    }
+}

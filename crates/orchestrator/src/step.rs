@@ -48,6 +48,16 @@ pub struct Step {
     pub jobs: Vec<JobSpec>,
 }
 
+impl Step {
+    /// The step `name` running `jobs`.
+    pub fn new(name: impl Into<String>, jobs: Vec<JobSpec>) -> Step {
+        Step {
+            name: name.into(),
+            jobs,
+        }
+    }
+}
+
 /// The steps of one command, run one after another.
 #[derive(Debug, Clone)]
 pub struct Batch {

@@ -525,6 +525,7 @@ fn iops_xml(x: &mut String, series: &[IntervalSample], interval_ms: u64, indent:
 }
 
 mod header;
+pub use header::render_diskspd;
 
 #[cfg(test)]
 mod tests;

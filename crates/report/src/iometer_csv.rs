@@ -11,6 +11,8 @@
 //! latency bins (Iometer's bin edges are not diskmeter's).
 
 use crate::schema::{JobResult, RunResult};
+use diskmeter_jobfile::iometer::icf::Icf;
+use diskmeter_jobfile::iometer::icf_run::IcfStep;
 use std::fmt::Write;
 
 /// Iometer 1.1.0's results header (`ManagerList::SaveResults`), after `'Results`.
@@ -323,6 +325,53 @@ pub fn render_iometer_csv(description: &str, steps: &[IometerCsvStep<'_>]) -> St
         }
     }
     out
+}
+
+impl<'a> IometerCsvStep<'a> {
+    /// The CSV writer's view of the steps of an `.icf` file that ran (`results[i]` is
+    /// `steps[i]`'s): managers with their active workers.
+    pub fn of_icf_steps(
+        icf: &Icf,
+        steps: &[IcfStep],
+        results: &'a [RunResult],
+    ) -> Vec<IometerCsvStep<'a>> {
+        steps
+            .iter()
+            .zip(results)
+            .map(|(step, result)| {
+                let mut managers: Vec<(usize, IometerCsvManager)> = Vec::new();
+                for worker in &step.workers {
+                    let manager = &icf.managers[worker.manager];
+                    let settings = &manager.workers[worker.worker];
+                    let row = IometerCsvWorker {
+                        name: settings.name.clone(),
+                        spec: worker.spec.clone(),
+                        targets: worker.targets,
+                        queue_depth: worker.queue_depth,
+                        starting_sector: settings.starting_sector,
+                        max_size_sectors: settings.max_size_sectors,
+                        jobs: worker.jobs.clone(),
+                    };
+                    match managers.iter_mut().find(|(m, _)| *m == worker.manager) {
+                        Some((_, m)) => m.workers.push(row),
+                        None => managers.push((
+                            worker.manager,
+                            IometerCsvManager {
+                                name: manager.name_or_id(),
+                                workers: vec![row],
+                            },
+                        )),
+                    }
+                }
+                IometerCsvStep {
+                    // Iometer leaves the spec name empty when workers ran different ones.
+                    spec: step.spec.clone().unwrap_or_default(),
+                    managers: managers.into_iter().map(|(_, m)| m).collect(),
+                    result,
+                }
+            })
+            .collect()
+    }
 }
 
 #[cfg(test)]

@@ -2,20 +2,18 @@
 //! line per access specification with its read, write and combined IOPS and MiB/s, mean and
 //! p99 latency, and a line of the sum for specifications run together.
 
-use crate::{RunResult, StepFigures};
+use crate::{render_terminal, RunResult, StepFigures};
+use diskmeter_jobfile::iometer::{steps_of, Scenario};
 use diskmeter_units::MIB_F64;
 use std::fmt::Write;
 
 /// The guides' results table: one line per specification with its read, write and
 /// combined figures, and for rows run together a line of their sum.
 ///
-/// `rows[i]` is specification i's (name, target); `groups[g]` the specifications run
-/// together as step g, whose result is `results[g]` (job k of it is `groups[g][k]`).
-pub fn iometer_summary(
-    rows: &[(&str, &str)],
-    groups: &[Vec<usize>],
-    results: &[RunResult],
-) -> String {
+/// `rows` are the scenario rows that ran; the rows run together as step g (see
+/// [`steps_of`]) have the result `results[g]` (job k of it is the step's row k).
+pub fn iometer_summary(rows: &[Scenario], results: &[RunResult]) -> String {
+    let groups = steps_of(rows);
     let mut out = String::from("Iometer summary (all workers of a specification together)\n");
     let _ = writeln!(
         out,
@@ -43,7 +41,7 @@ pub fn iometer_summary(
                 .iter()
                 .filter_map(|l| l.percentile(99.0))
                 .max();
-            let (name, target) = rows[index];
+            let (name, target) = (&rows[index].spec.name, &rows[index].target);
             let _ = writeln!(
                 out,
                 "{:>3}  {:<20} {:<24} {} {:>12} {:>12}",
@@ -88,4 +86,17 @@ fn columns(f: &StepFigures) -> String {
         f.write_bytes_per_sec / MIB_F64,
         (f.read_bytes_per_sec + f.write_bytes_per_sec) / MIB_F64
     )
+}
+
+/// The results of an iometer run's steps: a JSON list of diskmeter results (`json`), or
+/// each step's terminal report followed by an empty line.
+pub fn iometer_results(results: &[RunResult], json: bool) -> Result<String, serde_json::Error> {
+    Ok(if json {
+        serde_json::to_string_pretty(results)? + "\n"
+    } else {
+        results
+            .iter()
+            .map(|result| render_terminal(result) + "\n")
+            .collect()
+    })
 }

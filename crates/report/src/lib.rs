@@ -30,7 +30,7 @@ mod steady;
 mod terminal;
 
 pub use build::LAT_BUCKET_EDGES_NS;
-pub use diskspd::{render_diskspd_text, render_diskspd_xml, DiskSpdHeader};
+pub use diskspd::{render_diskspd, render_diskspd_text, render_diskspd_xml, DiskSpdHeader};
 pub use figures::StepFigures;
 pub use fio_json::{to_fio_json, to_fio_json_plus, LAT_INTENDED_KEY as FIO_JSON_LAT_INTENDED_KEY};
 pub use fio_terse::{to_fio_terse, TerseVersion};
@@ -42,7 +42,7 @@ pub use input::{JobInput, RankInfo, RunInput, RunMeta, SteadyStateInput, TargetI
 pub use iometer_csv::{
     render_iometer_csv, IometerCsvManager, IometerCsvStep, IometerCsvWorker, IOMETER_CSV_HEADER,
 };
-pub use iometer_summary::iometer_summary;
+pub use iometer_summary::{iometer_results, iometer_summary};
 pub use legacy::upgrade_json;
 pub use record::to_job_file;
 pub use scale_out::{PhaseStart, RankFigures, ScaleOut};

@@ -6,6 +6,7 @@
 //! whose options reach the jobs named after it. fio refuses a command line with options but no
 //! `--name`; diskmeter runs one job named "job" with them instead.
 
+use crate::given::{given_from_options, TypedOptions};
 use crate::{apply_option, InvalidValue, JobSpec, OptionError};
 
 /// Builds the jobs an fio-style command line describes (see the module docs).
@@ -72,6 +73,68 @@ pub fn jobs_from_options_over(
     } else {
         Err(errors)
     }
+}
+
+/// The jobs of a command line that gives no job file: the newcomer's default job without
+/// options, else [`jobs_from_options`], each carrying what was typed (fio's "job options" and
+/// "global options", see [`crate::given`]); and the notes of values read other than written,
+/// to warn about once ([`mark_value_readings`]).
+pub fn command_line_jobs(
+    options: &[(String, Option<String>)],
+) -> Result<(Vec<JobSpec>, Vec<String>), Vec<OptionError>> {
+    if options.is_empty() {
+        return Ok((vec![JobSpec::newcomer_default()], Vec::new()));
+    }
+    let mut jobs = jobs_from_options(options)?;
+    let notes = mark_value_readings(&mut jobs);
+    for (job, typed) in jobs.iter_mut().zip(given_from_options(options)) {
+        job.given = Some(typed);
+    }
+    Ok((jobs, notes))
+}
+
+/// What the options given before job files make of them: the files' defaults (a job file
+/// means what it means to fio, so they start from fio's defaults, psync and unlink=0), the
+/// options as typed (fio's global options of the first file) and the notes of values read
+/// other than written ([`mark_value_readings`]).
+pub fn job_file_defaults(
+    options: &[(String, Option<String>)],
+) -> Result<(JobSpec, TypedOptions, Vec<String>), Vec<OptionError>> {
+    let base = JobSpec::fio_job_file_default();
+    let mut defaults = (jobs_from_options_over(&base, options)?.into_iter().next()).unwrap_or(base);
+    let notes = mark_value_readings(std::slice::from_mut(&mut defaults));
+    let typed = given_from_options(options).into_iter().next();
+    Ok((defaults, typed.map(|g| g.global).unwrap_or_default(), notes))
+}
+
+/// The command line's values that fio reads other than written (`--runtime=30sec`), read as
+/// fio reads them (its command line uses the same parser as its job files): each note gets
+/// the option's `--`; the notes, each once, to warn about (`--dry-run` and the results list
+/// them with the job's other notes).
+pub fn mark_value_readings(jobs: &mut [JobSpec]) -> Vec<String> {
+    let mut notes: Vec<String> = Vec::new();
+    for job in jobs {
+        for note in &mut job.compat.value_readings {
+            if !note.starts_with("--") {
+                *note = format!("--{note}");
+            }
+            if !notes.contains(note) {
+                notes.push(note.clone());
+            }
+        }
+    }
+    notes
+}
+
+/// The names of `jobs`, each once, comma-separated: a step's name in the history.
+pub fn job_names(jobs: &[JobSpec]) -> String {
+    let mut names: Vec<&str> = Vec::new();
+    for job in jobs {
+        if !names.contains(&job.name.as_str()) {
+            names.push(&job.name);
+        }
+    }
+    names.join(",")
 }
 
 #[cfg(test)]
@@ -172,5 +235,34 @@ mod tests {
         assert_eq!(messages[2], "name needs a value (e.g. name=job1)");
         assert!(messages[3].starts_with("runtime=ten:"));
         assert_eq!(messages[4], "name=: a job name can't be empty");
+    }
+
+    #[test]
+    fn a_command_line_s_jobs_keep_what_was_typed_and_name_each_value_read_otherwise_once() {
+        let (jobs, notes) = command_line_jobs(&[]).unwrap();
+        assert_eq!(jobs, vec![JobSpec::newcomer_default()]);
+        assert!(notes.is_empty());
+        let given = options(&[
+            ("runtime", Some("30sec")),
+            ("name", Some("a")),
+            ("name", Some("b")),
+            ("name", Some("a")),
+        ]);
+        let (jobs, notes) = command_line_jobs(&given).unwrap();
+        assert_eq!(notes.len(), 1, "{notes:?}");
+        assert!(notes[0].starts_with("--runtime=30sec: "), "{notes:?}");
+        assert!(jobs.iter().all(|job| job.compat.value_readings == notes));
+        assert_eq!(jobs[0].given.as_ref().unwrap().global[0].0, "runtime");
+        assert_eq!(job_names(&jobs), "a,b");
+    }
+
+    #[test]
+    fn options_before_job_files_start_from_fio_s_job_file_defaults() {
+        let given = options(&[("iodepth", Some("8"))]);
+        let (defaults, typed, notes) = job_file_defaults(&given).unwrap();
+        let fio = JobSpec::fio_job_file_default();
+        assert_eq!((defaults.iodepth, defaults.ioengine), (8, fio.ioengine));
+        assert_eq!(typed, vec![("iodepth".to_string(), "8".to_string())]);
+        assert!(notes.is_empty());
     }
 }

@@ -42,7 +42,8 @@ pub use describe::{describe, describe_against, ALWAYS_DESCRIBED};
 pub use diskmeter_units::KbBase;
 pub use given::GivenOptions;
 pub use iolog::{IologOptions, ReplaySkip, UnknownSkipWord};
-pub use jobs::{jobs_from_options, jobs_from_options_over};
+pub use jobs::{command_line_jobs, job_file_defaults, job_names, jobs_from_options};
+pub use jobs::{jobs_from_options_over, mark_value_readings};
 pub use options::{
     all_options, find_option, limits_of, nearest, suggest_option, InvalidValue, LimitError, Limits,
     OptionDef, OptionKind, Range, MAX_FILES_PER_RUN, MAX_WORKERS_PER_RUN,

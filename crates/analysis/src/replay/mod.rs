@@ -26,6 +26,7 @@
 use crate::requirements::{Checklist, Level, Metric};
 use serde::{Deserialize, Serialize};
 
+mod capture;
 mod depth;
 mod exact;
 mod flushes;
@@ -38,6 +39,7 @@ mod tests;
 mod tests_pacing;
 mod traced;
 
+pub use capture::{CaptureReplay, CaptureReplayError, CommentedWorkload};
 pub use depth::{replay_depth, ReplayDepth};
 pub use exact::{build_exact_replay, exact_request, ExactError, ExactRequest};
 pub use flushes::{data_write_share, plan_flushes, FlushPlan};
@@ -445,5 +447,23 @@ impl ReplayWorkload {
             .iter()
             .find(|(name, _)| name == option)
             .map(|(_, value)| value.as_str())
+    }
+
+    /// The options that aim the workload at `target` in its job file and jobs: `filename=`, or
+    /// `directory=` for a folder (`target_is_dir`); none without a target, on an emulated disk
+    /// (the run aims the jobs at it) or for an exact replay, which names its target in
+    /// `replay_redirect`.
+    pub fn target_options(
+        &self,
+        target: Option<&str>,
+        target_is_dir: bool,
+        emulated: bool,
+    ) -> Vec<(String, String)> {
+        match target {
+            Some(_) if emulated || self.option("read_iolog").is_some() => Vec::new(),
+            Some(path) if target_is_dir => vec![("directory".into(), path.to_string())],
+            Some(path) => vec![("filename".into(), path.to_string())],
+            None => Vec::new(),
+        }
     }
 }

@@ -488,3 +488,22 @@ fn an_exact_replay_needs_one_logged_device_its_log_and_a_target() {
     assert_eq!(jobs.len(), 1);
     assert_eq!(jobs[0].name, "replay-3-exact");
 }
+
+#[test]
+fn the_target_is_named_in_the_job_file_only_where_the_workload_does_not_aim_elsewhere() {
+    let workload = build_replay(&request(p90(100.0, 50.0, 2.0), None)).unwrap();
+    let options = |target, is_dir, emulated| workload.target_options(target, is_dir, emulated);
+    let named = |option: &str| vec![(option.to_string(), "/mnt/x".to_string())];
+    assert_eq!(options(Some("/mnt/x"), false, false), named("filename"));
+    assert_eq!(options(Some("/mnt/x"), true, false), named("directory"));
+    assert!(options(Some("/mnt/x"), false, true).is_empty());
+    assert!(options(None, false, false).is_empty());
+    let exact = ReplayWorkload {
+        options: vec![("read_iolog".into(), "trace.log".into())],
+        more_jobs: Vec::new(),
+        notes: Vec::new(),
+    };
+    assert!(exact
+        .target_options(Some("/dev/x"), false, false)
+        .is_empty());
+}

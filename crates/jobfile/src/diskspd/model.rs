@@ -235,6 +235,30 @@ impl DiskSpdProfile {
 }
 
 impl DiskSpdProfile {
+    /// `-Rp`: the profile as DiskSpd would re-output it (its XML with `-Rpxml`).
+    pub fn profile_text(&self) -> String {
+        match self.output {
+            OutputForm::Xml => super::profile_xml(self, 0),
+            OutputForm::Text => self.jobs_text(),
+        }
+    }
+
+    /// The steps of the run, one per time span: (name, jobs), the name the command line
+    /// followed by the span's number when there are several.
+    pub fn steps(&self) -> Vec<(String, Vec<JobSpec>)> {
+        let several = self.time_spans.len() > 1;
+        (self.time_spans.iter().enumerate())
+            .map(|(i, span)| {
+                let name = if several {
+                    format!("{} (time span {})", self.command_line, i + 1)
+                } else {
+                    self.command_line.clone()
+                };
+                (name, span.jobs.clone())
+            })
+            .collect()
+    }
+
     /// `-Rptext`: each time span's jobs as the dry run lists them.
     pub fn jobs_text(&self) -> String {
         let mut out = format!("Command Line: diskmeter diskspd {}\n", self.command_line);

@@ -14,10 +14,12 @@
 //! Iometer's own configuration files (`.icf`) are read by [`icf`] and run by [`icf_run`].
 
 pub mod icf;
+pub mod icf_request;
 pub mod icf_run;
 mod icf_sections;
 pub mod icf_targets;
 pub mod icf_workers;
+pub mod steps;
 
 use diskmeter_units::{parse_size, parse_time_ns, KbBase, TimeUnit, UnitError};
 use diskmeter_workload::{apply_option_exact, JobSpec, OptionError};

@@ -2,8 +2,34 @@
 //! `diskspd` profile): what DiskSpd's text and XML reports print about the test before the
 //! results, with DiskSpd's wording of the access pattern.
 
-use super::DiskSpdHeader;
-use diskmeter_jobfile::diskspd::{Access, DiskSpdProfile, TargetParams, TimeSpan};
+use super::{render_diskspd_text, render_diskspd_xml, DiskSpdHeader};
+use crate::input::RunInput;
+use diskmeter_jobfile::diskspd::{profile_xml, Access, DiskSpdProfile, OutputForm};
+use diskmeter_jobfile::diskspd::{TargetParams, TimeSpan};
+
+/// DiskSpd's report of the time spans run, each `(index of its time span, its input)`: its
+/// text layout, or XML with `-Rxml`.
+pub fn render_diskspd(profile: &DiskSpdProfile, ran: &[(usize, &RunInput)]) -> String {
+    let profile_xml = match profile.output {
+        OutputForm::Xml => profile_xml(profile, 2),
+        OutputForm::Text => String::new(),
+    };
+    let spans: Vec<(DiskSpdHeader, &RunInput)> = ran
+        .iter()
+        .filter_map(|&(index, input)| {
+            let span = profile.time_spans.get(index)?;
+            let header = DiskSpdHeader::of_time_span(profile, span, index, &profile_xml);
+            Some((header, input))
+        })
+        .collect();
+    match profile.output {
+        OutputForm::Text => spans
+            .iter()
+            .map(|(header, input)| render_diskspd_text(header, input))
+            .collect(),
+        OutputForm::Xml => render_diskspd_xml(&spans),
+    }
+}
 
 impl DiskSpdHeader {
     /// What the report prints about a time span (from its first target: the command line's
