@@ -10,7 +10,7 @@ pub use diskmeter_report::output_format::{join, render_fio, OutputFormat, RESULT
 use diskmeter_report::TerseVersion;
 
 /// A clap value parser for a comma-separated list of the formats in `allowed`: checks the
-/// list and keeps its text (read back with [`formats_of`]); clap lists `allowed` as the
+/// list and keeps its text (read back with `OutputFormat::print_order`); clap lists `allowed` as the
 /// possible values in `--help` and when the option comes without a value.
 pub fn list_parser(allowed: &'static [&'static str]) -> FormatList {
     FormatList { allowed }
@@ -52,15 +52,6 @@ impl clap::builder::TypedValueParser for FormatList {
                 .map(|name| clap::builder::PossibleValue::new(*name)),
         ))
     }
-}
-
-/// The formats of the checked list in `matches`' argument `id`, in the order they print
-/// (see the module docs).
-pub fn formats_of(matches: &ArgMatches, id: &str) -> Vec<OutputFormat> {
-    let text = matches
-        .get_one::<String>(id)
-        .map_or("normal", String::as_str);
-    OutputFormat::print_order(text)
 }
 
 /// `--terse-version` (fio's: 2 to 5, default 3).
