@@ -12,10 +12,10 @@ mod catalog;
 pub mod expect;
 pub mod sweep;
 
-pub use catalog::{suite_names, CacheRole, SuiteInfo, SUITES};
+pub use catalog::{cached_read_suites, suite_names, CacheRole, SuiteInfo, SUITES};
 
 use diskmeter_workload::{apply_option_exact, AutoStop, Direction, JobSpec};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use thiserror::Error;
 
 /// Why a suite cannot be built.
@@ -74,6 +74,20 @@ impl SuiteOptions {
             ioengine: "io_uring".to_string(),
             auto_stop: true,
         }
+    }
+
+    /// The options of the warm-up that `suite --warmup` runs before a suite that reads from
+    /// a cached volume: the warm-up suite on that suite's `read_file`, with these options'
+    /// size and engine, each step for `runtime` when given (else the guide's 2 hours).
+    pub fn warmup_of(&self, read_file: &Path, runtime: Option<&str>) -> SuiteOptions {
+        let mut warm = SuiteOptions::new(read_file);
+        warm.size_bytes = self.size_bytes;
+        warm.ioengine = self.ioengine.clone();
+        if let Some(runtime) = runtime {
+            warm.overrides
+                .push(("runtime".to_string(), runtime.to_string()));
+        }
+        warm
     }
 
     fn target_for(&self, direction: Direction) -> &PathBuf {
