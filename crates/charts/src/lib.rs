@@ -277,6 +277,21 @@ pub fn write_charts(
     Ok(written)
 }
 
+/// The folder for a sweep's charts as `--charts` gives it: none for `none`, the folder
+/// given, or by default a new `diskmeter-sweep-<unix time>` folder here.
+pub fn sweep_folder(given: Option<&str>) -> Option<PathBuf> {
+    match given {
+        Some("none") => None,
+        Some(dir) => Some(PathBuf::from(dir)),
+        None => Some(PathBuf::from(format!(
+            "diskmeter-sweep-{}",
+            std::time::SystemTime::now()
+                .duration_since(std::time::UNIX_EPOCH)
+                .map_or(0, |d| d.as_secs())
+        ))),
+    }
+}
+
 /// Writes the charts of each pattern of a sweep on `target` into `dir` ([`write_charts`]):
 /// in a folder of its own per pattern when there are several (`randrw:70` in `randrw70`).
 /// A pattern with no whole point has no curve to draw: no empty charts. Returns the files

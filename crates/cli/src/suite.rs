@@ -5,7 +5,9 @@
 use crate::session;
 use crate::{args, write_output, Status, UsageError};
 use clap::{ArgMatches, Args, Command, FromArgMatches};
-use diskmeter_orchestrator::{is_block_device, test_file, Batch, CommandKind, Session, Step};
+use diskmeter_orchestrator::{
+    is_block_device, test_file, Batch, CommandKind, Outcome, Session, Step, StepContext,
+};
 use diskmeter_report::RunResult;
 use diskmeter_suites::{expect, CacheRole, Suite, SuiteOptions};
 use diskmeter_units::{parse_size, KbBase};
@@ -117,10 +119,7 @@ pub fn main(matches: &ArgMatches) -> anyhow::Result<Status> {
             options.size_bytes = None;
         }
     }
-    let build = |name: &str, options: &SuiteOptions| {
-        diskmeter_suites::build(name, options).map_err(|e| UsageError(e.to_string()))
-    };
-    let suite = build(name, &options)?;
+    let suite = diskmeter_suites::build(name, &options).map_err(|e| UsageError(e.to_string()))?;
     let expectations = given
         .expect
         .as_deref()
@@ -131,17 +130,9 @@ pub fn main(matches: &ArgMatches) -> anyhow::Result<Status> {
         run_suite(session, suite, options, expected, &given, output, quiet)
     };
     if given.warmup {
-        if suite.cache != CacheRole::ReadsCached {
-            return Err(UsageError(format!(
-                "--warmup warms the read target before a suite that reads from a cached volume \
-                 ({}); `diskmeter suite warmup TARGET` warms on its own",
-                diskmeter_suites::cached_read_suites().join(", ")
-            ))
-            .into());
-        }
         let runtime = given.warmup_runtime.as_deref();
-        let warm_options = options.warmup_of(&suite.read_file, runtime);
-        let warm = build("warmup", &warm_options)?;
+        let (warm, warm_options) = diskmeter_suites::warmup_for(&suite, &options, runtime)
+            .map_err(|e| UsageError(e.to_string()))?;
         let status = run(&mut session, &warm, &warm_options, &[])?;
         if status != Status::Success {
             return Ok(status);
@@ -173,48 +164,36 @@ fn run_suite(
     batch.name = Some(suite.name.clone());
     batch.target = Some(options.target.clone());
     // The suite's files are removed at the end; files that were there stay.
-    let targets = [&options.read_target, &options.write_target];
-    batch.shared_files = std::iter::once(options.target.clone())
-        .chain(targets.into_iter().flatten().cloned())
-        .collect();
+    batch.shared_files = options.files();
     if suite.cache == CacheRole::Warms {
         // A warm-up exists to leave its file in the host cache: it is kept and recorded.
         batch.warms = vec![suite.read_file.clone()];
     }
-    let announce = Box::new(|step: diskmeter_orchestrator::StepContext<'_>| {
-        let (name, index, total) = (step.batch.name.as_deref(), step.index + 1, step.total());
-        let step = step.name();
-        Some(format!(
-            "suite {}: step {index}/{total}: {step}",
-            name.unwrap_or_default()
+    let announce = Box::new(|step: StepContext<'_>| {
+        let name = step.batch.name.as_deref().unwrap_or_default();
+        Some(terminal::step_line(
+            name,
+            step.index,
+            step.total(),
+            step.name(),
         ))
     });
     let heading = Box::new(session::step_heading);
-    session::run_and_conclude(
-        session,
-        &batch,
-        quiet,
-        Some(announce),
-        Some(heading),
-        |outcome| {
-            if outcome.dry_run {
-                return Ok(());
-            }
-            let text = if given.output_format == "json" {
-                let steps = outcome.steps.iter();
-                terminal::json(&suite.name, steps.map(|s| (s.name.as_str(), &s.result)))
-            } else {
-                let results: Vec<RunResult> = outcome.results().cloned().collect();
-                let verdicts = given.expect.as_deref().map(|profile| {
-                    let judgements = expect::judge_steps(suite, &results, expectations, profile);
-                    (profile, judgements)
-                });
-                let saved = outcome.saved.is_some();
-                terminal::text(suite, options, &results, expectations, verdicts, saved)
-            };
-            Ok(write_output(output, &text)?)
-        },
-    )
+    let write = |outcome: &Outcome| -> anyhow::Result<()> {
+        if outcome.dry_run {
+            return Ok(());
+        }
+        let text = if given.output_format == "json" {
+            let steps = outcome.steps.iter().map(|s| (s.name.as_str(), &s.result));
+            terminal::json(&suite.name, steps)
+        } else {
+            let results: Vec<RunResult> = outcome.results().cloned().collect();
+            let (profile, saved) = (given.expect.as_deref(), outcome.saved.is_some());
+            terminal::text(suite, options, &results, expectations, profile, saved)
+        };
+        Ok(write_output(output, &text)?)
+    };
+    session::run_and_conclude(session, &batch, quiet, Some(announce), Some(heading), write)
 }
 
 impl SuiteArgs {
@@ -224,25 +203,26 @@ impl SuiteArgs {
             given.as_deref().map(|p| test_file(Some(p), SUITE_FILE))
         };
         let target = test_file(self.target.as_deref(), SUITE_FILE);
-        let mut options = SuiteOptions::new(&target);
-        options.auto_stop = !self.no_auto_stop;
-        options.read_target = resolve(&self.read_target);
-        options.write_target = resolve(&self.write_target);
-        options.write_cap_iops = self.write_cap;
-        options.size_bytes = region_bytes(self.size.as_deref(), &target, || {
-            diskmeter_orchestrator::default_suite_file_bytes(&target)
-        })?;
         let overrides = [
             ("runtime", &self.runtime),
             ("iodepth", &self.iodepth),
             ("numjobs", &self.numjobs),
             ("bs", &self.bs),
         ];
-        for (name, value) in overrides {
-            if let Some(value) = value {
-                options.overrides.push((name.to_string(), value.clone()));
-            }
-        }
+        let mut options = SuiteOptions {
+            auto_stop: !self.no_auto_stop,
+            read_target: resolve(&self.read_target),
+            write_target: resolve(&self.write_target),
+            write_cap_iops: self.write_cap,
+            size_bytes: region_bytes(self.size.as_deref(), &target, || {
+                diskmeter_orchestrator::default_suite_file_bytes(&target)
+            })?,
+            overrides: overrides
+                .into_iter()
+                .filter_map(|(name, value)| Some((name.to_string(), value.clone()?)))
+                .collect(),
+            ..SuiteOptions::new(&target)
+        };
         if let Some(engine) = &self.ioengine {
             options.ioengine = engine.clone();
         }

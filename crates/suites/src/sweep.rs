@@ -74,10 +74,24 @@ impl Grid {
         })
     }
 
+    /// Each point's step name and job ([`job_of`]), in the order they run.
+    pub fn jobs(
+        &self,
+        target: &Path,
+        size: Option<u64>,
+        timing: &PointTiming,
+    ) -> Result<Vec<(String, JobSpec)>, OptionError> {
+        let job = |point: &Point| Ok((point.step_name(), job_of(point, target, size, timing)?));
+        self.points.iter().map(job).collect()
+    }
+
     /// Each pattern's points, whole or partial, from the steps that ran: `(index of the
     /// point in the grid, step name, result)`; a point's IOs in flight are its queue depth
     /// times its jobs.
-    pub fn groups(&self, steps: &[(usize, &str, &RunResult)]) -> Vec<PointGroup> {
+    pub fn groups<'a, I>(&self, steps: I) -> Vec<PointGroup>
+    where
+        I: Iterator<Item = (usize, &'a str, &'a RunResult)> + Clone,
+    {
         let bytes_of = |bs: &str| {
             self.block_sizes
                 .iter()
@@ -86,7 +100,7 @@ impl Grid {
         };
         let group_of = |rw: &String| {
             let mut group = PointGroup::whole(rw.clone(), Vec::new());
-            for &(index, name, result) in steps {
+            for (index, name, result) in steps.clone() {
                 let point = &self.points[index];
                 if &point.rw == rw {
                     let qd = point.qd * point.numjobs;

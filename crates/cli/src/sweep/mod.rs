@@ -10,7 +10,7 @@ use diskmeter_orchestrator::{
     test_file, Batch, CommandKind, FinishedStep, Outcome, RunPlan, Session, Sink, SinkError, Step,
     StepContext,
 };
-use diskmeter_suites::sweep::{job_of, Grid, Point, PointTiming};
+use diskmeter_suites::sweep::{Grid, Point, PointTiming};
 use diskmeter_views::sweep::text::{self, AutoStopSummary};
 use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
@@ -102,15 +102,14 @@ pub fn main(matches: &ArgMatches) -> anyhow::Result<Status> {
         point_max: sweep.point_max.clone(),
         ramp: sweep.ramp.clone(),
     };
-    let step_of = |point: &Point| -> Result<Step, UsageError> {
-        let job = job_of(point, &target, size, &timing).map_err(|e| UsageError(e.to_string()))?;
-        Ok(Step {
-            name: point.step_name(),
-            jobs: vec![job],
-        })
-    };
-    let steps = grid.points.iter().map(step_of).collect::<Result<_, _>>()?;
-    let mut batch = Batch::new(CommandKind::Sweep, steps);
+    let jobs = grid
+        .jobs(&target, size, &timing)
+        .map_err(|e| UsageError(e.to_string()))?;
+    let steps = jobs.into_iter().map(|(name, job)| Step {
+        name,
+        jobs: vec![job],
+    });
+    let mut batch = Batch::new(CommandKind::Sweep, steps.collect());
     batch.name = Some(grid.patterns.join(","));
     batch.target = Some(target.clone());
     batch.shared_files = vec![target.clone()];
@@ -121,16 +120,15 @@ pub fn main(matches: &ArgMatches) -> anyhow::Result<Status> {
         if outcome.dry_run {
             return Ok(());
         }
-        let steps: Vec<_> = outcome
+        let steps = outcome
             .steps
             .iter()
-            .map(|s| (s.index, s.name.as_str(), &s.result))
-            .collect();
+            .map(|s| (s.index, s.name.as_str(), &s.result));
         let json = sweep.output_format == "json";
         let charts = charts_folder(sweep.charts.as_ref());
         let auto_stop = AutoStopSummary::of(outcome.results());
         let target = target.display().to_string();
-        let mut text = analyse_and_render(&grid.groups(&steps), &target, charts, json, auto_stop);
+        let mut text = analyse_and_render(&grid.groups(steps), &target, charts, json, auto_stop);
         if !json && outcome.steps.len() < outcome.planned_steps {
             text.push_str(&format!(
                 "The sweep stopped after {} of its {} points: the rest were not measured.\n",
@@ -142,19 +140,9 @@ pub fn main(matches: &ArgMatches) -> anyhow::Result<Status> {
     })
 }
 
-/// `--charts DIR`: the folder for the charts, `None` for 'none'; by default a new
-/// diskmeter-sweep-<unix time> folder here.
+/// `--charts DIR`: the folder for the charts ([`diskmeter_charts::sweep_folder`]).
 pub(crate) fn charts_folder(given: Option<&String>) -> Option<PathBuf> {
-    match given.map(String::as_str) {
-        Some("none") => None,
-        Some(dir) => Some(PathBuf::from(dir)),
-        None => Some(PathBuf::from(format!(
-            "diskmeter-sweep-{}",
-            std::time::SystemTime::now()
-                .duration_since(std::time::UNIX_EPOCH)
-                .map_or(0, |d| d.as_secs())
-        ))),
-    }
+    diskmeter_charts::sweep_folder(given.map(String::as_str))
 }
 
 /// Writes each pattern's charts into `charts_dir` (saying on stderr why any are missing)
@@ -218,22 +206,8 @@ impl Sink for PointSink<'_> {
             return;
         }
         let point = &self.grid[step.index];
-        let options: Vec<String> = plan
-            .jobs
-            .iter()
-            .flat_map(diskmeter_workload::describe)
-            .map(|(n, v)| format!("{n}={v}"))
-            .collect();
-        println!(
-            "point {}/{}: {} {} QD{} x{}: {}",
-            step.index + 1,
-            step.total(),
-            point.rw,
-            point.bs,
-            point.qd,
-            point.numjobs,
-            options.join(" ")
-        );
+        let line = text::point_plan(step.index, step.total(), point, &plan.jobs);
+        println!("{line}");
     }
 
     fn step_finished(&mut self, _step: &FinishedStep) -> Result<(), SinkError> {

@@ -1,34 +1,34 @@
 //! A suite as `diskmeter suite` prints it: the heading (target, size, engine), the table
 //! ([`super::table`]) with each step's notes, the guide's verdicts with `--expect`, and how
-//! the suite ended; the list of `--list`; and the JSON document of `--output-format json`.
+//! the suite ended; the line announcing each step; the list of `--list`; and the JSON
+//! document of `--output-format json`.
 
 use super::table;
-use diskmeter_analysis::verdict::Judgement;
 use diskmeter_report::RunResult;
-use diskmeter_suites::expect::Expectation;
+use diskmeter_suites::expect::{self, Expectation};
 use diskmeter_suites::{CacheRole, Suite, SuiteOptions, SUITES};
 use diskmeter_units::format_bytes_binary;
 use std::fmt::Write;
 
 /// The suite's text: `results[i]` belongs to `suite.steps[i]` (fewer results: the suite
-/// stopped early), `expectations` beside the steps they name, `verdicts` (the `--expect`
-/// profile and its judgements) under the table, and whether a warm-up was `saved` in the
-/// history.
+/// stopped early), `expectations` beside the steps they name and, with the `--expect`
+/// `profile`, judged under the table ([`expect::judge_steps`]); `saved`: a warm-up was
+/// recorded in the history.
 pub fn text(
     suite: &Suite,
     options: &SuiteOptions,
     results: &[RunResult],
     expectations: &[Expectation],
-    verdicts: Option<(&str, Vec<Judgement>)>,
+    profile: Option<&str>,
     saved: bool,
 ) -> String {
     let mut text = header(suite, options);
     text.push_str(&table::render(suite, results, expectations));
     text.push('\n');
     text.push_str(&table::step_notes(suite, results));
-    if let Some((profile, judgements)) = verdicts {
+    if let Some(profile) = profile {
         let _ = writeln!(text, "\nAgainst the guide ({profile}):");
-        for judgement in judgements {
+        for judgement in expect::judge_steps(suite, results, expectations, profile) {
             let _ = writeln!(text, "  {}", judgement.line());
         }
     }
@@ -80,6 +80,12 @@ fn header(suite: &Suite, options: &SuiteOptions) -> String {
     }
     text.push('\n');
     text
+}
+
+/// The line announcing step `index` (0-based) of `total` of suite `name`: "suite quick:
+/// step 2/10: SEQ1M Q8T1 write".
+pub fn step_line(name: &str, index: usize, total: usize, step: &str) -> String {
+    format!("suite {name}: step {}/{total}: {step}", index + 1)
 }
 
 /// Every suite with its steps, for `diskmeter suite --list`.

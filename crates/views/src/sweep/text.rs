@@ -1,7 +1,7 @@
 //! A sweep as `diskmeter sweep` and `diskmeter analyze` print it in the terminal: each
 //! pattern's points table (drawn by [`crate::text`]) and the analysis' summary lines, how
 //! auto-stopped points ended and the charts written ([`results`]), or the JSON document of
-//! the points and their analysis.
+//! the points and their analysis; and each point's line of `--dry-run`.
 //!
 //! The report's points table ([`super::section`]) shows the same points with longer column
 //! names and units in the headings; this is the terminal's compact form, kept as it was.
@@ -9,7 +9,9 @@
 use crate::text::TextTable;
 use diskmeter_analysis::{analyse_group, summary_lines, Analysis, PointGroup};
 use diskmeter_report::RunResult;
+use diskmeter_suites::sweep::Point;
 use diskmeter_units::{format_size_suffix, format_thousands, KbBase, MIB_F64};
+use diskmeter_workload::JobSpec;
 use std::fmt::Write;
 use std::path::PathBuf;
 
@@ -47,6 +49,25 @@ impl AutoStopSummary {
         }
         (summary.points > 0).then_some(summary)
     }
+}
+
+/// The `--dry-run` line of point `index` (0-based) of `total`, with its `jobs`' options:
+/// "point 3/40: randread 4k QD4 x1: name=... rw=randread ...".
+pub fn point_plan(index: usize, total: usize, point: &Point, jobs: &[JobSpec]) -> String {
+    let options: Vec<String> = jobs
+        .iter()
+        .flat_map(diskmeter_workload::describe)
+        .map(|(n, v)| format!("{n}={v}"))
+        .collect();
+    format!(
+        "point {}/{total}: {} {} QD{} x{}: {}",
+        index + 1,
+        point.rw,
+        point.bs,
+        point.qd,
+        point.numjobs,
+        options.join(" ")
+    )
 }
 
 /// Analyses each pattern's points (against the built-in catalog's tiers) and renders the
