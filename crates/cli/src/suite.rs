@@ -4,7 +4,7 @@
 
 use crate::session;
 use crate::{args, write_output, Status, UsageError};
-use clap::{ArgMatches, Args, Command, FromArgMatches};
+use clap::{Arg, ArgMatches, Args, Command, FromArgMatches};
 use diskmeter_orchestrator::{
     is_block_device, test_file, Batch, CommandKind, Outcome, Session, Step, StepContext,
 };
@@ -16,6 +16,8 @@ use std::path::Path;
 
 /// The test file a suite creates in a folder.
 const SUITE_FILE: &str = "diskmeter-suite.dat";
+/// The fio options a suite sets for every job of every step (`--runtime`, ...).
+const FIO_OVERRIDES: [&str; 5] = ["runtime", "iodepth", "numjobs", "bs", "ioengine"];
 
 /// The `suite` subcommand's options, in the order `--help` lists them.
 #[derive(Args)]
@@ -73,26 +75,16 @@ struct SuiteArgs {
     /// normal: the suite's table; json: every step's full result
     #[arg(long, value_name = "FORMAT", value_parser = ["normal", "json"], default_value = "normal")]
     output_format: String,
-    /// Sets fio's runtime for every job of every step (as `diskmeter run --runtime`)
-    #[arg(long, value_name = "VALUE")]
-    runtime: Option<String>,
-    /// Sets fio's iodepth for every job of every step (as `diskmeter run --iodepth`)
-    #[arg(long, value_name = "VALUE")]
-    iodepth: Option<String>,
-    /// Sets fio's numjobs for every job of every step (as `diskmeter run --numjobs`)
-    #[arg(long, value_name = "VALUE")]
-    numjobs: Option<String>,
-    /// Sets fio's bs for every job of every step (as `diskmeter run --bs`)
-    #[arg(long, value_name = "VALUE")]
-    bs: Option<String>,
-    /// Sets fio's ioengine for every job of every step (as `diskmeter run --ioengine`)
-    #[arg(long, value_name = "VALUE")]
-    ioengine: Option<String>,
 }
 
-/// The `suite` subcommand's definition.
+/// The `suite` subcommand's definition: its options, then [`FIO_OVERRIDES`].
 pub fn command() -> Command {
     let command = SuiteArgs::augment_args(Command::new("suite"));
+    let command = FIO_OVERRIDES.into_iter().fold(command, |command, name| {
+        command.arg(Arg::new(name).long(name).value_name("VALUE").help(format!(
+            "Sets fio's {name} for every job of every step (as `diskmeter run --{name}`)"
+        )))
+    });
     args::add_run_flags(args::add_emulate_flags(command, "suite"))
 }
 
@@ -103,15 +95,11 @@ pub fn main(matches: &ArgMatches) -> anyhow::Result<Status> {
         print!("{}", terminal::list());
         return Ok(Status::Success);
     }
-    let Some(name) = &given.name else {
-        return Err(
-            UsageError("give a suite name (diskmeter suite --list shows them)".into()).into(),
-        );
-    };
+    let missing = || UsageError("give a suite name (diskmeter suite --list shows them)".into());
+    let name = given.name.as_deref().ok_or_else(missing)?;
     let quiet = args::quiet(matches);
     let settings = args::settings(matches)?;
-    let dry_run = settings.dry_run;
-    let mut options = given.options()?;
+    let mut options = given.options(matches)?;
     let mut session = Session::open(settings)?;
     if let Some(device) = session.emulated_device() {
         options.target = device.to_path_buf();
@@ -125,27 +113,30 @@ pub fn main(matches: &ArgMatches) -> anyhow::Result<Status> {
         .as_deref()
         .and_then(expect::expectations)
         .unwrap_or_default();
-    let output = matches.get_one::<String>("output");
-    let run = |session: &mut Session, suite: &Suite, options: &SuiteOptions, expected| {
-        run_suite(session, suite, options, expected, &given, output, quiet)
-    };
     if given.warmup {
         let runtime = given.warmup_runtime.as_deref();
         let (warm, warm_options) = diskmeter_suites::warmup_for(&suite, &options, runtime)
             .map_err(|e| UsageError(e.to_string()))?;
-        let status = run(&mut session, &warm, &warm_options, &[])?;
+        let status = run_suite(&mut session, &warm, &warm_options, &[], &given, matches)?;
         if status != Status::Success {
             return Ok(status);
         }
-    } else if suite.cache == CacheRole::ReadsCached && !dry_run && !quiet {
+    } else if suite.cache == CacheRole::ReadsCached && !session.settings().dry_run && !quiet {
         if let Some(line) = session.warmth(&suite.read_file).note(&suite.read_file) {
             eprintln!("diskmeter: note: {line}");
         }
     }
-    run(&mut session, &suite, &options, &expectations)
+    run_suite(
+        &mut session,
+        &suite,
+        &options,
+        &expectations,
+        &given,
+        matches,
+    )
 }
 
-/// Runs one suite as one batch, prints its table (or JSON document) to `output` and
+/// Runs one suite as one batch, prints its table (or JSON document) to `--output` and
 /// concludes.
 fn run_suite(
     session: &mut Session,
@@ -153,9 +144,9 @@ fn run_suite(
     options: &SuiteOptions,
     expectations: &[expect::Expectation],
     given: &SuiteArgs,
-    output: Option<&String>,
-    quiet: bool,
+    matches: &ArgMatches,
 ) -> anyhow::Result<Status> {
+    let (quiet, output) = (args::quiet(matches), matches.get_one::<String>("output"));
     let steps = suite.steps.iter().map(|step| Step {
         name: step.name.clone(),
         jobs: step.jobs.clone(),
@@ -197,18 +188,13 @@ fn run_suite(
 }
 
 impl SuiteArgs {
-    /// The user's target and choices, with the test file's default size.
-    fn options(&self) -> Result<SuiteOptions, UsageError> {
+    /// The user's target and choices (the [`FIO_OVERRIDES`] from `matches`), with the test
+    /// file's default size.
+    fn options(&self, matches: &ArgMatches) -> Result<SuiteOptions, UsageError> {
         let resolve = |given: &Option<String>| -> Option<std::path::PathBuf> {
             given.as_deref().map(|p| test_file(Some(p), SUITE_FILE))
         };
         let target = test_file(self.target.as_deref(), SUITE_FILE);
-        let overrides = [
-            ("runtime", &self.runtime),
-            ("iodepth", &self.iodepth),
-            ("numjobs", &self.numjobs),
-            ("bs", &self.bs),
-        ];
         let mut options = SuiteOptions {
             auto_stop: !self.no_auto_stop,
             read_target: resolve(&self.read_target),
@@ -217,14 +203,16 @@ impl SuiteArgs {
             size_bytes: region_bytes(self.size.as_deref(), &target, || {
                 diskmeter_orchestrator::default_suite_file_bytes(&target)
             })?,
-            overrides: overrides
-                .into_iter()
-                .filter_map(|(name, value)| Some((name.to_string(), value.clone()?)))
-                .collect(),
             ..SuiteOptions::new(&target)
         };
-        if let Some(engine) = &self.ioengine {
-            options.ioengine = engine.clone();
+        for name in FIO_OVERRIDES {
+            let Some(value) = matches.get_one::<String>(name).cloned() else {
+                continue;
+            };
+            match name {
+                "ioengine" => options.ioengine = value,
+                _ => options.overrides.push((name.to_string(), value)),
+            }
         }
         Ok(options)
     }

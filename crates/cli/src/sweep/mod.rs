@@ -15,8 +15,6 @@ use diskmeter_views::sweep::text::{self, AutoStopSummary};
 use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
 
-const DEFAULT_QD: &str = "1,2,4,8,16,32,64,128";
-const DEFAULT_BS: &str = "4k,16k,64k,256k,1m";
 const SWEEP_FILE: &str = "diskmeter-sweep.dat";
 
 /// The `sweep` subcommand's options, in the order `--help` lists them.
@@ -44,10 +42,10 @@ struct SweepArgs {
     #[arg(value_name = "TARGET")]
     target: Option<String>,
     /// Queue depths (IOs in flight per job)
-    #[arg(long, value_name = "LIST", default_value = DEFAULT_QD)]
+    #[arg(long, value_name = "LIST", default_value = "1,2,4,8,16,32,64,128")]
     qd: String,
     /// Block sizes
-    #[arg(long, value_name = "LIST", default_value = DEFAULT_BS)]
+    #[arg(long, value_name = "LIST", default_value = "4k,16k,64k,256k,1m")]
     bs: String,
     /// Patterns: randread, randwrite, read, write, randrw:70 (70 % reads)
     #[arg(long, value_name = "LIST", default_value = "randread")]
@@ -172,11 +170,10 @@ pub(crate) fn points_from_steps(
         .map_err(|e| anyhow::anyhow!("{e} (analyze takes runs saved by diskmeter sweep)"))
 }
 
-/// The points on the terminal: with `--dry-run` one line per point with its job's options,
-/// otherwise a bar over the points (a terminal only, not with `--quiet`).
+/// The points on the terminal: with `--dry-run` one line per point of `grid` with its
+/// job's options, otherwise a bar over the points (a terminal only, not with `--quiet`).
 struct PointSink<'a> {
-    grid: &'a [Point],
-    dry_run: bool,
+    grid: Option<&'a [Point]>,
     bar: Option<indicatif::ProgressBar>,
 }
 
@@ -193,7 +190,8 @@ impl PointSink<'_> {
             );
             bar
         });
-        PointSink { grid, dry_run, bar }
+        let grid = dry_run.then_some(grid);
+        PointSink { grid, bar }
     }
 }
 
@@ -202,12 +200,10 @@ impl Sink for PointSink<'_> {
         if let Some(bar) = &self.bar {
             bar.set_message(step.name().to_string());
         }
-        if !self.dry_run {
-            return;
+        if let Some(grid) = self.grid {
+            let line = text::point_plan(step.index, step.total(), &grid[step.index], &plan.jobs);
+            println!("{line}");
         }
-        let point = &self.grid[step.index];
-        let line = text::point_plan(step.index, step.total(), point, &plan.jobs);
-        println!("{line}");
     }
 
     fn step_finished(&mut self, _step: &FinishedStep) -> Result<(), SinkError> {
