@@ -68,34 +68,6 @@ pub enum Warmth {
     Unknown,
 }
 
-impl Warmth {
-    /// What this warmth means for a suite that reads `file` from a cached volume, as a note
-    /// before it starts; none when the history cannot tell.
-    pub fn note(&self, file: &Path) -> Option<String> {
-        match self {
-            Warmth::Warm(warmup) => Some(format!(
-                "{} was warmed in this boot (history run {}): cached reads come from the host \
-                 cache",
-                file.display(),
-                warmup.run_id.map_or("-".to_string(), |id| id.to_string())
-            )),
-            Warmth::Cold { last } => Some(format!(
-                "{} has not been warmed since the last boot{}: reads that the guide serves \
-                 from a warm host cache will come from the disk (warm it first: `diskmeter \
-                 suite warmup {}`, or add --warmup)",
-                file.display(),
-                if last.is_some() {
-                    " (its last warm-up was in an earlier boot)"
-                } else {
-                    ""
-                },
-                file.display()
-            )),
-            Warmth::Unknown => None,
-        }
-    }
-}
-
 /// What a step's progress is measured against.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum ProgressGoal {

@@ -232,3 +232,35 @@ pub fn job_of(
     }
     Ok(job)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_lists_make_the_grid_and_the_first_wrong_item_is_named() {
+        let grid = Grid::parse("1, 4,", "1", "4k,1m", "randread,randrw:70").unwrap();
+        assert_eq!(grid.patterns, ["randread", "randrw:70"]);
+        assert_eq!(
+            grid.block_sizes,
+            [("4k".into(), 4096), ("1m".into(), 1 << 20)]
+        );
+        assert_eq!(grid.points.len(), 2 * 2 * 2);
+        assert_eq!(grid.points[1].step_name(), "randread 4k QD4 x1");
+        let error = Grid::parse("1,x", "y", "4k", "read").unwrap_err();
+        assert_eq!(error.option, "qd");
+        assert!(error.to_string().starts_with("--qd x: "), "{error}");
+        let error = Grid::parse("1", "1", "4q", "read").unwrap_err();
+        assert!(error.to_string().starts_with("--bs 4q: "), "{error}");
+    }
+
+    #[test]
+    fn no_step_ran_gives_empty_groups_per_pattern() {
+        let grid = Grid::parse("1", "1", "4k", "read,write").unwrap();
+        let groups = grid.groups(std::iter::empty());
+        assert_eq!(groups.len(), 2);
+        assert!(groups
+            .iter()
+            .all(|g| g.points.is_empty() && g.partial.is_empty()));
+    }
+}
