@@ -102,10 +102,7 @@ pub fn main(matches: &ArgMatches) -> anyhow::Result<Status> {
     let mut options = given.options(matches)?;
     let mut session = Session::open(settings)?;
     if let Some(device) = session.emulated_device() {
-        options.target = device.to_path_buf();
-        if given.size.is_none() {
-            options.size_bytes = None;
-        }
+        options.on_emulated(device, given.size.is_some());
     }
     let suite = diskmeter_suites::build(name, &options).map_err(|e| UsageError(e.to_string()))?;
     let expectations = given
@@ -117,7 +114,7 @@ pub fn main(matches: &ArgMatches) -> anyhow::Result<Status> {
         let runtime = given.warmup_runtime.as_deref();
         let (warm, warm_options) = diskmeter_suites::warmup_for(&suite, &options, runtime)
             .map_err(|e| UsageError(e.to_string()))?;
-        let status = run_suite(&mut session, &warm, &warm_options, &[], &given, matches)?;
+        let status = given.run(&mut session, &warm, &warm_options, &[], matches)?;
         if status != Status::Success {
             return Ok(status);
         }
@@ -126,68 +123,57 @@ pub fn main(matches: &ArgMatches) -> anyhow::Result<Status> {
             eprintln!("diskmeter: note: {line}");
         }
     }
-    run_suite(
-        &mut session,
-        &suite,
-        &options,
-        &expectations,
-        &given,
-        matches,
-    )
-}
-
-/// Runs one suite as one batch, prints its table (or JSON document) to `--output` and
-/// concludes.
-fn run_suite(
-    session: &mut Session,
-    suite: &Suite,
-    options: &SuiteOptions,
-    expectations: &[expect::Expectation],
-    given: &SuiteArgs,
-    matches: &ArgMatches,
-) -> anyhow::Result<Status> {
-    let (quiet, output) = (args::quiet(matches), matches.get_one::<String>("output"));
-    let steps = suite.steps.iter().map(|step| Step {
-        name: step.name.clone(),
-        jobs: step.jobs.clone(),
-    });
-    let mut batch = Batch::new(CommandKind::Suite, steps.collect());
-    batch.name = Some(suite.name.clone());
-    batch.target = Some(options.target.clone());
-    // The suite's files are removed at the end; files that were there stay.
-    batch.shared_files = options.files();
-    if suite.cache == CacheRole::Warms {
-        // A warm-up exists to leave its file in the host cache: it is kept and recorded.
-        batch.warms = vec![suite.read_file.clone()];
-    }
-    let announce = Box::new(|step: StepContext<'_>| {
-        let name = step.batch.name.as_deref().unwrap_or_default();
-        Some(terminal::step_line(
-            name,
-            step.index,
-            step.total(),
-            step.name(),
-        ))
-    });
-    let heading = Box::new(session::step_heading);
-    let write = |outcome: &Outcome| -> anyhow::Result<()> {
-        if outcome.dry_run {
-            return Ok(());
-        }
-        let text = if given.output_format == "json" {
-            let steps = outcome.steps.iter().map(|s| (s.name.as_str(), &s.result));
-            terminal::json(&suite.name, steps)
-        } else {
-            let results: Vec<RunResult> = outcome.results().cloned().collect();
-            let (profile, saved) = (given.expect.as_deref(), outcome.saved.is_some());
-            terminal::text(suite, options, &results, expectations, profile, saved)
-        };
-        Ok(write_output(output, &text)?)
-    };
-    session::run_and_conclude(session, &batch, quiet, Some(announce), Some(heading), write)
+    given.run(&mut session, &suite, &options, &expectations, matches)
 }
 
 impl SuiteArgs {
+    /// Runs one suite as one batch, prints its table (or JSON document) to `--output` and
+    /// concludes.
+    fn run(
+        &self,
+        session: &mut Session,
+        suite: &Suite,
+        options: &SuiteOptions,
+        expectations: &[expect::Expectation],
+        matches: &ArgMatches,
+    ) -> anyhow::Result<Status> {
+        let (quiet, output) = (args::quiet(matches), matches.get_one::<String>("output"));
+        let steps = suite.steps.iter().map(|step| Step {
+            name: step.name.clone(),
+            jobs: step.jobs.clone(),
+        });
+        let mut batch = Batch::new(CommandKind::Suite, steps.collect());
+        batch.name = Some(suite.name.clone());
+        batch.target = Some(options.target.clone());
+        // The suite's files are removed at the end; files that were there stay.
+        batch.shared_files = options.files();
+        if suite.cache == CacheRole::Warms {
+            // A warm-up exists to leave its file in the host cache: it is kept and recorded.
+            batch.warms = vec![suite.read_file.clone()];
+        }
+        let announce = Box::new(|step: StepContext<'_>| {
+            let name = step.batch.name.as_deref().unwrap_or_default();
+            let line = terminal::step_line(name, step.index, step.total(), step.name());
+            Some(line)
+        });
+        let heading = Box::new(session::step_heading);
+        let write = |outcome: &Outcome| -> anyhow::Result<()> {
+            if outcome.dry_run {
+                return Ok(());
+            }
+            let text = if self.output_format == "json" {
+                let steps = outcome.steps.iter().map(|s| (s.name.as_str(), &s.result));
+                terminal::json(&suite.name, steps)
+            } else {
+                let results: Vec<RunResult> = outcome.results().cloned().collect();
+                let (profile, saved) = (self.expect.as_deref(), outcome.saved.is_some());
+                terminal::text(suite, options, &results, expectations, profile, saved)
+            };
+            Ok(write_output(output, &text)?)
+        };
+        session::run_and_conclude(session, &batch, quiet, Some(announce), Some(heading), write)
+    }
+
     /// The user's target and choices (the [`FIO_OVERRIDES`] from `matches`), with the test
     /// file's default size.
     fn options(&self, matches: &ArgMatches) -> Result<SuiteOptions, UsageError> {

@@ -15,7 +15,7 @@ pub mod sweep;
 pub use catalog::{cached_read_suites, suite_names, CacheRole, SuiteInfo, SUITES};
 
 use diskmeter_workload::{apply_option_exact, AutoStop, Direction, JobSpec};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use thiserror::Error;
 
 /// Why a suite cannot be built.
@@ -80,6 +80,15 @@ impl SuiteOptions {
             overrides: Vec::new(),
             ioengine: "io_uring".to_string(),
             auto_stop: true,
+        }
+    }
+
+    /// The options on an emulated disk: `device` is the target, whole unless the user
+    /// `sized` the region.
+    pub fn on_emulated(&mut self, device: &Path, sized: bool) {
+        self.target = device.to_path_buf();
+        if !sized {
+            self.size_bytes = None;
         }
     }
 

@@ -127,12 +127,8 @@ pub fn main(matches: &ArgMatches) -> anyhow::Result<Status> {
         let auto_stop = AutoStopSummary::of(outcome.results());
         let target = target.display().to_string();
         let mut text = analyse_and_render(&grid.groups(steps), &target, charts, json, auto_stop);
-        if !json && outcome.steps.len() < outcome.planned_steps {
-            text.push_str(&format!(
-                "The sweep stopped after {} of its {} points: the rest were not measured.\n",
-                outcome.steps.len(),
-                outcome.planned_steps
-            ));
+        if !json {
+            text.push_str(&text::stopped(outcome.steps.len(), outcome.planned_steps));
         }
         Ok(write_output(matches.get_one::<String>("output"), &text)?)
     })

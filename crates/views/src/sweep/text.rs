@@ -70,6 +70,17 @@ pub fn point_plan(index: usize, total: usize, point: &Point, jobs: &[JobSpec]) -
     )
 }
 
+/// The line saying a sweep stopped after `ran` of its `planned` points; empty when every
+/// point ran.
+pub fn stopped(ran: usize, planned: usize) -> String {
+    match ran < planned {
+        true => format!(
+            "The sweep stopped after {ran} of its {planned} points: the rest were not measured.\n"
+        ),
+        false => String::new(),
+    }
+}
+
 /// Analyses each pattern's points (against the built-in catalog's tiers) and renders the
 /// tables and summaries, how auto-stopped points ended when known and the `charts` written
 /// on `target`; or, `json`, the document of the points, their analysis and the charts.
