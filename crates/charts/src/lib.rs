@@ -16,7 +16,7 @@ pub mod spec;
 
 pub use spec::{draw_spec, render_svg, ImageFormat};
 
-use diskmeter_analysis::SweepPoint;
+use diskmeter_analysis::{PointGroup, SweepPoint};
 use plotters::drawing::DrawingAreaErrorKind;
 use plotters::prelude::*;
 use plotters::style::{register_font, FontStyle};
@@ -63,6 +63,15 @@ pub enum ChartError {
         title: String,
         /// How many series it has (all empty).
         series: usize,
+    },
+    /// The folder for a sweep's charts could not be made.
+    #[error("cannot create {path}: {source}")]
+    Folder {
+        /// The folder.
+        path: String,
+        /// Why.
+        #[source]
+        source: std::io::Error,
     },
     /// A series has a different number of x and y values.
     #[error("chart {chart}, series {series}: {x_len} x values but {y_len} y values")]
@@ -266,6 +275,53 @@ pub fn write_charts(
         written.push(png);
     }
     Ok(written)
+}
+
+/// The folder for a sweep's charts as `--charts` gives it: none for `none`, the folder
+/// given, or by default a new `diskmeter-sweep-<unix time>` folder here.
+pub fn sweep_folder(given: Option<&str>) -> Option<PathBuf> {
+    match given {
+        Some("none") => None,
+        Some(dir) => Some(PathBuf::from(dir)),
+        None => Some(PathBuf::from(format!(
+            "diskmeter-sweep-{}",
+            std::time::SystemTime::now()
+                .duration_since(std::time::UNIX_EPOCH)
+                .map_or(0, |d| d.as_secs())
+        ))),
+    }
+}
+
+/// Writes the charts of each pattern of a sweep on `target` into `dir` ([`write_charts`]):
+/// in a folder of its own per pattern when there are several (`randrw:70` in `randrw70`).
+/// A pattern with no whole point has no curve to draw: no empty charts. Returns the files
+/// written and why each pattern whose charts are missing could not be drawn.
+pub fn write_sweep_charts(
+    dir: &Path,
+    target: &str,
+    groups: &[PointGroup],
+) -> (Vec<PathBuf>, Vec<ChartError>) {
+    let (mut written, mut errors) = (Vec::new(), Vec::new());
+    for group in groups.iter().filter(|g| !g.points.is_empty()) {
+        let folder = if groups.len() > 1 {
+            dir.join(group.rw.replace(':', ""))
+        } else {
+            dir.to_path_buf()
+        };
+        if let Err(source) = std::fs::create_dir_all(&folder) {
+            errors.push(ChartError::Folder {
+                path: folder.display().to_string(),
+                source,
+            });
+            continue;
+        }
+        let about = format!("{} on {target}", group.rw);
+        match write_charts(&folder, &about, &group.points) {
+            Ok(files) => written.extend(files),
+            Err(e) => errors.push(e),
+        }
+    }
+    (written, errors)
 }
 
 #[cfg(test)]

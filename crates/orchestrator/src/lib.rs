@@ -55,6 +55,7 @@ mod session;
 pub mod signals;
 mod sink;
 mod step;
+mod test_file;
 
 pub use capture_session::{
     run_capture, sampler_config, CaptureOutcome, CaptureRunError, CaptureSettings, CaptureView,
@@ -75,3 +76,4 @@ pub use ranks::{Ranks, RanksError};
 pub use session::{progress_goal, ProgressGoal, Session, Settings, Warmth};
 pub use sink::{Note, Sink, SinkError, StepContext};
 pub use step::{Batch, CommandKind, FinishedStep, Outcome, OutcomeStatus, Step};
+pub use test_file::{default_suite_file_bytes, test_file};

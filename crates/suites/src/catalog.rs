@@ -177,6 +177,16 @@ pub fn suite_names() -> impl Iterator<Item = &'static str> {
     SUITES.iter().map(|s| s.name)
 }
 
+/// The suites whose published figures read from a warm cache (the ones `--warmup` warms
+/// for).
+pub fn cached_read_suites() -> Vec<&'static str> {
+    SUITES
+        .iter()
+        .filter(|s| s.cache == CacheRole::ReadsCached)
+        .map(|s| s.name)
+        .collect()
+}
+
 /// CrystalDiskMark's "SEQ1M Q8T1"-style test: both directions, one step each.
 fn cdm(label: &str, random: bool, bs: &'static str, qd: u32, threads: u32) -> Vec<StepSpec> {
     [

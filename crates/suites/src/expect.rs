@@ -10,8 +10,12 @@
 //! does better than the guide is not a miss); "N+" (at least) at N or more; "< N" (latency)
 //! below N. [`Expectation::requirement`] makes it a requirement, judged like any other.
 
-use diskmeter_analysis::verdict::{Bound, LatencyStatistic, Measure, Requirement, Scope};
-use diskmeter_report::StepFigures;
+use crate::Suite;
+use diskmeter_analysis::verdict::{
+    judge, merged_job_histogram, Bound, Judgement, LatencyStatistic, Measure, Requirement, Scope,
+    StepEvidence,
+};
+use diskmeter_report::{RunResult, StepFigures};
 
 /// An "about" figure is met at this share of it or more: the guides round their figures
 /// ("~5,000 IOPS") and a cloud volume's second-to-second rate wanders a few percent.
@@ -131,6 +135,34 @@ impl Expectation {
             allowance: 0.0,
         }
     }
+}
+
+/// The guide's figures of `profile` judged on the steps of `suite` that ran (`results[i]`
+/// belongs to `suite.steps[i]`), each as the requirement `check --expect` judges (met,
+/// missed or within noise, with the measured figure's interval); "not measured" when its
+/// step did not run.
+pub fn judge_steps(
+    suite: &Suite,
+    results: &[RunResult],
+    expectations: &[Expectation],
+    profile: &str,
+) -> Vec<Judgement> {
+    let judge_one = |e: &Expectation| {
+        let requirement = e.requirement(profile);
+        match suite
+            .steps
+            .iter()
+            .position(|s| s.name == e.step)
+            .and_then(|i| results.get(i))
+        {
+            Some(result) => judge(
+                &requirement,
+                &StepEvidence::of(result, &mut |d, kind| merged_job_histogram(result, d, kind)),
+            ),
+            None => Judgement::not_measured(&requirement, format!("step '{}' did not run", e.step)),
+        }
+    };
+    expectations.iter().map(judge_one).collect()
 }
 
 /// A named set of expectations and where its figures come from.

@@ -12,10 +12,10 @@ mod catalog;
 pub mod expect;
 pub mod sweep;
 
-pub use catalog::{suite_names, CacheRole, SuiteInfo, SUITES};
+pub use catalog::{cached_read_suites, suite_names, CacheRole, SuiteInfo, SUITES};
 
 use diskmeter_workload::{apply_option_exact, AutoStop, Direction, JobSpec};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use thiserror::Error;
 
 /// Why a suite cannot be built.
@@ -35,6 +35,13 @@ pub enum SuiteError {
     /// An override was refused by the option it sets.
     #[error(transparent)]
     Override(#[from] diskmeter_workload::OptionError),
+    /// A warm-up was asked before a suite that does not read from a cached volume.
+    #[error(
+        "--warmup warms the read target before a suite that reads from a cached volume \
+         ({}); `diskmeter suite warmup TARGET` warms on its own",
+        cached_read_suites().join(", ")
+    )]
+    WarmupNotCached,
 }
 
 /// The user's choices that shape every step.
@@ -74,6 +81,23 @@ impl SuiteOptions {
             ioengine: "io_uring".to_string(),
             auto_stop: true,
         }
+    }
+
+    /// The options on an emulated disk: `device` is the target, whole unless the user
+    /// `sized` the region.
+    pub fn on_emulated(&mut self, device: &Path, sized: bool) {
+        self.target = device.to_path_buf();
+        if !sized {
+            self.size_bytes = None;
+        }
+    }
+
+    /// Every file the steps use: the target, and the read and write targets when given.
+    pub fn files(&self) -> Vec<PathBuf> {
+        let others = [&self.read_target, &self.write_target];
+        std::iter::once(self.target.clone())
+            .chain(others.into_iter().flatten().cloned())
+            .collect()
     }
 
     fn target_for(&self, direction: Direction) -> &PathBuf {
@@ -205,6 +229,27 @@ pub fn build(name: &str, options: &SuiteOptions) -> Result<Suite, SuiteError> {
         cache: info.cache,
         read_file: options.target_for(Direction::Read).clone(),
     })
+}
+
+/// The warm-up that `suite --warmup` runs before `suite` (built with `options`), which must
+/// read from a cached volume: the warm-up suite on its read file, with the same size and
+/// engine, each step for `runtime` when given (else the guide's 2 hours).
+pub fn warmup_for(
+    suite: &Suite,
+    options: &SuiteOptions,
+    runtime: Option<&str>,
+) -> Result<(Suite, SuiteOptions), SuiteError> {
+    if suite.cache != CacheRole::ReadsCached {
+        return Err(SuiteError::WarmupNotCached);
+    }
+    let mut warm = SuiteOptions::new(&suite.read_file);
+    warm.size_bytes = options.size_bytes;
+    warm.ioengine = options.ioengine.clone();
+    if let Some(runtime) = runtime {
+        warm.overrides
+            .push(("runtime".to_string(), runtime.to_string()));
+    }
+    Ok((build("warmup", &warm)?, warm))
 }
 
 /// A step as the catalog describes it.

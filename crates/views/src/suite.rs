@@ -15,6 +15,7 @@ use diskmeter_units::MIB_F64;
 #[cfg(test)]
 mod suite_tests;
 pub mod table;
+pub mod terminal;
 
 /// The section of a suite run.
 pub fn section(store: &HistoryStore, run: &StoredRun) -> Result<Section, ViewError> {

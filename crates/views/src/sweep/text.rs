@@ -1,13 +1,140 @@
-//! A sweep pattern as `diskmeter sweep` and `diskmeter analyze` print it in the terminal: the
-//! points table (drawn by [`crate::text`]) and the analysis' summary lines.
+//! A sweep as `diskmeter sweep` and `diskmeter analyze` print it in the terminal: each
+//! pattern's points table (drawn by [`crate::text`]) and the analysis' summary lines, how
+//! auto-stopped points ended and the charts written ([`results`]), or the JSON document of
+//! the points and their analysis; and each point's line of `--dry-run`.
 //!
 //! The report's points table ([`super::section`]) shows the same points with longer column
 //! names and units in the headings; this is the terminal's compact form, kept as it was.
 
 use crate::text::TextTable;
-use diskmeter_analysis::{summary_lines, Analysis, PointGroup};
+use diskmeter_analysis::{analyse_group, summary_lines, Analysis, PointGroup};
+use diskmeter_report::RunResult;
+use diskmeter_suites::sweep::Point;
 use diskmeter_units::{format_size_suffix, format_thousands, KbBase, MIB_F64};
+use diskmeter_workload::JobSpec;
 use std::fmt::Write;
+use std::path::PathBuf;
+
+/// How the points of an auto-stopped sweep ended.
+#[derive(Debug, Clone, Copy, Default, serde::Serialize)]
+pub struct AutoStopSummary {
+    /// Points run.
+    pub points: usize,
+    /// Points that ended because they were steady (the rest ran --point-max).
+    pub steady: usize,
+    /// Measured time of all points, ns (ramps excluded).
+    pub measured_ns: u64,
+}
+
+impl AutoStopSummary {
+    /// The summary of the points' `results`; none when a point was not auto-stopped.
+    pub fn of<'a>(results: impl Iterator<Item = &'a RunResult>) -> Option<AutoStopSummary> {
+        let mut summary = AutoStopSummary::default();
+        for result in results {
+            let watched: Vec<_> = result
+                .jobs
+                .iter()
+                .filter_map(|job| job.steady_state.as_ref().map(|ss| (job, ss)))
+                .collect();
+            if watched.is_empty() {
+                return None;
+            }
+            summary.points += 1;
+            summary.steady += usize::from(watched.iter().all(|(_, ss)| ss.attained));
+            summary.measured_ns += watched
+                .iter()
+                .map(|(job, _)| job.runtime_ns)
+                .max()
+                .unwrap_or(0);
+        }
+        (summary.points > 0).then_some(summary)
+    }
+}
+
+/// The `--dry-run` line of point `index` (0-based) of `total`, with its `jobs`' options:
+/// "point 3/40: randread 4k QD4 x1: name=... rw=randread ...".
+pub fn point_plan(index: usize, total: usize, point: &Point, jobs: &[JobSpec]) -> String {
+    let options: Vec<String> = jobs
+        .iter()
+        .flat_map(diskmeter_workload::describe)
+        .map(|(n, v)| format!("{n}={v}"))
+        .collect();
+    format!(
+        "point {}/{total}: {} {} QD{} x{}: {}",
+        index + 1,
+        point.rw,
+        point.bs,
+        point.qd,
+        point.numjobs,
+        options.join(" ")
+    )
+}
+
+/// The line saying a sweep stopped after `ran` of its `planned` points; empty when every
+/// point ran.
+pub fn stopped(ran: usize, planned: usize) -> String {
+    match ran < planned {
+        true => format!(
+            "The sweep stopped after {ran} of its {planned} points: the rest were not measured.\n"
+        ),
+        false => String::new(),
+    }
+}
+
+/// Analyses each pattern's points (against the built-in catalog's tiers) and renders the
+/// tables and summaries, how auto-stopped points ended when known and the `charts` written
+/// on `target`; or, `json`, the document of the points, their analysis and the charts.
+pub fn results(
+    groups: &[PointGroup],
+    target: &str,
+    charts: &[PathBuf],
+    json: bool,
+    auto_stop: Option<AutoStopSummary>,
+) -> String {
+    let catalog = diskmeter_plan::Catalog::builtin();
+    // Partial points are listed by the analysis and drawn nowhere: a chart's curve is of
+    // whole points only.
+    let analyses: Vec<(&PointGroup, Analysis)> = groups
+        .iter()
+        .map(|group| (group, analyse_group(group, &catalog.disks)))
+        .collect();
+    if json {
+        let doc = serde_json::json!({
+            "target": target,
+            "sweeps": analyses.iter().map(|(group, a)| serde_json::json!({
+                "rw": group.rw, "points": group.points, "partial_points": group.partial,
+                "analysis": a, "summary": summary_lines(a),
+            })).collect::<Vec<_>>(),
+            "charts": charts.iter().map(|f| f.display().to_string()).collect::<Vec<_>>(),
+            "auto_stop": auto_stop,
+        });
+        return serde_json::to_string_pretty(&doc).unwrap_or_default() + "\n";
+    }
+    let mut text = String::new();
+    if analyses.is_empty() {
+        text.push_str(
+            "No point of the sweep finished: nothing was measured and nothing is inferred.\n",
+        );
+    }
+    for (group, analysis) in &analyses {
+        text.push_str(&terminal(&group.rw, target, group, analysis));
+    }
+    if let Some(a) = auto_stop {
+        let _ = writeln!(
+            text,
+            "auto-stop: {} of {} points steady before their maximum; {:.1} s measured in all \
+             ({:.2} s a point)",
+            a.steady,
+            a.points,
+            a.measured_ns as f64 / 1e9,
+            a.measured_ns as f64 / 1e9 / a.points as f64
+        );
+    }
+    for file in charts {
+        let _ = writeln!(text, "chart: {}", file.display());
+    }
+    text
+}
 
 /// "sweep RW on TARGET", the points table (whole points, then partial ones marked) and the
 /// summary lines of `analysis`, ending with a blank line.
