@@ -16,6 +16,7 @@ mod seed;
 
 mod architecture;
 mod browser_helper;
+mod capture_options;
 mod completions_man;
 mod concurrent_writers;
 mod corpus;

@@ -2,6 +2,8 @@
 //! as real fio's), `--output`, `--dry-run`, `--help`, and clear usage errors with exit code 2.
 
 use crate::common;
+#[path = "output/choices.rs"]
+mod choices;
 #[path = "output/fio_contracts.rs"]
 mod fio_contracts;
 

@@ -4,7 +4,8 @@
 //! [`explain`] adds the choices to clap's "a value is required" error, so an option given
 //! without its value answers with what it takes (issue 27: `plan --optimize` alone said only
 //! that a value was missing). Options that clap validates (`value_parser([...])`) list their
-//! choices already.
+//! choices already. tests/parallel/output/choices.rs checks every such option of every
+//! command through the binary.
 
 use clap::error::{ContextKind, ContextValue, ErrorKind};
 use diskmeter_workload::{all_options, OptionKind};
@@ -57,71 +58,4 @@ pub(crate) fn explain(mut error: clap::Error) -> clap::Error {
         );
     }
     error
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    /// The error `diskmeter ARGS` stops with, as printed.
-    fn error_of(args: &[&str]) -> String {
-        let error = crate::command()
-            .try_get_matches_from(std::iter::once("diskmeter").chain(args.iter().copied()))
-            .expect_err("a usage error");
-        explain(error).render().to_string()
-    }
-
-    #[test]
-    fn a_choice_valued_option_without_its_value_lists_the_choices() {
-        let optimize = error_of(&["plan", "--require", "iops=1000", "--optimize"]);
-        assert!(
-            optimize.contains("a value is required for '--optimize <GOAL>'")
-                && optimize.contains("[possible values: cost]"),
-            "{optimize}"
-        );
-        let level = error_of(&["replay", "1", "--level"]);
-        assert!(
-            level.contains("[possible values: p50, p90, p99, max, mean]"),
-            "{level}"
-        );
-        let cache = error_of(&["plan", "--cache"]);
-        assert!(cache.contains("None, ReadOnly, ReadWrite"), "{cache}");
-        let zonemode = error_of(&["run", "--zonemode"]);
-        assert!(zonemode.contains("[possible values: "), "{zonemode}");
-        // A value-less option with no fixed choices says only that a value is missing.
-        let size = error_of(&["run", "--size"]);
-        assert!(!size.contains("possible values"), "{size}");
-    }
-
-    /// Every option of every command whose value names a fixed set (`CHOICE`, `MODE`, `GOAL`,
-    /// `LEVEL`, `FORMAT`) lists its choices when given without a value: through clap's own
-    /// possible values or through this module's table.
-    #[test]
-    fn every_choice_valued_option_has_its_choices() {
-        let mut missing = Vec::new();
-        let mut stack = vec![(String::new(), crate::command())];
-        while let Some((path, command)) = stack.pop() {
-            let path = format!("{path} {}", command.get_name()).trim().to_string();
-            for arg in command.get_arguments() {
-                let (Some(long), Some(names)) = (arg.get_long(), arg.get_value_names()) else {
-                    continue;
-                };
-                let choice_like = names
-                    .iter()
-                    .any(|n| matches!(n.as_str(), "CHOICE" | "MODE" | "GOAL" | "LEVEL" | "FORMAT"));
-                if choice_like && arg.get_possible_values().is_empty() && choices_of(long).is_none()
-                {
-                    missing.push(format!("{path} --{long}"));
-                }
-            }
-            for sub in command.get_subcommands() {
-                stack.push((path.clone(), sub.clone()));
-            }
-        }
-        assert!(
-            missing.is_empty(),
-            "options with a fixed set of values that do not list it (give them \
-             value_parser([...]) or a row of CHOICES in crates/cli/src/choices.rs): {missing:?}"
-        );
-    }
 }

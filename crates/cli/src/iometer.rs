@@ -5,7 +5,7 @@
 //! Linux paths, and Iometer's results CSV (`--csv FILE`).
 
 use crate::session::{self, Announce};
-use crate::{args, write_output, Status, UsageError};
+use crate::{args, write_output, Status, UsageError, NO_NAME};
 use anyhow::Context;
 use clap::parser::ValueSource;
 use clap::{ArgMatches, Args, Command, FromArgMatches};
@@ -85,9 +85,6 @@ struct IometerArgs {
     #[arg(value_parser = ["normal", "json"])]
     output_format: String,
 }
-
-/// No value name, as `--output-format` has in the man page and completions.
-const NO_NAME: [&str; 0] = [];
 
 impl IometerArgs {
     /// The scenario rows asked: the `--table`'s, or each `--spec` on the TARGET.

@@ -56,6 +56,10 @@ pub(crate) enum Status {
     Failure,
 }
 
+/// No value name for a derived option (the derive would name it): an option whose choices
+/// clap lists shows none in the man page and the completions, as the builder declared it.
+pub(crate) const NO_NAME: [&str; 0] = [];
+
 /// The user's input is wrong: exit code 2.
 #[derive(Debug, thiserror::Error)]
 #[error("{0}")]

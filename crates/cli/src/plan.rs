@@ -17,7 +17,7 @@ pub(crate) struct CatalogArgs {
     #[arg(long, value_name = "FILE")]
     catalog: Vec<String>,
     /// text (for people) or json (every figure, for scripts)
-    #[arg(long, value_name = None::<&str>, value_parser = ["text", "json"])]
+    #[arg(long, value_names = crate::NO_NAME, value_parser = ["text", "json"])]
     #[arg(default_value = "text")]
     format: String,
 }

@@ -52,14 +52,9 @@ struct RequirementsArgs {
     utc_offset: String,
     #[command(flatten)]
     device: DeviceArgs,
-    // No value name, as the builder had (man page and completions show none).
     /// text (a table per window), json ({"rows": [...]}; null = unknown) or csv
-    #[arg(
-        long,
-        value_names = Vec::<&str>::new(),
-        value_parser = ["text", "json", "csv"],
-        default_value = "text"
-    )]
+    #[arg(long, value_names = crate::NO_NAME, value_parser = ["text", "json", "csv"])]
+    #[arg(default_value = "text")]
     format: String,
     /// Write to FILE instead of stdout
     #[arg(long, value_name = "FILE")]

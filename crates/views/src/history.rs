@@ -148,6 +148,18 @@ pub fn step_refs(run: &StoredRun) -> Vec<(String, &RunResult)> {
         .collect()
 }
 
+/// `compare --format json`: both runs' summaries, the comparison and its count of
+/// regressions.
+pub fn comparison_json(a: &StoredRun, b: &StoredRun, c: &Comparison) -> serde_json::Result<String> {
+    let document = serde_json::json!({
+        "baseline": a.summary,
+        "candidate": b.summary,
+        "comparison": c,
+        "regressions": c.regressions(),
+    });
+    Ok(serde_json::to_string_pretty(&document)? + "\n")
+}
+
 /// `diskmeter compare`: both runs, a row per step and metric with its verdict, the notes,
 /// the method and the count of regressions.
 pub fn comparison_text(a: &StoredRun, b: &StoredRun, c: &Comparison) -> String {

@@ -5,15 +5,12 @@
 
 use crate::args::db_arg;
 use crate::formats::OutputFormat;
-use crate::{write_output, Status, UsageError};
+use crate::{write_output, Status, UsageError, NO_NAME};
 use clap::{ArgMatches, Args, Command, FromArgMatches};
 use diskmeter_analysis::compare::{compare_runs, CompareOptions};
 use diskmeter_history::{HistoryStore, Newest, PickError, RunFilter, StoredRun};
 use diskmeter_views::history as view;
 use std::path::PathBuf;
-
-/// No value name: an option whose choices clap lists shows none (the derive would name it).
-const NO_NAME: [&str; 0] = [];
 
 /// The history `--db` names (or the default one), opened to read.
 pub(crate) fn open(matches: &ArgMatches) -> anyhow::Result<HistoryStore> {
@@ -258,12 +255,7 @@ pub fn compare_main(matches: &ArgMatches) -> anyhow::Result<Status> {
     let (a, b) = (view::step_refs(&runs[0]), view::step_refs(&runs[1]));
     let comparison = compare_runs(&a, &b, options);
     let text = if args.format == "json" {
-        serde_json::to_string_pretty(&serde_json::json!({
-            "baseline": runs[0].summary,
-            "candidate": runs[1].summary,
-            "comparison": comparison,
-            "regressions": comparison.regressions(),
-        }))? + "\n"
+        view::comparison_json(&runs[0], &runs[1], &comparison)?
     } else {
         view::comparison_text(&runs[0], &runs[1], &comparison)
     };
