@@ -332,9 +332,8 @@ const CLI_DEPENDENCIES: &[&str] = &[
     "thiserror",
     "serde",
     "serde_json",
-    // Rendering on the terminal: the live bar, the host's name (uname).
+    // Rendering on the terminal: the live bar.
     "indicatif",
-    "rustix",
     // The product crates a command calls.
     "diskmeter-units",
     "diskmeter-workload",
