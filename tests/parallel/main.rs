@@ -30,7 +30,6 @@ mod doc_commands;
 mod faults;
 mod faults_history;
 mod files_options;
-mod fio_logs;
 mod hist_log;
 mod icf;
 mod intended_latency;
