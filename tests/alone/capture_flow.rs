@@ -214,7 +214,7 @@ fn capture_trace_requirements_replay_and_check_close_the_loop() {
 
     // check: the replay meets 95 % of the captured total rate (exit 0) and misses a rate it
     // cannot reach (exit 1). (Against the capture's own level, replayed at that level, the
-    // verdict is a coin toss by design: tests/serial/check.rs judges capture levels.)
+    // verdict is a coin toss by design: tests/alone/check.rs judges capture levels.)
     let needed = format!("iops={:.0}", (p90_reads + p90_writes) * 0.95);
     let pass = diskmeter(&dir, &db, &["check", "last", "--require", &needed]);
     assert_eq!(

@@ -5,7 +5,7 @@
 use crate::common;
 
 use assert_cmd::Command;
-use common::{real_io, require_root, sh, BlkioThrottle, LoopDevice, SchedulingJitter, TestDir};
+use common::{require_root, sh, BlkioThrottle, LoopDevice, SchedulingJitter, TestDir};
 use predicates::prelude::*;
 
 fn suite(dir: &TestDir) -> Command {
@@ -166,7 +166,9 @@ fn matrix_cells(table: &str) -> Vec<(String, usize, f64, f64)> {
 
 #[test]
 fn the_matrix_on_a_throttled_volume_shows_the_iops_and_bandwidth_caps() {
-    let _turn = real_io();
+    // A volume in memory held to a tier's caps asks little of the host: it shares its turn
+    // with the other throttled tests.
+    let _turn = common::throttled_io();
     if !require_root("suite matrix on a throttled loop device") {
         return;
     }

@@ -1,6 +1,6 @@
 //! fio's iologs both ways (issue 15): an iolog written by fio replays under diskmeter with
 //! the same IO count and bytes, and the iolog diskmeter writes while replaying it replays
-//! under fio with the same IO count and bytes again. (tests/serial/replay.rs starts from a
+//! under fio with the same IO count and bytes again. (tests/alone/replay.rs starts from a
 //! diskmeter recording.)
 
 use crate::common;

@@ -2,7 +2,7 @@
 //! every file in tests/jobs resolves with its sections as jobs, resolves as fio reads it
 //! (`fio --showcmd`), and short null-engine runs give fio's jobs and reporting groups. Dry
 //! runs and the null engine only: no disk IO, no figure measured (a module of tests/parallel,
-//! which runs beside anything but tests/serial and tests/alone).
+//! which runs beside anything but tests/alone).
 
 use crate::common;
 // The job files' helpers, shared with tests/parallel/jobfile.rs (one module in the binary).

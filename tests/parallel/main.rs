@@ -2,12 +2,12 @@
 //! checks, null-engine runs, refusals before any IO, parsers, the history's SQLite, the
 //! browsers, and real IO whose figures no test judges (a file's bytes, an exit code, a
 //! log's columns). scripts/test runs this binary beside the crates' own tests and before
-//! tests/serial and tests/alone, never beside them: several of its modules write to the
+//! tests/alone, never beside it: several of its modules write to the
 //! disk (SIGKILLed runs, loop devices, hundreds of history saves), which would move a
 //! measured figure there.
 //!
 //! A module here asserts no measured rate, latency or cap; one that does belongs in
-//! tests/serial (a whole run's figure) or tests/alone (figures second by second).
+//! tests/alone.
 
 #[path = "../common/mod.rs"]
 mod common;
@@ -56,10 +56,10 @@ mod verify;
 mod visual;
 mod zbd;
 
-/// The suite stays three binaries: a file directly in tests/ or another tests/*/main.rs would
+/// The suite stays two binaries: a file directly in tests/ or another tests/*/main.rs would
 /// be a test binary of its own, built and linked apart and run by nobody's rules.
 #[test]
-fn every_test_file_is_a_module_of_parallel_serial_or_alone() {
+fn every_test_file_is_a_module_of_parallel_or_alone() {
     let tests = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests");
     let mut strays = Vec::new();
     for entry in std::fs::read_dir(&tests).expect("read tests/") {
@@ -67,7 +67,7 @@ fn every_test_file_is_a_module_of_parallel_serial_or_alone() {
         let name = path.file_name().unwrap_or_default().to_string_lossy();
         let binary = path.join("main.rs").is_file();
         if (path.is_file() && name.ends_with(".rs"))
-            || (binary && !["parallel", "serial", "alone"].contains(&name.as_ref()))
+            || (binary && !["parallel", "alone"].contains(&name.as_ref()))
         {
             strays.push(name.into_owned());
         }

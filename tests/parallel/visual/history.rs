@@ -1,7 +1,7 @@
 //! The results history the browser tests show: one of each kind the report and the dashboard
 //! draw, made quickly and for real as the other tests make them — two runs of the same job (a
 //! baseline and a candidate at a deeper queue, for the comparison), a suite, a sweep
-//! (tests/serial/history.rs, tests/alone/sweep.rs), and a capture written through the history API
+//! (tests/alone/history.rs, tests/alone/sweep.rs), and a capture written through the history API
 //! (tests/seed, as tests/parallel/requirements.rs does). Made once per test binary, in the test
 //! process's own history folder (removed at exit).
 //!

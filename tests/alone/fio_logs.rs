@@ -1,7 +1,7 @@
 //! fio's log files (`write_bw_log`, `write_iops_log`, `write_lat_log`, `log_avg_msec`):
 //! the same job run by diskmeter and by fio, each in its own folder, writes the same files
 //! with the same columns, directions and about as many lines. Values are never compared:
-//! they are measurements. In tests/serial because the averaged logs' line counts follow
+//! they are measurements. In tests/alone because the averaged logs' line counts follow
 //! fio's helper thread: beside the saturated tests/parallel fio wrote 2 of a 1 s run's 10
 //! windows (CI 2026-11-28, 22:10).
 

@@ -71,7 +71,7 @@ fn bssplit_and_bsrange_issue_fios_size_mix() {
 fn a_bssplit_per_direction_and_the_terminal_view() {
     let t = TestDir::new();
     // Without the random map, so no IO shrinks to a free run (as fio's would with the map on:
-    // tests/serial/job_semantics.rs, split_sizes_shrink_on_the_random_map_as_in_fio).
+    // tests/alone/job_semantics.rs, split_sizes_shrink_on_the_random_map_as_in_fio).
     let v = t.run_json(&[
         "--name=dirs",
         "--ioengine=null",
