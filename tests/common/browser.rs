@@ -1,19 +1,29 @@
 //! A real headless Chromium for the browser tests: Debian's `/usr/bin/chromium` driven over
-//! the DevTools protocol (the `headless_chrome` crate). One browser per test binary, started
-//! on first use and killed when the binary exits; one tab ([`Page`]) per page a test opens.
-//! A page records what a person would see go wrong: console errors, uncaught exceptions,
-//! browser log errors (a failed load, a blocked resource) and every request it makes; it waits
-//! for the charts-drawn marker of the page contract (`data-charts-drawn ==
-//! data-charts-expected` on `<html>`), counts the pixels each chart drew, and takes
-//! screenshots (for docs/images when `DISKMETER_SCREENSHOTS=DIR` is set).
+//! the DevTools protocol. One browser per test binary, started on first use and killed when
+//! the binary exits; one tab ([`Page`]) per page a test opens. A page records what a person
+//! would see go wrong: console errors, uncaught exceptions, browser log errors (a failed load,
+//! a blocked resource) and every request it makes; it waits for the charts-drawn marker of the
+//! page contract (`data-charts-drawn == data-charts-expected` on `<html>`), counts the pixels
+//! each chart drew, and takes screenshots (for docs/images when `DISKMETER_SCREENSHOTS=DIR` is
+//! set).
+//!
+//! The protocol runs over the pipe Chromium opens with `--remote-debugging-pipe` (commands to
+//! its fd 3, replies and events from its fd 4, each JSON message ended by a NUL byte), with
+//! the handful of methods below written as JSON. A client crate (headless_chrome, used here
+//! until 2026-11-28) compiles the whole generated protocol and a TLS stack for its own
+//! downloads: 54 s of one core, a sixth of the 2-core CI machine's test build, for the eight
+//! methods these tests call. Methods and events: the DevTools protocol's reference
+//! (chromedevtools.github.io/devtools-protocol: Target, Page, Runtime, Log, Network).
+
+mod devtools;
 
 use base64::Engine as _;
-use headless_chrome::browser::tab::Tab;
-use headless_chrome::protocol::cdp::types::Event;
-use headless_chrome::protocol::cdp::{Log, Network, Page as Cdp, Runtime};
-use headless_chrome::{Browser, LaunchOptions};
+use devtools::Connection;
+use serde_json::{json, Value};
+use std::collections::HashMap;
 use std::path::{Path, PathBuf};
-use std::sync::{Arc, Mutex, OnceLock};
+use std::process::{Command, Stdio};
+use std::sync::{Arc, LazyLock, Mutex, OnceLock};
 use std::time::{Duration, Instant};
 
 /// Where Debian's chromium package installs the browser (scripts/test installs it as root).
@@ -24,15 +34,15 @@ pub const CHROMIUM: &str = "/usr/bin/chromium";
 pub const SCREENSHOTS_ENV: &str = "DISKMETER_SCREENSHOTS";
 
 /// How long a page may take to load and draw its charts: generous for a busy 2-core machine;
-/// the wait ends as soon as the page is ready.
+/// the wait ends as soon as the page is ready. Also the longest a protocol call may take.
 pub const PAGE_TIMEOUT: Duration = Duration::from_secs(30);
 
 /// The browser's window: wide enough for the report's layout, the size of the screenshots.
 const WINDOW: (u32, u32) = (1280, 900);
 
-/// Flags beside `--headless`, `--no-sandbox` and `--disable-gpu` (which headless_chrome adds
-/// from its launch options) and the fresh `--user-data-dir`: no traffic of the browser's own
-/// (so a request seen is the page's), no QUIC, and stable screenshots.
+/// Flags beside `--headless`, `--no-sandbox`, `--disable-gpu`, the window's size, the pipe
+/// and the fresh `--user-data-dir`: no traffic of the browser's own (so a request seen is the
+/// page's), no QUIC, and stable screenshots.
 const FLAGS: [&str; 9] = [
     "--disable-quic",
     "--no-first-run",
@@ -47,14 +57,18 @@ const FLAGS: [&str; 9] = [
 
 /// The test binary's Chromium, started by the first [`Chromium::start`].
 pub struct Chromium {
-    browser: Browser,
+    connection: Arc<Connection>,
 }
 
 /// The browser of this test binary, or why it could not start.
 static CHROMIUM_OF_BINARY: OnceLock<Result<Chromium, String>> = OnceLock::new();
 
+/// What each open tab has seen, by its protocol session id (the connection's events go here).
+static SESSIONS: LazyLock<Mutex<HashMap<String, Arc<Mutex<Seen>>>>> =
+    LazyLock::new(|| Mutex::new(HashMap::new()));
+
 /// The profile folder and process of the browser, for the clean-up at exit.
-static PROFILE: OnceLock<(PathBuf, Option<u32>)> = OnceLock::new();
+static PROFILE: OnceLock<(PathBuf, u32)> = OnceLock::new();
 
 impl Chromium {
     /// The test binary's headless Chromium (started on the first call, shared by the tests of
@@ -78,81 +92,102 @@ impl Chromium {
         }
     }
 
-    /// Opens `url` in a new tab and waits until it has loaded (the network is almost idle);
+    /// Opens `url` in a new tab and waits until it has loaded (its load event fired);
     /// everything the page logs and requests from its first byte on is recorded.
     pub fn open(&self, url: &str) -> Page {
-        let tab = self
-            .browser
-            .new_tab()
+        let connection = &self.connection;
+        let target = connection
+            .call(None, "Target.createTarget", json!({ "url": "about:blank" }))
             .unwrap_or_else(|e| panic!("open a tab for {url}: {e}"));
-        tab.set_default_timeout(PAGE_TIMEOUT);
+        let target = target["targetId"].as_str().unwrap_or_default().to_string();
+        let session = connection
+            .call(
+                None,
+                "Target.attachToTarget",
+                json!({ "targetId": target, "flatten": true }),
+            )
+            .unwrap_or_else(|e| panic!("attach to the tab of {url}: {e}"));
+        let session = session["sessionId"]
+            .as_str()
+            .unwrap_or_default()
+            .to_string();
         let seen = Arc::new(Mutex::new(Seen::default()));
-        let record = Arc::clone(&seen);
-        tab.add_event_listener(Arc::new(move |event: &Event| {
-            record
-                .lock()
-                .unwrap_or_else(|e| e.into_inner())
-                .record(event)
-        }))
-        .unwrap_or_else(|e| panic!("listen to the tab of {url}: {e}"));
-        // The domains are enabled before the navigation so its first request is seen too.
-        tab.enable_runtime()
-            .and_then(|tab| tab.enable_log())
-            .and_then(|tab| {
-                tab.call_method(Network::Enable {
-                    max_total_buffer_size: None,
-                    max_resource_buffer_size: None,
-                    max_post_data_size: None,
-                    report_direct_socket_traffic: None,
-                    enable_durable_messages: None,
-                })
-            })
-            .unwrap_or_else(|e| panic!("enable the DevTools domains for {url}: {e}"));
-        tab.navigate_to(url)
-            .and_then(|tab| tab.wait_until_navigated())
-            .unwrap_or_else(|e| panic!("load {url}: {e}"));
-        Page {
-            tab,
+        SESSIONS
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .insert(session.clone(), Arc::clone(&seen));
+        let page = Page {
+            connection: Arc::clone(connection),
+            target,
+            session,
             seen,
             url: url.to_string(),
+        };
+        // The domains are enabled before the navigation so its first request is seen too.
+        for domain in ["Page", "Runtime", "Log", "Network"] {
+            page.call(&format!("{domain}.enable"), json!({}))
+                .unwrap_or_else(|e| panic!("enable the DevTools domain {domain} for {url}: {e}"));
         }
+        let navigated = page
+            .call("Page.navigate", json!({ "url": url }))
+            .unwrap_or_else(|e| panic!("load {url}: {e}"));
+        if let Some(error) = navigated["errorText"].as_str() {
+            panic!("load {url}: {error}");
+        }
+        let deadline = Instant::now() + PAGE_TIMEOUT;
+        while page.seen().loads == 0 {
+            assert!(
+                Instant::now() < deadline,
+                "load {url}: no load event in {PAGE_TIMEOUT:?}"
+            );
+            std::thread::sleep(Duration::from_millis(10));
+        }
+        page
     }
 }
 
-/// Starts the browser with a fresh profile; registers its removal (and the browser's end) at
-/// exit, as the browser outlives every test of the binary.
+/// Starts the browser with a fresh profile and the protocol's pipe; registers its removal
+/// (and the browser's end) at exit, as the browser outlives every test of the binary.
 fn launch() -> Result<Chromium, String> {
     let profile = std::env::temp_dir().join(format!("diskmeter-chromium-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&profile);
     std::fs::create_dir_all(&profile).map_err(|e| format!("create {}: {e}", profile.display()))?;
-    let flags: Vec<&std::ffi::OsStr> = FLAGS.iter().map(std::ffi::OsStr::new).collect();
-    let options = LaunchOptions::default_builder()
-        .path(Some(PathBuf::from(CHROMIUM)))
-        .headless(true)
-        // Tests run as root, where Chromium's sandbox cannot start.
-        .sandbox(false)
-        .enable_gpu(false)
-        .ignore_certificate_errors(false)
-        // headless_chrome's own defaults include flags we do not want (automation banners,
-        // features); ours are the whole list.
-        .disable_default_args(true)
-        .args(flags)
-        .window_size(Some(WINDOW))
-        .user_data_dir(Some(profile.clone()))
-        // The connection stays open while a test spends minutes making its fixtures.
-        .idle_browser_timeout(Duration::from_secs(3600))
-        .build()
-        .map_err(|e| e.to_string())?;
-    let browser = Browser::new(options).map_err(|e| e.to_string())?;
-    let _ = PROFILE.set((profile, browser.get_process_id()));
+    let mut command = Command::new(CHROMIUM);
+    command
+        .args([
+            "--headless",
+            // Tests run as root, where Chromium's sandbox cannot start.
+            "--no-sandbox",
+            "--disable-gpu",
+            "--remote-debugging-pipe",
+            &format!("--window-size={},{}", WINDOW.0, WINDOW.1),
+            &format!("--user-data-dir={}", profile.display()),
+        ])
+        .args(FLAGS)
+        .arg("about:blank")
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null());
+    let (connection, pid) = Connection::start(command, PAGE_TIMEOUT, |method, session, params| {
+        let seen = SESSIONS
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .get(session)
+            .cloned();
+        if let Some(seen) = seen {
+            seen.lock()
+                .unwrap_or_else(|e| e.into_inner())
+                .record(method, params);
+        }
+    })
+    .map_err(|e| format!("start {CHROMIUM}: {e}"))?;
+    let _ = PROFILE.set((profile, pid));
     extern "C" fn end_chromium() {
         if let Some((profile, pid)) = PROFILE.get() {
-            if let Some(pid) = pid {
-                // SAFETY: signals and reaps the browser process this test binary started.
-                unsafe {
-                    libc::kill(*pid as libc::pid_t, libc::SIGKILL);
-                    libc::waitpid(*pid as libc::pid_t, std::ptr::null_mut(), 0);
-                }
+            // SAFETY: signals and reaps the browser process this test binary started.
+            unsafe {
+                libc::kill(*pid as libc::pid_t, libc::SIGKILL);
+                libc::waitpid(*pid as libc::pid_t, std::ptr::null_mut(), 0);
             }
             let _ = std::fs::remove_dir_all(profile);
         }
@@ -161,7 +196,11 @@ fn launch() -> Result<Chromium, String> {
     unsafe {
         libc::atexit(end_chromium);
     }
-    Ok(Chromium { browser })
+    // The first reply says the browser listens.
+    connection
+        .call(None, "Browser.getVersion", json!({}))
+        .map_err(|e| format!("the DevTools pipe: {e}"))?;
+    Ok(Chromium { connection })
 }
 
 /// What a tab has reported so far.
@@ -171,58 +210,63 @@ struct Seen {
     errors: Vec<String>,
     /// The URL of every request, in order.
     requests: Vec<String>,
+    /// How many load events the tab's main frame fired.
+    loads: u64,
 }
 
 impl Seen {
-    fn record(&mut self, event: &Event) {
-        match event {
-            Event::RuntimeConsoleAPICalled(call) => {
-                use Runtime::ConsoleAPICalledEventTypeOption as Kind;
-                if matches!(call.params.Type, Kind::Error | Kind::Assert) {
-                    let words: Vec<String> = call.params.args.iter().map(describe).collect();
-                    let kind = format!("{:?}", call.params.Type).to_lowercase();
+    fn record(&mut self, method: &str, params: &Value) {
+        let text = |value: &Value| value.as_str().unwrap_or_default().to_string();
+        match method {
+            "Runtime.consoleAPICalled" => {
+                let kind = text(&params["type"]);
+                if kind == "error" || kind == "assert" {
+                    let words: Vec<String> = params["args"]
+                        .as_array()
+                        .map(|args| args.iter().map(describe).collect())
+                        .unwrap_or_default();
                     self.errors
                         .push(format!("console.{kind}: {}", words.join(" ")));
                 }
             }
-            Event::RuntimeExceptionThrown(thrown) => {
-                let details = &thrown.params.exception_details;
-                let what = details.exception.as_ref().map(describe).unwrap_or_default();
+            "Runtime.exceptionThrown" => {
+                let details = &params["exceptionDetails"];
+                let what = details.get("exception").map(describe).unwrap_or_default();
+                let url = details["url"].as_str().unwrap_or("?");
+                let place = |key: &str| details[key].as_u64().unwrap_or(0) + 1;
                 self.errors.push(format!(
-                    "uncaught exception: {} {what} ({}:{}:{})",
-                    details.text,
-                    details.url.as_deref().unwrap_or("?"),
-                    details.line_number + 1,
-                    details.column_number + 1
+                    "uncaught exception: {} {what} ({url}:{}:{})",
+                    text(&details["text"]),
+                    place("lineNumber"),
+                    place("columnNumber")
                 ));
             }
-            Event::LogEntryAdded(added) => {
-                let entry = &added.params.entry;
-                if entry.level == Log::LogEntryLevel::Error {
+            "Log.entryAdded" => {
+                let entry = &params["entry"];
+                if entry["level"] == "error" {
                     self.errors.push(format!(
-                        "log ({:?}): {} {}",
-                        entry.source,
-                        entry.text,
-                        entry.url.as_deref().unwrap_or("")
+                        "log ({}): {} {}",
+                        text(&entry["source"]),
+                        text(&entry["text"]),
+                        text(&entry["url"])
                     ));
                 }
             }
-            Event::NetworkRequestWillBeSent(sent) => {
-                self.requests.push(sent.params.request.url.clone());
-            }
+            "Network.requestWillBeSent" => self.requests.push(text(&params["request"]["url"])),
+            "Page.loadEventFired" => self.loads += 1,
             _ => {}
         }
     }
 }
 
-/// A console argument or exception as text: its value, or its description (an Error's message
-/// and stack).
-fn describe(object: &Runtime::RemoteObject) -> String {
-    match (&object.value, &object.description) {
-        (Some(serde_json::Value::String(text)), _) => text.clone(),
+/// A console argument or exception (a protocol `RemoteObject`) as text: its value, or its
+/// description (an Error's message and stack).
+fn describe(object: &Value) -> String {
+    match (object.get("value"), object["description"].as_str()) {
+        (Some(Value::String(text)), _) => text.clone(),
         (Some(value), _) => value.to_string(),
-        (None, Some(description)) => description.clone(),
-        (None, None) => format!("{:?}", object.Type),
+        (None, Some(description)) => description.to_string(),
+        (None, None) => object["type"].as_str().unwrap_or("undefined").to_string(),
     }
 }
 
@@ -243,7 +287,9 @@ pub struct ChartPixels {
 
 /// One tab of the test binary's Chromium, showing one page (closed on drop).
 pub struct Page {
-    tab: Arc<Tab>,
+    connection: Arc<Connection>,
+    target: String,
+    session: String,
     seen: Arc<Mutex<Seen>>,
     url: String,
 }
@@ -280,38 +326,32 @@ impl Page {
         self.seen.lock().unwrap_or_else(|e| e.into_inner())
     }
 
+    /// Calls a protocol method on this tab.
+    fn call(&self, method: &str, params: Value) -> Result<Value, String> {
+        self.connection.call(Some(&self.session), method, params)
+    }
+
     /// Evaluates a JavaScript expression in the page (awaiting it if it is a promise) and
     /// returns its value as JSON; a script that throws fails the test.
-    pub fn eval(&self, expression: &str) -> serde_json::Value {
+    pub fn eval(&self, expression: &str) -> Value {
         let evaluated = self
-            .tab
-            .call_method(Runtime::Evaluate {
-                expression: expression.to_string(),
-                return_by_value: Some(true),
-                await_promise: Some(true),
-                object_group: None,
-                include_command_line_api: None,
-                silent: None,
-                context_id: None,
-                generate_preview: None,
-                user_gesture: None,
-                throw_on_side_effect: None,
-                timeout: None,
-                disable_breaks: None,
-                repl_mode: None,
-                allow_unsafe_eval_blocked_by_csp: None,
-                unique_context_id: None,
-                serialization_options: None,
-            })
+            .call(
+                "Runtime.evaluate",
+                json!({ "expression": expression, "returnByValue": true, "awaitPromise": true }),
+            )
             .unwrap_or_else(|e| panic!("evaluate `{expression}` on {}: {e}", self.url));
-        if let Some(thrown) = evaluated.exception_details {
-            let what = thrown.exception.as_ref().map(describe).unwrap_or_default();
+        if let Some(thrown) = evaluated.get("exceptionDetails") {
+            let what = thrown.get("exception").map(describe).unwrap_or_default();
             panic!(
                 "`{expression}` threw on {}: {} {what}",
-                self.url, thrown.text
+                self.url,
+                thrown["text"].as_str().unwrap_or_default()
             );
         }
-        evaluated.result.value.unwrap_or(serde_json::Value::Null)
+        evaluated["result"]
+            .get("value")
+            .cloned()
+            .unwrap_or(Value::Null)
     }
 
     /// Waits (polling every 50 ms, at most `timeout`) until the JavaScript `condition` is
@@ -319,7 +359,7 @@ impl Page {
     pub fn wait_until(&self, condition: &str, timeout: Duration) -> bool {
         let deadline = Instant::now() + timeout;
         loop {
-            if self.eval(&format!("Boolean({condition})")) == serde_json::Value::Bool(true) {
+            if self.eval(&format!("Boolean({condition})")) == Value::Bool(true) {
                 return true;
             }
             if Instant::now() >= deadline {
@@ -365,12 +405,11 @@ impl Page {
     /// What the elements `selector` finds drew, counted as [`Page::chart_pixels`] counts
     /// charts (for drawings outside the chart contract, such as a live run's).
     pub fn pixels_of(&self, selector: &str) -> Vec<ChartPixels> {
-        let selector = serde_json::Value::String(selector.to_string());
+        let selector = Value::String(selector.to_string());
         let charts = self.eval(&format!("({PIXELS_JS})({selector})"));
         let charts = charts.as_array().cloned().unwrap_or_default();
-        let text =
-            |chart: &serde_json::Value, key: &str| chart[key].as_str().unwrap_or("").to_string();
-        let number = |chart: &serde_json::Value, key: &str| chart[key].as_u64().unwrap_or(0);
+        let text = |chart: &Value, key: &str| chart[key].as_str().unwrap_or("").to_string();
+        let number = |chart: &Value, key: &str| chart[key].as_u64().unwrap_or(0);
         charts
             .iter()
             .map(|chart| ChartPixels {
@@ -413,24 +452,24 @@ impl Page {
             .eval("[document.documentElement.scrollWidth, document.documentElement.scrollHeight]");
         let dimension = |i: usize| size[i].as_f64().unwrap_or(0.0).max(1.0);
         let png = self
-            .tab
-            .call_method(Cdp::CaptureScreenshot {
-                format: Some(Cdp::CaptureScreenshotFormatOption::Png),
-                quality: None,
-                clip: Some(Cdp::Viewport {
-                    x: 0.0,
-                    y: 0.0,
-                    width: dimension(0),
-                    height: dimension(1).min(f64::from(max_height_px)),
-                    scale: 1.0,
+            .call(
+                "Page.captureScreenshot",
+                json!({
+                    "format": "png",
+                    "clip": {
+                        "x": 0.0,
+                        "y": 0.0,
+                        "width": dimension(0),
+                        "height": dimension(1).min(f64::from(max_height_px)),
+                        "scale": 1.0,
+                    },
+                    "fromSurface": true,
+                    "captureBeyondViewport": true,
                 }),
-                from_surface: Some(true),
-                capture_beyond_viewport: Some(true),
-                optimize_for_speed: None,
-            })
+            )
             .unwrap_or_else(|e| panic!("screenshot {}: {e}", self.url));
         let bytes = base64::engine::general_purpose::STANDARD
-            .decode(&png.data)
+            .decode(png["data"].as_str().unwrap_or_default())
             .unwrap_or_else(|e| panic!("screenshot of {}: {e}", self.url));
         std::fs::write(path, bytes).unwrap_or_else(|e| panic!("write {}: {e}", path.display()));
     }
@@ -449,7 +488,15 @@ impl Page {
 
 impl Drop for Page {
     fn drop(&mut self) {
-        let _ = self.tab.close(false);
+        SESSIONS
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .remove(&self.session);
+        let _ = self.connection.call(
+            None,
+            "Target.closeTarget",
+            json!({ "targetId": self.target }),
+        );
     }
 }
 
