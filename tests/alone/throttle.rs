@@ -2,7 +2,7 @@
 //! shared by all its jobs like a cloud disk's or VM's cap, with the wait in each IO's
 //! latency; a VM cap over several emulated disks; the sweep finds the caps; without root
 //! the emulation error points at the throttle. Every cap here is a small part of what the
-//! disk does, so the tests share the disk two at a time (`throttled_io`).
+//! disk does, so the tests share the disk with each other (`throttled_io`).
 
 use crate::common;
 

@@ -441,6 +441,9 @@ pub fn real_io() -> std::sync::RwLockWriteGuard<'static, ()> {
 /// device a cgroup holds to a cloud tier's caps (thousands of IOPS, hundreds of MiB/s) asks
 /// a small part of what the disk under it does, so two such tests measure their caps side
 /// by side as they would alone; a test with unthrottled IO ([`real_io`]) still runs alone.
+/// A test whose throttled device lives in memory (no disk IO of a neighbour reaches it) and
+/// whose bounds allow for a busy host (its floors take off the CPU time the host took, its
+/// caps are far below what the host does) takes no turn at all.
 pub fn throttled_io() -> std::sync::RwLockReadGuard<'static, ()> {
     REAL_IO.read().unwrap_or_else(|e| e.into_inner())
 }

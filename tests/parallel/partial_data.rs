@@ -86,7 +86,7 @@ fn issue27_a_sweep_interrupted_by_sigint_lists_its_partial_point_and_infers_noth
     let dir = work.path();
     // Four points of two seconds each: the signal 3 s in lands inside the second (QD 2),
     // a second from either end of it, so a start delayed by a busy host (this binary runs
-    // four tests at a time) still cuts a point rather than fall between two.
+    // eight tests at a time) still cuts a point rather than fall between two.
     let child = common::process()
         .current_dir(dir)
         .args([

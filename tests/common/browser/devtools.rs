@@ -76,6 +76,7 @@ impl Connection {
             .map_err(|e| format!("start the DevTools reader: {e}"))?;
         Ok((connection, child.id()))
     }
+
     /// Calls `method` (on the tab of `session`, or on the browser) and returns its result, or
     /// the protocol's error message; at most the connection's timeout.
     pub fn call(
