@@ -5,46 +5,20 @@
 
 use crate::common;
 
+use common::diskspd::{sum, xml};
 use common::{real_io, TestDir};
-
-/// The sum of every `<tag>` number of the -Rxml report of `line` (one per thread).
-fn xml_sum(dir: &TestDir, line: &str, tag: &str) -> u64 {
-    let out = common::command()
-        .current_dir(dir.path())
-        .args(["diskspd", "--quiet", "-Rxml"])
-        .args(line.split_whitespace())
-        .output()
-        .expect("run");
-    assert!(
-        out.status.success(),
-        "{line}: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let text = String::from_utf8(out.stdout).expect("utf-8");
-    let doc = roxmltree::Document::parse(&text).unwrap_or_else(|e| panic!("{line}: {e}\n{text}"));
-    doc.descendants()
-        .filter(|n| n.has_tag_name(tag))
-        .filter_map(|n| n.text()?.trim().parse::<u64>().ok())
-        .sum()
-}
 
 #[test]
 fn throttles_hold_in_both_forms() {
     let _turn = real_io();
     let dir = TestDir::new();
     // -g<n>i: IOPS per thread.
-    let ios = xml_sum(
-        &dir,
-        "-c16M -b4K -t1 -o1 -r -W0 -d2 -Sh -g100i t.dat",
-        "IOCount",
-    ) as f64;
+    let doc = xml(&dir, "-c16M -b4K -t1 -o1 -r -W0 -d2 -Sh -g100i t.dat");
+    let ios = sum(&doc, "IOCount") as f64;
     assert!((ios / 2.0 - 100.0).abs() <= 2.0, "{} IOPS", ios / 2.0);
     // -g<bytes per ms>: 400 bytes/ms = 400,000 bytes/s per thread.
-    let bytes = xml_sum(
-        &dir,
-        "-c16M -b4K -t1 -o1 -r -W0 -d2 -Sh -g400 t.dat",
-        "BytesCount",
-    ) as f64;
+    let doc = xml(&dir, "-c16M -b4K -t1 -o1 -r -W0 -d2 -Sh -g400 t.dat");
+    let bytes = sum(&doc, "BytesCount") as f64;
     assert!(
         (bytes / 2.0 - 400_000.0).abs() <= 8_000.0,
         "{} B/s",

@@ -7,6 +7,7 @@
 #![allow(dead_code)]
 
 pub mod browser;
+pub mod diskspd;
 mod jitter;
 pub mod serve;
 #[allow(unused_imports)] // only tests/alone judges floors against the host's share
@@ -441,9 +442,11 @@ pub fn real_io() -> std::sync::RwLockWriteGuard<'static, ()> {
 /// device a cgroup holds to a cloud tier's caps (thousands of IOPS, hundreds of MiB/s) asks
 /// a small part of what the disk under it does, so two such tests measure their caps side
 /// by side as they would alone; a test with unthrottled IO ([`real_io`]) still runs alone.
-/// A test whose throttled device lives in memory (no disk IO of a neighbour reaches it) and
-/// whose bounds allow for a busy host (its floors take off the CPU time the host took, its
-/// caps are far below what the host does) takes no turn at all.
+/// A test whose throttled device lives in memory (no disk IO of a neighbour reaches it) at
+/// caps low enough that a busy host's hiccups do not show through them (history's compare:
+/// 250 IOPS, 50 MiB/s) takes no turn at all; one at hundreds of MiB/s still takes this one,
+/// as its loop device's kernel threads copy every byte and a neighbour's unthrottled IO
+/// starves them.
 pub fn throttled_io() -> std::sync::RwLockReadGuard<'static, ()> {
     REAL_IO.read().unwrap_or_else(|e| e.into_inner())
 }

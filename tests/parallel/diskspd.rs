@@ -6,42 +6,9 @@
 
 use crate::common;
 
-use assert_cmd::Command;
+use common::diskspd::{command as diskspd, sum, xml};
 use common::{real_io, TestDir};
 use predicates::prelude::*;
-
-fn diskspd(dir: &TestDir, line: &str) -> Command {
-    let mut cmd = common::command();
-    cmd.current_dir(dir.path())
-        .arg("diskspd")
-        .arg("--quiet")
-        .args(line.split_whitespace());
-    cmd
-}
-
-/// Runs with -Rxml and returns the document's text, checked to be well-formed.
-fn xml(dir: &TestDir, line: &str) -> String {
-    let out = diskspd(dir, &format!("-Rxml {line}"))
-        .output()
-        .expect("run");
-    assert!(
-        out.status.success(),
-        "{line}: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let text = String::from_utf8(out.stdout).expect("utf-8");
-    roxmltree::Document::parse(&text).unwrap_or_else(|e| panic!("{line}: not XML: {e}\n{text}"));
-    text
-}
-
-/// The sum of every `<tag>` number in the document (one per thread).
-fn sum(text: &str, tag: &str) -> u64 {
-    let doc = roxmltree::Document::parse(text).unwrap();
-    doc.descendants()
-        .filter(|n| n.has_tag_name(tag))
-        .filter_map(|n| n.text()?.trim().parse::<u64>().ok())
-        .sum()
-}
 
 #[test]
 fn the_guides_command_lines_run_at_test_scale() {
