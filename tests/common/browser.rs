@@ -80,8 +80,8 @@ impl Chromium {
             super::skip(
                 test,
                 &format!(
-                    "{CHROMIUM} is not installed (Debian's chromium and chromium-driver; \
-                     scripts/test installs them as root)"
+                    "{CHROMIUM} is not installed (Debian's chromium; scripts/test installs \
+                     it as root)"
                 ),
             );
             return None;
