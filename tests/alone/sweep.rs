@@ -62,7 +62,7 @@ fn check_tier(
             // ceilings and the crossover. On these devices in memory QD 1 is mostly on the
             // plateau too, so a block size stays flattened with one point starved of CPU.
             // Two block sizes on each side of every profile's crossover (40 KiB for the
-            // P30, 51 for the droplet, 200 for the P10), since a ceiling needs two sizes to
+            // P30, 41 for the droplet, 200 for the P10), since a ceiling needs two sizes to
             // agree: 4K and 16K below, 256K and 1M above. 64K was a third size on one side
             // (above the P30's and droplet's crossover, below the P10's): 12 points, not 15.
             "--qd=1,16,64",
@@ -149,14 +149,14 @@ fn an_emulated_p10_is_recognised_with_auto_stopped_points() {
 }
 
 #[test]
-fn an_emulated_high_cpu_droplet_volume_is_recognised() {
+fn an_emulated_optimized_droplet_volume_is_recognised() {
     check_tier(
-        "do-volume-high-cpu",
+        "do-volume-optimized",
         "1s",
         &[],
-        6000.0,
+        7500.0,
         300.0,
-        "do-volume-high-cpu",
+        "do-volume-optimized",
     );
 }
 

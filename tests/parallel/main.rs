@@ -46,6 +46,7 @@ mod mpi;
 mod output;
 mod partial_data;
 mod plan;
+mod plan_clouds;
 mod report;
 mod requirements;
 mod safety;

@@ -4,9 +4,20 @@
 use assert_cmd::Command;
 use predicates::prelude::*;
 
+/// `diskmeter plan ...` or `diskmeter catalog list|show ...` on the guides' slice of the
+/// built-in catalog (the guides' 2019 figures, which these worked examples print).
 fn diskmeter(args: &[&str]) -> Command {
     let mut cmd = crate::common::command();
-    cmd.args(args);
+    let at = match args.first() {
+        Some(&"plan") => 1,
+        Some(&"catalog") => 2.min(args.len()),
+        _ => 0,
+    };
+    cmd.args(&args[..at]);
+    if at > 0 {
+        cmd.args(["--builtin-catalog", "guides"]);
+    }
+    cmd.args(&args[at..]);
     cmd
 }
 
@@ -111,9 +122,16 @@ fn optimise_ranks_ds13_with_four_p30_cheapest_for_16000_iops() {
         "Standard_DS13 + 4 x P30 (cache ReadOnly)"
     );
     assert_eq!(priced[0]["total_usd"], 1548.0);
-    assert!(priced.iter().any(|c| c["configuration"]
-        == "Standard_D14 + 32 x Standard-1TB (cache ReadOnly)"
-        && c["total_usd"] == 3208.98));
+    // The guide's costlier alternative meets it on the caps the guides publish (none for
+    // D14's uncached path): listed apart, never ranked.
+    assert!(v["unbounded"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .any(
+            |c| c["configuration"] == "Standard_D14 + 32 x Standard-1TB (cache ReadOnly)"
+                && c["total_usd"] == 3208.98
+        ));
     diskmeter(&[
         "plan",
         "--require",

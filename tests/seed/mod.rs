@@ -89,6 +89,65 @@ pub fn seed_traced_capture(db: &Path) -> i64 {
     seed(db, Some(trace))
 }
 
+/// A capture of `vda` in one-minute intervals: 10 quiet minutes at 200 IOPS, a peak of
+/// `peak_minutes` at 3,000 IOPS (70 % 8 KiB reads, 30 % writes), 10 quiet minutes again.
+pub fn seed_peak_capture(db: &Path, peak_minutes: u64) -> i64 {
+    let minutes = 10 + peak_minutes + 10;
+    let mut store = HistoryStore::open(db).expect("open the history");
+    let id = store
+        .begin_run(&RunHeader {
+            kind: CAPTURE_KIND.to_string(),
+            name: "capture".to_string(),
+            target: "vda".to_string(),
+            command_line: "diskmeter capture --device vda --interval 60s".to_string(),
+            host: HostFacts::default(),
+            started_unix_ms: START_MS,
+            diskmeter_version: "test".to_string(),
+            hostname: "seed".to_string(),
+        })
+        .expect("begin the capture");
+    for minute in 0..minutes {
+        let iops = if (10..10 + peak_minutes).contains(&minute) {
+            3000.0
+        } else {
+            200.0
+        };
+        let mut device = device("vda", iops * 0.7, iops * 0.3);
+        device.write_kib_per_sec = iops * 0.3 * 8.0;
+        device.write_request_kib = 8.0;
+        let sample = CaptureSample {
+            start_unix_ms: START_MS + minute * 60_000,
+            duration_ms: 60_000.0,
+            devices: vec![device],
+            system: SystemInterval {
+                cpu_busy_percent: 20.0,
+                cpu_user_percent: 10.0,
+                cpu_system_percent: 5.0,
+                cpu_iowait_percent: 1.0,
+                memory_used_bytes: 1 << 30,
+                memory_total_bytes: 4 << 30,
+                memory_cached_bytes: 1 << 29,
+                io_pressure_some_percent: None,
+                io_pressure_full_percent: None,
+            },
+        };
+        store
+            .append_capture_sample(id, &sample)
+            .expect("append a sample");
+    }
+    store
+        .finish_run(
+            id,
+            &RunEnd {
+                finished_unix_ms: START_MS + minutes * 60_000,
+                partial: false,
+                summary: Some(format!("vda: {minutes} min")),
+            },
+        )
+        .expect("finish the capture");
+    id
+}
+
 fn seed(db: &Path, trace: Option<TraceProfile>) -> i64 {
     let mut store = HistoryStore::open(db).expect("open the history");
     let id = store

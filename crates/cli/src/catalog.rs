@@ -4,7 +4,7 @@
 use crate::plan::CatalogArgs;
 use crate::{Status, UsageError};
 use clap::{ArgMatches, Command, FromArgMatches, Subcommand};
-use diskmeter_views::plan as text;
+use diskmeter_views::catalog as text;
 
 // `catalog`'s subcommands.
 #[derive(Subcommand)]
@@ -27,10 +27,15 @@ pub fn command() -> Command {
         Command::new("catalog")
             .about("List or show the published disk tiers and VM sizes the planner uses")
             .long_about(
-                "The planner's catalog: disk tiers (IOPS and MiB/s caps, size, price) and VM sizes \
-                 (uncached and host-cache caps, cores, data disks, price), each with its source and \
-                 date. Figures no source gives are shown as '-'. --catalog FILE adds or overrides \
-                 entries (an entry with the same id or alias replaces the built-in one whole).",
+                "The planner's catalog: disk types (fixed tiers with their IOPS and MiB/s caps, \
+                 size and price; scaled and provisioned types with their formulas and price \
+                 components; latency class and bursting) and VM sizes (uncached, burst and \
+                 host-cache caps, cores, data disks, price), each figure with the document it \
+                 comes from and its date. The built-in catalog is current (what the clouds sell \
+                 today, crates/plan/catalog/current/) unless --builtin-catalog guides (the guides' \
+                 2019 figures). Figures no source gives are shown as '-'. --catalog FILE adds or \
+                 overrides entries (an entry with the same id or alias replaces the built-in one \
+                 whole).",
             )
             .subcommand_required(true),
     )
@@ -46,7 +51,7 @@ pub fn main(matches: &ArgMatches) -> anyhow::Result<Status> {
         CatalogCommand::Show { id, args } => {
             let catalog = args.load()?;
             let entry = catalog.entry(&id).map_err(|e| UsageError(e.to_string()))?;
-            args.emit(None, &entry, text::entry(entry))?;
+            args.emit(None, &entry, text::entry(&catalog, entry))?;
         }
     }
     Ok(Status::Success)

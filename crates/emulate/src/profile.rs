@@ -1,9 +1,11 @@
 //! The caps of a named profile, from the planner's catalog of published tiers: `azure-p30`
 //! (or `P30`) gives 5,000 IOPS and 200 MiB/s in each direction, `do-volume` the
-//! DigitalOcean volume's.
+//! DigitalOcean volume's. A scaled or provisioned type (gp3, pd-ssd) is emulated as its
+//! smallest volume, with what comes free with it (gp3: 3,000 IOPS, 125 MiB/s); `--iops` and
+//! `--bw` give a sized one.
 
 use crate::EmulateError;
-use diskmeter_plan::Catalog;
+use diskmeter_plan::{Catalog, DiskTier};
 use serde::{Deserialize, Serialize};
 
 /// The throttle of an emulated disk, per direction; `None` = uncapped.
@@ -34,6 +36,8 @@ pub fn profile_caps(name: &str, catalog: &Catalog) -> Result<(String, Caps), Emu
                     .any(|id| id == lower)
         })
         .ok_or_else(|| EmulateError::UnknownProfile(name.to_string()))?;
+    let smallest = smallest(tier);
+    let tier = smallest.as_ref().unwrap_or(tier);
     let iops = tier.iops.map(|v| v.round() as u64);
     let bytes = tier.mibps.map(|v| (v * (1u64 << 20) as f64).round() as u64);
     Ok((
@@ -45,6 +49,13 @@ pub fn profile_caps(name: &str, catalog: &Catalog) -> Result<(String, Caps), Emu
             write_bytes_per_sec: bytes,
         },
     ))
+}
+
+/// A formula type's smallest volume (its free allowance), `None` for a fixed tier.
+fn smallest(tier: &DiskTier) -> Option<DiskTier> {
+    tier.is_formula()
+        .then(|| diskmeter_plan::sizing::size_for(tier, Default::default()))
+        .flatten()
 }
 
 /// Caps given one by one (`emulate create --iops --bw --read-iops ...`), to lay over a
@@ -89,11 +100,13 @@ pub fn profiles(catalog: &Catalog) -> Vec<(String, String, Option<f64>, Option<f
         .disks
         .iter()
         .map(|d| {
+            let smallest = smallest(d);
+            let emulated = smallest.as_ref().unwrap_or(d);
             (
                 format!("{}-{}", d.cloud, d.id).to_ascii_lowercase(),
                 d.name.clone(),
-                d.iops,
-                d.mibps,
+                emulated.iops,
+                emulated.mibps,
             )
         })
         .collect()
@@ -119,6 +132,12 @@ mod tests {
             Some(5000)
         );
         assert!(profile_caps("azure-p99", &catalog).is_err());
+        // A provisioned type is its smallest volume: what comes free with it.
+        let gp3 = profile_caps("aws-gp3", &catalog).unwrap().1;
+        assert_eq!(
+            (gp3.read_iops, gp3.read_bytes_per_sec),
+            (Some(3000), Some(125 << 20))
+        );
     }
 
     #[test]

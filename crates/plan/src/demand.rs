@@ -57,6 +57,9 @@ pub struct Demand {
     pub local_fraction: f64,
     /// Latency target in nanoseconds.
     pub latency_ns: Option<u64>,
+    /// What `latency_ns` is: a per-IO bound (typed, or a traced capture's per-IO latency) or
+    /// a counter-only capture's interval mean of await; `None` is a typed bound (per IO).
+    pub latency_basis: Option<LatencyBasis>,
     /// Queue depth the application keeps.
     pub queue_depth: Option<u32>,
     /// Space needed in bytes.
@@ -72,6 +75,17 @@ pub struct Demand {
     pub growth_fraction: Option<f64>,
     /// Where figures came from when not typed by the user, in the order shown.
     pub origins: Vec<FigureOrigin>,
+}
+
+/// What a demand's latency figure is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum LatencyBasis {
+    /// A latency per IO: typed as `latency=`, or a traced capture's device latency.
+    PerIo,
+    /// An interval mean of await from a capture's counters: queueing included, never a
+    /// per-IO figure.
+    IntervalAwait,
 }
 
 /// Where one figure of a demand came from, for the plan's text.
@@ -94,6 +108,7 @@ impl Default for Demand {
             cache_hit_fraction: 0.0,
             local_fraction: 0.0,
             latency_ns: None,
+            latency_basis: None,
             queue_depth: None,
             capacity_bytes: None,
             mix_given: false,
@@ -162,6 +177,7 @@ impl Demand {
                         return Err(bad(DemandProblem::ZeroLatency));
                     }
                     demand.latency_ns = Some(ns);
+                    demand.latency_basis = Some(LatencyBasis::PerIo);
                 }
                 "qd" | "iodepth" => {
                     let qd: u32 = value

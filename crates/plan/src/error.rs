@@ -115,8 +115,8 @@ pub enum PlanError {
     #[error("--optimize needs --require (e.g. --require iops=16000,bs=8k) or --from-capture")]
     OptimiseNeedsRequirement,
 
-    /// `--family` outside a search.
-    #[error("--family only applies with --optimize")]
+    /// `--family` or `--cloud` outside a search.
+    #[error("--family and --cloud only apply with --optimize")]
     FamilyWithoutOptimise,
 
     /// Neither disks to evaluate nor a search.
@@ -149,6 +149,27 @@ pub enum CatalogProblem {
         field: &'static str,
         /// The value as read.
         value: f64,
+    },
+    /// A formula's figure (a free allowance, a per-GiB rate, a price) that is negative or
+    /// not finite.
+    #[error("{id}: {field} = {value} must be a number of at least 0")]
+    Negative {
+        /// The entry's id.
+        id: String,
+        /// The field's name in the file.
+        field: &'static str,
+        /// The value as read.
+        value: f64,
+    },
+    /// A citation that names no `[[source]]` of the file.
+    #[error("{id}: {field} = \"{cited}\" names no [[source]] of this file")]
+    UnknownSource {
+        /// The entry's id.
+        id: String,
+        /// The citing field.
+        field: &'static str,
+        /// The id cited.
+        cited: String,
     },
 }
 

@@ -8,17 +8,22 @@
 //! explained in docs/guide/4-plan.md ("Planning"). Nothing here does IO: catalogs arrive as text.
 #![forbid(unsafe_code)]
 
+pub mod burst;
 pub mod catalog;
+pub mod cost;
 pub mod demand;
 mod error;
+pub mod format;
+pub mod latency;
 pub mod model;
 pub mod optimise;
 pub mod planner;
 pub mod possible;
 pub mod request;
+pub mod sizing;
 
 pub use catalog::{Catalog, DiskTier, Entry, VmSize};
-pub use demand::{parse_growth, Demand, FigureOrigin};
+pub use demand::{parse_growth, Demand, FigureOrigin, LatencyBasis};
 pub use error::{CatalogProblem, DemandProblem, DisksProblem, PlanError};
 pub use model::{CapKind, Configuration, HostCache, Limit, PointPrediction};
 pub use optimise::{optimise, Candidate, Optimisation, SearchSpace};

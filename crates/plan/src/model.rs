@@ -14,6 +14,8 @@
 
 use crate::catalog::{DiskTier, VmSize};
 use crate::demand::Demand;
+pub use crate::format::group;
+pub use crate::sizing::volume_label;
 use diskmeter_units::MIB_F64;
 use serde::Serialize;
 use std::fmt;
@@ -67,7 +69,7 @@ pub struct Configuration<'c> {
 impl Configuration<'_> {
     /// `Standard_DS13 + 4 x P30 (ReadOnly)`.
     pub fn describe(&self) -> String {
-        let disks = format!("{} x {}", self.disk_count, self.disk.id);
+        let disks = format!("{} x {}", self.disk_count, volume_label(self.disk));
         match self.vm {
             Some(vm) => format!("{} + {disks} (cache {})", vm.id, self.effective_cache()),
             None => disks,
@@ -259,6 +261,12 @@ struct Shares {
     disk_reads: f64,
     /// Writes, per IO.
     writes: f64,
+}
+
+/// Disk-path IOs per IO of the demand (reads that miss the cache, and writes): what the
+/// disks' and the VM's uncached caps and burst buckets count.
+pub(crate) fn disk_io_share(demand: &Demand, cache: HostCache) -> f64 {
+    shares(demand, cache, (MIB_F64, MIB_F64)).disk_io
 }
 
 fn shares(demand: &Demand, cache: HostCache, sizes: (f64, f64)) -> Shares {
@@ -543,45 +551,9 @@ pub fn points(demand: &Demand) -> Vec<(Basis, Option<f64>)> {
     points
 }
 
-/// `5000` -> `5,000`; `39.0625` -> `39.06`; `136.085` -> `136.09` (two decimals below 100,
-/// whole numbers above, as a table of caps wants).
-pub fn group(value: f64) -> String {
-    if !value.is_finite() {
-        return value.to_string();
-    }
-    let rounded = if value.abs() >= 100.0 || value.fract() == 0.0 {
-        format!("{value:.0}")
-    } else {
-        let s = format!("{value:.2}");
-        s.trim_end_matches('0').trim_end_matches('.').to_string()
-    };
-    let (sign, digits) = match rounded.strip_prefix('-') {
-        Some(rest) => ("-", rest),
-        None => ("", rounded.as_str()),
-    };
-    let (int, frac) = digits.split_once('.').unwrap_or((digits, ""));
-    let point = if frac.is_empty() { "" } else { "." };
-    // `int` is the digits of a finite rounded number, so it parses.
-    let grouped = int
-        .parse::<u64>()
-        .map_or_else(|_| int.to_string(), diskmeter_units::format_thousands);
-    format!("{sign}{grouped}{point}{frac}")
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn group_formats_like_the_guides() {
-        assert_eq!(group(5000.0), "5,000");
-        assert_eq!(group(64_000.0), "64,000");
-        assert_eq!(group(39.0625), "39.06");
-        assert_eq!(group(200.0), "200");
-        assert_eq!(group(1_234_567.4), "1,234,567");
-        assert_eq!(group(0.5), "0.5");
-        assert_eq!(group(-12.5), "-12.5");
-    }
 
     #[test]
     fn host_cache_names() {

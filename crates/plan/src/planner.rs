@@ -2,8 +2,12 @@
 //! queue-depth and stripe advice, and fixes when it falls short) and tabulate caps by IO
 //! size. The search for the cheapest configuration is in `optimise`.
 
+use crate::burst::{BurstOutcome, Load};
 use crate::catalog::{Catalog, DiskTier};
+use crate::cost::cost;
+pub use crate::cost::{sources, Cost};
 use crate::demand::Demand;
+use crate::latency::{LatencyJudgement, LatencyVerdict};
 use crate::model::{
     self, caps, group, points, Basis, Cap, CapKind, Configuration, HostCache, PointPrediction,
 };
@@ -48,51 +52,6 @@ pub fn parse_disks<'c>(catalog: &'c Catalog, text: &str) -> Result<(&'c DiskTier
         return Err(bad(DisksProblem::MoreThan1024));
     }
     Ok((catalog.disk(tier)?, count))
-}
-
-/// The monthly cost of a configuration.
-#[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct Cost {
-    /// The VM's monthly price, USD.
-    pub vm_usd: Option<f64>,
-    /// All disks' monthly price, USD.
-    pub disks_usd: Option<f64>,
-    /// The sum, when every part has a price.
-    pub total_usd: Option<f64>,
-    /// What has no price in the catalog.
-    pub missing: Vec<String>,
-}
-
-fn cost(config: &Configuration) -> Cost {
-    let mut missing = Vec::new();
-    let vm_usd = config.vm.and_then(|vm| {
-        if vm.price_usd_month.is_none() {
-            missing.push(vm.id.clone());
-        }
-        vm.price_usd_month
-    });
-    let disks_usd = config
-        .disk
-        .price_usd_month
-        .map(|p| p * f64::from(config.disk_count));
-    if disks_usd.is_none() {
-        missing.push(config.disk.id.clone());
-    }
-    let total_usd = match (config.vm.is_some(), vm_usd, disks_usd) {
-        (true, Some(v), Some(d)) => Some(round_cents(v + d)),
-        (false, _, Some(d)) => Some(round_cents(d)),
-        _ => None,
-    };
-    Cost {
-        vm_usd,
-        disks_usd: disks_usd.map(round_cents),
-        total_usd,
-        missing,
-    }
-}
-
-fn round_cents(usd: f64) -> f64 {
-    (usd * 100.0).round() / 100.0
 }
 
 /// Queue-depth advice: Little's law and the stripe rule.
@@ -155,6 +114,12 @@ pub struct Evaluation {
     pub warnings: Vec<String>,
     /// Configurations that meet the requirement when this one does not (or is not possible).
     pub fixes: Vec<crate::optimise::Candidate>,
+    /// The disk type's latency class against the demand's latency.
+    pub latency: LatencyJudgement,
+    /// The load played through the burst buckets, when a load was given.
+    pub burst: Option<BurstOutcome>,
+    /// The documents the figures come from ("limits: ...", "price: ...").
+    pub sources: Vec<String>,
 }
 
 /// Evaluates one configuration. `fixes` are searched when the requirement is not met or the
@@ -164,15 +129,37 @@ pub fn evaluate(
     config: &Configuration,
     demand: &Demand,
 ) -> Result<Evaluation, PlanError> {
-    let mut evaluation = evaluate_alone(config, demand)?;
+    evaluate_over(catalog, config, demand, None)
+}
+
+/// [`evaluate`], with a load played through the burst buckets when one is given: a
+/// configuration whose sustained caps fall short of the IOPS asked for meets the demand when
+/// its bursts carry the whole load ([`crate::burst`]).
+pub fn evaluate_over(
+    catalog: &Catalog,
+    config: &Configuration,
+    demand: &Demand,
+    load: Option<&Load>,
+) -> Result<Evaluation, PlanError> {
+    let mut evaluation = evaluate_under(config, demand, load)?;
+    evaluation.sources = sources(catalog, config);
     if evaluation.meets == Some(false) {
-        evaluation.fixes = crate::optimise::fixes(catalog, config, demand);
+        evaluation.fixes = crate::optimise::fixes(catalog, config, demand, load);
     }
     Ok(evaluation)
 }
 
 /// [`evaluate`] without the search for fixes (the optimiser's inner step).
 pub fn evaluate_alone(config: &Configuration, demand: &Demand) -> Result<Evaluation, PlanError> {
+    evaluate_under(config, demand, None)
+}
+
+/// [`evaluate_alone`] with a load for the burst buckets.
+pub fn evaluate_under(
+    config: &Configuration,
+    demand: &Demand,
+    load: Option<&Load>,
+) -> Result<Evaluation, PlanError> {
     if let Some(vm) = config.vm {
         if vm.cloud != config.disk.cloud {
             return Err(PlanError::CloudMismatch {
@@ -202,6 +189,23 @@ pub fn evaluate_alone(config: &Configuration, demand: &Demand) -> Result<Evaluat
     }
     if let Some(need) = demand.capacity_bytes {
         verdicts.push(capacity_gib.map(|have| have * GIB_F64 >= need as f64));
+    }
+    let latency = crate::latency::judge(config.disk, demand);
+    if latency.verdict == LatencyVerdict::Excluded {
+        verdicts.push(Some(false));
+    }
+    let burst = load.and_then(|load| crate::burst::simulate(config, demand, load));
+    // Sustained IOPS short of the demand are met when the bursts carry the whole load and
+    // nothing else falls short.
+    let iops_short_only = points.iter().any(|p| p.meets == Some(false))
+        && points
+            .iter()
+            .all(|p| p.meets != Some(false) || matches!(p.basis, Basis::Iops { .. }));
+    if iops_short_only && burst.as_ref().is_some_and(|b| !b.runs_dry) {
+        verdicts.retain(|v| *v != Some(false) || latency.verdict == LatencyVerdict::Excluded);
+        if latency.verdict != LatencyVerdict::Excluded {
+            verdicts.push(Some(true));
+        }
     }
     let not_possible = not_possible(config);
     let meets = if !not_possible.is_empty() {
@@ -234,6 +238,9 @@ pub fn evaluate_alone(config: &Configuration, demand: &Demand) -> Result<Evaluat
         cost: cost(config),
         warnings: Vec::new(),
         fixes: Vec::new(),
+        latency,
+        burst,
+        sources: Vec::new(),
     };
     evaluation.warnings = warnings(config, demand, &evaluation);
     Ok(evaluation)

@@ -121,6 +121,7 @@ pub fn not_possible(config: &Configuration) -> Vec<NotPossible> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::catalog::Slice;
     use crate::{Catalog, HostCache};
 
     fn config<'c>(c: &'c Catalog, vm: &str, disk: &str, n: u32) -> Configuration<'c> {
@@ -134,7 +135,7 @@ mod tests {
 
     #[test]
     fn published_limits_make_a_configuration_impossible() {
-        let c = Catalog::builtin();
+        let c = Catalog::builtin_slice(Slice::Guides);
         assert_eq!(
             not_possible(&config(&c, "DS14", "P30", 40)),
             [NotPossible::TooManyDisks {
@@ -155,7 +156,7 @@ mod tests {
 
     #[test]
     fn json_carries_the_kind_the_reason_and_the_figures() {
-        let c = Catalog::builtin();
+        let c = Catalog::builtin_slice(Slice::Guides);
         let v = serde_json::to_value(not_possible(&config(&c, "DS1", "P30", 3))).unwrap();
         assert_eq!(v[0]["kind"], "too_many_disks");
         assert_eq!(

@@ -2,11 +2,14 @@
 //! modes it asks for (optimise, IO sizes, evaluate), checked and answered here so the CLI
 //! only parses the flags and renders the [`Answer`].
 
+use crate::burst::Load;
 use crate::catalog::Catalog;
 use crate::demand::Demand;
 use crate::model::{Configuration, HostCache};
 use crate::optimise::{optimise, Optimisation, SearchSpace};
-use crate::planner::{evaluate, io_size_table, parse_disks, parse_io_sizes, Evaluation, IoSizeRow};
+use crate::planner::{
+    evaluate_over, io_size_table, parse_disks, parse_io_sizes, Evaluation, IoSizeRow,
+};
 use crate::possible::{not_possible, NotPossible};
 use crate::PlanError;
 use serde::Serialize;
@@ -30,6 +33,10 @@ pub struct Request<'a> {
     pub top: usize,
     /// `--io-sizes`: the sizes (empty: the default ones).
     pub io_sizes: Option<&'a str>,
+    /// `--cloud`: comma-separated clouds to search.
+    pub cloud: Option<&'a str>,
+    /// The load for the burst buckets (a capture's series, or `--duration`).
+    pub load: Option<&'a Load>,
 }
 
 /// The IO-size view of one configuration.
@@ -62,7 +69,9 @@ impl Answer {
     /// built (a requirement missed, in every mode) or does not meet it.
     pub fn missed(&self) -> bool {
         match self {
-            Answer::Optimisation(o) => o.priced.is_empty() && o.unpriced.is_empty(),
+            Answer::Optimisation(o) => {
+                o.priced.is_empty() && o.unpriced.is_empty() && o.unbounded.is_empty()
+            }
             Answer::IoSizes(view) => !view.possible,
             Answer::Evaluation(e) => !e.possible || e.meets == Some(false),
         }
@@ -88,32 +97,45 @@ pub fn answer(catalog: &Catalog, demand: &Demand, request: &Request) -> Result<A
         if !request.required {
             return Err(PlanError::OptimiseNeedsRequirement);
         }
-        let families = request.family.unwrap_or_default().split(',');
-        let space = SearchSpace {
-            families: families
+        let list = |text: Option<&str>| -> Vec<String> {
+            text.unwrap_or_default()
+                .split(',')
+                .map(str::trim)
                 .filter(|f| !f.is_empty())
                 .map(str::to_string)
-                .collect(),
+                .collect()
+        };
+        let space = SearchSpace {
+            families: list(request.family),
+            clouds: list(request.cloud),
             vm: vm.map(|v| v.id.clone()),
             disk: disks.map(|(d, _)| d.id.clone()),
             cache,
         };
-        let mut answer = optimise(catalog, demand, &space)?;
+        let mut answer = optimise(catalog, demand, &space, request.load)?;
         answer.priced.truncate(request.top);
         answer.unpriced.truncate(request.top);
+        answer.unbounded.truncate(request.top);
+        answer.ran_dry.truncate(request.top);
         return Ok(Answer::Optimisation(Box::new(answer)));
     }
-    if request.family.is_some() {
+    if request.family.is_some() || request.cloud.is_some() {
         return Err(PlanError::FamilyWithoutOptimise);
     }
     let Some((disk, disk_count)) = disks else {
         return Err(PlanError::NoDisks);
     };
+    let cache = cache.unwrap_or(HostCache::ReadOnly);
+    // A scaled or provisioned type is sized for the demand (or, without one, at its largest).
+    let volume = disk.is_formula().then(|| {
+        crate::optimise::size_for_demand(vm, disk, disk_count, cache, demand)
+            .unwrap_or_else(|| crate::sizing::largest(disk))
+    });
     let config = Configuration {
         vm,
-        disk,
+        disk: volume.as_ref().unwrap_or(disk),
         disk_count,
-        cache: cache.unwrap_or(HostCache::ReadOnly),
+        cache,
     };
     if let Some(list) = request.io_sizes {
         let sizes = parse_io_sizes(list)?;
@@ -125,8 +147,11 @@ pub fn answer(catalog: &Catalog, demand: &Demand, request: &Request) -> Result<A
             rows: io_size_table(&config, &sizes),
         }));
     }
-    Ok(Answer::Evaluation(Box::new(evaluate(
-        catalog, &config, demand,
+    Ok(Answer::Evaluation(Box::new(evaluate_over(
+        catalog,
+        &config,
+        demand,
+        request.load,
     )?)))
 }
 
@@ -135,7 +160,11 @@ mod tests {
     use super::*;
 
     fn answered(request: &Request) -> Result<Answer, PlanError> {
-        answer(&Catalog::builtin(), &Demand::default(), request)
+        answer(
+            &Catalog::builtin_slice(crate::catalog::Slice::Guides),
+            &Demand::default(),
+            request,
+        )
     }
 
     #[test]

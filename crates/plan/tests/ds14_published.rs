@@ -4,6 +4,7 @@
 //! the disk caps, then at the VM uncached caps as disks are added; the local SSD shares the
 //! cache path.
 
+use diskmeter_plan::catalog::Slice;
 use diskmeter_plan::planner::evaluate_alone;
 use diskmeter_plan::{parse_disks, CapKind, Catalog, Configuration, Demand, HostCache};
 
@@ -53,7 +54,7 @@ fn within_10_percent(predicted: f64, published: f64) -> bool {
 
 #[test]
 fn one_cached_p30_every_cell_within_10_percent_with_the_published_limit() {
-    let c = Catalog::builtin();
+    let c = Catalog::builtin_slice(Slice::Guides);
     let cfg = ds14(&c, "1xP30");
     for (bs, pattern, mibps, iops) in ONE_CACHED_P30 {
         let e = evaluate_alone(&cfg, &cell_demand(bs, pattern)).unwrap();
@@ -82,7 +83,7 @@ fn one_cached_p30_every_cell_within_10_percent_with_the_published_limit() {
 
 #[test]
 fn writes_move_from_the_disk_caps_to_the_vm_cap_as_disks_are_added() {
-    let c = Catalog::builtin();
+    let c = Catalog::builtin_slice(Slice::Guides);
     // (disks, IO size, published, unit, expected limit)
     let cases = [
         ("4xP30", "4k", 20_400.0, "IOPS", CapKind::DiskIops),
@@ -107,7 +108,7 @@ fn writes_move_from_the_disk_caps_to_the_vm_cap_as_disks_are_added() {
 
 #[test]
 fn reads_stay_at_the_cache_caps_however_many_disks() {
-    let c = Catalog::builtin();
+    let c = Catalog::builtin_slice(Slice::Guides);
     for disks in ["1xP30", "4xP30", "16xP30"] {
         let e = evaluate_alone(&ds14(&c, disks), &cell_demand("4k", "random read")).unwrap();
         assert_eq!(e.points[0].capacity_iops, Some(64_000.0), "{disks}");
@@ -120,7 +121,7 @@ fn reads_stay_at_the_cache_caps_however_many_disks() {
 
 #[test]
 fn the_local_ssd_shares_the_cache_path() {
-    let c = Catalog::builtin();
+    let c = Catalog::builtin_slice(Slice::Guides);
     let cfg = ds14(&c, "1xP30");
     // All IO to the local SSD: bounded by the cache-path caps, not by the P30.
     let local = evaluate_alone(&cfg, &Demand::parse("bs=4k,local=100%").unwrap()).unwrap();
@@ -159,7 +160,7 @@ fn the_local_ssd_shares_the_cache_path() {
 /// the disks make 90,000+; the two paths have their own caps.
 #[test]
 fn d8ds_v4_mixed_reads_from_cache_and_uncached_writes_add_up() {
-    let c = Catalog::builtin();
+    let c = Catalog::builtin_slice(Slice::Guides);
     let (disk, disk_count) = parse_disks(&c, "16xP30").unwrap();
     let cfg = Configuration {
         vm: Some(c.vm("Standard_D8ds_v4").unwrap()),

@@ -2,12 +2,26 @@
 //! never lowers predicted capacity, and no prediction exceeds any single cap on its path.
 //! Issue 13: what the catalog's figures rule out is never "met" and never proposed.
 
+use diskmeter_plan::catalog::Slice;
 use diskmeter_plan::planner::evaluate_alone;
 use diskmeter_plan::{
     evaluate, not_possible, optimise, parse_disks, Candidate, CapKind, Catalog, Configuration,
     Demand, Evaluation, HostCache, SearchSpace,
 };
 use proptest::prelude::*;
+
+/// The current catalog, parsed once (a parse of its files takes about 90 ms in a debug
+/// build, and the properties run thousands of cases).
+fn builtin() -> &'static Catalog {
+    static CATALOG: std::sync::OnceLock<Catalog> = std::sync::OnceLock::new();
+    CATALOG.get_or_init(Catalog::builtin)
+}
+
+/// The guides' slice, parsed once.
+fn guides() -> &'static Catalog {
+    static CATALOG: std::sync::OnceLock<Catalog> = std::sync::OnceLock::new();
+    CATALOG.get_or_init(|| Catalog::builtin_slice(Slice::Guides))
+}
 
 const CACHES: [HostCache; 3] = [HostCache::None, HostCache::ReadOnly, HostCache::ReadWrite];
 const SIZES: [u64; 6] = [512, 4 << 10, 8 << 10, 64 << 10, 256 << 10, 1 << 20];
@@ -44,7 +58,7 @@ fn demand() -> impl Strategy<Value = Demand> {
 }
 
 fn case() -> impl Strategy<Value = Case> {
-    let c = Catalog::builtin();
+    let c = builtin();
     (
         prop::option::of(0..c.vms.len()),
         0..c.disks.len(),
@@ -82,8 +96,8 @@ proptest! {
 
     #[test]
     fn adding_a_disk_never_lowers_capacity(case in case()) {
-        let c = Catalog::builtin();
-        let (Some(before), Some(after)) = (run(&c, &case, 0), run(&c, &case, 1)) else {
+        let c = builtin();
+        let (Some(before), Some(after)) = (run(c, &case, 0), run(c, &case, 1)) else {
             return Ok(());
         };
         for (p, q) in before.points.iter().zip(&after.points) {
@@ -101,8 +115,8 @@ proptest! {
 
     #[test]
     fn predictions_never_exceed_a_cap_on_their_path(case in case()) {
-        let c = Catalog::builtin();
-        let Some(e) = run(&c, &case, 0) else { return Ok(()) };
+        let c = builtin();
+        let Some(e) = run(c, &case, 0) else { return Ok(()) };
         let tolerance = 1.0 + 1e-9;
         for p in &e.points {
             let sum = |names: &[&str], iops: bool| -> Option<f64> {
@@ -154,7 +168,7 @@ proptest! {
 
 #[test]
 fn every_catalog_pair_evaluates_without_error_or_panic() {
-    let c = Catalog::builtin();
+    let c = builtin();
     let demands = [
         "iops=16000,bs=8k,read=70%,cache-hit=0.8",
         "mibps=250",
@@ -196,11 +210,16 @@ fn requirement() -> impl Strategy<Value = Demand> {
     })
 }
 
-/// Re-evaluates a proposed candidate as the user would type it back.
+/// Re-evaluates a proposed candidate as the user would type it back (a sized volume of a
+/// scaled or provisioned type with the figures the candidate gives).
 fn re_evaluate(c: &Catalog, candidate: &Candidate, demand: &Demand) -> Evaluation {
+    let tier = c.disk(&candidate.disk).unwrap();
+    let volume = candidate
+        .volume
+        .map(|v| diskmeter_plan::sizing::volume(tier, v.size_gib, v.iops, v.mibps));
     let config = Configuration {
         vm: candidate.vm.as_deref().map(|v| c.vm(v).unwrap()),
-        disk: c.disk(&candidate.disk).unwrap(),
+        disk: volume.as_ref().unwrap_or(tier),
         disk_count: candidate.disk_count,
         cache: candidate.cache,
     };
@@ -218,20 +237,25 @@ proptest! {
     #[test]
     fn the_optimiser_never_proposes_a_configuration_that_is_not_possible(
         demand in requirement(),
-        only_vm in prop::option::of(0..Catalog::builtin().vms.len()),
+        guides in any::<bool>(),
+        only_vm in 0usize..10_000,
         cache in 0..CACHES.len(),
         disks in 1u32..=48,
-        disk in 0..Catalog::builtin().disks.len(),
+        disk in 0usize..10_000,
     ) {
-        let c = Catalog::builtin();
+        // Both slices; one VM size per case (the whole current catalog's search takes
+        // a second in a debug build, and the fixes search it three times).
+        let c = if guides { self::guides() } else { builtin() };
+        let only_vm = Some(only_vm % c.vms.len());
+        let disk = disk % c.disks.len();
         let space = SearchSpace {
             vm: only_vm.map(|i| c.vms[i].id.clone()),
             cache: Some(CACHES[cache]),
             ..SearchSpace::default()
         };
-        let answer = optimise(&c, &demand, &space).unwrap();
-        for candidate in answer.priced.iter().chain(&answer.unpriced) {
-            let e = re_evaluate(&c, candidate, &demand);
+        let answer = optimise(c, &demand, &space, None).unwrap();
+        for candidate in answer.priced.iter().chain(&answer.unpriced).chain(&answer.unbounded) {
+            let e = re_evaluate(c, candidate, &demand);
             prop_assert!(e.possible, "{}: {:?}", candidate.configuration, e.not_possible);
             prop_assert_eq!(e.meets, Some(true), "{}", candidate.configuration);
         }
@@ -243,9 +267,9 @@ proptest! {
             disk_count: disks,
             cache: CACHES[cache],
         };
-        if let Ok(e) = evaluate(&c, &config, &demand) {
+        if let Ok(e) = evaluate(c, &config, &demand) {
             for fix in &e.fixes {
-                let again = re_evaluate(&c, fix, &demand);
+                let again = re_evaluate(c, fix, &demand);
                 prop_assert!(again.possible, "{}: {:?}", fix.configuration, again.not_possible);
                 prop_assert_eq!(again.meets, Some(true), "{}", fix.configuration);
             }
@@ -256,8 +280,8 @@ proptest! {
     /// "no published figure rules it out".
     #[test]
     fn what_is_not_possible_never_meets_a_demand(case in case()) {
-        let c = Catalog::builtin();
-        let Some(e) = run(&c, &case, 0) else { return Ok(()) };
+        let c = builtin();
+        let Some(e) = run(c, &case, 0) else { return Ok(()) };
         let config = Configuration {
             vm: case.vm.map(|i| &c.vms[i]),
             disk: &c.disks[case.disk],
@@ -276,7 +300,7 @@ proptest! {
 /// the warnings said DS14 takes 32 data disks and D14 has no premium storage.
 #[test]
 fn planner_truth_bug_impossible_configurations_do_not_meet_the_demand() {
-    let c = Catalog::builtin();
+    let c = guides();
     let demand = Demand::parse("iops=1000").unwrap();
     for (vm, disks, reason) in [
         (
@@ -290,14 +314,14 @@ fn planner_truth_bug_impossible_configurations_do_not_meet_the_demand() {
             "P30 is a premium disk and Standard_D14 does not support premium storage",
         ),
     ] {
-        let (disk, disk_count) = parse_disks(&c, disks).unwrap();
+        let (disk, disk_count) = parse_disks(c, disks).unwrap();
         let config = Configuration {
             vm: Some(c.vm(vm).unwrap()),
             disk,
             disk_count,
             cache: HostCache::ReadOnly,
         };
-        let e = evaluate(&c, &config, &demand).unwrap();
+        let e = evaluate(c, &config, &demand).unwrap();
         assert!(!e.possible, "{vm} + {disks}");
         assert_eq!(e.meets, Some(false), "{vm} + {disks}");
         let reasons: Vec<String> = e.not_possible.iter().map(ToString::to_string).collect();

@@ -22,6 +22,7 @@
 #![forbid(unsafe_code)]
 
 pub mod capture;
+pub mod catalog;
 pub mod check;
 pub mod compare;
 pub mod emulate;

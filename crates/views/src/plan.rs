@@ -2,10 +2,7 @@
 //! JSON output serialises, so the two never disagree.
 
 use diskmeter_plan::model::{group, Basis, PointPrediction};
-use diskmeter_plan::{
-    Answer, Candidate, Catalog, Demand, DiskTier, Entry, Evaluation, IoSizeRow, NotPossible,
-    Optimisation, VmSize,
-};
+use diskmeter_plan::{Answer, Candidate, Demand, Evaluation, IoSizeRow, NotPossible, Optimisation};
 use std::fmt::Write;
 
 /// `8 KiB`, `1 MiB`, `1536 B`: IO sizes as people write them.
@@ -19,7 +16,7 @@ pub fn io_size(bytes: u64) -> String {
     }
 }
 
-fn usd(value: f64) -> String {
+pub(crate) fn usd(value: f64) -> String {
     let cents = (value * 100.0).round() as i64;
     format!("${}.{:02}", group((cents / 100) as f64), cents % 100)
 }
@@ -138,14 +135,6 @@ pub fn answer(answer: &Answer) -> String {
     }
 }
 
-/// `catalog show`'s view of a disk tier or a VM size.
-pub fn entry(entry: Entry) -> String {
-    match entry {
-        Entry::Disk(d) => disk_entry(d),
-        Entry::Vm(v) => vm_entry(v),
-    }
-}
-
 /// The evaluate view.
 pub fn evaluation(e: &Evaluation) -> String {
     let mut out = String::new();
@@ -237,6 +226,16 @@ pub fn evaluation(e: &Evaluation) -> String {
             );
         }
     }
+    for part in &e.cost.parts {
+        let _ = writeln!(out, "  {part}");
+    }
+    let _ = writeln!(out, "Latency: {}", e.latency.text);
+    if let Some(burst) = &e.burst {
+        let _ = writeln!(out, "Bursts ({}):", burst.load);
+        for line in diskmeter_plan::burst::describe(burst) {
+            let _ = writeln!(out, "  {line}");
+        }
+    }
     let qd = &e.queue_depth;
     let _ = writeln!(
         out,
@@ -267,6 +266,12 @@ pub fn evaluation(e: &Evaluation) -> String {
             let _ = writeln!(out, "  - {w}");
         }
     }
+    if !e.sources.is_empty() {
+        let _ = writeln!(out, "\nSources");
+        for source in &e.sources {
+            let _ = writeln!(out, "  {source}");
+        }
+    }
     if !e.fixes.is_empty() {
         let _ = writeln!(out, "\nConfigurations that meet it");
         candidates(&mut out, &e.fixes);
@@ -274,6 +279,13 @@ pub fn evaluation(e: &Evaluation) -> String {
     let reasons: Vec<String> = e.not_possible.iter().map(ToString::to_string).collect();
     let verdict = match e.meets {
         _ if !e.possible => format!("is NOT POSSIBLE: {}", reasons.join("; ")),
+        Some(true)
+            if e.burst.as_ref().is_some_and(|b| {
+                !b.runs_dry && e.points.iter().any(|p| p.meets == Some(false))
+            }) =>
+        {
+            "meets the demand by bursting (its credits last the whole load)".to_string()
+        }
         Some(true) => "meets the demand".to_string(),
         Some(false) => "does NOT meet the demand".to_string(),
         None => "no requirement to check (capacity shown)".to_string(),
@@ -289,7 +301,64 @@ fn not_possible_lines(out: &mut String, reasons: &[NotPossible]) {
     }
 }
 
+/// The documents candidates cite, numbered once for a list: (citation, number).
+#[derive(Default)]
+struct Citations(Vec<String>);
+
+impl Citations {
+    /// "pd-ssd limits [1], price [2]; c3d-standard-8 limits [3], price [2]" for `sources`
+    /// lines ("what: citation").
+    fn refer(&mut self, sources: &[String]) -> String {
+        let mut by_owner: Vec<(String, Vec<String>)> = Vec::new();
+        for line in sources {
+            let Some((what, citation)) = line.split_once(": ") else {
+                continue;
+            };
+            let number = match self.0.iter().position(|c| c == citation) {
+                Some(i) => i + 1,
+                None => {
+                    self.0.push(citation.to_string());
+                    self.0.len()
+                }
+            };
+            let (owner, figure) = what.rsplit_once(' ').unwrap_or((what, ""));
+            let figure = if figure == "class" {
+                "latency class"
+            } else {
+                figure
+            };
+            let owner = owner.trim_end_matches(" latency");
+            let entry = format!("{figure} [{number}]");
+            match by_owner.iter_mut().find(|(o, _)| o == owner) {
+                Some((_, list)) => list.push(entry),
+                None => by_owner.push((owner.to_string(), vec![entry])),
+            }
+        }
+        by_owner
+            .into_iter()
+            .map(|(owner, list)| format!("{owner} {}", list.join(", ")))
+            .collect::<Vec<_>>()
+            .join("; ")
+    }
+
+    fn write(&self, out: &mut String) {
+        if self.0.is_empty() {
+            return;
+        }
+        let _ = writeln!(out, "\nSources");
+        for (i, citation) in self.0.iter().enumerate() {
+            let _ = writeln!(out, "  [{}] {citation}", i + 1);
+        }
+    }
+}
+
 fn candidates(out: &mut String, list: &[Candidate]) {
+    let mut citations = Citations::default();
+    candidates_citing(out, list, &mut citations);
+    citations.write(out);
+}
+
+fn candidates_citing(out: &mut String, list: &[Candidate], citations: &mut Citations) {
     for (i, c) in list.iter().enumerate() {
         let price = c.total_usd.map_or("price unknown".to_string(), |p| {
             format!("{} a month", usd(p))
@@ -297,6 +366,18 @@ fn candidates(out: &mut String, list: &[Candidate]) {
         let _ = writeln!(out, "  {}. {}: {price}", i + 1, c.configuration);
         for capacity in &c.capacity {
             let _ = writeln!(out, "       {capacity}");
+        }
+        for part in &c.price {
+            let _ = writeln!(out, "       price: {part}");
+        }
+        if !c.latency.starts_with("latency not judged") {
+            let _ = writeln!(out, "       {}", c.latency);
+        }
+        for line in &c.burst {
+            let _ = writeln!(out, "       burst: {line}");
+        }
+        if !c.sources.is_empty() {
+            let _ = writeln!(out, "       sources: {}", citations.refer(&c.sources));
         }
         for w in &c.warnings {
             let _ = writeln!(out, "       note: {w}");
@@ -307,14 +388,18 @@ fn candidates(out: &mut String, list: &[Candidate]) {
 /// The optimiser view.
 pub fn optimisation(o: &Optimisation) -> String {
     let mut out = String::new();
+    let mut citations = Citations::default();
     let _ = writeln!(out, "Requirement: {}", describe_demand(&o.requirement));
     origin_lines(&mut out, &o.requirement);
     let _ = writeln!(
         out,
-        "Searched {} VM size x disk tier pairs, fewest disks per pair that meet it.",
+        "Searched {} VM size x disk type pairs: per pair the cheapest configuration that meets \
+         it (the fewest disks of a fixed tier; the count, size and provisioned performance of a \
+         scaled or provisioned type).",
         o.pairs_searched
     );
-    if o.priced.is_empty() && o.unpriced.is_empty() {
+    let _ = writeln!(out, "{}", o.latency);
+    if o.priced.is_empty() && o.unpriced.is_empty() && o.unbounded.is_empty() {
         let _ = writeln!(
             out,
             "\nNo configuration in the catalog meets the requirement."
@@ -322,15 +407,34 @@ pub fn optimisation(o: &Optimisation) -> String {
     }
     if !o.priced.is_empty() {
         let _ = writeln!(out, "\nCheapest first");
-        candidates(&mut out, &o.priced);
+        candidates_citing(&mut out, &o.priced, &mut citations);
+    }
+    if !o.ran_dry.is_empty() {
+        let _ = writeln!(
+            out,
+            "\nCheaper, but their burst credits run dry over the load (not answers)"
+        );
+        candidates_citing(&mut out, &o.ran_dry, &mut citations);
+    }
+    if !o.unbounded.is_empty() {
+        let _ = writeln!(
+            out,
+            "\nAlso meet it on their published caps, but a cap on their path is not published \
+             (never ranked cheapest)"
+        );
+        candidates_citing(&mut out, &o.unbounded, &mut citations);
     }
     if !o.unpriced.is_empty() {
-        let _ = writeln!(out, "\nAlso meet it, no price in the catalog");
-        candidates(&mut out, &o.unpriced);
+        let _ = writeln!(
+            out,
+            "\nAlso meet it, no price in the catalog (never ranked cheapest)"
+        );
+        candidates_citing(&mut out, &o.unpriced, &mut citations);
     }
     for note in &o.notes {
         let _ = writeln!(out, "\nnote: {note}");
     }
+    citations.write(&mut out);
     out
 }
 
@@ -390,126 +494,8 @@ fn short_limit(limit: &str) -> &str {
     limit.split(" (").next().unwrap_or(limit)
 }
 
-fn opt(v: Option<f64>, unit: &str) -> String {
+pub(crate) fn opt(v: Option<f64>, unit: &str) -> String {
     v.map_or("-".to_string(), |v| format!("{}{unit}", group(v)))
-}
-
-/// `diskmeter catalog list`.
-pub fn catalog_list(catalog: &Catalog) -> String {
-    let mut out = String::new();
-    let _ = writeln!(out, "Disk tiers");
-    let _ = writeln!(
-        out,
-        "  {:<20} {:<13} {:>9} {:>8} {:>8} {:>12}",
-        "id", "cloud", "size GiB", "IOPS", "MiB/s", "$/month"
-    );
-    for d in &catalog.disks {
-        let _ = writeln!(
-            out,
-            "  {:<20} {:<13} {:>9} {:>8} {:>8} {:>12}",
-            d.id,
-            d.cloud,
-            opt(d.size_gib, ""),
-            opt(d.iops, ""),
-            opt(d.mibps, ""),
-            d.price_usd_month.map_or("-".to_string(), usd)
-        );
-    }
-    let _ = writeln!(out, "\nVM sizes (uncached and cache-path caps)");
-    let _ = writeln!(
-        out,
-        "  {:<18} {:<6} {:>5} {:>6} {:>9} {:>7} {:>9} {:>7} {:>10}",
-        "id", "family", "cores", "disks", "unc IOPS", "MiB/s", "cache IOPS", "MiB/s", "$/month"
-    );
-    for v in &catalog.vms {
-        let _ = writeln!(
-            out,
-            "  {:<18} {:<6} {:>5} {:>6} {:>9} {:>7} {:>9} {:>7} {:>10}",
-            v.id,
-            v.family,
-            v.cores.map_or("-".to_string(), |c| c.to_string()),
-            v.max_data_disks.map_or("-".to_string(), |c| c.to_string()),
-            opt(v.uncached_iops, ""),
-            opt(v.uncached_mibps, ""),
-            opt(v.cache_iops_total(), ""),
-            opt(v.cache_mibps_total(), ""),
-            v.price_usd_month.map_or("-".to_string(), usd)
-        );
-    }
-    let _ = writeln!(
-        out,
-        "\n'-' = not published in the sources the catalog cites; `diskmeter catalog show ID` gives them."
-    );
-    out
-}
-
-/// `diskmeter catalog show ID` for a disk tier.
-pub fn disk_entry(d: &DiskTier) -> String {
-    let mut out = String::new();
-    let _ = writeln!(out, "{} ({})", d.id, d.name);
-    let rows = [
-        ("cloud", d.cloud.clone()),
-        ("aliases", d.aliases.join(", ")),
-        ("premium", d.premium.to_string()),
-        ("size", opt(d.size_gib, " GiB")),
-        ("IOPS cap", opt(d.iops, "")),
-        ("bandwidth cap", opt(d.mibps, " MiB/s")),
-        (
-            "price",
-            d.price_usd_month
-                .map_or("-".to_string(), |p| format!("{} a month", usd(p))),
-        ),
-        ("source", d.source.clone()),
-        ("date", d.date.clone()),
-        ("notes", d.notes.clone().unwrap_or_default()),
-        ("file", d.file.clone()),
-    ];
-    entry_rows(&mut out, &rows);
-    out
-}
-
-/// `diskmeter catalog show ID` for a VM size.
-pub fn vm_entry(v: &VmSize) -> String {
-    let mut out = String::new();
-    let _ = writeln!(out, "{} (family {})", v.id, v.family);
-    let count = |c: Option<u32>| c.map_or("-".to_string(), |c| c.to_string());
-    let rows = [
-        ("cloud", v.cloud.clone()),
-        ("aliases", v.aliases.join(", ")),
-        ("premium storage", v.premium_storage.to_string()),
-        ("cores", count(v.cores)),
-        ("memory", opt(v.memory_gib, " GiB")),
-        ("local SSD", opt(v.local_ssd_gib, " GiB")),
-        ("max data disks", count(v.max_data_disks)),
-        ("widest stripe", count(v.max_stripe_disks)),
-        ("uncached IOPS cap", opt(v.uncached_iops, "")),
-        ("uncached bandwidth cap", opt(v.uncached_mibps, " MiB/s")),
-        ("cache-path IOPS cap", opt(v.cache_iops_total(), "")),
-        (
-            "cache-path bandwidth cap",
-            opt(v.cache_mibps_total(), " MiB/s"),
-        ),
-        ("cache size", opt(v.cache_size_gib, " GiB")),
-        (
-            "price",
-            v.price_usd_month
-                .map_or("-".to_string(), |p| format!("{} a month", usd(p))),
-        ),
-        ("source", v.source.clone()),
-        ("date", v.date.clone()),
-        ("notes", v.notes.clone().unwrap_or_default()),
-        ("file", v.file.clone()),
-    ];
-    entry_rows(&mut out, &rows);
-    out
-}
-
-fn entry_rows(out: &mut String, rows: &[(&str, String)]) {
-    for (name, value) in rows {
-        if !value.is_empty() {
-            let _ = writeln!(out, "  {name:<25} {value}");
-        }
-    }
 }
 
 #[cfg(test)]
@@ -529,7 +515,8 @@ mod tests {
     /// The random share is shown with the demand (the evaluation's stripe advice follows it).
     #[test]
     fn an_evaluation_says_the_random_share() {
-        let catalog = Catalog::builtin();
+        let catalog =
+            diskmeter_plan::Catalog::builtin_slice(diskmeter_plan::catalog::Slice::Guides);
         let (disk, disk_count) = diskmeter_plan::parse_disks(&catalog, "4xP30").unwrap();
         let config = diskmeter_plan::Configuration {
             vm: None,

@@ -62,8 +62,9 @@ pub struct CaptureRequirements {
     pub requirements: Requirements,
 }
 
-/// Streams capture `id_text` (an id or `last`) through the checklist (bounded memory however
-/// long it is).
+/// Streams capture `id_text` (an id or `last`) through the checklist: the checklist's memory
+/// is bounded however long the capture is; the load kept for `plan`'s burst buckets takes 24
+/// bytes an interval (a week of 1 s intervals: 14.5 MB).
 pub fn load(
     store: &HistoryStore,
     id_text: &str,

@@ -53,12 +53,12 @@ pub fn section(_store: &HistoryStore, run: &StoredRun) -> Result<Section, ViewEr
             .notes
             .push("The sweep has no points: nothing was measured.".to_string()),
         [group] => {
-            let analysis = analyse_group(group, &catalog.disks);
+            let analysis = analyse_group(group, &catalog.named_volumes());
             show_pattern(&mut section, group, target, &analysis);
         }
         several => {
             for group in several {
-                let analysis = analyse_group(group, &catalog.disks);
+                let analysis = analyse_group(group, &catalog.named_volumes());
                 let mut child = Section::new(
                     format!("{anchor}-{}", slug(&group.rw)),
                     format!("Sweep {id}: {}", group.rw),

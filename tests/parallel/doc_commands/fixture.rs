@@ -278,7 +278,8 @@ impl Fixture {
             std::fs::write(base.join(name), text).unwrap();
         }
         // A catalog whose one VM size has no cores.
-        let azure = std::fs::read_to_string(repo.join("crates/plan/catalog/azure.toml")).unwrap();
+        let azure =
+            std::fs::read_to_string(repo.join("crates/plan/catalog/guides/azure.toml")).unwrap();
         let vm = &azure[azure.find("[[vm]]").unwrap()..];
         let vm = &vm[..vm[1..].find("[[").map_or(vm.len(), |end| end + 1)];
         let mine = vm

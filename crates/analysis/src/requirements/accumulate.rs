@@ -4,7 +4,7 @@
 
 use super::trace::trace_rows;
 use super::{
-    Checklist, Figures, Level, Metric, Requirements, RequirementsError, Row, Source,
+    Checklist, Figures, Level, LoadInterval, Metric, Requirements, RequirementsError, Row, Source,
     WindowChecklist, WindowSet, ABSOLUTE_RESOLUTION,
 };
 use diskmeter_capture::{CaptureSample, TraceProfile};
@@ -306,6 +306,7 @@ pub struct ChecklistBuilder {
     skipped: Vec<String>,
     captured: Vec<String>,
     traces: Vec<TraceProfile>,
+    load: Vec<LoadInterval>,
 }
 
 impl ChecklistBuilder {
@@ -321,6 +322,7 @@ impl ChecklistBuilder {
             skipped: Vec::new(),
             captured: Vec::new(),
             traces: Vec::new(),
+            load: Vec::new(),
         }
     }
 
@@ -356,6 +358,13 @@ impl ChecklistBuilder {
             sum.queue_size += device.queue_size;
         }
         let devices = any.then_some(&sum);
+        if any {
+            self.load.push(LoadInterval {
+                start_unix_ms: sample.start_unix_ms,
+                seconds: (sample.duration_ms / 1000.0).max(0.0),
+                iops: sum.reads_per_sec + sum.writes_per_sec,
+            });
+        }
         self.whole.record(sample, devices);
         let matching: Vec<usize> = self.windows.matching(sample.start_unix_ms).collect();
         for index in matching {
@@ -404,6 +413,7 @@ impl ChecklistBuilder {
             traced_devices: traces.iter().map(|t| t.device.clone()).collect(),
             whole,
             windows,
+            load: self.load,
         })
     }
 }

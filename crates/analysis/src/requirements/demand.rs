@@ -12,7 +12,7 @@
 //! of the demand, never filled with a default, and every figure used says where it came from.
 
 use super::{Checklist, Level, Metric, Requirements};
-use diskmeter_plan::{Demand, FigureOrigin};
+use diskmeter_plan::{Demand, FigureOrigin, LatencyBasis};
 
 /// A capture's checklist without a single interval: nothing to plan for.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
@@ -107,18 +107,35 @@ pub fn demand_from(checklist: &Checklist, level: Level, source: &str) -> Demand 
             format!("queue depth (aqu-sz) {level} {}, rounded up", round(qd)),
         ));
     }
-    let (metric, direction) = if demand.read_fraction >= 0.5 {
-        (Metric::LatencyReadMs, "read")
+    let (metric, device_metric, direction) = if demand.read_fraction >= 0.5 {
+        (Metric::LatencyReadMs, Metric::DeviceLatencyReadMs, "read")
     } else {
-        (Metric::LatencyWriteMs, "write")
+        (
+            Metric::LatencyWriteMs,
+            Metric::DeviceLatencyWriteMs,
+            "write",
+        )
     };
-    if let Some(ms) = at(metric) {
-        let ns = (ms * 1e6).round().max(1.0) as u64;
-        demand.latency_ns = Some(ns);
+    // A trace's per-IO device latency is a bound the disk types' latency classes are judged
+    // against; the counters' await is an interval mean with queueing in it, shown only.
+    if let Some(ms) = at(device_metric) {
+        demand.latency_ns = Some((ms * 1e6).round().max(1.0) as u64);
+        demand.latency_basis = Some(LatencyBasis::PerIo);
         origins.push(origin(
             "latency",
             format!(
-                "{direction} latency ({direction} await) {level} {} ms",
+                "{direction} latency per IO at the device (trace) {level} {} ms",
+                round(ms)
+            ),
+        ));
+    } else if let Some(ms) = at(metric) {
+        demand.latency_ns = Some((ms * 1e6).round().max(1.0) as u64);
+        demand.latency_basis = Some(LatencyBasis::IntervalAwait);
+        origins.push(origin(
+            "latency",
+            format!(
+                "{direction} latency ({direction} await, an interval mean: not judged \
+                 against latency classes) {level} {} ms",
                 round(ms)
             ),
         ));

@@ -450,4 +450,19 @@ pub struct Requirements {
     pub whole: Checklist,
     /// One per window asked for, in the order given.
     pub windows: Vec<WindowChecklist>,
+    /// The chosen devices' IOPS interval by interval (plan plays it through burst buckets).
+    #[serde(skip)]
+    pub load: Vec<LoadInterval>,
+}
+
+/// One interval of a capture's load: when it started, how long it was and its IOPS, summed
+/// over the chosen devices.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct LoadInterval {
+    /// Start, Unix milliseconds.
+    pub start_unix_ms: u64,
+    /// Length, seconds.
+    pub seconds: f64,
+    /// Reads and writes per second.
+    pub iops: f64,
 }

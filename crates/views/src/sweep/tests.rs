@@ -95,7 +95,10 @@ fn the_sweep_section_names_the_tier_and_the_ceilings_that_analyze_prints() {
     // What `diskmeter analyze` computes from the same history.
     let run = fixture.store.load(id).unwrap();
     let groups = points_of_steps(run.steps.iter().map(|s| (s.name.as_str(), &s.result))).unwrap();
-    let analysis = analyse(&groups[0].points, &diskmeter_plan::Catalog::builtin().disks);
+    let analysis = analyse(
+        &groups[0].points,
+        &diskmeter_plan::Catalog::builtin().named_volumes(),
+    );
     let CeilingFinding::Found(iops) = &analysis.iops_ceiling else {
         panic!("the fixture shows an IOPS cap: {analysis:#?}");
     };

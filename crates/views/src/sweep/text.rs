@@ -96,7 +96,7 @@ pub fn results(
     // whole points only.
     let analyses: Vec<(&PointGroup, Analysis)> = groups
         .iter()
-        .map(|group| (group, analyse_group(group, &catalog.disks)))
+        .map(|group| (group, analyse_group(group, &catalog.named_volumes())))
         .collect();
     if json {
         let doc = serde_json::json!({

@@ -1,140 +1,92 @@
 //! The catalog: published limits and prices of disk tiers and VM sizes, read from TOML data
 //! files (the built-in ones in `crates/plan/catalog/`, plus any the user adds).
 //!
-//! Every figure is optional because sources leave gaps; a missing figure stays missing here and
-//! the planner reports when one limits an answer. Parsing takes text, not paths, so this crate
-//! does no IO: the CLI reads `--catalog FILE` and hands the text over.
+//! The built-in files come in two slices: `current` (what Azure, AWS, Google Cloud and
+//! DigitalOcean sell today, one file per provider, each figure citing a `[[source]]` with its
+//! date) and `guides` (the 2019 Azure and DigitalOcean figures the guides' worked examples
+//! use, kept so those examples still come out as printed). A plan reads one slice; user files
+//! (`--catalog FILE`) add or override entries on top of it. Parsing takes text, not paths, so
+//! this crate does no IO: the CLI reads `--catalog FILE` and hands the text over.
+
+mod entries;
+
+pub use entries::{
+    BurstKind, BurstRefill, DiskKind, DiskTier, LatencyClass, Source, VmSize, HOURS_PER_MONTH,
+};
 
 use crate::{CatalogProblem, PlanError};
 use serde::{Deserialize, Serialize};
 
-/// The built-in catalog files, as (file name, text).
-pub const BUILTIN_FILES: [(&str, &str); 2] = [
-    ("azure.toml", include_str!("../catalog/azure.toml")),
-    (
-        "digitalocean.toml",
-        include_str!("../catalog/digitalocean.toml"),
-    ),
-];
-
-/// A disk tier: one volume's caps, size and price.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct DiskTier {
-    /// Short name used on the command line, e.g. `P30`.
-    pub id: String,
-    /// Other names accepted for it, e.g. `S30`.
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub aliases: Vec<String>,
-    /// Human name, e.g. "Azure Premium SSD P30".
-    pub name: String,
-    /// Provider, e.g. `azure`; disks are only paired with VMs of the same cloud.
-    pub cloud: String,
-    /// Needs a VM size with premium-storage support.
-    #[serde(default)]
-    pub premium: bool,
-    /// Capacity in GiB.
-    pub size_gib: Option<f64>,
-    /// Provisioned IOPS cap of one disk.
-    pub iops: Option<f64>,
-    /// Provisioned bandwidth cap of one disk, MiB/s.
-    pub mibps: Option<f64>,
-    /// Monthly price in USD, as published.
-    pub price_usd_month: Option<f64>,
-    /// Where the figures come from.
-    pub source: String,
-    /// When the source published them.
-    pub date: String,
-    /// Anything a reader of the figures should know (derivations, caveats).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub notes: Option<String>,
-    /// The catalog file the entry was read from.
-    #[serde(default)]
-    pub file: String,
+/// A built-in slice of the catalog.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Slice {
+    /// What the clouds sell today (the default).
+    #[default]
+    Current,
+    /// The guides' own 2019 figures (Azure DS/GS/D sizes, P/S tiers; DigitalOcean volumes).
+    Guides,
 }
 
-/// A VM size: its disk-path caps (uncached and host-cache) and its shape.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct VmSize {
-    /// Full size name, e.g. `Standard_DS13`.
-    pub id: String,
-    /// Other names accepted for it.
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub aliases: Vec<String>,
-    /// Size family for `--family`, e.g. `DS`, `GS`.
-    pub family: String,
-    /// Provider, e.g. `azure`.
-    pub cloud: String,
-    /// Can attach premium disks.
-    #[serde(default)]
-    pub premium_storage: bool,
-    /// vCPU cores.
-    pub cores: Option<u32>,
-    /// Memory in GiB.
-    pub memory_gib: Option<f64>,
-    /// Local (temporary) SSD in GiB; its IO shares the cache path.
-    pub local_ssd_gib: Option<f64>,
-    /// Most data disks the size can attach.
-    pub max_data_disks: Option<u32>,
-    /// Widest stripe the guide supports on this family (32 DS, 64 GS).
-    pub max_stripe_disks: Option<u32>,
-    /// VM cap on IOs that miss the host cache (all disks together).
-    pub uncached_iops: Option<f64>,
-    /// VM cap on bytes that miss the host cache, MiB/s.
-    pub uncached_mibps: Option<f64>,
-    /// VM cap on host-cache hits plus local SSD IO, total.
-    pub cache_iops: Option<f64>,
-    /// VM cap on host-cache hits plus local SSD bytes, MiB/s, total.
-    pub cache_mibps: Option<f64>,
-    /// The cache-path IOPS cap per core (total = this x cores).
-    pub cache_iops_per_core: Option<f64>,
-    /// The cache-path MiB/s cap per core (total = this x cores).
-    pub cache_mibps_per_core: Option<f64>,
-    /// Host cache size in GiB.
-    pub cache_size_gib: Option<f64>,
-    /// Monthly price in USD, as published.
-    pub price_usd_month: Option<f64>,
-    /// Where the figures come from.
-    pub source: String,
-    /// When the source published them.
-    pub date: String,
-    /// Anything a reader of the figures should know.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub notes: Option<String>,
-    /// The catalog file the entry was read from.
-    #[serde(default)]
-    pub file: String,
-}
+impl Slice {
+    /// Every slice, by name.
+    pub const ALL: [(&'static str, Slice); 2] =
+        [("current", Slice::Current), ("guides", Slice::Guides)];
 
-impl VmSize {
-    /// The cache-path IOPS cap: the total if published, else per core x cores.
-    pub fn cache_iops_total(&self) -> Option<f64> {
-        self.cache_iops
-            .or_else(|| Some(self.cache_iops_per_core? * f64::from(self.cores?)))
+    /// The slice named `name`.
+    pub fn parse(name: &str) -> Option<Slice> {
+        Slice::ALL
+            .iter()
+            .find(|(n, _)| n.eq_ignore_ascii_case(name.trim()))
+            .map(|(_, s)| *s)
     }
 
-    /// The cache-path MiB/s cap: the total if published, else per core x cores.
-    pub fn cache_mibps_total(&self) -> Option<f64> {
-        self.cache_mibps
-            .or_else(|| Some(self.cache_mibps_per_core? * f64::from(self.cores?)))
-    }
-
-    /// The most data disks, and whether that is the guide's "usually 2 x cores" rule rather
-    /// than a published figure.
-    pub fn disk_limit(&self) -> Option<(u32, bool)> {
-        match (self.max_data_disks, self.cores) {
-            (Some(n), _) => Some((n, false)),
-            (None, Some(cores)) => Some((cores * 2, true)),
-            (None, None) => None,
+    /// Its built-in files, as (file name, text).
+    pub fn files(self) -> &'static [(&'static str, &'static str)] {
+        match self {
+            Slice::Current => &CURRENT_FILES,
+            Slice::Guides => &GUIDES_FILES,
         }
     }
 }
+
+/// The current slice's files, one per provider.
+pub const CURRENT_FILES: [(&str, &str); 4] = [
+    (
+        "current/azure.toml",
+        include_str!("../../catalog/current/azure.toml"),
+    ),
+    (
+        "current/aws.toml",
+        include_str!("../../catalog/current/aws.toml"),
+    ),
+    (
+        "current/gcp.toml",
+        include_str!("../../catalog/current/gcp.toml"),
+    ),
+    (
+        "current/digitalocean.toml",
+        include_str!("../../catalog/current/digitalocean.toml"),
+    ),
+];
+
+/// The guides' slice's files.
+pub const GUIDES_FILES: [(&str, &str); 2] = [
+    (
+        "guides/azure.toml",
+        include_str!("../../catalog/guides/azure.toml"),
+    ),
+    (
+        "guides/digitalocean.toml",
+        include_str!("../../catalog/guides/digitalocean.toml"),
+    ),
+];
 
 /// One catalog file's content.
 #[derive(Debug, Default, Deserialize)]
 #[serde(deny_unknown_fields)]
 struct CatalogFile {
+    #[serde(default)]
+    source: Vec<Source>,
     #[serde(default)]
     disk: Vec<DiskTier>,
     #[serde(default)]
@@ -144,6 +96,8 @@ struct CatalogFile {
 /// All known disk tiers and VM sizes.
 #[derive(Debug, Clone, Default, PartialEq, Serialize)]
 pub struct Catalog {
+    /// The documents the figures come from, in file order.
+    pub sources: Vec<Source>,
     /// Disk tiers in file order.
     pub disks: Vec<DiskTier>,
     /// VM sizes in file order.
@@ -151,10 +105,15 @@ pub struct Catalog {
 }
 
 impl Catalog {
-    /// The built-in catalog.
+    /// The built-in catalog's current slice.
     pub fn builtin() -> Catalog {
+        Catalog::builtin_slice(Slice::Current)
+    }
+
+    /// One built-in slice.
+    pub fn builtin_slice(slice: Slice) -> Catalog {
         let mut catalog = Catalog::default();
-        for (name, text) in BUILTIN_FILES {
+        for (name, text) in slice.files() {
             // The built-in files are tested to parse; an error here is a build defect.
             catalog
                 .add_file(name, text)
@@ -170,8 +129,28 @@ impl Catalog {
             file: file_name.to_string(),
             problem: CatalogProblem::Toml(Box::new(e)),
         })?;
+        let cited = |id: &str, field: &'static str, source: Option<&String>| {
+            check_source(file_name, &parsed.source, id, field, source)
+        };
+        for disk in &parsed.disk {
+            cited(&disk.id, "source", Some(&disk.source))?;
+            cited(&disk.id, "price_source", disk.price_source.as_ref())?;
+            cited(&disk.id, "latency_source", disk.latency_source.as_ref())?;
+            cited(&disk.id, "burst_source", disk.burst_source.as_ref())?;
+        }
+        for vm in &parsed.vm {
+            cited(&vm.id, "source", Some(&vm.source))?;
+            cited(&vm.id, "price_source", vm.price_source.as_ref())?;
+        }
+        for mut source in parsed.source {
+            source.file = file_name.to_string();
+            self.sources
+                .retain(|s| !(s.file == source.file && s.id == source.id));
+            self.sources.push(source);
+        }
         for mut disk in parsed.disk {
             check_entry(file_name, &disk.id, disk_numbers(&disk))?;
+            check_entry_zero_ok(file_name, &disk.id, disk_formula_numbers(&disk))?;
             disk.file = file_name.to_string();
             let names = names_of(&disk.id, &disk.aliases);
             match self
@@ -197,6 +176,44 @@ impl Catalog {
             }
         }
         Ok(())
+    }
+
+    /// The `[[source]]` an entry of `file` cites as `id`, when its file has one by that id.
+    pub fn source(&self, file: &str, id: &str) -> Option<&Source> {
+        self.sources.iter().find(|s| s.file == file && s.id == id)
+    }
+
+    /// "title (url), published DATE, read DATE" for a citation of an entry of `file`; the
+    /// citation itself when it names no `[[source]]` (a free-text source).
+    pub fn cite(&self, file: &str, id: &str) -> String {
+        match self.source(file, id) {
+            Some(s) => format!(
+                "{} ({}), published {}, read {}",
+                s.title, s.url, s.published, s.read
+            ),
+            None => id.to_string(),
+        }
+    }
+
+    /// Disk types as volumes a measured device can be named after (`sweep`): fixed tiers as
+    /// they are; a provisioned type, or a scaled one whose limits do not grow with its size
+    /// (DigitalOcean volumes), as its smallest volume with what comes free with it (gp3:
+    /// 3,000 IOPS, 125 MiB/s). A scaled type whose limits grow with its size (gp2, pd-ssd)
+    /// has no one volume to be named after and is left out.
+    pub fn named_volumes(&self) -> Vec<DiskTier> {
+        self.disks
+            .iter()
+            .filter_map(|d| {
+                if !d.is_formula() {
+                    return Some(d.clone());
+                }
+                let grows = |per_gib: Option<f64>| per_gib.is_some_and(|p| p > 0.0);
+                if d.kind == DiskKind::Scaled && (grows(d.iops_per_gib) || grows(d.mibps_per_gib)) {
+                    return None;
+                }
+                crate::sizing::size_for(d, crate::sizing::PerDiskNeed::default())
+            })
+            .collect()
     }
 
     /// Finds a disk tier by id or alias (case-insensitive).
@@ -276,7 +293,40 @@ fn disk_numbers(d: &DiskTier) -> Vec<(&'static str, Option<f64>)> {
         ("iops", d.iops),
         ("mibps", d.mibps),
         ("price_usd_month", d.price_usd_month),
+        ("max_size_gib", d.max_size_gib),
+        ("iops_max", d.iops_max),
+        ("mibps_max", d.mibps_max),
+        ("burst_iops", d.burst_iops),
+        ("burst_mibps", d.burst_mibps),
+        ("burst_minutes", d.burst_minutes),
+        ("bucket_ios", d.bucket_ios),
     ]
+}
+
+/// Figures of a formula that may be zero (nothing free, no floor).
+fn disk_formula_numbers(d: &DiskTier) -> Vec<(&'static str, Option<f64>)> {
+    let mut numbers = vec![
+        ("min_size_gib", d.min_size_gib),
+        ("iops_free", d.iops_free),
+        ("iops_per_gib", d.iops_per_gib),
+        ("iops_min", d.iops_min),
+        ("iops_max_per_gib", d.iops_max_per_gib),
+        ("mibps_free", d.mibps_free),
+        ("mibps_per_gib", d.mibps_per_gib),
+        ("mibps_min", d.mibps_min),
+        ("mibps_max_per_iops", d.mibps_max_per_iops),
+        ("mibps_per_iops", d.mibps_per_iops),
+        ("burst_mibps_per_gib", d.burst_mibps_per_gib),
+        ("bucket_mib_per_gib", d.bucket_mib_per_gib),
+        ("price_usd_gib_month", d.price_usd_gib_month),
+        ("price_usd_iops_month", d.price_usd_iops_month),
+        ("price_usd_mibps_month", d.price_usd_mibps_month),
+    ];
+    for [up_to, usd] in &d.price_iops_tiers {
+        numbers.push(("price_iops_tiers", Some(*up_to)));
+        numbers.push(("price_iops_tiers", Some(*usd)));
+    }
+    numbers
 }
 
 fn vm_numbers(v: &VmSize) -> Vec<(&'static str, Option<f64>)> {
@@ -291,10 +341,61 @@ fn vm_numbers(v: &VmSize) -> Vec<(&'static str, Option<f64>)> {
         ("cache_mibps_per_core", v.cache_mibps_per_core),
         ("cache_size_gib", v.cache_size_gib),
         ("price_usd_month", v.price_usd_month),
+        ("price_usd_hour", v.price_usd_hour),
+        ("burst_uncached_iops", v.burst_uncached_iops),
+        ("burst_uncached_mibps", v.burst_uncached_mibps),
+        ("burst_minutes", v.burst_minutes),
         ("cores", v.cores.map(f64::from)),
         ("max_data_disks", v.max_data_disks.map(f64::from)),
         ("max_stripe_disks", v.max_stripe_disks.map(f64::from)),
     ]
+}
+
+/// Formula figures must be finite and not negative.
+fn check_entry_zero_ok(
+    file: &str,
+    id: &str,
+    numbers: Vec<(&'static str, Option<f64>)>,
+) -> Result<(), PlanError> {
+    for (field, value) in numbers {
+        if let Some(v) = value {
+            if !(v.is_finite() && v >= 0.0) {
+                return Err(PlanError::Catalog {
+                    file: file.to_string(),
+                    problem: CatalogProblem::Negative {
+                        id: id.to_string(),
+                        field,
+                        value: v,
+                    },
+                });
+            }
+        }
+    }
+    Ok(())
+}
+
+/// In a file with `[[source]]` tables, every citation must name one of them (so every figure
+/// leads to a document and its date); a file without them cites in free text.
+fn check_source(
+    file: &str,
+    sources: &[Source],
+    id: &str,
+    field: &'static str,
+    cited: Option<&String>,
+) -> Result<(), PlanError> {
+    match cited {
+        Some(cited) if !sources.is_empty() && !sources.iter().any(|s| &s.id == cited) => {
+            Err(PlanError::Catalog {
+                file: file.to_string(),
+                problem: CatalogProblem::UnknownSource {
+                    id: id.to_string(),
+                    field,
+                    cited: cited.clone(),
+                },
+            })
+        }
+        _ => Ok(()),
+    }
 }
 
 /// Caps and prices must be positive and finite: a zero cap would make every plan fail for a
@@ -333,7 +434,7 @@ mod tests {
 
     #[test]
     fn builtin_catalog_parses_with_the_guides_figures() {
-        let c = Catalog::builtin();
+        let c = Catalog::builtin_slice(Slice::Guides);
         let p30 = c.disk("p30").unwrap();
         assert_eq!((p30.iops, p30.mibps), (Some(5000.0), Some(200.0)));
         let ds14 = c.vm("Standard_DS14").unwrap();
@@ -351,7 +452,7 @@ mod tests {
 
     #[test]
     fn user_file_overrides_by_id_or_alias_and_adds() {
-        let mut c = Catalog::builtin();
+        let mut c = Catalog::builtin_slice(Slice::Guides);
         let n = c.disks.len();
         c.add_file(
             "mine.toml",
@@ -411,7 +512,7 @@ date = "2026-11-23"
 
     #[test]
     fn unknown_names_list_the_known_ones() {
-        let c = Catalog::builtin();
+        let c = Catalog::builtin_slice(Slice::Guides);
         let e = c.disk("P31").unwrap_err().to_string();
         assert!(e.contains("P31") && e.contains("P30"), "{e}");
         let e = c.vm("DS99").unwrap_err().to_string();
