@@ -27,15 +27,11 @@ pub fn command() -> Command {
         Command::new("catalog")
             .about("List or show the published disk tiers and VM sizes the planner uses")
             .long_about(
-                "The planner's catalog: disk types (fixed tiers with their IOPS and MiB/s caps, \
-                 size and price; scaled and provisioned types with their formulas and price \
-                 components; latency class and bursting) and VM sizes (uncached, burst and \
-                 host-cache caps, cores, data disks, price), each figure with the document it \
-                 comes from and its date. The built-in catalog is current (what the clouds sell \
-                 today, crates/plan/catalog/current/) unless --builtin-catalog guides (the guides' \
-                 2019 figures). Figures no source gives are shown as '-'. --catalog FILE adds or \
-                 overrides entries (an entry with the same id or alias replaces the built-in one \
-                 whole).",
+                "The planner's catalog (current: what the clouds sell today; --builtin-catalog \
+                 guides: the guides' 2019 figures): disk types (caps, formulas, latency class, \
+                 bursting, prices) and VM sizes (uncached, burst and cache caps, cores, data disks, \
+                 price), each figure with its document and date; '-' where no source gives one. \
+                 --catalog FILE adds or overrides entries (same id or alias: replaced whole).",
             )
             .subcommand_required(true),
     )

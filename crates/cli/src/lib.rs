@@ -56,6 +56,17 @@ pub(crate) enum Status {
     Failure,
 }
 
+impl Status {
+    /// Failure when a requirement was missed (or a run failed), else success.
+    pub(crate) fn failure_if(failed: bool) -> Status {
+        if failed {
+            Status::Failure
+        } else {
+            Status::Success
+        }
+    }
+}
+
 /// No value name for a derived option (the derive would name it): an option whose choices
 /// clap lists shows none in the man page and the completions, as the builder declared it.
 pub(crate) const NO_NAME: [&str; 0] = [];

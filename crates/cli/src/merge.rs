@@ -80,9 +80,5 @@ pub fn main(matches: &ArgMatches) -> anyhow::Result<Status> {
         matches.get_one::<String>("output"),
         &crate::formats::join(parts),
     )?;
-    Ok(if merged.failed() {
-        Status::Failure
-    } else {
-        Status::Success
-    })
+    Ok(Status::failure_if(merged.failed()))
 }

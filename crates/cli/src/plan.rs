@@ -3,21 +3,19 @@
 
 use crate::{write_output, Status, UsageError};
 use clap::{ArgMatches, Args, Command, FromArgMatches};
-use diskmeter_analysis::requirements::{capture_demand, parse_utc_offset, Level, WindowSet};
-use diskmeter_plan::burst::{Load, LoadPoint};
+use diskmeter_plan::burst::Load;
 use diskmeter_plan::catalog::Slice;
 use diskmeter_plan::{Catalog, Demand, Request};
-use diskmeter_units::{parse_time_ns, TimeUnit};
 use diskmeter_views::plan as text;
+use diskmeter_views::requirements::{plan_input, PlanFlags};
 use serde::Serialize;
 
 // `--catalog` and `--format`, shared by `plan` and `catalog` (no `///`: clap would take it for
 // the command's about).
 #[derive(Args)]
 pub(crate) struct CatalogArgs {
-    /// The built-in catalog: current (what Azure, AWS, Google Cloud and DigitalOcean sell
-    /// today, every figure cited) or guides (the guides' 2019 Azure and DigitalOcean figures,
-    /// for their worked examples)
+    /// The built-in catalog: current (what the clouds sell today) or guides (the guides' 2019
+    /// figures, for their worked examples)
     #[arg(long, value_name = "NAME", value_parser = ["current", "guides"])]
     #[arg(default_value = "current")]
     builtin_catalog: String,
@@ -35,14 +33,13 @@ impl CatalogArgs {
     /// The built-in catalog plus every `--catalog FILE` (a file that cannot be read or
     /// parsed is the user's input: a usage error).
     pub(crate) fn load(&self) -> Result<Catalog, UsageError> {
-        let slice = Slice::parse(&self.builtin_catalog).unwrap_or_default();
-        let mut catalog = Catalog::builtin_slice(slice);
+        let mut catalog =
+            Catalog::builtin_slice(Slice::parse(&self.builtin_catalog).unwrap_or_default());
         for path in &self.catalog {
             let text = std::fs::read_to_string(path)
                 .map_err(|e| UsageError(format!("cannot read catalog {path}: {e}")))?;
-            catalog
-                .add_file(path, &text)
-                .map_err(|e| UsageError(e.to_string()))?;
+            let added = catalog.add_file(path, &text);
+            added.map_err(|e| UsageError(e.to_string()))?;
         }
         Ok(catalog)
     }
@@ -88,8 +85,8 @@ struct PlanArgs {
     /// With --optimize: only these clouds: azure, aws, gcp, digitalocean
     #[arg(long, value_name = "LIST")]
     cloud: Option<String>,
-    /// How long the requirement lasts (e.g. 90m): plays it through the disks' and VM's burst
-    /// credit buckets, so a bursting configuration meets it only if its credits last
+    /// How long the requirement lasts (90m): bursting configurations meet it only if their
+    /// credits last
     #[arg(long, value_name = "TIME")]
     duration: Option<String>,
     /// With --optimize: show this many configurations of each kind
@@ -137,54 +134,35 @@ pub fn command() -> Command {
     let plan = Command::new("plan")
         .about("Plan VM + disk configurations against published limits and prices, and name the bottleneck")
         .long_about(
-            "Plan storage from published limits: which caps an IO counts against (host cache, \
-             VM uncached, disks), the binding limit, headroom, monthly cost and its components, \
-             queue depth and stripe advice, and the documents every figure comes from. The \
-             built-in catalog is what Azure, AWS, Google Cloud and DigitalOcean sell today \
-             (--builtin-catalog guides: the guides' 2019 figures). Three modes:\n\n\
+            "Plan storage from published limits: the caps each IO counts against (host cache, VM \
+             uncached, disks), the binding limit, headroom, monthly cost by component, queue \
+             depth and stripe advice, and the document behind every figure. The catalog is what \
+             Azure, AWS, Google Cloud and DigitalOcean sell today (--builtin-catalog guides: the \
+             guides' 2019 figures).\n\n\
              Optimise:  diskmeter plan --require iops=16000,bs=8k,read=70%,latency=1ms \
              --optimize cost [--cloud azure,aws] [--family Dsv5,m7i]\n\
-             Evaluate:  diskmeter plan --vm Standard_D8s_v5 --disks 4xP30 --cache ReadOnly \
-             --workload iops=16000,bs=8k,read=70%,cache-hit=0.8\n\
-             IO sizes:  diskmeter plan --disks 1xP30 --io-sizes [8k,32k,64k,1m]\n\n\
-             Scaled and provisioned disk types (gp3, io2, Premium SSD v2, pd-ssd, Hyperdisk) \
-             are sized for the demand: the optimiser chooses the number of disks, each one's \
-             size and the IOPS and MiB/s bought with it at the least cost. Latency: a per-IO \
-             bound (latency=, or a traced capture's device latency) excludes disk types whose \
-             published latency class lies above it; a counter-only capture's await is shown \
-             and judges nothing; without a bound the answer says latency was not judged. \
-             Bursts: with --duration (a typed requirement) or --from-capture (the capture's \
-             intervals), the load is played through the disks' and the VM's burst credit \
-             buckets; a configuration whose sustained caps fall short meets the demand only \
-             if its credits last, and the answer says when a bucket empties. Configurations \
-             without a price, or with an unpublished cap on their path, are listed apart and \
-             never ranked cheapest.\n\n\
-             From a capture: diskmeter plan --from-capture last --level p99 --growth 30% \
-             --optimize cost: the requirements checklist of a capture (diskmeter requirements) \
-             at that level is the demand: IOPS, MiB/s, queue depth and latency at the level, \
-             read share, IO sizes and (traced) random share as the capture's IO-weighted \
-             means; --growth multiplies the rates and the queue depth; --workload keys \
-             replace the capture's figures (add cache-hit=, which a capture cannot know). The \
-             plan lists which figures came from the capture. The random share changes no \
-             predicted rate (the published caps count every IO whatever its offset); mostly \
-             sequential IO gets the 256 KiB stripe advice.\n\n\
-             Workload / requirement keys: iops (count, k = 1,000), mibps (MiB/s), bs (fio size; \
-             bs=4k,64k for read,write), read= or write= (share of IOs, default 100 % reads), \
-             cache-hit (share of reads served by the host cache), local (share of IOs to the \
-             VM's local SSD), latency (a per-IO bound, default unit ms), qd, capacity (fio \
-             size). Every share \
-             reads the same way: N% is a percentage; a bare number from 0 to 1 is a fraction \
-             and above 1 (up to 100) a percentage, so 50%, 50 and 0.5 all mean half (write \
-             0.5% for half a percent); below 0 or above 100 % is an error. \
-             iops and mibps are separate peaks: IOPS are checked at bs, bandwidth against the \
-             bandwidth caps. random= (share of random IOs) is shown and picks the stripe \
-             advice.\n\n\
-             Figures come from the catalog (`diskmeter catalog list`); a missing figure is \
-             reported, never assumed. A configuration the catalog's published figures rule out (more \
-             data disks than the VM size takes, a premium disk on a size without premium \
-             storage) is \"not possible\", with the reason. Exit codes: 0 the demand is met (or \
-             nothing was required); 1 it is not met, the configuration is not possible, or \
-             nothing meets it; 2 usage error.",
+             Evaluate:  diskmeter plan --vm Standard_D8s_v5 --disks 4xP30 --workload \
+             iops=16000,bs=8k,read=70%,cache-hit=0.8\n\
+             IO sizes:  diskmeter plan --disks 1xP30 --io-sizes [8k,32k,64k,1m]\n\
+             Capture:   diskmeter plan --from-capture last --level p99 --growth 30% --optimize \
+             cost (the capture's checklist at the level is the demand; --workload keys replace \
+             its figures)\n\n\
+             Scaled and provisioned disk types (gp3, io2, Premium SSD v2, pd-ssd) are sized: \
+             count, size, IOPS and MiB/s at the least cost. A per-IO latency bound (latency=, or \
+             a traced capture's) excludes disk types whose published class lies above it; \
+             without one the answer says latency was not judged. With --duration or \
+             --from-capture the load is played through the burst credit buckets: a bursting \
+             configuration meets it only if its credits last. Unpriced configurations, and \
+             those with an unpublished cap on their path, are never ranked cheapest.\n\n\
+             Keys: iops (k = 1,000), mibps, bs (bs=4k,64k: read,write), read= or write= \
+             (default 100 % reads), cache-hit (share of reads from the host cache), local (share \
+             of IOs to the local SSD), latency (per IO, default unit ms), qd, capacity, random. \
+             A share is N%, a fraction from 0 to 1, or a percentage above 1 (50%, 50 and 0.5 \
+             are half). iops and mibps are separate peaks. docs/guide/4-plan.md has the model.\n\n\
+             A missing figure is reported, never assumed; what the published figures rule out \
+             (too many data disks, a premium disk on a standard size) is \"not possible\". Exit \
+             codes: 0 met (or nothing required); 1 not met, not possible, or nothing meets it; \
+             2 usage error.",
         );
     let plan = PlanArgs::augment_args(plan).arg(crate::requirements::device_arg());
     TailArgs::augment_args(WindowArgs::augment_args(plan).arg(crate::args::db_arg()))
@@ -207,22 +185,18 @@ pub fn main(matches: &ArgMatches) -> anyhow::Result<Status> {
         top: args.top,
         io_sizes: args.io_sizes.as_deref(),
         cloud: args.cloud.as_deref(),
+        duration: args.duration.as_deref(),
         load: load.as_ref(),
     };
     let answer = diskmeter_plan::answer(&catalog, &demand, &request)
         .map_err(|e| UsageError(e.to_string()))?;
     let text = text::answer(&answer);
     tail.catalog.emit(tail.output.as_ref(), &answer, text)?;
-    Ok(if answer.missed() {
-        Status::Failure
-    } else {
-        Status::Success
-    })
+    Ok(Status::failure_if(answer.missed()))
 }
 
 /// The demand: a capture's checklist at `--level` (if `--from-capture`), then the
-/// `--workload` keys over it, then `--growth`; and the load for the burst buckets: the
-/// capture's intervals (times the growth), or the required IOPS for `--duration`.
+/// `--workload` keys over it, then `--growth`; and the capture's load (times the growth).
 fn demand(
     args: &PlanArgs,
     window: &WindowArgs,
@@ -237,80 +211,23 @@ fn demand(
         let only = format!("--{name} only applies with --from-capture");
         return Err(UsageError(only).into());
     }
-    let (demand, series) = match &args.from_capture {
+    let (demand, load) = match &args.from_capture {
         Some(id_text) => {
-            let (demand, series) = from_capture(id_text, args, window, matches)?;
-            (demand, Some(series))
+            let store = diskmeter_history::open_for_reading(crate::requirements::db(matches))?;
+            let flags = PlanFlags {
+                level: args.level.as_deref().unwrap_or("p99"),
+                window: window.window.as_deref().unwrap_or(""),
+                utc_offset: &window.utc_offset,
+            };
+            let devices = crate::requirements::devices(matches);
+            let (demand, load) = plan_input(&store, id_text, devices, &flags)
+                .map_err(crate::requirements::input_is_usage)?;
+            (demand, Some(load))
         }
         None => (Demand::default(), None),
     };
     let adjusted = demand.adjusted(args.workload.as_deref(), args.growth.as_deref());
     let demand = adjusted.map_err(|e| UsageError(e.to_string()))?;
-    let load = match (&args.duration, series) {
-        (Some(_), Some(_)) => {
-            let both = "--duration plays a typed requirement; a capture brings its own load";
-            return Err(UsageError(both.to_string()).into());
-        }
-        (Some(text), None) => {
-            let ns = parse_time_ns(text, TimeUnit::Seconds)
-                .map_err(|e| UsageError(format!("--duration: {e}")))?;
-            let Some(iops) = demand.iops.filter(|_| ns > 0) else {
-                let need = "--duration needs a positive time and an iops= requirement";
-                return Err(UsageError(need.to_string()).into());
-            };
-            Some(Load::constant(iops, ns as f64 / 1e9))
-        }
-        (None, Some(mut load)) => {
-            let growth = demand.growth_fraction.unwrap_or(0.0);
-            for point in &mut load.points {
-                point.iops *= 1.0 + growth;
-            }
-            if growth > 0.0 {
-                load.origin += &format!(" x {} growth", 1.0 + growth);
-            }
-            Some(load)
-        }
-        (None, None) => None,
-    };
+    let load = load.map(|load| load.grown(demand.growth_fraction.unwrap_or(0.0)));
     Ok((demand, load))
-}
-
-/// The demand of capture `id_text`'s checklist at `--level`, in `--window` if one is given.
-fn from_capture(
-    id_text: &str,
-    args: &PlanArgs,
-    window: &WindowArgs,
-    matches: &ArgMatches,
-) -> anyhow::Result<(Demand, Load)> {
-    let level = args.level.as_deref().unwrap_or("p99").parse::<Level>();
-    let level = level.map_err(|e| UsageError(format!("--level: {e}")))?;
-    let offset = parse_utc_offset(&window.utc_offset)
-        .map_err(|e| UsageError(format!("--utc-offset: {e}")))?;
-    let windows = WindowSet::parse(window.window.as_deref().unwrap_or(""), offset)
-        .map_err(|e| UsageError(format!("--window: {e}")))?;
-    if windows.windows.len() > 1 {
-        return Err(UsageError("--window: plan takes one window".to_string()).into());
-    }
-    let store = diskmeter_history::open_for_reading(crate::requirements::db(matches))?;
-    let devices = crate::requirements::devices(matches);
-    let loaded = crate::requirements::load_requirements(&store, id_text, devices, windows.clone())?;
-    let demand = capture_demand(&loaded.requirements, loaded.summary.id, level)
-        .map_err(|e| UsageError(e.to_string()))?;
-    let id = loaded.summary.id;
-    let points: Vec<LoadPoint> = (loaded.requirements.load.iter())
-        .filter(|i| {
-            windows.windows.is_empty() || windows.matching(i.start_unix_ms).next().is_some()
-        })
-        .map(|i| LoadPoint {
-            seconds: i.seconds,
-            iops: i.iops,
-        })
-        .collect();
-    let seconds: f64 = points.iter().map(|p| p.seconds).sum();
-    let origin = format!(
-        "capture {id}: {} intervals ({})",
-        points.len(),
-        diskmeter_plan::burst::minutes(seconds)
-    );
-    Ok((demand, Load { origin, points }))
 }

@@ -19,6 +19,8 @@
 use crate::catalog::{BurstRefill, DiskTier, VmSize};
 use crate::demand::Demand;
 use crate::model::{caps, disk_io_share, group, points, predict_point, Basis, Configuration};
+use crate::PlanError;
+use diskmeter_units::{parse_time_ns, TimeUnit};
 use serde::Serialize;
 
 /// One interval of load: its length and its demand, total IOPS.
@@ -46,6 +48,29 @@ impl Load {
             origin: format!("{} IOPS for {}", group(iops), minutes(seconds)),
             points: vec![LoadPoint { seconds, iops }],
         }
+    }
+
+    /// `--duration TIME`: the demand's IOPS for that long (fio time syntax, default unit s).
+    pub fn lasting(demand: &Demand, duration: &str) -> Result<Load, PlanError> {
+        let bad = |why: String| PlanError::Duration(format!("{duration}: {why}"));
+        let ns = parse_time_ns(duration, TimeUnit::Seconds).map_err(|e| bad(e.to_string()))?;
+        match demand.iops {
+            Some(iops) if ns > 0 => Ok(Load::constant(iops, ns as f64 / 1e9)),
+            _ => Err(bad(
+                "needs a positive time and an iops= requirement".to_string()
+            )),
+        }
+    }
+
+    /// This load with `fraction` more IOPS in every interval (`--growth`).
+    pub fn grown(mut self, fraction: f64) -> Load {
+        if fraction > 0.0 {
+            for point in &mut self.points {
+                point.iops *= 1.0 + fraction;
+            }
+            self.origin += &format!(" x {} growth", 1.0 + fraction);
+        }
+        self
     }
 }
 

@@ -111,6 +111,10 @@ pub enum PlanError {
     #[error("--growth: {0}")]
     Growth(DemandProblem),
 
+    /// `--duration` that is not a positive time, or without an IOPS requirement to play.
+    #[error("--duration {0}")]
+    Duration(String),
+
     /// `--optimize` with nothing to meet.
     #[error("--optimize needs --require (e.g. --require iops=16000,bs=8k) or --from-capture")]
     OptimiseNeedsRequirement,

@@ -35,7 +35,9 @@ pub struct Request<'a> {
     pub io_sizes: Option<&'a str>,
     /// `--cloud`: comma-separated clouds to search.
     pub cloud: Option<&'a str>,
-    /// The load for the burst buckets (a capture's series, or `--duration`).
+    /// `--duration`: how long the requirement lasts, for the burst buckets.
+    pub duration: Option<&'a str>,
+    /// A capture's load for the burst buckets.
     pub load: Option<&'a Load>,
 }
 
@@ -83,6 +85,22 @@ pub fn answer(catalog: &Catalog, demand: &Demand, request: &Request) -> Result<A
     let cache = match request.cache {
         Some(text) => Some(HostCache::parse(text).ok_or_else(|| PlanError::Cache(text.into()))?),
         None => None,
+    };
+    // `--duration` plays the typed requirement; a capture brings its own load.
+    let lasting = match (request.duration, request.load) {
+        (Some(_), Some(_)) => {
+            return Err(PlanError::Duration(
+                "with --from-capture: a capture \
+            brings its own load"
+                    .to_string(),
+            ))
+        }
+        (Some(text), None) => Some(Load::lasting(demand, text)?),
+        (None, _) => None,
+    };
+    let request = &Request {
+        load: lasting.as_ref().or(request.load),
+        ..request.clone()
     };
     let vm = request.vm.map(|name| catalog.vm(name)).transpose()?;
     let disks = request

@@ -3,10 +3,12 @@
 //! three forms: text ([`text`]), JSON ([`json`]) and CSV ([`csv`]).
 
 use diskmeter_analysis::requirements::{
-    format_clock, format_span, format_utc_offset, Checklist, ChecklistBuilder, Level, Metric,
-    Requirements, Source, WindowSet, RELATIVE_ERROR,
+    capture_demand, capture_load, format_clock, format_span, format_utc_offset, parse_utc_offset,
+    Checklist, ChecklistBuilder, Level, Metric, Requirements, Source, WindowSet, RELATIVE_ERROR,
 };
 use diskmeter_history::{HistoryError, HistoryStore, Newest, PickError, RunSummary, CAPTURE_KIND};
+use diskmeter_plan::burst::Load;
+use diskmeter_plan::Demand;
 use diskmeter_report::format::utc_timestamp;
 use diskmeter_units::format_thousands;
 use serde_json::{json, Value};
@@ -91,6 +93,41 @@ pub fn load(
         summary,
         requirements,
     })
+}
+
+/// `plan --from-capture`'s flags, as typed.
+pub struct PlanFlags<'a> {
+    /// `--level` (p50, p90, p99, max, mean).
+    pub level: &'a str,
+    /// `--window NAME=HH:MM-HH:MM` (empty: the whole capture).
+    pub window: &'a str,
+    /// `--utc-offset +HH:MM`.
+    pub utc_offset: &'a str,
+}
+
+/// `plan --from-capture`: capture `id_text`'s checklist at the level (in the one window
+/// given) as the planner's demand, and its intervals as the load for the burst buckets.
+pub fn plan_input(
+    store: &HistoryStore,
+    id_text: &str,
+    devices: Option<Vec<String>>,
+    flags: &PlanFlags,
+) -> Result<(Demand, Load), LoadError> {
+    let input = |flag: &str, e: &dyn std::fmt::Display| LoadError::Input(format!("--{flag}: {e}"));
+    let level = flags
+        .level
+        .parse::<Level>()
+        .map_err(|e| input("level", &e))?;
+    let offset = parse_utc_offset(flags.utc_offset).map_err(|e| input("utc-offset", &e))?;
+    let windows = WindowSet::parse(flags.window, offset).map_err(|e| input("window", &e))?;
+    if windows.windows.len() > 1 {
+        return Err(input("window", &"plan takes one window"));
+    }
+    let loaded = load(store, id_text, devices, windows.clone())?;
+    let id = loaded.summary.id;
+    let demand = capture_demand(&loaded.requirements, id, level)
+        .map_err(|e| LoadError::Input(e.to_string()))?;
+    Ok((demand, capture_load(&loaded.requirements, id, &windows)))
 }
 
 /// `{"rows": [...]}` for the whole capture, plus `"windows": [...]` (each with the same

@@ -11,7 +11,8 @@
 //! A figure the capture does not have (no writes, no trace for the random share) is left out
 //! of the demand, never filled with a default, and every figure used says where it came from.
 
-use super::{Checklist, Level, Metric, Requirements};
+use super::{Checklist, Level, Metric, Requirements, WindowSet};
+use diskmeter_plan::burst::{Load, LoadPoint};
 use diskmeter_plan::{Demand, FigureOrigin, LatencyBasis};
 
 /// A capture's checklist without a single interval: nothing to plan for.
@@ -37,6 +38,27 @@ pub fn capture_demand(
         return Err(NoIntervals(source));
     }
     Ok(demand_from(checklist, level, &source))
+}
+
+/// The load of capture `capture_id` for `plan`'s burst buckets: its intervals' IOPS (in
+/// `windows` when any are given), in order.
+pub fn capture_load(requirements: &Requirements, capture_id: i64, windows: &WindowSet) -> Load {
+    let points: Vec<LoadPoint> = (requirements.load.iter())
+        .filter(|i| {
+            windows.windows.is_empty() || windows.matching(i.start_unix_ms).next().is_some()
+        })
+        .map(|i| LoadPoint {
+            seconds: i.seconds,
+            iops: i.iops,
+        })
+        .collect();
+    let seconds: f64 = points.iter().map(|p| p.seconds).sum();
+    let origin = format!(
+        "capture {capture_id}: {} intervals ({})",
+        points.len(),
+        diskmeter_plan::burst::minutes(seconds)
+    );
+    Load { origin, points }
 }
 
 /// The demand `checklist` makes at `level`; `source` names the capture in the figures'

@@ -32,7 +32,7 @@ mod window;
 mod tests;
 
 pub use accumulate::ChecklistBuilder;
-pub use demand::{capture_demand, demand_from, NoIntervals};
+pub use demand::{capture_demand, capture_load, demand_from, NoIntervals};
 pub use format::{format_figure, format_span, format_utc_offset};
 pub use window::{format_clock, parse_utc_offset, Window, WindowSet};
 

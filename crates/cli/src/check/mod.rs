@@ -128,9 +128,5 @@ pub fn main(matches: &ArgMatches) -> anyhow::Result<Status> {
         _ => checked.text(args.strict),
     };
     write_output(None, &text)?;
-    Ok(if checked.failed(args.strict) {
-        Status::Failure
-    } else {
-        Status::Success
-    })
+    Ok(Status::failure_if(checked.failed(args.strict)))
 }

@@ -267,11 +267,7 @@ pub fn compare_main(matches: &ArgMatches) -> anyhow::Result<Status> {
         anyhow::bail!("the two runs have no step in common (steps are matched by name)");
     }
     // A regression beyond --threshold is a missed requirement: exit 1.
-    Ok(if comparison.regressions() > 0 {
-        Status::Failure
-    } else {
-        Status::Success
-    })
+    Ok(Status::failure_if(comparison.regressions() > 0))
 }
 
 /// The options of `diskmeter analyze`.
