@@ -93,19 +93,7 @@ pub fn seed_traced_capture(db: &Path) -> i64 {
 /// `peak_minutes` at 3,000 IOPS (70 % 8 KiB reads, 30 % writes), 10 quiet minutes again.
 pub fn seed_peak_capture(db: &Path, peak_minutes: u64) -> i64 {
     let minutes = 10 + peak_minutes + 10;
-    let mut store = HistoryStore::open(db).expect("open the history");
-    let id = store
-        .begin_run(&RunHeader {
-            kind: CAPTURE_KIND.to_string(),
-            name: "capture".to_string(),
-            target: "vda".to_string(),
-            command_line: "diskmeter capture --device vda --interval 60s".to_string(),
-            host: HostFacts::default(),
-            started_unix_ms: START_MS,
-            diskmeter_version: "test".to_string(),
-            hostname: "seed".to_string(),
-        })
-        .expect("begin the capture");
+    let (mut store, id) = begin(db, "diskmeter capture --device vda --interval 60s");
     for minute in 0..minutes {
         let iops = if (10..10 + peak_minutes).contains(&minute) {
             3000.0
@@ -119,17 +107,7 @@ pub fn seed_peak_capture(db: &Path, peak_minutes: u64) -> i64 {
             start_unix_ms: START_MS + minute * 60_000,
             duration_ms: 60_000.0,
             devices: vec![device],
-            system: SystemInterval {
-                cpu_busy_percent: 20.0,
-                cpu_user_percent: 10.0,
-                cpu_system_percent: 5.0,
-                cpu_iowait_percent: 1.0,
-                memory_used_bytes: 1 << 30,
-                memory_total_bytes: 4 << 30,
-                memory_cached_bytes: 1 << 29,
-                io_pressure_some_percent: None,
-                io_pressure_full_percent: None,
-            },
+            system: system(20.0, None),
         };
         store
             .append_capture_sample(id, &sample)
@@ -148,20 +126,42 @@ pub fn seed_peak_capture(db: &Path, peak_minutes: u64) -> i64 {
     id
 }
 
-fn seed(db: &Path, trace: Option<TraceProfile>) -> i64 {
+/// A capture of `vda` begun in the history at `db`, as `command_line` would begin it.
+fn begin(db: &Path, command_line: &str) -> (HistoryStore, i64) {
     let mut store = HistoryStore::open(db).expect("open the history");
     let id = store
         .begin_run(&RunHeader {
             kind: CAPTURE_KIND.to_string(),
             name: "capture".to_string(),
             target: "vda".to_string(),
-            command_line: "diskmeter capture --device vda".to_string(),
+            command_line: command_line.to_string(),
             host: HostFacts::default(),
             started_unix_ms: START_MS,
             diskmeter_version: "test".to_string(),
             hostname: "seed".to_string(),
         })
         .expect("begin the capture");
+    (store, id)
+}
+
+/// The system's interval: `cpu_busy` % busy, 1 of 4 GiB used, IO pressure `psi` (some,
+/// full) when the kernel has it.
+fn system(cpu_busy: f64, psi: Option<(f64, f64)>) -> SystemInterval {
+    SystemInterval {
+        cpu_busy_percent: cpu_busy,
+        cpu_user_percent: 10.0,
+        cpu_system_percent: 5.0,
+        cpu_iowait_percent: 1.0,
+        memory_used_bytes: 1 << 30,
+        memory_total_bytes: 4 << 30,
+        memory_cached_bytes: 1 << 29,
+        io_pressure_some_percent: psi.map(|p| p.0),
+        io_pressure_full_percent: psi.map(|p| p.1),
+    }
+}
+
+fn seed(db: &Path, trace: Option<TraceProfile>) -> i64 {
+    let (mut store, id) = begin(db, "diskmeter capture --device vda");
     for second in 0..120u64 {
         let (reads, writes) = if second < 60 {
             (1000.0, 500.0)
@@ -172,17 +172,7 @@ fn seed(db: &Path, trace: Option<TraceProfile>) -> i64 {
             start_unix_ms: START_MS + second * 1000,
             duration_ms: 1000.0,
             devices: vec![device("vda", reads, writes), device("vda1", reads, writes)],
-            system: SystemInterval {
-                cpu_busy_percent: if second < 60 { 20.0 } else { 60.0 },
-                cpu_user_percent: 10.0,
-                cpu_system_percent: 5.0,
-                cpu_iowait_percent: 1.0,
-                memory_used_bytes: 1 << 30,
-                memory_total_bytes: 4 << 30,
-                memory_cached_bytes: 1 << 29,
-                io_pressure_some_percent: Some(1.0),
-                io_pressure_full_percent: Some(0.5),
-            },
+            system: system(if second < 60 { 20.0 } else { 60.0 }, Some((1.0, 0.5))),
         };
         store
             .append_capture_sample(id, &sample)
