@@ -80,11 +80,18 @@ fn a_rate_capped_job_stops_once_steady() {
         (ss["limit"].as_f64(), ss["limit_is_percent"].as_bool()),
         (Some(2.0), Some(true))
     );
-    // Three samples fill the window, so it holds at 3 s at the earliest (on an idle machine
-    // exactly then), and the job stops before its 30 s runtime.
+    // Three samples fill the window, so it holds at 3 s at the earliest on the monitor's
+    // clock (on an idle machine exactly then), and the job stops before its 30 s runtime.
+    // The report clips the time to the job's runtime, which starts when its worker does, a
+    // little after the monitor: a job stopped at once then reads as attained at its runtime,
+    // a fraction of a millisecond under 3 s (2.9998 s beside a CPU hog, 2026-11-29).
     let at = ss["attained_at_ns"].as_f64().unwrap();
     let runtime = job["runtime_ns"].as_f64().unwrap();
-    assert!((3.0 * SEC..30.0 * SEC).contains(&at), "attained at {at} ns");
+    let clipped = at == runtime && at > 2.99 * SEC;
+    assert!(
+        (3.0 * SEC..30.0 * SEC).contains(&at) || clipped,
+        "attained at {at} ns, runtime {runtime} ns"
+    );
     assert!(
         runtime >= at && runtime < 30.0 * SEC,
         "runtime {runtime} ns"

@@ -313,22 +313,37 @@ fn a_vm_cap_below_the_sum_of_four_disks_holds_in_total() {
         return;
     }
     // The free run measured the headroom; the floor below is the cap less 5 % less the
-    // share of the capped run's time the host kept this test's threads off a CPU.
-    let jitter = SchedulingJitter::start();
-    let capped = run(Some("--throttle-iops=8000"));
-    let lost = jitter.lost_share();
-    let total: f64 = capped.iter().map(|d| d.0).sum();
-    println!(
-        "4 x P30 under an 8,000 IOPS VM cap: {total:.1} IOPS, per disk {:?}; host took {:.1} % \
-         of the time",
-        capped.iter().map(|d| d.0.round()).collect::<Vec<_>>(),
-        lost * 100.0
-    );
-    assert!(
-        at_cap(total, 8000.0, 0.05, lost),
-        "{total} IOPS under an 8,000 IOPS VM cap (host took {:.1} % of the time)",
-        lost * 100.0
-    );
+    // share of the capped run's time the host kept this test's threads off a CPU. The loop
+    // devices' backing files share the host disk with the throttled tests beside this one: a
+    // capped run short of the floor is made again after the free run again (its figure
+    // printed), up to three capped runs; a cap that lets through too little falls short in
+    // all three (CI may not skip). A CI run beside a CPU hog, 2026-11-29: 18,450 IOPS free,
+    // then 5,008 capped, with 0.4 % of the time lost to scheduling.
+    let mut attempts = Vec::new();
+    let capped = loop {
+        let jitter = SchedulingJitter::start();
+        let capped = run(Some("--throttle-iops=8000"));
+        let lost = jitter.lost_share();
+        let total: f64 = capped.iter().map(|d| d.0).sum();
+        println!(
+            "4 x P30 under an 8,000 IOPS VM cap: {total:.1} IOPS, per disk {:?}; host took \
+             {:.1} % of the time",
+            capped.iter().map(|d| d.0.round()).collect::<Vec<_>>(),
+            lost * 100.0
+        );
+        if at_cap(total, 8000.0, 0.05, lost) {
+            break capped;
+        }
+        let again: f64 = run(None).iter().map(|d| d.0).sum();
+        attempts.push(format!("{total:.0} capped, then {again:.0} free"));
+        assert!(
+            attempts.len() < 3,
+            "{total} IOPS under an 8,000 IOPS VM cap (host took {:.1} % of the time); the \
+             host's headroom: {} (IOPS)",
+            lost * 100.0,
+            attempts.join("; ")
+        );
+    };
     for (i, disk) in capped.iter().enumerate() {
         assert!(
             disk.0 < 5000.0,
