@@ -183,9 +183,15 @@ pub fn evaluate_under(
         .map(|g| g * f64::from(config.disk_count));
     // Each requirement is met, not met, or cannot be judged (a missing figure); one "not
     // met" decides, else one "cannot be judged" does.
+    let burst = load.and_then(|load| crate::burst::simulate(config, demand, load));
+    // An IOPS point short of the demand sustained is met when the bursts carry the whole load.
+    let carried = burst.as_ref().is_some_and(|b| !b.runs_dry);
     let mut verdicts: Vec<Option<bool>> = Vec::new();
     if demand.iops.is_some() || demand.mibps.is_some() {
-        verdicts.extend(points.iter().map(|p| p.meets));
+        verdicts.extend(points.iter().map(|p| match (p.meets, p.basis) {
+            (Some(false), Basis::Iops { .. }) if carried => Some(true),
+            (meets, _) => meets,
+        }));
     }
     if let Some(need) = demand.capacity_bytes {
         verdicts.push(capacity_gib.map(|have| have * GIB_F64 >= need as f64));
@@ -193,19 +199,6 @@ pub fn evaluate_under(
     let latency = crate::latency::judge(config.disk, demand);
     if latency.verdict == LatencyVerdict::Excluded {
         verdicts.push(Some(false));
-    }
-    let burst = load.and_then(|load| crate::burst::simulate(config, demand, load));
-    // Sustained IOPS short of the demand are met when the bursts carry the whole load and
-    // nothing else falls short.
-    let iops_short_only = points.iter().any(|p| p.meets == Some(false))
-        && points
-            .iter()
-            .all(|p| p.meets != Some(false) || matches!(p.basis, Basis::Iops { .. }));
-    if iops_short_only && burst.as_ref().is_some_and(|b| !b.runs_dry) {
-        verdicts.retain(|v| *v != Some(false) || latency.verdict == LatencyVerdict::Excluded);
-        if latency.verdict != LatencyVerdict::Excluded {
-            verdicts.push(Some(true));
-        }
     }
     let not_possible = not_possible(config);
     let meets = if !not_possible.is_empty() {

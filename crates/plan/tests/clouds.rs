@@ -287,6 +287,11 @@ fn a_bursting_disk_runs_dry_at_minute_36_of_a_90_minute_peak_and_lasts_10_minute
     assert_eq!(e.meets, Some(true), "met by bursting");
     let run = e.burst.unwrap();
     assert!(!run.runs_dry);
+    // Bursts carry IOPS, not space: a P10's 128 GiB are short of 1 TiB however long its
+    // credits last.
+    let roomy = Demand::parse("iops=3000,bs=8k,read=70%,capacity=1t").unwrap();
+    let e = evaluate_under(&config, &roomy, Some(&short)).unwrap();
+    assert_eq!(e.meets, Some(false));
     assert!((run.buckets[0].lowest_fill - (1.0 - 1.5 / 5.4)).abs() < 1e-9);
 
     // The optimiser over P10s for the 90-minute peak: what it recommends never runs dry,
