@@ -93,6 +93,9 @@ pub struct BucketRun {
     pub empties_into_peak_s: Option<f64>,
     /// The drain when it emptied: "3,000 - 500 = 2,500 IOs/s above the baseline".
     pub drain_basis: Option<String>,
+    /// The drain when it emptied, IOs a second above the baseline (`drain_basis`'s figure).
+    #[serde(skip)]
+    pub drain_iops: Option<f64>,
     /// The lowest fill reached, 0..=1.
     pub lowest_fill: f64,
 }
@@ -329,7 +332,8 @@ struct State {
     above_since: Option<f64>,
     empties_at: Option<f64>,
     empties_into_peak: Option<f64>,
-    drain_basis: Option<String>,
+    /// (the owner's load, its IOs a second above the baseline) when it emptied.
+    drain_at_empty: Option<(f64, f64)>,
 }
 
 impl State {
@@ -343,7 +347,7 @@ impl State {
             above_since: None,
             empties_at: None,
             empties_into_peak: None,
-            drain_basis: None,
+            drain_at_empty: None,
         }
     }
 
@@ -370,12 +374,7 @@ impl State {
                     let at = now + had / drain;
                     self.empties_at = Some(at);
                     self.empties_into_peak = self.above_since.map(|since| at - since);
-                    self.drain_basis = Some(format!(
-                        "{} - {} = {} IOs/s above the baseline",
-                        group(load),
-                        group(self.bucket.baseline),
-                        group(drain)
-                    ));
+                    self.drain_at_empty = Some((load, drain));
                 }
             }
         } else {
@@ -397,7 +396,15 @@ impl State {
             size_basis: self.bucket.size_basis,
             empties_at_s: self.empties_at,
             empties_into_peak_s: self.empties_into_peak,
-            drain_basis: self.drain_basis,
+            drain_basis: self.drain_at_empty.map(|(load, drain)| {
+                format!(
+                    "{} - {} = {} IOs/s above the baseline",
+                    group(load),
+                    group(self.bucket.baseline),
+                    group(drain)
+                )
+            }),
+            drain_iops: self.drain_at_empty.map(|(_, drain)| drain),
             lowest_fill: if self.bucket.size > 0.0 {
                 self.lowest / self.bucket.size
             } else {
@@ -432,13 +439,18 @@ pub fn describe(outcome: &BurstOutcome) -> Vec<String> {
             group(b.burst_iops)
         );
         lines.push(
-            match (b.empties_at_s, b.empties_into_peak_s, &b.drain_basis) {
-                (Some(at), Some(into), Some(drain)) => format!(
-                    "{head}; empties at {} ({} into the peak, drained at {drain}: {} / {} = {} s)",
+            match (
+                b.empties_at_s,
+                b.empties_into_peak_s,
+                &b.drain_basis,
+                b.drain_iops,
+            ) {
+                (Some(at), Some(into), Some(basis), Some(drain)) => format!(
+                    "{head}; empties at {} ({} into the peak, drained at {basis}: {} / {} = {} s)",
                     minutes(at),
                     minutes(into),
                     group(b.size_ios),
-                    drain_rate(drain),
+                    group(drain),
                     group(into)
                 ),
                 _ => format!(
@@ -467,14 +479,4 @@ pub fn describe(outcome: &BurstOutcome) -> Vec<String> {
     });
     lines.extend(outcome.not_played.iter().cloned());
     lines
-}
-
-/// The drain rate out of "a - b = c IOs/s above the baseline".
-fn drain_rate(basis: &str) -> String {
-    basis
-        .split(" = ")
-        .nth(1)
-        .and_then(|rest| rest.split(' ').next())
-        .unwrap_or("?")
-        .to_string()
 }
