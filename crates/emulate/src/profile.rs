@@ -5,7 +5,8 @@
 //! `--bw` give a sized one.
 
 use crate::EmulateError;
-use diskmeter_plan::{Catalog, DiskTier};
+use diskmeter_plan::sizing::smallest;
+use diskmeter_plan::Catalog;
 use serde::{Deserialize, Serialize};
 
 /// The throttle of an emulated disk, per direction; `None` = uncapped.
@@ -49,13 +50,6 @@ pub fn profile_caps(name: &str, catalog: &Catalog) -> Result<(String, Caps), Emu
             write_bytes_per_sec: bytes,
         },
     ))
-}
-
-/// A formula type's smallest volume (its free allowance), `None` for a fixed tier.
-fn smallest(tier: &DiskTier) -> Option<DiskTier> {
-    tier.is_formula()
-        .then(|| diskmeter_plan::sizing::size_for(tier, Default::default()))
-        .flatten()
 }
 
 /// Caps given one by one (`emulate create --iops --bw --read-iops ...`), to lay over a

@@ -74,6 +74,15 @@ pub fn largest(tier: &DiskTier) -> DiskTier {
     sized(tier, gib, iops, mibps)
 }
 
+/// A scaled or provisioned type's smallest volume, with what comes free with it (gp3: 3,000
+/// IOPS, 125 MiB/s); `None` for a fixed tier (it is its own volume) or a type no volume of
+/// which can be sized.
+pub fn smallest(tier: &DiskTier) -> Option<DiskTier> {
+    tier.is_formula()
+        .then(|| size_for(tier, PerDiskNeed::default()))
+        .flatten()
+}
+
 /// The smallest volume of `tier` that gives `need`, or `None` when no volume of it can.
 /// A fixed tier is returned as it is when it gives the need.
 pub fn size_for(tier: &DiskTier, need: PerDiskNeed) -> Option<DiskTier> {

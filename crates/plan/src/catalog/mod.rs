@@ -149,8 +149,12 @@ impl Catalog {
             self.sources.push(source);
         }
         for mut disk in parsed.disk {
-            check_entry(file_name, &disk.id, disk_numbers(&disk))?;
-            check_entry_zero_ok(file_name, &disk.id, disk_formula_numbers(&disk))?;
+            check_entry(
+                file_name,
+                &disk.id,
+                disk_numbers(&disk),
+                disk_formula_numbers(&disk),
+            )?;
             disk.file = file_name.to_string();
             let names = names_of(&disk.id, &disk.aliases);
             match self
@@ -163,7 +167,7 @@ impl Catalog {
             }
         }
         for mut vm in parsed.vm {
-            check_entry(file_name, &vm.id, vm_numbers(&vm))?;
+            check_entry(file_name, &vm.id, vm_numbers(&vm), Vec::new())?;
             vm.file = file_name.to_string();
             let names = names_of(&vm.id, &vm.aliases);
             match self
@@ -211,7 +215,7 @@ impl Catalog {
                 if d.kind == DiskKind::Scaled && (grows(d.iops_per_gib) || grows(d.mibps_per_gib)) {
                     return None;
                 }
-                crate::sizing::size_for(d, crate::sizing::PerDiskNeed::default())
+                crate::sizing::smallest(d)
             })
             .collect()
     }
@@ -351,29 +355,6 @@ fn vm_numbers(v: &VmSize) -> Vec<(&'static str, Option<f64>)> {
     ]
 }
 
-/// Formula figures must be finite and not negative.
-fn check_entry_zero_ok(
-    file: &str,
-    id: &str,
-    numbers: Vec<(&'static str, Option<f64>)>,
-) -> Result<(), PlanError> {
-    for (field, value) in numbers {
-        if let Some(v) = value {
-            if !(v.is_finite() && v >= 0.0) {
-                return Err(PlanError::Catalog {
-                    file: file.to_string(),
-                    problem: CatalogProblem::Negative {
-                        id: id.to_string(),
-                        field,
-                        value: v,
-                    },
-                });
-            }
-        }
-    }
-    Ok(())
-}
-
 /// In a file with `[[source]]` tables, every citation must name one of them (so every figure
 /// leads to a document and its date); a file without them cites in free text.
 fn check_source(
@@ -398,31 +379,41 @@ fn check_source(
     }
 }
 
-/// Caps and prices must be positive and finite: a zero cap would make every plan fail for a
-/// reason no reader could see.
+/// Caps and prices (`positive`) must be positive and finite: a zero cap would make every
+/// plan fail for a reason no reader could see. A formula's figures (`at_least_zero`: a free
+/// allowance, a per-GiB rate, a price component) may be zero, never negative or infinite.
 fn check_entry(
     file: &str,
     id: &str,
-    numbers: Vec<(&'static str, Option<f64>)>,
+    positive: Vec<(&'static str, Option<f64>)>,
+    at_least_zero: Vec<(&'static str, Option<f64>)>,
 ) -> Result<(), PlanError> {
-    if id.trim().is_empty() {
-        return Err(PlanError::Catalog {
+    let bad = |problem| {
+        Err(PlanError::Catalog {
             file: file.to_string(),
-            problem: CatalogProblem::EmptyId,
-        });
+            problem,
+        })
+    };
+    if id.trim().is_empty() {
+        return bad(CatalogProblem::EmptyId);
     }
-    for (field, value) in numbers {
-        if let Some(v) = value {
-            if !(v.is_finite() && v > 0.0) {
-                return Err(PlanError::Catalog {
-                    file: file.to_string(),
-                    problem: CatalogProblem::NotPositive {
-                        id: id.to_string(),
-                        field,
-                        value: v,
-                    },
-                });
-            }
+    let numbers = (positive.into_iter().map(|n| (n, true)))
+        .chain(at_least_zero.into_iter().map(|n| (n, false)));
+    for ((field, value), strictly) in numbers {
+        let Some(v) = value else { continue };
+        if strictly && !(v.is_finite() && v > 0.0) {
+            return bad(CatalogProblem::NotPositive {
+                id: id.to_string(),
+                field,
+                value: v,
+            });
+        }
+        if !(v.is_finite() && v >= 0.0) {
+            return bad(CatalogProblem::Negative {
+                id: id.to_string(),
+                field,
+                value: v,
+            });
         }
     }
     Ok(())
