@@ -326,6 +326,7 @@ struct Pair<'c> {
 }
 
 /// A pair's best: the volume and count that meet the demand, and a cheaper one that ran dry.
+#[derive(Default)]
 struct Best {
     found: Option<(DiskTier, u32)>,
     dry: Option<(DiskTier, u32)>,
@@ -391,10 +392,7 @@ impl<'c> Pair<'c> {
 
     /// A fixed tier: the fewest disks that meet the demand, by bisection.
     fn fewest(&self, limit: u32) -> Best {
-        let mut best = Best {
-            found: None,
-            dry: None,
-        };
+        let mut best = Best::default();
         if limit == 0 {
             return best;
         }
@@ -424,10 +422,7 @@ impl<'c> Pair<'c> {
     /// A scaled or provisioned type: for each count, the smallest volume that carries a
     /// disk's share; the cheapest count wins (the fewest disks when unpriced).
     fn cheapest_sized(&self, limit: u32) -> Best {
-        let mut best = Best {
-            found: None,
-            dry: None,
-        };
+        let mut best = Best::default();
         let probe = largest(self.disk);
         for n in 1..=limit {
             let Some(volume) = self.sized(&probe, n) else {
@@ -440,10 +435,10 @@ impl<'c> Pair<'c> {
             if !meets {
                 continue;
             }
-            let cost = |(v, n): &(DiskTier, u32)| v.price_usd_month.map(|p| p * f64::from(*n));
+            let cost = |v: &DiskTier, n: u32| v.price_usd_month.map(|p| p * f64::from(n));
             let better = match &best.found {
                 None => true,
-                Some(current) => match (cost(&(volume.clone(), n)), cost(current)) {
+                Some((old_volume, old_n)) => match (cost(&volume, n), cost(old_volume, *old_n)) {
                     (Some(new), Some(old)) => new < old,
                     _ => false,
                 },
