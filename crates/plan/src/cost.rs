@@ -69,37 +69,30 @@ fn round_cents(usd: f64) -> f64 {
     (usd * 100.0).round() / 100.0
 }
 
-/// Where a configuration's figures come from, one line per document.
+/// What a source line of [`sources`] says a document gives: `"{id} {figure}: {citation}"`.
+pub const CITED_FIGURES: [&str; 4] = ["limits", "price", "latency class", "bursting"];
+
+/// Where a configuration's figures come from, one line per document:
+/// `"{entry id} {figure}: {citation}"`, the figure one of [`CITED_FIGURES`].
 pub fn sources(catalog: &Catalog, config: &Configuration) -> Vec<String> {
+    let [limits, price, latency, bursting] = CITED_FIGURES;
     let mut out: Vec<String> = Vec::new();
-    let mut add = |what: &str, file: &str, cited: Option<&String>| {
+    let mut add = |id: &str, figure: &str, file: &str, cited: Option<&String>| {
         if let Some(cited) = cited {
-            let line = format!("{what}: {}", catalog.cite(file, cited));
+            let line = format!("{id} {figure}: {}", catalog.cite(file, cited));
             if !out.contains(&line) {
                 out.push(line);
             }
         }
     };
     let d = config.disk;
-    add(&format!("{} limits", d.id), &d.file, Some(&d.source));
-    add(&format!("{} price", d.id), &d.file, d.price_source.as_ref());
-    add(
-        &format!("{} latency class", d.id),
-        &d.file,
-        d.latency_source.as_ref(),
-    );
-    add(
-        &format!("{} bursting", d.id),
-        &d.file,
-        d.burst_source.as_ref(),
-    );
+    add(&d.id, limits, &d.file, Some(&d.source));
+    add(&d.id, price, &d.file, d.price_source.as_ref());
+    add(&d.id, latency, &d.file, d.latency_source.as_ref());
+    add(&d.id, bursting, &d.file, d.burst_source.as_ref());
     if let Some(vm) = config.vm {
-        add(&format!("{} limits", vm.id), &vm.file, Some(&vm.source));
-        add(
-            &format!("{} price", vm.id),
-            &vm.file,
-            vm.price_source.as_ref(),
-        );
+        add(&vm.id, limits, &vm.file, Some(&vm.source));
+        add(&vm.id, price, &vm.file, vm.price_source.as_ref());
     }
     out
 }

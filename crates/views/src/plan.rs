@@ -1,6 +1,7 @@
 //! The planner's terminal view: plain text for each answer, built from the same structs the
 //! JSON output serialises, so the two never disagree.
 
+use diskmeter_plan::cost::CITED_FIGURES;
 use diskmeter_plan::model::{group, Basis, PointPrediction};
 use diskmeter_plan::{Answer, Candidate, Demand, Evaluation, IoSizeRow, NotPossible, Optimisation};
 use std::fmt::Write;
@@ -321,13 +322,10 @@ impl Citations {
                     self.0.len()
                 }
             };
-            let (owner, figure) = what.rsplit_once(' ').unwrap_or((what, ""));
-            let figure = if figure == "class" {
-                "latency class"
-            } else {
-                figure
-            };
-            let owner = owner.trim_end_matches(" latency");
+            let (owner, figure) = CITED_FIGURES
+                .iter()
+                .find_map(|f| Some((what.strip_suffix(f)?.trim_end(), *f)))
+                .unwrap_or((what, ""));
             let entry = format!("{figure} [{number}]");
             match by_owner.iter_mut().find(|(o, _)| o == owner) {
                 Some((_, list)) => list.push(entry),
