@@ -64,21 +64,28 @@ pub struct CaptureRequirements {
     pub requirements: Requirements,
 }
 
-/// Streams capture `id_text` (an id or `last`) through the checklist: the checklist's memory
-/// is bounded however long the capture is; the load kept for `plan`'s burst buckets takes 24
-/// bytes an interval (a week of 1 s intervals: 14.5 MB).
+/// Streams capture `id_text` (an id or `last`) through the checklist (bounded memory however
+/// long it is).
 pub fn load(
     store: &HistoryStore,
     id_text: &str,
     devices: Option<Vec<String>>,
     windows: WindowSet,
 ) -> Result<CaptureRequirements, LoadError> {
+    load_with(store, id_text, ChecklistBuilder::new(devices, windows))
+}
+
+/// [`load`] through `builder` (one that also keeps the load, for `plan`).
+fn load_with(
+    store: &HistoryStore,
+    id_text: &str,
+    mut builder: ChecklistBuilder,
+) -> Result<CaptureRequirements, LoadError> {
     let id = store.resolve_id(id_text, Newest::Capture)?;
     let summary = load_run(store, id)?.summary;
     if summary.kind != CAPTURE_KIND {
         return Err(LoadError::Input(HistoryError::NotACapture(id).to_string()));
     }
-    let mut builder = ChecklistBuilder::new(devices, windows);
     store
         .for_each_capture_sample(id, |sample| builder.push(&sample))
         .map_err(|source| LoadError::Reading { id, source })?;
@@ -123,7 +130,9 @@ pub fn plan_input(
     if windows.windows.len() > 1 {
         return Err(input("window", &"plan takes one window"));
     }
-    let loaded = load(store, id_text, devices, windows.clone())?;
+    // The load for the burst buckets: 24 bytes an interval (a week of 1 s intervals: 14.5 MB).
+    let builder = ChecklistBuilder::new(devices, windows.clone()).keeping_load();
+    let loaded = load_with(store, id_text, builder)?;
     let id = loaded.summary.id;
     let demand = capture_demand(&loaded.requirements, id, level)
         .map_err(|e| LoadError::Input(e.to_string()))?;

@@ -306,7 +306,8 @@ pub struct ChecklistBuilder {
     skipped: Vec<String>,
     captured: Vec<String>,
     traces: Vec<TraceProfile>,
-    load: Vec<LoadInterval>,
+    /// The load interval by interval, when asked for ([`ChecklistBuilder::keeping_load`]).
+    load: Option<Vec<LoadInterval>>,
 }
 
 impl ChecklistBuilder {
@@ -322,8 +323,16 @@ impl ChecklistBuilder {
             skipped: Vec::new(),
             captured: Vec::new(),
             traces: Vec::new(),
-            load: Vec::new(),
+            load: None,
         }
+    }
+
+    /// This builder, also keeping the chosen devices' IOPS interval by interval
+    /// ([`Requirements::load`], 24 bytes an interval): `plan` plays it through burst buckets;
+    /// the checklist alone keeps bounded memory however long the capture is.
+    pub fn keeping_load(mut self) -> ChecklistBuilder {
+        self.load = Some(Vec::new());
+        self
     }
 
     /// Adds one interval.
@@ -358,8 +367,8 @@ impl ChecklistBuilder {
             sum.queue_size += device.queue_size;
         }
         let devices = any.then_some(&sum);
-        if any {
-            self.load.push(LoadInterval {
+        if let (true, Some(load)) = (any, self.load.as_mut()) {
+            load.push(LoadInterval {
                 start_unix_ms: sample.start_unix_ms,
                 seconds: (sample.duration_ms / 1000.0).max(0.0),
                 iops: sum.reads_per_sec + sum.writes_per_sec,
@@ -413,7 +422,7 @@ impl ChecklistBuilder {
             traced_devices: traces.iter().map(|t| t.device.clone()).collect(),
             whole,
             windows,
-            load: self.load,
+            load: self.load.unwrap_or_default(),
         })
     }
 }

@@ -450,7 +450,8 @@ pub struct Requirements {
     pub whole: Checklist,
     /// One per window asked for, in the order given.
     pub windows: Vec<WindowChecklist>,
-    /// The chosen devices' IOPS interval by interval (plan plays it through burst buckets).
+    /// The chosen devices' IOPS interval by interval, when the builder kept it
+    /// ([`ChecklistBuilder::keeping_load`]); empty otherwise.
     #[serde(skip)]
     pub load: Vec<LoadInterval>,
 }
