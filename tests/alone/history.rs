@@ -216,9 +216,10 @@ fn reading_commands_fail_clearly() {
         "{}",
         stderr(&out)
     );
-    let out = diskmeter(&dir, &data, &["analyze", "1"]);
-    assert_eq!(out.status.code(), Some(2));
-    assert!(stderr(&out).contains("not a sweep"), "{}", stderr(&out));
+    // A run that is not a sweep is read for a burst bucket: 1 s of null IO is too short.
+    let out = ok(diskmeter(&dir, &data, &["analyze", "1"]));
+    assert!(out.starts_with("run 1: burst buckets"), "{out}");
+    assert!(out.contains("not read: "), "{out}");
     let out = diskmeter(&dir, &data, &["history", "--since=last-week"]);
     assert_eq!(out.status.code(), Some(2));
 }
@@ -435,4 +436,56 @@ fn a_history_written_by_main_at_f43a725_lists_shows_exports_compares_and_analyse
     assert_eq!(steps.into_iter().collect::<Vec<_>>(), ["SEQ1M Q8T1 read"]);
     let analysed = run(&["analyze", "4", "--charts", "none"]);
     assert!(analysed.contains("| 64k | 4 "), "{analysed}");
+}
+
+/// A step down in a saved run's per-second series is read as a burst bucket running dry: two
+/// paced jobs on one step, 3,000 IOPS for 5 s beside 500 IOPS for 12 s, sum to a 3,500 IOPS
+/// "burst" stepping down to a 500 IOPS "baseline" after 5 s (a bucket of 3,000 x 5 = 15,000
+/// credits by the model of docs/guide/5-rehearse.md), all real paced IO through the runner.
+#[test]
+fn analyze_reads_a_step_down_in_a_run_as_a_burst_bucket() {
+    let _turn = common::throttled_io();
+    let dir = TestDir::new();
+    let data = dir.path().join("data");
+    ok(diskmeter(
+        &dir,
+        &data,
+        &[
+            "run",
+            "--quiet",
+            "--ioengine=null",
+            "--size=1g",
+            "--rw=randread",
+            "--bs=4k",
+            "--time_based",
+            "--name=burst",
+            "--rate_iops=3000",
+            "--runtime=5",
+            "--name=baseline",
+            "--rate_iops=500",
+            "--runtime=12",
+        ],
+    ));
+    let doc: Value = serde_json::from_str(&ok(diskmeter(
+        &dir,
+        &data,
+        &["analyze", "1", "--output-format=json"],
+    )))
+    .unwrap();
+    let burst = &doc["steps"][0]["burst"];
+    assert_eq!(burst["kind"], "step_down", "{doc:#}");
+    let near = |key: &str, want: f64, share: f64| {
+        let got = burst[key].as_f64().unwrap_or(f64::NAN);
+        assert!(
+            (got / want - 1.0).abs() <= share,
+            "{key} {got} not within {share} of {want}: {doc:#}"
+        );
+    };
+    near("step_s", 5.0, 0.05);
+    near("bucket", 15_000.0, 0.10);
+    let level = |key: &str| burst[key]["mean"].as_f64().unwrap_or(f64::NAN);
+    assert!((level("burst") / 3500.0 - 1.0).abs() <= 0.10, "{doc:#}");
+    assert!((level("baseline") / 500.0 - 1.0).abs() <= 0.10, "{doc:#}");
+    let text = ok(diskmeter(&dir, &data, &["analyze", "1"]));
+    assert!(text.contains("stepped down at "), "{text}");
 }

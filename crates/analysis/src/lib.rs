@@ -20,6 +20,7 @@
 
 #![forbid(unsafe_code)]
 
+pub mod burst;
 pub mod compare;
 mod findings;
 mod matching;
@@ -131,6 +132,10 @@ pub struct Analysis {
     pub little_failures: Vec<LittleCheck>,
     /// The nearest published tiers, nearest first.
     pub tiers: Vec<TierMatch>,
+    /// Bursting tiers whose burst rate the IOPS ceiling matches ([`burst::bursts_at`]): a
+    /// sweep shorter than their bucket measured the burst, not the baseline.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub burst_of: Vec<burst::BurstTierMatch>,
     /// Points that ran but are not whole (interrupted, failed), left out of everything
     /// above.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
@@ -216,6 +221,7 @@ pub fn analyse(points: &[SweepPoint], tiers: &[diskmeter_plan::DiskTier]) -> Ana
             block_sizes: Vec::new(),
             little_failures: findings::little_failures(points),
             tiers: Vec::new(),
+            burst_of: Vec::new(),
             partial_points: Vec::new(),
             nothing_inferred: Some(reason),
         };
@@ -232,6 +238,9 @@ pub fn analyse(points: &[SweepPoint], tiers: &[diskmeter_plan::DiskTier]) -> Ana
     let block_sizes =
         findings::classify(block_sizes, iops_ceiling.value(), bandwidth_ceiling.value());
     let little_failures = findings::little_failures(points);
+    let burst_of = iops_ceiling
+        .value()
+        .map_or_else(Vec::new, |iops| burst::bursts_at(iops, tiers));
     let tiers = nearest_tiers(
         iops_ceiling.value(),
         bandwidth_ceiling.value().map(|b| b / (1u64 << 20) as f64),
@@ -244,6 +253,7 @@ pub fn analyse(points: &[SweepPoint], tiers: &[diskmeter_plan::DiskTier]) -> Ana
         block_sizes,
         little_failures,
         tiers,
+        burst_of,
         partial_points: Vec::new(),
         nothing_inferred: None,
     }

@@ -136,6 +136,28 @@ pub fn summary_lines(a: &Analysis) -> Vec<String> {
             first.mibps
         ));
     }
+    if !a.burst_of.is_empty() {
+        let names: Vec<String> = a
+            .burst_of
+            .iter()
+            .map(|t| {
+                let bucket = t
+                    .bucket_s
+                    .map_or_else(String::new, |s| format!(", bucket {:.0} min", s / 60.0));
+                format!(
+                    "{} ({} IOPS baseline{bucket})",
+                    t.id,
+                    format_thousands(t.baseline.round() as u64)
+                )
+            })
+            .collect();
+        lines.push(format!(
+            "The IOPS ceiling is the burst rate of {}: on such a disk a sweep shorter than its \
+             bucket measured the burst, not the baseline (analyze a longer run to see the step \
+             down).",
+            names.join(", ")
+        ));
+    }
     lines
 }
 

@@ -274,3 +274,17 @@ fn one_point_per_block_size_is_no_curve() {
     let a = analyse(&[point(1, 1_200.0), point(2, 2_300.0)], &catalog());
     assert!(a.nothing_inferred.is_none(), "{a:#?}");
 }
+
+#[test]
+fn a_ceiling_at_a_tiers_burst_rate_says_the_sweep_measured_the_burst() {
+    // A P10 on a full bucket: 3,500 IOPS / 170 MiB/s for the minutes of a sweep.
+    let current = diskmeter_plan::Catalog::builtin().named_volumes();
+    let a = analyse(&throttled(3500.0, 170.0, 0.0005, 0.02), &current);
+    assert!(a.burst_of.iter().any(|t| t.id == "P10"), "{:?}", a.burst_of);
+    let line = summary_lines(&a).join("\n");
+    assert!(line.contains("burst rate of P1"), "{line}");
+    assert!(line.contains("measured the burst"), "{line}");
+    // A P30's 5,000 IOPS is nobody's burst.
+    let a = analyse(&throttled(5000.0, 200.0, 0.0005, 0.02), &current);
+    assert!(a.burst_of.is_empty(), "{:?}", a.burst_of);
+}

@@ -21,6 +21,7 @@
 
 #![forbid(unsafe_code)]
 
+pub mod burst;
 pub mod capture;
 pub mod catalog;
 pub mod check;

@@ -291,7 +291,7 @@ struct AnalyzeArgs {
 pub fn analyze_command() -> Command {
     command::<AnalyzeArgs>(
         "analyze",
-        "Analyse a saved sweep again: ceilings, crossover, knees, tiers and charts",
+        "Analyse a saved sweep again, or a run's per-second series for a burst bucket",
         "Analyses a saved sweep again: ceilings, crossover, knees, tiers and charts. \
          Points whose step was interrupted or failed are listed as partial, with why, and \
          left out of the analysis; with too few whole points for a curve nothing is \
@@ -303,16 +303,13 @@ pub fn analyze_command() -> Command {
 pub fn analyze_main(matches: &ArgMatches) -> anyhow::Result<Status> {
     let args = AnalyzeArgs::from_arg_matches(matches)?;
     let run = load(&open(matches)?, &args.id, Some("sweep"))?;
+    let json = args.output_format == "json";
     if run.summary.kind != "sweep" {
-        return Err(UsageError(format!(
-            "run {} is a {}, not a sweep: analyze takes runs saved by diskmeter sweep",
-            run.summary.id, run.summary.kind
-        ))
-        .into());
+        let text = diskmeter_views::burst::of_run(&run, json);
+        return finish(args.output.as_ref(), &text);
     }
     let groups = crate::sweep::points_from_steps(&run.steps)?;
     let charts = crate::sweep::charts_folder(args.charts.as_ref());
-    let json = args.output_format == "json";
     let mut text =
         crate::sweep::analyse_and_render(&groups, &run.summary.target, charts, json, None);
     if !json && (run.summary.partial || run.summary.unfinished) {
