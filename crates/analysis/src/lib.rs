@@ -21,6 +21,7 @@
 #![forbid(unsafe_code)]
 
 pub mod compare;
+pub mod curve;
 mod findings;
 mod matching;
 mod points;

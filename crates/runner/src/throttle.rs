@@ -43,12 +43,15 @@ pub struct ThrottleLimits {
     pub read_bytes_per_sec: Option<u64>,
     /// Bytes written per second.
     pub write_bytes_per_sec: Option<u64>,
+    /// A service time added to every read and write at completion (`--throttle-latency`;
+    /// [`crate::service_time`]).
+    pub latency: Option<crate::service_time::ServiceTime>,
 }
 
 impl ThrottleLimits {
     /// True when no cap is set.
     pub fn is_unlimited(&self) -> bool {
-        self.caps().iter().all(|(_, _, value)| value.is_none())
+        self.caps().iter().all(|(_, _, value)| value.is_none()) && self.latency.is_none()
     }
 
     /// Every cap as (name, applies to [reads, writes], value), in a fixed order.
@@ -85,6 +88,7 @@ impl ThrottleLimits {
                     None => format!("{} {name}", diskmeter_units::format_thousands(value)),
                 })
             })
+            .chain(self.latency.map(|l| format!("service time {l}")))
             .collect::<Vec<_>>()
             .join(", ")
     }
