@@ -7,20 +7,21 @@
 //! IOPS cap C does at most min(C, QD / S) IOPS. Paced at an even rate r below that, each IO
 //! finds a free slot and its turn at the cap at once, so its latency from the intended time
 //! is S plus the file's own (microseconds in memory): an SLO above S is met at every r up to
-//! the maximum, and the highest rate under it is min(C, QD / S). Where QD / S binds (no cap
-//! below it) the slots are the bottleneck: paced at the maximum any late wake-up is capacity
-//! lost for good, so the queue and the latency from the intended time grow through the
-//! point, while at half the maximum they stay at S. (Where the cap binds, its even schedule
-//! matches the paced one and no queue builds: that curve is flat up to the cap.)
+//! the maximum, and the highest rate under it is min(C, QD / S). (Where the cap binds, its
+//! even schedule matches the paced one and no queue builds: that curve is flat up to the
+//! cap.) Where QD / S binds (no cap below it) the slots are the bottleneck: paced at the
+//! maximum the queue is critically loaded, a random walk whose steps are the service times'
+//! spread plus every late wake-up (capacity lost for good), so the latency from the intended
+//! time grows through the point, while at half the maximum it stays at the service time's.
 
 use crate::common;
 
-use common::{throttled_io, TestDir};
+use common::{throttled_io, SchedulingJitter, TestDir};
 use serde_json::Value;
 
-/// `diskmeter sweep --curve` on a 64 MiB file in memory at 4 KiB random reads with 1 s
-/// points, with `args`; its JSON.
-fn curve(dir: &TestDir, args: &[&str]) -> Value {
+/// `diskmeter sweep --curve` on a 64 MiB file in memory at 4 KiB random reads with points of
+/// `point_time`, with `args`; its JSON.
+fn curve(dir: &TestDir, point_time: &str, args: &[&str]) -> Value {
     let out = common::command()
         .current_dir(dir.path())
         .args([
@@ -30,7 +31,7 @@ fn curve(dir: &TestDir, args: &[&str]) -> Value {
             "--output-format=json",
             "--curve",
         ])
-        .args(["--size=64m", "--bs=4k", "--point-time=1s", "--ramp=200ms"])
+        .args(["--size=64m", "--bs=4k", "--ramp=200ms", point_time])
         .args(["--charts=charts"])
         .args(args)
         .output()
@@ -93,6 +94,7 @@ fn the_slo_rate_on_a_capped_tier_with_a_service_time_is_the_cap() {
     // above S: the answer is C.
     let v = curve(
         &dir,
+        "--point-time=1s",
         &[
             "--qd=16",
             "--throttle-iops=2000",
@@ -121,29 +123,46 @@ fn the_slo_rate_on_a_capped_tier_with_a_service_time_is_the_cap() {
 fn p99_at_the_maximum_exceeds_p99_at_half_and_the_slo_bracket_is_within_2_percent() {
     let _turn = throttled_io();
     let dir = TestDir::in_memory();
-    // QD 4, S = 5 ms: QD / S = 800 IOPS binds (the 2,000 IOPS cap does not). p99 <= 10 ms:
-    // twice S, met at half the maximum, missed once the queue grows at the maximum.
-    let v = curve(
-        &dir,
-        &[
-            "--qd=4",
-            "--throttle-iops=2000",
-            "--throttle-latency=5ms",
-            "--curve-shares=50,100",
-            "--slo=p99=10ms",
-        ],
-    );
+    // QD 4, S exponential with a 5 ms mean: QD / S = 800 IOPS binds (the 2,000 IOPS cap does
+    // not). At half of it p99 is about the service time's, 5 ms x ln(100) = 23 ms; at the
+    // maximum the queue grows as a random walk whose step is S's spread (5 ms): p99 <= 40 ms
+    // is met at half and missed at the maximum (2 s points: 800 IOs at half, a p99 interval
+    // of a few ms). A host that keeps the worker off the CPU for tens of ms at half load adds
+    // them to its p99 (88 ms once, on a 2-core VM beside two compilers): such an attempt is
+    // said and run again, at most twice.
+    let mut attempt = 0;
+    let (v, full, half) = loop {
+        let jitter = SchedulingJitter::start();
+        let v = curve(
+            &dir,
+            "--point-time=2s",
+            &[
+                "--qd=4",
+                "--throttle-iops=2000",
+                "--throttle-latency=exp:5ms",
+                "--curve-shares=50,100",
+                "--slo=p99=40ms",
+            ],
+        );
+        let (_, longest) = jitter.stop();
+        let (full, half) = (p99_at(&v, 100.0), p99_at(&v, 50.0));
+        println!("p99 at 100 %: {full:?}; at 50 %: {half:?}; host's longest wait {longest:?}");
+        let stalled = longest > std::time::Duration::from_millis(10);
+        if full.1 > half.2 || !stalled || attempt == 2 {
+            break (v, full, half);
+        }
+        attempt += 1;
+    };
     let max = v["curve"]["max_iops"].as_f64().unwrap();
     println!("max {max:.1} IOPS");
-    // Little's law: no more than QD / S.
-    assert!(max <= 800.0 * 1.01 && max >= 800.0 * 0.9, "maximum {max}");
-    let (full, half) = (p99_at(&v, 100.0), p99_at(&v, 50.0));
-    println!("p99 at 100 %: {full:?}; at 50 %: {half:?}");
+    // Little's law: at most QD / S, within the draws' noise (4 x 2 s of exponential delays:
+    // 2 %); less by the worker's wake-up at each IO's end (about 6 % on a busy 2-core VM).
+    assert!(max <= 800.0 * 1.03 && max >= 800.0 * 0.85, "maximum {max}");
     assert!(full.1 > half.2, "p99 at 100 % {full:?} vs at 50 % {half:?}");
     let slo = &v["curve"]["slo"];
     assert_eq!(slo["verdict"], "met", "{slo:#}");
     let rate = slo["rate_iops"].as_f64().unwrap();
-    // Met at 100 % too (the queue built too little in 1 s): nothing to bisect.
+    // Met at 100 % too (the queue built too little): nothing to bisect.
     let over = slo["first_over"][0].as_f64().unwrap_or(rate);
     let bisected = v["curve"]["points"]
         .as_array()

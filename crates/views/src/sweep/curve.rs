@@ -82,9 +82,7 @@ fn table(curve: &Curve) -> String {
     for point in &curve.points {
         let mut cells = vec![
             point_label(point),
-            point
-                .target_iops
-                .map_or("-".to_string(), |r| format_thousands(r)),
+            point.target_iops.map_or("-".to_string(), format_thousands),
             format_thousands(point.iops.round() as u64),
         ];
         if point.partial.is_some() {
