@@ -115,6 +115,15 @@ pub fn parse_slo(text: &str) -> Result<Requirement, CurveError> {
         _ => (String::new(), key.clone()),
     };
     let level = level.strip_prefix("lat-").unwrap_or(&level);
+    // fio's time syntax has no fractions: 2.5ms and 500.5us are read here, as a bare ms.
+    let value = value.trim();
+    let fraction = |unit: &str, per_ms: f64| {
+        let number: f64 = value.strip_suffix(unit)?.parse().ok()?;
+        Some((number / per_ms).to_string())
+    };
+    let value = fraction("ms", 1.0)
+        .or_else(|| fraction("us", 1000.0))
+        .unwrap_or_else(|| value.to_string());
     let entry = format!("{scope}lat-{level}={value}");
     let mut parsed = parse_requirements(&entry).map_err(|e| error(e.to_string()))?;
     match parsed.pop() {
@@ -374,6 +383,10 @@ fn answer(requirement: &Requirement, points: &[CurvePoint], max_iops: Option<f64
         }
     };
     out.verdict = verdict;
+    if out.first_over.as_ref().map(|(r, _)| *r) == rate {
+        // No rate met the bound: the answer is the bracket's top itself.
+        out.first_over = None;
+    }
     out.rate_iops = rate;
     out.at_rate = rate.and_then(judged);
     out.share_of_max_percent = rate

@@ -24,6 +24,8 @@ fn an_slo_is_a_latency_bound_and_garbage_names_the_option() {
     assert_eq!(slo.threshold, 2.0);
     assert_eq!(slo.origin, "--slo");
     assert_eq!(parse_slo("p99.9=500us").unwrap().threshold, 0.5);
+    assert_eq!(parse_slo("p99=2.5ms").unwrap().threshold, 2.5);
+    assert_eq!(parse_slo("p99=1.5us").unwrap().threshold, 0.0015);
     assert!(matches!(
         parse_slo("read-p50=1").unwrap().measure,
         Measure::LatencyMs {
@@ -144,6 +146,10 @@ fn no_met_rate_is_within_noise_or_missed_and_partial_points_never_decide() {
         point(Some(2000), Missed, false),
     ]);
     assert_eq!((a.verdict, a.rate_iops), (WithinNoise, Some(1000)));
+    assert!(
+        a.first_over.is_none(),
+        "the answer is not its own first rate over"
+    );
     let a = answer_of(&[point(Some(1000), Missed, false)]);
     assert_eq!((a.verdict, a.rate_iops), (Missed, None));
     // The partial point's "met" is not an answer.

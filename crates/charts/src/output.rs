@@ -35,9 +35,14 @@ pub fn curve_output(
     target: &str,
     (dir, json): (Option<&Path>, bool),
 ) -> (String, Vec<ChartError>) {
+    // No whole paced point, no curve: no empty chart.
+    let paced = curve
+        .points
+        .iter()
+        .any(|p| p.target_iops.is_some() && p.partial.is_none());
     let (charts, errors) = match dir {
-        Some(dir) => write_spec_charts(dir, &[curve_chart("curve", target, curve)]),
-        None => Default::default(),
+        Some(dir) if paced => write_spec_charts(dir, &[curve_chart("curve", target, curve)]),
+        _ => Default::default(),
     };
     (curve_results(curve, target, &charts, json), errors)
 }

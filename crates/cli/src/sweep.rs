@@ -211,6 +211,8 @@ fn run_curve(
     session::conclude_after(outcome, args::quiet(matches), |outcome| {
         if let Some(e) = failed.take() {
             return Err(UsageError(e.to_string()).into());
+        } else if outcome.dry_run {
+            return Ok(());
         }
         let steps = outcome.steps.iter().map(|s| (s.name.as_str(), &s.result));
         let (dir, json) = (charts_folder(&sweep.charts), sweep.output_format == "json");

@@ -51,7 +51,7 @@ pub struct ThrottleLimits {
 impl ThrottleLimits {
     /// True when no cap is set.
     pub fn is_unlimited(&self) -> bool {
-        self.caps().iter().all(|(_, _, value)| value.is_none()) && self.latency.is_none()
+        self.caps().iter().all(|(_, _, value)| value.is_none())
     }
 
     /// Every cap as (name, applies to [reads, writes], value), in a fixed order.
@@ -88,7 +88,6 @@ impl ThrottleLimits {
                     None => format!("{} {name}", diskmeter_units::format_thousands(value)),
                 })
             })
-            .chain(self.latency.map(|l| format!("service time {l}")))
             .collect::<Vec<_>>()
             .join(", ")
     }

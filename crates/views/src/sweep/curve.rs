@@ -274,3 +274,84 @@ pub(crate) fn section(run: &diskmeter_history::StoredRun) -> crate::Section {
     section.charts.push(curve_chart(&anchor, &about, &curve));
     section
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use diskmeter_analysis::curve::parse_slo;
+    use diskmeter_analysis::verdict::{Judgement, LatencyClock, Verdict};
+
+    fn estimate(ms: f64) -> Option<Estimate> {
+        Some(Estimate {
+            value: ms,
+            low: ms * 0.9,
+            high: ms * 1.1,
+            method: "order statistics".to_string(),
+        })
+    }
+
+    fn point(role: CurveRole, rate: Option<u64>, p99: f64, verdict: Verdict) -> CurvePoint {
+        let slo = parse_slo("p99=2ms").unwrap();
+        let mut judgement = Judgement::not_measured(&slo, String::new());
+        judgement.verdict = verdict;
+        CurvePoint {
+            step: String::new(),
+            role,
+            target_iops: rate,
+            iops: rate.unwrap_or(2000) as f64,
+            latency_ms: vec![estimate(1.0), estimate(p99), estimate(p99 * 2.0)],
+            clock: LatencyClock::Intended,
+            partial: None,
+            slo: rate.map(|_| judgement),
+        }
+    }
+
+    fn curve() -> Curve {
+        Curve {
+            max_iops: Some(2000.0),
+            points: vec![
+                point(CurveRole::Max, None, 8.0, Verdict::NotMeasured),
+                point(CurveRole::Share(50.0), Some(1000), 1.5, Verdict::Met),
+                point(CurveRole::Share(100.0), Some(2000), 9.0, Verdict::Missed),
+            ],
+            slo: None,
+        }
+    }
+
+    #[test]
+    fn the_table_gives_each_percentile_with_its_interval_and_the_plot_grows_with_p99() {
+        let text = curve_results(&curve(), "f", &[], false);
+        assert!(text.contains("maximum rate: 2,000 IOPS"), "{text}");
+        assert!(text.contains("| 50%   | 1,000"), "{text}");
+        assert!(text.contains("1.500 (1.350-1.650)"), "{text}");
+        assert!(text.contains("| missed"), "{text}");
+        let bars: Vec<usize> = text
+            .lines()
+            .filter(|l| l.contains(" IOPS |#"))
+            .map(|l| l.matches('#').count())
+            .collect();
+        assert_eq!(bars, [1, PLOT_WIDTH], "{text}");
+    }
+
+    #[test]
+    fn the_json_holds_the_curve_and_the_chart_draws_the_paced_points() {
+        let json: serde_json::Value =
+            serde_json::from_str(&curve_results(&curve(), "f", &[], true)).unwrap();
+        assert_eq!(json["curve"]["max_iops"], 2000.0);
+        assert_eq!(json["curve"]["points"][1]["role"], "share");
+        assert_eq!(json["curve"]["points"][1]["share_percent"], 50.0);
+        assert_eq!(json["curve"]["points"][2]["latency_ms"][1]["value"], 9.0);
+        let chart = curve_chart("a", "f", &curve());
+        assert_eq!(chart.kind, CURVE_CHART_KIND);
+        assert_eq!(chart.series.len(), 3);
+        assert_eq!(chart.series[1].x, [1000.0, 2000.0]);
+        assert_eq!(chart.series[1].y, [Some(1.5), Some(9.0)]);
+    }
+
+    #[test]
+    fn a_run_name_gives_back_its_slo() {
+        let slo = slo_of_run_name("randread curve --slo lat-p99.9=2.5ms").unwrap();
+        assert_eq!(slo.threshold, 2.5);
+        assert!(slo_of_run_name("randread curve").is_none());
+    }
+}
