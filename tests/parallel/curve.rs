@@ -1,7 +1,7 @@
 //! `sweep --curve` as one run (issue 31): the steps it chose as it went (the maximum, the
 //! shares, the SLO's bisection) are one sweep in the history, named so that `analyze` and the
 //! report give the curve and the SLO's answer back. The null engine with a service time: no
-//! device, and a maximum the model fixes (QD 4 / 1 ms = 4,000 IOPS at most).
+//! device; no measured figure is judged here (tests/alone/curve.rs judges them).
 
 use crate::common;
 
@@ -33,8 +33,6 @@ fn a_curve_is_one_run_in_the_history_and_analyze_gives_it_back() {
     ));
     let swept: Value = serde_json::from_str(&swept).unwrap();
     let points = swept["curve"]["points"].as_array().unwrap().len();
-    let max = swept["curve"]["max_iops"].as_f64().unwrap();
-    assert!(max <= 4000.0 * 1.01, "{max} IOPS at QD 4 with 1 ms per IO");
     assert!(points >= 3, "{swept:#}");
     let runs = common::ok(common::diskmeter_with_db(
         work.path(),
