@@ -179,7 +179,7 @@ pub fn curve_chart(anchor: &str, about: &str, curve: &Curve) -> ChartSpec {
         .iter()
         .filter(|p| p.target_iops.is_some() && p.partial.is_none())
         .collect();
-    let series = CURVE_PERCENTILES
+    let mut series: Vec<SeriesSpec> = CURVE_PERCENTILES
         .iter()
         .enumerate()
         .map(|(k, p)| SeriesSpec {
@@ -191,6 +191,23 @@ pub fn curve_chart(anchor: &str, about: &str, curve: &Curve) -> ChartSpec {
                 .collect(),
         })
         .collect();
+    // The SLO's bound across the curve, so the rate where p99 crosses it shows.
+    let span = paced.iter().map(|p| p.iops);
+    let ends = [
+        span.clone().fold(f64::MAX, f64::min),
+        span.fold(0.0, f64::max),
+    ];
+    if let (Some(slo), false) = (&curve.slo, paced.is_empty()) {
+        series.push(SeriesSpec {
+            label: format!(
+                "SLO {} <= {} ms",
+                slo.requirement.key(),
+                slo.requirement.threshold
+            ),
+            x: ends.to_vec(),
+            y: vec![Some(slo.requirement.threshold); 2],
+        });
+    }
     ChartSpec {
         id: format!("{anchor}-{CURVE_CHART_KIND}"),
         kind: CURVE_CHART_KIND.to_string(),
@@ -343,7 +360,7 @@ mod tests {
         assert_eq!(json["curve"]["points"][2]["latency_ms"][1]["value"], 9.0);
         let chart = curve_chart("a", "f", &curve());
         assert_eq!(chart.kind, CURVE_CHART_KIND);
-        assert_eq!(chart.series.len(), 3);
+        assert_eq!(chart.series.len(), 3, "no SLO, no bound line");
         assert_eq!(chart.series[1].x, [1000.0, 2000.0]);
         assert_eq!(chart.series[1].y, [Some(1.5), Some(9.0)]);
     }
