@@ -81,8 +81,9 @@ fn a_service_time_holds_the_slot_so_qd1_at_2ms_does_at_most_500_iops() {
     );
     println!("QD1, 2 ms fixed: {iops:.1} IOPS, clat {clat:.0} ns, lat {lat:.0} ns");
     assert!(iops <= 500.0, "{iops} IOPS at QD 1 with 2 ms per IO");
-    // The file is in memory: the device adds microseconds; the host may take a few %.
-    assert!(iops >= 450.0, "{iops} IOPS: the delay is not 2 ms");
+    // The file is in memory: the device adds microseconds, the worker's wake-up at each
+    // delay's end tens to hundreds (469.5 IOPS on a busy 2-core VM): not 20 % of 2 ms.
+    assert!(iops >= 400.0, "{iops} IOPS: the delay is not 2 ms");
     assert!(clat >= 2e6 && lat >= 2e6, "clat {clat} lat {lat}");
 }
 
