@@ -23,6 +23,7 @@ mod capture;
 mod capture_flow;
 mod check;
 mod control;
+mod curve;
 mod diskspd_throttles;
 mod emulate;
 mod engines;

@@ -228,6 +228,29 @@ fn ctrl_c_at_a_random_moment_of_a_sweep_keeps_the_finished_points() {
 }
 
 #[test]
+fn ctrl_c_at_a_random_moment_of_a_curve_keeps_the_finished_points() {
+    // The curve's steps are chosen as it goes (issue 31): the maximum, then four shares of
+    // 0.4 s, under a service time so the shares are paced below a rate the file can give.
+    let args = [
+        "sweep",
+        ".",
+        "--curve",
+        "--curve-shares=25,50,75,100",
+        "--qd=4",
+        "--throttle-latency=1ms",
+        "--point-time=400ms",
+        "--ramp=0",
+        "--size=16m",
+        "--charts=none",
+    ];
+    interrupt_trials("curve", &args, Duration::from_millis(1800), |v| {
+        let points = v["curve"]["points"].as_array().expect("points").len();
+        assert!(points < 5, "the curve was not cut short");
+        points
+    });
+}
+
+#[test]
 fn a_suite_killed_mid_way_keeps_its_finished_steps_in_the_history() {
     let (work, history) = (TestDir::new(), TestDir::new());
     let db = history.path().join("history.db");

@@ -22,6 +22,7 @@ mod concurrent_writers;
 mod corpus;
 mod crash;
 mod ctrl_c;
+mod curve;
 mod dashboard;
 mod diskspd;
 mod diskspd_corpus;

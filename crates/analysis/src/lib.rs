@@ -22,6 +22,7 @@
 
 pub mod burst;
 pub mod compare;
+pub mod curve;
 mod findings;
 mod matching;
 mod points;

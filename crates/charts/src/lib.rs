@@ -12,11 +12,14 @@
 
 mod axis;
 mod legend;
+mod output;
 pub mod spec;
 
+pub use output::{curve_output, sweep_output};
 pub use spec::{draw_spec, render_svg, ImageFormat};
 
 use diskmeter_analysis::{PointGroup, SweepPoint};
+use diskmeter_views::ChartSpec;
 use plotters::drawing::DrawingAreaErrorKind;
 use plotters::prelude::*;
 use plotters::style::{register_font, FontStyle};
@@ -319,6 +322,26 @@ pub fn write_sweep_charts(
         match write_charts(&folder, &about, &group.points) {
             Ok(files) => written.extend(files),
             Err(e) => errors.push(e),
+        }
+    }
+    (written, errors)
+}
+
+/// Writes each of `specs` into `dir` as `<kind>.svg` and `<kind>.png` ([`draw_spec`]): a
+/// sweep's IOPS-latency curve. Returns the files written and why any could not be.
+pub fn write_spec_charts(dir: &Path, specs: &[ChartSpec]) -> (Vec<PathBuf>, Vec<ChartError>) {
+    let (mut written, mut errors) = (Vec::new(), Vec::new());
+    if let Err(source) = std::fs::create_dir_all(dir) {
+        let path = dir.display().to_string();
+        return (written, vec![ChartError::Folder { path, source }]);
+    }
+    for spec in specs {
+        for extension in ["svg", "png"] {
+            let path = dir.join(format!("{}.{extension}", spec.kind));
+            match draw_spec(spec, &path) {
+                Ok(()) => written.push(path),
+                Err(e) => errors.push(e),
+            }
         }
     }
     (written, errors)

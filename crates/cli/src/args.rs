@@ -5,7 +5,9 @@
 
 use crate::UsageError;
 use clap::{Arg, ArgMatches, Args, Command, FromArgMatches};
-use diskmeter_orchestrator::{EmulateRequest, HistoryChoice, Settings, ThrottleLimits};
+use diskmeter_orchestrator::{
+    EmulateRequest, HistoryChoice, ServiceTime, Settings, ThrottleLimits,
+};
 use diskmeter_units::{parse_size, KbBase};
 use std::path::PathBuf;
 
@@ -41,6 +43,10 @@ pub struct ThrottleFlags {
     /// Cap the run's write bandwidth (e.g. 100MiB/s)
     #[arg(long, value_name = "RATE", help_heading = THROTTLE, value_parser = parse_bandwidth)]
     pub throttle_write_bw: Option<u64>,
+    /// Add a service time to every read and write at completion, its slot busy meanwhile:
+    /// 2ms (fixed), exp:2ms (exponential, that mean) or uniform:1ms-3ms; seeded per worker
+    #[arg(long, value_name = "DIST", help_heading = THROTTLE, value_parser = ServiceTime::parse)]
+    pub throttle_latency: Option<ServiceTime>,
 }
 
 /// An IOPS cap: a whole number of at least 1.
@@ -57,6 +63,7 @@ impl From<&ThrottleFlags> for ThrottleLimits {
             write_iops: flags.throttle_write_iops,
             read_bytes_per_sec: flags.throttle_read_bw,
             write_bytes_per_sec: flags.throttle_write_bw,
+            latency: flags.throttle_latency,
         }
     }
 }
@@ -215,6 +222,7 @@ mod tests {
             ["--throttle-iops", "5k"],
             ["--throttle-bw", "0"],
             ["--throttle-bw", "fast"],
+            ["--throttle-latency", "gamma:2ms"],
         ] {
             assert!(parse(&args).is_err(), "{args:?}");
         }

@@ -28,28 +28,7 @@ struct MergeArgs {
 pub fn command() -> Command {
     let merge = Command::new("merge")
         .about("Merge the JSON results of several hosts (ranks) of one run exactly")
-        .long_about(
-            "Merges diskmeter JSON results (`--output-format json` of `run`, one file per \
-             host or rank: an MPI run's ranks, a Kubernetes Indexed Job's pods, hosts run by \
-             hand) into the aggregate, exactly: counters are summed and the latency \
-             histograms every result carries are merged, so the percentiles are those of \
-             all the ranks' IOs together, not an average of percentiles. Rates are fio's \
-             group_reporting rates (bytes over the longest rank's runtime); the scale-out \
-             figures add IOR's aggregate bandwidth and IOPS (total over the time from the \
-             earliest start to the latest end) beside the sum of the ranks' own rates, and \
-             each stonewall phase's start skew between the ranks.\n\n\
-             Rank order is each result's rank (`run --rank`, MPI) when every file has one, \
-             else the order of the files. The results must be of the same workload: the \
-             same jobs with the same options, except where each host's files are \
-             (filename, directory, filename_format), its offset in a shared file, its CPUs \
-             and memory nodes, its log paths and its pre/post commands. Results of a \
-             diskmeter before result schema 4 carry no histograms and are refused. Files \
-             of several steps (a suite's `--output-format json`, `diskmeter export`) are \
-             merged step by step.\n\n\
-             The merged run is not saved in the history.\n\n\
-             Exit codes: 0 ok; 1 a rank failed or was interrupted (the aggregate is still \
-             written); 2 a file cannot be read or the results cannot be merged.",
-        );
+        .long_about(diskmeter_views::run::MERGE_ABOUT);
     MergeArgs::augment_args(merge)
         .arg(crate::formats::terse_version_arg())
         .arg(

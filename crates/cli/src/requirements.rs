@@ -15,25 +15,7 @@ pub fn command() -> Command {
     // The about texts go after the derived options, so that nothing derived replaces them.
     RequirementsArgs::augment_args(Command::new("requirements"))
         .about("A saved capture as the guides' requirements checklist: p50, p90, p99, max and mean of IOPS, flushes, read %, random %, IO size, throughput, latency, queue depth, CPU and memory")
-        .long_about(
-            "Turns a capture (diskmeter capture) into the requirements checklist of the cloud \
-             storage guides: one row per metric, columns p50, p90, p99, max and mean.\n\n\
-             Percentiles of rate rows (IOPS, flushes/s, MiB/s, queue depth, CPU, memory) are over the \
-             capture's intervals (p90: 90 % of the intervals were at or below it); the mean is \
-             time-weighted. Ratio rows (read %, IO size, latency from r_await/w_await/f_await) take \
-             the intervals that had IO in that direction and their mean is IO-weighted. Percentiles \
-             are nearest-rank values from HDR histograms, within 0.1 %; max and mean are exact.\n\n\
-             What counters cannot know is \"unknown\" (null in JSON): the random share, the IO \
-             size distribution (only its mean), and device latency and queue depth per IO. A \
-             capture made with --trace fills them, for the whole capture only (a trace is not \
-             split into intervals, so inside a window they stay unknown).\n\n\
-             Device rows sum the chosen devices (--device, repeatable; default: every captured \
-             device except partitions of a captured disk).\n\n\
-             Windows (--window normal=09:00-18:00,peak=12:00-13:00,night=22:00-06:00) pick \
-             intervals by the time of day their start falls at, in UTC unless --utc-offset is \
-             given (the capture stores UTC times only); a window whose end is not after its \
-             start crosses midnight.",
-        )
+        .long_about(diskmeter_views::requirements::REQUIREMENTS_ABOUT)
         .arg(db_arg())
 }
 

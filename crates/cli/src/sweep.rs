@@ -5,11 +5,14 @@
 use crate::session;
 use crate::{args, write_output, Status, UsageError};
 use clap::{ArgMatches, Args, Command, FromArgMatches};
-use diskmeter_analysis::PointGroup;
+use diskmeter_analysis::curve::{self, Curve};
+use diskmeter_charts::{curve_output, sweep_output};
+use diskmeter_history::StoredRun;
 use diskmeter_orchestrator::{
     test_file, Batch, CommandKind, FinishedStep, Outcome, RunPlan, Session, Sink, SinkError, Step,
     StepContext,
 };
+use diskmeter_suites::curve::CurvePlan;
 use diskmeter_suites::sweep::{Grid, Point, PointTiming};
 use diskmeter_views::sweep::text::{self, AutoStopSummary};
 use std::io::IsTerminal;
@@ -21,21 +24,7 @@ const SWEEP_FILE: &str = "diskmeter-sweep.dat";
 #[derive(Args)]
 #[command(
     about = "Sweep queue depth x block size and infer the device's IOPS cap, bandwidth cap and crossover",
-    long_about = "Runs a grid of short runs (direct IO) over --qd x --bs (x --rw x --numjobs), then \
-        says what the curves show: the IOPS and bandwidth ceilings (only where curves \
-        flatten and block sizes agree), the crossover block size, what limits each size, \
-        the queue-depth knee, QD1 latency, Little's law at every point, the throttling \
-        signature and the nearest published tiers. Writes a table, a summary and charts \
-        (SVG and PNG: IOPS vs QD, MiB/s vs block size, latency vs QD) into --charts DIR. \
-        Each point ends once it is steady (--point-time auto: 200 ms samples, the last \
-        second's within 5 % of their mean and the mean known to +-3 %, at most \
-        --point-max), or runs a fixed --point-time. The default grid (8 x 5 points, a \
-        0.5 s ramp and at most 3 s each) takes 1 to 2.5 minutes. \
-        TARGET as for `diskmeter suite` (default ./diskmeter-sweep.dat, 1 GiB). \
-        A point cut short (Ctrl-C, SIGTERM, ENOSPC, an IO error) is listed as partial, \
-        with why, and left out of the analysis; with too few whole points for a curve \
-        (no block size with two queue depths) nothing is inferred.\n\n\
-        Exit codes: 0 ok; 1 a point failed or the sweep was interrupted; 2 usage error."
+    long_about = text::SWEEP_ABOUT
 )]
 struct SweepArgs {
     /// File, folder or block device
@@ -74,6 +63,19 @@ struct SweepArgs {
     /// normal: table and summary; json: points and analysis
     #[arg(long, value_name = "FORMAT", value_parser = ["normal", "json"], default_value = "normal")]
     output_format: String,
+    /// Run the IOPS-latency curve instead of the grid: the maximum rate, then paced shares
+    #[arg(long)]
+    curve: bool,
+    /// Shares of the maximum rate the curve paces at, percent
+    #[arg(
+        long,
+        value_name = "LIST",
+        default_value = "10,20,30,40,50,60,70,80,90,100"
+    )]
+    curve_shares: String,
+    /// Find the highest rate meeting this latency SLO (implies --curve): p99=2ms, p99.9=5ms
+    #[arg(long, value_name = "PCT=TIME")]
+    slo: Option<String>,
 }
 
 /// The `sweep` subcommand's definition.
@@ -88,6 +90,8 @@ pub fn main(matches: &ArgMatches) -> anyhow::Result<Status> {
     let quiet = args::quiet(matches);
     let grid = Grid::parse(&sweep.qd, &sweep.numjobs, &sweep.bs, &sweep.rw)
         .map_err(|e| UsageError(e.to_string()))?;
+    let curve = curve::curve_options(sweep.curve, &sweep.curve_shares, sweep.slo.as_deref())
+        .map_err(|e| UsageError(e.to_string()))?;
     let mut session = Session::open(args::settings(matches)?)?;
     let target = session.emulated_device().map_or_else(
         || test_file(sweep.target.as_deref(), SWEEP_FILE),
@@ -100,6 +104,11 @@ pub fn main(matches: &ArgMatches) -> anyhow::Result<Status> {
         point_max: sweep.point_max.clone(),
         ramp: sweep.ramp.clone(),
     };
+    if let Some((shares, slo)) = curve {
+        let plan = CurvePlan::of(&grid, shares, slo, (target, size, timing));
+        let plan = plan.ok_or_else(|| UsageError("the lists give no point".into()))?;
+        return run_curve(matches, &sweep, session, plan);
+    }
     let jobs = grid
         .jobs(&target, size, &timing)
         .map_err(|e| UsageError(e.to_string()))?;
@@ -122,11 +131,16 @@ pub fn main(matches: &ArgMatches) -> anyhow::Result<Status> {
             .steps
             .iter()
             .map(|s| (s.index, s.name.as_str(), &s.result));
-        let json = sweep.output_format == "json";
-        let charts = charts_folder(sweep.charts.as_ref());
+        let (json, dir) = (sweep.output_format == "json", charts_folder(&sweep.charts));
         let auto_stop = AutoStopSummary::of(outcome.results());
-        let target = target.display().to_string();
-        let mut text = analyse_and_render(&grid.groups(steps), &target, charts, json, auto_stop);
+        let target = &target.display().to_string();
+        let groups = &grid.groups(steps);
+        let mut text = shown(sweep_output(
+            groups,
+            target,
+            (dir.as_deref(), json),
+            auto_stop,
+        ));
         if !json {
             text.push_str(&text::stopped(outcome.steps.len(), outcome.planned_steps));
         }
@@ -135,35 +149,78 @@ pub fn main(matches: &ArgMatches) -> anyhow::Result<Status> {
 }
 
 /// `--charts DIR`: the folder for the charts ([`diskmeter_charts::sweep_folder`]).
-pub(crate) fn charts_folder(given: Option<&String>) -> Option<PathBuf> {
-    diskmeter_charts::sweep_folder(given.map(String::as_str))
+pub(crate) fn charts_folder(given: &Option<String>) -> Option<PathBuf> {
+    diskmeter_charts::sweep_folder(given.as_deref())
 }
 
-/// Writes each pattern's charts into `charts_dir` (saying on stderr why any are missing)
-/// and renders the tables and summaries, or the JSON document ([`text::results`]): shared
-/// by `sweep` and `analyze`.
-pub(crate) fn analyse_and_render(
-    groups: &[PointGroup],
-    target: &str,
-    charts_dir: Option<PathBuf>,
+/// The text of a sweep's output, saying on stderr why any chart is missing.
+fn shown((text, errors): (String, Vec<diskmeter_charts::ChartError>)) -> String {
+    errors.iter().for_each(|e| eprintln!("diskmeter: {e}"));
+    text
+}
+
+/// A saved sweep analysed again (`analyze`): its curve, or its grid's points grouped by
+/// pattern ([`diskmeter_analysis::points_of_steps`]).
+pub(crate) fn analyse_run(
+    run: &StoredRun,
+    dir: Option<&Path>,
     json: bool,
-    auto_stop: Option<AutoStopSummary>,
-) -> String {
-    let charts = charts_dir.map_or_else(Vec::new, |dir| {
-        let (files, errors) = diskmeter_charts::write_sweep_charts(&dir, target, groups);
-        errors.iter().for_each(|e| eprintln!("diskmeter: {e}"));
-        files
-    });
-    text::results(groups, target, &charts, json, auto_stop)
+) -> anyhow::Result<String> {
+    let steps = run.steps.iter().map(|s| (s.name.as_str(), &s.result));
+    let (first, target) = (
+        run.steps.first().map(|s| s.name.as_str()),
+        &run.summary.target,
+    );
+    if first.is_some_and(|name| curve::parse_curve_step_name(name).is_some()) {
+        let slo = diskmeter_views::sweep::curve::slo_of_run_name(&run.summary.name);
+        return Ok(shown(curve_output(
+            &Curve::of(steps, slo.as_ref()),
+            target,
+            (dir, json),
+        )));
+    }
+    let groups = diskmeter_analysis::points_of_steps(steps)
+        .map_err(|e| anyhow::anyhow!("{e} (analyze takes runs saved by diskmeter sweep)"))?;
+    Ok(shown(sweep_output(&groups, target, (dir, json), None)))
 }
 
-/// A sweep's points rebuilt from its steps in the history, grouped by pattern
-/// ([`diskmeter_analysis::points_of_steps`]).
-pub(crate) fn points_from_steps(
-    steps: &[diskmeter_history::StoredStep],
-) -> anyhow::Result<Vec<PointGroup>> {
-    diskmeter_analysis::points_of_steps(steps.iter().map(|s| (s.name.as_str(), &s.result)))
-        .map_err(|e| anyhow::anyhow!("{e} (analyze takes runs saved by diskmeter sweep)"))
+/// Runs `plan`'s curve: the maximum, then the steps it chooses from the results so far, as
+/// one run of the orchestrator; then the curve, its chart and the SLO's answer.
+fn run_curve(
+    matches: &ArgMatches,
+    sweep: &SweepArgs,
+    mut session: Session,
+    plan: CurvePlan,
+) -> anyhow::Result<Status> {
+    let (name, job) = plan.first_step().map_err(|e| UsageError(e.to_string()))?;
+    let mut batch = Batch::new(CommandKind::Sweep, vec![Step::new(name, vec![job])]);
+    (batch.name, batch.target) = (Some(plan.run_name()), Some(plan.target.clone()));
+    batch.shared_files = vec![plan.target.clone()];
+    let mut failed = None;
+    let mut next = |done: &[FinishedStep]| {
+        let steps = plan.next_steps(done.iter().map(|s| (s.name.as_str(), &s.result)));
+        let steps = steps.map_err(|e| failed = Some(e)).unwrap_or_default();
+        steps
+            .into_iter()
+            .map(|(name, job)| Step::new(name, vec![job]))
+            .collect()
+    };
+    let dry_run = session.settings().dry_run;
+    let mut sink = PointSink::new(std::slice::from_ref(&plan.point), dry_run, true);
+    let outcome = session.run_adaptive(&batch, &mut [&mut sink], &mut next);
+    session::conclude_after(outcome, args::quiet(matches), |outcome| {
+        if let Some(e) = failed.take() {
+            return Err(UsageError(e.to_string()).into());
+        } else if outcome.dry_run {
+            return Ok(());
+        }
+        let steps = outcome.steps.iter().map(|s| (s.name.as_str(), &s.result));
+        let (dir, json) = (charts_folder(&sweep.charts), sweep.output_format == "json");
+        let curve = Curve::of(steps, plan.slo.as_ref());
+        let target = &plan.target.display().to_string();
+        let text = shown(curve_output(&curve, target, (dir.as_deref(), json)));
+        Ok(write_output(matches.get_one::<String>("output"), &text)?)
+    })
 }
 
 /// The points on the terminal: with `--dry-run` one line per point of `grid` with its

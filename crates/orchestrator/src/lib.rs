@@ -66,7 +66,7 @@ pub use capture_session::{
 pub use diskmeter_engine::sys::is_block_device;
 pub use diskmeter_history::Warmup;
 pub use diskmeter_runner::prepare::RunPlan;
-pub use diskmeter_runner::{LiveCounters, ThrottleLimits};
+pub use diskmeter_runner::{LiveCounters, ServiceTime, ThrottleLimits};
 pub use diskmeter_workload::rank::RankPlace;
 pub use emulation::EmulateRequest;
 pub use error::OrchestrateError;

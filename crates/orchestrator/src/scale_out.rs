@@ -13,18 +13,22 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, SystemTime};
 
+/// `steps` as the rank at `place` runs them: every job with the rank's names replaced.
+pub(crate) fn steps_for_rank(steps: &[Step], place: &RankPlace) -> Vec<Step> {
+    steps
+        .iter()
+        .map(|step| Step {
+            name: step.name.clone(),
+            jobs: step.jobs.iter().map(|job| place.job(job)).collect(),
+        })
+        .collect()
+}
+
 /// `batch` as the rank at `place` runs it: every step's jobs with the rank's names
 /// replaced, and the shared files, the warmed files and the target likewise.
 pub(crate) fn batch_for_rank(batch: &Batch, place: &RankPlace) -> Batch {
     Batch {
-        steps: batch
-            .steps
-            .iter()
-            .map(|step| Step {
-                name: step.name.clone(),
-                jobs: step.jobs.iter().map(|job| place.job(job)).collect(),
-            })
-            .collect(),
+        steps: steps_for_rank(&batch.steps, place),
         shared_files: batch.shared_files.iter().map(|p| place.path(p)).collect(),
         warms: batch.warms.iter().map(|p| place.path(p)).collect(),
         target: batch.target.as_deref().map(|p| place.path(p)),

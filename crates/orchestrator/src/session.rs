@@ -11,7 +11,7 @@ use crate::ranks::{Cluster, Health, Ranks, Stage};
 use crate::scale_out::{self, StepGate};
 use crate::signals;
 use crate::sink::{Note, Sink, StepContext};
-use crate::step::{Batch, FinishedStep, Outcome};
+use crate::step::{Batch, FinishedStep, Outcome, Step};
 use diskmeter_report::RunResult;
 use diskmeter_runner::layout::identity_at;
 use diskmeter_runner::memory;
@@ -118,13 +118,22 @@ impl Session {
     /// Runs `batch` step by step, delivering each event to `sinks` and each finished step to
     /// the history; see the crate documentation for the order of work.
     pub fn run(&mut self, batch: &Batch, sinks: &mut [&mut dyn Sink]) -> Outcome {
-        let ranked;
-        let batch = match &self.settings.rank {
-            Some(place) => {
-                ranked = scale_out::batch_for_rank(batch, place);
-                &ranked
-            }
-            None => batch,
+        self.run_adaptive(batch, sinks, &mut |_| Vec::new())
+    }
+
+    /// Runs `batch` as [`Session::run`] does, then the steps `next_steps` chooses from the
+    /// steps finished so far (a sweep's curve: maximum, shares, bisection), each time those
+    /// have run, until it chooses none: one run in the history, ended by an interrupt, a
+    /// failed step or an error as a fixed batch is. A cluster runs `batch` only.
+    pub fn run_adaptive(
+        &mut self,
+        batch: &Batch,
+        sinks: &mut [&mut dyn Sink],
+        next_steps: &mut dyn FnMut(&[FinishedStep]) -> Vec<Step>,
+    ) -> Outcome {
+        let mut batch = match &self.settings.rank {
+            Some(place) => scale_out::batch_for_rank(batch, place),
+            None => batch.clone(),
         };
         let cluster = self.cluster();
         let mut outcome = Outcome {
@@ -146,7 +155,7 @@ impl Session {
         if !problems.is_empty() {
             outcome.error = Some(OrchestrateError::Invalid { problems });
         } else if !self.settings.dry_run && batch.steps.len() > 1 {
-            if let Err(error) = self.guard_ahead(batch) {
+            if let Err(error) = self.guard_ahead(&batch) {
                 outcome.error = Some(OrchestrateError::Run(error));
             }
         }
@@ -191,7 +200,18 @@ impl Session {
                     .map(|(path, _)| path.clone()),
             );
         }
-        for index in 0..batch.steps.len() {
+        let mut index = 0;
+        loop {
+            if index == batch.steps.len() {
+                let more = match &cluster {
+                    None if !self.settings.dry_run => next_steps(&outcome.steps),
+                    _ => Vec::new(),
+                };
+                if more.is_empty() || !self.add_steps(&mut batch, more, &mut outcome) {
+                    break;
+                }
+            }
+            let batch = &batch;
             // Ranks stop together, after a step's verdict (below); a rank that sees a signal
             // between two steps says so in the next step's rounds.
             if cluster.is_none() && self.stop.load(Ordering::Relaxed) {
@@ -255,6 +275,7 @@ impl Session {
             } else if stop_here {
                 break;
             }
+            index += 1;
         }
         if !self.settings.keep_files && !self.settings.dry_run {
             for (path, made) in batch.shared_files.iter().zip(made) {
@@ -276,10 +297,29 @@ impl Session {
                 && outcome.steps.len() == outcome.planned_steps
                 && outcome.steps.iter().all(|s| !s.failed());
             if whole {
-                history.record_warmups(batch);
+                history.record_warmups(&batch);
             }
         }
         self.finish(outcome, history, live, sinks)
+    }
+
+    /// Appends the steps `next_steps` chose to `batch` (for this rank), or says why they
+    /// cannot run (invalid options) in `outcome`: false then.
+    fn add_steps(&self, batch: &mut Batch, more: Vec<Step>, outcome: &mut Outcome) -> bool {
+        let problems: Vec<_> = more
+            .iter()
+            .flat_map(|step| step.jobs.iter().flat_map(diskmeter_workload::validate))
+            .collect();
+        if !problems.is_empty() {
+            outcome.error = Some(OrchestrateError::Invalid { problems });
+            return false;
+        }
+        batch.steps.extend(match &self.settings.rank {
+            Some(place) => scale_out::steps_for_rank(&more, place),
+            None => more,
+        });
+        outcome.planned_steps = batch.steps.len();
+        true
     }
 
     /// Whether `file` was warmed (by a warm-up batch, see [`Batch::warms`]) since the machine

@@ -32,6 +32,7 @@ pub mod placement;
 pub mod prepare;
 pub mod replay;
 pub mod safety;
+pub mod service_time;
 mod sizes;
 mod skew;
 pub mod steady;
@@ -52,6 +53,7 @@ use std::sync::Arc;
 pub use error::{FailedIo, RunError, ThrottleError};
 pub use monitor::SteadyStateOutcome;
 pub use prepare::{resolve, PlanOptions};
+pub use service_time::{ServiceTime, ServiceTimeError};
 pub use throttle::ThrottleLimits;
 
 /// Counters the workers add to as IOs complete, read by the live progress view.
@@ -564,6 +566,7 @@ fn worker_context<'a>(
         iolog,
         steady,
         throttle,
+        service_time: plan.throttle.latency,
         links: coordination::Links::default(),
     }
 }

@@ -43,6 +43,9 @@ pub struct ThrottleLimits {
     pub read_bytes_per_sec: Option<u64>,
     /// Bytes written per second.
     pub write_bytes_per_sec: Option<u64>,
+    /// A service time added to every read and write at completion (`--throttle-latency`;
+    /// [`crate::service_time`]).
+    pub latency: Option<crate::service_time::ServiceTime>,
 }
 
 impl ThrottleLimits {

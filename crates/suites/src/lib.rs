@@ -4,11 +4,12 @@
 //! Pure data: a suite is built from its name and the user's [`SuiteOptions`] into
 //! [`Step`]s of [`JobSpec`]s; the CLI runs each step, and `diskmeter_views::suite::table`
 //! turns the results into the suite's table ([`Layout`] says how). A sweep's grid of points
-//! and their jobs is here too ([`sweep`]). Nothing here touches a file or a device.
+//! and their jobs is here too ([`sweep`]), and its IOPS-latency curve ([`curve`]). Nothing here touches a file or a device.
 
 #![forbid(unsafe_code)]
 
 mod catalog;
+pub mod curve;
 pub mod expect;
 pub mod sweep;
 

@@ -13,6 +13,7 @@
 //! why, and the charts draw whole points only.
 
 mod charts;
+pub mod curve;
 #[cfg(test)]
 pub(crate) mod tests;
 pub mod text;
@@ -31,6 +32,10 @@ use diskmeter_units::{format_size_suffix, format_thousands, KbBase};
 /// The section of a sweep run.
 pub fn section(_store: &HistoryStore, run: &StoredRun) -> Result<Section, ViewError> {
     let id = run.summary.id;
+    let first = run.steps.first().map(|s| s.name.as_str());
+    if first.is_some_and(|n| diskmeter_analysis::curve::parse_curve_step_name(n).is_some()) {
+        return Ok(curve::section(run));
+    }
     let groups =
         points_of_steps(run.steps.iter().map(|s| (s.name.as_str(), &s.result))).map_err(|e| {
             ViewError::Unusable {

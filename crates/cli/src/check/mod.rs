@@ -24,33 +24,7 @@ pub fn command() -> Command {
     // The about texts go after the derived options, so that nothing derived replaces them.
     CheckArgs::augment_args(Command::new("check"))
         .about("Check a saved result against requirements (a capture's level, --require) or a guide's published figures (--expect): met, missed or within noise; exit 1 on a miss")
-        .long_about(
-            "Judges a saved result (diskmeter history) against requirements and prints one \
-             line per requirement: MET, MISSED or WITHIN NOISE, the measured figure with its \
-             95 % interval, the bound and the margin (how far past the bound, in percent of \
-             it). Met: the interval clears the bound; missed: it lies wholly on the wrong \
-             side; within noise: it straddles the bound. Rates: batch means over the step's \
-             1 s samples; latency percentiles: order statistics of the step's histogram \
-             (+-0.1 %). A run paced at the required rate (a replay at level L checked against \
-             L) is met when its interval reaches the rate and missed below it, with how late \
-             its IOs went out. Latency of a rate-limited or replayed run is judged from the \
-             intended issue time. A partial step is not judged.\n\n\
-             Exit codes: 0 nothing missed (within noise passes; --strict makes it fail); 1 a \
-             requirement missed or not measured; 2 bad input.\n\n\
-             --capture ID --level p90: the capture's checklist (diskmeter requirements) at that \
-             level: IOPS (total, read, write) and MiB/s as minimums; its latency as maximums \
-             of the same statistic: per-IO percentiles where the capture was traced, else the \
-             level of its 1 s mean latencies (await) against the level of the step's 1 s mean \
-             latencies (keys read-await-p90, ...), never a per-IO percentile.\n\n\
-             --require iops=5000,read-lat-p99=2ms,mibps=200: rates are minimums, latencies \
-             (a bare number is ms) maximums; lat-p99 takes reads and writes together.\n\n\
-             --expect PROFILE: a guide's published figures (--list-expect lists them); each \
-             is matched to the run's step of the same name (a one-step run is taken as the \
-             profile's step when the profile has one step). \"~N\" is required at 90 % of N \
-             or more, \"N+\" at N or more, \"< N\" below N.\n\n\
-             A run of several steps (a suite, a sweep) needs --step NAME for --capture and \
-             --require.",
-        )
+        .long_about(diskmeter_views::check::CHECK_ABOUT)
         .arg(db_arg())
 }
 

@@ -308,10 +308,8 @@ pub fn analyze_main(matches: &ArgMatches) -> anyhow::Result<Status> {
         let text = diskmeter_views::burst::of_run(&run, json);
         return finish(args.output.as_ref(), &text);
     }
-    let groups = crate::sweep::points_from_steps(&run.steps)?;
-    let charts = crate::sweep::charts_folder(args.charts.as_ref());
-    let mut text =
-        crate::sweep::analyse_and_render(&groups, &run.summary.target, charts, json, None);
+    let dir = crate::sweep::charts_folder(&args.charts);
+    let mut text = crate::sweep::analyse_run(&run, dir.as_deref(), json)?;
     if !json && (run.summary.partial || run.summary.unfinished) {
         text.push_str(&format!(
             "Sweep {} is partial (interrupted, stopped on an error or never finished): {} \

@@ -198,6 +198,11 @@ pub fn resolve(jobs: &[JobSpec], options: &PlanOptions) -> Result<RunPlan, RunEr
             options.throttle.describe()
         ));
     }
+    if let Some(latency) = options.throttle.latency {
+        let what = "added to each read and write at completion, its slot busy meanwhile";
+        plan.notes
+            .push(format!("in-engine service time: {latency}, {what}"));
+    }
     let (mut group_id, mut phase) = (0u32, 0u32);
     let mut index = TargetIndex::default();
     // Every file a job or clone has taken so far (fio's "already allocated" list).

@@ -128,7 +128,10 @@ impl<C: Clock, E: IoEngine + ?Sized> Worker<'_, C, E> {
         let queue = &mut self.queue;
         let pending = queue.just_queued.len();
         // Held IOs must go at their turn, so completions are polled, not waited for.
-        let min = if wake_at.is_some() && (!queue.free.is_empty() || !queue.held.is_empty()) {
+        // So are the IOs serving a service time, which must leave when it ends.
+        let min = if wake_at.is_some()
+            && (!queue.free.is_empty() || !queue.held.is_empty() || !queue.delayed.is_empty())
+        {
             0
         } else {
             self.shape.complete_min.min(queue.in_flight + pending)
@@ -155,7 +158,7 @@ impl<C: Clock, E: IoEngine + ?Sized> Worker<'_, C, E> {
         }
         if pending > 0 {
             queue.in_flight += pending;
-            self.tally.depth.record(queue.in_flight as u32);
+            self.tally.depth.record(queue.busy() as u32);
         }
         let mut waited = false;
         if let (0, Some(due)) = (min, wake_at) {
@@ -180,13 +183,41 @@ impl<C: Clock, E: IoEngine + ?Sized> Worker<'_, C, E> {
         Ok(Reaped { min, waited })
     }
 
-    /// Counts the completions of the last reap.
+    /// Counts the completions of the last reap; under an emulated service time a read or
+    /// write that succeeded first serves it in its slot ([`Self::release_served`]).
     #[inline]
     pub(super) fn account(&mut self) {
         let done = self.clock.now_ns();
         for k in 0..self.queue.completions.len() {
             let completion = self.queue.completions[k];
+            if let Some(delays) = &mut self.delays {
+                let slot = &self.queue.slots[completion.slot as usize];
+                if matches!(slot.op, SlotOp::Transfer(_)) && completion.result >= 0 {
+                    let end = done + delays.next_ns();
+                    self.queue.in_flight -= 1;
+                    self.queue.delayed.push((end, completion));
+                    continue;
+                }
+            }
             self.account_one(completion, done);
+        }
+    }
+
+    /// Counts the IOs whose service time has ended by `now`, as completed now: the time they
+    /// served is in their latencies, and their slots are free again.
+    #[cold]
+    pub(super) fn release_served(&mut self, now: u64) {
+        let mut k = 0;
+        while k < self.queue.delayed.len() {
+            let (end, completion) = self.queue.delayed[k];
+            if end <= now {
+                self.queue.delayed.swap_remove(k);
+                // account_one takes it out of the engine's count: it was taken out already.
+                self.queue.in_flight += 1;
+                self.account_one(completion, now);
+            } else {
+                k += 1;
+            }
         }
     }
 

@@ -67,7 +67,7 @@ impl<C: Clock, E: IoEngine + ?Sized> Worker<'_, C, E> {
     pub(super) fn idle(&mut self, wake_at: Option<u64>) -> Result<bool, RunError> {
         let interrupted =
             self.ctx.stop.load(Ordering::Relaxed) || self.ctx.abort.load(Ordering::Relaxed);
-        let drained = self.queue.held.is_empty();
+        let drained = self.queue.held.is_empty() && self.queue.delayed.is_empty();
         if self.stopping
             && drained
             && self.failure.is_none()

@@ -87,7 +87,7 @@ impl<C: Clock, E: IoEngine + ?Sized> Worker<'_, C, E> {
                     if self.connections.as_ref().is_some_and(|c| c.draining) {
                         // A target closes once its IOs have completed (Iometer's
                         // connection-rate test), then opens again.
-                        if self.queue.in_flight + self.queue.just_queued.len() > 0 {
+                        if self.queue.busy() + self.queue.just_queued.len() > 0 {
                             break;
                         }
                         self.cycle_connections()?;
@@ -103,7 +103,7 @@ impl<C: Clock, E: IoEngine + ?Sized> Worker<'_, C, E> {
                     if let Some((op, file)) = self.syncs.pending {
                         // A sync covers the writes before it: wait until they have completed,
                         // then issue it alone.
-                        if self.queue.in_flight + self.queue.just_queued.len() > 0 {
+                        if self.queue.busy() + self.queue.just_queued.len() > 0 {
                             break;
                         }
                         let slot = self.queue.free.pop().unwrap_or_default();
@@ -116,7 +116,7 @@ impl<C: Clock, E: IoEngine + ?Sized> Worker<'_, C, E> {
                         if controls.ignore_think_for_rate {
                             self.pace.shift(controls.take_new_stall_ns());
                         }
-                        let in_flight = self.queue.in_flight + self.queue.just_queued.len();
+                        let in_flight = self.queue.busy() + self.queue.just_queued.len();
                         match controls.gate(now, in_flight) {
                             Gate::Go => {}
                             Gate::WaitUntil(due) => {
@@ -190,7 +190,7 @@ impl<C: Clock, E: IoEngine + ?Sized> Worker<'_, C, E> {
             let queue = &mut self.queue;
             mark_submitted(&mut queue.slots, &queue.just_queued, submitted);
             queue.in_flight += queue.just_queued.len();
-            self.tally.depth.record(queue.in_flight as u32);
+            self.tally.depth.record(queue.busy() as u32);
             return Ok(AfterIssue::IssueMore);
         }
         Ok(AfterIssue::Reap { wake_at })

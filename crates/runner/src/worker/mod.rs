@@ -163,6 +163,8 @@ pub struct WorkerContext<'a> {
     pub steady: Option<crate::monitor::SteadyHooks<'a>>,
     /// The run's shared throttle, if it has caps.
     pub throttle: Option<&'a crate::throttle::Throttle>,
+    /// The emulated service time added to each read and write (`--throttle-latency`).
+    pub service_time: Option<crate::service_time::ServiceTime>,
     /// What the worker shares with other jobs: `wait_for`, `exitall`, `flow`.
     pub links: crate::coordination::Links<'a>,
 }
@@ -238,7 +240,20 @@ struct Queue {
     completions: Vec<IoCompletion>,
     /// Slots queued in this pass, not yet committed.
     just_queued: Vec<u32>,
+    /// IOs the engine has.
     in_flight: usize,
+    /// Completed reads and writes serving their emulated service time (`--throttle-latency`),
+    /// with when it ends: their slots stay busy until then.
+    delayed: Vec<(u64, IoCompletion)>,
+}
+
+impl Queue {
+    /// IOs outstanding as the emulated device sees them: the engine's and those serving their
+    /// service time.
+    #[inline]
+    fn busy(&self) -> usize {
+        self.in_flight + self.delayed.len()
+    }
 }
 
 /// The worker: one job clone's IO loop and everything it counts.
@@ -287,6 +302,8 @@ pub(crate) struct Worker<'a, C: Clock, E: IoEngine + ?Sized> {
     failure: Option<RunError>,
     /// Data verification (fio `verify`); its writes are unique, so they get no stamps.
     verify: Option<Box<verify::VerifyRun>>,
+    /// Draws of the emulated service time (`--throttle-latency`), when there is one.
+    delays: Option<crate::service_time::ServiceDelays>,
 }
 
 /// What a pass of the loop does next after issuing.
@@ -352,7 +369,7 @@ impl<'a, C: Clock, E: IoEngine + ?Sized> Worker<'a, C, E> {
             stamp_len,
         };
         let pace = pacing::Pacing::new(job, plan, issues);
-        if pace.rate_limited || ctx.throttle.is_some() {
+        if pace.rate_limited || ctx.throttle.is_some() || ctx.service_time.is_some() {
             clock.want_precise_sleeps();
         }
         let throttled = ctx.throttle.is_some();
@@ -401,6 +418,7 @@ impl<'a, C: Clock, E: IoEngine + ?Sized> Worker<'a, C, E> {
                 completions: Vec::with_capacity(depth),
                 just_queued: Vec::with_capacity(batch),
                 in_flight: 0,
+                delayed: Vec::with_capacity(if ctx.service_time.is_some() { depth } else { 0 }),
             },
             syncs: Syncs {
                 every: [
@@ -432,6 +450,9 @@ impl<'a, C: Clock, E: IoEngine + ?Sized> Worker<'a, C, E> {
             stopping: false,
             failure: None,
             verify,
+            delays: ctx
+                .service_time
+                .map(|model| crate::service_time::ServiceDelays::new(model, plan.seed)),
         }
     }
 
@@ -487,9 +508,17 @@ impl<'a, C: Clock, E: IoEngine + ?Sized> Worker<'a, C, E> {
             if self.stopping && !self.queue.held.is_empty() {
                 self.cancel_held(now);
             }
+            if !self.queue.delayed.is_empty() {
+                self.release_served(now);
+            }
             let wake_at = match self.issue(now)? {
                 AfterIssue::IssueMore => continue,
                 AfterIssue::Reap { wake_at } => wake_at,
+            };
+            // An IO serving its service time is due out at its end.
+            let wake_at = match self.queue.delayed.iter().map(|&(end, _)| end).min() {
+                Some(end) => Some(wake_at.map_or(end, |w| w.min(end))),
+                None => wake_at,
             };
             if self.queue.in_flight + self.queue.just_queued.len() == 0 {
                 if self.idle(wake_at)? {

@@ -9,6 +9,7 @@ use super::{Worker, WorkerContext, WorkerOutcome};
 use crate::clock::ManualClock;
 use crate::gate::StartGate;
 use crate::prepare::{engine_choice, resolve, PlanOptions};
+use crate::service_time::ServiceTime;
 use crate::throttle::{Throttle, ThrottleLimits};
 use crate::LiveCounters;
 use diskmeter_engine::{
@@ -158,6 +159,16 @@ fn run_with(
     throttle: Option<&Throttle>,
     watch: impl FnOnce(&mut Watched),
 ) -> Run {
+    run_served(job, clock, (throttle, None), watch)
+}
+
+/// [`run_with`] with an emulated service time too.
+fn run_served(
+    job: JobSpec,
+    clock: &Arc<ManualClock>,
+    (throttle, service_time): (Option<&Throttle>, Option<ServiceTime>),
+    watch: impl FnOnce(&mut Watched),
+) -> Run {
     let plan = resolve(&[job], &PlanOptions::default()).unwrap();
     let (worker_plan, job) = (&plan.workers[0], &plan.jobs[0]);
     let (stop, abort) = (AtomicBool::new(false), AtomicBool::new(false));
@@ -179,6 +190,7 @@ fn run_with(
         iolog: None,
         steady: None,
         throttle,
+        service_time,
         links: Default::default(),
     };
     let mut engine = Watched::new(job, worker_plan.iodepth, Arc::clone(clock));
@@ -519,4 +531,34 @@ fn a_bandwidth_cap_counts_the_bytes_of_ios_the_random_map_shrank() {
         "{} bytes, wanted {wanted}",
         read.bytes
     );
+}
+
+#[test]
+fn a_service_time_keeps_the_slot_busy_so_littles_law_holds() {
+    // 1 s at QD 1 and QD 4 with a fixed 2 ms per IO on an instant engine: 500 and 2,000 IOPS,
+    // every latency at least 2 ms.
+    for (iodepth, expected) in [("1", 500u64), ("4", 2000)] {
+        let clock = manual_clock();
+        let options = [
+            ("size", "1g"),
+            ("rw", "randread"),
+            ("iodepth", iodepth),
+            ("time_based", "1"),
+            ("runtime", "1"),
+        ];
+        let served = Some(ServiceTime::Fixed { ns: 2_000_000 });
+        let r = run_served(job(&options), &clock, (None, served), |_| {});
+        let reads = r.reads();
+        assert!(
+            reads.abs_diff(expected) <= 4,
+            "QD {iodepth}: {reads} IOs in 1 s"
+        );
+        let lat = &r.outcome.stats.read.lat;
+        assert!(
+            lat.min() >= 2_000_000,
+            "QD {iodepth}: min lat {}",
+            lat.min()
+        );
+        assert!(r.outcome.stats.read.clat.min() >= 2_000_000);
+    }
 }

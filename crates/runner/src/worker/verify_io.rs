@@ -162,7 +162,7 @@ impl<C: Clock, E: IoEngine + ?Sized> Worker<'_, C, E> {
     /// issued.
     #[inline]
     pub(super) fn verify_backlog_if_due(&mut self) -> Result<(), RunError> {
-        if self.verify.is_none() || self.queue.in_flight > 0 || !self.queue.held.is_empty() {
+        if self.verify.is_none() || self.queue.busy() > 0 || !self.queue.held.is_empty() {
             return Ok(());
         }
         let blocks = match self.verify.as_deref_mut() {

@@ -15,6 +15,30 @@ use diskmeter_workload::JobSpec;
 use std::fmt::Write;
 use std::path::PathBuf;
 
+/// `diskmeter sweep --help`'s description (kept here, with the rest of the sweep's words).
+pub const SWEEP_ABOUT: &str = "Runs a grid of short runs (direct IO) over --qd x --bs (x --rw x \
+    --numjobs), then says what the curves show: the IOPS and bandwidth ceilings (only where \
+    curves flatten and block sizes agree), the crossover block size, what limits each size, \
+    the queue-depth knee, QD1 latency, Little's law at every point, the throttling signature \
+    and the nearest published tiers. Writes a table, a summary and charts (SVG and PNG: IOPS \
+    vs QD, MiB/s vs block size, latency vs QD) into --charts DIR. Each point ends once it is \
+    steady (--point-time auto: 200 ms samples, the last second's within 5 % of their mean \
+    and the mean known to +-3 %, at most --point-max), or runs a fixed --point-time. The \
+    default grid (8 x 5 points, a 0.5 s ramp and at most 3 s each) takes 1 to 2.5 minutes. \
+    TARGET as for `diskmeter suite` (default ./diskmeter-sweep.dat, 1 GiB). A point cut \
+    short (Ctrl-C, SIGTERM, ENOSPC, an IO error) is listed as partial, with why, and left \
+    out of the analysis; with too few whole points for a curve (no block size with two \
+    queue depths) nothing is inferred.\n\n\
+    --curve runs the IOPS-latency curve instead of the grid, at the first --rw, --bs and \
+    --numjobs and the deepest --qd: one unpaced point gives the maximum rate, then one point \
+    paced (fio's rate_iops, an even schedule) at each --curve-shares of it, latency measured \
+    from each IO's intended issue time; the table gives p50, p99 and p99.9 with their 95 % \
+    intervals, the chart is iops-vs-latency. --slo p99=2ms (p50, p90, p99.9, mean, max; \
+    read-/write- before it) then bisects between the two rates that bracket the bound until \
+    they are within 2 % and reports the highest rate whose interval stays under it: MET, \
+    WITHIN NOISE or MISSED, as check judges.\n\n\
+    Exit codes: 0 ok; 1 a point failed or the sweep was interrupted; 2 usage error.";
+
 /// How the points of an auto-stopped sweep ended.
 #[derive(Debug, Clone, Copy, Default, serde::Serialize)]
 pub struct AutoStopSummary {
