@@ -142,6 +142,8 @@ pub fn main(matches: &ArgMatches) -> anyhow::Result<Status> {
             auto_stop,
         ));
         if !json {
+            let points = outcome.steps.iter().map(|s| (s.name.as_str(), &s.result));
+            text.push_str(&diskmeter_views::burst::sweep_lines(points));
             text.push_str(&text::stopped(outcome.steps.len(), outcome.planned_steps));
         }
         Ok(write_output(matches.get_one::<String>("output"), &text)?)
@@ -181,7 +183,11 @@ pub(crate) fn analyse_run(
     }
     let groups = diskmeter_analysis::points_of_steps(steps)
         .map_err(|e| anyhow::anyhow!("{e} (analyze takes runs saved by diskmeter sweep)"))?;
-    Ok(shown(sweep_output(&groups, target, (dir, json), None)))
+    let mut text = shown(sweep_output(&groups, target, (dir, json), None));
+    if !json {
+        text += &diskmeter_views::burst::sweep_lines(diskmeter_views::burst::steps_of(run));
+    }
+    Ok(text)
 }
 
 /// Runs `plan`'s curve: the maximum, then the steps it chooses from the results so far, as

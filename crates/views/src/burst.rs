@@ -7,6 +7,22 @@ use diskmeter_report::RunResult;
 use diskmeter_units::{format_rate_binary, format_thousands};
 use serde::Serialize;
 
+/// `diskmeter analyze --help`'s description.
+pub const ANALYZE_ABOUT: &str = "Analyses a saved sweep again: ceilings, crossover, knees, \
+    tiers and charts (a curve sweep: its IOPS-latency curve and SLO answer); `last` is the \
+    newest sweep. Points whose step was interrupted or failed are listed as partial, with why, \
+    and left out of the analysis; with too few whole points for a curve nothing is inferred. \
+    Of any other saved run or suite (by ID), reads each step's per-second series for a burst \
+    bucket running dry: the burst rate, the baseline, when it stepped down, the bucket's size \
+    and the catalog tiers they match.";
+
+/// A saved run's steps as (name, result).
+pub fn steps_of(
+    run: &diskmeter_history::StoredRun,
+) -> impl Iterator<Item = (&str, &RunResult)> + '_ {
+    run.steps.iter().map(|s| (s.name.as_str(), &s.result))
+}
+
 /// One step's reading.
 #[derive(Debug, Serialize)]
 pub struct StepBurst {
@@ -45,12 +61,33 @@ fn ramp_ns(options: &[diskmeter_report::JobOption]) -> Option<u64> {
     diskmeter_units::parse_time_ns(&option.value, diskmeter_units::TimeUnit::Seconds).ok()
 }
 
+/// The sweep points whose own series stepped down, one line each (nothing when none did): a
+/// bucket that ran dry during a point means the points after it measured the baseline. Points
+/// shorter than 7 intervals are not read (an auto-stopped point lasts seconds).
+pub fn sweep_lines<'a>(points: impl IntoIterator<Item = (&'a str, &'a RunResult)>) -> String {
+    read_steps(points)
+        .into_iter()
+        .filter_map(|point| match point.burst {
+            BurstReading::StepDown(step) => Some(format!(
+                "Burst: point {} stepped down at {:.1} s from {} to {} (a bucket of {} ran \
+                 dry): the points after it measured the baseline.\n",
+                point.step,
+                step.step_s,
+                rate(step.measure, step.burst.mean),
+                rate(step.measure, step.baseline.mean),
+                credits(step.measure, step.bucket)
+            )),
+            _ => None,
+        })
+        .collect()
+}
+
 /// `analyze` of a saved run that is not a sweep: each step's reading as text (a heading
 /// naming the run, then each step's), or as JSON (`{"run", "kind", "partial", "steps":
 /// [{"step", "burst"}]}`). A partial run (interrupted, stopped on an error, never finished)
 /// says so: its series ends where it was cut, and a step is read from the seconds it has.
 pub fn of_run(run: &diskmeter_history::StoredRun, json: bool) -> String {
-    let steps = read_steps(run.steps.iter().map(|s| (s.name.as_str(), &s.result)));
+    let steps = read_steps(steps_of(run));
     let summary = &run.summary;
     let partial = summary.partial || summary.unfinished;
     if json {

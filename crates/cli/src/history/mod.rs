@@ -273,7 +273,7 @@ pub fn compare_main(matches: &ArgMatches) -> anyhow::Result<Status> {
 /// The options of `diskmeter analyze`.
 #[derive(Args)]
 struct AnalyzeArgs {
-    /// The sweep's id, or 'last' (the newest sweep)
+    /// A saved run's id, or 'last' (the newest sweep)
     #[arg(value_name = "ID")]
     id: String,
     /// Folder for the charts (default: diskmeter-sweep-<time> here); 'none' for no charts
@@ -292,10 +292,7 @@ pub fn analyze_command() -> Command {
     command::<AnalyzeArgs>(
         "analyze",
         "Analyse a saved sweep again, or a run's per-second series for a burst bucket",
-        "Analyses a saved sweep again: ceilings, crossover, knees, tiers and charts. \
-         Points whose step was interrupted or failed are listed as partial, with why, and \
-         left out of the analysis; with too few whole points for a curve nothing is \
-         inferred.",
+        diskmeter_views::burst::ANALYZE_ABOUT,
     )
 }
 
