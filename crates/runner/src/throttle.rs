@@ -99,8 +99,18 @@ impl ThrottleLimits {
     pub fn burst_problem(&self) -> Option<String> {
         let time = "--throttle-burst-time";
         let bursts = [
-            ("--throttle-burst-iops", "--throttle-iops", self.burst_iops, self.iops),
-            ("--throttle-burst-bw", "--throttle-bw", self.burst_bytes_per_sec, self.bytes_per_sec),
+            (
+                "--throttle-burst-iops",
+                "--throttle-iops",
+                self.burst_iops,
+                self.iops,
+            ),
+            (
+                "--throttle-burst-bw",
+                "--throttle-bw",
+                self.burst_bytes_per_sec,
+                self.bytes_per_sec,
+            ),
         ];
         for (flag, base_flag, burst, base) in bursts {
             let Some(burst) = burst else { continue };
@@ -114,7 +124,9 @@ impl ThrottleLimits {
                 _ => {}
             }
             if self.burst_ns.is_none() {
-                return Some(format!("{flag} needs {time}, how long a full bucket lasts at the burst rate"));
+                return Some(format!(
+                    "{flag} needs {time}, how long a full bucket lasts at the burst rate"
+                ));
             }
         }
         match self.burst_ns {
@@ -145,10 +157,20 @@ impl ThrottleLimits {
                 if let (Some(burst), Some(bucket)) = (burst, bucket) {
                     let seconds = self.burst_ns.unwrap_or(0) as f64 / 1e9;
                     let bucket = match name.ends_with("bandwidth") {
-                        true => diskmeter_units::format_bytes_binary(u64::try_from(bucket / NS_PER_SEC).unwrap_or(u64::MAX)),
-                        false => format!("{} IOs", diskmeter_units::format_thousands(u64::try_from(bucket / NS_PER_SEC).unwrap_or(u64::MAX))),
+                        true => diskmeter_units::format_bytes_binary(
+                            u64::try_from(bucket / NS_PER_SEC).unwrap_or(u64::MAX),
+                        ),
+                        false => format!(
+                            "{} IOs",
+                            diskmeter_units::format_thousands(
+                                u64::try_from(bucket / NS_PER_SEC).unwrap_or(u64::MAX)
+                            )
+                        ),
                     };
-                    text += &format!(" bursting to {} for {seconds} s (a bucket of {bucket})", rate(burst));
+                    text += &format!(
+                        " bursting to {} for {seconds} s (a bucket of {bucket})",
+                        rate(burst)
+                    );
                 }
                 Some(text)
             })
@@ -443,17 +465,28 @@ mod tests {
         // 4 s idle refills 2,000 credits: the IOs above the baseline's 500 a second until the
         // pace falls to the baseline are those credits (the first 1/20 s of them at once).
         let above = |grants: &[u64], from: u64| {
-            let fast = grants.windows(2).take_while(|w| w[1] - w[0] < 2_000_000).count();
+            let fast = grants
+                .windows(2)
+                .take_while(|w| w[1] - w[0] < 2_000_000)
+                .count();
             let seconds = (grants[fast] - from) as f64 / 1e9;
             (fast + 1) as f64 - 500.0 * seconds
         };
         let back = drained + 4_000_000_000;
         let grants = saturate(&t, back, 3000);
-        assert!((above(&grants, back) - 2000.0).abs() <= 2.0, "{}", above(&grants, back));
+        assert!(
+            (above(&grants, back) - 2000.0).abs() <= 2.0,
+            "{}",
+            above(&grants, back)
+        );
         // Idle far longer than the bucket takes to fill: full again, and no fuller.
         let later = grants[grants.len() - 1] + 3_600_000_000_000;
         let grants = saturate(&t, later, 3500 * 13);
-        assert!((above(&grants, later) - 36_000.0).abs() <= 2.0, "{}", above(&grants, later));
+        assert!(
+            (above(&grants, later) - 36_000.0).abs() <= 2.0,
+            "{}",
+            above(&grants, later)
+        );
     }
 
     #[test]
@@ -474,7 +507,10 @@ mod tests {
             })
             .collect();
         let in_burst = grants.iter().take_while(|&&g| g < 2_000_000_000).count();
-        assert!(in_burst.abs_diff(340) <= 1, "{in_burst} MiB in the first 2 s");
+        assert!(
+            in_burst.abs_diff(340) <= 1,
+            "{in_burst} MiB in the first 2 s"
+        );
         assert_eq!(grants[in_burst + 2] - grants[in_burst + 1], 10_000_000);
     }
 
@@ -490,7 +526,9 @@ mod tests {
         assert!(problem(with(None, Some(3500), Some(1))).contains("needs --throttle-iops"));
         assert!(problem(with(Some(500), Some(400), Some(1))).contains("--throttle-burst-iops 400"));
         assert!(problem(with(Some(500), Some(3500), None)).contains("needs --throttle-burst-time"));
-        assert!(problem(with(Some(500), Some(3500), Some(0))).starts_with("--throttle-burst-time 0"));
+        assert!(
+            problem(with(Some(500), Some(3500), Some(0))).starts_with("--throttle-burst-time 0")
+        );
         assert!(problem(with(Some(500), None, Some(1))).starts_with("--throttle-burst-time needs"));
         assert_eq!(with(Some(500), Some(3500), Some(1)).burst_problem(), None);
         assert_eq!(

@@ -1,9 +1,9 @@
-//! `diskmeter emulate list|profiles` on the terminal: one tab-separated line per emulated
+//! `diskmeter emulate list|profiles|create` on the terminal (and `emulate`'s long help): one tab-separated line per emulated
 //! disk set or profile, for people and `cut`.
 
 use diskmeter_emulate::{EmulatedDisk, Emulation};
 use diskmeter_plan::Catalog;
-use diskmeter_units::format_bytes_binary;
+use diskmeter_units::{format_bytes_binary, format_thousands};
 use std::fmt::Write;
 use std::path::Path;
 
@@ -23,7 +23,7 @@ pub fn emulations(list: &[Emulation]) -> String {
         let caps = &e.spec.caps;
         let _ = writeln!(
             out,
-            "{}\t{}\t{}\t{} IOPS r / {} IOPS w, {} r / {} w{}\t{}",
+            "{}\t{}\t{}\t{} IOPS r / {} IOPS w, {} r / {} w{}\t{}{}",
             e.spec.name,
             join(|d| &d.device),
             format_bytes_binary(e.spec.size_bytes),
@@ -32,7 +32,8 @@ pub fn emulations(list: &[Emulation]) -> String {
             rate(caps.read_bytes_per_sec),
             rate(caps.write_bytes_per_sec),
             if disks.len() > 1 { " per disk" } else { "" },
-            join(|d| &d.backing)
+            join(|d| &d.backing),
+            bucket(e)
         );
     }
     out
@@ -60,4 +61,57 @@ fn rate(value: Option<u64>) -> String {
     value.map_or("uncapped".to_string(), |v| {
         format!("{}/s", format_bytes_binary(v))
     })
+}
+
+/// `emulate`'s long help.
+pub const ABOUT: &str = "Emulates a throttled cloud disk on this machine: a loop device doing \
+    direct IO on a backing file, under a cgroup (v1 blkio or v2 io.max) that caps its IOPS and \
+    bandwidth, from a profile of the catalog (azure-p30 = 5,000 IOPS / 200 MiB/s, azure-p10, \
+    do-volume, ...) or given caps. Processes in the cgroup see a throttled volume; `diskmeter \
+    run|suite|sweep --emulate PROFILE` makes one for the run and puts its workers in it, and \
+    `diskmeter emulate exec NAME -- COMMAND` runs any command (diskmeter, fio) in an existing \
+    one's cgroup. `create --disks N` makes N disks, each capped on its own (a VM's stripe); \
+    cgroup rules are per device, so a VM-level cap across the disks is the in-engine \
+    throttle's: add --throttle-iops / --throttle-bw to the run.\n\n\
+    A bursting tier (azure-p10: 500 IOPS bursting to 3,500 for 30 minutes) or --burst-iops / \
+    --burst-bw / --burst-time give each disk a credit bucket: its caps are the baseline, the \
+    bucket starts full, holds (burst - baseline) x time credits, refills at the baseline, and \
+    while it holds credits a controller of diskmeter's raises the cgroup's caps to the burst \
+    rate (it rewrites them every 100 ms from the IO the disk did). The controller lives in the \
+    process that holds the emulation: `run --emulate`, or `create --foreground`, which keeps \
+    the emulation until Ctrl-C or SIGTERM and then removes it; a plain `create` keeps the \
+    baseline caps only. Needs root; without it, --throttle-iops, --throttle-bw and \
+    --throttle-burst-* on run, suite or sweep cap a run on any file instead.\n\n\
+    Exit codes: 0 ok; 1 a system step failed; 2 usage error.";
+
+/// The devices of a new emulation, one a line (what `emulate create` prints).
+pub fn devices(emulation: &Emulation) -> String {
+    let lines: Vec<String> = emulation
+        .disks()
+        .iter()
+        .map(|d| format!("{}\n", d.device.display()))
+        .collect();
+    lines.concat()
+}
+
+/// The credit bucket of an emulation, for `list`: "\tburst 3,500 IOPS for 30 min (bucket
+/// 5,400,000 IOs) per disk", empty without one.
+fn bucket(e: &Emulation) -> String {
+    let Some(burst) = e.spec.burst else {
+        return String::new();
+    };
+    let time = diskmeter_units::format_duration_ns(burst.time_ns);
+    let mut parts = Vec::new();
+    if let Some((_, up, size)) = burst.iops_bucket(&e.spec.caps) {
+        let (up, size) = (format_thousands(up), format_thousands(size));
+        parts.push(format!("{up} IOPS for {time} (bucket {size} IOs)"));
+    }
+    if let Some((_, up, size)) = burst.bytes_bucket(&e.spec.caps) {
+        let up = diskmeter_units::format_rate_binary(up as f64);
+        parts.push(format!(
+            "{up} for {time} (bucket {})",
+            format_bytes_binary(size)
+        ));
+    }
+    format!("\tbursts to {}", parts.join(", "))
 }
