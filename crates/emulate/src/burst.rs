@@ -311,5 +311,11 @@ mod tests {
         assert_eq!(p10.bytes_per_sec, Some(170 << 20));
         assert_eq!(p10.time_ns, 30 * 60 * 1_000_000_000);
         assert_eq!(tier_burst(&tier("P30")), None);
+        // gp2 as emulated (its smallest volume): 100 IOPS, 3,000 on 5.4 million credits.
+        let gp2 = crate::profile_burst("aws-gp2", &catalog).unwrap().unwrap();
+        let caps = crate::profile_caps("aws-gp2", &catalog).unwrap().1;
+        let (base, burst, size) = gp2.iops_bucket(&caps).unwrap();
+        assert_eq!((base, burst), (100, 3000));
+        assert!(size.abs_diff(5_400_000) <= 1, "{size}");
     }
 }
