@@ -59,6 +59,23 @@ impl Burst {
         self.bucket(base, self.bytes_per_sec)
     }
 
+    /// The bucket over `caps` in words: "bursts to 3,500 IOPS for 12.00 s (bucket 36,000
+    /// IOs), 170.0 MiB/s for 12.00 s (bucket 840.0 MiB)".
+    pub fn describe(&self, caps: &Caps) -> String {
+        use diskmeter_units::{format_bytes_binary, format_rate_binary, format_thousands};
+        let time = diskmeter_units::format_duration_ns(self.time_ns);
+        let mut parts = Vec::new();
+        if let Some((_, up, size)) = self.iops_bucket(caps) {
+            let (up, size) = (format_thousands(up), format_thousands(size));
+            parts.push(format!("{up} IOPS for {time} (bucket {size} IOs)"));
+        }
+        if let Some((_, up, size)) = self.bytes_bucket(caps) {
+            let (up, size) = (format_rate_binary(up as f64), format_bytes_binary(size));
+            parts.push(format!("{up} for {time} (bucket {size})"));
+        }
+        format!("bursts to {}", parts.join(", "))
+    }
+
     fn bucket(&self, base: Option<u64>, burst: Option<u64>) -> Option<(u64, u64, u64)> {
         let (base, burst) = (base?, burst?);
         let size = u128::from(burst.checked_sub(base)?) * u128::from(self.time_ns) / NS_PER_SEC;

@@ -69,6 +69,18 @@ impl EmulatedDisk {
         })
     }
 
+    /// What a run on the disk is told about it: its profile's bucket, when it bursts
+    /// ("emulated disk: 500 IOPS per direction, bursts to 3,500 IOPS for 12.00 s ...").
+    pub(crate) fn note(&self) -> Option<String> {
+        let spec = &self.guard.0.spec;
+        let burst = spec.burst?.describe(&spec.caps);
+        Some(format!(
+            "emulated disk {}: its caps are the baseline; {burst}, the bucket full at the start \
+             and played by a controller every 100 ms",
+            self.guard.0.device.display()
+        ))
+    }
+
     /// The throttled block device.
     pub(crate) fn device(&self) -> &Path {
         &self.guard.0.device

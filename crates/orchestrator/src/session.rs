@@ -427,6 +427,8 @@ impl Session {
                 RunError::Job { .. } => StepStop::Error(OrchestrateError::Job(e)),
                 e => StepStop::Error(OrchestrateError::Run(e)),
             })?;
+        plan.notes
+            .extend(self.emulated.as_ref().and_then(EmulatedDisk::note));
         if self.settings.dry_run {
             // A dry run shows what the memory guard would refuse instead of refusing.
             plan.notes.extend(memory_note(&plan));

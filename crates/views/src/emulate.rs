@@ -3,7 +3,7 @@
 
 use diskmeter_emulate::{EmulatedDisk, Emulation};
 use diskmeter_plan::Catalog;
-use diskmeter_units::{format_bytes_binary, format_thousands};
+use diskmeter_units::format_bytes_binary;
 use std::fmt::Write;
 use std::path::Path;
 
@@ -94,24 +94,10 @@ pub fn devices(emulation: &Emulation) -> String {
     lines.concat()
 }
 
-/// The credit bucket of an emulation, for `list`: "\tburst 3,500 IOPS for 30 min (bucket
-/// 5,400,000 IOs) per disk", empty without one.
+/// The credit bucket of an emulation, for `list`: "\tbursts to 3,500 IOPS for 30 min
+/// (bucket 5,400,000 IOs)", empty without one.
 fn bucket(e: &Emulation) -> String {
-    let Some(burst) = e.spec.burst else {
-        return String::new();
-    };
-    let time = diskmeter_units::format_duration_ns(burst.time_ns);
-    let mut parts = Vec::new();
-    if let Some((_, up, size)) = burst.iops_bucket(&e.spec.caps) {
-        let (up, size) = (format_thousands(up), format_thousands(size));
-        parts.push(format!("{up} IOPS for {time} (bucket {size} IOs)"));
-    }
-    if let Some((_, up, size)) = burst.bytes_bucket(&e.spec.caps) {
-        let up = diskmeter_units::format_rate_binary(up as f64);
-        parts.push(format!(
-            "{up} for {time} (bucket {})",
-            format_bytes_binary(size)
-        ));
-    }
-    format!("\tbursts to {}", parts.join(", "))
+    e.spec
+        .burst
+        .map_or(String::new(), |b| format!("\t{}", b.describe(&e.spec.caps)))
 }
