@@ -110,7 +110,7 @@ fn create(args: &CreateArgs, matches: &ArgMatches) -> anyhow::Result<()> {
     // Held in the foreground, it is this process's: a kill -9 leaves it to the next sweep.
     spec.owner_pid = args.foreground.then(std::process::id);
     let emulation = diskmeter_emulate::create(&spec).map_err(|error| {
-        let hint = diskmeter_emulate::throttle_flags_hint(&error, &spec.caps);
+        let hint = diskmeter_emulate::throttle_flags_hint(&error, &spec);
         anyhow::anyhow!("{error}{hint}")
     })?;
     print!("{}", views::devices(&emulation));

@@ -29,7 +29,7 @@ pub const BURST_FLAGS: [(&str, &str, &str); 3] = [
     (
         "burst-time",
         "TIME",
-        "How long a full bucket sustains the burst (e.g. 30m, 12s; s by default): it holds (burst - baseline) x TIME",
+        "How long a full bucket sustains the burst (e.g. 30m, 12s; s by default): it holds (burst - baseline) x TIME; 0 alone emulates a bursting profile with its credits spent",
     ),
 ];
 
@@ -114,7 +114,8 @@ pub fn tier_burst(tier: &DiskTier) -> Option<Burst> {
 
 /// The burst of a disk with `caps`: the profile's (`profile`, if it bursts) with the given
 /// figures over it (`given`: `--burst-iops`, `--burst-bw`, `--burst-time` as typed). A burst
-/// without its baseline cap, not above it, or without a time is refused naming the flag;
+/// without its baseline cap, not above it, or without a time is refused naming the flag; a
+/// time of 0 alone is the tier with its credits spent (its baseline caps, no bucket);
 /// `prefix` is put before the flag's name (`emulate-` for `run --emulate-burst-iops`).
 pub fn burst_for(
     profile: Option<Burst>,
@@ -144,6 +145,8 @@ pub fn burst_for(
         iops: iops.or(profile.and_then(|p| p.iops)),
         bytes_per_sec: bytes.or(profile.and_then(|p| p.bytes_per_sec)),
         time_ns: match (time, profile) {
+            // No seconds of credits and no rate given: the tier with its credits spent.
+            (Some(0), _) if iops.is_none() && bytes.is_none() => return Ok(None),
             (Some(t), _) => t,
             (None, Some(p)) => p.time_ns,
             (None, None) if iops.is_some() || bytes.is_some() => {
@@ -317,6 +320,20 @@ mod tests {
         assert!(err([None, Some("100m"), Some("1")]).starts_with("--emulate-burst-bw: needs"));
         assert!(err([Some("3500"), None, Some("0")]).contains("empty bucket"));
         assert!(err([Some("lots"), None, Some("1")]).starts_with("--emulate-burst-iops"));
+        // A profile's bucket with no time left: its credits spent, the baseline only.
+        let p10 = Burst {
+            iops: Some(3500),
+            bytes_per_sec: None,
+            time_ns: 1_800_000_000_000,
+        };
+        assert_eq!(
+            burst_for(Some(p10), &caps, [None, None, Some("0")], "").unwrap(),
+            None
+        );
+        assert_eq!(
+            burst_for(Some(p10), &caps, [None; 3], "").unwrap(),
+            Some(p10)
+        );
     }
 
     #[test]

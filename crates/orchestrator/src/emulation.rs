@@ -56,7 +56,7 @@ impl EmulatedDisk {
             burst,
         };
         let emulation = diskmeter_emulate::create(&spec).map_err(|e| {
-            let hint = diskmeter_emulate::throttle_flags_hint(&e, &caps);
+            let hint = diskmeter_emulate::throttle_flags_hint(&e, &spec);
             fail(format!("{e}{hint}"), false)
         })?;
         let guard = EphemeralEmulation(emulation);
