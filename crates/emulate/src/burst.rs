@@ -233,9 +233,12 @@ impl Bucket {
     /// The rate to allow for the next `period_ns`: the burst rate while the bucket holds a
     /// period's worth of credits above the baseline, then what the credits left pay for over
     /// the period (so the step-down lands inside the period, not a period late), then the
-    /// baseline.
+    /// baseline. One period's refill is kept back: at the baseline the kernel's throttle lets
+    /// a period's IO through a little early or late, which would otherwise leave a few
+    /// credits every other period and lift the cap by them (at 500 IOPS, +-10 % a period).
     pub fn rate(&self, period_ns: u64) -> u64 {
-        let above = self.credits / u128::from(period_ns.max(1));
+        let floor = u128::from(self.baseline) * u128::from(period_ns);
+        let above = self.credits.saturating_sub(floor) / u128::from(period_ns.max(1));
         let rate = u128::from(self.baseline) + above;
         u64::try_from(rate.min(u128::from(self.burst))).unwrap_or(self.burst)
     }
@@ -261,33 +264,47 @@ mod tests {
 
     #[test]
     fn a_full_bucket_lasts_size_over_burst_minus_baseline() {
-        // 500 bursting to 3,500 for 12 s: 36,000 credits.
+        // 500 bursting to 3,500 for 12 s: 36,000 credits, spent at 3,000 a second; the last
+        // tick's worth (one period's refill, 50 credits) is kept back.
         let mut bucket = Bucket::full(500, 3500, 36_000);
         let rates = play(&mut bucket, 10_000, 200);
         let burst_ticks = rates.iter().take_while(|&&r| r == 3500).count();
-        assert_eq!(burst_ticks, 120);
+        assert_eq!(burst_ticks, 119);
+        assert_eq!(rates[119], 3000);
         assert!(
-            rates[121..].iter().all(|&r| r == 500),
+            rates[120..].iter().all(|&r| r == 500),
             "{:?}",
             &rates[118..125]
         );
-        assert_eq!(bucket.credits(), 0);
+        let above: u64 = rates.iter().map(|r| (r - 500) / 10).sum();
+        assert_eq!(above, 36_000 - 50);
     }
 
     #[test]
     fn the_step_down_lands_inside_its_tick() {
-        // 36,100 credits: 12 s at the burst, then 100 credits above the baseline in one tick.
+        // 36,100 credits: 12 s at the burst, then 50 credits above the kept-back tick's.
         let mut bucket = Bucket::full(500, 3500, 36_100);
         let rates = play(&mut bucket, 10_000, 130);
-        assert_eq!(&rates[119..123], &[3500, 1500, 500, 500]);
+        assert_eq!(&rates[119..123], &[3500, 1000, 500, 500]);
+    }
+
+    #[test]
+    fn at_the_baseline_a_few_credits_do_not_lift_the_cap() {
+        let mut bucket = Bucket::full(500, 3500, 36_000);
+        bucket.spend(36_000, 0);
+        // The kernel let 45 IOs through in a tick where the baseline pays for 50.
+        bucket.spend(45, TICK);
+        assert_eq!(bucket.rate(TICK), 500);
     }
 
     #[test]
     fn idle_refills_at_the_baseline_and_no_further_than_full() {
         let mut bucket = Bucket::full(500, 3500, 36_000);
         play(&mut bucket, 10_000, 200);
+        // Drained to the tick's worth it keeps back (50); 4 s at 500 less 100 IOs done.
+        assert_eq!(bucket.credits(), 50);
         bucket.spend(100, 4_000_000_000);
-        assert_eq!(bucket.credits(), 1900);
+        assert_eq!(bucket.credits(), 1950);
         bucket.spend(0, 3_600_000_000_000);
         assert_eq!(bucket.credits(), 36_000);
         // Below the baseline, it fills by the unused part.
