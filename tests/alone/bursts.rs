@@ -231,7 +231,7 @@ fn sigint_of_a_foreground_emulation_or_a_bursting_run_leaves_nothing() {
     assert!(bursting(), "the burst caps are not written");
     let list = common::ok(common::diskmeter(dir.path(), &["emulate", "list"]));
     assert!(
-        list.contains("bursts to 3,500 IOPS for 5.00 s (bucket 15,000 IOs)"),
+        list.contains("bursts to 3,500 IOPS for 5 s (bucket 15,000 IOs)"),
         "{list}"
     );
     let code = interrupt(&mut held);

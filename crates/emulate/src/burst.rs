@@ -59,11 +59,15 @@ impl Burst {
         self.bucket(base, self.bytes_per_sec)
     }
 
-    /// The bucket over `caps` in words: "bursts to 3,500 IOPS for 12.00 s (bucket 36,000
-    /// IOs), 170.0 MiB/s for 12.00 s (bucket 840.0 MiB)".
+    /// The bucket over `caps` in words: "bursts to 3,500 IOPS for 12 s (bucket 36,000 IOs),
+    /// 170.0 MiB/s for 12 s (bucket 840.0 MiB)"; whole minutes as "30 min".
     pub fn describe(&self, caps: &Caps) -> String {
         use diskmeter_units::{format_bytes_binary, format_rate_binary, format_thousands};
-        let time = diskmeter_units::format_duration_ns(self.time_ns);
+        let time = match self.time_ns {
+            ns if ns % 60_000_000_000 == 0 => format!("{} min", ns / 60_000_000_000),
+            ns if ns % 1_000_000_000 == 0 => format!("{} s", ns / 1_000_000_000),
+            ns => format!("{:.1} s", ns as f64 / 1e9),
+        };
         let mut parts = Vec::new();
         if let Some((_, up, size)) = self.iops_bucket(caps) {
             let (up, size) = (format_thousands(up), format_thousands(size));
@@ -97,7 +101,7 @@ pub fn tier_burst(tier: &DiskTier) -> Option<Burst> {
         .filter(|&b| tier.burst_iops.is_some_and(|x| x > b));
     let minutes_ns = tier.burst_minutes.map(|m| (m * 60e9).round() as u64);
     let time_ns = match (tier.bucket_ios, base, tier.burst_iops) {
-        (Some(ios), Some(base), Some(burst)) => Some((ios / (burst - base) * 1e9).round() as u64),
+        (Some(ios), Some(base), Some(burst)) => Some((ios / (burst - base) * 1e9).ceil() as u64),
         _ => minutes_ns,
     }?;
     let to_bytes = |mibps: f64| (mibps * f64::from(1u32 << 20)).round() as u64;
@@ -361,12 +365,18 @@ mod tests {
         assert_eq!(p10.iops, Some(3500));
         assert_eq!(p10.bytes_per_sec, Some(170 << 20));
         assert_eq!(p10.time_ns, 30 * 60 * 1_000_000_000);
+        let caps = crate::profile_caps("P10", &catalog).unwrap().1;
+        assert_eq!(
+            p10.describe(&caps),
+            "bursts to 3,500 IOPS for 30 min (bucket 5,400,000 IOs), 170.0 MiB/s for 30 min \
+             (bucket 123.0 GiB)"
+        );
         assert_eq!(tier_burst(&tier("P30")), None);
         // gp2 as emulated (its smallest volume): 100 IOPS, 3,000 on 5.4 million credits.
         let gp2 = crate::profile_burst("aws-gp2", &catalog).unwrap().unwrap();
         let caps = crate::profile_caps("aws-gp2", &catalog).unwrap().1;
         let (base, burst, size) = gp2.iops_bucket(&caps).unwrap();
         assert_eq!((base, burst), (100, 3000));
-        assert!(size.abs_diff(5_400_000) <= 1, "{size}");
+        assert_eq!(size, 5_400_000);
     }
 }

@@ -70,7 +70,7 @@ impl EmulatedDisk {
     }
 
     /// What a run on the disk is told about it: its profile's bucket, when it bursts
-    /// ("emulated disk: 500 IOPS per direction, bursts to 3,500 IOPS for 12.00 s ...").
+    /// ("emulated disk: 500 IOPS per direction, bursts to 3,500 IOPS for 12 s ...").
     pub(crate) fn note(&self) -> Option<String> {
         let spec = &self.guard.0.spec;
         let burst = spec.burst?.describe(&spec.caps);

@@ -39,15 +39,21 @@ pub fn emulations(list: &[Emulation]) -> String {
     out
 }
 
-/// One line per profile of `catalog`: id, name, IOPS and MiB/s.
+/// One line per profile of `catalog`: id, name, IOPS and MiB/s, and the credit bucket of a
+/// bursting one.
 pub fn profiles(catalog: &Catalog) -> String {
     let mut out = String::new();
     for (id, name, iops, mibps) in diskmeter_emulate::profiles(catalog) {
+        let bucket = diskmeter_emulate::profile_caps(&id, catalog)
+            .and_then(|(_, caps)| Ok((caps, diskmeter_emulate::profile_burst(&id, catalog)?)))
+            .ok()
+            .and_then(|(caps, burst)| Some(format!("\t{}", burst?.describe(&caps))));
         let _ = writeln!(
             out,
-            "{id}\t{name}\t{} IOPS\t{} MiB/s",
+            "{id}\t{name}\t{} IOPS\t{} MiB/s{}",
             iops.map_or("-".into(), |v| v.to_string()),
-            mibps.map_or("-".into(), |v| v.to_string())
+            mibps.map_or("-".into(), |v| v.to_string()),
+            bucket.unwrap_or_default()
         );
     }
     out
@@ -95,7 +101,7 @@ pub fn devices(emulation: &Emulation) -> String {
 }
 
 /// The credit bucket of an emulation, for `list`: "\tbursts to 3,500 IOPS for 30 min
-/// (bucket 5,400,000 IOs)", empty without one.
+/// (bucket 5,400,000 IOs), ...", empty without one.
 fn bucket(e: &Emulation) -> String {
     e.spec
         .burst
