@@ -424,7 +424,11 @@ impl Session {
         // too (a missing folder).
         let mut plan =
             diskmeter_runner::resolve(jobs, &self.plan_options()).map_err(|e| match e {
-                RunError::Job { .. } => StepStop::Error(OrchestrateError::Job(e)),
+                // A throttle that cannot work as asked (a burst without its baseline) is the
+                // flags' fault, as a job's problem is.
+                RunError::Job { .. } | RunError::Throttle(_) => {
+                    StepStop::Error(OrchestrateError::Job(e))
+                }
                 e => StepStop::Error(OrchestrateError::Run(e)),
             })?;
         plan.notes
