@@ -13,7 +13,7 @@ fn diskmeter(dir: &TestDir) -> Command {
 }
 
 /// Loop devices, diskmeter cgroups and records that exist now.
-fn leftovers(dir: &TestDir) -> Vec<String> {
+pub(crate) fn leftovers(dir: &TestDir) -> Vec<String> {
     let mut found = Vec::new();
     let loops = std::process::Command::new("losetup")
         .arg("-a")

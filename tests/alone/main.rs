@@ -19,6 +19,7 @@ mod common;
 #[path = "../seed/mod.rs"]
 mod seed;
 
+mod bursts;
 mod capture;
 mod capture_flow;
 mod check;

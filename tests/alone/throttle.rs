@@ -457,6 +457,7 @@ fn without_root_emulation_points_at_the_throttle() {
     .assert()
     .code(1)
     .stderr(predicate::str::contains(
-        "--throttle-iops 500 --throttle-bw 100MiB/s",
+        "--throttle-iops 500 --throttle-bw 100MiB/s --throttle-burst-iops 3500 \
+         --throttle-burst-bw 170MiB/s --throttle-burst-time 1800s",
     ));
 }

@@ -47,6 +47,15 @@ pub struct ThrottleFlags {
     /// 2ms (fixed), exp:2ms (exponential, that mean) or uniform:1ms-3ms; seeded per worker
     #[arg(long, value_name = "DIST", help_heading = THROTTLE, value_parser = ServiceTime::parse)]
     pub throttle_latency: Option<ServiceTime>,
+    /// Let --throttle-iops (the baseline) burst to N IOPS while its credit bucket holds credits
+    #[arg(long, value_name = "N", help_heading = THROTTLE, value_parser = iops())]
+    pub throttle_burst_iops: Option<u64>,
+    /// Let --throttle-bw burst to RATE while its credit bucket holds credits
+    #[arg(long, value_name = "RATE", help_heading = THROTTLE, value_parser = parse_bandwidth)]
+    pub throttle_burst_bw: Option<u64>,
+    /// How long a full bucket sustains the burst (e.g. 30m, 12s): (burst - baseline) x TIME
+    #[arg(long, value_name = "TIME", help_heading = THROTTLE, value_parser = diskmeter_units::parse_seconds_ns)]
+    pub throttle_burst_time: Option<u64>,
 }
 
 /// An IOPS cap: a whole number of at least 1.
@@ -64,6 +73,9 @@ impl From<&ThrottleFlags> for ThrottleLimits {
             read_bytes_per_sec: flags.throttle_read_bw,
             write_bytes_per_sec: flags.throttle_write_bw,
             latency: flags.throttle_latency,
+            burst_iops: flags.throttle_burst_iops,
+            burst_bytes_per_sec: flags.throttle_burst_bw,
+            burst_ns: flags.throttle_burst_time,
         }
     }
 }
@@ -122,9 +134,17 @@ pub fn db_arg() -> Arg {
         .help(DB_HELP)
 }
 
-/// Adds `--emulate PROFILE` and `--emulate-size SIZE` (`run`, `suite`, `sweep`); `what`
-/// says what the disk is made for.
+/// Adds `--emulate PROFILE`, `--emulate-size SIZE` and the `--emulate-burst-*` overrides of
+/// the profile's credit bucket (`run`, `suite`, `sweep`); `what` says what the disk is for.
 pub fn add_emulate_flags(command: Command, what: &str) -> Command {
+    let burst = diskmeter_emulate::BURST_FLAGS.map(|(flag, value, help)| {
+        let (id, help) = (format!("emulate-{flag}"), format!("For --emulate: {help}"));
+        Arg::new(&id)
+            .long(id)
+            .value_name(value)
+            .requires("emulate")
+            .help(help)
+    });
     command
         .arg(
             Arg::new("emulate")
@@ -143,6 +163,7 @@ pub fn add_emulate_flags(command: Command, what: &str) -> Command {
                 .requires("emulate")
                 .help("Size of the --emulate disk"),
         )
+        .args(burst)
 }
 
 /// The session settings the flags of [`add_run_flags`] (and [`add_emulate_flags`], where the
@@ -155,9 +176,12 @@ pub fn settings(matches: &ArgMatches) -> anyhow::Result<Settings> {
                 .map_or("1g", String::as_str);
             let size_bytes = parse_size(size, KbBase::Binary)
                 .map_err(|e| UsageError(format!("--emulate {profile}: --emulate-size: {e}")))?;
+            let given = |id: String| matches.try_get_one::<String>(&id).ok().flatten().cloned();
+            let burst = diskmeter_emulate::BURST_FLAGS.map(|f| given(format!("emulate-{}", f.0)));
             Some(EmulateRequest {
                 profile: profile.clone(),
                 size_bytes,
+                burst,
             })
         }
         None => None,

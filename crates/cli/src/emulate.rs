@@ -2,9 +2,8 @@
 //! `diskmeter run|suite|sweep --emulate PROFILE` is the orchestrator's).
 
 use crate::{Status, UsageError};
-use anyhow::Context;
-use clap::{ArgMatches, Args, Command, FromArgMatches, Subcommand};
-use diskmeter_emulate::{CreateRequest, MAX_DISKS};
+use clap::{Arg, ArgMatches, Args, Command, FromArgMatches, Subcommand};
+use diskmeter_emulate::{CreateRequest, BURST_FLAGS, MAX_DISKS};
 use diskmeter_plan::Catalog;
 use diskmeter_views::emulate as views;
 
@@ -28,7 +27,8 @@ enum EmulateCommand {
     Profiles,
 }
 
-// `emulate create`'s options.
+// `emulate create`'s options; the caps and the burst come from the emulation crate's tables
+// (`CAP_FLAGS`, `BURST_FLAGS`), added in `command`.
 #[derive(Args)]
 struct CreateArgs {
     /// Its name (default: the profile)
@@ -48,99 +48,74 @@ struct CreateArgs {
     /// Folder of the backing file (not tmpfs: it needs direct IO)
     #[arg(long, value_name = "DIR", default_value = ".")]
     dir: String,
-    /// IOPS cap, both directions
-    #[arg(long, value_name = "N")]
-    iops: Option<String>,
-    /// Bandwidth cap, both directions (e.g. 200m = 200 MiB/s)
-    #[arg(long, value_name = "N")]
-    bw: Option<String>,
-    /// Read IOPS cap
-    #[arg(long, value_name = "N")]
-    read_iops: Option<String>,
-    /// Write IOPS cap
-    #[arg(long, value_name = "N")]
-    write_iops: Option<String>,
-    /// Read bandwidth cap
-    #[arg(long, value_name = "N")]
-    read_bw: Option<String>,
-    /// Write bandwidth cap
-    #[arg(long, value_name = "N")]
-    write_bw: Option<String>,
+    /// Keep the emulation (and its burst controller) in the foreground until Ctrl-C or
+    /// SIGTERM, then remove it
+    #[arg(long)]
+    foreground: bool,
 }
 
 /// The `emulate` subcommand's definition.
 pub fn command() -> Command {
     let emulate = Command::new("emulate")
         .about("Emulate a cloud disk tier: a loop device under a cgroup IO throttle (root)")
-        .long_about(
-            "Emulates a throttled cloud disk on this machine: a loop device doing direct IO on a \
-             backing file, under a cgroup (v1 blkio or v2 io.max) that caps its IOPS and \
-             bandwidth, from a profile of the catalog (azure-p30 = 5,000 IOPS / 200 MiB/s, \
-             azure-p10, do-volume, ...) or given caps. Processes in the cgroup see a throttled \
-             volume; `diskmeter run|suite|sweep --emulate PROFILE` makes one for the run and puts \
-             its workers in it, and `diskmeter emulate exec NAME -- COMMAND` runs any command \
-             (diskmeter, fio) in an existing one's cgroup. `create --disks N` makes N disks, each \
-             capped on its own (a VM's stripe); cgroup rules are per device, so a VM-level cap \
-             across the disks is the in-engine throttle's: add --throttle-iops / --throttle-bw \
-             to the run. Needs root; without it, --throttle-iops and --throttle-bw on run, \
-             suite or sweep cap a run on any file instead.\n\n\
-             Exit codes: 0 ok; 1 a system step failed; 2 usage error.",
-        )
+        .long_about(views::ABOUT)
         .subcommand_required(true);
-    EmulateCommand::augment_subcommands(emulate)
+    let flags = diskmeter_emulate::CAP_FLAGS.into_iter().chain(BURST_FLAGS);
+    EmulateCommand::augment_subcommands(emulate).mut_subcommand("create", |create| {
+        flags.fold(create, |c, (flag, value, help)| {
+            c.arg(Arg::new(flag).long(flag).value_name(value).help(help))
+        })
+    })
 }
 
 /// Runs the `emulate` subcommand.
 pub fn main(matches: &ArgMatches) -> anyhow::Result<Status> {
     match EmulateCommand::from_arg_matches(matches)? {
-        EmulateCommand::Create(args) => create(&args)?,
+        EmulateCommand::Create(args) => {
+            create(&args, matches.subcommand().map_or(matches, |(_, m)| m))?
+        }
         EmulateCommand::Destroy { name } => {
             diskmeter_emulate::find(&name).and_then(|e| diskmeter_emulate::destroy(&e))?;
         }
         EmulateCommand::List => print!("{}", views::emulations(&diskmeter_emulate::list())),
-        EmulateCommand::Exec { name, command } => return exec(&name, &command),
+        EmulateCommand::Exec { name, command } => {
+            let (program, args) = command.split_first().unwrap_or((&name, &[]));
+            return Err(diskmeter_emulate::exec(&name, program, args).into());
+        }
         EmulateCommand::Profiles => print!("{}", views::profiles(&Catalog::builtin())),
     }
     Ok(Status::Success)
 }
 
-fn create(args: &CreateArgs) -> anyhow::Result<()> {
+fn create(args: &CreateArgs, matches: &ArgMatches) -> anyhow::Result<()> {
+    let given = |flag| {
+        matches
+            .try_get_one::<String>(flag)
+            .ok()
+            .flatten()
+            .map(String::as_str)
+    };
     let request = CreateRequest {
         name: args.name.as_deref(),
         profile: args.profile.as_deref(),
         size: &args.size,
         disks: args.disks,
         dir: &args.dir,
-        caps: [
-            ("iops", args.iops.as_deref()),
-            ("bw", args.bw.as_deref()),
-            ("read-iops", args.read_iops.as_deref()),
-            ("write-iops", args.write_iops.as_deref()),
-            ("read-bw", args.read_bw.as_deref()),
-            ("write-bw", args.write_bw.as_deref()),
-        ],
+        caps: diskmeter_emulate::CAP_FLAGS.map(|(flag, _, _)| (flag, given(flag))),
+        burst: BURST_FLAGS.map(|(flag, _, _)| given(flag)),
     };
-    let spec = request
+    let mut spec = request
         .spec(&Catalog::builtin())
         .map_err(|e| UsageError(e.to_string()))?;
+    // Held in the foreground, it is this process's: a kill -9 leaves it to the next sweep.
+    spec.owner_pid = args.foreground.then(std::process::id);
     let emulation = diskmeter_emulate::create(&spec).map_err(|error| {
-        let hint = diskmeter_emulate::throttle_flags_hint(&error, &spec.caps);
+        let hint = diskmeter_emulate::throttle_flags_hint(&error, &spec);
         anyhow::anyhow!("{error}{hint}")
     })?;
-    for disk in emulation.disks() {
-        println!("{}", disk.device.display());
+    print!("{}", views::devices(&emulation));
+    match args.foreground {
+        true => Ok(diskmeter_orchestrator::HeldEmulation::hold(emulation)?.wait()?),
+        false => Ok(()),
     }
-    Ok(())
-}
-
-/// Moves this process into emulation `name`'s cgroup and replaces it with the command, so
-/// the command (and every thread and child it starts) is throttled. Returns only on failure.
-fn exec(name: &str, command: &[String]) -> anyhow::Result<Status> {
-    let Some((program, args)) = command.split_first() else {
-        return Err(UsageError("give the command to run after --".into()).into());
-    };
-    diskmeter_emulate::find(name).and_then(|e| diskmeter_emulate::enter(&e))?;
-    let error =
-        std::os::unix::process::CommandExt::exec(std::process::Command::new(program).args(args));
-    Err(error).with_context(|| format!("cannot run {program}"))
 }

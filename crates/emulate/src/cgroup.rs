@@ -50,7 +50,7 @@ pub(crate) fn path(kind: CgroupKind, name: &str) -> PathBuf {
 }
 
 /// `MAJ:MIN` of a block device, from sysfs.
-fn device_id(device: &Path) -> Result<String, EmulateError> {
+pub(crate) fn device_id(device: &Path) -> Result<String, EmulateError> {
     let name = device
         .file_name()
         .map(|n| n.to_string_lossy().into_owned())
@@ -75,16 +75,19 @@ pub(crate) fn create(emulation: &Emulation) -> Result<(), EmulateError> {
     std::fs::create_dir_all(dir)
         .map_err(|e| system(format!("cannot create cgroup {}", dir.display()), e))?;
     for disk in emulation.disks() {
-        limit_device(emulation, &device_id(&disk.device)?)?;
+        limit_device(emulation, &device_id(&disk.device)?, &emulation.spec.caps)?;
     }
     Ok(())
 }
 
-/// Writes the caps of one device into the emulation's cgroup (each write adds or replaces
-/// that device's rule and leaves the others).
-fn limit_device(emulation: &Emulation, id: &str) -> Result<(), EmulateError> {
+/// Writes `caps` for one device into the emulation's cgroup (each write adds or replaces
+/// that device's rule and leaves the others); the burst controller rewrites them.
+pub(crate) fn limit_device(
+    emulation: &Emulation,
+    id: &str,
+    caps: &crate::Caps,
+) -> Result<(), EmulateError> {
     let dir = &emulation.cgroup;
-    let caps = &emulation.spec.caps;
     match emulation.kind {
         CgroupKind::V1Blkio => {
             for (file, value) in [

@@ -1,11 +1,13 @@
 //! What to use instead when an emulation cannot be made for want of root: the in-engine
-//! throttle's flags that give the same caps without a cgroup.
+//! throttle's flags that give the same caps (and burst bucket) without a cgroup.
 
-use crate::{Caps, EmulateError};
+use crate::{EmulateError, EmulationSpec};
 
 /// For [`EmulateError::NotRoot`]: " (for these caps: --throttle-iops 5000 --throttle-bw
-/// 200MiB/s)", to append to the error; empty for any other error or when no cap is set.
-pub fn throttle_flags_hint(error: &EmulateError, caps: &Caps) -> String {
+/// 200MiB/s)", to append to the error, with the `--throttle-burst-*` flags of a bursting
+/// disk; empty for any other error or when no cap is set.
+pub fn throttle_flags_hint(error: &EmulateError, spec: &EmulationSpec) -> String {
+    let caps = &spec.caps;
     if !matches!(error, EmulateError::NotRoot) {
         return String::new();
     }
@@ -41,6 +43,25 @@ pub fn throttle_flags_hint(error: &EmulateError, caps: &Caps) -> String {
     }
     if flags.is_empty() {
         return String::new();
+    }
+    // The engine's bucket is on the total caps: a burst over equal directions' caps only.
+    let burst = spec.burst.filter(|_| caps.read_iops == caps.write_iops);
+    let burst = burst.filter(|_| caps.read_bytes_per_sec == caps.write_bytes_per_sec);
+    if let Some(burst) = burst {
+        if let Some(iops) = burst.iops.filter(|_| caps.read_iops.is_some()) {
+            flags.push(format!("--throttle-burst-iops {iops}"));
+        }
+        if let Some(bw) = burst
+            .bytes_per_sec
+            .filter(|_| caps.read_bytes_per_sec.is_some())
+        {
+            flags.push(format!("--throttle-burst-bw {}", rate_flag(bw)));
+        }
+        let time = match burst.time_ns % 1_000_000_000 {
+            0 => format!("{}s", burst.time_ns / 1_000_000_000),
+            _ => format!("{}ms", burst.time_ns.div_ceil(1_000_000)),
+        };
+        flags.push(format!("--throttle-burst-time {time}"));
     }
     format!(" (for these caps: {})", flags.join(" "))
 }

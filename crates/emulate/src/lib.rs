@@ -9,18 +9,26 @@
 //! Every emulation is recorded in a state folder (`/run/diskmeter/emulate`), so `list` and
 //! `destroy` find it again, and ephemeral ones (`diskmeter run --emulate ...`) whose process
 //! died are swept away by the next create. Needs root; without it the error says so.
+//!
+//! A disk may burst (a credit bucket, `burst`): the cgroup's caps are then its baseline and
+//! a controller thread of the process that holds the emulation (`controller`) raises them to
+//! the burst rate while the bucket holds credits.
 
 #![forbid(unsafe_code)]
 
+mod burst;
 mod cgroup;
+mod controller;
 mod hint;
 mod profile;
 mod request;
 
+pub use burst::{burst_for, tier_burst, Bucket, Burst, BURST_FLAGS};
 pub use cgroup::CgroupKind;
+pub use controller::{BurstController, PERIOD_NS};
 pub use hint::throttle_flags_hint;
-pub use profile::{profile_caps, profiles, Caps, GivenCaps};
-pub use request::CreateRequest;
+pub use profile::{profile_burst, profile_caps, profiles, Caps, GivenCaps};
+pub use request::{CreateRequest, CAP_FLAGS};
 
 use serde::{Deserialize, Serialize};
 use std::path::{Path, PathBuf};
@@ -86,6 +94,14 @@ pub enum EmulateError {
     /// Neither a profile nor a cap was given.
     #[error("give --profile or at least one cap (--iops, --bw, ...)")]
     NoCaps,
+    /// A burst setting that makes no sense (no baseline, not above it, no time).
+    #[error("--{flag}: {problem}")]
+    Burst {
+        /// The flag's name.
+        flag: String,
+        /// Why it is wrong.
+        problem: String,
+    },
     /// A disk count outside 1 to [`MAX_DISKS`].
     #[error("{0} disks: an emulation makes 1 to {MAX_DISKS}")]
     DiskCount(u32),
@@ -121,6 +137,9 @@ pub struct EmulationSpec {
     /// How many disks of these caps and this size (each capped on its own).
     #[serde(default = "one_disk")]
     pub disks: u32,
+    /// The credit bucket of each disk, over the caps (its baselines); `None` = fixed caps.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub burst: Option<Burst>,
 }
 
 fn one_disk() -> u32 {
@@ -374,6 +393,17 @@ fn sweep_orphans() {
 /// Moves this process (all its threads) into the emulation's cgroup, so its IO is throttled.
 pub fn enter(emulation: &Emulation) -> Result<(), EmulateError> {
     cgroup::enter(emulation, std::process::id())
+}
+
+/// Moves this process into emulation `name`'s cgroup and replaces it with `program` (`emulate
+/// exec`), so the program and every thread and child it starts is throttled. Returns only on
+/// failure, with why.
+pub fn exec(name: &str, program: &str, args: &[String]) -> EmulateError {
+    if let Err(error) = find(name).and_then(|e| enter(&e)) {
+        return error;
+    }
+    let error = std::os::unix::process::CommandExt::exec(Command::new(program).args(args));
+    system(format!("cannot run {program}"), error)
 }
 
 /// An emulation that lives as long as this value: destroyed on drop (the end of a run,

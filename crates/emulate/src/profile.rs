@@ -4,9 +4,9 @@
 //! smallest volume, with what comes free with it (gp3: 3,000 IOPS, 125 MiB/s); `--iops` and
 //! `--bw` give a sized one.
 
-use crate::EmulateError;
+use crate::{Burst, EmulateError};
 use diskmeter_plan::sizing::smallest;
-use diskmeter_plan::Catalog;
+use diskmeter_plan::{Catalog, DiskTier};
 use serde::{Deserialize, Serialize};
 
 /// The throttle of an emulated disk, per direction; `None` = uncapped.
@@ -22,9 +22,30 @@ pub struct Caps {
     pub write_bytes_per_sec: Option<u64>,
 }
 
+/// The credit bucket of profile `name` (see [`profile_caps`]), `None` when it does not burst.
+pub fn profile_burst(name: &str, catalog: &Catalog) -> Result<Option<Burst>, EmulateError> {
+    Ok(crate::tier_burst(&emulated_tier(name, catalog)?))
+}
+
 /// The caps of profile `name`: a catalog disk id or alias (`P30`, `do-volume`), optionally
 /// prefixed by its cloud (`azure-p30`), any case.
 pub fn profile_caps(name: &str, catalog: &Catalog) -> Result<(String, Caps), EmulateError> {
+    let tier = emulated_tier(name, catalog)?;
+    let iops = tier.iops.map(|v| v.round() as u64);
+    let bytes = tier.mibps.map(|v| (v * (1u64 << 20) as f64).round() as u64);
+    Ok((
+        tier.name.clone(),
+        Caps {
+            read_iops: iops,
+            write_iops: iops,
+            read_bytes_per_sec: bytes,
+            write_bytes_per_sec: bytes,
+        },
+    ))
+}
+
+/// The tier of profile `name` as emulated: its smallest volume for a formula tier.
+fn emulated_tier(name: &str, catalog: &Catalog) -> Result<DiskTier, EmulateError> {
     let lower = name.to_ascii_lowercase();
     let tier = catalog
         .disks
@@ -37,19 +58,7 @@ pub fn profile_caps(name: &str, catalog: &Catalog) -> Result<(String, Caps), Emu
                     .any(|id| id == lower)
         })
         .ok_or_else(|| EmulateError::UnknownProfile(name.to_string()))?;
-    let smallest = smallest(tier);
-    let tier = smallest.as_ref().unwrap_or(tier);
-    let iops = tier.iops.map(|v| v.round() as u64);
-    let bytes = tier.mibps.map(|v| (v * (1u64 << 20) as f64).round() as u64);
-    Ok((
-        tier.name.clone(),
-        Caps {
-            read_iops: iops,
-            write_iops: iops,
-            read_bytes_per_sec: bytes,
-            write_bytes_per_sec: bytes,
-        },
-    ))
+    Ok(smallest(tier).unwrap_or_else(|| tier.clone()))
 }
 
 /// Caps given one by one (`emulate create --iops --bw --read-iops ...`), to lay over a

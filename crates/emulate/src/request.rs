@@ -6,6 +6,21 @@ use diskmeter_plan::Catalog;
 use diskmeter_units::{parse_size, KbBase};
 use std::path::PathBuf;
 
+/// `emulate create`'s caps, each as (flag, value name, help), in [`CreateRequest::caps`]'s
+/// order.
+pub const CAP_FLAGS: [(&str, &str, &str); 6] = [
+    ("iops", "N", "IOPS cap, both directions"),
+    (
+        "bw",
+        "RATE",
+        "Bandwidth cap, both directions (e.g. 200m = 200 MiB/s)",
+    ),
+    ("read-iops", "N", "Read IOPS cap"),
+    ("write-iops", "N", "Write IOPS cap"),
+    ("read-bw", "RATE", "Read bandwidth cap"),
+    ("write-bw", "RATE", "Write bandwidth cap"),
+];
+
 /// What `emulate create` was given.
 #[derive(Debug, Clone, Copy)]
 pub struct CreateRequest<'a> {
@@ -22,14 +37,19 @@ pub struct CreateRequest<'a> {
     /// The caps given, each with its flag's name: IOPS and bandwidth in both directions,
     /// then read IOPS, write IOPS, read bandwidth and write bandwidth.
     pub caps: [(&'static str, Option<&'a str>); 6],
+    /// `--burst-iops`, `--burst-bw`, `--burst-time`, over the profile's bucket.
+    pub burst: [Option<&'a str>; 3],
 }
 
 impl CreateRequest<'_> {
     /// The emulation asked for: the profile's caps (if any) with the given caps over them.
     pub fn spec(&self, catalog: &Catalog) -> Result<EmulationSpec, EmulateError> {
-        let caps = match self.profile {
-            Some(p) => profile_caps(p, catalog)?.1,
-            None => Caps::default(),
+        let (caps, profile_burst) = match self.profile {
+            Some(p) => (
+                profile_caps(p, catalog)?.1,
+                crate::profile_burst(p, catalog)?,
+            ),
+            None => (Caps::default(), None),
         };
         let size = |flag: &str, text: &str| {
             parse_size(text, KbBase::Binary).map_err(|e| EmulateError::Value {
@@ -54,6 +74,7 @@ impl CreateRequest<'_> {
         if caps == Caps::default() {
             return Err(EmulateError::NoCaps);
         }
+        let burst = crate::burst_for(profile_burst, &caps, self.burst, "")?;
         let name = self.name.map(str::to_string);
         let name = name.or_else(|| self.profile.map(|p| p.to_ascii_lowercase()));
         Ok(EmulationSpec {
@@ -63,6 +84,7 @@ impl CreateRequest<'_> {
             dir: PathBuf::from(self.dir),
             owner_pid: None,
             disks: self.disks,
+            burst,
         })
     }
 }
@@ -86,6 +108,7 @@ mod tests {
                 ("read-bw", None),
                 ("write-bw", None),
             ],
+            burst: [None; 3],
         }
     }
 
@@ -101,6 +124,14 @@ mod tests {
         assert_eq!(spec.size_bytes, 1 << 30);
         let custom = request(None, Some("500")).spec(&catalog).unwrap();
         assert_eq!(custom.name, "custom");
+        assert_eq!(custom.burst, None);
+        // A bursting profile brings its bucket; given figures lie over it.
+        let p10 = request(Some("azure-p10"), None).spec(&catalog).unwrap();
+        assert_eq!(p10.burst.unwrap().iops, Some(3500));
+        let mut quick = request(Some("azure-p10"), None);
+        quick.burst = [None, None, Some("12s")];
+        let quick = quick.spec(&catalog).unwrap().burst.unwrap();
+        assert_eq!(quick.iops_bucket(&p10.caps), Some((500, 3500, 36_000)));
     }
 
     #[test]

@@ -68,7 +68,7 @@ pub use diskmeter_history::Warmup;
 pub use diskmeter_runner::prepare::RunPlan;
 pub use diskmeter_runner::{LiveCounters, ServiceTime, ThrottleLimits};
 pub use diskmeter_workload::rank::RankPlace;
-pub use emulation::EmulateRequest;
+pub use emulation::{EmulateRequest, HeldEmulation};
 pub use error::OrchestrateError;
 pub use history::{CaptureHeader, CaptureRecorder, HistoryChoice, HistorySaveError, SavedRun};
 pub use job_files::FileSources;

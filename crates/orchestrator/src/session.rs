@@ -464,9 +464,15 @@ impl Session {
         // too (a missing folder).
         let mut plan =
             diskmeter_runner::resolve(jobs, &self.plan_options()).map_err(|e| match e {
-                RunError::Job { .. } => StepStop::Error(OrchestrateError::Job(e)),
+                // A throttle that cannot work as asked (a burst without its baseline) is the
+                // flags' fault, as a job's problem is.
+                RunError::Job { .. } | RunError::Throttle(_) => {
+                    StepStop::Error(OrchestrateError::Job(e))
+                }
                 e => StepStop::Error(OrchestrateError::Run(e)),
             })?;
+        plan.notes
+            .extend(self.emulated.as_ref().and_then(EmulatedDisk::note));
         if self.settings.dry_run {
             // A dry run shows what the memory guard would refuse instead of refusing.
             plan.notes.extend(memory_note(&plan));

@@ -210,6 +210,10 @@ pub enum ThrottleError {
         /// Which cap ("IOPS", "write bandwidth", ...).
         cap: &'static str,
     },
+    /// A burst setting that makes no sense (`--throttle-burst-iops` without `--throttle-iops`,
+    /// below it, without `--throttle-burst-time`, ...); the text names the option.
+    #[error("{0}")]
+    Burst(String),
 }
 
 /// An IO that completed with an error.

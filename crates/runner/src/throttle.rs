@@ -16,6 +16,18 @@
 //! enough that the jitter of a sleeping worker does not lose throughput, small enough that
 //! a short measurement is not inflated by a stored burst. The buckets work in
 //! "nanoseconds x rate" units, so no rounding drifts the rate.
+//!
+//! A cap may burst (`--throttle-burst-iops`, `--throttle-burst-bw`, `--throttle-burst-time`),
+//! as a cloud disk with credit bursting does (Azure P1-P20, AWS gp2): the cap is then the
+//! baseline, and a credit bucket of `(burst - baseline) x time` IOs (or bytes) lets the run go
+//! at up to the burst rate while it holds credits. Credits accrue at the baseline rate up to
+//! the bucket's size and each IO spends one (each byte, for bandwidth), so IO above the
+//! baseline drains the bucket and IO below it refills it; a full bucket lasts exactly `time`
+//! at the burst rate, then the run goes at the baseline. The bucket starts full, as a new
+//! cloud disk's does. In GCRA terms that is two buckets on one cap: the burst rate with the
+//! usual 1/20 s depth, and the baseline rate whose depth is the credit bucket (so a worker
+//! that wakes late loses nothing once the credits are spent: the baseline's arrival time
+//! stays ahead of the clock).
 
 use diskmeter_units::Direction;
 use serde::Serialize;
@@ -46,6 +58,17 @@ pub struct ThrottleLimits {
     /// A service time added to every read and write at completion (`--throttle-latency`;
     /// [`crate::service_time`]).
     pub latency: Option<crate::service_time::ServiceTime>,
+    /// The IOPS the `iops` cap (the baseline) bursts to while its credit bucket holds credits.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub burst_iops: Option<u64>,
+    /// The bandwidth, bytes/s, the `bytes_per_sec` cap bursts to while its bucket holds
+    /// credits.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub burst_bytes_per_sec: Option<u64>,
+    /// How long a full bucket sustains the burst rate, ns: the bucket holds
+    /// `(burst - baseline) x this` IOs or bytes.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub burst_ns: Option<u64>,
 }
 
 impl ThrottleLimits {
@@ -74,22 +97,100 @@ impl ThrottleLimits {
             .map(|(name, _, _)| name)
     }
 
-    /// The caps in words: "2,000 IOPS, 50.0 MiB/s bandwidth".
+    /// Why the burst settings make no sense, naming the option: a burst without its baseline
+    /// cap, a burst not above it, a burst rate or a time without the other.
+    pub fn burst_problem(&self) -> Option<String> {
+        let time = "--throttle-burst-time";
+        let bursts = [
+            (
+                "--throttle-burst-iops",
+                "--throttle-iops",
+                self.burst_iops,
+                self.iops,
+            ),
+            (
+                "--throttle-burst-bw",
+                "--throttle-bw",
+                self.burst_bytes_per_sec,
+                self.bytes_per_sec,
+            ),
+        ];
+        for (flag, base_flag, burst, base) in bursts {
+            let Some(burst) = burst else { continue };
+            match base {
+                None => return Some(format!("{flag} needs {base_flag}, the baseline it bursts from")),
+                Some(base) if burst <= base => {
+                    return Some(format!(
+                        "{flag} {burst} is not above {base_flag} {base}: a burst rate is above the baseline"
+                    ))
+                }
+                _ => {}
+            }
+            if self.burst_ns.is_none() {
+                return Some(format!(
+                    "{flag} needs {time}, how long a full bucket lasts at the burst rate"
+                ));
+            }
+        }
+        match self.burst_ns {
+            Some(0) => Some(format!("{time} 0 would make an empty bucket: give a positive time")),
+            Some(_) if self.burst_iops.is_none() && self.burst_bytes_per_sec.is_none() => Some(format!(
+                "{time} needs --throttle-burst-iops or --throttle-burst-bw, the rate the bucket sustains"
+            )),
+            _ => None,
+        }
+    }
+
+    /// The caps in words: "2,000 IOPS, 50.0 MiB/s bandwidth", with a burst as "500 IOPS
+    /// bursting to 3,500 for 12 s (a bucket of 36,000 IOs)".
     pub fn describe(&self) -> String {
         self.caps()
             .into_iter()
             .filter_map(|(name, _, value)| {
                 let value = value?;
-                Some(match name.strip_suffix("bandwidth") {
-                    Some(direction) => format!(
-                        "{} {direction}bandwidth",
-                        diskmeter_units::format_rate_binary(value as f64)
-                    ),
-                    None => format!("{} {name}", diskmeter_units::format_thousands(value)),
-                })
+                let (burst, bucket) = self.burst_of(name, value).unzip();
+                let rate = |v: u64| match name.ends_with("bandwidth") {
+                    true => diskmeter_units::format_rate_binary(v as f64),
+                    false => diskmeter_units::format_thousands(v),
+                };
+                let mut text = match name.strip_suffix("bandwidth") {
+                    Some(direction) => format!("{} {direction}bandwidth", rate(value)),
+                    None => format!("{} {name}", rate(value)),
+                };
+                if let (Some(burst), Some(bucket)) = (burst, bucket) {
+                    let seconds = self.burst_ns.unwrap_or(0) as f64 / 1e9;
+                    let bucket = match name.ends_with("bandwidth") {
+                        true => diskmeter_units::format_bytes_binary(
+                            u64::try_from(bucket / NS_PER_SEC).unwrap_or(u64::MAX),
+                        ),
+                        false => format!(
+                            "{} IOs",
+                            diskmeter_units::format_thousands(
+                                u64::try_from(bucket / NS_PER_SEC).unwrap_or(u64::MAX)
+                            )
+                        ),
+                    };
+                    text += &format!(
+                        " bursting to {} for {seconds} s (a bucket of {bucket})",
+                        rate(burst)
+                    );
+                }
+                Some(text)
             })
             .collect::<Vec<_>>()
             .join(", ")
+    }
+
+    /// The burst rate of cap `name` (baseline `base`) and its credit bucket in ns x rate
+    /// units: `(burst - baseline) x time` IOs or bytes, times 10^9.
+    fn burst_of(&self, name: &str, base: u64) -> Option<(u64, u128)> {
+        let burst = match name {
+            "IOPS" => self.burst_iops?,
+            "bandwidth" => self.burst_bytes_per_sec?,
+            _ => return None,
+        };
+        let time = u128::from(self.burst_ns.filter(|&t| t > 0)?);
+        (burst > base).then(|| (burst, u128::from(burst - base) * time))
     }
 }
 
@@ -106,6 +207,8 @@ struct Bucket {
     tat: Option<u128>,
     /// The depth, in ns x rate.
     burst: u128,
+    /// It starts full (a credit bucket) rather than empty.
+    starts_full: bool,
 }
 
 /// The shared buckets of a run. Workers call [`Throttle::reserve`] for every IO.
@@ -121,15 +224,30 @@ impl Throttle {
         let buckets: Vec<Bucket> = limits
             .caps()
             .into_iter()
-            .filter_map(|(name, applies, value)| {
-                let rate = u128::from(value.filter(|&v| v > 0)?);
-                Some(Bucket {
+            .flat_map(|(name, applies, value)| {
+                let value = value.filter(|&v| v > 0);
+                let pacing = |rate: u64| Bucket {
                     applies,
-                    rate,
+                    rate: u128::from(rate),
                     per_byte: name.ends_with("bandwidth"),
                     tat: None,
-                    burst: u128::from(BURST_NS) * rate,
-                })
+                    burst: u128::from(BURST_NS) * u128::from(rate),
+                    starts_full: false,
+                };
+                match value.map(|v| (v, limits.burst_of(name, v))) {
+                    None => vec![],
+                    Some((v, None)) => vec![pacing(v)],
+                    // The burst rate paces as a plain cap; the baseline's bucket is as deep
+                    // as the credits, and full.
+                    Some((v, Some((burst, credits)))) => vec![
+                        pacing(burst),
+                        Bucket {
+                            burst: credits,
+                            starts_full: true,
+                            ..pacing(v)
+                        },
+                    ],
+                }
             })
             .collect();
         (!buckets.is_empty()).then(|| Throttle {
@@ -148,8 +266,10 @@ impl Throttle {
         let now = u128::from(now_ns);
         let mut grant = now;
         for bucket in buckets.iter_mut().filter(|b| b.applies[direction]) {
-            // A bucket starts empty: its first IO is due now, the next one a cost later.
-            let tat = *bucket.tat.get_or_insert(now * bucket.rate + bucket.burst);
+            // A pacing bucket starts empty: its first IO is due now, the next one a cost
+            // later. A credit bucket starts full.
+            let start = now * bucket.rate + if bucket.starts_full { 0 } else { bucket.burst };
+            let tat = *bucket.tat.get_or_insert(start);
             let earliest = tat.saturating_sub(bucket.burst).div_ceil(bucket.rate);
             grant = grant.max(earliest);
         }
@@ -303,5 +423,120 @@ mod tests {
         }
         .describe();
         assert_eq!(text, "8,000 IOPS, 200.0 MiB/s write bandwidth");
+    }
+
+    fn bursting(iops: u64, burst: u64, seconds: u64) -> Throttle {
+        Throttle::new(&ThrottleLimits {
+            iops: Some(iops),
+            burst_iops: Some(burst),
+            burst_ns: Some(seconds * 1_000_000_000),
+            ..ThrottleLimits::default()
+        })
+        .unwrap()
+    }
+
+    /// Grants of `count` IOs from a saturating worker: each one asks when the previous went.
+    fn saturate(t: &Throttle, from_ns: u64, count: usize) -> Vec<u64> {
+        let mut now = from_ns;
+        (0..count)
+            .map(|_| {
+                now = t.reserve(Direction::Read, 4096, now);
+                now
+            })
+            .collect()
+    }
+
+    #[test]
+    fn a_full_bucket_lasts_its_time_at_the_burst_rate_then_the_baseline() {
+        // 500 IOPS bursting to 3,500 for 12 s: 36,000 IO credits, spent at 3,000 a second.
+        let t = bursting(500, 3500, 12);
+        let grants = saturate(&t, 0, 3500 * 12 + 1000);
+        // The burst rate's spacing (1/3,500 s), exactly, through the 12th second.
+        let in_burst = grants.iter().take_while(|&&g| g < 12_000_000_000).count();
+        assert_eq!(in_burst, 3500 * 12);
+        let gap = |i: usize| grants[i + 1] - grants[i];
+        assert!((0..in_burst - 1).all(|i| gap(i) <= 285_715), "{}", gap(100));
+        // Then the baseline's (2 ms), with no catch-up burst.
+        assert!((in_burst + 1..grants.len() - 1).all(|i| gap(i) == 2_000_000));
+        assert_eq!(grants[in_burst], 12_000_000_000);
+    }
+
+    #[test]
+    fn an_idle_bucket_refills_at_the_baseline_rate() {
+        let t = bursting(500, 3500, 12);
+        let drained = *saturate(&t, 0, 3500 * 12 + 10).last().unwrap();
+        // 4 s idle refills 2,000 credits: the IOs above the baseline's 500 a second until the
+        // pace falls to the baseline are those credits (the first 1/20 s of them at once).
+        let above = |grants: &[u64], from: u64| {
+            let fast = grants
+                .windows(2)
+                .take_while(|w| w[1] - w[0] < 2_000_000)
+                .count();
+            let seconds = (grants[fast] - from) as f64 / 1e9;
+            (fast + 1) as f64 - 500.0 * seconds
+        };
+        let back = drained + 4_000_000_000;
+        let grants = saturate(&t, back, 3000);
+        assert!(
+            (above(&grants, back) - 2000.0).abs() <= 2.0,
+            "{}",
+            above(&grants, back)
+        );
+        // Idle far longer than the bucket takes to fill: full again, and no fuller.
+        let later = grants[grants.len() - 1] + 3_600_000_000_000;
+        let grants = saturate(&t, later, 3500 * 13);
+        assert!(
+            (above(&grants, later) - 36_000.0).abs() <= 2.0,
+            "{}",
+            above(&grants, later)
+        );
+    }
+
+    #[test]
+    fn a_bandwidth_bucket_spends_bytes() {
+        // 100 MiB/s bursting to 170 MiB/s for 2 s: 140 MiB of credits, spent at 70 MiB/s.
+        let t = Throttle::new(&ThrottleLimits {
+            bytes_per_sec: Some(100 << 20),
+            burst_bytes_per_sec: Some(170 << 20),
+            burst_ns: Some(2_000_000_000),
+            ..ThrottleLimits::default()
+        })
+        .unwrap();
+        let mut now = 0;
+        let grants: Vec<u64> = (0..800)
+            .map(|_| {
+                now = t.reserve(Direction::Read, 1 << 20, now);
+                now
+            })
+            .collect();
+        let in_burst = grants.iter().take_while(|&&g| g < 2_000_000_000).count();
+        assert!(
+            in_burst.abs_diff(340) <= 1,
+            "{in_burst} MiB in the first 2 s"
+        );
+        assert_eq!(grants[in_burst + 2] - grants[in_burst + 1], 10_000_000);
+    }
+
+    #[test]
+    fn burst_nonsense_names_the_option() {
+        let with = |iops, burst_iops, burst_ns| ThrottleLimits {
+            iops,
+            burst_iops,
+            burst_ns,
+            ..ThrottleLimits::default()
+        };
+        let problem = |l: ThrottleLimits| l.burst_problem().unwrap_or_default();
+        assert!(problem(with(None, Some(3500), Some(1))).contains("needs --throttle-iops"));
+        assert!(problem(with(Some(500), Some(400), Some(1))).contains("--throttle-burst-iops 400"));
+        assert!(problem(with(Some(500), Some(3500), None)).contains("needs --throttle-burst-time"));
+        assert!(
+            problem(with(Some(500), Some(3500), Some(0))).starts_with("--throttle-burst-time 0")
+        );
+        assert!(problem(with(Some(500), None, Some(1))).starts_with("--throttle-burst-time needs"));
+        assert_eq!(with(Some(500), Some(3500), Some(1)).burst_problem(), None);
+        assert_eq!(
+            with(Some(500), Some(3500), Some(12_000_000_000)).describe(),
+            "500 IOPS bursting to 3,500 for 12 s (a bucket of 36,000 IOs)"
+        );
     }
 }

@@ -34,4 +34,4 @@ pub use format::{
 pub use rate::parse_rate;
 pub use scalar::{parse_bool, parse_decimal_count, parse_float_list, parse_percent};
 pub use size::{format_size_suffix, parse_int, parse_size, KbBase};
-pub use time::{format_time_suffix, parse_time_ns, TimeUnit};
+pub use time::{format_time_suffix, parse_seconds_ns, parse_time_ns, TimeUnit};

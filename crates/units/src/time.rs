@@ -34,6 +34,12 @@ const NANOS_PER_SECOND: u64 = 1_000_000_000;
 /// What the time suffix error lists as accepted.
 const TIME_SUFFIXES: &str = "d, h, m (minutes), s, ms, us, ns";
 
+/// [`parse_time_ns`] with seconds for a bare number (`12`, `12s`, `30m`), the rule of the
+/// command line's duration options; usable as clap's value parser.
+pub fn parse_seconds_ns(text: &str) -> Result<u64, UnitError> {
+    parse_time_ns(text, TimeUnit::Seconds)
+}
+
 /// Parses a time the way fio 3.33's parser reads it, in nanoseconds.
 ///
 /// The rules are fio's code, `parse.c` at fio-3.33 (commit 72bcaffd7d56), `str_to_decimal`

@@ -191,6 +191,9 @@ pub fn resolve(jobs: &[JobSpec], options: &PlanOptions) -> Result<RunPlan, RunEr
     if let Some(cap) = options.throttle.zero_cap() {
         return Err(crate::ThrottleError::ZeroCap { cap }.into());
     }
+    if let Some(problem) = options.throttle.burst_problem() {
+        return Err(crate::ThrottleError::Burst(problem).into());
+    }
     if !options.throttle.is_unlimited() {
         plan.notes.push(format!(
             "in-engine throttle: {} shared by all workers; each IO's latency counts from when \
