@@ -115,6 +115,8 @@ fn an_in_engine_burst_steps_down_at_the_predicted_second() {
     let _turn = common::throttled_io();
     // In memory: reads far faster than the burst rate, whatever the host disk does.
     let dir = TestDir::in_memory();
+    let db = dir.path().join("history.db");
+    let db = db.to_str().unwrap();
     let mut args = SATURATING.to_vec();
     args.extend([
         "--filename=data",
@@ -122,8 +124,11 @@ fn an_in_engine_burst_steps_down_at_the_predicted_second() {
         "--throttle-iops=500",
         "--throttle-burst-iops=3500",
         "--throttle-burst-time=12s",
+        "--db",
+        db,
     ]);
     assert_burst_then_baseline(&per_second(&dir.run_json(&args)));
+    assert_analyze_recovers_the_bucket(&dir, db);
 }
 
 #[test]
@@ -171,14 +176,44 @@ fn an_emulated_bursting_disk_steps_down_at_the_predicted_second() {
     // In memory: the loop device waits on no journal commit of the host disk.
     let dir = TestDir::in_memory();
     // azure-p10: 500 IOPS bursting to 3,500; its 30 minutes of credits cut to 12 s.
+    let db = dir.path().join("history.db");
+    let db = db.to_str().unwrap();
     let mut args = SATURATING.to_vec();
     args.extend([
         "--emulate=azure-p10",
         "--emulate-size=256m",
         "--emulate-burst-time=12s",
+        "--db",
+        db,
     ]);
     assert_burst_then_baseline(&per_second(&dir.run_json(&args)));
     assert_eq!(left(&dir, &[]), Vec::<String>::new());
+    assert_analyze_recovers_the_bucket(&dir, db);
+}
+
+/// `analyze` of the saved run recovers the baseline, the burst rate and the bucket (36,000
+/// IOs: 3,000 a second for 12 s) within 10 %, and names the tier whose rates they are.
+fn assert_analyze_recovers_the_bucket(dir: &TestDir, db: &str) {
+    let out = common::diskmeter(
+        dir.path(),
+        &["analyze", "1", "--db", db, "--output-format=json"],
+    );
+    assert!(out.status.success(), "{out:?}");
+    let doc: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let burst = &doc["steps"][0]["burst"];
+    assert_eq!(burst["kind"], "step_down", "{doc:#}");
+    for (found, truth) in [
+        (&burst["baseline"]["mean"], BASELINE),
+        (&burst["burst"]["mean"], BURST),
+        (&burst["bucket"], (BURST - BASELINE) * CREDIT_SECONDS),
+    ] {
+        let found = found.as_f64().unwrap_or(f64::NAN);
+        assert!(
+            (found / truth - 1.0).abs() <= 0.10,
+            "{found} is not {truth} within 10 %: {doc:#}"
+        );
+    }
+    assert_eq!(burst["tiers"][0]["id"], "P10", "{doc:#}");
 }
 
 /// Waits until `ready` holds and `child` catches SIGINT (at most 10 s).
