@@ -16,6 +16,7 @@ mod cgroup;
 mod hint;
 mod profile;
 mod request;
+pub mod stripe;
 
 pub use cgroup::CgroupKind;
 pub use hint::throttle_flags_hint;

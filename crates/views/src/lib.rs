@@ -31,6 +31,7 @@ pub mod history;
 pub mod model;
 pub mod plan;
 pub mod requirements;
+pub mod rehearse;
 pub mod run;
 pub mod session;
 pub mod suite;
