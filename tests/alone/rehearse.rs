@@ -221,3 +221,50 @@ fn a_failed_mkfs_and_ctrl_c_leave_nothing_behind() {
     assert_eq!(status.code(), Some(1), "an interrupted rehearsal exits 1");
     assert_eq!(leftovers(&dir), Vec::<String>::new());
 }
+
+#[test]
+fn without_root_the_in_engine_cap_rehearses_the_vm_cap_and_says_what_it_cannot() {
+    let _turn = real_io();
+    let root = common::is_root();
+    if root && !require_tool("plan --rehearse without root", "setpriv") {
+        return;
+    }
+    let dir = TestDir::new();
+    let mut cmd = if root {
+        // The plain file goes in the test folder, which `nobody` may then write.
+        std::process::Command::new("chmod")
+            .args(["0777", dir.path().to_str().unwrap()])
+            .status()
+            .unwrap();
+        let mut cmd = std::process::Command::new("setpriv");
+        cmd.args(["--reuid=65534", "--regid=65534", "--clear-groups", "--"])
+            .arg(common::binary());
+        cmd
+    } else {
+        std::process::Command::new(common::binary())
+    };
+    let out = cmd
+        .current_dir(dir.path())
+        .env("HOME", dir.path())
+        .args(["plan", "--vm", "Standard_D8s_v5", "--disks", "4xP30", "--cache", "None"])
+        .args(["--workload", "iops=16000,bs=8k,read=100%", "--rehearse"])
+        .args(["--rehearse-size", "256m", "--rehearse-time", "4s", "--format", "json"])
+        .output()
+        .unwrap();
+    let v: Value = serde_json::from_slice(&out.stdout)
+        .unwrap_or_else(|e| panic!("{e}: {}", String::from_utf8_lossy(&out.stderr)));
+    let r = &v["rehearsal"];
+    assert_eq!(r["emulated"], false);
+    let cannot = r["not_rehearsed"].to_string();
+    assert!(cannot.contains("each disk's own cap") && cannot.contains("the stripe"), "{cannot}");
+    let paths = r["comparison"]["paths"].as_array().unwrap();
+    assert_eq!(paths.len(), 2, "the VM cap and the total: {r:#}");
+    let total = &paths[1];
+    assert!(total["iops_difference_percent"].as_f64().unwrap().abs() <= 5.0, "{r:#}");
+    assert_eq!(r["comparison"]["measured_limit"], "VM uncached cap 12,800 IOPS");
+    let left: Vec<String> = (std::fs::read_dir(dir.path()).unwrap().flatten())
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .filter(|n| n.contains("rehearse"))
+        .collect();
+    assert_eq!(left, Vec::<String>::new());
+}

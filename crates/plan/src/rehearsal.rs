@@ -434,6 +434,20 @@ pub fn compare(setup: &RehearsalSetup, measured: &Measured) -> Comparison {
             measured_limit,
         ));
     }
+    if measured.disks.is_empty() {
+        // Not emulated (no root): the disks' summed caps were one in-engine cap, so the
+        // total's share of each disk is what a disk carried.
+        let uses: Vec<CapUse> = [
+            CapUse::new("disk cap", setup.disk_iops, measured.iops * pieces / n, "IOPS"),
+            CapUse::new("disk cap", setup.disk_mibps, measured.mibps / n, "MiB/s"),
+        ]
+        .into_iter()
+        .flatten()
+        .collect();
+        if let (limit, true) = limit_of(&uses) {
+            measured_binding.push(limit);
+        }
+    }
     let vm_uses: Vec<CapUse> = [
         CapUse::new("VM uncached cap", setup.vm_iops, measured.iops, "IOPS"),
         CapUse::new("VM uncached cap", setup.vm_mibps, measured.mibps, "MiB/s"),
@@ -592,6 +606,17 @@ mod tests {
             }],
         };
         let c = compare(&s, &measured);
+        // Without emulated disks the summed disk caps were one in-engine cap: at 800 MiB/s
+        // over 4 disks, the disks' bandwidth binds.
+        let alone = Measured {
+            iops: 800.0,
+            mibps: 800.0,
+            disks: Vec::new(),
+        };
+        let four = evaluation("Standard_D64s_v5", "mibps=1000,bs=1m,read=100%,random=0");
+        let c4 = compare(&setup(&four).unwrap(), &alone);
+        assert_eq!(c4.measured_limit, "disk cap 200 MiB/s");
+        assert_eq!(c4.predicted_limit, c4.measured_limit);
         // 290 IOs of 1 MiB a second over 4 disks: 16 pieces each, 1,160 per disk.
         assert_eq!(c.paths[0].predicted_iops, Some(1_160.0));
     }
