@@ -26,7 +26,12 @@ fn leftovers(dir: &TestDir) -> Vec<String> {
         .map(str::to_string)
         .collect();
     let mounts = std::fs::read_to_string("/proc/mounts").unwrap_or_default();
-    found.extend(mounts.lines().filter(|l| l.contains(&here)).map(str::to_string));
+    found.extend(
+        mounts
+            .lines()
+            .filter(|l| l.contains(&here))
+            .map(str::to_string),
+    );
     for root in ["/sys/fs/cgroup/blkio", "/sys/fs/cgroup"] {
         for entry in std::fs::read_dir(root).into_iter().flatten().flatten() {
             let name = entry.file_name().to_string_lossy().into_owned();
@@ -35,7 +40,11 @@ fn leftovers(dir: &TestDir) -> Vec<String> {
             }
         }
     }
-    for entry in std::fs::read_dir(dir.path()).into_iter().flatten().flatten() {
+    for entry in std::fs::read_dir(dir.path())
+        .into_iter()
+        .flatten()
+        .flatten()
+    {
         let name = entry.file_name().to_string_lossy().into_owned();
         if name != "catalog.toml" && name != "bin" {
             found.push(name);
@@ -58,12 +67,8 @@ fn rehearse(dir: &TestDir, args: &[&str]) -> Value {
         .output()
         .unwrap();
     let stdout = String::from_utf8_lossy(&out.stdout);
-    let v: Value = serde_json::from_str(&stdout).unwrap_or_else(|e| {
-        panic!(
-            "{e}: {stdout}\n{}",
-            String::from_utf8_lossy(&out.stderr)
-        )
-    });
+    let v: Value = serde_json::from_str(&stdout)
+        .unwrap_or_else(|e| panic!("{e}: {stdout}\n{}", String::from_utf8_lossy(&out.stderr)));
     v["rehearsal"].clone()
 }
 
@@ -181,7 +186,11 @@ fn a_failed_mkfs_and_ctrl_c_leave_nothing_behind() {
         .args(["+x", fake.to_str().unwrap()])
         .status()
         .unwrap();
-    let path = format!("{}:{}", bin.display(), std::env::var("PATH").unwrap_or_default());
+    let path = format!(
+        "{}:{}",
+        bin.display(),
+        std::env::var("PATH").unwrap_or_default()
+    );
     let out = common::command_in(dir.path())
         .env("PATH", path)
         .args(args)
@@ -189,7 +198,10 @@ fn a_failed_mkfs_and_ctrl_c_leave_nothing_behind() {
         .unwrap();
     assert_eq!(out.status.code(), Some(1));
     let stderr = String::from_utf8_lossy(&out.stderr);
-    assert!(stderr.contains("mkfs.btrfs") && stderr.contains("no btrfs today"), "{stderr}");
+    assert!(
+        stderr.contains("mkfs.btrfs") && stderr.contains("no btrfs today"),
+        "{stderr}"
+    );
     assert_eq!(leftovers(&dir), Vec::<String>::new());
     std::fs::remove_dir_all(&bin).unwrap();
 
@@ -208,12 +220,18 @@ fn a_failed_mkfs_and_ctrl_c_leave_nothing_behind() {
         .unwrap_or_default()
         .contains(&here)
     {
-        assert!(started.elapsed() < Duration::from_secs(60), "no mount appeared");
+        assert!(
+            started.elapsed() < Duration::from_secs(60),
+            "no mount appeared"
+        );
         std::thread::sleep(Duration::from_millis(200));
     }
     // Past the file's writing and into the run.
     std::thread::sleep(Duration::from_secs(8));
-    assert!(!leftovers(&dir).is_empty(), "the volume exists while running");
+    assert!(
+        !leftovers(&dir).is_empty(),
+        "the volume exists while running"
+    );
     let _ = std::process::Command::new("kill")
         .args(["-INT", &child.id().to_string()])
         .status();
@@ -246,9 +264,24 @@ fn without_root_the_in_engine_cap_rehearses_the_vm_cap_and_says_what_it_cannot()
     let out = cmd
         .current_dir(dir.path())
         .env("HOME", dir.path())
-        .args(["plan", "--vm", "Standard_D8s_v5", "--disks", "4xP30", "--cache", "None"])
+        .args([
+            "plan",
+            "--vm",
+            "Standard_D8s_v5",
+            "--disks",
+            "4xP30",
+            "--cache",
+            "None",
+        ])
         .args(["--workload", "iops=16000,bs=8k,read=100%", "--rehearse"])
-        .args(["--rehearse-size", "256m", "--rehearse-time", "4s", "--format", "json"])
+        .args([
+            "--rehearse-size",
+            "256m",
+            "--rehearse-time",
+            "4s",
+            "--format",
+            "json",
+        ])
         .output()
         .unwrap();
     let v: Value = serde_json::from_slice(&out.stdout)
@@ -256,12 +289,21 @@ fn without_root_the_in_engine_cap_rehearses_the_vm_cap_and_says_what_it_cannot()
     let r = &v["rehearsal"];
     assert_eq!(r["emulated"], false);
     let cannot = r["not_rehearsed"].to_string();
-    assert!(cannot.contains("each disk's own cap") && cannot.contains("the stripe"), "{cannot}");
+    assert!(
+        cannot.contains("each disk's own cap") && cannot.contains("the stripe"),
+        "{cannot}"
+    );
     let paths = r["comparison"]["paths"].as_array().unwrap();
     assert_eq!(paths.len(), 2, "the VM cap and the total: {r:#}");
     let total = &paths[1];
-    assert!(total["iops_difference_percent"].as_f64().unwrap().abs() <= 5.0, "{r:#}");
-    assert_eq!(r["comparison"]["measured_limit"], "VM uncached cap 12,800 IOPS");
+    assert!(
+        total["iops_difference_percent"].as_f64().unwrap().abs() <= 5.0,
+        "{r:#}"
+    );
+    assert_eq!(
+        r["comparison"]["measured_limit"],
+        "VM uncached cap 12,800 IOPS"
+    );
     let left: Vec<String> = (std::fs::read_dir(dir.path()).unwrap().flatten())
         .map(|e| e.file_name().to_string_lossy().into_owned())
         .filter(|n| n.contains("rehearse"))

@@ -3,9 +3,9 @@
 
 use crate::{write_output, Status, UsageError};
 use clap::{ArgMatches, Args, Command, FromArgMatches};
+use diskmeter_orchestrator::RehearseRequest;
 use diskmeter_plan::burst::Load;
 use diskmeter_plan::catalog::Slice;
-use diskmeter_orchestrator::RehearseRequest;
 use diskmeter_plan::{rehearsal, Catalog, Demand, Request};
 use diskmeter_views::plan as text;
 use diskmeter_views::requirements::{plan_input, PlanFlags};
@@ -173,7 +173,8 @@ pub fn main(matches: &ArgMatches) -> anyhow::Result<Status> {
         .map_err(|e| UsageError(e.to_string()))?;
     let plan_text = text::answer(&answer);
     if !args.rehearse {
-        tail.catalog.emit(tail.output.as_ref(), &answer, plan_text)?;
+        tail.catalog
+            .emit(tail.output.as_ref(), &answer, plan_text)?;
         return Ok(Status::failure_if(answer.missed()));
     }
     let usage = |e: diskmeter_plan::PlanError| UsageError(e.to_string());
@@ -185,12 +186,19 @@ pub fn main(matches: &ArgMatches) -> anyhow::Result<Status> {
         None => "--workload".to_string(),
     };
     let (disk_bytes, runtime, dir) = (scale.0, scale.1, std::path::PathBuf::from("."));
-    let asked = RehearseRequest { setup, disk_bytes, runtime, dir, workload_source: source };
+    let asked = RehearseRequest {
+        setup,
+        disk_bytes,
+        runtime,
+        dir,
+        workload_source: source,
+    };
     let done = diskmeter_orchestrator::rehearse(&asked)?;
     let both = serde_json::json!({ "plan": answer, "rehearsal": done });
     let text = plan_text + &diskmeter_views::rehearse::text(&done);
     tail.catalog.emit(tail.output.as_ref(), &both, text)?;
-    Ok(Status::failure_if(answer.missed() || !done.comparison.agrees))
+    let differs = done.comparison.agreement == rehearsal::Agreement::Differs;
+    Ok(Status::failure_if(answer.missed() || differs))
 }
 
 /// The demand: a capture's checklist at `--level` (if `--from-capture`), then the

@@ -88,7 +88,10 @@ fn run(what: &str, command: &mut Command) -> Result<(), EmulateError> {
     if out.status.success() {
         Ok(())
     } else {
-        Err(crate::losetup_refused(format!("{what} failed"), &out.stderr))
+        Err(crate::losetup_refused(
+            format!("{what} failed"),
+            &out.stderr,
+        ))
     }
 }
 
@@ -128,7 +131,10 @@ pub fn create(spec: &EmulationSpec) -> Result<StripedVolume, EmulateError> {
     volume.mounted = true;
     std::fs::File::create(&volume.file)
         .map_err(|e| system(format!("cannot create {}", volume.file.display()), e))?;
-    run("chattr +C", Command::new("chattr").arg("+C").arg(&volume.file))?;
+    run(
+        "chattr +C",
+        Command::new("chattr").arg("+C").arg(&volume.file),
+    )?;
     run(
         "fallocate",
         Command::new("fallocate")

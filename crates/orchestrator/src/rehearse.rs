@@ -113,7 +113,10 @@ pub fn rehearse(request: &RehearseRequest) -> Result<Rehearsal, OrchestrateError
             (Some(a), Some(b)) => Some(a.min(b)),
             (a, b) => a.or(b),
         };
-        throttle.iops = min(throttle.iops, setup.disk_iops.map(|v| (v * n).round() as u64));
+        throttle.iops = min(
+            throttle.iops,
+            setup.disk_iops.map(|v| (v * n).round() as u64),
+        );
         throttle.bytes_per_sec = min(
             throttle.bytes_per_sec,
             setup.disk_mibps.map(|v| (v * n * MIB_F64).round() as u64),
@@ -180,12 +183,29 @@ pub fn rehearse(request: &RehearseRequest) -> Result<Rehearsal, OrchestrateError
     let sum = |f: &dyn Fn(&diskmeter_report::DirectionResult) -> f64| -> f64 {
         result.jobs.iter().map(|j| f(&j.read) + f(&j.write)).sum()
     };
-    let start_ns = result.meta.phase_starts_unix_ns.first().copied().unwrap_or(0)
+    let start_ns = result
+        .meta
+        .phase_starts_unix_ns
+        .first()
+        .copied()
+        .unwrap_or(0)
         + ramp.as_nanos() as u64;
+    let (iops, mibps) = (sum(&|d| d.iops), sum(&|d| d.bw_bytes_per_sec) / MIB_F64);
+    // One job: its interval is the run's; MiB/s move with IOPS at the workload's sizes.
+    let iops_half_width = result.jobs.first().and_then(|j| j.iops_mean_ci.half_width);
     let measured = Measured {
-        iops: sum(&|d| d.iops),
-        mibps: sum(&|d| d.bw_bytes_per_sec) / MIB_F64,
-        disks: disk_rates(&devices, &samples, start_ns, result.meta.io_finished_unix_ns),
+        iops,
+        mibps,
+        iops_half_width,
+        mibps_half_width: iops_half_width
+            .filter(|_| iops > 0.0)
+            .map(|h| h * mibps / iops),
+        disks: disk_rates(
+            &devices,
+            &samples,
+            start_ns,
+            result.meta.io_finished_unix_ns,
+        ),
     };
     drop(volume);
     Ok(Rehearsal {
@@ -323,27 +343,60 @@ impl Sampler {
 }
 
 /// Each device's rate between the first sample at or after `start_ns` and the last at or
-/// before `end_ns`.
-fn disk_rates(devices: &[PathBuf], samples: &Samples, start_ns: u64, end_ns: u64) -> Vec<MeasuredDisk> {
-    let first = samples.iter().find(|(t, _)| *t >= start_ns);
-    let last = samples.iter().rev().find(|(t, _)| *t <= end_ns);
-    let (Some((t0, c0)), Some((t1, c1))) = (first, last) else {
+/// before `end_ns`, with the 95 % half-width of its 1 s rates over that period (batch
+/// means, as the run's own interval).
+fn disk_rates(
+    devices: &[PathBuf],
+    samples: &Samples,
+    start_ns: u64,
+    end_ns: u64,
+) -> Vec<MeasuredDisk> {
+    let inside: Vec<&(u64, Vec<(u64, u64)>)> = samples
+        .iter()
+        .filter(|(t, _)| *t >= start_ns && *t <= end_ns)
+        .collect();
+    let (Some((t0, _)), Some((t1, _))) = (inside.first(), inside.last()) else {
         return Vec::new();
     };
-    let seconds = (t1.saturating_sub(*t0)) as f64 / 1e9;
-    if seconds <= 0.0 {
+    if t1 <= t0 {
         return Vec::new();
     }
+    // The samples that open each whole second of the period.
+    let mut seconds = vec![inside[0]];
+    for sample in &inside {
+        if sample.0 >= seconds.last().map_or(0, |s| s.0) + 1_000_000_000 {
+            seconds.push(sample);
+        }
+    }
+    let rate = |a: &(u64, Vec<(u64, u64)>), b: &(u64, Vec<(u64, u64)>), i: usize| {
+        let span = (b.0 - a.0) as f64 / 1e9;
+        let (r0, b0) = a.1.get(i).copied().unwrap_or_default();
+        let (r1, b1) = b.1.get(i).copied().unwrap_or_default();
+        (
+            r1.saturating_sub(r0) as f64 / span,
+            b1.saturating_sub(b0) as f64 / MIB_F64 / span,
+        )
+    };
+    let interval = |values: Vec<f64>| {
+        let estimate = diskmeter_stats::batch_means(&values);
+        estimate
+            .half_width
+            .is_finite()
+            .then_some(estimate.half_width)
+    };
     devices
         .iter()
         .enumerate()
         .map(|(i, device)| {
-            let (r0, b0) = c0.get(i).copied().unwrap_or_default();
-            let (r1, b1) = c1.get(i).copied().unwrap_or_default();
+            let (iops, mibps) = rate(inside[0], inside[inside.len() - 1], i);
+            let per_second: Vec<(f64, f64)> =
+                seconds.windows(2).map(|w| rate(w[0], w[1], i)).collect();
             MeasuredDisk {
                 device: device.display().to_string(),
-                iops: r1.saturating_sub(r0) as f64 / seconds,
-                mibps: b1.saturating_sub(b0) as f64 / MIB_F64 / seconds,
+                iops,
+                mibps,
+                iops_half_width: interval(per_second.iter().map(|r| r.0).collect()),
+                mibps_half_width: interval(per_second.iter().map(|r| r.1).collect()),
             }
         })
         .collect()
@@ -365,7 +418,12 @@ mod tests {
         let s = |t: u64, r: u64| (t * 100_000_000, vec![(r, r * 8192)]);
         // 1,000 requests a second from 0.2 s on; a burst before it is left out.
         let samples = vec![s(0, 0), s(1, 900), s(2, 1000), s(12, 2000), s(13, 2100)];
-        let rates = disk_rates(&[PathBuf::from("/dev/loop9")], &samples, 150_000_000, 1_250_000_000);
+        let rates = disk_rates(
+            &[PathBuf::from("/dev/loop9")],
+            &samples,
+            150_000_000,
+            1_250_000_000,
+        );
         assert_eq!(rates[0].iops, 1000.0);
         assert_eq!(rates[0].mibps, 1000.0 * 8192.0 / MIB_F64);
     }

@@ -11,8 +11,10 @@
 use crate::model::{group, CapKind, PointPrediction};
 use crate::planner::Evaluation;
 use crate::PlanError;
-use diskmeter_units::MIB_F64;
 use serde::Serialize;
+
+mod agreement;
+pub use agreement::{compare, Agreement, Comparison, Measured, MeasuredDisk, PathComparison};
 
 /// btrfs raid0's stripe (chunk) per device, KiB: fixed by btrfs (`BTRFS_STRIPE_LEN`).
 pub const BTRFS_CHUNK_KIB: u32 = 64;
@@ -134,7 +136,10 @@ pub fn setup(evaluation: &Evaluation) -> Result<RehearsalSetup, PlanError> {
              {BTRFS_CHUNK_KIB} KiB, so the rehearsal stripes at {BTRFS_CHUNK_KIB} KiB: an IO \
              is split into {BTRFS_CHUNK_KIB} KiB pieces where the plan's stripe would cut \
              {planned_chunk_kib} KiB ones ({} pieces per {} IO instead of {})",
-            group(pieces_per_io(read_bs_bytes.max(write_bs_bytes), BTRFS_CHUNK_KIB)),
+            group(pieces_per_io(
+                read_bs_bytes.max(write_bs_bytes),
+                BTRFS_CHUNK_KIB
+            )),
             io_size_text(read_bs_bytes.max(write_bs_bytes)),
             group(pieces_per_io(
                 read_bs_bytes.max(write_bs_bytes),
@@ -143,7 +148,9 @@ pub fn setup(evaluation: &Evaluation) -> Result<RehearsalSetup, PlanError> {
         ));
     }
     if evaluation.burst.is_some() {
-        notes.push("burst credits are not emulated: the rehearsal runs at the sustained caps".into());
+        notes.push(
+            "burst credits are not emulated: the rehearsal runs at the sustained caps".into(),
+        );
     }
     let (disk_iops, disk_mibps) = (cap(CapKind::DiskIops), cap(CapKind::DiskMibps));
     Ok(RehearsalSetup {
@@ -250,288 +257,6 @@ pub fn pieces_per_io(bytes: u64, chunk_kib: u32) -> f64 {
     1.0 + (bytes - a) as f64 / chunk as f64
 }
 
-/// What the rehearsal measured.
-#[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct Measured {
-    /// The run's IOPS over its runtime (ramp excluded).
-    pub iops: f64,
-    /// The run's MiB/s over its runtime.
-    pub mibps: f64,
-    /// Each disk's IOPS and MiB/s from its device counters (`/sys/block/loopN/stat`) over the
-    /// same period; empty when the disks were not emulated (no root).
-    pub disks: Vec<MeasuredDisk>,
-}
-
-/// One emulated disk's counters over the measured period.
-#[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct MeasuredDisk {
-    /// The loop device.
-    pub device: String,
-    /// Requests completed per second (reads and writes).
-    pub iops: f64,
-    /// MiB/s (reads and writes).
-    pub mibps: f64,
-}
-
-/// One path of the comparison: predicted against measured.
-#[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct PathComparison {
-    /// "disk 1 (/dev/loop0)", "VM cap", "total".
-    pub path: String,
-    /// The caps on this path, as text ("5,000 IOPS / 200 MiB/s").
-    pub caps: String,
-    /// IOPS the plan predicts on it.
-    pub predicted_iops: Option<f64>,
-    /// IOPS measured on it.
-    pub measured_iops: f64,
-    /// (measured - predicted) / predicted, percent.
-    pub iops_difference_percent: Option<f64>,
-    /// MiB/s the plan predicts.
-    pub predicted_mibps: Option<f64>,
-    /// MiB/s measured.
-    pub measured_mibps: f64,
-    /// (measured - predicted) / predicted, percent.
-    pub mibps_difference_percent: Option<f64>,
-    /// The binding limit the plan names for this path: its cap when that cap is the plan's
-    /// binding limit, else how far below its caps the plan puts it.
-    pub predicted_limit: String,
-    /// The cap the measurement shows binding (traffic at 95 % of it or more), or how far
-    /// below its caps the path ran.
-    pub measured_limit: String,
-    /// Whether both differences are within [`AGREEMENT_PERCENT`].
-    pub agrees: bool,
-}
-
-/// The rehearsal's answer: every path, and whether all agree.
-#[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct Comparison {
-    /// The paths: each disk, the VM cap, the total.
-    pub paths: Vec<PathComparison>,
-    /// The binding limit the plan names.
-    pub predicted_limit: String,
-    /// The binding limit the measurement shows.
-    pub measured_limit: String,
-    /// Whether every path agrees and both name the same limit.
-    pub agrees: bool,
-}
-
-fn difference(measured: f64, predicted: Option<f64>) -> Option<f64> {
-    predicted
-        .filter(|p| *p > 0.0)
-        .map(|p| (measured / p - 1.0) * 100.0)
-}
-
-fn within(difference: Option<f64>) -> bool {
-    difference.is_none_or(|d| d.abs() <= AGREEMENT_PERCENT)
-}
-
-/// A cap's name, value and the traffic on it, to find which binds.
-struct CapUse {
-    name: String,
-    value: f64,
-    used: f64,
-    unit: &'static str,
-}
-
-impl CapUse {
-    fn new(name: &str, value: Option<f64>, used: f64, unit: &'static str) -> Option<CapUse> {
-        value.filter(|v| *v > 0.0).map(|value| CapUse {
-            name: name.to_string(),
-            value,
-            used,
-            unit,
-        })
-    }
-}
-
-/// The tightest of `caps` at this traffic: binding at 95 % or more, else the share used.
-fn limit_of(caps: &[CapUse]) -> (String, bool) {
-    let top = caps
-        .iter()
-        .max_by(|a, b| (a.used / a.value).total_cmp(&(b.used / b.value)));
-    match top {
-        Some(c) if c.used >= c.value * BINDING_SHARE => (
-            format!("{} {} {}", c.name, group(c.value), c.unit),
-            true,
-        ),
-        Some(c) => (
-            format!(
-                "below its caps ({} {}: {} %)",
-                c.name,
-                c.unit,
-                group(c.used / c.value * 100.0)
-            ),
-            false,
-        ),
-        None => ("no cap".to_string(), false),
-    }
-}
-
-fn caps_text(iops: Option<f64>, mibps: Option<f64>) -> String {
-    let mut parts = Vec::new();
-    if let Some(v) = iops {
-        parts.push(format!("{} IOPS", group(v)));
-    }
-    if let Some(v) = mibps {
-        parts.push(format!("{} MiB/s", group(v)));
-    }
-    if parts.is_empty() {
-        "none published".to_string()
-    } else {
-        parts.join(" / ")
-    }
-}
-
-/// Holds `setup`'s prediction against `measured`: per disk (when the disks were emulated), the
-/// VM cap, the total; each with the limit the plan names and the one the measurement shows.
-pub fn compare(setup: &RehearsalSetup, measured: &Measured) -> Comparison {
-    let w = &setup.workload;
-    let p = &setup.prediction;
-    let delivered = match (p.required_iops, p.capacity_iops) {
-        (Some(r), Some(c)) => Some(r.min(c)),
-        (r, c) => r.or(c),
-    };
-    let mean_bytes = w.read_fraction * w.read_bs_bytes as f64
-        + (1.0 - w.read_fraction) * w.write_bs_bytes as f64;
-    let pieces = w.read_fraction * pieces_per_io(w.read_bs_bytes, setup.chunk_kib)
-        + (1.0 - w.read_fraction) * pieces_per_io(w.write_bs_bytes, setup.chunk_kib);
-    let total_mibps = delivered.map(|x| x * mean_bytes / MIB_F64);
-    let n = f64::from(setup.disk_count.max(1));
-    let plan_limit = p.limit.as_ref();
-    let named = |kinds: &[CapKind]| match plan_limit {
-        Some(l) if kinds.contains(&l.kind) => {
-            let per = if matches!(l.kind, CapKind::DiskIops | CapKind::DiskMibps) {
-                l.value / n
-            } else {
-                l.value
-            };
-            format!("{} {} {}", l.kind.label(), group(per), l.kind.unit())
-        }
-        _ => "not binding".to_string(),
-    };
-    let mut paths = Vec::new();
-    let mut measured_binding: Vec<String> = Vec::new();
-    for (i, disk) in measured.disks.iter().enumerate() {
-        let predicted_iops = delivered.map(|x| x * pieces / n);
-        let predicted_mibps = total_mibps.map(|m| m / n);
-        let uses: Vec<CapUse> = [
-            CapUse::new("disk cap", setup.disk_iops, disk.iops, "IOPS"),
-            CapUse::new("disk cap", setup.disk_mibps, disk.mibps, "MiB/s"),
-        ]
-        .into_iter()
-        .flatten()
-        .collect();
-        let (measured_limit, binds) = limit_of(&uses);
-        if binds && i == 0 {
-            measured_binding.push(measured_limit.clone());
-        }
-        paths.push(row(
-            format!("disk {} ({})", i + 1, disk.device),
-            caps_text(setup.disk_iops, setup.disk_mibps),
-            (predicted_iops, disk.iops),
-            (predicted_mibps, disk.mibps),
-            named(&[CapKind::DiskIops, CapKind::DiskMibps]),
-            measured_limit,
-        ));
-    }
-    if measured.disks.is_empty() {
-        // Not emulated (no root): the disks' summed caps were one in-engine cap, so the
-        // total's share of each disk is what a disk carried.
-        let uses: Vec<CapUse> = [
-            CapUse::new("disk cap", setup.disk_iops, measured.iops * pieces / n, "IOPS"),
-            CapUse::new("disk cap", setup.disk_mibps, measured.mibps / n, "MiB/s"),
-        ]
-        .into_iter()
-        .flatten()
-        .collect();
-        if let (limit, true) = limit_of(&uses) {
-            measured_binding.push(limit);
-        }
-    }
-    let vm_uses: Vec<CapUse> = [
-        CapUse::new("VM uncached cap", setup.vm_iops, measured.iops, "IOPS"),
-        CapUse::new("VM uncached cap", setup.vm_mibps, measured.mibps, "MiB/s"),
-    ]
-    .into_iter()
-    .flatten()
-    .collect();
-    let (vm_limit, vm_binds) = limit_of(&vm_uses);
-    if vm_binds {
-        measured_binding.push(vm_limit.clone());
-    }
-    if setup.vm_iops.is_some() || setup.vm_mibps.is_some() {
-        paths.push(row(
-            "VM cap (in-engine)".to_string(),
-            caps_text(setup.vm_iops, setup.vm_mibps),
-            (delivered, measured.iops),
-            (total_mibps, measured.mibps),
-            named(&[CapKind::VmUncachedIops, CapKind::VmUncachedMibps]),
-            vm_limit,
-        ));
-    }
-    let paced = w.rate_iops.filter(|r| measured.iops >= r * BINDING_SHARE);
-    let measured_limit = match (measured_binding.first(), paced) {
-        (Some(limit), _) => limit.clone(),
-        (None, Some(rate)) => format!("the demand ({} IOPS, paced)", group(rate)),
-        (None, None) => "none found: below every cap and below the demand".to_string(),
-    };
-    let predicted_limit = match (plan_limit, p.meets) {
-        (_, Some(true)) => format!(
-            "the demand ({} IOPS, paced)",
-            group(p.required_iops.unwrap_or_default())
-        ),
-        (Some(l), _) => {
-            let per = if matches!(l.kind, CapKind::DiskIops | CapKind::DiskMibps) {
-                l.value / n
-            } else {
-                l.value
-            };
-            format!("{} {} {}", l.kind.label(), group(per), l.kind.unit())
-        }
-        (None, _) => "no cap".to_string(),
-    };
-    paths.push(row(
-        "total".to_string(),
-        p.capacity_text(),
-        (delivered, measured.iops),
-        (total_mibps, measured.mibps),
-        predicted_limit.clone(),
-        measured_limit.clone(),
-    ));
-    let agrees = paths.iter().all(|r| r.agrees) && predicted_limit == measured_limit;
-    Comparison {
-        paths,
-        predicted_limit,
-        measured_limit,
-        agrees,
-    }
-}
-
-fn row(
-    path: String,
-    caps: String,
-    iops: (Option<f64>, f64),
-    mibps: (Option<f64>, f64),
-    predicted_limit: String,
-    measured_limit: String,
-) -> PathComparison {
-    let iops_difference_percent = difference(iops.1, iops.0);
-    let mibps_difference_percent = difference(mibps.1, mibps.0);
-    PathComparison {
-        path,
-        caps,
-        predicted_iops: iops.0,
-        measured_iops: iops.1,
-        iops_difference_percent,
-        predicted_mibps: mibps.0,
-        measured_mibps: mibps.1,
-        mibps_difference_percent,
-        predicted_limit,
-        measured_limit,
-        agrees: within(iops_difference_percent) && within(mibps_difference_percent),
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -569,16 +294,20 @@ mod tests {
             device: device.into(),
             iops: 3_200.0,
             mibps: 25.0,
+            iops_half_width: Some(20.0),
+            mibps_half_width: Some(0.2),
         };
         let measured = Measured {
             iops: 12_790.0,
             mibps: 99.9,
+            iops_half_width: Some(2.0),
+            mibps_half_width: Some(0.1),
             disks: vec![disk("/dev/loop0"), disk("/dev/loop1")],
         };
         let c = compare(&s, &measured);
         assert_eq!(c.predicted_limit, "VM uncached cap 12,800 IOPS");
         assert_eq!(c.measured_limit, c.predicted_limit);
-        assert!(c.agrees, "{c:#?}");
+        assert_eq!(c.agreement, Agreement::Agrees, "{c:#?}");
         let total = c.paths.last().unwrap();
         assert!(total.iops_difference_percent.unwrap().abs() < 0.1);
         // Half the measured rate: neither the figures nor the limit agree.
@@ -587,7 +316,7 @@ mod tests {
             mibps: 50.0,
             ..measured
         };
-        assert!(!compare(&s, &slow).agrees);
+        assert_eq!(compare(&s, &slow).agreement, Agreement::Differs);
     }
 
     #[test]
@@ -595,14 +324,22 @@ mod tests {
         let e = evaluation("Standard_D8s_v5", "mibps=1000,bs=1m,read=100%,random=0");
         let s = setup(&e).unwrap();
         assert_eq!((s.planned_chunk_kib, s.chunk_kib), (256, 64));
-        assert!(s.notes[0].contains("16 pieces per 1 MiB IO instead of 4"), "{:?}", s.notes);
+        assert!(
+            s.notes[0].contains("16 pieces per 1 MiB IO instead of 4"),
+            "{:?}",
+            s.notes
+        );
         let measured = Measured {
             iops: 290.0,
             mibps: 290.0,
+            iops_half_width: None,
+            mibps_half_width: None,
             disks: vec![MeasuredDisk {
                 device: "/dev/loop0".into(),
                 iops: 1_160.0,
                 mibps: 72.5,
+                iops_half_width: None,
+                mibps_half_width: None,
             }],
         };
         let c = compare(&s, &measured);
@@ -611,6 +348,8 @@ mod tests {
         let alone = Measured {
             iops: 800.0,
             mibps: 800.0,
+            iops_half_width: None,
+            mibps_half_width: None,
             disks: Vec::new(),
         };
         let four = evaluation("Standard_D64s_v5", "mibps=1000,bs=1m,read=100%,random=0");
@@ -619,6 +358,19 @@ mod tests {
         assert_eq!(c4.predicted_limit, c4.measured_limit);
         // 290 IOs of 1 MiB a second over 4 disks: 16 pieces each, 1,160 per disk.
         assert_eq!(c.paths[0].predicted_iops, Some(1_160.0));
+    }
+
+    #[test]
+    fn an_interval_across_the_band_s_edge_is_within_noise() {
+        let p = Some(1_000.0);
+        assert_eq!(Agreement::of(1_010.0, Some(20.0), p), Agreement::Agrees);
+        assert_eq!(
+            Agreement::of(1_040.0, Some(20.0), p),
+            Agreement::WithinNoise
+        );
+        assert_eq!(Agreement::of(1_080.0, Some(20.0), p), Agreement::Differs);
+        assert_eq!(Agreement::of(940.0, None, p), Agreement::Differs);
+        assert_eq!(Agreement::of(5.0, None, None), Agreement::Agrees);
     }
 
     #[test]

@@ -7,7 +7,8 @@ use diskmeter_plan::{Answer, Candidate, Demand, Evaluation, IoSizeRow, NotPossib
 use std::fmt::Write;
 
 /// `plan --help`: the modes, the keys and the exit codes.
-pub const LONG_ABOUT: &str = "Plan storage from published limits: the caps each IO counts against (host cache, VM \
+pub const LONG_ABOUT: &str =
+    "Plan storage from published limits: the caps each IO counts against (host cache, VM \
              uncached, disks), the binding limit, headroom, monthly cost by component, queue \
              depth and stripe advice, and the document behind every figure. The catalog is what \
              Azure, AWS, Google Cloud and DigitalOcean sell today (--builtin-catalog guides: the \

@@ -6,11 +6,19 @@
 use crate::text::TextTable;
 use diskmeter_orchestrator::Rehearsal;
 use diskmeter_plan::model::group;
-use diskmeter_plan::rehearsal::AGREEMENT_PERCENT;
+use diskmeter_plan::rehearsal::{Agreement, AGREEMENT_PERCENT};
 use std::fmt::Write;
 
 fn figure(v: Option<f64>) -> String {
     v.map_or("-".to_string(), group)
+}
+
+/// "12,800 +- 2": the measured figure and its 95 % half-width, when known.
+fn with_interval(value: f64, half_width: Option<f64>) -> String {
+    match half_width {
+        Some(h) => format!("{} +- {}", group(value), group(h)),
+        None => group(value),
+    }
 }
 
 fn percent(v: Option<f64>) -> String {
@@ -44,7 +52,11 @@ pub fn text(r: &Rehearsal) -> String {
     let _ = writeln!(
         out,
         "  in-engine cap (shared by every IO): {}",
-        if caps.is_empty() { "none".to_string() } else { caps.join(" / ") }
+        if caps.is_empty() {
+            "none".to_string()
+        } else {
+            caps.join(" / ")
+        }
     );
     let _ = writeln!(
         out,
@@ -76,37 +88,46 @@ pub fn text(r: &Rehearsal) -> String {
         "diff",
         "limit (plan)",
         "limit (measured)",
-        "agrees",
+        "agreement",
     ]);
     for p in &r.comparison.paths {
         table.row([
             p.path.clone(),
             p.caps.clone(),
             figure(p.predicted_iops),
-            group(p.measured_iops),
+            with_interval(p.measured_iops, p.measured_iops_half_width),
             percent(p.iops_difference_percent),
             figure(p.predicted_mibps),
-            group(p.measured_mibps),
+            with_interval(p.measured_mibps, p.measured_mibps_half_width),
             percent(p.mibps_difference_percent),
             p.predicted_limit.clone(),
             p.measured_limit.clone(),
-            if p.agrees { "yes" } else { "no" }.to_string(),
+            p.agreement.word().to_string(),
         ]);
     }
     table.align_right([2, 3, 4, 5, 6, 7]);
     let _ = writeln!(out, "{table}");
     let c = &r.comparison;
-    let verdict = if c.agrees {
-        format!(
-            "AGREES: every path within {AGREEMENT_PERCENT} % of the plan, and both name {}",
-            c.predicted_limit
-        )
+    let limits = if c.same_limit {
+        format!("both name {}", c.predicted_limit)
     } else {
         format!(
-            "DIFFERS: the plan names {}, the measurement {}; a path off by more than \
-             {AGREEMENT_PERCENT} % is marked 'no'",
+            "the plan names {}, the measurement {}",
             c.predicted_limit, c.measured_limit
         )
+    };
+    let verdict = match c.agreement {
+        Agreement::Agrees => format!(
+            "AGREES: every path's measured 95 % interval lies within {AGREEMENT_PERCENT} % of \
+             the plan, and {limits}"
+        ),
+        Agreement::WithinNoise => format!(
+            "WITHIN NOISE: an interval straddles the {AGREEMENT_PERCENT} % band (a longer \
+             --rehearse-time narrows it); {limits}"
+        ),
+        Agreement::Differs => format!(
+            "DIFFERS: a path lies more than {AGREEMENT_PERCENT} % from the plan, or {limits}"
+        ),
     };
     let _ = writeln!(out, "{verdict}");
     out
