@@ -178,21 +178,10 @@ pub fn main(matches: &ArgMatches) -> anyhow::Result<Status> {
         return Ok(Status::failure_if(answer.missed()));
     }
     let usage = |e: diskmeter_plan::PlanError| UsageError(e.to_string());
-    let scale = rehearsal::parse_scale(&args.rehearse_size, &args.rehearse_time).map_err(usage)?;
-    let evaluation = rehearsal::evaluation_of(&catalog, &demand, &answer, &request);
-    let setup = rehearsal::setup(&evaluation.map_err(usage)?).map_err(usage)?;
-    let source = match &args.from_capture {
-        Some(id) => format!("capture {id}'s demand at its level, not its IO stream"),
-        None => "--workload".to_string(),
-    };
-    let (disk_bytes, runtime, dir) = (scale.0, scale.1, std::path::PathBuf::from("."));
-    let asked = RehearseRequest {
-        setup,
-        disk_bytes,
-        runtime,
-        dir,
-        workload_source: source,
-    };
+    let (size, time) = (&args.rehearse_size, &args.rehearse_time);
+    let prepared = rehearsal::prepare(&catalog, &demand, &answer, &request, size, time);
+    let (setup, disk_bytes, runtime) = prepared.map_err(usage)?;
+    let asked = RehearseRequest::new(setup, disk_bytes, runtime, args.from_capture.as_deref());
     let done = diskmeter_orchestrator::rehearse(&asked)?;
     let both = serde_json::json!({ "plan": answer, "rehearsal": done });
     let text = plan_text + &diskmeter_views::rehearse::text(&done);

@@ -41,6 +41,29 @@ pub struct RehearseRequest {
     pub workload_source: String,
 }
 
+impl RehearseRequest {
+    /// A rehearsal in the current folder of `setup` at this scale; `capture` is the id of
+    /// `--from-capture`, whose demand (not its IO stream) the workload is.
+    pub fn new(
+        setup: RehearsalSetup,
+        disk_bytes: u64,
+        runtime: Duration,
+        capture: Option<&str>,
+    ) -> RehearseRequest {
+        let workload_source = match capture {
+            Some(id) => format!("capture {id}'s demand at its level, not its IO stream"),
+            None => "--workload".to_string(),
+        };
+        RehearseRequest {
+            setup,
+            disk_bytes,
+            runtime,
+            dir: PathBuf::from("."),
+            workload_source,
+        }
+    }
+}
+
 /// A rehearsal's answer.
 #[derive(Debug, Clone, Serialize)]
 pub struct Rehearsal {

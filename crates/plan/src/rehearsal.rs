@@ -176,6 +176,21 @@ pub fn setup(evaluation: &Evaluation) -> Result<RehearsalSetup, PlanError> {
     })
 }
 
+/// What `plan --rehearse` builds and runs: the answer's configuration ([`evaluation_of`]),
+/// its [`setup`], and the scale (`--rehearse-size`, `--rehearse-time`: [`parse_scale`]).
+pub fn prepare(
+    catalog: &crate::Catalog,
+    demand: &crate::Demand,
+    answer: &crate::Answer,
+    request: &crate::Request,
+    size: &str,
+    time: &str,
+) -> Result<(RehearsalSetup, u64, std::time::Duration), PlanError> {
+    let (disk_bytes, runtime) = parse_scale(size, time)?;
+    let evaluation = evaluation_of(catalog, demand, answer, request)?;
+    Ok((setup(&evaluation)?, disk_bytes, runtime))
+}
+
 /// `--rehearse-size` (each disk, default 1 GiB) and `--rehearse-time` (the measured runtime,
 /// default 20 s), read as fio reads sizes and times; a disk under 256 MiB is too small for
 /// btrfs's chunks on every disk, a runtime under 2 s too short to measure.
@@ -234,7 +249,7 @@ pub fn evaluation_of(
 
 /// `8 KiB`, `1 MiB`: an IO size for a note.
 fn io_size_text(bytes: u64) -> String {
-    if bytes >= 1 << 20 && bytes % (1 << 20) == 0 {
+    if bytes >= 1 << 20 && bytes.is_multiple_of(1 << 20) {
         format!("{} MiB", bytes >> 20)
     } else {
         format!("{} KiB", group(bytes as f64 / 1024.0))
