@@ -276,7 +276,8 @@ fn job_options(
     ramp: Duration,
 ) -> Vec<String> {
     let w = &setup.workload;
-    let random = w.random_fraction >= 0.5;
+    // fio's percentage_random applies to a random pattern: any random share makes it one.
+    let random = w.random_fraction > 0.0;
     let rw = match (w.read_fraction, random) {
         (r, true) if r >= 1.0 => "randread",
         (r, false) if r >= 1.0 => "read",
