@@ -248,16 +248,29 @@ pub fn rehearse(request: &RehearseRequest) -> Result<Rehearsal, OrchestrateError
 
 fn make_volume(request: &RehearseRequest) -> Result<StripedVolume, OrchestrateError> {
     let setup = &request.setup;
-    let iops = setup.disk_iops.map(|v| v.round() as u64);
-    let bytes = setup.disk_mibps.map(|v| (v * MIB_F64).round() as u64);
+    let w = &setup.workload;
+    // The kernel caps each direction on its own; a disk's cap is on both together. Split in
+    // the workload's own mix, the two rules add up to the disk's cap for this workload.
+    let r = w.read_fraction;
+    let read_bytes = r * w.read_bs_bytes as f64;
+    let byte_share = read_bytes / (read_bytes + (1.0 - r) * w.write_bs_bytes as f64);
+    let part = |cap: Option<f64>, share: f64| {
+        let share = if share > 0.0 && share < 1.0 {
+            share
+        } else {
+            1.0
+        };
+        cap.map(|v| (v * share).round().max(1.0) as u64)
+    };
+    let bytes = setup.disk_mibps.map(|v| v * MIB_F64);
     let spec = EmulationSpec {
         name: format!("rehearse-{}", std::process::id()),
         size_bytes: request.disk_bytes,
         caps: Caps {
-            read_iops: iops,
-            write_iops: iops,
-            read_bytes_per_sec: bytes,
-            write_bytes_per_sec: bytes,
+            read_iops: part(setup.disk_iops, r),
+            write_iops: part(setup.disk_iops, 1.0 - r),
+            read_bytes_per_sec: part(bytes, byte_share),
+            write_bytes_per_sec: part(bytes, 1.0 - byte_share),
         },
         dir: request.dir.clone(),
         owner_pid: Some(std::process::id()),
