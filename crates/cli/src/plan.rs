@@ -111,10 +111,15 @@ struct PlanArgs {
     #[arg(long)]
     rehearse: bool,
     /// With --rehearse: each emulated disk's size
-    #[arg(long, value_name = "SIZE", default_value = "1g")]
+    #[arg(long, value_name = "SIZE", default_value = "1g", requires = "rehearse")]
     rehearse_size: String,
     /// With --rehearse: the measured runtime, after a ramp of a fifth of it (1-5 s)
-    #[arg(long, value_name = "TIME", default_value = "20s")]
+    #[arg(
+        long,
+        value_name = "TIME",
+        default_value = "20s",
+        requires = "rehearse"
+    )]
     rehearse_time: String,
 }
 

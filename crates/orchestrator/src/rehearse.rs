@@ -206,13 +206,18 @@ pub fn rehearse(request: &RehearseRequest) -> Result<Rehearsal, OrchestrateError
     let sum = |f: &dyn Fn(&diskmeter_report::DirectionResult) -> f64| -> f64 {
         result.jobs.iter().map(|j| f(&j.read) + f(&j.write)).sum()
     };
-    let start_ns = result
+    // The measured period ends when the IO did; it began a runtime before (the phase's start
+    // is taken before the workers are up, so start + ramp would take in idle time).
+    let end_ns = result.meta.io_finished_unix_ns;
+    let phase_ns = result
         .meta
         .phase_starts_unix_ns
         .first()
         .copied()
-        .unwrap_or(0)
-        + ramp.as_nanos() as u64;
+        .unwrap_or(0);
+    let start_ns = end_ns
+        .saturating_sub(runtime_ns)
+        .max(phase_ns + ramp.as_nanos() as u64);
     let (iops, mibps) = (sum(&|d| d.iops), sum(&|d| d.bw_bytes_per_sec) / MIB_F64);
     // One job: its interval is the run's; MiB/s move with IOPS at the workload's sizes.
     let iops_half_width = result.jobs.first().and_then(|j| j.iops_mean_ci.half_width);

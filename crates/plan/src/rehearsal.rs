@@ -376,6 +376,31 @@ mod tests {
     }
 
     #[test]
+    fn a_demand_at_the_capacity_names_the_cap_and_one_below_it_the_demand() {
+        let measured = |iops: f64| Measured {
+            iops,
+            mibps: iops * 8.0 / 1024.0,
+            iops_half_width: None,
+            mibps_half_width: None,
+            disks: Vec::new(),
+        };
+        // 4 x P30 on a D64s_v5: 20,000 IOPS of disks. Asked 19,500: the disks bind.
+        let e = evaluation("Standard_D64s_v5", "iops=19500,bs=8k");
+        let c = compare(&setup(&e).unwrap(), &measured(19_500.0));
+        assert_eq!(c.predicted_limit, "disk cap 5,000 IOPS");
+        assert_eq!(c.measured_limit, c.predicted_limit);
+        // Asked 2,000: the demand, and no path names a cap.
+        let e = evaluation("Standard_D64s_v5", "iops=2000,bs=8k");
+        let c = compare(&setup(&e).unwrap(), &measured(2_000.0));
+        assert_eq!(c.predicted_limit, "the demand (2,000 IOPS, paced)");
+        assert_eq!(
+            (c.measured_limit.as_str(), c.agreement),
+            (c.predicted_limit.as_str(), Agreement::Agrees)
+        );
+        assert_eq!(c.paths[0].predicted_limit, "not binding");
+    }
+
+    #[test]
     fn an_interval_across_the_band_s_edge_is_within_noise() {
         let p = Some(1_000.0);
         assert_eq!(Agreement::of(1_010.0, Some(20.0), p), Agreement::Agrees);

@@ -207,8 +207,15 @@ pub fn compare(setup: &RehearsalSetup, measured: &Measured) -> Comparison {
     let total_mibps = delivered.map(|x| x * mean_bytes / MIB_F64);
     let n = f64::from(setup.disk_count.max(1));
     let plan_limit = p.limit.as_ref();
+    // A demand within 5 % of the capacity runs its cap at 95 % or more: the cap binds, by the
+    // same rule the measurement is read with.
+    let at_cap = match (p.required_iops, p.capacity_iops) {
+        (Some(r), Some(c)) => r >= c * BINDING_SHARE,
+        (None, _) => true,
+        (Some(_), None) => false,
+    };
     let named = |kinds: &[CapKind]| match plan_limit {
-        Some(l) if kinds.contains(&l.kind) => {
+        Some(l) if at_cap && kinds.contains(&l.kind) => {
             let per = if matches!(l.kind, CapKind::DiskIops | CapKind::DiskMibps) {
                 l.value / n
             } else {
@@ -289,12 +296,8 @@ pub fn compare(setup: &RehearsalSetup, measured: &Measured) -> Comparison {
         (None, Some(rate)) => format!("the demand ({} IOPS, paced)", group(rate)),
         (None, None) => "none found: below every cap and below the demand".to_string(),
     };
-    let predicted_limit = match (plan_limit, p.meets) {
-        (_, Some(true)) => format!(
-            "the demand ({} IOPS, paced)",
-            group(p.required_iops.unwrap_or_default())
-        ),
-        (Some(l), _) => {
+    let predicted_limit = match (plan_limit, p.required_iops) {
+        (Some(l), _) if at_cap => {
             let per = if matches!(l.kind, CapKind::DiskIops | CapKind::DiskMibps) {
                 l.value / n
             } else {
@@ -302,7 +305,8 @@ pub fn compare(setup: &RehearsalSetup, measured: &Measured) -> Comparison {
             };
             format!("{} {} {}", l.kind.label(), group(per), l.kind.unit())
         }
-        (None, _) => "no cap".to_string(),
+        (_, Some(r)) => format!("the demand ({} IOPS, paced)", group(r)),
+        (_, None) => "no cap".to_string(),
     };
     paths.push(row(
         "total".to_string(),
