@@ -132,3 +132,60 @@ pub fn text(r: &Rehearsal) -> String {
     let _ = writeln!(out, "{verdict}");
     out
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use diskmeter_plan::rehearsal::{self, Measured};
+    use diskmeter_plan::{Catalog, Configuration, Demand, HostCache};
+
+    #[test]
+    fn the_text_names_what_ran_each_path_and_the_verdict() {
+        let catalog = Catalog::builtin();
+        let demand = Demand::default()
+            .adjusted(Some("iops=16000,bs=8k"), None)
+            .unwrap();
+        let config = Configuration {
+            vm: Some(catalog.vm("Standard_D8s_v5").unwrap()),
+            disk: catalog.disk("P30").unwrap(),
+            disk_count: 4,
+            cache: HostCache::None,
+        };
+        let evaluation = diskmeter_plan::evaluate(&catalog, &config, &demand).unwrap();
+        let setup = rehearsal::setup(&evaluation).unwrap();
+        let measured = Measured {
+            iops: 12_800.0,
+            mibps: 100.0,
+            iops_half_width: Some(72.0),
+            mibps_half_width: Some(0.56),
+            disks: Vec::new(),
+        };
+        let r = Rehearsal {
+            comparison: rehearsal::compare(&setup, &measured),
+            setup,
+            workload_source: "--workload".into(),
+            job: ["name=rehearse", "filename=f", "size=1g", "rw=randread"]
+                .map(String::from)
+                .to_vec(),
+            emulated: false,
+            engine_iops: Some(12_800),
+            engine_bytes_per_sec: None,
+            not_rehearsed: vec!["the stripe: needs root".into()],
+            runtime_s: 6.0,
+            ramp_s: 1.2,
+            measured,
+        };
+        let out = text(&r);
+        assert!(out.contains("no emulated disks (not root)"), "{out}");
+        assert!(
+            out.contains("in-engine cap (shared by every IO): 12,800 IOPS"),
+            "{out}"
+        );
+        assert!(
+            out.contains("not rehearsed: the stripe: needs root"),
+            "{out}"
+        );
+        assert!(out.contains("12,800 +- 72"), "{out}");
+        assert!(out.contains("AGREES"), "{out}");
+    }
+}
