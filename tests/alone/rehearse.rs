@@ -83,6 +83,8 @@ fn agreement(r: &Value) -> (String, String) {
         }
     }
     let c = &r["comparison"];
+    // A 6 s run has wide intervals (2 batches): within noise may be all it can say.
+    assert_ne!(c["agreement"], "differs", "{r:#}");
     (
         c["predicted_limit"].as_str().unwrap().to_string(),
         c["measured_limit"].as_str().unwrap().to_string(),
