@@ -35,6 +35,10 @@
 //! stop signal, hands each interval to the command's [`CaptureView`] and saves it in the
 //! history as it goes (`capture_session.rs`).
 //!
+//! A rehearsal (`plan --rehearse`, [`rehearse`]) is a session too: it builds the planned
+//! configuration from emulated disks striped by btrfs (`diskmeter_emulate::stripe`), runs the
+//! requirement's workload on it under the VM's cap, and removes the volume when it ends.
+//!
 //! An interrupt ends the current step as partial and skips the rest; what finished is
 //! delivered and saved, files are removed. The command then renders the [`Outcome`] and
 //! picks the exit code from [`Outcome::status`].
