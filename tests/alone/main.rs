@@ -32,6 +32,7 @@ mod fio_logs;
 mod history;
 mod job_semantics;
 mod pattern_options;
+mod rehearse;
 mod replay;
 mod replay_capture;
 mod replay_database;

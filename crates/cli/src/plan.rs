@@ -3,9 +3,10 @@
 
 use crate::{write_output, Status, UsageError};
 use clap::{ArgMatches, Args, Command, FromArgMatches};
+use diskmeter_orchestrator::RehearseRequest;
 use diskmeter_plan::burst::Load;
 use diskmeter_plan::catalog::Slice;
-use diskmeter_plan::{Catalog, Demand, Request};
+use diskmeter_plan::{rehearsal, Catalog, Demand, Request};
 use diskmeter_views::plan as text;
 use diskmeter_views::requirements::{plan_input, PlanFlags};
 use serde::Serialize;
@@ -105,6 +106,21 @@ struct PlanArgs {
     /// Headroom for growth: multiplies IOPS, MiB/s and queue depth, e.g. 30%
     #[arg(long, value_name = "PERCENT")]
     growth: Option<String>,
+    /// Build the configuration from emulated disks (root; else the in-engine cap alone), run
+    /// the requirement's workload on it, and print predicted against measured per path
+    #[arg(long)]
+    rehearse: bool,
+    /// With --rehearse: each emulated disk's size
+    #[arg(long, value_name = "SIZE", default_value = "1g", requires = "rehearse")]
+    rehearse_size: String,
+    /// With --rehearse: the measured runtime, after a ramp of a fifth of it (1-5 s)
+    #[arg(
+        long,
+        value_name = "TIME",
+        default_value = "20s",
+        requires = "rehearse"
+    )]
+    rehearse_time: String,
 }
 
 // `plan`'s options between `--device` and `--db`.
@@ -133,37 +149,7 @@ struct TailArgs {
 pub fn command() -> Command {
     let plan = Command::new("plan")
         .about("Plan VM + disk configurations against published limits and prices, and name the bottleneck")
-        .long_about(
-            "Plan storage from published limits: the caps each IO counts against (host cache, VM \
-             uncached, disks), the binding limit, headroom, monthly cost by component, queue \
-             depth and stripe advice, and the document behind every figure. The catalog is what \
-             Azure, AWS, Google Cloud and DigitalOcean sell today (--builtin-catalog guides: the \
-             guides' 2019 figures).\n\n\
-             Optimise:  diskmeter plan --require iops=16000,bs=8k,read=70%,latency=1ms \
-             --optimize cost [--cloud azure,aws] [--family Dsv5,m7i]\n\
-             Evaluate:  diskmeter plan --vm Standard_D8s_v5 --disks 4xP30 --workload \
-             iops=16000,bs=8k,read=70%,cache-hit=0.8\n\
-             IO sizes:  diskmeter plan --disks 1xP30 --io-sizes [8k,32k,64k,1m]\n\
-             Capture:   diskmeter plan --from-capture last --level p99 --growth 30% --optimize \
-             cost (the capture's checklist at the level is the demand; --workload keys replace \
-             its figures)\n\n\
-             Scaled and provisioned disk types (gp3, io2, Premium SSD v2, pd-ssd) are sized: \
-             count, size, IOPS and MiB/s at the least cost. A per-IO latency bound (latency=, or \
-             a traced capture's) excludes disk types whose published class lies above it; \
-             without one the answer says latency was not judged. With --duration or \
-             --from-capture the load is played through the burst credit buckets: a bursting \
-             configuration meets it only if its credits last. Unpriced configurations, and \
-             those with an unpublished cap on their path, are never ranked cheapest.\n\n\
-             Keys: iops (k = 1,000), mibps, bs (bs=4k,64k: read,write), read= or write= \
-             (default 100 % reads), cache-hit (share of reads from the host cache), local (share \
-             of IOs to the local SSD), latency (per IO, default unit ms), qd, capacity, random. \
-             A share is N%, a fraction from 0 to 1, or a percentage above 1 (50%, 50 and 0.5 \
-             are half). iops and mibps are separate peaks. docs/guide/4-plan.md has the model.\n\n\
-             A missing figure is reported, never assumed; what the published figures rule out \
-             (too many data disks, a premium disk on a standard size) is \"not possible\". Exit \
-             codes: 0 met (or nothing required); 1 not met, not possible, or nothing meets it; \
-             2 usage error.",
-        );
+        .long_about(text::LONG_ABOUT);
     let plan = PlanArgs::augment_args(plan).arg(crate::requirements::device_arg());
     TailArgs::augment_args(WindowArgs::augment_args(plan).arg(crate::args::db_arg()))
 }
@@ -190,9 +176,23 @@ pub fn main(matches: &ArgMatches) -> anyhow::Result<Status> {
     };
     let answer = diskmeter_plan::answer(&catalog, &demand, &request)
         .map_err(|e| UsageError(e.to_string()))?;
-    let text = text::answer(&answer);
-    tail.catalog.emit(tail.output.as_ref(), &answer, text)?;
-    Ok(Status::failure_if(answer.missed()))
+    let plan_text = text::answer(&answer);
+    if !args.rehearse {
+        tail.catalog
+            .emit(tail.output.as_ref(), &answer, plan_text)?;
+        return Ok(Status::failure_if(answer.missed()));
+    }
+    let usage = |e: diskmeter_plan::PlanError| UsageError(e.to_string());
+    let (size, time) = (&args.rehearse_size, &args.rehearse_time);
+    let prepared = rehearsal::prepare(&catalog, &demand, &answer, &request, size, time);
+    let (setup, disk_bytes, runtime) = prepared.map_err(usage)?;
+    let asked = RehearseRequest::new(setup, disk_bytes, runtime, args.from_capture.as_deref());
+    let done = diskmeter_orchestrator::rehearse(&asked)?;
+    let both = serde_json::json!({ "plan": answer, "rehearsal": done });
+    let text = plan_text + &diskmeter_views::rehearse::text(&done);
+    tail.catalog.emit(tail.output.as_ref(), &both, text)?;
+    let differs = done.comparison.agreement == rehearsal::Agreement::Differs;
+    Ok(Status::failure_if(answer.missed() || differs))
 }
 
 /// The demand: a capture's checklist at `--level` (if `--from-capture`), then the

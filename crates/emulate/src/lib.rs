@@ -22,6 +22,7 @@ mod controller;
 mod hint;
 mod profile;
 mod request;
+pub mod stripe;
 
 pub use burst::{burst_for, tier_burst, Bucket, Burst, BURST_FLAGS};
 pub use cgroup::CgroupKind;

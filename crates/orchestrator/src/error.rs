@@ -30,6 +30,9 @@ pub enum OrchestrateError {
         /// The profile or size was wrong, not the machine.
         usage: bool,
     },
+    /// A rehearsal's striped volume could not be made, or its run did not finish.
+    #[error("--rehearse: {0}")]
+    Rehearsal(String),
     /// The stop signal's handlers could not be installed.
     #[error("cannot install the handlers of Ctrl-C and SIGTERM: {0}")]
     Signals(std::io::Error),

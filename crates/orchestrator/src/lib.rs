@@ -35,6 +35,10 @@
 //! stop signal, hands each interval to the command's [`CaptureView`] and saves it in the
 //! history as it goes (`capture_session.rs`).
 //!
+//! A rehearsal (`plan --rehearse`, [`rehearse`]) is a session too: it builds the planned
+//! configuration from emulated disks striped by btrfs (`diskmeter_emulate::stripe`), runs the
+//! requirement's workload on it under the VM's cap, and removes the volume when it ends.
+//!
 //! An interrupt ends the current step as partial and skips the rest; what finished is
 //! delivered and saved, files are removed. The command then renders the [`Outcome`] and
 //! picks the exit code from [`Outcome::status`].
@@ -50,6 +54,7 @@ mod job_files;
 mod leftovers;
 mod live;
 mod ranks;
+mod rehearse;
 mod scale_out;
 mod session;
 pub mod signals;
@@ -73,6 +78,7 @@ pub use error::OrchestrateError;
 pub use history::{CaptureHeader, CaptureRecorder, HistoryChoice, HistorySaveError, SavedRun};
 pub use job_files::FileSources;
 pub use ranks::{Ranks, RanksError};
+pub use rehearse::{rehearse, Rehearsal, RehearseRequest};
 pub use session::{progress_goal, ProgressGoal, Session, Settings, Warmth};
 pub use sink::{Note, Sink, SinkError, StepContext};
 pub use step::{Batch, CommandKind, FinishedStep, Outcome, OutcomeStatus, Step};

@@ -129,6 +129,10 @@ pub enum PlanError {
          --optimize cost to search for one"
     )]
     NoDisks,
+
+    /// `--rehearse` on a plan a rehearsal cannot stand for.
+    #[error("--rehearse: {0}")]
+    Rehearsal(String),
 }
 
 /// What is wrong with a catalog file.

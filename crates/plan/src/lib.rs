@@ -19,6 +19,7 @@ pub mod model;
 pub mod optimise;
 pub mod planner;
 pub mod possible;
+pub mod rehearsal;
 pub mod request;
 pub mod sizing;
 

@@ -14,8 +14,8 @@
 //! ([`suite::table`]), a sweep's points ([`sweep::text`]), a capture's checklist
 //! ([`capture::checklist_text`]), the history commands' listings ([`history`]), a
 //! session's dry-run plan and closing messages ([`session`]), the planner's answers
-//! ([`plan`]) and the emulated disks ([`emulate`]) are built here, beside the report's forms
-//! of the same data. So are the outputs of `diskmeter requirements` ([`requirements`]: a
+//! ([`plan`], a rehearsal of one: [`rehearse`]) and the emulated disks ([`emulate`]) are
+//! built here, beside the report's forms of the same data. So are the outputs of `diskmeter requirements` ([`requirements`]: a
 //! capture's checklist as text, JSON or CSV) and `diskmeter check` ([`check`]: a result's
 //! judgements).
 
@@ -31,6 +31,7 @@ pub mod find;
 pub mod history;
 pub mod model;
 pub mod plan;
+pub mod rehearse;
 pub mod requirements;
 pub mod run;
 pub mod session;

@@ -6,6 +6,42 @@ use diskmeter_plan::model::{group, Basis, PointPrediction};
 use diskmeter_plan::{Answer, Candidate, Demand, Evaluation, IoSizeRow, NotPossible, Optimisation};
 use std::fmt::Write;
 
+/// `plan --help`: the modes, the keys and the exit codes.
+pub const LONG_ABOUT: &str =
+    "Plan storage from published limits: the caps each IO counts against (host cache, VM \
+             uncached, disks), the binding limit, headroom, monthly cost by component, queue \
+             depth and stripe advice, and the document behind every figure. The catalog is what \
+             Azure, AWS, Google Cloud and DigitalOcean sell today (--builtin-catalog guides: the \
+             guides' 2019 figures).\n\n\
+             Optimise:  diskmeter plan --require iops=16000,bs=8k,read=70%,latency=1ms \
+             --optimize cost [--cloud azure,aws] [--family Dsv5,m7i]\n\
+             Evaluate:  diskmeter plan --vm Standard_D8s_v5 --disks 4xP30 --workload \
+             iops=16000,bs=8k,read=70%,cache-hit=0.8\n\
+             IO sizes:  diskmeter plan --disks 1xP30 --io-sizes [8k,32k,64k,1m]\n\
+             Rehearse:  diskmeter plan --vm Standard_D8s_v5 --disks 4xP30 --workload \
+             iops=16000,bs=8k --rehearse (root: the disks emulated and striped, the workload \
+             run on them, predicted against measured per disk, VM cap and total; \
+             docs/guide/5-rehearse.md)\n\
+             Capture:   diskmeter plan --from-capture last --level p99 --growth 30% --optimize \
+             cost (the capture's checklist at the level is the demand; --workload keys replace \
+             its figures)\n\n\
+             Scaled and provisioned disk types (gp3, io2, Premium SSD v2, pd-ssd) are sized: \
+             count, size, IOPS and MiB/s at the least cost. A per-IO latency bound (latency=, or \
+             a traced capture's) excludes disk types whose published class lies above it; \
+             without one the answer says latency was not judged. With --duration or \
+             --from-capture the load is played through the burst credit buckets: a bursting \
+             configuration meets it only if its credits last. Unpriced configurations, and \
+             those with an unpublished cap on their path, are never ranked cheapest.\n\n\
+             Keys: iops (k = 1,000), mibps, bs (bs=4k,64k: read,write), read= or write= \
+             (default 100 % reads), cache-hit (share of reads from the host cache), local (share \
+             of IOs to the local SSD), latency (per IO, default unit ms), qd, capacity, random. \
+             A share is N%, a fraction from 0 to 1, or a percentage above 1 (50%, 50 and 0.5 \
+             are half). iops and mibps are separate peaks. docs/guide/4-plan.md has the model.\n\n\
+             A missing figure is reported, never assumed; what the published figures rule out \
+             (too many data disks, a premium disk on a standard size) is \"not possible\". Exit \
+             codes: 0 met (or nothing required); 1 not met, not possible, or nothing meets it; \
+             2 usage error.";
+
 /// `8 KiB`, `1 MiB`, `1536 B`: IO sizes as people write them.
 pub fn io_size(bytes: u64) -> String {
     if bytes >= 1 << 20 && bytes.is_multiple_of(1 << 20) {

@@ -114,6 +114,9 @@ pub(crate) const RULES: &[(&str, Action)] = &[
         Action::Run(Exit::Code(2)),
     ),
     ("diskmeter plan *--optimize", Action::Run(Exit::Code(2))),
+    // A rehearsal measures: 1 when the plan misses its demand or the measurement differs.
+    ("sudo diskmeter plan *--rehearse*", Action::Run(Exit::Verdict)),
+    ("diskmeter plan *--rehearse*", Action::Run(Exit::Verdict)),
     ("diskmeter serve*", Action::Serve),
     // Every other use of a subcommand succeeds.
     ("diskmeter run *", Action::Run(Exit::Code(0))),
