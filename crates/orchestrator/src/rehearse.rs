@@ -280,6 +280,9 @@ fn make_volume(request: &RehearseRequest) -> Result<StripedVolume, OrchestrateEr
         dir: request.dir.clone(),
         owner_pid: Some(std::process::id()),
         disks: setup.disk_count,
+        // A bursting tier is rehearsed at its baseline, its credits spent (the plan's notes
+        // say so): a bucket of minutes would make a 20 s rehearsal measure the burst.
+        burst: None,
     };
     stripe::create(&spec).map_err(|e| failed(e.to_string()))
 }
