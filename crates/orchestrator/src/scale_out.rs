@@ -24,6 +24,31 @@ pub(crate) fn steps_for_rank(steps: &[Step], place: &RankPlace) -> Vec<Step> {
         .collect()
 }
 
+/// Appends the steps an adaptive run chose (`Session::run_adaptive`) to `batch`, as this
+/// rank's (`place`) when it is one of several, or says why they cannot run (invalid options)
+/// in `outcome`: false then.
+pub(crate) fn add_steps(
+    batch: &mut Batch,
+    more: Vec<Step>,
+    place: Option<&RankPlace>,
+    outcome: &mut Outcome,
+) -> bool {
+    let problems: Vec<_> = more
+        .iter()
+        .flat_map(|step| step.jobs.iter().flat_map(diskmeter_workload::validate))
+        .collect();
+    if !problems.is_empty() {
+        outcome.error = Some(OrchestrateError::Invalid { problems });
+        return false;
+    }
+    batch.steps.extend(match place {
+        Some(place) => steps_for_rank(&more, place),
+        None => more,
+    });
+    outcome.planned_steps = batch.steps.len();
+    true
+}
+
 /// `batch` as the rank at `place` runs it: every step's jobs with the rank's names
 /// replaced, and the shared files, the warmed files and the target likewise.
 pub(crate) fn batch_for_rank(batch: &Batch, place: &RankPlace) -> Batch {

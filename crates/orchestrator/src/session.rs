@@ -207,7 +207,14 @@ impl Session {
                     None if !self.settings.dry_run => next_steps(&outcome.steps),
                     _ => Vec::new(),
                 };
-                if more.is_empty() || !self.add_steps(&mut batch, more, &mut outcome) {
+                if more.is_empty()
+                    || !scale_out::add_steps(
+                        &mut batch,
+                        more,
+                        self.settings.rank.as_ref(),
+                        &mut outcome,
+                    )
+                {
                     break;
                 }
             }
@@ -301,25 +308,6 @@ impl Session {
             }
         }
         self.finish(outcome, history, live, sinks)
-    }
-
-    /// Appends the steps `next_steps` chose to `batch` (for this rank), or says why they
-    /// cannot run (invalid options) in `outcome`: false then.
-    fn add_steps(&self, batch: &mut Batch, more: Vec<Step>, outcome: &mut Outcome) -> bool {
-        let problems: Vec<_> = more
-            .iter()
-            .flat_map(|step| step.jobs.iter().flat_map(diskmeter_workload::validate))
-            .collect();
-        if !problems.is_empty() {
-            outcome.error = Some(OrchestrateError::Invalid { problems });
-            return false;
-        }
-        batch.steps.extend(match &self.settings.rank {
-            Some(place) => scale_out::steps_for_rank(&more, place),
-            None => more,
-        });
-        outcome.planned_steps = batch.steps.len();
-        true
     }
 
     /// Whether `file` was warmed (by a warm-up batch, see [`Batch::warms`]) since the machine

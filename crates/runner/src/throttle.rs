@@ -72,6 +72,32 @@ pub struct ThrottleLimits {
 }
 
 impl ThrottleLimits {
+    /// Refuses limits that cannot work (a zero cap, a burst that makes no sense) and gives the
+    /// run plan's notes about the rest: the shared caps, the service time.
+    pub fn checked_notes(&self) -> Result<Vec<String>, crate::ThrottleError> {
+        if let Some(cap) = self.zero_cap() {
+            return Err(crate::ThrottleError::ZeroCap { cap });
+        }
+        if let Some(problem) = self.burst_problem() {
+            return Err(crate::ThrottleError::Burst(problem));
+        }
+        let mut notes = Vec::new();
+        if !self.is_unlimited() {
+            notes.push(format!(
+                "in-engine throttle: {} shared by all workers; each IO's latency counts from \
+                 when its worker wanted to issue it, so it includes the wait for its turn",
+                self.describe()
+            ));
+        }
+        if let Some(latency) = self.latency {
+            notes.push(format!(
+                "in-engine service time: {latency}, added to each read and write at \
+                 completion, its slot busy meanwhile"
+            ));
+        }
+        Ok(notes)
+    }
+
     /// True when no cap is set.
     pub fn is_unlimited(&self) -> bool {
         self.caps().iter().all(|(_, _, value)| value.is_none())

@@ -188,24 +188,7 @@ pub fn resolve(jobs: &[JobSpec], options: &PlanOptions) -> Result<RunPlan, RunEr
         throttle: options.throttle,
         files_shared_by_ranks: options.files_shared_by_ranks,
     };
-    if let Some(cap) = options.throttle.zero_cap() {
-        return Err(crate::ThrottleError::ZeroCap { cap }.into());
-    }
-    if let Some(problem) = options.throttle.burst_problem() {
-        return Err(crate::ThrottleError::Burst(problem).into());
-    }
-    if !options.throttle.is_unlimited() {
-        plan.notes.push(format!(
-            "in-engine throttle: {} shared by all workers; each IO's latency counts from when \
-             its worker wanted to issue it, so it includes the wait for its turn",
-            options.throttle.describe()
-        ));
-    }
-    if let Some(latency) = options.throttle.latency {
-        let what = "added to each read and write at completion, its slot busy meanwhile";
-        plan.notes
-            .push(format!("in-engine service time: {latency}, {what}"));
-    }
+    plan.notes.extend(options.throttle.checked_notes()?);
     let (mut group_id, mut phase) = (0u32, 0u32);
     let mut index = TargetIndex::default();
     // Every file a job or clone has taken so far (fio's "already allocated" list).
