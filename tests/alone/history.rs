@@ -439,8 +439,8 @@ fn a_history_written_by_main_at_f43a725_lists_shows_exports_compares_and_analyse
 }
 
 /// A step down in a saved run's per-second series is read as a burst bucket running dry: two
-/// paced jobs on one step, 3,000 IOPS for 5 s beside 500 IOPS for 12 s, sum to a 3,500 IOPS
-/// "burst" stepping down to a 500 IOPS "baseline" after 5 s (a bucket of 3,000 x 5 = 15,000
+/// paced jobs on one step, 3,000 IOPS for 4 s beside 500 IOPS for 9 s, sum to a 3,500 IOPS
+/// "burst" stepping down to a 500 IOPS "baseline" after 4 s (a bucket of 3,000 x 4 = 12,000
 /// credits by the model of docs/guide/5-rehearse.md), all real paced IO through the runner.
 #[test]
 fn analyze_reads_a_step_down_in_a_run_as_a_burst_bucket() {
@@ -460,10 +460,10 @@ fn analyze_reads_a_step_down_in_a_run_as_a_burst_bucket() {
             "--time_based",
             "--name=burst",
             "--rate_iops=3000",
-            "--runtime=5",
+            "--runtime=4",
             "--name=baseline",
             "--rate_iops=500",
-            "--runtime=12",
+            "--runtime=9",
         ],
     ));
     let doc: Value = serde_json::from_str(&ok(diskmeter(
@@ -481,8 +481,8 @@ fn analyze_reads_a_step_down_in_a_run_as_a_burst_bucket() {
             "{key} {got} not within {share} of {want}: {doc:#}"
         );
     };
-    near("step_s", 5.0, 0.05);
-    near("bucket", 15_000.0, 0.10);
+    near("step_s", 4.0, 0.05);
+    near("bucket", 12_000.0, 0.10);
     let level = |key: &str| burst[key]["mean"].as_f64().unwrap_or(f64::NAN);
     assert!((level("burst") / 3500.0 - 1.0).abs() <= 0.10, "{doc:#}");
     assert!((level("baseline") / 500.0 - 1.0).abs() <= 0.10, "{doc:#}");

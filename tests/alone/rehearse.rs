@@ -2,11 +2,15 @@
 //! devices under cgroup caps, striped by btrfs raid0) under the in-engine VM cap agrees with
 //! the plan within 5 % on each path and names the same binding limit; and nothing it made
 //! (loop devices, cgroup, mount, mount folder, backing files) is left after success, after a
-//! failure and after Ctrl-C.
+//! failure and after Ctrl-C. The disks' backing files are in memory (/dev/shm): the caps
+//! are the test's truth, not the host disk. The two rehearsals that judge figures run by
+//! themselves (`common::real_io`): 12,800 IOPS through btrfs and four loop devices, or
+//! 800 MiB/s of copies, take both CPUs of a 2-core VM, and beside each other both fell short
+//! of their caps by more than 5 %; the others share the turn of the throttled tests.
 
 use crate::common;
 
-use common::{real_io, require_root, require_tool, TestDir};
+use common::{real_io, require_root, require_tool, throttled_io, TestDir};
 use serde_json::Value;
 use std::time::{Duration, Instant};
 
@@ -97,7 +101,7 @@ fn four_p30s_under_a_12800_iops_vm_cap_agree_and_name_the_vm_cap() {
     if !ready("plan --rehearse") {
         return;
     }
-    let dir = TestDir::new();
+    let dir = TestDir::in_memory();
     let r = rehearse(
         &dir,
         &[
@@ -125,7 +129,7 @@ fn one_mib_sequential_reads_under_a_10000_iops_vm_cap_name_the_disks_bandwidth()
     if !ready("plan --rehearse") {
         return;
     }
-    let dir = TestDir::new();
+    let dir = TestDir::in_memory();
     // A VM the catalog does not have: 10,000 IOPS and 1,000 MiB/s uncached.
     std::fs::write(
         dir.path().join("catalog.toml"),
@@ -160,11 +164,11 @@ fn one_mib_sequential_reads_under_a_10000_iops_vm_cap_name_the_disks_bandwidth()
 
 #[test]
 fn a_failed_mkfs_and_ctrl_c_leave_nothing_behind() {
-    let _turn = real_io();
+    let _turn = throttled_io();
     if !ready("plan --rehearse cleanup") {
         return;
     }
-    let dir = TestDir::new();
+    let dir = TestDir::in_memory();
     let args = [
         "plan",
         "--vm",
@@ -244,12 +248,12 @@ fn a_failed_mkfs_and_ctrl_c_leave_nothing_behind() {
 
 #[test]
 fn without_root_the_in_engine_cap_rehearses_the_vm_cap_and_says_what_it_cannot() {
-    let _turn = real_io();
+    let _turn = throttled_io();
     let root = common::is_root();
     if root && !require_tool("plan --rehearse without root", "setpriv") {
         return;
     }
-    let dir = TestDir::new();
+    let dir = TestDir::in_memory();
     let mut cmd = if root {
         // The plain file goes in the test folder, which `nobody` may then write.
         std::process::Command::new("chmod")

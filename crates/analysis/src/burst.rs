@@ -28,8 +28,9 @@ use serde::{Deserialize, Serialize};
 /// The burst level must be this many times the baseline for a step to be called: smaller
 /// drops are the noise of a shared device, not a bucket running dry.
 pub const STEP_RATIO: f64 = 1.25;
-/// Fewest whole intervals on each side of a step.
-const MIN_SIDE: usize = 3;
+/// Fewest whole intervals on each side of a step: the fewest whose mean has a batch-means
+/// interval (two batches of two).
+pub const MIN_SIDE: usize = 4;
 /// A tier matches when both its rates are within this share of the measured ones.
 pub const TIER_TOLERANCE: f64 = 0.10;
 

@@ -63,7 +63,7 @@ fn ramp_ns(options: &[diskmeter_report::JobOption]) -> Option<u64> {
 
 /// The sweep points whose own series stepped down, one line each (nothing when none did): a
 /// bucket that ran dry during a point means the points after it measured the baseline. Points
-/// shorter than 7 intervals are not read (an auto-stopped point lasts seconds).
+/// shorter than 9 intervals are not read (an auto-stopped point lasts seconds).
 pub fn sweep_lines<'a>(points: impl IntoIterator<Item = (&'a str, &'a RunResult)>) -> String {
     read_steps(points)
         .into_iter()
@@ -164,10 +164,14 @@ fn tier(measure: BurstMeasure, t: &BurstTierMatch) -> String {
 /// The lines of one reading.
 pub fn reading_lines(reading: &BurstReading) -> String {
     match reading {
-        BurstReading::TooShort { intervals } => format!(
-            "  not read: {intervals} whole interval(s); a step needs at least 7 (3 on each \
-             side and the one it happens in)\n"
-        ),
+        BurstReading::TooShort { intervals } => {
+            let side = diskmeter_analysis::burst::MIN_SIDE;
+            format!(
+                "  not read: {intervals} whole interval(s); a step needs at least {} ({side} \
+                 on each side and the one it happens in)\n",
+                2 * side + 1
+            )
+        }
         BurstReading::Level {
             measure,
             level: l,
