@@ -135,12 +135,16 @@ fn the_guides_loop_is_met_or_within_noise_every_time_and_a_replay_held_below_is_
         let Some((id, did)) = capture_the_application(&dir, &db, &app_device, 2, 1) else {
             return;
         };
-        if repetition == 1 {
+        {
             // The checklist's per-IO read latency (the trace, at the device) against fio's own
             // clat percentiles for the same IOs: within max(10 %, 20 us) at p50; at p90 and p99
             // fio's clat also holds the wake-up that hands it the completion, which on this
             // project's VMs comes tens of us late at the tail, so there within the allowance
-            // `check` gives a capture's latency (max(0.15 ms, 10 %)).
+            // `check` gives a capture's latency (max(0.15 ms, 10 %)). Judged in every
+            // repetition, and failed when more than one disagrees: fio's clat p50 doubled
+            // once (0.0397 ms against the trace's 0.0176, 0.0209 in the run after) while a
+            // test beside this one kept fio's completion thread waiting for a CPU; the trace,
+            // taken in the kernel, did not move.
             let reqs = ok_json(diskmeter(
                 &dir,
                 &db,
@@ -171,7 +175,8 @@ fn the_guides_loop_is_met_or_within_noise_every_time_and_a_replay_held_below_is_
                 // is the acceptance line stop 28 reports as blocked.
                 if level != "p99" && (traced - fio).abs() > bound {
                     latency_disagreements.push(format!(
-                        "{level}: the trace says {traced:.4} ms, fio's clat {fio:.4} ms (bound {bound:.4})"
+                        "repetition {repetition}, {level}: the trace says {traced:.4} ms, fio's \
+                         clat {fio:.4} ms (bound {bound:.4})"
                     ));
                 }
             }
@@ -242,10 +247,11 @@ fn the_guides_loop_is_met_or_within_noise_every_time_and_a_replay_held_below_is_
     }
     assert_eq!(verdicts.len(), REPETITIONS);
     eprintln!("latency lines missed in {latency_misses} of {REPETITIONS} repetitions");
-    assert!(
-        latency_disagreements.is_empty(),
-        "{latency_disagreements:#?}"
-    );
+    let disagreeing: std::collections::BTreeSet<&str> = latency_disagreements
+        .iter()
+        .filter_map(|d| d.split(',').next())
+        .collect();
+    assert!(disagreeing.len() <= 1, "{latency_disagreements:#?}");
 }
 
 /// A run paced at 1,000 IOPS on a file in memory for 3 s, stopped with SIGSTOP for 500 ms

@@ -29,12 +29,24 @@ use diskmeter_analysis::{
 use diskmeter_history::{HistoryStore, StoredRun};
 use diskmeter_units::{format_size_suffix, format_thousands, KbBase};
 
+/// A sweep run's section with its heading and the run's header facts, anchored `run-ID`.
+fn headed_section(run: &StoredRun) -> Section {
+    let id = run.summary.id;
+    let mut section = Section::new(
+        format!("run-{id}"),
+        format!("Sweep {id}: {}", run.summary.name),
+        SectionKind::Sweep,
+    );
+    crate::run::run_header(&mut section, run);
+    section
+}
+
 /// The section of a sweep run.
 pub fn section(_store: &HistoryStore, run: &StoredRun) -> Result<Section, ViewError> {
     let id = run.summary.id;
     let first = run.steps.first().map(|s| s.name.as_str());
     if first.is_some_and(|n| diskmeter_analysis::curve::parse_curve_step_name(n).is_some()) {
-        return Ok(curve::section(run));
+        return Ok(curve::section(run, headed_section(run)));
     }
     let groups =
         points_of_steps(run.steps.iter().map(|s| (s.name.as_str(), &s.result))).map_err(|e| {
@@ -43,13 +55,8 @@ pub fn section(_store: &HistoryStore, run: &StoredRun) -> Result<Section, ViewEr
                 reason: format!("{e} (a sweep's steps are named as diskmeter sweep names them)"),
             }
         })?;
-    let anchor = format!("run-{id}");
-    let mut section = Section::new(
-        anchor.clone(),
-        format!("Sweep {id}: {}", run.summary.name),
-        SectionKind::Sweep,
-    );
-    crate::run::run_header(&mut section, run);
+    let mut section = headed_section(run);
+    let anchor = section.anchor.clone();
     section.facts.push(grid_facts(&groups));
     let catalog = diskmeter_plan::Catalog::builtin();
     let target = &run.summary.target;

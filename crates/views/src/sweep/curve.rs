@@ -226,23 +226,19 @@ pub fn slo_of_run_name(name: &str) -> Option<diskmeter_analysis::verdict::Requir
     diskmeter_analysis::curve::parse_slo(slo).ok()
 }
 
-/// The report's section of a saved curve sweep: the points table, the SLO's answer and the
-/// IOPS vs latency chart.
-pub(crate) fn section(run: &diskmeter_history::StoredRun) -> crate::Section {
-    use crate::{Cell, Section, SectionKind, Table};
-    let id = run.summary.id;
+/// The report's section of a saved curve sweep (`section`, headed as every sweep's): the
+/// points table, the SLO's answer and the IOPS vs latency chart.
+pub(crate) fn section(
+    run: &diskmeter_history::StoredRun,
+    mut section: crate::Section,
+) -> crate::Section {
+    use crate::{Cell, Table};
     let slo = slo_of_run_name(&run.summary.name);
     let curve = Curve::of(
         run.steps.iter().map(|s| (s.name.as_str(), &s.result)),
         slo.as_ref(),
     );
-    let anchor = format!("run-{id}");
-    let mut section = Section::new(
-        anchor.clone(),
-        format!("Sweep {id}: {}", run.summary.name),
-        SectionKind::Sweep,
-    );
-    crate::run::run_header(&mut section, run);
+    let anchor = section.anchor.clone();
     let rows = curve.points.iter().map(|p| {
         let mut row = vec![
             Cell::text(point_label(p)),
