@@ -24,7 +24,8 @@
 //!   a captured device's name (`--device nvme0n1`) is the fixture's capture device;
 //! - sizes above 64 MiB become 64 MiB (`--size`, DiskSpd's `-c`, `DM_SIZE=`), and a replay's
 //!   or an Iometer run's file is 64 MiB; a run's or a replay's runtime becomes 500 ms
-//!   (`--runtime`, `DM_RUNTIME=`; DiskSpd's `-d1`, its least, with no warm-up or cool-down: `-W0 -C0`);
+//!   (`--runtime`, `DM_RUNTIME=`; DiskSpd's `-d1`, its least, with no warm-up or cool-down: `-W0 -C0`)
+//!   and a plan's rehearsal 2 s (`--rehearse-time`, its least);
 //!   a capture lasts 1 s at 1 s intervals, a paced application running on the captured
 //!   device meanwhile (one without `--duration` stands for one stopped with Ctrl-C); the
 //!   steps of a suite and of an Iometer run take 300 ms each (`--runtime 300ms`,

@@ -145,6 +145,9 @@ impl Fixture {
                 .to_string()
             } else if value_of("--time") {
                 "300ms".to_string()
+            } else if value_of("--rehearse-time") {
+                // Its least: a rehearsal's verdict, not its figures, is what the docs show.
+                "2s".to_string()
             } else if value_of("--duration") || value_of("--interval") {
                 "1s".to_string()
             } else if value_of("--warmup-runtime") {
