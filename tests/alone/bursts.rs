@@ -215,6 +215,12 @@ fn assert_analyze_recovers_the_bucket(dir: &TestDir, db: &str) {
         );
     }
     assert_eq!(burst["tiers"][0]["id"], "P10", "{doc:#}");
+    let out = common::diskmeter(dir.path(), &["analyze", "1", "--db", db]);
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        text.contains("stepped down at ") && text.contains("matches P10"),
+        "{text}"
+    );
 }
 
 /// Waits until `ready` holds and `child` catches SIGINT (at most 10 s).

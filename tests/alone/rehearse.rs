@@ -67,7 +67,7 @@ fn rehearse(dir: &TestDir, args: &[&str]) -> Value {
         .arg("plan")
         .args(args)
         .args(["--cache", "None", "--rehearse", "--rehearse-size", "256m"])
-        .args(["--rehearse-time", "6s", "--format", "json"])
+        .args(["--rehearse-time", "4s", "--format", "json"])
         .output()
         .unwrap();
     let stdout = String::from_utf8_lossy(&out.stdout);
@@ -87,7 +87,7 @@ fn agreement(r: &Value) -> (String, String) {
         }
     }
     let c = &r["comparison"];
-    // A 6 s run has wide intervals (2 batches): within noise may be all it can say.
+    // A 4 s run has wide intervals (2 batches): within noise may be all it can say.
     assert_ne!(c["agreement"], "differs", "{r:#}");
     (
         c["predicted_limit"].as_str().unwrap().to_string(),
