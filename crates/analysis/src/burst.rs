@@ -268,28 +268,27 @@ fn near(measured: f64, published: f64) -> bool {
     published > 0.0 && ((measured - published) / published).abs() <= TIER_TOLERANCE
 }
 
-/// A fixed tier's baseline and credit-burst rate in `measure`, with its bucket's duration.
+/// A fixed tier's baseline and credit-burst rate in `measure`, with how long its full bucket
+/// lasts at the burst rate (the catalog's IOPS bucket, [`DiskTier::iops_credit_bucket`]; its
+/// `burst_minutes` for bandwidth).
 fn tier_rates(tier: &DiskTier, measure: BurstMeasure) -> Option<BurstTierMatch> {
-    if tier.burst_kind != Some(diskmeter_plan::catalog::BurstKind::Credit) {
+    if !tier.has_credit_burst() {
         return None;
     }
-    let (baseline, burst) = match measure {
-        BurstMeasure::Iops => (tier.iops?, tier.burst_iops?),
-        BurstMeasure::BytesPerSec => (
-            tier.mibps? * diskmeter_units::MIB_F64,
-            tier.burst_mibps? * diskmeter_units::MIB_F64,
-        ),
+    let (baseline, burst, bucket_s) = match measure {
+        BurstMeasure::Iops => {
+            let bucket_s = tier
+                .iops_credit_bucket()
+                .map(|(baseline, burst, ios)| ios / (burst - baseline));
+            (tier.iops?, tier.burst_iops?, bucket_s)
+        }
+        BurstMeasure::BytesPerSec => {
+            let mib = diskmeter_units::MIB_F64;
+            let (baseline, burst) = (tier.mibps? * mib, tier.burst_mibps? * mib);
+            (baseline, burst, tier.burst_minutes.map(|m| m * 60.0))
+        }
     };
-    if burst <= baseline {
-        return None;
-    }
-    let bucket_s = tier.burst_minutes.map(|m| m * 60.0).or_else(|| {
-        // A bucket given in IOs (gp2's 5.4 million) lasts bucket / (burst - baseline).
-        (measure == BurstMeasure::Iops)
-            .then_some(tier.bucket_ios?)
-            .map(|ios| ios / (burst - baseline))
-    });
-    Some(BurstTierMatch {
+    (burst > baseline).then(|| BurstTierMatch {
         id: tier.id.clone(),
         name: tier.name.clone(),
         baseline,

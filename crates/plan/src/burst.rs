@@ -213,19 +213,11 @@ struct Bucket {
 }
 
 fn disk_bucket(disk: &DiskTier) -> Option<Bucket> {
-    if !disk.has_credit_burst() {
-        return None;
-    }
-    let baseline = disk.iops?;
-    let burst = disk.burst_iops?;
-    if burst <= baseline {
-        // A volume whose baseline reaches the burst ceiling (gp2 from 1,000 GiB) never bursts.
-        return None;
-    }
-    let (size, size_basis) = match (disk.bucket_ios, disk.burst_minutes) {
-        (Some(ios), _) => (ios, format!("{} IO credits (published)", group(ios))),
-        (None, Some(m)) => bucket_of(burst, baseline, m),
-        (None, None) => return None,
+    // A volume whose baseline reaches the burst ceiling (gp2 from 1,000 GiB) never bursts.
+    let (baseline, burst, size) = disk.iops_credit_bucket()?;
+    let size_basis = match disk.bucket_ios {
+        Some(ios) => format!("{} IO credits (published)", group(ios)),
+        None => bucket_basis(burst, baseline, size),
     };
     Some(Bucket {
         owner: format!("{} disk", disk.id),
@@ -258,16 +250,21 @@ fn vm_bucket(vm: &VmSize) -> Option<Bucket> {
 
 /// `(burst - baseline) x minutes x 60`, with its arithmetic.
 fn bucket_of(burst: f64, baseline: f64, minutes_at_burst: f64) -> (f64, String) {
-    let seconds = minutes_at_burst * 60.0;
-    let size = (burst - baseline).max(0.0) * seconds;
-    let basis = format!(
+    let size = (burst - baseline).max(0.0) * minutes_at_burst * 60.0;
+    (size, bucket_basis(burst, baseline, size))
+}
+
+/// "(burst - baseline) x seconds s = size IOs": how a bucket of `size` IOs that lasts its
+/// seconds at the burst rate was sized.
+fn bucket_basis(burst: f64, baseline: f64, size: f64) -> String {
+    let seconds = size / (burst - baseline);
+    format!(
         "({} - {}) x {} s = {} IOs",
         group(burst),
         group(baseline),
         group(seconds),
         group(size)
-    );
-    (size, basis)
+    )
 }
 
 fn burst_disk(disk: &DiskTier, credit: bool) -> DiskTier {

@@ -347,6 +347,26 @@ impl DiskTier {
         self.burst_kind == Some(BurstKind::Credit)
     }
 
+    /// The IOPS credit bucket of a tier that credit-bursts above its baseline: (baseline IOPS,
+    /// burst IOPS, bucket size in IOs). The size is the published bucket (`bucket_ios`, gp2's
+    /// 5.4 million) or `burst_minutes` at the burst rate over the baseline (Azure's 30
+    /// minutes); `None` for a tier that does not burst so, or whose baseline reaches its burst
+    /// (gp2 from 1,000 GiB).
+    pub fn iops_credit_bucket(&self) -> Option<(f64, f64, f64)> {
+        if !self.has_credit_burst() {
+            return None;
+        }
+        let (baseline, burst) = (self.iops?, self.burst_iops?);
+        if burst <= baseline {
+            return None;
+        }
+        let size = match self.bucket_ios {
+            Some(ios) => ios,
+            None => (burst - baseline) * self.burst_minutes? * 60.0,
+        };
+        Some((baseline, burst, size))
+    }
+
     /// Whether it is priced: a fixed price, or the per-GiB price of a formula.
     pub fn is_priced(&self) -> bool {
         self.price_usd_month.is_some() || self.price_usd_gib_month.is_some()
