@@ -137,8 +137,8 @@ fn the_guides_loop_is_met_or_within_noise_every_time_and_a_replay_held_below_is_
         };
         {
             // The checklist's per-IO read latency (the trace, at the device) against fio's own
-            // clat percentiles for the same IOs: within max(10 %, 20 us) at p50; at p90 and p99
-            // fio's clat also holds the wake-up that hands it the completion, which on this
+            // clat percentiles for the same IOs: within max(10 %, 20 us) at p50 (40 us below
+            // fio's, see the bound); at p90 and p99 fio's clat also holds the wake-up that hands it the completion, which on this
             // project's VMs comes tens of us late at the tail, so there within the allowance
             // `check` gives a capture's latency (max(0.15 ms, 10 %)). Judged in every
             // repetition, and failed when more than one disagrees: fio's clat p50 doubled
@@ -164,10 +164,14 @@ fn the_guides_loop_is_met_or_within_noise_every_time_and_a_replay_held_below_is_
             ] {
                 let traced = row[level].as_f64().expect("traced per-IO latency");
                 let fio = fio_clat_ms(&did, "read", key);
-                let bound = if level == "p50" {
-                    (fio * 0.10).max(0.020)
-                } else {
-                    (fio * 0.10).max(0.150)
+                // At p50 the trace may sit below fio's clat by the completion's wake-up (fio
+                // holds it, the kernel's trace does not): 40 us there, 20 us the other way.
+                // CI runs of 2026-11-29 saw fio's p50 33 us over the trace in two of three
+                // repetitions while the capture's own tracing shared the 2 cores.
+                let bound = match (level, traced < fio) {
+                    ("p50", true) => (fio * 0.10).max(0.040),
+                    ("p50", false) => (fio * 0.10).max(0.020),
+                    _ => (fio * 0.10).max(0.150),
                 };
                 eprintln!("read latency {level}: trace {traced:.4} ms, fio clat {fio:.4} ms");
                 // p99 is printed, not asserted: fio's clat p99 covers its own start-up and

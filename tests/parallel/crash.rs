@@ -378,14 +378,19 @@ fn long_run(dir: &Path, more: &[&str]) -> (Child, PathBuf) {
     (spawn(dir, &args), dir.join("k.0.0"))
 }
 
-/// Kills (SIGKILL) `child` once its file is laid out and its IO has begun.
-fn kill_in_its_io((mut child, file): (Child, PathBuf)) -> PathBuf {
+/// Waits (at most 12 s) until a [`long_run`]'s 4 MiB file is laid out.
+fn wait_for_layout(file: &Path) {
     for _ in 0..600 {
-        if std::fs::metadata(&file).is_ok_and(|m| m.len() == 4 << 20) {
+        if std::fs::metadata(file).is_ok_and(|m| m.len() == 4 << 20) {
             break;
         }
         std::thread::sleep(Duration::from_millis(20));
     }
+}
+
+/// Kills (SIGKILL) `child` once its file is laid out and its IO has begun.
+fn kill_in_its_io((mut child, file): (Child, PathBuf)) -> PathBuf {
+    wait_for_layout(&file);
     // The layout ends with the file at its size; the IO follows.
     std::thread::sleep(Duration::from_millis(100));
     assert!(
@@ -413,6 +418,11 @@ fn a_test_file_left_by_a_killed_run_is_removed_by_the_next_run() {
         long_run(replaced.path(), &[]),
         long_run(kept.path(), &["--keep"]),
     ];
+    // Each run sweeps the records of dead runs when it starts: none is killed before all three
+    // are in their IO, or a late starter would sweep the first one's file before `next` does.
+    for (_, file) in &runs {
+        wait_for_layout(file);
+    }
     let [left, users, keep] = runs.map(kill_in_its_io);
     // A file the user put where a killed run's file was: not diskmeter's, never removed.
     std::fs::remove_file(&users).unwrap();
