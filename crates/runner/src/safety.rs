@@ -63,7 +63,10 @@ pub enum ProbeError {
     #[error("is a folder; give it as --directory, or name a file inside it")]
     Folder,
     /// The path is a socket, a pipe, a character device or the like.
-    #[error("is neither a regular file nor a block device")]
+    #[error(
+        "is neither a regular file nor a block device; name a file (diskmeter creates it) or \
+         a block device instead"
+    )]
     NotFileOrDevice,
 }
 
@@ -153,8 +156,18 @@ pub enum WriteRefusal {
         folder: PathBuf,
     },
     /// A block device that looks in use or holds data; every reason found.
-    #[error("refusing to write: {}; {}{ALLOW_DESTROY}", join_reasons(.0), alternative(.0))]
-    DeviceInUse(Vec<InUseReason>),
+    #[error(
+        "refusing to write: {}; {}{ALLOW_DESTROY}",
+        join_reasons(reasons),
+        alternative(reasons, mount_point.as_deref())
+    )]
+    DeviceInUse {
+        /// Every reason found.
+        reasons: Vec<InUseReason>,
+        /// Where it (or a partition) is mounted, also when `allow_mounted_write` lifted that
+        /// reason: the file on its filesystem is still the way that destroys nothing.
+        mount_point: Option<String>,
+    },
 }
 
 /// How every refusal ends: the override and its price.
@@ -170,8 +183,8 @@ fn join_reasons(reasons: &[InUseReason]) -> String {
 
 /// What to use instead of a device that holds data, for the strongest of its `reasons`: the
 /// data's own filesystem where there is one (a file on it measures the same device without
-/// destroying anything), else where that filesystem would be.
-pub fn alternative(reasons: &[InUseReason]) -> String {
+/// destroying anything; mounted at `mount_point`), else where that filesystem would be.
+pub fn alternative(reasons: &[InUseReason], mount_point: Option<&str>) -> String {
     let holds = |phrase: &str| {
         reasons
             .iter()
@@ -179,10 +192,11 @@ pub fn alternative(reasons: &[InUseReason]) -> String {
     };
     let elsewhere = "use a file on a mounted filesystem instead (--filename=DIR/diskmeter.dat), \
                      or a device that holds no data";
-    if let Some(mount_point) = reasons.iter().find_map(|r| match r {
-        InUseReason::Mounted { mount_point } => Some(mount_point),
+    let mounted = reasons.iter().find_map(|r| match r {
+        InUseReason::Mounted { mount_point } => Some(mount_point.as_str()),
         _ => None,
-    }) {
+    });
+    if let Some(mount_point) = mounted.or(mount_point) {
         let file = Path::new(mount_point).join("diskmeter.dat");
         return format!(
             "use a file on its filesystem instead: --filename={}",
@@ -291,14 +305,26 @@ pub fn check_write_allowed(
         }),
         TargetKind::File => Ok(()),
         TargetKind::BlockDevice => {
-            let reasons: Vec<InUseReason> = device_in_use_reasons(path)
-                .into_iter()
-                .filter(|reason| !(allow_mounted && matches!(reason, InUseReason::Mounted { .. })))
-                .collect();
+            let (mounted, reasons): (Vec<InUseReason>, Vec<InUseReason>) =
+                device_in_use_reasons(path)
+                    .into_iter()
+                    .partition(|reason| matches!(reason, InUseReason::Mounted { .. }));
+            let mount_point = mounted.iter().find_map(|r| match r {
+                InUseReason::Mounted { mount_point } => Some(mount_point.clone()),
+                _ => None,
+            });
+            let reasons: Vec<InUseReason> = if allow_mounted {
+                reasons
+            } else {
+                mounted.into_iter().chain(reasons).collect()
+            };
             if reasons.is_empty() {
                 Ok(())
             } else {
-                Err(WriteRefusal::DeviceInUse(reasons))
+                Err(WriteRefusal::DeviceInUse {
+                    reasons,
+                    mount_point,
+                })
             }
         }
     }
