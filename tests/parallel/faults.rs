@@ -203,6 +203,22 @@ fn enospc_on_layout_names_the_figures_and_what_to_do() {
     );
     eprintln!("{line}");
     assert!(holds_only(&tmpfs.0, &[]), "nothing laid out");
+    // A dry run notes it instead of refusing.
+    let filename = format!("--filename={}", file.display());
+    let dry = [
+        "run",
+        "--dry-run",
+        "--name=big",
+        "--size=64m",
+        "--direct=0",
+        &filename,
+    ];
+    let planned = common::ok(common::diskmeter(t.path(), &dry));
+    assert!(
+        planned.contains("64.0 MiB needed, 8.00 MiB free on ")
+            && planned.contains("; a run would be refused"),
+        "{planned}"
+    );
     // Four files of 4 MiB in one folder share its 8 MiB: the figure is their sum.
     let output = common::diskmeter(
         t.path(),

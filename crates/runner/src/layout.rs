@@ -102,12 +102,7 @@ pub fn prepare_files(
     mut progress: impl FnMut(&Path, u64, u64),
 ) -> Result<(), RunError> {
     // The figures before any writing: a layout that cannot fit is refused whole.
-    let needs: Vec<(&TargetPlan, u64)> = plan
-        .targets
-        .iter()
-        .map(|t| (t, space::layout_bytes(t, layout_options(plan, t).fallocate)))
-        .collect();
-    space::check_room(&needs)?;
+    check_room(plan)?;
     for target in &plan.targets {
         if !target.created_by_diskmeter {
             continue;
@@ -133,6 +128,17 @@ pub fn prepare_files(
         }
     }
     Ok(())
+}
+
+/// Whether each filesystem has room for the files `plan` lays out ([`space::check_room`]):
+/// what [`prepare_files`] checks before it writes, and a dry run notes.
+pub fn check_room(plan: &RunPlan) -> Result<(), space::SpaceShortfall> {
+    let needs: Vec<(&TargetPlan, u64)> = plan
+        .targets
+        .iter()
+        .map(|t| (t, space::layout_bytes(t, layout_options(plan, t).fallocate)))
+        .collect();
+    space::check_room(&needs)
 }
 
 /// The first job on the file says how it is laid out (fallocate, create_fsync).
