@@ -362,6 +362,11 @@ fn allow_mounted_write_lifts_only_the_mounted_refusal() {
         .failure()
         .stderr(predicate::str::contains("it is mounted").not())
         .stderr(predicate::str::contains("filesystem"))
+        // Still mounted: the file on its filesystem is offered, not "mount it" (issue 32).
+        .stderr(predicate::str::contains(format!(
+            "use a file on its filesystem instead: --filename={}",
+            t.path().join("mnt/diskmeter.dat").display()
+        )))
         .stderr(predicate::str::contains("--allow-destroy"));
     assert_eq!(device.fingerprint(), before, "nothing was written");
 }

@@ -114,8 +114,9 @@ fn a_device_vanishing_mid_run_fails_the_job_on_it() {
     assert!(job_error(&shown, 0, 1).as_str().unwrap().contains("(EIO)"));
 }
 
-/// The write target's filesystem has no room for its test file: step 2 fails laying it out,
-/// before any IO, so only step 1 is saved; the half-made file is removed.
+/// The write target's filesystem has no room for its test file: step 2 is refused before its
+/// layout writes a byte, with both figures (issue 32), so only step 1 is saved and no file is
+/// left.
 #[test]
 fn enospc_while_laying_out_keeps_the_steps_before() {
     let test = "enospc_while_laying_out_keeps_the_steps_before";
@@ -132,7 +133,13 @@ fn enospc_while_laying_out_keeps_the_steps_before() {
     let output = suite(t.path(), &read, &write, &db, &["--size=16m"])
         .output()
         .unwrap();
-    one_line_failure(&output, &[&write.display().to_string(), "(ENOSPC)"]);
+    let fits = [
+        "16.0 MiB needed, ",
+        " free on ",
+        "(ext4); use a smaller --size",
+    ];
+    let line = one_line_failure(&output, &[&write.display().to_string(), fits[0], fits[1]]);
+    assert!(line.contains(fits[2]), "{line}");
     step_1_alone_is_saved(&output, &db);
     assert!(holds_only(&full, &[]), "the half-made file removed");
     assert!(!read.exists(), "step 1's file removed");
@@ -149,11 +156,89 @@ fn enospc_while_laying_out_keeps_the_steps_before() {
             "--size=16m",
         ],
     );
-    one_line_failure(&output, &["./kept.0.0", "(ENOSPC)"]);
+    one_line_failure(&output, &["./kept.0.0", fits[0], fits[2]]);
     assert!(
         holds_only(&full, &[]),
         "the half-made file removed, though kept"
     );
+}
+
+/// ENOSPC on layout, as a user meets it (issue 32): a 64 MiB file on an 8 MiB tmpfs. The
+/// one line names both figures in scaled units, the filesystem, and what to do instead; the
+/// layout wrote nothing. The tmpfs is unmounted however the test ends (its guard).
+#[test]
+fn enospc_on_layout_names_the_figures_and_what_to_do() {
+    let test = "enospc_on_layout_names_the_figures_and_what_to_do";
+    if !require_root(test) {
+        return;
+    }
+    let t = TestDir::new();
+    let tmpfs = MemoryFs::new(&t, "tmpfs", "size=8m");
+    let file = tmpfs.0.join("big.dat");
+    let output = common::diskmeter(
+        t.path(),
+        &[
+            "run",
+            "--quiet",
+            "--no-save",
+            "--name=big",
+            "--rw=randread",
+            "--size=64m",
+            "--direct=0",
+            &format!("--filename={}", file.display()),
+        ],
+    );
+    let line = one_line_failure(
+        &output,
+        &[
+            &format!(
+                "{}: not enough space to lay out the test file",
+                file.display()
+            ),
+            "64.0 MiB needed, 8.00 MiB free on ",
+            &format!("{} (tmpfs)", tmpfs.0.display()),
+            "use a smaller --size, put the file on a filesystem with room (--directory or \
+             --filename), or free space on ",
+        ],
+    );
+    eprintln!("{line}");
+    assert!(holds_only(&tmpfs.0, &[]), "nothing laid out");
+    // A dry run notes it instead of refusing.
+    let filename = format!("--filename={}", file.display());
+    let dry = [
+        "run",
+        "--dry-run",
+        "--name=big",
+        "--size=64m",
+        "--direct=0",
+        &filename,
+    ];
+    let planned = common::ok(common::diskmeter(t.path(), &dry));
+    assert!(
+        planned.contains("64.0 MiB needed, 8.00 MiB free on ")
+            && planned.contains("; a run would be refused"),
+        "{planned}"
+    );
+    // Four files of 4 MiB in one folder share its 8 MiB: the figure is their sum.
+    let output = common::diskmeter(
+        t.path(),
+        &[
+            "run",
+            "--quiet",
+            "--no-save",
+            "--name=many",
+            "--rw=randread",
+            "--size=4m",
+            "--numjobs=4",
+            "--direct=0",
+            &format!("--directory={}", tmpfs.0.display()),
+        ],
+    );
+    one_line_failure(
+        &output,
+        &["lay out 4 test files: 16.0 MiB needed, 8.00 MiB free"],
+    );
+    assert!(holds_only(&tmpfs.0, &[]), "nothing laid out");
 }
 
 /// The filesystem fills up during the measured writes (they allocate as they go; see the
@@ -278,7 +363,15 @@ fn o_direct_refused_by_the_filesystem_is_one_clear_line() {
     let output = suite(t.path(), &read, &write, &db, &[]).output().unwrap();
     one_line_failure(
         &output,
-        &[&write.display().to_string(), "O_DIRECT", "--direct=0"],
+        &[
+            &write.display().to_string(),
+            &format!(
+                "the filesystem (ramfs on {}) refuses O_DIRECT",
+                ramfs.0.display()
+            ),
+            "run with --direct=0",
+            "or put the file on a filesystem that supports O_DIRECT",
+        ],
     );
     step_1_alone_is_saved(&output, &db);
     assert!(

@@ -1,8 +1,10 @@
 //! The results history when it cannot take a run, through the real binary: locked by another
 //! writer (a transaction held longer than diskmeter waits), read-only (a read-only bind
-//! mount, an immutable file), damaged (garbage bytes, a truncated file). Each time the run's results are still
-//! printed, one line on stderr names the database, the cause and the spool file that keeps
-//! the run, the exit code is 1, and once the fault is gone the next save puts the spooled run
+//! mount, an immutable file), a file or a folder this user may not use (mode 000, a folder of
+//! root's, run as nobody), damaged (garbage bytes, a truncated file). Each time the run's
+//! results are still printed, one line on stderr names the database, the cause with what to do
+//! about it (issue 32) and the spool file that keeps the run (and why it is not beside the
+//! database, when it is not), the exit code is 1, and once the fault is gone the next save puts the spooled run
 //! into the history, whole and once. The reading commands say what is wrong in one line
 //! (exit 1), or read what can be read; nothing panics. (docs/guide/9-reference.md, "What diskmeter does when
 //! things go wrong".)
@@ -156,7 +158,8 @@ fn a_history_locked_by_another_writer_keeps_the_run_in_the_spool() {
     let db = history.path().join("history.db");
     common::ok(run_into(work.path(), &db, "before"));
     let locker = Locker::new(&db, false);
-    let (spool, printed) = refused(&run_into(work.path(), &db, "locked"), &db, "locked");
+    let cause = "locked by another process (another diskmeter saving, or a program holding";
+    let (spool, printed) = refused(&run_into(work.path(), &db, "locked"), &db, cause);
     assert!(spool.starts_with(diskmeter_history::spool_folder(&db)));
     // Readers are not held up by a writer (WAL): the history lists what it holds.
     assert_eq!(listed(work.path(), &db), ["before"]);
@@ -212,10 +215,23 @@ fn a_read_only_history_keeps_the_run_in_the_data_folders_spool() {
     ));
     let view = ReadOnlyView::new(&writable, &history.path().join("ro"));
     let db = view.0.join("history.db");
-    let (spool, printed) = refused(&run_into(work.path(), &db, "read-only"), &db, "read-only");
-    // Its own folder cannot be written: the spool is in the user's data folder.
+    let cause = "the file is on a read-only filesystem (Read-only file system (os error 30)); \
+                 give another --db on a writable filesystem";
+    let output = run_into(work.path(), &db, "read-only");
+    let (spool, printed) = refused(&output, &db, cause);
+    // Its own folder cannot be written: the spool is in the user's data folder, and the
+    // line says why.
     let data_spool = common::isolate_history().join("diskmeter/spool");
     assert!(spool.starts_with(&data_spool), "{}", spool.display());
+    let why = format!(
+        "(in the data folder: {} beside the database cannot be written: Read-only file system",
+        diskmeter_history::spool_folder(&db).display()
+    );
+    assert!(
+        text(&output.stderr).contains(&why),
+        "{}",
+        text(&output.stderr)
+    );
     // Reading needs no writing.
     assert_eq!(listed(work.path(), &db), ["before"]);
     common::ok(diskmeter(
@@ -254,7 +270,9 @@ fn an_immutable_history_file_keeps_the_run_in_the_spool_beside_it() {
     let output = run_into(work.path(), &db, "immutable");
     let listing = diskmeter(work.path(), &["history", "--db", &db.display().to_string()]);
     immutable(&db, false);
-    let (spool, printed) = refused(&output, &db, "read-only");
+    let cause = "the file is immutable, so read-only (Operation not permitted (os error 1); \
+                 lsattr shows the i flag): remove the flag (chattr -i ";
+    let (spool, printed) = refused(&output, &db, cause);
     assert!(spool.starts_with(diskmeter_history::spool_folder(&db)));
     assert!(common::ok(listing).contains("before"));
     spooled_run_comes_back(work.path(), &db, "immutable", &spool, &printed);
@@ -294,7 +312,11 @@ fn a_damaged_history_is_refused_and_the_run_kept_beside_it() {
             }
         }
         let before = std::fs::read(&db).unwrap();
-        let (spool, printed) = refused(&run_into(work.path(), &db, damage), &db, "damaged");
+        let cause = "damaged";
+        let (spool, printed) = refused(&run_into(work.path(), &db, damage), &db, cause);
+        let what_to_do = "move it aside (rename it: the next run makes a new one, and \
+                          sqlite3's .recover may get its runs back), or give another --db";
+        read_refused(work.path(), &["history"], &db, what_to_do);
         assert!(spool.starts_with(diskmeter_history::spool_folder(&db)));
         read_refused(work.path(), &["history"], &db, "damaged");
         read_refused(work.path(), &["show", "last"], &db, "damaged");
@@ -306,4 +328,151 @@ fn a_damaged_history_is_refused_and_the_run_kept_beside_it() {
         std::fs::rename(&db, history.path().join("damaged.db")).unwrap();
         spooled_run_comes_back(work.path(), &db, damage, &spool, &printed);
     }
+}
+
+/// The user nobody runs diskmeter where root would bypass file modes.
+const NOBODY: &str = "65534";
+
+/// `diskmeter ARGS` in `dir` as the user nobody (setpriv), with `data` as its data folder
+/// (XDG_DATA_HOME), and the short busy timeout.
+fn as_nobody(dir: &Path, data: &Path, args: &[&str]) -> Output {
+    std::process::Command::new("setpriv")
+        .args([
+            &format!("--reuid={NOBODY}"),
+            &format!("--regid={NOBODY}"),
+            "--clear-groups",
+            "--",
+        ])
+        .arg(common::binary())
+        .args(args)
+        .current_dir(dir)
+        .env("XDG_DATA_HOME", data)
+        .env("DISKMETER_HISTORY_BUSY_TIMEOUT_MS", BUSY_TIMEOUT_MS)
+        .output()
+        .expect("run diskmeter as nobody")
+}
+
+/// Folders the user nobody may enter (`chmod 755`) and, with `own`, write (`chown`).
+fn open_to_nobody(folders: &[&Path], own: bool) {
+    for folder in folders {
+        let own = if own {
+            format!(" && chown {NOBODY}:{NOBODY} '{}'", folder.display())
+        } else {
+            String::new()
+        };
+        common::sh(&format!("chmod 755 '{}'{own}", folder.display()));
+    }
+}
+
+/// The null-engine run of [`run_into`], as nobody.
+fn run_as_nobody(dir: &Path, data: &Path, db: &Path, name: &str) -> Output {
+    let (name, db) = (format!("--name={name}"), db.display().to_string());
+    let args = [
+        "run",
+        "--quiet",
+        &name,
+        "--ioengine=null",
+        "--size=1m",
+        "--runtime=20ms",
+        "--time_based",
+        "--output-format=json",
+        "--db",
+        &db,
+    ];
+    as_nobody(dir, data, &args)
+}
+
+/// A history file of mode 000 (issue 32): the hint is the file's permissions, naming its
+/// mode, its owner, `chmod` and `--db`, not "is its folder writable?"; its folder can be
+/// written, so the run is spooled beside it, and reading says the same. Root reads any
+/// file, so diskmeter runs as nobody.
+#[test]
+fn an_unreadable_history_file_gets_the_permission_hint() {
+    let test = "an_unreadable_history_file_gets_the_permission_hint";
+    if !common::require_root(test) || !common::require_tool(test, "setpriv") {
+        return;
+    }
+    let (work, history, data) = (TestDir::new(), TestDir::new(), TestDir::new());
+    open_to_nobody(&[work.path(), data.path()], true);
+    open_to_nobody(&[history.path()], true);
+    let db = history.path().join("history.db");
+    common::ok(run_into(work.path(), &db, "before"));
+    common::sh(&format!("chmod 000 '{}'", db.display()));
+    let hint = "this user (uid 65534) may neither read nor write the file (mode 0000, owned by \
+                uid 0; Permission denied (os error 13)): let it (as its owner or root: chmod \
+                a+rw ";
+    let output = run_as_nobody(work.path(), data.path(), &db, "unreadable");
+    let (spool, printed) = refused(&output, &db, hint);
+    let line = text(&output.stderr);
+    assert!(line.contains("or give another --db"), "{line}");
+    assert!(!line.contains("folder"), "{line}");
+    assert!(spool.starts_with(diskmeter_history::spool_folder(&db)));
+    let db_arg = db.display().to_string();
+    let reading = as_nobody(work.path(), data.path(), &["history", "--db", &db_arg]);
+    let line = common::one_line_failure(&reading, &[&db_arg, "cannot be read: ", hint]);
+    assert!(!line.contains("folder"), "{line}");
+    common::sh(&format!("chmod 644 '{}'", db.display()));
+    spooled_run_comes_back(work.path(), &db, "unreadable", &spool, &printed);
+}
+
+/// A history whose folder this user may not write: the hint is the folder, and the run is
+/// kept in the data folder's spool, the line saying where and why not beside the database;
+/// a save with that data folder puts it in once the folder can be written.
+#[test]
+fn a_history_folder_that_is_not_writable_spools_to_the_data_folder_and_says_why() {
+    let test = "a_history_folder_that_is_not_writable_spools_to_the_data_folder_and_says_why";
+    if !common::require_root(test) || !common::require_tool(test, "setpriv") {
+        return;
+    }
+    let (work, history, data) = (TestDir::new(), TestDir::new(), TestDir::new());
+    open_to_nobody(&[work.path(), data.path()], true);
+    open_to_nobody(&[history.path()], false);
+    let db = history.path().join("history.db");
+    let output = run_as_nobody(work.path(), data.path(), &db, "elsewhere");
+    let folder = history.path().display().to_string();
+    let (spool, _) = refused(
+        &output,
+        &db,
+        &format!(
+            "its folder {folder} is not writable by this user (Permission denied (os error 13))"
+        ),
+    );
+    assert!(spool.starts_with(data.path().join("diskmeter/spool")));
+    let line = text(&output.stderr);
+    let why = format!(
+        "(in the data folder: {} beside the database cannot be written: Permission denied",
+        diskmeter_history::spool_folder(&db).display()
+    );
+    assert!(line.contains(&why), "{line}");
+    assert!(
+        line.contains("or give another --db in a folder you can write"),
+        "{line}"
+    );
+    // As root (who may write the folder), with that data folder: the run goes in.
+    let env = [("XDG_DATA_HOME", data.path().to_str().unwrap())];
+    let db_arg = db.display().to_string();
+    let args = [
+        "run",
+        "--quiet",
+        "--name=after",
+        "--ioengine=null",
+        "--size=1m",
+    ];
+    let output = common::diskmeter_with_env(
+        work.path(),
+        &env,
+        &[
+            &args[..],
+            &["--runtime=20ms", "--time_based", "--db", &db_arg],
+        ]
+        .concat(),
+    );
+    let stderr = text(&output.stderr);
+    assert!(output.status.success(), "{stderr}");
+    assert!(
+        stderr.contains("saved 1 earlier run(s) kept in the spool"),
+        "{stderr}"
+    );
+    assert!(!spool.exists(), "{} is still there", spool.display());
+    assert_eq!(listed(work.path(), &db).len(), 2);
 }

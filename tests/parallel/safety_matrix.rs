@@ -6,8 +6,9 @@
 //! tables, ext4, an LVM physical volume, an md RAID member, a LUKS2 volume, a swap area, a
 //! user's file, and symlinks to a device and to the file (`safety_matrix/targets.rs`,
 //! `safety_matrix/images.rs`). A `write_iolog` aimed at such a device is refused too. Each
-//! refusal exits with 1 and one line that names the target, says why and offers
-//! `--allow-destroy`; suites, sweeps and Iometer lists refuse before their first step. No byte of any target changes (each is compared whole
+//! refusal exits with 1 and one line that names the target, says why, offers what to use
+//! instead (a file on the mounted device's filesystem, a new file beside a user's, ...: issue
+//! 32) and then `--allow-destroy`; suites, sweeps and Iometer lists refuse before their first step. No byte of any target changes (each is compared whole
 //! after every command). Where a front-end only reads, it may read a mounted device and a
 //! user's file. `--nocapture` prints the matrix, one `matrix |` line per cell.
 
@@ -52,7 +53,8 @@ fn unchanged(targets: &Targets, after: &str, failures: &mut Vec<String>) {
 }
 
 /// Runs `command` on every target `applies` to and checks that each was refused: exit code
-/// 1, one line naming the target with every reason it holds and `--allow-destroy`, and no
+/// 1, one line naming the target with every reason it holds, the alternative and
+/// `--allow-destroy`, and no
 /// byte of it changed (nor, at the end, of any other target). Returns each target's output, for checks of its own.
 fn refuses(
     front_end: &str,
@@ -69,14 +71,15 @@ fn refuses(
         let named = target.named.display().to_string();
         let line = stderr.lines().find(|line| {
             line.contains(&format!("{named}: refusing to write"))
+                && line.contains(&target.alternative)
                 && line.contains("--allow-destroy")
                 && target.reasons.iter().all(|r| line.contains(r.as_str()))
         });
         match (out.status.code(), line) {
             (Some(1), Some(line)) => eprintln!("matrix | {front_end} | {} | {line}", target.kind),
             (code, _) => failures.push(format!(
-                "{front_end} x {}: exit {code:?}, no line naming {named} with {:?}:\n{stderr}",
-                target.kind, target.reasons
+                "{front_end} x {}: exit {code:?}, no line naming {named} with {:?} and {:?}:\n{stderr}",
+                target.kind, target.reasons, target.alternative
             )),
         }
         if let Some(change) = target.changed() {

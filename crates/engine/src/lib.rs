@@ -165,7 +165,10 @@ pub enum EngineError {
         source: std::io::Error,
     },
     /// Buffer memory could not be allocated.
-    #[error("could not allocate {bytes} bytes of IO buffers aligned to {align}")]
+    #[error(
+        "could not allocate {bytes} bytes of IO buffers aligned to {align}; lower iodepth, bs \
+         or numjobs"
+    )]
     BufferAlloc {
         /// Bytes asked for.
         bytes: usize,

@@ -42,7 +42,7 @@ use diskmeter_report::{ReportError, RunResult};
 use diskmeter_stats::{merge_series, IntervalSample, LatencyHistogram};
 use rusqlite::Connection;
 use serde::{Deserialize, Serialize};
-pub use spool::{spool_folder, SpoolError, SpooledRun, SpooledRunBegun};
+pub use spool::{spool_folder, SpoolError, SpoolFile, SpooledRun, SpooledRunBegun};
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
@@ -54,7 +54,7 @@ pub enum HistoryError {
     Sqlite(rusqlite::Error),
     /// Another process held the database's write lock for longer than diskmeter waits
     /// ([`busy_timeout`]): a long transaction, or a stuck process.
-    #[error("the history database is locked by another process (waited {waited_ms} ms for it; DISKMETER_HISTORY_BUSY_TIMEOUT_MS sets how long)")]
+    #[error("the history database is locked by another process (another diskmeter saving, or a program holding a transaction open; waited {waited_ms} ms for it; DISKMETER_HISTORY_BUSY_TIMEOUT_MS sets how long)")]
     Locked {
         /// How long diskmeter waited, ms.
         waited_ms: u64,
@@ -65,14 +65,19 @@ pub enum HistoryError {
     /// cannot be written: a read-only mount, an immutable file, missing permissions.
     #[error("the history database cannot be written: {0}")]
     ReadOnly(String),
+    /// The database file exists but this user may not read it (its mode, its owner); the
+    /// text says which and what to do.
+    #[error("the history database cannot be read: {0}")]
+    Unreadable(String),
     /// The file is not an SQLite database, or a damaged one (garbage, truncated).
-    #[error("the history database is damaged ({0}); move it aside and a new one is made")]
+    #[error("the history database is damaged ({0}); move it aside (rename it: the next run makes a new one, and sqlite3's .recover may get its runs back), or give another --db")]
     Corrupt(String),
-    /// SQLite could not open or create the file (its folder is not writable, or it is gone).
-    #[error("the history database cannot be opened or created ({0}); is its folder writable?")]
+    /// SQLite could not open or create the file, for none of the reasons above (a folder
+    /// that is gone, a path that names no file).
+    #[error("the history database cannot be opened or created ({0}); check that its folder exists and this user may write it, or give another --db")]
     CannotOpen(rusqlite::Error),
     /// The database folder could not be made.
-    #[error("cannot create the history folder {path}: {source}")]
+    #[error("cannot create the history folder {path}: {source}; give another --db")]
     Folder {
         /// The folder.
         path: PathBuf,
@@ -362,7 +367,16 @@ impl HistoryStore {
             // A WAL database on a read-only mount: SQLite cannot make its shared-memory
             // file, so nothing can be writing it either; it is read as an immutable file.
             Err(HistoryError::CannotOpen(_)) if path.is_file() => {
-                open::read_only_connection(path, true)?
+                match open::read_only_connection(path, true) {
+                    // Not a mount's doing: this user may not read the file; say so.
+                    Err(HistoryError::CannotOpen(error)) => {
+                        return Err(match open::why_unreadable(path) {
+                            Some(reason) => HistoryError::Unreadable(reason),
+                            None => HistoryError::CannotOpen(error),
+                        })
+                    }
+                    opened => opened?,
+                }
             }
             opened => opened?,
         };

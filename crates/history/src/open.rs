@@ -50,29 +50,81 @@ pub(crate) fn open_for_writing(path: &Path, version: u32) -> Result<Connection, 
 }
 
 /// Why `path`, or the folder SQLite keeps its WAL and shared-memory files in, cannot be
-/// written (a read-only mount, an immutable file, permissions); `None` when both can.
+/// written, with what to do instead: a read-only filesystem, an immutable file, the file's or
+/// the folder's permissions; `None` when both can.
 fn why_read_only(path: &Path) -> Option<String> {
     use rustix::fs::{access, Access};
-    let folder = match path.parent().filter(|p| !p.as_os_str().is_empty()) {
-        Some(parent) => parent,
-        None => Path::new("."),
-    };
-    let (file_ok, folder_ok) = (
-        access(path, Access::WRITE_OK),
-        access(folder, Access::WRITE_OK),
-    );
-    match (file_ok, folder_ok) {
-        (Err(errno), _) if path.exists() => Some(format!(
-            "the file is read-only ({})",
-            std::io::Error::from(errno)
+    use rustix::io::Errno;
+    let folder = folder_of(path);
+    let errno_text = |errno: Errno| std::io::Error::from(errno).to_string();
+    let file = path
+        .exists()
+        .then(|| access(path, Access::WRITE_OK).err())
+        .flatten();
+    let folder_errno = access(folder, Access::WRITE_OK).err();
+    match (file, folder_errno) {
+        (Some(Errno::ROFS), _) | (_, Some(Errno::ROFS)) => Some(format!(
+            "the file is on a read-only filesystem ({}); give another --db on a writable \
+             filesystem",
+            errno_text(Errno::ROFS)
         )),
-        (_, Err(errno)) => Some(format!(
-            "its folder {} is read-only ({})",
+        (Some(Errno::PERM), _) => Some(format!(
+            "the file is immutable, so read-only ({}; lsattr shows the i flag): remove the \
+             flag (chattr -i {}), or give another --db",
+            errno_text(Errno::PERM),
+            path.display()
+        )),
+        (Some(errno), _) => Some(permission_hint(path, errno)),
+        (None, Some(errno)) => Some(format!(
+            "its folder {} is not writable by this user ({}), and the file and its journal \
+             go there: make the folder writable, or give another --db in a folder you can \
+             write",
             folder.display(),
-            std::io::Error::from(errno)
+            errno_text(errno)
         )),
-        _ => None,
+        (None, None) => None,
     }
+}
+
+/// Why this user may not read the existing file at `path`, with what to do; `None` when it may
+/// (or the file is not there: a missing file is said elsewhere).
+pub(crate) fn why_unreadable(path: &Path) -> Option<String> {
+    use rustix::fs::{access, Access};
+    if !path.exists() {
+        return None;
+    }
+    let errno = access(path, Access::READ_OK).err()?;
+    Some(permission_hint(path, errno))
+}
+
+/// The file at `path` refused this user (`errno`): which access it lacks, the file's mode and
+/// owner, and the two ways on (permission from its owner, or another database).
+fn permission_hint(path: &Path, errno: rustix::io::Errno) -> String {
+    use rustix::fs::{access, Access};
+    use std::os::unix::fs::MetadataExt;
+    let lacks = match (
+        access(path, Access::READ_OK).is_ok(),
+        access(path, Access::WRITE_OK).is_ok(),
+    ) {
+        (false, false) => "may neither read nor write",
+        (false, true) => "may not read",
+        _ => "may read but not write",
+    };
+    let (mode, owner) = std::fs::metadata(path).map_or((0, 0), |m| (m.mode() & 0o7777, m.uid()));
+    format!(
+        "this user (uid {}) {lacks} the file (mode {mode:04o}, owned by uid {owner}; {}): let it \
+         (as its owner or root: chmod a+rw {}), or give another --db",
+        rustix::process::geteuid().as_raw(),
+        std::io::Error::from(errno),
+        path.display()
+    )
+}
+
+/// The folder a database file is in (`.` for a bare name).
+fn folder_of(path: &Path) -> &Path {
+    path.parent()
+        .filter(|p| !p.as_os_str().is_empty())
+        .unwrap_or(Path::new("."))
 }
 
 fn open_writable(path: &Path, version: u32) -> Result<Connection, HistoryError> {

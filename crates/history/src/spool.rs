@@ -84,6 +84,29 @@ struct SpooledHistogram {
     hdr_v2_base64: String,
 }
 
+/// Where a spooled run was written.
+#[derive(Debug)]
+pub struct SpoolFile {
+    /// The spool file.
+    pub path: PathBuf,
+    /// When it is in the data folder: the folder beside the database that could not take it,
+    /// and why.
+    pub not_beside: Option<(PathBuf, std::io::Error)>,
+}
+
+impl SpoolFile {
+    /// Why the file is not beside its database, as the end of a sentence; empty when it is.
+    pub fn why_not_beside(&self) -> String {
+        match &self.not_beside {
+            Some((folder, why)) => format!(
+                " (in the data folder: {} beside the database cannot be written: {why})",
+                folder.display()
+            ),
+            None => String::new(),
+        }
+    }
+}
+
 /// The spool folder of the database at `database`: `<database>.spool` beside it.
 pub fn spool_folder(database: &Path) -> PathBuf {
     let mut name = database.as_os_str().to_owned();
@@ -167,24 +190,31 @@ impl SpooledRun {
     }
 
     /// Writes the run to the spool of its database, or to the user's data folder when that
-    /// cannot be written; returns the file.
-    pub fn write(&self) -> Result<PathBuf, SpoolError> {
+    /// cannot be written; returns where it went (and, in the data folder, why).
+    pub fn write(&self) -> Result<SpoolFile, SpoolError> {
         let text = serde_json::to_vec_pretty(self)?;
-        let mut last_error = None;
-        let folders = std::iter::once(spool_folder(&self.database)).chain(fallback_folder());
-        for folder in folders {
-            match write_whole(&folder, &format!("{}.json", self.spool_id), &text) {
-                Ok(path) => return Ok(path),
-                Err(error) => last_error = Some(error),
+        let name = format!("{}.json", self.spool_id);
+        let beside = spool_folder(&self.database);
+        let refused = match write_whole(&beside, &name, &text) {
+            Ok(path) => {
+                return Ok(SpoolFile {
+                    path,
+                    not_beside: None,
+                })
             }
+            Err(refused) => refused,
+        };
+        let Some(fallback) = fallback_folder() else {
+            let (path, source) = refused;
+            return Err(SpoolError::Write { path, source });
+        };
+        match write_whole(&fallback, &name, &text) {
+            Ok(path) => Ok(SpoolFile {
+                path,
+                not_beside: Some((beside, refused.1)),
+            }),
+            Err((path, source)) => Err(SpoolError::Write { path, source }),
         }
-        let (path, source) = last_error.unwrap_or_else(|| {
-            (
-                spool_folder(&self.database),
-                std::io::Error::from(std::io::ErrorKind::NotFound),
-            )
-        });
-        Err(SpoolError::Write { path, source })
     }
 
     /// The steps as the store saves them; a histogram whose blob does not decode is left

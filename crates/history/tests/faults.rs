@@ -155,7 +155,9 @@ fn a_spooled_run_is_imported_whole_once_with_its_histograms() {
     let path = dir.path().join("history.db");
     let steps = [step("a", 1_000, 300), step("b", 3_000, 400)];
     let spooled = SpooledRun::new(&path, header("spooled", 1_000), &steps, end(5_000), None);
-    let file = spooled.write().unwrap();
+    let written = spooled.write().unwrap();
+    assert!(written.not_beside.is_none(), "beside its database");
+    let file = written.path;
     assert!(
         file.starts_with(diskmeter_history::spool_folder(&path)),
         "{}",
@@ -264,7 +266,8 @@ fn a_run_spooled_for_a_database_named_by_a_symlink_is_imported_through_it() {
     let steps = [step("a", 1_000, 300)];
     let file = SpooledRun::new(&link, header("linked", 1_000), &steps, end(3_000), None)
         .write()
-        .unwrap();
+        .unwrap()
+        .path;
     // The next save goes through the same name the run was spooled under.
     let mut store = HistoryStore::open(&link).unwrap();
     let ids = store.import_spool().unwrap();

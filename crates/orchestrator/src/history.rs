@@ -8,8 +8,8 @@ use crate::convert;
 use crate::step::{Batch, FinishedStep};
 use diskmeter_capture::{CaptureSample, TraceProfile};
 use diskmeter_history::{
-    HistoryError, HistoryStore, HostFacts, NewStep, RunEnd, RunHeader, SpoolError, SpooledRun,
-    SpooledRunBegun, Warmup,
+    HistoryError, HistoryStore, HostFacts, NewStep, RunEnd, RunHeader, SpoolError, SpoolFile,
+    SpooledRun, SpooledRunBegun, Warmup,
 };
 use diskmeter_report::RunInput;
 use diskmeter_stats::LatencyHistogram;
@@ -39,16 +39,17 @@ pub enum HistorySaveError {
         source: diskmeter_history::HistoryError,
         /// The spool file the run is in, or why it could not be written (boxed: errors
         /// stay small to pass around).
-        spooled: Box<Result<PathBuf, SpoolError>>,
+        spooled: Box<Result<SpoolFile, SpoolError>>,
     },
 }
 
 /// The end of the message of a run that went to the spool.
-fn spooled_words(spooled: &Result<PathBuf, SpoolError>) -> String {
+fn spooled_words(spooled: &Result<SpoolFile, SpoolError>) -> String {
     match spooled {
         Ok(file) => format!(
-            "the run is kept in {} and goes into the history at the next save",
-            file.display()
+            "the run is kept in {} and goes into the history at the next save{}",
+            file.path.display(),
+            file.why_not_beside()
         ),
         Err(error) => format!("the run could not be kept in a spool either ({error})"),
     }

@@ -462,8 +462,11 @@ impl Session {
         plan.notes
             .extend(self.emulated.as_ref().and_then(EmulatedDisk::note));
         if self.settings.dry_run {
-            // A dry run shows what the memory guard would refuse instead of refusing.
+            // A dry run shows what the memory guard and the space check would refuse.
             plan.notes.extend(memory_note(&plan));
+            let space = diskmeter_runner::layout::check_room(&plan).err();
+            plan.notes
+                .extend(space.map(|s| format!("{s}; a run would be refused")));
         }
         for sink in sinks.iter_mut() {
             sink.step_planned(step, &plan);

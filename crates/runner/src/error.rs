@@ -33,6 +33,9 @@ pub enum RunError {
         /// Why it looks like it holds data.
         refusal: WriteRefusal,
     },
+    /// The test files would not fit on their filesystem ([`crate::space`]).
+    #[error("{0}")]
+    NoSpace(#[from] crate::space::SpaceShortfall),
     /// The step's IO buffers would not fit in the memory available ([`crate::memory`]).
     #[error("{0}")]
     Memory(#[from] crate::memory::MemoryShortfall),

@@ -10,6 +10,7 @@
 
 use crate::prepare::{FileContents, Preparation, RunPlan, TargetPlan};
 use crate::safety::{carries_owner_mark, describe_io_error, OWNER_XATTR, OWNER_XATTR_VALUE};
+use crate::space;
 use crate::RunError;
 use diskmeter_workload::files::{FadviseHint, Fallocate, FileOptions};
 use diskmeter_workload::{JobSpec, SyncMode};
@@ -100,6 +101,8 @@ pub fn prepare_files(
     stop: &std::sync::atomic::AtomicBool,
     mut progress: impl FnMut(&Path, u64, u64),
 ) -> Result<(), RunError> {
+    // The figures before any writing: a layout that cannot fit is refused whole.
+    check_room(plan)?;
     for target in &plan.targets {
         if !target.created_by_diskmeter {
             continue;
@@ -112,17 +115,7 @@ pub fn prepare_files(
             let unlink = unlink && !plan.files_shared_by_ranks;
             created.push(&target.path, unlink, identity_at(&target.path));
         } else {
-            // The first job on the file says how it is laid out (fallocate, create_fsync).
-            let files = plan
-                .workers
-                .iter()
-                .find(|w| {
-                    w.targets
-                        .iter()
-                        .any(|&t| plan.targets[t].path == target.path)
-                })
-                .map(|w| plan.jobs[w.job_index].files.clone())
-                .unwrap_or_default();
+            let files = layout_options(plan, target);
             let before = created.files.len();
             let laid_out = lay_out(target, &files, created, unlink, stop, &mut progress);
             if laid_out.is_err() {
@@ -135,6 +128,30 @@ pub fn prepare_files(
         }
     }
     Ok(())
+}
+
+/// Whether each filesystem has room for the files `plan` lays out ([`space::check_room`]):
+/// what [`prepare_files`] checks before it writes, and a dry run notes.
+pub fn check_room(plan: &RunPlan) -> Result<(), space::SpaceShortfall> {
+    let needs: Vec<(&TargetPlan, u64)> = plan
+        .targets
+        .iter()
+        .map(|t| (t, space::layout_bytes(t, layout_options(plan, t).fallocate)))
+        .collect();
+    space::check_room(&needs)
+}
+
+/// The first job on the file says how it is laid out (fallocate, create_fsync).
+fn layout_options(plan: &RunPlan, target: &TargetPlan) -> FileOptions {
+    plan.workers
+        .iter()
+        .find(|w| {
+            w.targets
+                .iter()
+                .any(|&t| plan.targets[t].path == target.path)
+        })
+        .map(|w| plan.jobs[w.job_index].files.clone())
+        .unwrap_or_default()
 }
 
 /// Whether the run removes `target` at its end (unless files are kept): every job on it
@@ -245,7 +262,8 @@ fn tmpfile_unsupported(error: &std::io::Error) -> bool {
     )
 }
 
-fn lay_out(
+/// Lays out one file (see the module's doc); `pub(crate)` for the space check's tests.
+pub(crate) fn lay_out(
     target: &TargetPlan,
     files: &FileOptions,
     created: &mut CreatedFiles,
@@ -254,9 +272,17 @@ fn lay_out(
     progress: &mut impl FnMut(&Path, u64, u64),
 ) -> Result<(), RunError> {
     let path = &target.path;
-    let fail = |what: &str, e: std::io::Error| RunError::Target {
-        path: path.clone(),
-        message: format!("{what}: {}", describe_io_error(&e)),
+    // A filesystem that fills up during the layout ends it with the figures, as the check
+    // before it would have.
+    let needed_bytes = space::layout_bytes(target, files.fallocate);
+    let fail = |what: &str, e: std::io::Error| {
+        if e.raw_os_error() == Some(libc::ENOSPC) && needed_bytes > 0 {
+            return RunError::NoSpace(space::filled_up(target, needed_bytes));
+        }
+        RunError::Target {
+            path: path.clone(),
+            message: format!("{what}: {}", describe_io_error(&e)),
+        }
     };
     if let Some(parent) = path.parent().filter(|p| !p.as_os_str().is_empty()) {
         if !parent.is_dir() {
@@ -466,7 +492,7 @@ pub fn open_target(target: &TargetPlan, job: &JobSpec) -> Result<File, RunError>
     }
     let file = options.open(&target.path).map_err(|e| {
         let message = if direct && e.raw_os_error() == Some(22) {
-            "the filesystem refuses O_DIRECT (EINVAL); run with --direct=0".to_string()
+            space::direct_refused(&target.path)
         } else {
             format!("cannot open: {}", describe_io_error(&e))
         };

@@ -27,6 +27,7 @@ pub mod layout;
 pub mod logs;
 pub mod memory;
 mod monitor;
+mod mounts;
 pub mod offsets;
 pub mod placement;
 pub mod prepare;
@@ -35,6 +36,7 @@ pub mod safety;
 pub mod service_time;
 mod sizes;
 mod skew;
+pub mod space;
 pub mod steady;
 #[cfg(test)]
 mod test_jobs;

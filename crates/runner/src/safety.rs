@@ -12,6 +12,8 @@ use std::io::Read;
 use std::os::unix::fs::{FileExt, FileTypeExt, MetadataExt};
 use std::path::{Path, PathBuf};
 
+pub use crate::mounts::{mount_of, Mount};
+
 /// The extended attribute diskmeter sets on files it creates, so a later run knows it may
 /// rewrite or remove them.
 pub const OWNER_XATTR: &str = "user.diskmeter";
@@ -61,7 +63,10 @@ pub enum ProbeError {
     #[error("is a folder; give it as --directory, or name a file inside it")]
     Folder,
     /// The path is a socket, a pipe, a character device or the like.
-    #[error("is neither a regular file nor a block device")]
+    #[error(
+        "is neither a regular file nor a block device; name a file (diskmeter creates it) or \
+         a block device instead"
+    )]
     NotFileOrDevice,
 }
 
@@ -132,26 +137,41 @@ pub fn carries_owner_mark(file: &File) -> bool {
     }
 }
 
-/// Why diskmeter refuses to write to a target without `--allow-destroy`.
+/// Why diskmeter refuses to write to a target without `--allow-destroy`. Each refusal names
+/// what to do instead, then the override and its price.
 #[derive(Debug, thiserror::Error)]
 pub enum WriteRefusal {
     /// An existing file that diskmeter did not create.
     #[error(
         "refusing to write: is {} that diskmeter did not create; writing would overwrite its \
-         contents{ALLOW_DESTROY}",
-        if *via_symlink { "a symlink to an existing file" } else { "an existing file" }
+         contents; name a file that does not exist yet instead (diskmeter creates its own test \
+         file and removes it after the run): --filename={}{ALLOW_DESTROY}",
+        if *via_symlink { "a symlink to an existing file" } else { "an existing file" },
+        folder.join("diskmeter.dat").display()
     )]
     ExistingFile {
         /// The path given was a symlink to it.
         via_symlink: bool,
+        /// The folder it is in, where a new file of diskmeter's could go.
+        folder: PathBuf,
     },
     /// A block device that looks in use or holds data; every reason found.
-    #[error("refusing to write: {}{ALLOW_DESTROY}", join_reasons(.0))]
-    DeviceInUse(Vec<InUseReason>),
+    #[error(
+        "refusing to write: {}; {}{ALLOW_DESTROY}",
+        join_reasons(reasons),
+        alternative(reasons, mount_point.as_deref())
+    )]
+    DeviceInUse {
+        /// Every reason found.
+        reasons: Vec<InUseReason>,
+        /// Where it (or a partition) is mounted, also when `allow_mounted_write` lifted that
+        /// reason: the file on its filesystem is still the way that destroys nothing.
+        mount_point: Option<String>,
+    },
 }
 
 /// How every refusal ends: the override and its price.
-const ALLOW_DESTROY: &str = " (pass --allow-destroy to write anyway; its data will be lost)";
+const ALLOW_DESTROY: &str = " (or pass --allow-destroy to write anyway; its data will be lost)";
 
 fn join_reasons(reasons: &[InUseReason]) -> String {
     reasons
@@ -159,6 +179,74 @@ fn join_reasons(reasons: &[InUseReason]) -> String {
         .map(ToString::to_string)
         .collect::<Vec<_>>()
         .join("; ")
+}
+
+/// What to use instead of a device that holds data, for the strongest of its `reasons`: the
+/// data's own filesystem where there is one (a file on it measures the same device without
+/// destroying anything; mounted at `mount_point`), else where that filesystem would be.
+pub fn alternative(reasons: &[InUseReason], mount_point: Option<&str>) -> String {
+    let holds = |phrase: &str| {
+        reasons
+            .iter()
+            .any(|r| matches!(r, InUseReason::Signature(s) if s.contains(phrase)))
+    };
+    let elsewhere = "use a file on a mounted filesystem instead (--filename=DIR/diskmeter.dat), \
+                     or a device that holds no data";
+    let mounted = reasons.iter().find_map(|r| match r {
+        InUseReason::Mounted { mount_point } => Some(mount_point.as_str()),
+        _ => None,
+    });
+    if let Some(mount_point) = mounted.or(mount_point) {
+        let file = Path::new(mount_point).join("diskmeter.dat");
+        return format!(
+            "use a file on its filesystem instead: --filename={}",
+            file.display()
+        );
+    }
+    if let Some(holders) = reasons.iter().find_map(|r| match r {
+        InUseReason::Holders(h) => Some(h),
+        _ => None,
+    }) {
+        return format!(
+            "use a file on the filesystem of /dev/{} instead (it is built on this device)",
+            holders.join(", /dev/")
+        );
+    }
+    if reasons.iter().any(|r| matches!(r, InUseReason::ActiveSwap)) {
+        return format!("it is the system's swap: {elsewhere}");
+    }
+    if holds("filesystem") {
+        "mount it and use a file on its filesystem instead (--filename=MOUNTPOINT/diskmeter.dat)"
+            .to_string()
+    } else if holds("partition table")
+        || reasons
+            .iter()
+            .any(|r| matches!(r, InUseReason::Partitions(_)))
+    {
+        "use a file on the filesystem of one of its partitions instead \
+         (--filename=MOUNTPOINT/diskmeter.dat), or a device that holds no data"
+            .to_string()
+    } else if holds("LVM") {
+        "use a file on the filesystem of one of its volume group's logical volumes instead \
+         (lvs lists them)"
+            .to_string()
+    } else if holds("RAID") {
+        "use a file on the filesystem of its RAID array instead (/proc/mdstat lists the arrays)"
+            .to_string()
+    } else if holds("LUKS") {
+        "use a file on the filesystem inside the opened volume instead (cryptsetup open; \
+         --filename=MOUNTPOINT/diskmeter.dat)"
+            .to_string()
+    } else if reasons.iter().any(|r| {
+        matches!(
+            r,
+            InUseReason::CannotInspect(_) | InUseReason::CannotRead(_)
+        ) || matches!(r, InUseReason::Signature(s) if s.contains("could not be read"))
+    }) {
+        format!("run as a user who may read the device (root, or the disk group) to check it, or {elsewhere}")
+    } else {
+        elsewhere.to_string()
+    }
 }
 
 /// One reason a block device looks like it holds data or is in use.
@@ -207,17 +295,36 @@ pub fn check_write_allowed(
     }
     match kind {
         TargetKind::Virtual => Ok(()),
-        TargetKind::File if existing_user_file => Err(WriteRefusal::ExistingFile { via_symlink }),
+        TargetKind::File if existing_user_file => Err(WriteRefusal::ExistingFile {
+            via_symlink,
+            folder: path
+                .parent()
+                .filter(|p| !p.as_os_str().is_empty())
+                .unwrap_or(Path::new("."))
+                .to_path_buf(),
+        }),
         TargetKind::File => Ok(()),
         TargetKind::BlockDevice => {
-            let reasons: Vec<InUseReason> = device_in_use_reasons(path)
-                .into_iter()
-                .filter(|reason| !(allow_mounted && matches!(reason, InUseReason::Mounted { .. })))
-                .collect();
+            let (mounted, reasons): (Vec<InUseReason>, Vec<InUseReason>) =
+                device_in_use_reasons(path)
+                    .into_iter()
+                    .partition(|reason| matches!(reason, InUseReason::Mounted { .. }));
+            let mount_point = mounted.iter().find_map(|r| match r {
+                InUseReason::Mounted { mount_point } => Some(mount_point.clone()),
+                _ => None,
+            });
+            let reasons: Vec<InUseReason> = if allow_mounted {
+                reasons
+            } else {
+                mounted.into_iter().chain(reasons).collect()
+            };
             if reasons.is_empty() {
                 Ok(())
             } else {
-                Err(WriteRefusal::DeviceInUse(reasons))
+                Err(WriteRefusal::DeviceInUse {
+                    reasons,
+                    mount_point,
+                })
             }
         }
     }
@@ -282,7 +389,7 @@ fn partitions_of(sys_dir: &Path) -> Vec<(u32, u32)> {
         .collect()
 }
 
-fn parse_major_minor(text: &str) -> Option<(u32, u32)> {
+pub(crate) fn parse_major_minor(text: &str) -> Option<(u32, u32)> {
     let (major, minor) = text.split_once(':')?;
     Some((major.parse().ok()?, minor.parse().ok()?))
 }
@@ -290,12 +397,13 @@ fn parse_major_minor(text: &str) -> Option<(u32, u32)> {
 /// The mount point of the first of `devices` that is mounted, from /proc/self/mountinfo.
 fn mounted_devices(devices: &[(u32, u32)]) -> Option<String> {
     let info = std::fs::read_to_string("/proc/self/mountinfo").ok()?;
-    info.lines().find_map(|line| {
-        let mut fields = line.split_whitespace();
-        let dev = parse_major_minor(fields.nth(2)?)?;
-        let mount_point = fields.nth(1)?;
-        devices.contains(&dev).then(|| mount_point.to_string())
-    })
+    info.lines()
+        .filter_map(crate::mounts::MountLine::parse)
+        .find_map(|line| {
+            devices
+                .contains(&line.device)
+                .then(|| line.mount.mount_point.display().to_string())
+        })
 }
 
 fn is_active_swap(path: &Path) -> bool {

@@ -1,5 +1,6 @@
 //! [`signatures`] on regular files standing in for devices: each signature is found at every
-//! offset its format puts it, and a blank or unrelated image holds none. (tests/parallel/safety.rs and
+//! offset its format puts it, and a blank or unrelated image holds none; and what a refusal
+//! offers instead ([`alternative`]) for the reasons the loop-device matrix cannot make. (tests/parallel/safety.rs and
 //! tests/parallel/safety_matrix.rs show the same on real loop devices, through every front-end.)
 
 use super::*;
@@ -92,5 +93,41 @@ fn partition_tables_and_filesystems_are_named() {
     assert_eq!(
         found(&[(65536 + 64, b"_BHRfS_M")]),
         vec!["a btrfs filesystem"]
+    );
+}
+
+#[test]
+fn a_refusal_offers_the_strongest_reasons_alternative() {
+    let mounted = InUseReason::Mounted {
+        mount_point: "/".to_string(),
+    };
+    let holders = InUseReason::Holders(vec!["dm-0".to_string(), "md127".to_string()]);
+    let ext4 = InUseReason::Signature("an ext2/3/4 filesystem");
+    assert_eq!(
+        alternative(&[ext4, mounted, holders], None),
+        "use a file on its filesystem instead: --filename=/diskmeter.dat"
+    );
+    let holders = InUseReason::Holders(vec!["dm-0".to_string(), "md127".to_string()]);
+    let lvm = InUseReason::Signature("an LVM physical volume");
+    assert_eq!(
+        alternative(&[lvm, holders], None),
+        "use a file on the filesystem of /dev/dm-0, /dev/md127 instead (it is built on this device)"
+    );
+    let swap = [
+        InUseReason::ActiveSwap,
+        InUseReason::Signature("a swap area"),
+    ];
+    let swap = alternative(&swap, None);
+    assert!(
+        swap.starts_with("it is the system's swap: use a file on a mounted filesystem"),
+        "{swap}"
+    );
+    let unread = InUseReason::CannotRead(std::io::Error::from_raw_os_error(13));
+    assert!(alternative(&[unread], None).starts_with("run as a user who may read the device"));
+    // allow_mounted_write lifted the mounted reason: the mount point is still the way on.
+    let ext4 = InUseReason::Signature("an ext2/3/4 filesystem");
+    assert_eq!(
+        alternative(&[ext4], Some("/mnt/x")),
+        "use a file on its filesystem instead: --filename=/mnt/x/diskmeter.dat"
     );
 }

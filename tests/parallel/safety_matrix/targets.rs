@@ -26,6 +26,8 @@ pub struct Target {
     pub named: PathBuf,
     /// Phrases the refusal's reason must contain.
     pub reasons: Vec<String>,
+    /// What the refusal must offer instead of `--allow-destroy` (issue 32).
+    pub alternative: String,
     /// A block device or a symlink to one (not a file).
     pub device: bool,
     /// The bytes that must never change: the device, or the file.
@@ -152,59 +154,78 @@ fn make() -> Targets {
             &format!("it is mounted (on {})", mount_point.display()),
             "ext2/3/4",
         ],
+        &format!(
+            "use a file on its filesystem instead: --filename={}",
+            mount_point.join("diskmeter.dat").display()
+        ),
     ));
     let image = |name: &str, bytes: Vec<u8>| {
         let backing = dir.join(name);
         std::fs::write(&backing, bytes).expect("write the image");
         attach(&backing)
     };
-    let rows: [(&str, String, &str, &[&str]); 7] = [
+    let on_partitions = "use a file on the filesystem of one of its partitions instead";
+    let rows: [(&str, String, &str, &[&str], &str); 7] = [
         (
             "MBR partition table",
             image("mbr.img", images::mbr(DEVICE_BYTES)),
             "PTTYPE=dos",
             &["(MBR signature)"],
+            on_partitions,
         ),
         (
             "GPT partition table",
             image("gpt.img", images::gpt(DEVICE_BYTES)),
             "PTTYPE=gpt",
             &["a GPT partition table"],
+            on_partitions,
         ),
         (
             "ext4 filesystem",
             attach(&ext4("ext4.img")),
             "TYPE=ext4",
             &["an ext2/3/4 filesystem"],
+            "mount it and use a file on its filesystem instead (--filename=MOUNTPOINT/diskmeter.dat)",
         ),
         (
             "LVM physical volume",
             image("lvm.img", images::lvm2_label(DEVICE_BYTES)),
             "TYPE=LVM2_member",
             &["an LVM physical volume"],
+            "use a file on the filesystem of one of its volume group's logical volumes instead",
         ),
         (
             "md RAID member",
             image("md.img", images::md_v1_2(DEVICE_BYTES)),
             "TYPE=linux_raid_member",
             &["an MD RAID member superblock"],
+            "use a file on the filesystem of its RAID array instead",
         ),
         (
             "LUKS2 volume",
             image("luks.img", images::luks2(DEVICE_BYTES)),
             "TYPE=crypto_LUKS",
             &["a LUKS encrypted volume"],
+            "use a file on the filesystem inside the opened volume instead",
         ),
         (
             "swap area",
             image("swap.img", images::swap(DEVICE_BYTES)),
             "TYPE=swap",
             &["a swap area"],
+            "use a file on a mounted filesystem instead (--filename=DIR/diskmeter.dat), or a \
+             device that holds no data",
         ),
     ];
-    for (kind, dev, blkid, reasons) in rows {
-        all.push(device(kind, &dev, blkid, reasons));
+    for (kind, dev, blkid, reasons, alternative) in rows {
+        all.push(device(kind, &dev, blkid, reasons, alternative));
     }
+    // A user's file and a symlink to it: a new file beside them is diskmeter's to make.
+    let new_file = format!(
+        "name a file that does not exist yet instead (diskmeter creates its own test file and \
+         removes it after the run): --filename={}",
+        dir.join("diskmeter.dat").display()
+    );
     let file = dir.join("precious.db");
     let contents: Vec<u8> = (0..1u32 << 20)
         .map(|i| (i.wrapping_mul(2_654_435_761) >> 24) as u8)
@@ -215,6 +236,7 @@ fn make() -> Targets {
         path: file.clone(),
         named: file.clone(),
         reasons: vec!["is an existing file that diskmeter did not create".into()],
+        alternative: new_file.clone(),
         device: false,
         checked: file.clone(),
         before: contents.clone(),
@@ -222,7 +244,15 @@ fn make() -> Targets {
     let lvm = all
         .iter()
         .find(|t| t.kind == "LVM physical volume")
-        .map(|t| (t.path.clone(), t.reasons.clone(), t.before.clone()))
+        .map(|t| {
+            let alternative = t.alternative.clone();
+            (
+                t.path.clone(),
+                t.reasons.clone(),
+                t.before.clone(),
+                alternative,
+            )
+        })
         .expect("the LVM row");
     let device_link = dir.join("disk-by-id-link");
     std::os::unix::fs::symlink(&lvm.0, &device_link).expect("symlink to the device");
@@ -231,6 +261,7 @@ fn make() -> Targets {
         path: device_link,
         named: lvm.0.clone(),
         reasons: lvm.1,
+        alternative: lvm.3,
         device: true,
         checked: lvm.0,
         before: lvm.2,
@@ -242,6 +273,7 @@ fn make() -> Targets {
         path: file_link.clone(),
         named: file_link,
         reasons: vec!["is a symlink to an existing file".into()],
+        alternative: new_file,
         device: false,
         checked: file,
         before: contents,
@@ -256,8 +288,15 @@ fn attach(backing: &Path) -> String {
     device
 }
 
-/// The row of a device: blkid must find `blkid_says` on it; its bytes are kept to compare.
-fn device(kind: &'static str, dev: &str, blkid_says: &str, reasons: &[&str]) -> Target {
+/// The row of a device: blkid must find `blkid_says` on it; its refusal offers
+/// `alternative`; its bytes are kept to compare.
+fn device(
+    kind: &'static str,
+    dev: &str,
+    blkid_says: &str,
+    reasons: &[&str],
+    alternative: &str,
+) -> Target {
     let found = sh(&format!("blkid -p -o export {dev} || true"));
     assert!(
         found.lines().any(|line| line == blkid_says),
@@ -281,6 +320,7 @@ fn device(kind: &'static str, dev: &str, blkid_says: &str, reasons: &[&str]) -> 
         path: PathBuf::from(dev),
         named: PathBuf::from(dev),
         reasons,
+        alternative: alternative.to_string(),
         device: true,
         checked: PathBuf::from(dev),
         before: std::fs::read(dev).expect("read the device"),

@@ -191,7 +191,7 @@ pub(super) fn plan_target(
                 }
             } else if existing < needed {
                 return Err(target_err(format!(
-                    "the file has {existing} bytes but the job needs {needed}; it was not created by diskmeter, so it is not resized (remove it or lower --size)"
+                    "the file has {existing} bytes but the job needs {needed}; it was not created by diskmeter, so it is not resized (lower --size, or name a file that does not exist yet: diskmeter creates its own)"
                 )));
             } else {
                 Preparation::UseExisting
