@@ -30,7 +30,10 @@ pub const CHECK_ABOUT: &str =
     profile's step when the profile has one step). \"~N\" is required at 90 % of N \
     or more, \"N+\" at N or more, \"< N\" below N.\n\n\
     A run of several steps (a suite, a sweep) needs --step NAME for --capture and \
-    --require.";
+    --require.\n\n\
+    Each check is kept in the history (--db) with its verdicts as printed, and says so on \
+    stderr (saved as check N): the run's page and report show it, and one made with \
+    --capture is part of that capture's loop (diskmeter report ID --with-replays).";
 
 #[cfg(test)]
 mod tests;

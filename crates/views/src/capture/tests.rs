@@ -142,10 +142,13 @@ fn the_capture_section_has_the_checklist_rows_of_diskmeter_requirements() {
     assert!(facts
         .iter()
         .any(|(n, v)| n == "Intervals" && v == "20 over 20 s"));
+    // The checklist is a section of its own (the loop links to it), with its notes.
+    let checklist = &section.children[0];
+    assert_eq!(checklist.anchor, format!("run-{id}-requirements"));
     assert!(
-        section.notes[0].contains("within 0.1 %"),
+        checklist.notes[0].contains("within 0.1 %"),
         "{:?}",
-        section.notes
+        checklist.notes
     );
     assert_eq!(section.headline.as_deref(), Some("vda: 1,300 IOPS p50"));
 }
