@@ -176,6 +176,26 @@ fn the_dashboards_replay_page_links_its_capture_and_shows_the_checks_verdict() {
         );
     }
     assert_eq!(dead_anchors(&page), json!([]), "links that land nowhere");
+
+    // The Compare page refuses a capture and a run the same way as `compare`, with the
+    // picker and the reason.
+    let path = format!("/compare?a={}&b={}", l.capture, history.run);
+    let page = chromium.open(&server.url(&path));
+    let shown = page.eval("document.body.innerText");
+    let shown = shown.as_str().unwrap_or_default();
+    assert!(
+        shown.contains(&format!("run {} is a capture", l.capture))
+            && shown.contains(&format!(
+                "diskmeter check {} --capture {}",
+                history.run, l.capture
+            )),
+        "{shown}"
+    );
+    assert_eq!(
+        page.eval("document.querySelector('section.section-compare') === null"),
+        Value::Bool(true),
+        "no comparison of a capture"
+    );
 }
 
 #[test]
