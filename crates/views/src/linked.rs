@@ -94,8 +94,9 @@ pub fn saved_line(
             )
         }
         Err(error) => format!(
-            "diskmeter: the {what} above was not saved in the history: {error} (it is not \
-             linked to its capture; run it again once the history can be written)\n"
+            "diskmeter: the {what} above was not kept in the history: {error} (the {what} \
+             stands; to link it to its run and capture, run the command again once the \
+             history can be written)\n"
         ),
     }
 }
@@ -371,4 +372,76 @@ pub fn loop_sections(store: &HistoryStore, capture_id: i64) -> Result<Vec<Sectio
     checks.sort_by_key(|c| c.id);
     sections.extend(checks.iter().map(check_section));
     Ok(sections)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_plans_headline_is_the_cheapest_or_the_configuration_evaluated() {
+        let search = "Requirement: 930 IOPS\n\nCheapest first\n  1. c6g.medium + 1 x gp3: $24.90 a month\n  2. other\n";
+        assert_eq!(
+            first_line(search),
+            "cheapest: c6g.medium + 1 x gp3: $24.90 a month"
+        );
+        let evaluation = "Plan: Standard_D8ds_v5 + 2 x P30 (cache ReadOnly)\nDemand: ...\n";
+        assert_eq!(
+            first_line(evaluation),
+            "Standard_D8ds_v5 + 2 x P30 (cache ReadOnly)"
+        );
+        assert_eq!(first_line("\n  IO size  caps\n"), "IO size  caps");
+    }
+
+    #[test]
+    fn the_overall_verdict_is_the_worst_of_the_lines() {
+        assert_eq!(overall_verdict(0, 0, 0), "met");
+        assert_eq!(overall_verdict(0, 2, 0), "within noise");
+        assert_eq!(overall_verdict(1, 2, 0), "missed");
+        assert_eq!(overall_verdict(0, 0, 1), "missed");
+    }
+
+    #[test]
+    fn the_verdict_lines_become_rows_with_their_evidence() {
+        let text = "Checking run 3 (replay r on f)\nstep: r\n\
+            MET iops >= 600 IOPS (capture 1 p50 IOPS total): measured 602 IOPS, 95 % interval 598 to 606, margin +0.3 %\n\
+            WITHIN NOISE mibps >= 2.35 MiB/s: measured 2.36 MiB/s\n\
+            MISSED read-await-p50 <= 0.12 ms: measured 1.49 ms\n\
+            3 requirements: 1 met, 1 within noise, 1 missed\n";
+        let table = verdict_table(text);
+        let cells: Vec<(&str, Tone)> = table
+            .rows
+            .iter()
+            .map(|r| (r[0].text.as_str(), r[0].tone))
+            .collect();
+        assert_eq!(
+            cells,
+            [
+                ("met", Tone::Good),
+                ("within noise", Tone::Neutral),
+                ("missed", Tone::Bad)
+            ]
+        );
+        assert!(table.rows[0][1].text.contains("95 % interval 598 to 606"));
+        assert!(table.rows[0][1].text.starts_with("iops >= 600 IOPS"));
+    }
+
+    #[test]
+    fn a_saved_record_says_its_id_and_where_and_a_refused_one_says_why() {
+        let saved = Ok(SavedRun {
+            id: 4,
+            path: "h.db".into(),
+            from_spool: Vec::new(),
+        });
+        assert_eq!(
+            saved_line("plan", Some(12), &saved),
+            "diskmeter: saved as plan 4 in h.db (diskmeter report 12 --with-replays)\n"
+        );
+        let refused = Err(HistorySaveError::NoLocation);
+        let line = saved_line("check", None, &refused);
+        assert!(
+            line.contains("the check above was not kept") && line.contains("--db"),
+            "{line}"
+        );
+    }
 }
