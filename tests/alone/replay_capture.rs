@@ -50,6 +50,7 @@ fn header(kind: &str) -> RunHeader {
         started_unix_ms: 1_000,
         diskmeter_version: "test".into(),
         hostname: "test".into(),
+        capture_id: None,
     }
 }
 

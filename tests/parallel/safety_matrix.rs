@@ -427,6 +427,7 @@ fn capture_with_iolog(db: &Path, log: &Path) -> i64 {
             started_unix_ms: seed::START_MS,
             diskmeter_version: "test".into(),
             hostname: "seed".into(),
+            capture_id: None,
         })
         .unwrap();
     for sample in &samples {

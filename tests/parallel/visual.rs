@@ -7,4 +7,5 @@
 mod charts;
 mod dashboard;
 mod history;
+mod linked;
 mod report;

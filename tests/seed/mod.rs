@@ -139,6 +139,7 @@ fn begin(db: &Path, command_line: &str) -> (HistoryStore, i64) {
             started_unix_ms: START_MS,
             diskmeter_version: "test".to_string(),
             hostname: "seed".to_string(),
+            capture_id: None,
         })
         .expect("begin the capture");
     (store, id)

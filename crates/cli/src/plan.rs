@@ -177,9 +177,13 @@ pub fn main(matches: &ArgMatches) -> anyhow::Result<Status> {
     let answer = diskmeter_plan::answer(&catalog, &demand, &request)
         .map_err(|e| UsageError(e.to_string()))?;
     let plan_text = text::answer(&answer);
+    let (capture, level) = (args.from_capture.as_deref(), args.level.as_deref());
+    let db = crate::requirements::db(matches);
+    let saved = diskmeter_views::linked::save_plan(db, capture, level, &plan_text, &answer)?;
     if !args.rehearse {
         tail.catalog
             .emit(tail.output.as_ref(), &answer, plan_text)?;
+        eprint!("{saved}");
         return Ok(Status::failure_if(answer.missed()));
     }
     let usage = |e: diskmeter_plan::PlanError| UsageError(e.to_string());
@@ -191,6 +195,7 @@ pub fn main(matches: &ArgMatches) -> anyhow::Result<Status> {
     let both = serde_json::json!({ "plan": answer, "rehearsal": done });
     let text = plan_text + &diskmeter_views::rehearse::text(&done);
     tail.catalog.emit(tail.output.as_ref(), &both, text)?;
+    eprint!("{saved}");
     let differs = done.comparison.agreement == rehearsal::Agreement::Differs;
     Ok(Status::failure_if(answer.missed() || differs))
 }

@@ -126,7 +126,10 @@ pub fn main(matches: &ArgMatches) -> anyhow::Result<Status> {
     let mut session = Session::open(args::settings(matches)?)?;
     session.aim_at_emulated_device(&mut jobs, true);
     let name = jobs.first().map(|j| j.name.clone()).unwrap_or_default();
-    let batch = Batch::new(CommandKind::Replay, vec![Step { name, jobs }]);
+    let batch = Batch {
+        capture_id: Some(id),
+        ..Batch::new(CommandKind::Replay, vec![Step { name, jobs }])
+    };
     session::run_and_conclude(&mut session, &batch, quiet, None, None, |outcome| {
         run::write_result(matches, outcome)
     })

@@ -20,6 +20,10 @@ struct ReportArgs {
     /// Write the report to FILE (report.html) instead of stdout
     #[arg(short, long, value_name = "FILE")]
     output: Option<String>,
+    /// Each ID a capture: the loop, in order: the capture and its requirements, the plans
+    /// made from it, its replays and their checks, each linked to the next
+    #[arg(long)]
+    with_replays: bool,
 }
 
 // `report`'s arguments after `--db`.
@@ -40,19 +44,7 @@ struct CompareArgs {
 pub fn command() -> Command {
     let report = Command::new("report")
         .about("Write saved runs as one self-contained HTML report")
-        .long_about(
-            "Writes saved runs as one HTML file that needs nothing else: scripts, styles and \
-             data are inside it, so it opens from disk, offline and as an email attachment \
-             and makes no network request. For each run it shows what the history holds: \
-             the summary, command line and job file, host and device, per-second IOPS, \
-             bandwidth and latency, the latency percentiles on a 'nines' axis, the \
-             histogram; a suite's table and each step; a sweep's charts, analysis and \
-             named tier; a capture's checklist and series. Several IDs make one report \
-             with a table of contents. --compare A B adds run B compared with run A \
-             (verdict per metric, as `diskmeter compare`) at the top.\n\n\
-             IDs are as `diskmeter show` takes them: a number from `diskmeter history`, or \
-             'last'.",
-        );
+        .long_about(diskmeter_views::REPORT_ABOUT);
     CompareArgs::augment_args(ReportArgs::augment_args(report).arg(db_arg()))
 }
 
@@ -88,5 +80,6 @@ fn items(
     for text in &args.ids {
         runs.push(resolve_id(store, text, None)?);
     }
-    Ok(Item::report(compared, &runs))
+    let items = Item::report(compared, &runs).into_iter();
+    Ok(items.map(|i| i.with_replays(args.with_replays)).collect())
 }

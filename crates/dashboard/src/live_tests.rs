@@ -159,6 +159,7 @@ fn the_end_of_a_run_is_sent_with_the_run_it_was_saved_as() {
             started_unix_ms: now_ms(),
             diskmeter_version: "test".to_string(),
             hostname: "bench1".to_string(),
+            capture_id: None,
         })
         .unwrap();
     store.end_live(live, now_ms(), Some(run_id)).unwrap();

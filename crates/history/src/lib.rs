@@ -21,6 +21,7 @@
 mod capture;
 mod host;
 mod job_histograms;
+mod linked;
 mod live;
 mod migrations;
 mod open;
@@ -31,6 +32,7 @@ mod write;
 
 pub use capture::{StoredCapture, Warmup, CAPTURE_KIND};
 pub use host::{DeviceFacts, FilesystemFacts, HostFacts};
+pub use linked::{NewCheck, NewPlan, StoredCheck, StoredPlan, LINKS_SCHEMA_VERSION};
 pub use live::{
     LivePoint, LiveRun, LiveRunHeader, StoredLivePoint, LIVE_KEPT_MS, LIVE_STALE_AFTER_MS,
 };
@@ -237,6 +239,10 @@ pub struct RunHeader {
     pub diskmeter_version: String,
     /// The machine.
     pub hostname: String,
+    /// The capture a replay replays (`diskmeter replay ID`), stored with the run (v9) so
+    /// its page links the capture; `None` for every other run.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub capture_id: Option<i64>,
 }
 
 /// How a run ended ([`HistoryStore::finish_run`]).

@@ -112,6 +112,7 @@ fn the_link_to_the_saved_run_survives_the_end() {
             started_unix_ms: 1_000,
             diskmeter_version: "test".to_string(),
             hostname: "bench1".to_string(),
+            capture_id: None,
         })
         .unwrap();
     let live = store.begin_live(&header(1_000)).unwrap();

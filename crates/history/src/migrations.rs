@@ -158,6 +158,36 @@ const MIGRATIONS: &[Migration] = &[
          PRIMARY KEY (run_id, position, rank, job, direction, kind)
      );",
     ),
+    // v9: the loop linked (`linked.rs`): a replay's capture on its run row, the plans made
+    // from a capture and the checks' verdicts (of a run, from a capture's level or not).
+    Migration::Sql(
+        "ALTER TABLE runs ADD COLUMN capture_id INTEGER REFERENCES runs(id) ON DELETE SET NULL;
+     CREATE TABLE plans (
+         id INTEGER PRIMARY KEY,
+         capture_id INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,
+         level TEXT NOT NULL,
+         created_unix_ms INTEGER NOT NULL,
+         command_line TEXT NOT NULL,
+         summary TEXT NOT NULL,
+         text TEXT NOT NULL,
+         plan_json TEXT NOT NULL
+     );
+     CREATE INDEX plans_by_capture ON plans(capture_id);
+     CREATE TABLE checks (
+         id INTEGER PRIMARY KEY,
+         run_id INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,
+         step TEXT NOT NULL,
+         capture_id INTEGER REFERENCES runs(id) ON DELETE SET NULL,
+         level TEXT NOT NULL,
+         created_unix_ms INTEGER NOT NULL,
+         command_line TEXT NOT NULL,
+         verdict TEXT NOT NULL,
+         text TEXT NOT NULL,
+         check_json TEXT NOT NULL
+     );
+     CREATE INDEX checks_by_run ON checks(run_id);
+     CREATE INDEX checks_by_capture ON checks(capture_id);",
+    ),
 ];
 
 /// The schema version this build writes.

@@ -26,6 +26,7 @@ impl HistoryStore {
             started_unix_ms: first.map_or(0, |m| m.started_unix_ms),
             diskmeter_version: first.map_or_else(String::new, |m| m.diskmeter_version.clone()),
             hostname: first.map_or_else(String::new, |m| m.hostname.clone()),
+            capture_id: None,
         };
         let end = RunEnd {
             finished_unix_ms: run
@@ -107,8 +108,8 @@ impl HistoryStore {
 pub(crate) fn insert_run(tx: &Transaction<'_>, header: &RunHeader) -> Result<i64, HistoryError> {
     tx.execute(
         "INSERT INTO runs (kind, name, target, started_unix_ms, finished_unix_ms, partial,
-             unfinished, diskmeter_version, hostname, command_line, summary)
-         VALUES (?1, ?2, ?3, ?4, ?4, 1, 1, ?5, ?6, ?7, '')",
+             unfinished, diskmeter_version, hostname, command_line, summary, capture_id)
+         VALUES (?1, ?2, ?3, ?4, ?4, 1, 1, ?5, ?6, ?7, '', (SELECT id FROM runs WHERE id = ?8))",
         params![
             header.kind,
             header.name,
@@ -117,6 +118,7 @@ pub(crate) fn insert_run(tx: &Transaction<'_>, header: &RunHeader) -> Result<i64
             header.diskmeter_version,
             header.hostname,
             header.command_line,
+            header.capture_id,
         ],
     )?;
     let run_id = tx.last_insert_rowid();

@@ -181,6 +181,30 @@ fn a_spooled_run_is_imported_whole_once_with_its_histograms() {
 }
 
 #[test]
+fn a_spooled_replay_keeps_the_link_to_its_capture() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("history.db");
+    let mut store = HistoryStore::open(&path).unwrap();
+    let mut capture = header("app", 500);
+    capture.kind = diskmeter_history::CAPTURE_KIND.to_string();
+    let capture = store.begin_run(&capture).unwrap();
+    drop(store);
+    // The replay's header as the orchestrator writes it, kept in the spool (the history
+    // refused it) and imported by the next save: the link travels with the run.
+    let mut replay = header("replay", 1_000);
+    replay.kind = "replay".to_string();
+    replay.capture_id = Some(capture);
+    let steps = [step("replay", 1_000, 300)];
+    SpooledRun::new(&path, replay, &steps, end(3_000), None)
+        .write()
+        .unwrap();
+    let mut store = HistoryStore::open(&path).unwrap();
+    let ids = store.import_spool().unwrap();
+    assert_eq!(store.capture_of(ids[0]).unwrap(), Some(capture));
+    assert_eq!(store.replays_of(capture).unwrap(), ids);
+}
+
+#[test]
 fn two_stores_importing_one_spool_at_once_import_each_run_once() {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("history.db");

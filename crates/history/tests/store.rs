@@ -412,6 +412,7 @@ fn a_capture_keeps_its_samples_and_trace_and_lists_as_a_run() {
         started_unix_ms: 1_000,
         diskmeter_version: "t".into(),
         hostname: "h".into(),
+        capture_id: None,
     };
     let id = store.begin_run(&header).unwrap();
     let system = SystemInterval {

@@ -49,9 +49,13 @@ impl RenderContext {
         }
         match self.mode {
             LinkMode::Report => {
-                // The dashboard's address of a run, `/run/ID`, is `#run-ID` in a report.
+                // The dashboard's address of a run, `/run/ID`, is `#run-ID` in a report, and
+                // a place on its page, `/run/ID#PLACE`, is `#PLACE`.
                 let id = link.strip_prefix("/run/")?;
-                let anchor = format!("run-{id}");
+                let anchor = match id.split_once('#') {
+                    Some((_, place)) => place.to_string(),
+                    None => format!("run-{id}"),
+                };
                 self.anchors.contains(&anchor).then(|| format!("#{anchor}"))
             }
             LinkMode::Dashboard => {
@@ -85,6 +89,8 @@ impl SectionHtml<'_> {
             SectionKind::Compare => "compare",
             SectionKind::Capture => "capture",
             SectionKind::Step => "step",
+            SectionKind::Plan => "plan",
+            SectionKind::Check => "check",
         }
     }
 

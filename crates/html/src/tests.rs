@@ -223,6 +223,17 @@ fn document() -> Document {
                 Cell::number("10").with_tone(Tone::Bad),
                 Cell::text("slower").with_tone(Tone::Bad),
             ],
+            // A place on a run's page: in a report, that place's anchor if it is there.
+            vec![
+                Cell::text("the step").with_link("/run/1#run-1-step-0"),
+                Cell::number("2"),
+                Cell::text(""),
+            ],
+            vec![
+                Cell::text("its check").with_link("/run/2#check-7"),
+                Cell::number("3"),
+                Cell::text(""),
+            ],
             vec![
                 Cell::text("MiB/s").with_link("javascript:alert(1)"),
                 Cell::number("4"),
@@ -385,6 +396,8 @@ fn tables_align_numbers_colour_verdicts_and_link_only_where_a_link_lands() {
     // In a file, the dashboard's /run/1 is the run's section; run 2 is not in the report.
     assert!(html.contains(r##"<a href="#run-1">IOPS</a>"##));
     assert!(html.contains("<td class=\"\">p99</td>"));
+    assert!(html.contains(r##"<a href="#run-1-step-0">the step</a>"##));
+    assert!(html.contains("<td class=\"\">its check</td>"));
     assert!(!html.contains("javascript:"));
     assert!(
         !markup(&html).contains("href=\"/"),
@@ -431,6 +444,7 @@ fn a_dashboard_page_has_the_nav_bar_its_fragment_and_the_same_sections() {
     assert!(html.contains(r#"<section id="run-1" class="section-suite">"#));
     // On the dashboard a run's address is a link; script addresses never are.
     assert!(html.contains(r#"<a href="/run/2">p99</a>"#));
+    assert!(html.contains(r##"<a href="/run/2#check-7">its check</a>"##));
     assert!(!html.contains("javascript:"));
     assert!(!html.contains(r#"<nav class="toc""#));
 }

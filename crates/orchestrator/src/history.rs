@@ -288,6 +288,7 @@ fn run_header(batch: &Batch, step: &FinishedStep) -> RunHeader {
         started_unix_ms: meta.started_unix_ms,
         diskmeter_version: meta.diskmeter_version.clone(),
         hostname: meta.hostname.clone(),
+        capture_id: batch.capture_id,
     }
 }
 
@@ -369,6 +370,7 @@ impl CaptureRecorder {
                 started_unix_ms: header.started_unix_ms,
                 diskmeter_version: env!("CARGO_PKG_VERSION").to_string(),
                 hostname: convert::kernel_hostname(),
+                capture_id: None,
             })
             .map_err(store_error)?;
         Ok(Some(CaptureRecorder {
@@ -430,5 +432,51 @@ impl CaptureRecorder {
             path: self.path.clone(),
             source,
         }
+    }
+}
+
+/// A plan made from a capture or a check's verdicts, to keep beside the runs they link
+/// ([`save_linked`]).
+#[derive(Debug, Clone)]
+pub enum LinkedRecord {
+    /// `diskmeter plan --from-capture ID`'s answer.
+    Plan(diskmeter_history::NewPlan),
+    /// `diskmeter check`'s verdicts.
+    Check(diskmeter_history::NewCheck),
+}
+
+/// Saves `record` into the history `db` names (or the default one) in one transaction, with
+/// this process's command line and the time now, and says where. Its command printed it
+/// already: a refused save (locked, read-only, damaged) loses only the link, which running
+/// the command again makes, so it goes to no spool; the caller reports it.
+pub fn save_linked(
+    db: Option<&std::path::Path>,
+    record: LinkedRecord,
+) -> Result<SavedRun, HistorySaveError> {
+    let path = match db {
+        Some(path) => path.to_path_buf(),
+        None => diskmeter_history::default_path().ok_or(HistorySaveError::NoLocation)?,
+    };
+    let command_line = std::env::args().collect::<Vec<_>>().join(" ");
+    let now_unix_ms = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_millis() as u64);
+    let saved = HistoryStore::open(&path).and_then(|mut store| match record {
+        LinkedRecord::Plan(mut plan) => {
+            (plan.command_line, plan.created_unix_ms) = (command_line, now_unix_ms);
+            store.save_plan(&plan)
+        }
+        LinkedRecord::Check(mut check) => {
+            (check.command_line, check.created_unix_ms) = (command_line, now_unix_ms);
+            store.save_check(&check)
+        }
+    });
+    match saved {
+        Ok(id) => Ok(SavedRun {
+            id,
+            path,
+            from_spool: Vec::new(),
+        }),
+        Err(source) => Err(HistorySaveError::Store { path, source }),
     }
 }

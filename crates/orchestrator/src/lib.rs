@@ -75,7 +75,10 @@ pub use diskmeter_runner::{LiveCounters, ServiceTime, ThrottleLimits};
 pub use diskmeter_workload::rank::RankPlace;
 pub use emulation::{EmulateRequest, HeldEmulation};
 pub use error::OrchestrateError;
-pub use history::{CaptureHeader, CaptureRecorder, HistoryChoice, HistorySaveError, SavedRun};
+pub use history::{
+    save_linked, CaptureHeader, CaptureRecorder, HistoryChoice, HistorySaveError, LinkedRecord,
+    SavedRun,
+};
 pub use job_files::FileSources;
 pub use ranks::{Ranks, RanksError};
 pub use rehearse::{rehearse, Rehearsal, RehearseRequest};

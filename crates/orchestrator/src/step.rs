@@ -80,6 +80,8 @@ pub struct Batch {
     /// made them (the warmth is the point), and recorded in the history as warm, with the
     /// boot they belong to, when every step ran to its end.
     pub warms: Vec<PathBuf>,
+    /// The capture a replay replays: saved with the run, so the run links its capture.
+    pub capture_id: Option<i64>,
 }
 
 impl Batch {
@@ -93,6 +95,7 @@ impl Batch {
             steps,
             shared_files: Vec::new(),
             warms: Vec::new(),
+            capture_id: None,
         }
     }
 }

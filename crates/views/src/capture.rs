@@ -52,18 +52,24 @@ pub fn section(store: &HistoryStore, run: &StoredRun) -> Result<Section, ViewErr
     );
     crate::run::run_header(&mut section, run);
     section.facts.push(device_facts(&requirements));
-    section.tables.push(checklist_table(
+    // The checklist is the loop's second step: a place of its own to link to.
+    let mut checklist = Section::new(
+        crate::linked::requirements_anchor(id),
+        "Requirements: the whole capture",
+        SectionKind::Step,
+    );
+    checklist.tables.push(checklist_table(
         "Requirements: the whole capture",
         &requirements.whole,
     ));
-    section.notes.push(format!(
+    checklist.notes.push(format!(
         "Percentiles: nearest rank over intervals (per IO for traced rows), within {} %; max \
          and mean exact (rates time-weighted, read %, sizes and latency IO-weighted). \
          \"unknown\": the counters cannot know it (capture --trace measures it).",
         RELATIVE_ERROR * 100.0
     ));
     if requirements.whole.row(Metric::RandomPercent).source == Source::Trace {
-        section.notes.push(
+        checklist.notes.push(
             "random % is one figure for the whole trace (the same in every column).".to_string(),
         );
     }
@@ -81,6 +87,7 @@ pub fn section(store: &HistoryStore, run: &StoredRun) -> Result<Section, ViewErr
         ));
     }
     section.charts = charts;
+    section.children.push(checklist);
     Ok(section)
 }
 

@@ -30,7 +30,10 @@ pub const CHECK_ABOUT: &str =
     profile's step when the profile has one step). \"~N\" is required at 90 % of N \
     or more, \"N+\" at N or more, \"< N\" below N.\n\n\
     A run of several steps (a suite, a sweep) needs --step NAME for --capture and \
-    --require.";
+    --require.\n\n\
+    Each check is kept in the history (--db) with its verdicts as printed, and says so on \
+    stderr (saved as check N): the run's page and report show it, and one made with \
+    --capture is part of that capture's loop (diskmeter report ID --with-replays).";
 
 #[cfg(test)]
 mod tests;
@@ -39,7 +42,7 @@ use crate::requirements::{load_run, LoadError};
 use diskmeter_analysis::verdict::{
     judge, match_profile, step_named, tally, Judgement, ProfileSteps, Requirement, StepEvidence,
 };
-use diskmeter_history::{HistoryError, HistoryStore, Newest, StoredRun, CAPTURE_KIND};
+use diskmeter_history::{HistoryError, HistoryStore, NewCheck, Newest, StoredRun, CAPTURE_KIND};
 use diskmeter_suites::expect::{self, SETS};
 use serde::Serialize;
 use std::fmt::Write;
@@ -162,6 +165,31 @@ impl Checked {
             }
         );
         out
+    }
+
+    /// What the history keeps of this check ([`diskmeter_history::NewCheck`]): the run and
+    /// step judged, the capture and level whose checklist was required (if any), the overall
+    /// verdict and the verdicts as text and JSON (the command line and the time are stamped
+    /// when it is saved).
+    pub fn record(
+        &self,
+        strict: bool,
+        capture: Option<(i64, &str)>,
+    ) -> serde_json::Result<NewCheck> {
+        let (_, within_noise, missed, not_measured) = tally(&self.judgements());
+        let mut steps = self.judged.iter().map(|j| j.step.as_str());
+        let first = steps.next().unwrap_or("");
+        Ok(NewCheck {
+            run_id: self.run.summary.id,
+            step: if steps.all(|s| s == first) { first } else { "" }.to_string(),
+            capture_id: capture.map(|(id, _)| id),
+            level: capture.map_or(String::new(), |(_, level)| level.to_string()),
+            created_unix_ms: 0,
+            command_line: String::new(),
+            verdict: crate::linked::overall_verdict(missed, within_noise, not_measured).to_string(),
+            text: self.text(strict),
+            check_json: self.json(strict)?,
+        })
     }
 
     /// The judgements with their evidence, the counts and the exit code, pretty-printed

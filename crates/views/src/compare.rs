@@ -13,8 +13,57 @@ mod tests;
 
 use crate::{Cell, FactGroup, Section, SectionKind, Table, Tone, ViewError};
 use diskmeter_analysis::compare::{compare_runs, CompareOptions, Comparison, Outcome};
-use diskmeter_history::{HistoryStore, StoredRun};
+use diskmeter_history::{HistoryStore, RunSummary, StoredRun, CAPTURE_KIND};
 use diskmeter_report::RunResult;
+
+/// `diskmeter compare --help`'s description (kept with the comparison's view).
+pub const COMPARE_ABOUT: &str =
+    "Compares run B with run A (the baseline), matching steps by name. For each step and \
+    metric (IOPS, MiB/s, mean and p99 latency, per direction) it prints both values, the \
+    change and a verdict from the per-second samples: the means of the samples and their \
+    standard errors by batch means (allowing for neighbouring seconds being correlated) \
+    are compared with Welch's t-test at 95 %, and the samples by rank (Mann-Whitney U, \
+    5 %: short runs of bursty devices); a change is called when either test finds it \
+    and it is at least --noise-floor percent. A 'slower' change of at \
+    least --threshold percent is a regression. A step paced or replayed in either \
+    run is compared on latency from each IO's intended issue time ('(intended)': the \
+    p99 by its distribution-free 95 % interval, the mean taking each second as one \
+    sample); a paced run saved without that figure is not compared on latency, and a \
+    step interrupted or failed in either run is not compared: notes say so.\n\n\
+    Exit codes: 0 no regression; 1 a regression (for CI pipelines) or a run is missing; \
+    2 usage error: among them a capture compared with a run (a capture has no \
+    steps: replay it and compare the replay, or check the run against it).";
+
+/// Why runs `a` and `b` cannot be compared when one is a capture, and what to do instead;
+/// `None` when neither is. A capture holds an application's iostat intervals, not a
+/// benchmark's steps: compared step by step it would give an empty table and "0
+/// regressions", which reads as a pass.
+pub fn capture_refusal(a: &RunSummary, b: &RunSummary) -> Option<String> {
+    let is_capture = |s: &RunSummary| s.kind == CAPTURE_KIND;
+    let (capture, other) = match (is_capture(a), is_capture(b)) {
+        (false, false) => return None,
+        (true, true) => {
+            return Some(format!(
+                "runs {0} and {1} are both captures of an application's IO, which have no \
+                 steps to compare: compare their checklists (diskmeter requirements {0}, \
+                 diskmeter requirements {1})",
+                a.id, b.id
+            ))
+        }
+        (true, false) => (a, b),
+        (false, true) => (b, a),
+    };
+    let (c, r) = (capture.id, other.id);
+    Some(format!(
+        "run {c} is a capture of an application's IO and run {r} is a {}: a capture holds \
+         the application's iostat intervals, not a benchmark's steps, so there is nothing to \
+         compare step by step. Replay the capture and compare the replay with the run \
+         (diskmeter replay {c} --level p90 TARGET, then diskmeter compare {r} REPLAY_ID), or \
+         judge the run against the capture's checklist (diskmeter check {r} --capture {c} \
+         --level p90)",
+        other.kind
+    ))
+}
 
 /// The section comparing run `candidate` with run `baseline`.
 pub fn section(
@@ -24,6 +73,12 @@ pub fn section(
     options: CompareOptions,
 ) -> Result<Section, ViewError> {
     let (a, b) = (store.load(baseline)?, store.load(candidate)?);
+    if let Some(reason) = capture_refusal(&a.summary, &b.summary) {
+        return Err(ViewError::Unusable {
+            run_id: candidate,
+            reason,
+        });
+    }
     let comparison = compare_runs(&step_refs(&a), &step_refs(&b), options);
     if comparison.metrics.is_empty() {
         return Err(ViewError::Unusable {

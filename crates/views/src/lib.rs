@@ -29,6 +29,7 @@ pub mod compare;
 pub mod emulate;
 pub mod find;
 pub mod history;
+pub mod linked;
 pub mod model;
 pub mod plan;
 pub mod rehearse;
@@ -89,6 +90,9 @@ pub enum ViewError {
 pub enum Item {
     /// A stored run of any kind (run, suite, sweep, diskspd, iometer, replay, capture).
     Run(i64),
+    /// A capture and what was made from it, in the loop's order: its requirements, plans,
+    /// replays and checks (`report CAPTURE_ID --with-replays`, [`linked::loop_sections`]).
+    Loop(i64),
     /// Run `candidate` compared with run `baseline`.
     Compare {
         /// Run A.
@@ -113,7 +117,35 @@ impl Item {
         }
         items
     }
+
+    /// With `with_replays`, a run becomes its loop ([`Item::Loop`]); else unchanged.
+    pub fn with_replays(self, with_replays: bool) -> Item {
+        match self {
+            Item::Run(id) if with_replays => Item::Loop(id),
+            item => item,
+        }
+    }
 }
+
+/// `diskmeter report --help`'s description (kept with the views it describes).
+pub const REPORT_ABOUT: &str =
+    "Writes saved runs as one HTML file that needs nothing else: scripts, styles and \
+    data are inside it, so it opens from disk, offline and as an email attachment \
+    and makes no network request. For each run it shows what the history holds: \
+    the summary, command line and job file, host and device, per-second IOPS, \
+    bandwidth and latency, the latency percentiles on a 'nines' axis, the \
+    histogram; a suite's table and each step; a sweep's charts, analysis and \
+    named tier; a capture's checklist and series. Several IDs make one report \
+    with a table of contents. --compare A B adds run B compared with run A \
+    (verdict per metric, as `diskmeter compare`) at the top; a capture and a run are \
+    not compared (replay the capture and compare the replay, or check the run).\n\n\
+    --with-replays: each ID is a capture, and the report is its loop, one section \
+    after the other, each linking to the next: the capture and its requirements \
+    checklist, the plans made from it (plan --from-capture), its replays \
+    (diskmeter replay) and the checks of them (diskmeter check), with each check's \
+    verdicts and their evidence.\n\n\
+    IDs are as `diskmeter show` takes them: a number from `diskmeter history`, or \
+    'last'.";
 
 /// The section of one item, built from the history.
 pub fn section(store: &HistoryStore, item: Item) -> Result<Section, ViewError> {
@@ -125,12 +157,33 @@ pub fn section(store: &HistoryStore, item: Item) -> Result<Section, ViewError> {
         } => compare::section(store, baseline, candidate, options),
         Item::Run(id) => {
             let run = store.load(id)?;
-            match run.summary.kind.as_str() {
-                "suite" => suite::section(store, &run),
-                "sweep" => sweep::section(store, &run),
-                diskmeter_history::CAPTURE_KIND => capture::section(store, &run),
-                _ => run::section(store, &run),
-            }
+            let mut section = match run.summary.kind.as_str() {
+                "suite" => suite::section(store, &run)?,
+                "sweep" => sweep::section(store, &run)?,
+                diskmeter_history::CAPTURE_KIND => {
+                    // A capture's page holds its plans, so its links land on the page.
+                    let mut section = capture::section(store, &run)?;
+                    section.tables.insert(0, linked::capture_links(store, id)?);
+                    let plans = store.plans_of(id)?;
+                    section
+                        .children
+                        .extend(plans.iter().map(linked::plan_section));
+                    return Ok(section);
+                }
+                _ => run::section(store, &run)?,
+            };
+            // A replay links its capture; a checked run shows its checks' verdicts.
+            let (links, checks) = linked::replay_links(store, id)?;
+            section.tables.splice(0..0, links);
+            section.children.extend(checks);
+            Ok(section)
+        }
+        Item::Loop(capture) => {
+            let mut sections = linked::loop_sections(store, capture)?;
+            let mut first = sections.remove(0);
+            // One section per item: the rest follow the capture's as its children.
+            first.children.extend(sections);
+            Ok(first)
         }
     }
 }
@@ -141,11 +194,18 @@ pub fn document(
     items: &[Item],
     generated_unix_ms: u64,
 ) -> Result<Document, ViewError> {
-    let sections = items
-        .iter()
-        .map(|item| section(store, *item))
-        .collect::<Result<Vec<_>, _>>()?;
+    let mut sections = Vec::new();
+    for item in items {
+        match item {
+            // The loop's sections stand side by side, each in the table of contents.
+            Item::Loop(capture) => sections.extend(linked::loop_sections(store, *capture)?),
+            item => sections.push(section(store, *item)?),
+        }
+    }
     let title = match items {
+        [Item::Loop(id)] => {
+            format!("diskmeter capture {id}: requirements, plans, replays and checks")
+        }
         [Item::Run(id)] => format!("diskmeter run {id}"),
         [Item::Compare {
             baseline,

@@ -36,6 +36,10 @@ pub enum SectionKind {
     Capture,
     /// One step of a suite, sweep or multi-step run.
     Step,
+    /// A plan made from a capture (`plan --from-capture`), as saved.
+    Plan,
+    /// A check's verdicts with their evidence, as saved.
+    Check,
 }
 
 /// One part of a document, with a stable anchor for the table of contents.

@@ -31,7 +31,9 @@ pub const LONG_ABOUT: &str =
              without one the answer says latency was not judged. With --duration or \
              --from-capture the load is played through the burst credit buckets: a bursting \
              configuration meets it only if its credits last. Unpriced configurations, and \
-             those with an unpublished cap on their path, are never ranked cheapest.\n\n\
+             those with an unpublished cap on their path, are never ranked cheapest. A plan \
+             made --from-capture is kept in the history (saved as plan N on stderr), linked \
+             to its capture (diskmeter report ID --with-replays).\n\n\
              Keys: iops (k = 1,000), mibps, bs (bs=4k,64k: read,write), read= or write= \
              (default 100 % reads), cache-hit (share of reads from the host cache), local (share \
              of IOs to the local SSD), latency (per IO, default unit ms), qd, capacity, random. \

@@ -275,7 +275,9 @@ pub(crate) fn id_role(previous: &str, before: &[String], text: &str) -> Role {
     let second_of_compare = before.len() >= 2
         && before[before.len() - 2] == "compare"
         && before[before.len() - 1].chars().all(|c| c.is_ascii_digit());
-    if capture_role.contains(&previous) {
+    // `report ID --with-replays` takes a capture: its loop.
+    let loop_report = previous == "report" && text.contains("--with-replays");
+    if capture_role.contains(&previous) || loop_report {
         return Role::Capture;
     }
     if !(run_role.contains(&previous) || second_of_compare) {

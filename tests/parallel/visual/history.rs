@@ -37,6 +37,144 @@ pub struct History {
     pub sweep: i64,
     /// A capture of two minutes of `vda` (tests/seed).
     pub capture: i64,
+    /// The loop, made for real ([`Loop`]).
+    pub linked: Loop,
+}
+
+/// The loop capture -> requirements -> plan -> replay -> check, each by its command: a
+/// counter capture of the test folder's disk for 2 s while a paced job (100 IOPS of direct
+/// 4 KiB reads and writes) runs on it, a plan from it, a 2 s replay of it at p50 held to 200
+/// IOPS (a few hundred IOs: this module does next to no disk IO), and a check of the replay
+/// against the capture's p50. What the disk did besides is in the capture too, so the
+/// verdict may be any of the three; the tests look at the links, not the verdict.
+pub struct Loop {
+    /// The capture.
+    pub capture: i64,
+    /// The plan made from it (`saved as plan N`).
+    pub plan: i64,
+    /// The replay of it.
+    pub replay: i64,
+    /// The check of the replay against it (`saved as check N`).
+    pub check: i64,
+}
+
+/// The N of `saved as WHAT N` on `stderr`.
+pub fn saved_as(stderr: &[u8], what: &str) -> i64 {
+    let text = String::from_utf8_lossy(stderr);
+    let words = format!("saved as {what} ");
+    text.lines()
+        .find_map(|l| l.split_once(&words))
+        .and_then(|(_, rest)| rest.split_whitespace().next()?.parse().ok())
+        .unwrap_or_else(|| panic!("no '{words}N' in: {text}"))
+}
+
+/// The disk (kernel name) holding `dir`, from `findmnt`: `vda` for `/dev/vda1` too.
+fn disk_of(dir: &Path) -> String {
+    let source = crate::common::sh(&format!("findmnt -no SOURCE -T {}", dir.display()));
+    let name = source.trim().trim_start_matches("/dev/").to_string();
+    let parent = crate::common::sh(&format!("lsblk -no PKNAME /dev/{name} 2>/dev/null || true"));
+    match parent.trim() {
+        "" => name,
+        disk => disk.to_string(),
+    }
+}
+
+/// Makes [`Loop`] in `dir`'s history `db`.
+fn make_loop(dir: &Path, db: &str) -> Loop {
+    let app = crate::common::process()
+        .current_dir(dir)
+        .args([
+            "run",
+            "--quiet",
+            "--no-save",
+            "--name=loop-app",
+            "--filename=loop-app.dat",
+            "--rw=randrw",
+            "--bs=4k",
+            "--size=4m",
+            "--direct=1",
+            "--rate_iops=50",
+            "--runtime=3",
+            "--time_based",
+        ])
+        .stdout(std::process::Stdio::null())
+        .spawn()
+        .expect("start the paced job");
+    let mut args = vec!["capture", "--duration", "2s", "--interval", "500ms"];
+    // The disk the job writes to; where the folder is on no block device (an overlay),
+    // every disk with IO.
+    let device = disk_of(dir);
+    if Path::new("/sys/class/block").join(&device).exists() {
+        args.extend(["--device", &device]);
+    }
+    args.extend(["--name", "loop-app", "--db", db]);
+    let capture = crate::common::diskmeter(dir, &args);
+    assert!(
+        capture.status.success(),
+        "capture: {}",
+        String::from_utf8_lossy(&capture.stderr)
+    );
+    let capture = saved_as(&capture.stderr, "capture");
+    let _ = app.wait_with_output();
+    let id = capture.to_string();
+    let plan = crate::common::diskmeter(
+        dir,
+        &[
+            "plan",
+            "--from-capture",
+            &id,
+            "--level",
+            "p90",
+            "--vm",
+            "D8ds_v5",
+            "--disks",
+            "2xP30",
+            "--db",
+            db,
+        ],
+    );
+    let plan = saved_as(&plan.stderr, "plan");
+    let replay = crate::common::diskmeter(
+        dir,
+        &[
+            "replay",
+            &id,
+            "loop-replay.dat",
+            "--level",
+            "p50",
+            "--size",
+            "4m",
+            "--runtime",
+            "2",
+            "--throttle-iops",
+            "200",
+            "--quiet",
+            "--db",
+            db,
+        ],
+    );
+    crate::common::ok(replay);
+    let replay = last_id(dir, db);
+    let check = crate::common::diskmeter(
+        dir,
+        &[
+            "check",
+            &replay.to_string(),
+            "--capture",
+            &id,
+            "--level",
+            "p50",
+            "--db",
+            db,
+        ],
+    );
+    let check = saved_as(&check.stderr, "check");
+    Loop {
+        capture,
+        plan,
+        replay,
+        check,
+    }
 }
 
 impl History {
@@ -101,6 +239,7 @@ fn make() -> History {
     };
     // First, as it started in 2025 (`last` is the newest start): the sweep is `last`.
     let capture = seed::seed_capture(&db);
+    let linked = make_loop(&dir, &db_arg);
     let run = with_db(&job("--iodepth=1"));
     let candidate = with_db(&job("--iodepth=4"));
     let jobs = with_db(&[
@@ -137,7 +276,7 @@ fn make() -> History {
     ]);
     // Nothing of the runs' files is needed: the pages show only the history.
     sh(&format!(
-        "rm -rf {0}/randrw.dat {0}/suite.dat {0}/sweep.dat {0}/sweep-charts",
+        "rm -rf {0}/randrw.dat {0}/suite.dat {0}/sweep.dat {0}/sweep-charts {0}/loop-*.dat",
         dir.display()
     ));
     History {
@@ -149,5 +288,6 @@ fn make() -> History {
         suite,
         sweep,
         capture,
+        linked,
     }
 }

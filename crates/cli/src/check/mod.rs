@@ -16,8 +16,9 @@ use diskmeter_analysis::requirements::{Level, WindowSet};
 use diskmeter_analysis::verdict::{
     add_unless_given, parse_all_requirements, requirements_from_checklist, REQUIRE_KEYS,
 };
+use diskmeter_orchestrator::{save_linked, LinkedRecord};
 use diskmeter_suites::expect::EXPECTATION_SETS;
-use diskmeter_views::check;
+use diskmeter_views::{check, linked};
 
 /// The `check` subcommand.
 pub fn command() -> Command {
@@ -76,9 +77,11 @@ pub fn main(matches: &ArgMatches) -> anyhow::Result<Status> {
         .parse::<Level>()
         .map_err(|e| UsageError(format!("--level: {e}")))?;
     let store = diskmeter_history::open_for_reading(db(matches))?;
+    let mut capture_id = None;
     if let Some(capture) = &args.capture {
         let windows = WindowSet::default();
         let loaded = load_requirements(&store, capture, args.device.names(), windows)?;
+        capture_id = Some(loaded.summary.id);
         let source = format!("capture {}", loaded.summary.id);
         // An explicit --require key wins over the capture's.
         let from_capture = requirements_from_checklist(&loaded.requirements.whole, level, &source);
@@ -102,5 +105,8 @@ pub fn main(matches: &ArgMatches) -> anyhow::Result<Status> {
         _ => checked.text(args.strict),
     };
     write_output(None, &text)?;
+    let record = checked.record(args.strict, capture_id.map(|id| (id, args.level.as_str())))?;
+    let saved = save_linked(db(matches), LinkedRecord::Check(record));
+    eprint!("{}", linked::saved_line("check", capture_id, &saved));
     Ok(Status::failure_if(checked.failed(args.strict)))
 }

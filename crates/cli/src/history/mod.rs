@@ -223,20 +223,7 @@ pub fn compare_command() -> Command {
     command::<CompareArgs>(
         "compare",
         "Compare two saved runs step by step: faster, slower or within noise",
-        "Compares run B with run A (the baseline), matching steps by name. For each step and \
-         metric (IOPS, MiB/s, mean and p99 latency, per direction) it prints both values, the \
-         change and a verdict from the per-second samples: the means of the samples and their \
-         standard errors by batch means (allowing for neighbouring seconds being correlated) \
-         are compared with Welch's t-test at 95 %, and the samples by rank (Mann-Whitney U, \
-         5 %: short runs of bursty devices); a change is called when either test finds it \
-         and it is at least --noise-floor percent. A 'slower' change of at \
-         least --threshold percent is a regression. A step paced or replayed in either \
-         run is compared on latency from each IO's intended issue time ('(intended)': the \
-         p99 by its distribution-free 95 % interval, the mean taking each second as one \
-         sample); a paced run saved without that figure is not compared on latency, and a \
-         step interrupted or failed in either run is not compared: notes say so.\n\n\
-         Exit codes: 0 no regression; 1 a regression (for CI pipelines) or a run is missing; \
-         2 usage error.",
+        diskmeter_views::compare::COMPARE_ABOUT,
     )
 }
 
@@ -248,6 +235,11 @@ pub fn compare_main(matches: &ArgMatches) -> anyhow::Result<Status> {
         load(&store, &args.baseline, None)?,
         load(&store, &args.candidate, None)?,
     ];
+    if let Some(reason) =
+        diskmeter_views::compare::capture_refusal(&runs[0].summary, &runs[1].summary)
+    {
+        return Err(UsageError(reason).into());
+    }
     let options = CompareOptions {
         threshold_percent: args.threshold,
         noise_floor_percent: args.noise_floor,

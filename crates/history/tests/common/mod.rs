@@ -58,5 +58,6 @@ pub fn header(name: &str, started_unix_ms: u64) -> RunHeader {
         started_unix_ms,
         diskmeter_version: "0.1.0".into(),
         hostname: "testhost".into(),
+        capture_id: None,
     }
 }

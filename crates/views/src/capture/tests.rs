@@ -75,6 +75,7 @@ fn save_capture(fixture: &mut Fixture, seconds: u64) -> i64 {
             started_unix_ms: STARTED_UNIX_MS,
             diskmeter_version: "0.1.0".to_string(),
             hostname: "dbhost".to_string(),
+            capture_id: None,
         })
         .unwrap();
     for i in 0..seconds {
@@ -106,7 +107,7 @@ fn the_capture_section_has_the_checklist_rows_of_diskmeter_requirements() {
         builder.push(&sample(i));
     }
     let expected = builder.finish().unwrap();
-    let table = &section.tables[0];
+    let table = &section.children[0].tables[0];
     assert_eq!(
         table.columns,
         ["metric", "p50", "p90", "p99", "max", "mean", "from"]
@@ -141,10 +142,13 @@ fn the_capture_section_has_the_checklist_rows_of_diskmeter_requirements() {
     assert!(facts
         .iter()
         .any(|(n, v)| n == "Intervals" && v == "20 over 20 s"));
+    // The checklist is a section of its own (the loop links to it), with its notes.
+    let checklist = &section.children[0];
+    assert_eq!(checklist.anchor, format!("run-{id}-requirements"));
     assert!(
-        section.notes[0].contains("within 0.1 %"),
+        checklist.notes[0].contains("within 0.1 %"),
         "{:?}",
-        section.notes
+        checklist.notes
     );
     assert_eq!(section.headline.as_deref(), Some("vda: 1,300 IOPS p50"));
 }
@@ -222,5 +226,5 @@ fn a_capture_with_no_device_figures_says_there_is_nothing_to_draw() {
         .notes
         .iter()
         .any(|n| n.contains("no series to draw")));
-    assert_eq!(section.tables[0].rows.len(), Metric::ALL.len());
+    assert_eq!(section.children[0].tables[0].rows.len(), Metric::ALL.len());
 }
