@@ -173,3 +173,47 @@ pub const IOMETER_ABOUT: &str = "Runs Iometer access specifications one after an
              run time and ramp from the file unless --time/--ramp are given. The file's targets \
              (C: \"NTFS\", PHYSICALDRIVE:1) are mapped with --target-map 'C:=/mnt/data' or given \
              as TARGETs in the order they first appear. --csv FILE writes Iometer's results CSV.\n\nExit codes: 0 ok; 1 a run failed or was interrupted; 2 usage error.";
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_long_example_goes_on_after_a_backslash_within_the_width() {
+        let block = examples_block("diskmeter k8s manifest").unwrap();
+        assert!(block.starts_with("Examples:\n  # "), "{block}");
+        for line in block.lines() {
+            assert!(line.len() <= WIDTH + 2, "{line:?}");
+        }
+        assert!(block.contains(" \\\n    --"), "{block}");
+        assert!(examples_block("diskmeter nothing").is_none());
+    }
+
+    #[test]
+    fn a_summary_line_names_what_fits_and_counts_the_rest() {
+        let names: Vec<String> = (0..30).map(|i| format!("option_{i}")).collect();
+        let text = summary(
+            "diskmeter run",
+            &[("Files".into(), names), ("Few".into(), vec!["a".into()])],
+        );
+        let lines: Vec<&str> = text.lines().collect();
+        assert!(lines[0].contains("diskmeter run --help"), "{text}");
+        assert!(
+            lines[1].starts_with("  Files: --option_0 --option_1") && lines[1].ends_with(')'),
+            "{text}"
+        );
+        assert!(lines[1].len() <= WIDTH, "{text}");
+        assert_eq!(lines[2], "  Few: --a");
+    }
+
+    #[test]
+    fn every_example_path_is_a_command_path() {
+        for path in example_paths() {
+            assert!(
+                path == "diskmeter" || path.starts_with("diskmeter "),
+                "{path}"
+            );
+            assert!((1..=5).contains(&examples(path).len()), "{path}");
+        }
+    }
+}
