@@ -4,6 +4,7 @@
 //! last.
 
 use crate::common;
+use common::TestDir;
 
 use diskmeter_workload::{all_options, Category, COMMON_OPTIONS};
 
@@ -81,8 +82,15 @@ fn run_short_help_fits_a_screen_and_starts_with_examples() {
 }
 
 #[test]
-fn every_command_short_help_opens_with_examples_that_parse() {
-    let mut checked = 0;
+fn every_command_short_help_opens_with_examples_that_parse_and_run() {
+    let (mut checked, mut ran) = (0, 0);
+    // The examples that do no IO and need no history run too (those that run IO with
+    // --dry-run): a valid command line can still be a refused job (no size for a new file).
+    let dir = TestDir::new();
+    std::fs::create_dir_all(dir.path().join("jobs")).unwrap();
+    std::fs::create_dir_all(dir.path().join("mnt/data")).unwrap();
+    let job = "[mixed]\nrw=randrw\nbs=4k\nsize=16m\nruntime=1\n";
+    std::fs::write(dir.path().join("jobs/mixed.fio"), job).unwrap();
     let mut stack: Vec<Vec<String>> = vec![vec!["diskmeter".into()]];
     while let Some(path) = stack.pop() {
         let mut command = diskmeter_cli::command();
@@ -127,11 +135,44 @@ fn every_command_short_help_opens_with_examples_that_parse() {
                 );
             }
             checked += 1;
+            ran += usize::from(runs_here(&dir, &words));
         }
     }
-    assert!(checked > 60, "{checked} examples");
+    assert!(checked > 60 && ran > 25, "{checked} examples, {ran} run");
     // DiskSpd's -h is its own switch: its examples are in --help.
     assert!(help(&["diskspd", "--help"], "100").contains("Examples:"));
+}
+
+/// Runs an example that does no IO (with `--dry-run` where it would run IO) and needs no
+/// history, /mnt paths made folders of `dir`; whether it ran. It must succeed.
+fn runs_here(dir: &TestDir, words: &[String]) -> bool {
+    let line = words[1..].join(" ");
+    let dry = ["run", "suite", "sweep", "iometer", "diskspd"].contains(&words[1].as_str());
+    let no_io = [
+        "k8s manifest",
+        "plan",
+        "catalog",
+        "completions",
+        "emulate profiles",
+    ];
+    let listing = ["suite --list", "check --list-expect", "man"].contains(&line.as_str());
+    let needs = |word: &String| word.ends_with(".xml") || word.ends_with(".icf");
+    let known = !line.contains("--from-capture") && !words.iter().any(needs);
+    if !(known && (dry || listing || no_io.iter().any(|p| line.starts_with(p)))) {
+        return false;
+    }
+    let mnt = dir.path().join("mnt");
+    let mut args: Vec<String> = (words[1..].iter())
+        .map(|word| word.replace("/mnt/", &format!("{}/", mnt.display())))
+        .collect();
+    if dry && !listing && !line.contains("--dry-run") {
+        args.insert(1, "--dry-run".into());
+    }
+    let args: Vec<&str> = args.iter().map(String::as_str).collect();
+    let out = common::diskmeter(dir.path(), &args);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "the example {line:?} fails: {stderr}");
+    true
 }
 
 #[test]

@@ -79,7 +79,7 @@ pub fn examples_block(path: &str) -> Option<String> {
 /// The one-line summaries of the options `-h` leaves out: per heading, its options' names as
 /// far as a line holds them, then how to see them all.
 pub fn summary(path: &str, headings: &[(String, Vec<String>)]) -> String {
-    let mut text = format!("More options ({path} --help lists each with its unit and default):");
+    let mut text = format!("More options, by heading ({path} --help describes each):");
     for (heading, names) in headings {
         let mut line = format!("\n  {heading}:");
         for (shown, name) in names.iter().enumerate() {

@@ -9,16 +9,16 @@ pub type Example = (&'static str, &'static str);
 #[rustfmt::skip]
 pub(super) static EXAMPLES: &[(&str, &[Example])] = &[
     ("diskmeter", &[
-        ("4 KiB random reads, QD 32, 30 s (fio's options)", "diskmeter run --rw=randread --bs=4k --iodepth=32 --runtime=30"),
+        ("4 KiB random reads, QD 32, 1 GiB, 30 s (fio's options)", "diskmeter run --rw=randread --bs=4k --iodepth=32 --size=1g --runtime=30"),
         ("CrystalDiskMark's set on a folder", "diskmeter suite quick /mnt/data"),
         ("the last run as one HTML file", "diskmeter report last -o report.html"),
     ]),
     ("diskmeter run", &[
         ("the default job: 4 KiB random reads, QD 32, a 1 GiB file here, 10 s", "diskmeter run"),
         ("4 KiB random reads at QD 32 for 60 s on a 4 GiB file in /mnt/data", "diskmeter run --name=rr --rw=randread --bs=4k --iodepth=32 --size=4g --runtime=60 --filename=/mnt/data/t"),
-        ("a 70/30 random read/write mix of 8 KiB IOs, the result as JSON", "diskmeter run --name=oltp --rw=randrw --rwmixread=70 --bs=8k --iodepth=16 --output-format=json"),
+        ("a 70/30 random read/write mix of 8 KiB IOs, the result as JSON", "diskmeter run --name=oltp --rw=randrw --rwmixread=70 --bs=8k --iodepth=16 --size=1g --output-format=json"),
         ("an fio job file, as fio runs it", "diskmeter run jobs/mixed.fio"),
-        ("a cloud disk's 5,000 IOPS cap on this machine, no root", "diskmeter run --throttle-iops 5000 --name=capped --rw=randread --runtime=30"),
+        ("a cloud disk's 5,000 IOPS cap on this machine, no root", "diskmeter run --throttle-iops 5000 --name=capped --rw=randread --size=1g --runtime=30"),
     ]),
     ("diskmeter suite", &[
         ("every suite with its steps", "diskmeter suite --list"),
@@ -59,7 +59,7 @@ pub(super) static EXAMPLES: &[(&str, &[Example])] = &[
     ]),
     ("diskmeter catalog show", &[
         ("one disk tier", "diskmeter catalog show P30"),
-        ("one VM size", "diskmeter catalog show Standard_DS14"),
+        ("one VM size", "diskmeter catalog show Standard_D8s_v5"),
         ("every figure, for scripts", "diskmeter catalog show gp3 --format json"),
     ]),
     ("diskmeter emulate", &[
@@ -151,12 +151,12 @@ pub(super) static EXAMPLES: &[(&str, &[Example])] = &[
         ("for other hosts, over another history", "diskmeter serve --listen 0.0.0.0:8040 --db /srv/history.db"),
     ]),
     ("diskmeter k8s", &[
-        ("8 pods, 4 KiB random reads at QD 32 for 60 s each, one rank a pod", "diskmeter k8s manifest --pods 8 --image diskmeter:latest --storage-class premium --volume-size 100Gi --rw=randread --iodepth=32 --runtime=60"),
+        ("8 pods, 4 KiB random reads at QD 32 for 60 s each, one rank a pod", "diskmeter k8s manifest --pods 8 --image diskmeter:latest --storage-class premium --volume-size 100Gi --rw=randread --iodepth=32 --size=10g --runtime=60"),
         ("an fio job file on every pod", "diskmeter k8s manifest --pods 4 --image diskmeter:latest --storage-class gp3 --volume-size 50Gi jobs/mixed.fio"),
         ("into a file, for kubectl apply -f job.yaml", "diskmeter k8s manifest --pods 2 --image diskmeter:latest --storage-class standard --volume-size 10Gi --output job.yaml"),
     ]),
     ("diskmeter k8s manifest", &[
-        ("8 pods, 4 KiB random reads at QD 32 for 60 s each", "diskmeter k8s manifest --pods 8 --image diskmeter:latest --storage-class premium --volume-size 100Gi --rw=randread --iodepth=32 --runtime=60"),
+        ("8 pods, 4 KiB random reads at QD 32 for 60 s each", "diskmeter k8s manifest --pods 8 --image diskmeter:latest --storage-class premium --volume-size 100Gi --rw=randread --iodepth=32 --size=10g --runtime=60"),
         ("an fio job file on every pod, starting together in 2 minutes", "diskmeter k8s manifest --pods 4 --image diskmeter:latest --storage-class gp3 --volume-size 50Gi --start-in 2m jobs/mixed.fio"),
         ("into a file for kubectl apply -f", "diskmeter k8s manifest --pods 2 --image diskmeter:latest --storage-class standard --volume-size 10Gi --output job.yaml"),
     ]),
