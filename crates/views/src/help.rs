@@ -76,19 +76,26 @@ pub fn examples_block(path: &str) -> Option<String> {
     Some(text)
 }
 
-/// The one-line summaries of the options `-h` leaves out: per heading, its options' names as
-/// far as a line holds them, then how to see them all.
+/// The one-line summaries of the options `-h` leaves out: per heading, as many of its
+/// options' names as the line holds, in order (a long name that does not fit is passed over
+/// for shorter ones after it), then how many more `--help` lists.
 pub fn summary(path: &str, headings: &[(String, Vec<String>)]) -> String {
     let mut text = format!("More options, by heading ({path} --help describes each):");
     for (heading, names) in headings {
         let mut line = format!("\n  {heading}:");
-        for (shown, name) in names.iter().enumerate() {
-            let more = format!(" ... (+{})", names.len() - shown);
-            if line.len() + 3 + name.len() + more.len() > WIDTH && shown + 1 < names.len() {
-                line.push_str(&more);
-                break;
+        // Room for " ... (+NN)" unless every name fits.
+        let all = names.iter().map(|name| 3 + name.len()).sum::<usize>();
+        let room = if line.len() + all <= WIDTH + 1 { WIDTH + 1 } else { WIDTH - 10 };
+        let mut left = 0;
+        for name in names {
+            if line.len() + 3 + name.len() <= room {
+                line.push_str(&format!(" --{name}"));
+            } else {
+                left += 1;
             }
-            line.push_str(&format!(" --{name}"));
+        }
+        if left > 0 {
+            line.push_str(&format!(" ... (+{left})"));
         }
         text.push_str(&line);
     }
