@@ -99,7 +99,7 @@ fn manifest_command() -> Command {
              Exit codes: 0 written; 2 usage error (a bad job, a name Kubernetes refuses, a \
              start that has passed).",
         );
-    options::add_job_options(run::job_inputs(ManifestArgs::augment_args(command)))
+    run::job_inputs(options::add_job_options(ManifestArgs::augment_args(command)))
 }
 
 /// Runs `diskmeter k8s ...`.
