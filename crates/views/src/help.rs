@@ -85,7 +85,11 @@ pub fn summary(path: &str, headings: &[(String, Vec<String>)]) -> String {
         let mut line = format!("\n  {heading}:");
         // Room for " ... (+NN)" unless every name fits.
         let all = names.iter().map(|name| 3 + name.len()).sum::<usize>();
-        let room = if line.len() + all <= WIDTH + 1 { WIDTH + 1 } else { WIDTH - 10 };
+        let room = if line.len() + all <= WIDTH + 1 {
+            WIDTH + 1
+        } else {
+            WIDTH - 10
+        };
         let mut left = 0;
         for name in names {
             if line.len() + 3 + name.len() <= room {
@@ -180,6 +184,28 @@ pub const IOMETER_ABOUT: &str = "Runs Iometer access specifications one after an
              run time and ramp from the file unless --time/--ramp are given. The file's targets \
              (C: \"NTFS\", PHYSICALDRIVE:1) are mapped with --target-map 'C:=/mnt/data' or given \
              as TARGETs in the order they first appear. --csv FILE writes Iometer's results CSV.\n\nExit codes: 0 ok; 1 a run failed or was interrupted; 2 usage error.";
+
+/// `diskmeter k8s manifest --help`'s description: the Indexed Job, its pods' steps, their results.
+pub const K8S_MANIFEST_ABOUT: &str =
+    "Write the Kubernetes manifest of one run across pods: a ConfigMap holding the \
+             job file and an Indexed Job (completions = parallelism = --pods, no retries: a \
+             pod run again would measure a different run). The jobs are given as to \
+             `diskmeter run` (fio options or job files) and checked here; the ConfigMap holds \
+             them as diskmeter resolved them, their test files in each pod's own volume (a \
+             generic ephemeral volume of --storage-class and --volume-size, mounted at /data), \
+             so every pod runs the same workload.\n\n\
+             Pod INDEX runs `diskmeter run --rank INDEX --ranks N --start-at TIME`: it lays out \
+             its files, waits until TIME (from --start-in or --start-at, the same for every \
+             pod), runs, and writes /results/NAME-rank-INDEX.json. With --results-claim the \
+             results land on that ReadWriteMany claim; otherwise each pod keeps its result \
+             for --keep-results (it is Ready once the result is written) to be read with \
+             `kubectl exec` or `kubectl cp`. Then `diskmeter merge results/*.json` gives the \
+             aggregate. The manifest opens with these steps, with its names filled in.\n\n\
+             The image must have `diskmeter` on its PATH, and `sh` unless --results-claim. \
+             The pods run as user 1000 with no privileges (the restricted Pod Security \
+             Standard): O_DIRECT on a file system needs nothing more.\n\n\
+             Exit codes: 0 written; 2 usage error (a bad job, a name Kubernetes refuses, a \
+             start that has passed).";
 
 #[cfg(test)]
 mod tests {
