@@ -31,6 +31,7 @@ mod doc_commands;
 mod faults;
 mod faults_history;
 mod files_options;
+mod help;
 mod hist_log;
 mod icf;
 mod intended_latency;

@@ -9,13 +9,11 @@ use diskmeter_orchestrator::{
     EmulateRequest, HistoryChoice, ServiceTime, Settings, ThrottleLimits,
 };
 use diskmeter_units::{parse_size, KbBase};
+use diskmeter_views::help::{OUTPUT, SAFETY, THROTTLE};
 use std::path::PathBuf;
 
 /// `--db`'s help (also taken by `history`, `show`, `export`, `compare`, ...).
 const DB_HELP: &str = "The results history database (default: $XDG_DATA_HOME/diskmeter/history.db, else ~/.local/share/diskmeter/history.db); a run it cannot take (locked, read-only, damaged) is kept in a spool file beside it and saved at the next run";
-
-/// The throttle's heading in `--help`.
-const THROTTLE: &str = "In-engine throttle (a device or VM cap, no root)";
 
 // `--throttle-iops` and `--throttle-bw` (and their per-direction forms): the in-engine
 // throttle every command that runs IO offers, read back as the runner's `ThrottleLimits`. (Not
@@ -93,36 +91,41 @@ fn parse_bandwidth(text: &str) -> Result<u64, String> {
 #[derive(Args, Debug)]
 pub struct RunFlags {
     /// Write the results to FILE instead of stdout
-    #[arg(long, value_name = "FILE")]
+    #[arg(long, value_name = "FILE", help_heading = OUTPUT)]
     pub output: Option<String>,
     /// No live progress and no notes on stderr
-    #[arg(long, short)]
+    #[arg(long, short, help_heading = OUTPUT)]
     pub quiet: bool,
     /// Keep the test files diskmeter creates (default: remove them at the end)
-    #[arg(long)]
+    #[arg(long, help_heading = SAFETY)]
     pub keep: bool,
     /// Allow writing to existing files diskmeter did not create and to devices holding data
     /// (DESTROYS their contents)
-    #[arg(long, id = "allow-destroy")]
+    #[arg(long, id = "allow-destroy", help_heading = SAFETY)]
     pub allow_destroy: bool,
     /// Run the shell commands of job files' exec_prerun and exec_postrun (refused without it)
-    #[arg(long, id = "allow-exec")]
+    #[arg(long, id = "allow-exec", help_heading = SAFETY)]
     pub allow_exec: bool,
     /// Print the resolved jobs and plan, then stop without doing IO
-    #[arg(long, id = "dry-run")]
+    #[arg(long, id = "dry-run", help_heading = SAFETY)]
     pub dry_run: bool,
-    #[arg(long, value_name = "PATH", help = DB_HELP)]
+    #[arg(long, value_name = "PATH", help = DB_HELP, help_heading = OUTPUT)]
     pub db: Option<PathBuf>,
     /// Do not save the run in the results history
-    #[arg(long, id = "no-save")]
+    #[arg(long, id = "no-save", help_heading = OUTPUT)]
     pub no_save: bool,
 }
 
-/// Adds the throttle's flags ([`ThrottleFlags`]), the ranks' (crate::ranks) and
-/// [`RunFlags`] to `command`, in that order.
-pub fn add_run_flags(command: Command) -> Command {
-    let command = crate::ranks::add_rank_flags(ThrottleFlags::augment_args(command));
-    RunFlags::augment_args(command)
+/// Adds [`RunFlags`], the throttle's flags ([`ThrottleFlags`]), the emulated disk's (where the
+/// command runs on one: [`add_emulate_flags`], `emulate` says what for) and the ranks'
+/// (crate::ranks) to `command`, in `--help`'s order of their headings.
+pub fn add_run_flags(command: Command, emulate: Option<&str>) -> Command {
+    let command = ThrottleFlags::augment_args(RunFlags::augment_args(command));
+    let command = match emulate {
+        Some(what) => add_emulate_flags(command, what),
+        None => command,
+    };
+    crate::ranks::add_rank_flags(command)
 }
 
 /// `--db PATH`: the history database, for a command that declares its options one by one.
@@ -136,13 +139,14 @@ pub fn db_arg() -> Arg {
 
 /// Adds `--emulate PROFILE`, `--emulate-size SIZE` and the `--emulate-burst-*` overrides of
 /// the profile's credit bucket (`run`, `suite`, `sweep`); `what` says what the disk is for.
-pub fn add_emulate_flags(command: Command, what: &str) -> Command {
+fn add_emulate_flags(command: Command, what: &str) -> Command {
     let burst = diskmeter_emulate::BURST_FLAGS.map(|(flag, value, help)| {
         let (id, help) = (format!("emulate-{flag}"), format!("For --emulate: {help}"));
         Arg::new(&id)
             .long(id)
             .value_name(value)
             .requires("emulate")
+            .help_heading(THROTTLE)
             .help(help)
     });
     command
@@ -150,6 +154,7 @@ pub fn add_emulate_flags(command: Command, what: &str) -> Command {
             Arg::new("emulate")
                 .long("emulate")
                 .value_name("PROFILE")
+                .help_heading(THROTTLE)
                 .help(format!(
                     "Run on an emulated disk of this profile (e.g. azure-p30; root): a throttled \
                      loop device made for the {what} and removed at the end"
@@ -161,6 +166,7 @@ pub fn add_emulate_flags(command: Command, what: &str) -> Command {
                 .value_name("SIZE")
                 .default_value("1g")
                 .requires("emulate")
+                .help_heading(THROTTLE)
                 .help("Size of the --emulate disk"),
         )
         .args(burst)

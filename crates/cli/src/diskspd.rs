@@ -12,22 +12,7 @@ use diskmeter_report::render_diskspd;
 pub fn command() -> Command {
     let command = Command::new("diskspd")
         .about("Run a DiskSpd command line or XML profile (diskspd -b8K -d30 -o32 -t4 -r -w30 -Sh -L FILE)")
-        .long_about(
-            "Runs a DiskSpd command line unchanged, or an XML profile (-X profile.xml, with \
-             targets after it for template paths *1, *2 ...), and prints DiskSpd's report \
-             (-Rxml for its XML, whose <Profile> can be fed back with -X; -Rp prints the \
-             profile without running). DiskSpd's switches are single-dash (-b8K -o32 ...); \
-             diskmeter's own options (--allow-destroy, --keep, --quiet, --output, --dry-run) go \
-             before them. Every switch of DiskSpd 2.x and its Linux port is taken: honoured \
-             (-rdpct/-rdabs as zoned distributions, -O, -i/-j, -a, -I, -fr/-fs, -D<ms> as the \
-             series' interval and DiskSpd's IopsStdDev ...), accepted \
-             with a note on stderr when it changes nothing measured here (-n, -e, -Sr, -v, -P, \
-             -l, -x, -ag), or refused with the reason (-Sm, -N, -p, -ye, -Z<size>,<file>, #N \
-             disk numbers, X:\\ drives that do not exist here). Typographic dashes (–b8K) read \
-             as '-'. Each time span of a profile is a step of the run. docs/guide/2-job-files.md lists \
-             every switch and profile element and what diskmeter does with it.\n\n\
-             Exit codes: 0 ok; 1 the run failed or was interrupted; 2 usage error.",
-        )
+        .long_about(diskmeter_views::help::DISKSPD_ABOUT)
         .disable_help_flag(true)
         .arg(
             Arg::new("help")
@@ -35,7 +20,7 @@ pub fn command() -> Command {
                 .action(ArgAction::Help)
                 .help("Print help"),
         );
-    args::add_run_flags(DiskSpdArgs::augment_args(command))
+    args::add_run_flags(DiskSpdArgs::augment_args(command), None)
 }
 
 // What DiskSpd would be given (no doc comment: it would replace the command's about).

@@ -61,6 +61,7 @@ pub fn terse_version_arg() -> Arg {
         .value_name("N")
         .value_parser(clap::value_parser!(u32).range(2..=5))
         .default_value("3")
+        .help_heading(diskmeter_views::help::OUTPUT)
         .help("Field list of --output-format=terse, as fio's --terse-version: 3 (default), 2, 4 (adds trims) or 5 (adds IOPS statistics)")
 }
 

@@ -23,22 +23,8 @@ use diskmeter_units::{parse_size, parse_time_ns, KbBase, TimeUnit};
 pub fn command() -> Command {
     let command = Command::new("iometer")
         .about("Run Iometer access specifications (NAME:SIZE,RANDOM%,READ%), a scenario table or an Iometer .icf file")
-        .long_about(
-            "Runs Iometer access specifications one after another: each becomes a job with that \
-             request size, read share and random share, --workers workers with --qd IOs each, \
-             direct IO, for --time. The guides' names resolve (RandomWrites_8K, RandomReads_8K, \
-             RandomWrites_64K, RandomReads_64K, RandomWrites_1MB, RandomReads_1MB). A folder \
-             target gets Iometer's test file iobw.tst (--size, default 1 GiB; the guides use \
-             200 GB). --table FILE runs a TOML scenario table instead (format in \
-             docs/guide/2-job-files.md).\n\n--icf FILE runs an Iometer configuration file (.icf, Iometer 2004.07.30 to \
-             1.1.0) as Iometer would: its access specifications in their assigned order, each \
-             step of its test type's cycling (queue depth, workers, targets) a step of the run, \
-             every worker a job with its outstanding IOs, maximum disk size and starting sector; \
-             run time and ramp from the file unless --time/--ramp are given. The file's targets \
-             (C: \"NTFS\", PHYSICALDRIVE:1) are mapped with --target-map 'C:=/mnt/data' or given \
-             as TARGETs in the order they first appear. --csv FILE writes Iometer's results CSV.\n\nExit codes: 0 ok; 1 a run failed or was interrupted; 2 usage error.",
-        );
-    args::add_run_flags(IometerArgs::augment_args(command))
+        .long_about(diskmeter_views::help::IOMETER_ABOUT);
+    args::add_run_flags(IometerArgs::augment_args(command), None)
 }
 
 // `iometer`'s own options, in the order `--help` lists them (no doc comment: it would

@@ -78,28 +78,10 @@ struct ManifestArgs {
 fn manifest_command() -> Command {
     let command = Command::new("manifest")
         .about("Write an Indexed Job whose pods run the jobs together, one rank each, on volumes of their own")
-        .long_about(
-            "Write the Kubernetes manifest of one run across pods: a ConfigMap holding the \
-             job file and an Indexed Job (completions = parallelism = --pods, no retries: a \
-             pod run again would measure a different run). The jobs are given as to \
-             `diskmeter run` (fio options or job files) and checked here; the ConfigMap holds \
-             them as diskmeter resolved them, their test files in each pod's own volume (a \
-             generic ephemeral volume of --storage-class and --volume-size, mounted at /data), \
-             so every pod runs the same workload.\n\n\
-             Pod INDEX runs `diskmeter run --rank INDEX --ranks N --start-at TIME`: it lays out \
-             its files, waits until TIME (from --start-in or --start-at, the same for every \
-             pod), runs, and writes /results/NAME-rank-INDEX.json. With --results-claim the \
-             results land on that ReadWriteMany claim; otherwise each pod keeps its result \
-             for --keep-results (it is Ready once the result is written) to be read with \
-             `kubectl exec` or `kubectl cp`. Then `diskmeter merge results/*.json` gives the \
-             aggregate. The manifest opens with these steps, with its names filled in.\n\n\
-             The image must have `diskmeter` on its PATH, and `sh` unless --results-claim. \
-             The pods run as user 1000 with no privileges (the restricted Pod Security \
-             Standard): O_DIRECT on a file system needs nothing more.\n\n\
-             Exit codes: 0 written; 2 usage error (a bad job, a name Kubernetes refuses, a \
-             start that has passed).",
-        );
-    options::add_job_options(run::job_inputs(ManifestArgs::augment_args(command)))
+        .long_about(diskmeter_views::help::K8S_MANIFEST_ABOUT);
+    run::job_inputs(options::add_job_options(ManifestArgs::augment_args(
+        command,
+    )))
 }
 
 /// Runs `diskmeter k8s ...`.

@@ -18,6 +18,7 @@ mod completions;
 mod diskspd;
 mod emulate;
 mod formats;
+mod help;
 mod history;
 mod iometer;
 mod jobfile;
@@ -117,39 +118,14 @@ const COMMANDS: [Subcommand; 24] = [
 
 /// The whole command tree.
 pub fn command() -> Command {
-    Command::new("diskmeter")
+    let command = Command::new("diskmeter")
         .version(env!("CARGO_PKG_VERSION"))
         .about("Storage benchmarking and planning: an fio-compatible load generator with truthful statistics")
-        .long_about(
-            "diskmeter measures what storage can really do: IOPS, bandwidth and latency \
-             (HDR histograms, 0.1 % precision) with CPU cost, using io_uring, libaio, psync \
-             or a null engine. `diskmeter run` takes fio's option names and fio job files; \
-             `diskmeter diskspd` and `diskmeter iometer` run DiskSpd command lines and Iometer \
-             access specifications as they are.\n\n\
-             With no options `diskmeter run` runs 4 KiB random reads at queue depth 32 on a \
-             1 GiB file in the current folder for 10 seconds (direct IO), then removes the file.\n\n\
-             `diskmeter plan` predicts what a VM + disks configuration delivers from published \
-             limits and prices, names the binding limit and finds the cheapest configuration \
-             that meets a requirement; `diskmeter catalog` shows the figures it uses.\n\n\
-             `diskmeter capture` watches the disks an application uses with iostat -x's \
-             columns and saves the series, the requirements a plan starts from.\n\n\
-             `diskmeter requirements` turns a capture of an application's IO into the guides' \
-             requirements checklist (p50/p90/p99/max/mean), `plan --from-capture` provisions \
-             for it and `diskmeter check` judges a saved result against it, explicit \
-             requirements or a guide's published figures.\n\n\
-             `diskmeter report` writes saved runs as one self-contained HTML file, `diskmeter \
-             chart` any of its charts as PNG or SVG, and `diskmeter serve` a local, read-only \
-             dashboard over the history with runs in progress drawn live.\n\n\
-             `diskmeter k8s manifest` writes a Kubernetes Indexed Job that runs the jobs on \
-             many pods at once, one rank each, for `diskmeter merge` to put together.\n\n\
-             `diskmeter merge` merges the JSON results of several hosts of one run exactly \
-             (histograms, not averaged percentiles), with IOR's aggregate bandwidth.\n\n\
-             Exit codes: 0 ok; 1 a run failed, was interrupted or a requirement was missed; \
-             2 usage error.",
-        )
+        .long_about(diskmeter_views::help::DISKMETER_ABOUT)
         .subcommand_required(true)
         .arg_required_else_help(true)
-        .subcommands(COMMANDS.iter().map(|(_, command, _)| command()))
+        .subcommands(COMMANDS.iter().map(|(_, command, _)| command()));
+    help::finish(command, "diskmeter")
 }
 
 /// Runs the command line of this process: the only place that prints an error and decides

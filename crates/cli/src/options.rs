@@ -1,33 +1,36 @@
 //! fio's job options as command-line arguments, generated from the workload crate's option
-//! table (each option's help line and value name are its row's) so the parser, `--help` and
-//! the docs never disagree.
+//! table (each option's help line, value name and heading are its row's) so the parser,
+//! `--help` and the docs never disagree.
 //!
 //! fio's command line is order-sensitive (`--name` starts a job; options before the first
 //! `--name` are global), so the matches are turned back into an ordered list of
 //! (option, value) pairs for `diskmeter_workload::jobs_from_options`.
 
 use clap::{Arg, ArgAction, ArgMatches, Command};
-use diskmeter_workload::{all_options, OptionDef, OptionKind};
+use diskmeter_workload::{all_options, OptionDef, OptionKind, COMMON_OPTIONS};
 
 /// The value clap gives a flag written without one (`--time_based`): told apart from
 /// `--time_based=1` because fio lists only the latter under "job options".
 const BARE_FLAG: &str = "\u{1}bare";
 
-/// Heading under which job options appear in `--help`.
-const JOB_OPTIONS_HEADING: &str = "Job options (fio names; --name starts a new job)";
-
 fn arg_id(def: &OptionDef) -> String {
     format!("fio:{}", def.name)
 }
 
-/// Adds one argument per job option to `command`.
+/// Adds one argument per job option to `command`: the common ones first and without a heading
+/// (`-h` lists them, with their short help), then the others under their category's heading.
 pub fn add_job_options(mut command: Command) -> Command {
-    for def in all_options() {
+    let mut defs: Vec<&OptionDef> = all_options().collect();
+    let common = |def: &OptionDef| COMMON_OPTIONS.iter().position(|name| *name == def.name);
+    defs.sort_by_key(|def| (common(def).unwrap_or(COMMON_OPTIONS.len()), def.category));
+    for def in defs {
+        let heading = (!def.is_common()).then(|| def.category.heading());
         let mut arg = Arg::new(arg_id(def))
             .long(def.name)
-            .help(def.help_line())
+            .help(def.short_help())
+            .long_help(def.help_line())
             .value_name(def.kind.value_name())
-            .help_heading(JOB_OPTIONS_HEADING)
+            .help_heading(heading)
             .action(ArgAction::Append)
             .allow_hyphen_values(true);
         for alias in def.aliases {

@@ -36,9 +36,13 @@ struct RankArgs {
     start_at: Option<String>,
 }
 
-/// Adds `--mpi`, `--rank`, `--ranks` and `--start-at` to `command`.
+/// Adds `--mpi`, `--rank`, `--ranks` and `--start-at` to `command`, under their heading.
 pub fn add_rank_flags(command: Command) -> Command {
-    RankArgs::augment_args(command)
+    let ids = ["mpi", "rank", "ranks", "start_at"];
+    let heading = diskmeter_views::help::SCALE_OUT;
+    (ids.iter()).fold(RankArgs::augment_args(command), |command, id| {
+        command.mut_arg(id, |arg| arg.help_heading(heading))
+    })
 }
 
 /// Whether `--mpi` was given (false for a command without the flag).

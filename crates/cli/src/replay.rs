@@ -45,8 +45,7 @@ pub fn command() -> Command {
         );
     let command = ReplayArgs::augment_args(command).arg(requirements::device_arg());
     let command = run::result_format_args(ReplayShape::augment_args(command));
-    let command = args::add_emulate_flags(command, "replay");
-    args::add_run_flags(command)
+    args::add_run_flags(command, Some("replay"))
 }
 
 // What to replay, before `--device` (no doc comment: it would replace the command's about).

@@ -14,24 +14,9 @@ use diskmeter_workload::{command_line_jobs, job_file_defaults, job_names, JobSpe
 pub fn command() -> Command {
     let command = Command::new("run")
         .about("Run IO jobs given with fio's option names (--name=... --rw=... --bs=...)")
-        .long_about(
-            "Run IO jobs given with fio's option names, as `--option=value` or `--option value`. \
-             Options before the first --name apply to every job; each --name starts a new job. \
-             With no job options, runs the default job: 4 KiB random reads, iodepth 32, \
-             a 1 GiB file in the current folder, 10 seconds, direct IO.\n\n\
-             Files diskmeter creates are removed at the end unless --keep (or unlink=0); \
-             those of a diskmeter that was killed are removed by the next run. Writing to an \
-             existing file diskmeter did not create, or to a block device that is mounted or \
-             holds a partition table or a filesystem signature, is refused unless \
-             --allow-destroy; a job whose IO buffers would not fit in the memory available is \
-             refused too.\n\n\
-             Exit codes: 0 ok; 1 the run failed, was refused or was interrupted, or the history \
-             could not take it (the run is then kept in a spool file and saved at the next \
-             run); 2 usage error.",
-        );
-    let command = job_inputs(result_format_args(command));
-    let command = args::add_emulate_flags(command, "run (every job's target)");
-    options::add_job_options(args::add_run_flags(command))
+        .long_about(diskmeter_views::help::RUN_ABOUT);
+    let command = job_inputs(result_format_args(options::add_job_options(command)));
+    args::add_run_flags(command, Some("run (every job's target)"))
 }
 
 // The job files and `--ignore-unsupported`: how `run` and `k8s manifest` take their jobs (with
@@ -40,7 +25,7 @@ pub fn command() -> Command {
 #[derive(Args)]
 pub(crate) struct JobInputs {
     /// In job files, skip fio options diskmeter does not support with a warning (default: refuse them)
-    #[arg(long, id = "ignore-unsupported")]
+    #[arg(long, id = "ignore-unsupported", help_heading = diskmeter_views::help::SAFETY)]
     ignore_unsupported: bool,
     /// fio job files to run; options before them are defaults that the files' [global] sections override
     #[arg(value_name = "JOBFILE", num_args = 0.., action = ArgAction::Set)]
@@ -69,6 +54,8 @@ pub fn main(matches: &ArgMatches) -> anyhow::Result<Status> {
 // comment: it would replace the command's about.
 #[derive(Args)]
 pub(crate) struct ResultFormat {
+    /// The results' format: normal, json, fio-json, json+ or terse, or several, comma-separated
+    ///
     /// normal (human summary), json (diskmeter's schema), fio-json (fio 3.x JSON keys and units,
     /// what fio calls json), json+ (fio's json+: fio-json with the latency bins) or terse (fio's
     /// semicolon lines, see --terse-version); or a comma-separated list, printed in fio's order

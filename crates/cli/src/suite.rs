@@ -85,7 +85,7 @@ pub fn command() -> Command {
             "Sets fio's {name} for every job of every step (as `diskmeter run --{name}`)"
         )))
     });
-    args::add_run_flags(args::add_emulate_flags(command, "suite"))
+    args::add_run_flags(command, Some("suite"))
 }
 
 /// Runs the `suite` subcommand.

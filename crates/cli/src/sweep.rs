@@ -81,7 +81,7 @@ struct SweepArgs {
 /// The `sweep` subcommand's definition.
 pub fn command() -> Command {
     let command = SweepArgs::augment_args(Command::new("sweep"));
-    args::add_run_flags(args::add_emulate_flags(command, "sweep"))
+    args::add_run_flags(command, Some("sweep"))
 }
 
 /// Runs the `sweep` subcommand.

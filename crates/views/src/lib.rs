@@ -17,7 +17,8 @@
 //! ([`plan`], a rehearsal of one: [`rehearse`]) and the emulated disks ([`emulate`]) are
 //! built here, beside the report's forms of the same data. So are the outputs of `diskmeter requirements` ([`requirements`]: a
 //! capture's checklist as text, JSON or CSV) and `diskmeter check` ([`check`]: a result's
-//! judgements).
+//! judgements). The help's texts are here too ([`help`]: every command's examples, the
+//! one-line summaries of `-h`, the long descriptions).
 
 #![forbid(unsafe_code)]
 
@@ -28,6 +29,7 @@ pub mod check;
 pub mod compare;
 pub mod emulate;
 pub mod find;
+pub mod help;
 pub mod history;
 pub mod linked;
 pub mod model;

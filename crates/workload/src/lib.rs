@@ -45,8 +45,9 @@ pub use iolog::{IologOptions, ReplaySkip, UnknownSkipWord};
 pub use jobs::{command_line_jobs, job_file_defaults, job_names, jobs_from_options};
 pub use jobs::{jobs_from_options_over, mark_value_readings};
 pub use options::{
-    all_options, find_option, limits_of, nearest, suggest_option, InvalidValue, LimitError, Limits,
-    OptionDef, OptionKind, Range, MAX_FILES_PER_RUN, MAX_WORKERS_PER_RUN,
+    all_options, find_option, limits_of, nearest, suggest_option, Category, InvalidValue,
+    LimitError, Limits, OptionDef, OptionKind, Range, COMMON_OPTIONS, MAX_FILES_PER_RUN,
+    MAX_WORKERS_PER_RUN,
 };
 pub use patterns::{
     fit_abs_zones, AbsZone, BlockSizeShare, BlockSizeSpread, FittedZone, PatternError,

@@ -14,6 +14,7 @@
 //! every row's default to a blank job (`defaults.rs`). docs/adding-an-option.md shows both
 //! ways of adding an option.
 
+mod category;
 #[cfg(test)]
 mod control_tests;
 mod convert;
@@ -52,6 +53,7 @@ mod verify_tests;
 mod words;
 
 use crate::JobSpec;
+pub use category::{Category, COMMON_OPTIONS};
 pub(crate) use defaults::default_job;
 pub use error::InvalidValue;
 pub use limits::{LimitError, Limits, Range, MAX_FILES_PER_RUN, MAX_WORKERS_PER_RUN};
@@ -68,6 +70,8 @@ pub(crate) type Shower = fn(&JobSpec) -> Option<String>;
 pub struct OptionDef {
     /// fio's name for the option (`bs`).
     pub name: &'static str,
+    /// The heading `--help` lists it under.
+    pub category: Category,
     /// Other names fio accepts for it (`blocksize`).
     pub aliases: &'static [&'static str],
     /// The kind of value, which decides how the text is parsed.

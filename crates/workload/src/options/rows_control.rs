@@ -11,7 +11,7 @@ use super::error::InvalidValue;
 use super::limits::{Limits, Range};
 use super::shape::plain;
 use super::value::Value;
-use super::{OptionDef, OptionKind};
+use super::{Category, OptionDef, OptionKind};
 use crate::control::{ExitWhat, Sequencer, SubmitMode, ThinkTrigger};
 use crate::JobSpec;
 use diskmeter_units::format_time_suffix;
@@ -22,16 +22,19 @@ const ZONEMODE_CHOICES: &[&str] = &["none", "strided", "zbd"];
 pub(super) static ROWS: &[OptionDef] = &[
     plain!(
         "thinktime" => control.thinktime_ns: Micros,
+        category Rates,
         default "0", unit "us",
         help "Stall after IOs before issuing more, to model an application's processing; microseconds unless a unit is given (2ms)",
     ),
     plain!(
         "thinktime_spin" => control.thinktime_spin_ns: Micros,
+        category Rates,
         default "0", unit "us",
         help "Spend this part of each thinktime spinning on the CPU before sleeping the rest",
     ),
     OptionDef {
         name: "thinktime_blocks",
+        category: Category::Rates,
         aliases: &[],
         kind: OptionKind::Int,
         default: "1",
@@ -43,36 +46,43 @@ pub(super) static ROWS: &[OptionDef] = &[
     },
     plain!(
         "thinktime_blocks_type" => control.thinktime_blocks_type: Choice<ThinkTrigger>,
+        category Rates,
         default "complete",
         help "What thinktime_blocks counts: complete = completed IOs (the queue drains before a stall), issue = issued IOs",
     ),
     plain!(
         "thinktime_iotime" => control.thinktime_iotime_ns: Time,
+        category Rates,
         default "0", unit "s",
         help "Stall after this much IO time instead (or after thinktime_blocks IOs, whichever is first); seconds unless a unit is given",
     ),
     plain!(
         "rate_ignore_thinktime" => control.rate_ignore_thinktime: Flag,
+        category Rates,
         default "0",
         help "A rate-limited job does not catch up on the IOs its stalls delayed; its schedule restarts after each stall",
     ),
     plain!(
         "number_ios" => control.number_ios: Int,
+        category Timing,
         default "0", unit "IOs",
         help "End the job after this many IOs of the measured period, if nothing ended it first; 0 = no limit",
     ),
     plain!(
         "latency_target" => control.latency_target_ns: Micros,
+        category Rates,
         default "0", unit "us",
         help "Search for the deepest queue (up to iodepth) whose IOs meet this latency; microseconds unless a unit is given",
     ),
     plain!(
         "latency_window" => control.latency_window_ns: Micros,
+        category Rates,
         default "0", unit "us",
         help "How long each queue depth of the latency_target search runs",
     ),
     OptionDef {
         name: "latency_percentile",
+        category: Category::Rates,
         aliases: &[],
         kind: OptionKind::Percent,
         default: "100",
@@ -84,22 +94,26 @@ pub(super) static ROWS: &[OptionDef] = &[
     },
     plain!(
         "latency_run" => control.latency_run: Flag,
+        category Rates,
         default "0",
         help "Keep adjusting the queue depth to latency_target instead of ending the job once the depth is found",
     ),
     plain!(
         "flow" => control.flow_weight: Count,
+        category Rates,
         default "0",
         limits Limits { range: Range::Int { min: 0, max: Some(1000) }, why: "" },
         help "Weight in flow control: jobs of one flow_id do IO in the ratio of their weights",
     ),
     plain!(
         "flow_id" => control.flow_id: Count,
+        category Rates,
         default "0",
         help "The flow group of flow (0 = the global group)",
     ),
     OptionDef {
         name: "flow_sleep",
+        category: Category::Rates,
         aliases: &[],
         kind: OptionKind::Int,
         default: "0",
@@ -111,6 +125,7 @@ pub(super) static ROWS: &[OptionDef] = &[
     },
     OptionDef {
         name: "wait_for",
+        category: Category::Timing,
         aliases: &[],
         kind: OptionKind::Str,
         default: "",
@@ -122,31 +137,37 @@ pub(super) static ROWS: &[OptionDef] = &[
     },
     plain!(
         "exitall" => control.exitall: Flag,
+        category Timing,
         default "0",
         help "When this job finishes, end the jobs exit_what names",
     ),
     plain!(
         "exit_what" => control.exit_what: Choice<ExitWhat>,
+        category Timing,
         default "group",
         help "What exitall ends: group = the job's reporting group, stonewall = every running job (the next stonewall phase then starts), all = everything",
     ),
     plain!(
         "exitall_on_error" => control.exitall_on_error: Flag,
+        category Timing,
         default "0",
         help "When this job fails, end every other job and start no later one",
     ),
     plain!(
         "io_submit_mode" => control.io_submit_mode: Choice<SubmitMode>,
+        category Engine,
         default "inline",
         help "inline or offload; diskmeter issues at the intended times and measures latency from them either way, so offload runs the same loop",
     ),
     plain!(
         "rate_iops_min" => control.rate_iops_min: IntCap,
+        category Rates,
         default "", unit "IOPS",
         help "The job fails if a direction's IOPS over a rate_cycle falls below this",
     ),
     OptionDef {
         name: "zonemode",
+        category: Category::Workload,
         aliases: &[],
         kind: OptionKind::Choice(ZONEMODE_CHOICES),
         default: "none",
@@ -158,26 +179,31 @@ pub(super) static ROWS: &[OptionDef] = &[
     },
     plain!(
         "zonerange" => control.zone.range_bytes: Bytes,
+        category Workload,
         default "0", unit "bytes",
         help "Size of a zone of zonemode=strided (0 = zonesize)",
     ),
     plain!(
         "zonesize" => control.zone.size_bytes: Bytes,
+        category Workload,
         default "0", unit "bytes",
         help "Bytes transferred in a zone before moving to the next (zonemode=strided), or the emulated zones' size (zonemode=zbd)",
     ),
     plain!(
         "zoneskip" => control.zone.skip_bytes: Bytes,
+        category Workload,
         default "0", unit "bytes",
         help "Bytes skipped after each zone (zonemode=strided)",
     ),
     plain!(
         "zonecapacity" => control.zbd.capacity_bytes: Bytes,
+        category Workload,
         default "0", unit "bytes",
         help "zonemode=zbd: the writable bytes of each zone (0 = zonesize); a zone is full at its capacity",
     ),
     plain!(
         "max_open_zones" | "zbd_max_open_zones" => control.zbd.max_open_zones: Count,
+        category Workload,
         default "0", unit "zones",
         limits Limits {
             range: Range::Int {
@@ -190,6 +216,7 @@ pub(super) static ROWS: &[OptionDef] = &[
     ),
     plain!(
         "job_max_open_zones" => control.zbd.job_max_open_zones: Count,
+        category Workload,
         default "0", unit "zones",
         limits Limits {
             range: Range::Int {
@@ -202,11 +229,13 @@ pub(super) static ROWS: &[OptionDef] = &[
     ),
     plain!(
         "ignore_zone_limits" => control.zbd.ignore_zone_limits: Flag,
+        category Workload,
         default "0",
         help "zonemode=zbd: ignore the device's open-zone limits (emulated zones have none)",
     ),
     OptionDef {
         name: "zone_reset_threshold",
+        category: Category::Workload,
         aliases: &[],
         kind: OptionKind::FloatList,
         default: "0",
@@ -218,6 +247,7 @@ pub(super) static ROWS: &[OptionDef] = &[
     },
     OptionDef {
         name: "zone_reset_frequency",
+        category: Category::Workload,
         aliases: &[],
         kind: OptionKind::FloatList,
         default: "0",
@@ -229,41 +259,49 @@ pub(super) static ROWS: &[OptionDef] = &[
     },
     plain!(
         "read_beyond_wp" => control.zbd.read_beyond_wp: Flag,
+        category Workload,
         default "0",
         help "zonemode=zbd: let reads pass a zone's write pointer (else they stay on written data)",
     ),
     plain!(
         "rw_sequencer" => control.rw_sequencer: Choice<Sequencer>,
+        category Workload,
         default "sequential",
         help "How rw=rand...:N uses N: sequential = a new random offset every N IOs, identical = each random offset N times",
     ),
     plain!(
         "iodepth_low" => control.iodepth_low: MaybeCount,
+        category Engine,
         default "", unit "IOs",
         help "Once the queue is full, let it drain to this depth before filling it again (unset = keep it full)",
     ),
     plain!(
         "iodepth_batch_complete_max" => control.iodepth_batch_complete_max: MaybeCount,
+        category Engine,
         default "", unit "IOs",
         help "Most completions taken per reap (accepted; diskmeter takes what is ready, up to iodepth)",
     ),
     plain!(
         "serialize_overlap" => control.serialize_overlap: Flag,
+        category Engine,
         default "0",
         help "Hold an IO that overlaps one in flight until that one completes",
     ),
     plain!(
         "offset_align" => control.offset_align_bytes: Bytes,
+        category Workload,
         default "0", unit "bytes",
         help "Round a percentage offset up to a multiple of this (0 = the smallest block size)",
     ),
     plain!(
         "allrandrepeat" => control.allrandrepeat: Flag,
+        category Workload,
         default "0",
         help "Seed every generator predictably (diskmeter always derives them all from randseed)",
     ),
     OptionDef {
         name: "max_latency",
+        category: Category::Rates,
         aliases: &[],
         kind: OptionKind::TimeMicros,
         default: "",
@@ -275,6 +313,7 @@ pub(super) static ROWS: &[OptionDef] = &[
     },
     plain!(
         "unlink_each_loop" => control.unlink_each_loop: Flag,
+        category Files,
         default "0",
         help "Remove the job's files after each loop",
     ),

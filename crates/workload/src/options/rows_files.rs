@@ -10,7 +10,7 @@ use super::error::InvalidValue;
 use super::limits::{Limits, Range};
 use super::shape::plain;
 use super::value::Value;
-use super::{OptionDef, OptionKind};
+use super::{Category, OptionDef, OptionKind};
 use crate::files::{
     parse_byte_pattern, show_byte_pattern, DedupeMode, FadviseHint, Fallocate, FileService,
     FilesError, LockFile, MemKind, SyncFileRange, DEFAULT_FILENAME_FORMAT,
@@ -22,6 +22,7 @@ use std::path::PathBuf;
 pub(super) static ROWS: &[OptionDef] = &[
     OptionDef {
         name: "filename_format",
+        category: Category::Files,
         aliases: &[],
         kind: OptionKind::Str,
         default: "$jobname.$jobnum.$filenum",
@@ -33,6 +34,7 @@ pub(super) static ROWS: &[OptionDef] = &[
     },
     OptionDef {
         name: "openfiles",
+        category: Category::Files,
         aliases: &[],
         kind: OptionKind::Int,
         default: "",
@@ -44,6 +46,7 @@ pub(super) static ROWS: &[OptionDef] = &[
     },
     OptionDef {
         name: "file_service_type",
+        category: Category::Files,
         aliases: &[],
         kind: OptionKind::Str,
         default: "roundrobin",
@@ -55,56 +58,67 @@ pub(super) static ROWS: &[OptionDef] = &[
     },
     plain!(
         "create_serialize" => files.create_serialize: Flag,
+        category Files,
         default "1",
         help "Lay files out one after another; diskmeter always does (layout happens before the clock starts), so 0 only changes how long setup takes",
     ),
     plain!(
         "create_fsync" => files.create_fsync: Flag,
+        category Files,
         default "1",
         help "fsync each file diskmeter lays out before the run, so its data is on the device when IO starts",
     ),
     plain!(
         "create_only" => files.create_only: Flag,
+        category Files,
         default "0",
         help "Lay the job's files out, then do no IO (the job reports zero IOs)",
     ),
     plain!(
         "fallocate" => files.fallocate: Choice<Fallocate>,
+        category Files,
         default "native",
         help "How a new file's space is reserved: native (fallocate), posix (posix_fallocate, 1), keep (FALLOC_FL_KEEP_SIZE), truncate (ftruncate only: sparse), none (0)",
     ),
     plain!(
         "overwrite" => files.overwrite: MaybeFlag,
+        category Files,
         default "",
         help "1 = write a new file fully before a writing job (fio); 0 = a write-only job's new file is only reserved (fio's default); unset = diskmeter writes every new file fully. Files diskmeter did not create are never written before the run",
     ),
     plain!(
         "lockfile" => files.lockfile: Choice<LockFile>,
+        category Files,
         default "none",
         help "How workers sharing a file take turns: exclusive = one IO at a time on the file, readwrite = reads together and a write alone, none",
     ),
     plain!(
         "pre_read" => files.pre_read: Flag,
+        category Files,
         default "0",
         help "Read the job's files into the page cache before the job starts (and skip invalidate); with direct=1 it has no effect on the measured IO",
     ),
     plain!(
         "allow_file_create" => files.allow_file_create: Flag,
+        category Files,
         default "1",
         help "0 = a file that does not exist is an error instead of being created",
     ),
     plain!(
         "file_append" => files.file_append: Flag,
+        category Files,
         default "0",
         help "IO goes after the current end of each file (needs --allow-destroy for files diskmeter did not create)",
     ),
     plain!(
         "fsync_on_close" => files.fsync_on_close: Flag,
+        category Files,
         default "0",
         help "fsync each file the job wrote when the job ends (not counted as an IO, unlike end_fsync)",
     ),
     OptionDef {
         name: "sync_file_range",
+        category: Category::Engine,
         aliases: &[],
         kind: OptionKind::Str,
         default: "",
@@ -118,11 +132,13 @@ pub(super) static ROWS: &[OptionDef] = &[
     },
     plain!(
         "fadvise_hint" => files.fadvise_hint: Choice<FadviseHint>,
+        category Files,
         default "1",
         help "posix_fadvise hint on open: 1 = the job's pattern (random or sequential), random, sequential, 0 = none",
     ),
     OptionDef {
         name: "opendir",
+        category: Category::Files,
         aliases: &[],
         kind: OptionKind::Str,
         default: "",
@@ -134,6 +150,7 @@ pub(super) static ROWS: &[OptionDef] = &[
     },
     OptionDef {
         name: "buffer_pattern",
+        category: Category::Files,
         aliases: &[],
         kind: OptionKind::Str,
         default: "",
@@ -145,11 +162,13 @@ pub(super) static ROWS: &[OptionDef] = &[
     },
     plain!(
         "scramble_buffers" => files.scramble_buffers: Flag,
+        category Files,
         default "1",
         help "Stamp every written 512-byte sector so no two writes are equal (dedupe cannot flatter the result); 0 = write the buffers as they are",
     ),
     OptionDef {
         name: "dedupe_percentage",
+        category: Category::Files,
         aliases: &[],
         kind: OptionKind::Int,
         default: "",
@@ -167,11 +186,13 @@ pub(super) static ROWS: &[OptionDef] = &[
     },
     plain!(
         "dedupe_mode" => files.dedupe_mode: Choice<DedupeMode>,
+        category Files,
         default "repeat",
         help "Which earlier data a duplicate repeats: repeat = the last unique write's, working_set = one of a set of dedupe_working_set_percentage of the region's blocks",
     ),
     OptionDef {
         name: "dedupe_working_set_percentage",
+        category: Category::Files,
         aliases: &[],
         kind: OptionKind::Int,
         default: "5",
@@ -189,11 +210,13 @@ pub(super) static ROWS: &[OptionDef] = &[
     },
     plain!(
         "dedupe_global" => files.dedupe_global: Flag,
+        category Files,
         default "0",
         help "Duplicates repeat data of every job (a shared working set), not only the job's own",
     ),
     OptionDef {
         name: "mem",
+        category: Category::Files,
         aliases: &["iomem"],
         kind: OptionKind::Str,
         default: "malloc",
@@ -205,11 +228,13 @@ pub(super) static ROWS: &[OptionDef] = &[
     },
     plain!(
         "hugepage-size" => files.hugepage_size_bytes: Int,
+        category Files,
         default "2097152", unit "bytes",
         help "Huge page size for fio's mem=shmhuge or mmaphuge; accepted: diskmeter's buffers use the kernel's transparent huge pages, whose size the kernel sets",
     ),
     plain!(
         "lockmem" => files.lockmem_bytes: Bytes,
+        category Files,
         default "0", unit "bytes",
         help "Pin this much memory per worker with mlock while it runs, so the page cache has that much less; 0 = none",
     ),

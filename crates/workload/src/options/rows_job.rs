@@ -11,7 +11,7 @@ use super::limits::{Limits, Range, MAX_FILES_PER_RUN, MAX_WORKERS_PER_RUN};
 use super::pattern_setters::*;
 use super::setters::*;
 use super::shape::plain;
-use super::{OptionDef, OptionKind};
+use super::{Category, OptionDef, OptionKind};
 use crate::KbBase;
 
 /// `rw=` spellings, as fio accepts them.
@@ -33,6 +33,7 @@ pub(super) const RW_CHOICES: &[&str] = &[
 pub(super) static ROWS: &[OptionDef] = &[
     OptionDef {
         name: "name",
+        category: Category::Workload,
         aliases: &[],
         kind: OptionKind::Str,
         default: "job",
@@ -45,6 +46,7 @@ pub(super) static ROWS: &[OptionDef] = &[
     },
     plain!(
         "kb_base" => kb_base: Choice<KbBase>,
+        category Workload,
         default "1024",
         help "How sizes and counts read unit prefixes (later ones on the command line, the \
               whole section in a job file): 1024 = k (and ki) is 1024 and KiB is 1000 (fio's \
@@ -52,6 +54,7 @@ pub(super) static ROWS: &[OptionDef] = &[
     ),
     OptionDef {
         name: "filename",
+        category: Category::Files,
         aliases: &[],
         kind: OptionKind::Str,
         default: "",
@@ -64,6 +67,7 @@ pub(super) static ROWS: &[OptionDef] = &[
     },
     OptionDef {
         name: "directory",
+        category: Category::Files,
         aliases: &[],
         kind: OptionKind::Str,
         default: "",
@@ -76,6 +80,7 @@ pub(super) static ROWS: &[OptionDef] = &[
     },
     plain!(
         "nrfiles" | "nr_files" => nrfiles: Count,
+        category Files,
         default "1", unit "files",
         limits Limits {
             range: Range::Int {
@@ -89,6 +94,7 @@ pub(super) static ROWS: &[OptionDef] = &[
     ),
     OptionDef {
         name: "size",
+        category: Category::Workload,
         aliases: &[],
         kind: OptionKind::SizeOrPercent,
         default: "",
@@ -109,6 +115,7 @@ pub(super) static ROWS: &[OptionDef] = &[
     },
     OptionDef {
         name: "io_size",
+        category: Category::Workload,
         aliases: &["io_limit"],
         kind: OptionKind::Size,
         default: "",
@@ -121,6 +128,7 @@ pub(super) static ROWS: &[OptionDef] = &[
     },
     OptionDef {
         name: "offset",
+        category: Category::Workload,
         aliases: &["fileoffset"],
         kind: OptionKind::SizeOrPercent,
         default: "0",
@@ -140,12 +148,14 @@ pub(super) static ROWS: &[OptionDef] = &[
     },
     plain!(
         "offset_increment" => offset_increment_bytes: Bytes,
+        category Workload,
         default "0", unit "bytes",
         help "Clone k of a job (numjobs) starts its region at offset + k x offset_increment, \
               so clones split a file or device",
     ),
     OptionDef {
         name: "rw",
+        category: Category::Workload,
         aliases: &["readwrite"],
         kind: OptionKind::Str,
         default: "read",
@@ -160,6 +170,7 @@ pub(super) static ROWS: &[OptionDef] = &[
     },
     plain!(
         "rwmixread" => rwmixread: Percent,
+        category Workload,
         default "50", unit "%",
         limits Limits {
             range: Range::Percent {
@@ -173,6 +184,7 @@ pub(super) static ROWS: &[OptionDef] = &[
     ),
     OptionDef {
         name: "rwmixwrite",
+        category: Category::Workload,
         aliases: &[],
         kind: OptionKind::Percent,
         default: "50",
@@ -191,6 +203,7 @@ pub(super) static ROWS: &[OptionDef] = &[
     },
     OptionDef {
         name: "bs",
+        category: Category::Workload,
         aliases: &["blocksize"],
         kind: OptionKind::SizePair,
         default: "4k",
@@ -203,6 +216,7 @@ pub(super) static ROWS: &[OptionDef] = &[
     },
     OptionDef {
         name: "bsrange",
+        category: Category::Workload,
         aliases: &["blocksize_range"],
         kind: OptionKind::Str,
         default: "",
@@ -214,6 +228,7 @@ pub(super) static ROWS: &[OptionDef] = &[
     },
     OptionDef {
         name: "bssplit",
+        category: Category::Workload,
         aliases: &[],
         kind: OptionKind::Str,
         default: "",
@@ -225,16 +240,19 @@ pub(super) static ROWS: &[OptionDef] = &[
     },
     plain!(
         "blocksize_unaligned" | "bs_unaligned" => blocksize_unaligned: Flag,
+        category Workload,
         default "0",
         help "Sizes from bsrange may be any byte count, not only multiples of the smallest (not with direct=1)",
     ),
     plain!(
         "blockalign" | "ba" => blockalign_bytes: SizeCap,
+        category Workload,
         default "", unit "bytes",
         help "Random offsets fall on multiples of this, per direction (default: the smallest block size)",
     ),
     plain!(
         "iodepth" => iodepth: Count,
+        category Workload,
         default "1", unit "IOs",
         limits Limits {
             range: Range::Int {
@@ -248,16 +266,19 @@ pub(super) static ROWS: &[OptionDef] = &[
     ),
     plain!(
         "iodepth_batch_submit" | "iodepth_batch" => iodepth_batch_submit: Count,
+        category Engine,
         default "0", unit "IOs",
         help "IOs handed to the kernel per submit call; 0 = diskmeter chooses, at most iodepth",
     ),
     plain!(
         "iodepth_batch_complete_min" | "iodepth_batch_complete" => iodepth_batch_complete_min: Count,
+        category Engine,
         default "1", unit "IOs",
         help "Fewest completions to wait for per reap call",
     ),
     plain!(
         "numjobs" => numjobs: Count,
+        category Workload,
         default "1", unit "workers",
         limits Limits {
             range: Range::Int {

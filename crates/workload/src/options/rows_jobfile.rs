@@ -11,7 +11,7 @@ use super::error::InvalidValue;
 use super::limits::{Limits, Range};
 use super::shape::plain;
 use super::value::Value;
-use super::{OptionDef, OptionKind};
+use super::{Category, OptionDef, OptionKind};
 use crate::JobSpec;
 
 /// `random_generator=` values (fio 3.33).
@@ -28,9 +28,10 @@ const UNIT_BASE_CHOICES: &[&str] = &["0", "8", "1"];
 
 /// A row for a flag kept for compatibility.
 macro_rules! flag_row {
-    ($name:literal, $aliases:expr, $default:literal, $help:literal, $set:ident, $show:ident) => {
+    ($category:ident, $name:literal, $aliases:expr, $default:literal, $help:literal, $set:ident, $show:ident) => {
         OptionDef {
             name: $name,
+            category: Category::$category,
             aliases: $aliases,
             kind: OptionKind::Flag,
             default: $default,
@@ -47,12 +48,14 @@ macro_rules! flag_row {
 pub(super) static ROWS: &[OptionDef] = &[
     plain!(
         "description" => description: MaybeText,
+        category Output,
         default "",
         help "Free text describing the job; kept in the results (the job's options) and the \
               history",
     ),
     OptionDef {
         name: "random_generator",
+        category: Category::Workload,
         aliases: &[],
         kind: OptionKind::Choice(GENERATOR_CHOICES),
         default: "tausworthe",
@@ -65,6 +68,7 @@ pub(super) static ROWS: &[OptionDef] = &[
         show: Some(show_random_generator),
     },
     flag_row!(
+        Output,
         "gtod_reduce",
         &[],
         "0",
@@ -75,6 +79,7 @@ pub(super) static ROWS: &[OptionDef] = &[
     ),
     OptionDef {
         name: "gtod_cpu",
+        category: Category::Engine,
         aliases: &[],
         kind: OptionKind::Int,
         default: "",
@@ -87,6 +92,7 @@ pub(super) static ROWS: &[OptionDef] = &[
     },
     OptionDef {
         name: "clocksource",
+        category: Category::Engine,
         aliases: &[],
         kind: OptionKind::Choice(CLOCKSOURCE_CHOICES),
         default: "",
@@ -98,6 +104,7 @@ pub(super) static ROWS: &[OptionDef] = &[
         show: Some(show_clocksource),
     },
     flag_row!(
+        Output,
         "disable_lat",
         &[],
         "0",
@@ -106,6 +113,7 @@ pub(super) static ROWS: &[OptionDef] = &[
         show_disable_lat
     ),
     flag_row!(
+        Output,
         "disable_clat",
         &[],
         "0",
@@ -114,6 +122,7 @@ pub(super) static ROWS: &[OptionDef] = &[
         show_disable_clat
     ),
     flag_row!(
+        Output,
         "disable_slat",
         &[],
         "0",
@@ -122,6 +131,7 @@ pub(super) static ROWS: &[OptionDef] = &[
         show_disable_slat
     ),
     flag_row!(
+        Output,
         "disable_bw_measurement",
         &["disable_bw"],
         "0",
@@ -130,6 +140,7 @@ pub(super) static ROWS: &[OptionDef] = &[
         show_disable_bw
     ),
     flag_row!(
+        Output,
         "stats",
         &[],
         "1",
@@ -139,6 +150,7 @@ pub(super) static ROWS: &[OptionDef] = &[
     ),
     OptionDef {
         name: "significant_figures",
+        category: Category::Output,
         aliases: &[],
         kind: OptionKind::Int,
         default: "4",
@@ -157,6 +169,7 @@ pub(super) static ROWS: &[OptionDef] = &[
     },
     OptionDef {
         name: "unified_rw_reporting",
+        category: Category::Output,
         aliases: &[],
         kind: OptionKind::Choice(UNIFIED_CHOICES),
         default: "none",
@@ -169,6 +182,7 @@ pub(super) static ROWS: &[OptionDef] = &[
     },
     OptionDef {
         name: "bwavgtime",
+        category: Category::Output,
         aliases: &[],
         kind: OptionKind::Int,
         default: "500",
@@ -181,6 +195,7 @@ pub(super) static ROWS: &[OptionDef] = &[
     },
     OptionDef {
         name: "iopsavgtime",
+        category: Category::Output,
         aliases: &[],
         kind: OptionKind::Int,
         default: "500",
@@ -192,6 +207,7 @@ pub(super) static ROWS: &[OptionDef] = &[
         show: Some(show_iopsavgtime),
     },
     flag_row!(
+        Output,
         "disk_util",
         &[],
         "1",
@@ -201,6 +217,7 @@ pub(super) static ROWS: &[OptionDef] = &[
         show_disk_util
     ),
     flag_row!(
+        Files,
         "unique_filename",
         &[],
         "1",
@@ -211,6 +228,7 @@ pub(super) static ROWS: &[OptionDef] = &[
     ),
     OptionDef {
         name: "unit_base",
+        category: Category::Output,
         aliases: &[],
         kind: OptionKind::Choice(UNIT_BASE_CHOICES),
         default: "0",
@@ -222,6 +240,7 @@ pub(super) static ROWS: &[OptionDef] = &[
     },
     OptionDef {
         name: "threads",
+        category: Category::Engine,
         aliases: &[],
         kind: OptionKind::Int,
         default: "",

@@ -13,7 +13,7 @@ use super::error::InvalidValue;
 use super::limits::{Limits, Range};
 use super::shape::plain;
 use super::value::Value;
-use super::{OptionDef, OptionKind};
+use super::{Category, OptionDef, OptionKind};
 use crate::iolog::ReplaySkip;
 use crate::steady::parse_steadystate;
 use crate::JobSpec;
@@ -22,41 +22,48 @@ use crate::JobSpec;
 pub(super) static ROWS: &[OptionDef] = &[
     plain!(
         "write_bw_log" => write_bw_log: MaybeOptionalText,
+        category Logs,
         default "",
         help "Write fio's bandwidth log to PREFIX_bw.N.log (N = the worker's number in the \
               run, from 1); without a value the job's name is the prefix",
     ),
     plain!(
         "write_iops_log" => write_iops_log: MaybeOptionalText,
+        category Logs,
         default "",
         help "Write fio's IOPS log to PREFIX_iops.N.log; without a value the job's name is \
               the prefix",
     ),
     plain!(
         "write_lat_log" => write_lat_log: MaybeOptionalText,
+        category Logs,
         default "",
         help "Write fio's latency logs to PREFIX_lat.N.log, PREFIX_clat.N.log and \
               PREFIX_slat.N.log (ns); without a value the job's name is the prefix",
     ),
     plain!(
         "log_avg_msec" => log_avg_msec: Count,
+        category Logs,
         default "0", unit "ms",
         help "0 = a log line per IO; N = a line per N ms window and direction with the \
               window's average (bandwidth in KiB/s, IOPS, mean latency in ns)",
     ),
     plain!(
         "log_offset" => log_offset: Flag,
+        category Logs,
         default "0",
         help "Add each IO's offset as a column of the logs (0 in averaged lines)",
     ),
     plain!(
         "per_job_logs" => per_job_logs: Flag,
+        category Logs,
         default "1",
         help "1 = one log file per worker (PREFIX_bw.N.log); 0 = workers with the same \
               prefix append to PREFIX_bw.log, across runs too (as fio)",
     ),
     OptionDef {
         name: "steadystate",
+        category: Category::Timing,
         aliases: &["ss"],
         kind: OptionKind::Str,
         default: "iops_slope:0.01%",
@@ -71,18 +78,21 @@ pub(super) static ROWS: &[OptionDef] = &[
     },
     plain!(
         "steadystate_duration" | "ss_dur" => steadystate.duration_ns: Time,
+        category Timing,
         default "0", unit "s",
         help "Window of steady-state detection, in whole steadystate_samples (at least one); the job stops \
               when its criterion holds over it; 0 = no detection",
     ),
     plain!(
         "steadystate_ramp_time" | "ss_ramp" => steadystate.ramp_ns: Time,
+        category Timing,
         default "0", unit "s",
         help "Time after measurement starts (after ramp_time) before steady-state samples \
               are collected",
     ),
     plain!(
         "steadystate_sample" | "ss_sample" => steadystate.sample_ns: Time,
+        category Timing,
         default "1s", unit "s",
         limits Limits {
             range: Range::TimeAtLeast {
@@ -95,6 +105,7 @@ pub(super) static ROWS: &[OptionDef] = &[
     ),
     OptionDef {
         name: "steadystate_precision",
+        category: Category::Timing,
         aliases: &["ss_precision"],
         kind: OptionKind::Percent,
         default: "0",
@@ -109,6 +120,7 @@ pub(super) static ROWS: &[OptionDef] = &[
     },
     plain!(
         "read_iolog" => iolog.read_iolog: MaybePath,
+        category Logs,
         default "", unit "path",
         help "Replay the IOs of this fio iolog (version 2 or 3): each logged read, write and \
               sync in order, on the logged file, at the logged time; the log is read as a \
@@ -116,6 +128,7 @@ pub(super) static ROWS: &[OptionDef] = &[
     ),
     OptionDef {
         name: "read_iolog_chunked",
+        category: Category::Logs,
         aliases: &[],
         kind: OptionKind::Flag,
         default: "0",
@@ -127,23 +140,27 @@ pub(super) static ROWS: &[OptionDef] = &[
     },
     plain!(
         "write_iolog" => iolog.write_iolog: MaybePath,
+        category Logs,
         default "", unit "path",
         help "Write every IO the job issues (ramp included) to this file as a version 3 \
               iolog that read_iolog and fio replay; the file is replaced, not appended to",
     ),
     plain!(
         "replay_no_stall" => iolog.replay_no_stall: Flag,
+        category Logs,
         default "0",
         help "Replay the log as fast as the queue depth allows, in its order, ignoring its \
               timestamps and waits",
     ),
     plain!(
         "replay_redirect" => iolog.replay_redirect: MaybePath,
+        category Logs,
         default "", unit "path",
         help "Replay every logged IO onto this file or device, whatever file the log names",
     ),
     OptionDef {
         name: "replay_align",
+        category: Category::Logs,
         aliases: &[],
         kind: OptionKind::Int,
         default: "0",
@@ -156,12 +173,14 @@ pub(super) static ROWS: &[OptionDef] = &[
     },
     plain!(
         "replay_scale" => iolog.replay_scale: Int,
+        category Logs,
         default "1",
         help "Divide each replayed offset by this (a log of a bigger device); 0 or 1 = as \
               logged",
     ),
     plain!(
         "replay_time_scale" => iolog.replay_time_scale_percent: Count,
+        category Logs,
         default "100", unit "%",
         limits Limits {
             range: Range::Int { min: 1, max: None },
@@ -172,6 +191,7 @@ pub(super) static ROWS: &[OptionDef] = &[
     ),
     OptionDef {
         name: "replay_skip",
+        category: Category::Logs,
         aliases: &[],
         kind: OptionKind::Str,
         default: "",

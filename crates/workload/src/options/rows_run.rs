@@ -18,7 +18,7 @@ use super::limits::{Limits, Range};
 use super::pattern_setters::*;
 use super::shape::plain;
 use super::value::Value;
-use super::{OptionDef, OptionKind};
+use super::{Category, OptionDef, OptionKind};
 use crate::{EngineKind, JobSpec, SyncMode};
 
 /// `ioengine=` names diskmeter implements (`sync`, `vsync`, `pvsync` and `pvsync2` run as
@@ -34,33 +34,39 @@ const RATE_PROCESS_CHOICES: &[&str] = &["linear", "poisson"];
 pub(super) static ROWS: &[OptionDef] = &[
     plain!(
         "runtime" | "timeout" => runtime_ns: TimeLimit,
+        category Timing,
         default "", unit "s",
         help "Time limit after ramp_time; seconds unless a unit is given (500ms, 2m = 2 \
               minutes); unset or 0 = no limit",
     ),
     plain!(
         "time_based" => time_based: Flag,
+        category Timing,
         default "0",
         help "Keep going for the whole runtime even when size has been covered (needs runtime)",
     ),
     plain!(
         "ramp_time" => ramp_time_ns: Time,
+        category Timing,
         default "0", unit "s",
         help "Warm-up before measuring; its IOs are not counted and it adds to the run time",
     ),
     plain!(
         "loops" => loops: Count,
+        category Timing,
         default "1", unit "passes",
         limits Limits::at_least(1),
         help "Passes over the region for size-based jobs",
     ),
     plain!(
         "direct" => direct: Flag,
+        category Engine,
         default "0",
         help "1 = O_DIRECT, bypassing the page cache (what disk benchmarks usually want)",
     ),
     OptionDef {
         name: "buffered",
+        category: Category::Engine,
         aliases: &[],
         kind: OptionKind::Flag,
         default: "1",
@@ -72,6 +78,7 @@ pub(super) static ROWS: &[OptionDef] = &[
     },
     OptionDef {
         name: "ioengine",
+        category: Category::Engine,
         aliases: &[],
         kind: OptionKind::Choice(ENGINE_CHOICES),
         default: "io_uring",
@@ -85,18 +92,21 @@ pub(super) static ROWS: &[OptionDef] = &[
     },
     plain!(
         "rate" => rate_bytes_per_sec: SizeCap,
+        category Rates,
         default "", unit "bytes/s",
         help "Bandwidth cap per worker: 100m for both directions, 100m,20m for read,write; \
               0 or unset = no cap",
     ),
     plain!(
         "rate_iops" => rate_iops: IntCap,
+        category Rates,
         default "", unit "IOPS",
         help "IOPS cap per worker: 3200 for both directions, 5000,3200 for read,write; 0 or \
               unset = no cap; not together with rate for the same direction",
     ),
     OptionDef {
         name: "rate_process",
+        category: Category::Rates,
         aliases: &[],
         kind: OptionKind::Choice(RATE_PROCESS_CHOICES),
         default: "linear",
@@ -109,42 +119,50 @@ pub(super) static ROWS: &[OptionDef] = &[
     },
     plain!(
         "group_reporting" => group_reporting: Flag,
+        category Output,
         default "0",
         help "Report all workers of a job (its numjobs clones) as one",
     ),
     plain!(
         "stonewall" | "wait_for_previous" => stonewall: Flag,
+        category Timing,
         default "0",
         help "Start this job only when every job before it has finished; it also starts a new \
               reporting group",
     ),
     plain!(
         "new_group" => new_group: Flag,
+        category Output,
         default "0",
         help "Start a new reporting group with this job (it still runs alongside the others)",
     ),
     plain!(
         "startdelay" => startdelay_ns: Time,
+        category Timing,
         default "0", unit "s",
         help "Wait this long after the run (or the job's stonewall phase) starts before starting the job",
     ),
     plain!(
         "randrepeat" => randrepeat: Flag,
+        category Workload,
         default "1",
         help "Repeat the same random sequence every run (0: mix the start time into the seed)",
     ),
     plain!(
         "invalidate" => invalidate: Flag,
+        category Files,
         default "1",
         help "Drop the files' pages from the page cache before a buffered job, so reads reach the device",
     ),
     plain!(
         "sync" => sync: Choice<SyncMode>,
+        category Engine,
         default "none",
         help "Synchronous writes: 1/sync opens with O_SYNC, dsync with O_DSYNC, 0/none plain",
     ),
     OptionDef {
         name: "thread",
+        category: Category::Engine,
         aliases: &[],
         kind: OptionKind::Flag,
         default: "1",
@@ -156,6 +174,7 @@ pub(super) static ROWS: &[OptionDef] = &[
     },
     OptionDef {
         name: "refill_buffers",
+        category: Category::Files,
         aliases: &[],
         kind: OptionKind::Flag,
         default: "1",
@@ -168,17 +187,20 @@ pub(super) static ROWS: &[OptionDef] = &[
     },
     plain!(
         "randseed" => randseed: Int,
+        category Workload,
         default "0x123456789abcdef",
         help "Seed of the random offsets and read/write mix (diskmeter's default seed), so \
               runs repeat",
     ),
     plain!(
         "norandommap" => norandommap: Flag,
+        category Workload,
         default "0",
         help "Pick random offsets with repeats instead of covering every block once per pass",
     ),
     plain!(
         "percentage_random" => percentage_random: Percent,
+        category Workload,
         default "100", unit "%",
         limits Limits {
             range: Range::Percent {
@@ -193,32 +215,38 @@ pub(super) static ROWS: &[OptionDef] = &[
     ),
     plain!(
         "unlink" => unlink: Flag,
+        category Files,
         default "1",
         help "Remove the files diskmeter created when the job ends (diskmeter's default is 1)",
     ),
     plain!(
         "fixedbufs" => fixedbufs: Flag,
+        category Engine,
         default "0",
         help "Register the IO buffers with the kernel once (io_uring only)",
     ),
     plain!(
         "registerfiles" => registerfiles: Flag,
+        category Engine,
         default "0",
         help "Register the files with the kernel once (io_uring only)",
     ),
     plain!(
         "cpus_allowed" => cpus_allowed: Cpus,
+        category Engine,
         default "", unit "CPUs",
         help "CPUs the workers may run on, e.g. 0-3,6; unset = any",
     ),
     plain!(
         "zero_buffers" => zero_buffers: Flag,
+        category Files,
         default "0",
         help "Write zeros instead of incompressible random data (flatters compressing or \
               deduplicating storage)",
     ),
     OptionDef {
         name: "random_distribution",
+        category: Category::Workload,
         aliases: &[],
         kind: OptionKind::Str,
         default: "random",
@@ -230,26 +258,31 @@ pub(super) static ROWS: &[OptionDef] = &[
     },
     plain!(
         "fsync" => fsync_every: Count,
+        category Engine,
         default "0", unit "writes",
         help "fsync(2) the file after every N writes, timed as sync IOs; 0 = never",
     ),
     plain!(
         "fdatasync" => fdatasync_every: Count,
+        category Engine,
         default "0", unit "writes",
         help "fdatasync(2) the file after every N writes, timed as sync IOs; 0 = never",
     ),
     plain!(
         "end_fsync" => end_fsync: Flag,
+        category Engine,
         default "0",
         help "fsync(2) each file when a writing job ends (counted as a sync IO)",
     ),
     plain!(
         "rate_min" | "ratemin" => rate_min_bytes_per_sec: SizeCap,
+        category Rates,
         default "", unit "bytes/s",
         help "The job fails if a direction's bandwidth over a rate_cycle falls below this",
     ),
     OptionDef {
         name: "rate_cycle",
+        category: Category::Rates,
         aliases: &["ratecycle"],
         kind: OptionKind::Int,
         default: "1000",
@@ -261,6 +294,7 @@ pub(super) static ROWS: &[OptionDef] = &[
     },
     OptionDef {
         name: "filesize",
+        category: Category::Files,
         aliases: &[],
         kind: OptionKind::Str,
         default: "",
@@ -272,21 +306,25 @@ pub(super) static ROWS: &[OptionDef] = &[
     },
     plain!(
         "create_on_open" => create_on_open: Flag,
+        category Files,
         default "0",
         help "Create the files when the job starts instead of before the run",
     ),
     plain!(
         "fill_device" | "fill_fs" => fill_device: Flag,
+        category Files,
         default "0",
         help "Sequential writes until the filesystem is full; ENOSPC ends the job normally",
     ),
     plain!(
         "allow_mounted_write" => allow_mounted_write: Flag,
+        category Files,
         default "0",
         help "Let a job write to a mounted device (diskmeter still wants --allow-destroy over a filesystem)",
     ),
     OptionDef {
         name: "buffer_compress_percentage",
+        category: Category::Files,
         aliases: &[],
         kind: OptionKind::Int,
         default: "",
@@ -304,22 +342,26 @@ pub(super) static ROWS: &[OptionDef] = &[
     },
     plain!(
         "buffer_compress_chunk" => buffer_compress_chunk_bytes: Bytes,
+        category Files,
         default "512", unit "bytes",
         help "The chunk buffer_compress_percentage repeats over; 0 = the whole block",
     ),
     plain!(
         "clat_percentiles" => clat_percentiles: Flag,
+        category Output,
         default "1",
         help "List completion-latency percentiles in fio-json (clat_ns.percentile)",
     ),
     plain!(
         "lat_percentiles" => lat_percentiles: Flag,
+        category Output,
         default "0",
         help "Also list total-latency percentiles in fio-json (lat_ns.percentile); diskmeter's \
               own output always has them",
     ),
     plain!(
         "percentile_list" => percentile_list: Floats,
+        category Output,
         default "1:5:10:20:30:40:50:60:70:80:90:95:99:99.5:99.9:99.95:99.99", unit "%",
         limits Limits {
             range: Range::List {

@@ -9,7 +9,7 @@ use super::convert::{number, pair, text};
 use super::error::InvalidValue;
 use super::shape::plain;
 use super::value::Value;
-use super::{Limits, OptionDef, OptionKind, Range};
+use super::{Category, Limits, OptionDef, OptionKind, Range};
 use crate::system::cmdprio::{format_cmdprio_bssplit, parse_cmdprio_bssplit};
 use crate::system::{
     format_mem_policy, format_node_list, parse_mem_policy, parse_node_list, CpusAllowedPolicy,
@@ -21,6 +21,7 @@ use crate::JobSpec;
 pub(super) static ROWS: &[OptionDef] = &[
     plain!(
         "write_hist_log" => system.write_hist_log: MaybeOptionalText,
+        category Logs,
         default "",
         help "Write fio's completion-latency histogram log to PREFIX_clat_hist.N.log (a line \
               per direction every log_hist_msec, in fio's bins); without a value the job's \
@@ -28,11 +29,13 @@ pub(super) static ROWS: &[OptionDef] = &[
     ),
     plain!(
         "log_hist_msec" => system.log_hist_msec: Count,
+        category Logs,
         default "0", unit "ms",
         help "A histogram-log line per direction every N ms; 0 = no lines (as fio)",
     ),
     plain!(
         "log_hist_coarseness" => system.log_hist_coarseness: Count,
+        category Logs,
         default "0",
         limits Limits {
             range: Range::Int {
@@ -45,18 +48,21 @@ pub(super) static ROWS: &[OptionDef] = &[
     ),
     plain!(
         "log_unix_epoch" => system.log_unix_epoch: Flag,
+        category Logs,
         default "0",
         help "Log times (every log, the histogram log too) in Unix ms instead of ms since \
               the measurement start",
     ),
     plain!(
         "log_max_value" => system.log_max_value: Flag,
+        category Logs,
         default "0",
         help "With log_avg_msec: latency lines carry the window's largest value instead of \
               its mean",
     ),
     plain!(
         "log_entries" => system.log_entries: Count,
+        category Logs,
         default "1024",
         limits Limits {
             range: Range::Int {
@@ -70,12 +76,14 @@ pub(super) static ROWS: &[OptionDef] = &[
     ),
     plain!(
         "log_prio" => system.log_prio: Flag,
+        category Logs,
         default "0",
         help "The logs' last column is each IO's priority value (0x%04x: class << 13 | \
               level) instead of 1 for the realtime class and 0 otherwise",
     ),
     OptionDef {
         name: "log_compression",
+        category: Category::Logs,
         aliases: &[],
         kind: OptionKind::Size,
         default: "",
@@ -88,12 +96,14 @@ pub(super) static ROWS: &[OptionDef] = &[
     },
     plain!(
         "cpus_allowed_policy" => system.cpus_allowed_policy: Choice<CpusAllowedPolicy>,
+        category Engine,
         default "shared",
         help "shared = every worker may run on every CPU of cpus_allowed; split = each worker \
               gets one of them (worker N of the run takes the ((N - 1) mod count)-th)",
     ),
     OptionDef {
         name: "cpumask",
+        category: Category::Engine,
         aliases: &[],
         kind: OptionKind::Int,
         default: "",
@@ -106,6 +116,7 @@ pub(super) static ROWS: &[OptionDef] = &[
     },
     OptionDef {
         name: "numa_cpu_nodes",
+        category: Category::Engine,
         aliases: &[],
         kind: OptionKind::Str,
         default: "",
@@ -118,6 +129,7 @@ pub(super) static ROWS: &[OptionDef] = &[
     },
     OptionDef {
         name: "numa_mem_policy",
+        category: Category::Engine,
         aliases: &[],
         kind: OptionKind::Str,
         default: "",
@@ -130,6 +142,7 @@ pub(super) static ROWS: &[OptionDef] = &[
     },
     OptionDef {
         name: "nice",
+        category: Category::Engine,
         aliases: &[],
         kind: OptionKind::Str,
         default: "0",
@@ -142,6 +155,7 @@ pub(super) static ROWS: &[OptionDef] = &[
     },
     OptionDef {
         name: "prio",
+        category: Category::Engine,
         aliases: &[],
         kind: OptionKind::Int,
         default: "",
@@ -160,6 +174,7 @@ pub(super) static ROWS: &[OptionDef] = &[
     },
     OptionDef {
         name: "prioclass",
+        category: Category::Engine,
         aliases: &[],
         kind: OptionKind::Int,
         default: "",
@@ -178,23 +193,27 @@ pub(super) static ROWS: &[OptionDef] = &[
     },
     plain!(
         "sqthread_poll" => system.sqthread_poll: Flag,
+        category Engine,
         default "0",
         help "io_uring: a kernel thread polls the submission queue (IORING_SETUP_SQPOLL), so \
               submitting costs no system call while it is awake (it uses a CPU meanwhile)",
     ),
     plain!(
         "sqthread_poll_cpu" => system.sqthread_poll_cpu: MaybeCount,
+        category Engine,
         default "",
         help "io_uring with sqthread_poll: the CPU the polling kernel thread runs on",
     ),
     plain!(
         "hipri" => system.hipri: Flag,
+        category Engine,
         default "0",
         help "io_uring: polled completions (IORING_SETUP_IOPOLL); needs direct=1 and a device \
               with poll queues, else the run is refused naming the device",
     ),
     OptionDef {
         name: "nonvectored",
+        category: Category::Engine,
         aliases: &[],
         kind: OptionKind::Str,
         default: "-1",
@@ -207,6 +226,7 @@ pub(super) static ROWS: &[OptionDef] = &[
     },
     OptionDef {
         name: "uncached",
+        category: Category::Engine,
         aliases: &[],
         kind: OptionKind::Int,
         default: "0",
@@ -219,24 +239,28 @@ pub(super) static ROWS: &[OptionDef] = &[
     },
     plain!(
         "nowait" => system.nowait: Flag,
+        category Engine,
         default "0",
         help "io_uring and libaio: RWF_NOWAIT on reads and writes, so an IO that would block \
               fails with EAGAIN (an IO error) instead",
     ),
     plain!(
         "force_async" => system.force_async: Count,
+        category Engine,
         default "0",
         help "io_uring: IOSQE_ASYNC on every Nth request (punted to a kernel worker instead \
               of tried inline); 0 = never",
     ),
     plain!(
         "userspace_reap" => system.userspace_reap: Flag,
+        category Engine,
         default "0",
         help "libaio: a reap that need not wait reads the completion ring in user space \
               instead of calling io_getevents",
     ),
     OptionDef {
         name: "cmdprio_percentage",
+        category: Category::Engine,
         aliases: &[],
         kind: OptionKind::IntPair,
         default: "",
@@ -249,6 +273,7 @@ pub(super) static ROWS: &[OptionDef] = &[
     },
     OptionDef {
         name: "cmdprio_class",
+        category: Category::Engine,
         aliases: &[],
         kind: OptionKind::IntPair,
         default: "1",
@@ -261,6 +286,7 @@ pub(super) static ROWS: &[OptionDef] = &[
     },
     OptionDef {
         name: "cmdprio",
+        category: Category::Engine,
         aliases: &[],
         kind: OptionKind::IntPair,
         default: "0",
@@ -273,6 +299,7 @@ pub(super) static ROWS: &[OptionDef] = &[
     },
     OptionDef {
         name: "cmdprio_bssplit",
+        category: Category::Engine,
         aliases: &[],
         kind: OptionKind::Str,
         default: "",
@@ -285,12 +312,14 @@ pub(super) static ROWS: &[OptionDef] = &[
     },
     plain!(
         "exec_prerun" => system.exec_prerun: MaybeText,
+        category Timing,
         default "",
         help "A shell command each worker runs before its IO (output in NAME.prerun.txt; a \
               failure ends the worker); runs only with --allow-exec, refused otherwise",
     ),
     plain!(
         "exec_postrun" => system.exec_postrun: MaybeText,
+        category Timing,
         default "",
         help "A shell command each worker runs after its IO (output in NAME.postrun.txt); \
               runs only with --allow-exec, refused otherwise",

@@ -9,7 +9,7 @@ use super::error::InvalidValue;
 use super::limits::{Limits, Range};
 use super::shape::plain;
 use super::value::Value;
-use super::{OptionDef, OptionKind};
+use super::{Category, OptionDef, OptionKind};
 use crate::trim::ErrorClasses;
 use crate::JobSpec;
 
@@ -17,6 +17,7 @@ use crate::JobSpec;
 pub(super) static ROWS: &[OptionDef] = &[
     plain!(
         "continue_on_error" => trim.continue_on_error: Choice<ErrorClasses>,
+        category Verify,
         default "none",
         help "Go on after IO errors of these classes (none, read, write, io, verify, all; 0 = \
               none, 1 = all) whose errno is in ignore_error's list (EIO and EILSEQ by \
@@ -24,6 +25,7 @@ pub(super) static ROWS: &[OptionDef] = &[
     ),
     OptionDef {
         name: "ignore_error",
+        category: Category::Verify,
         aliases: &[],
         kind: OptionKind::Str,
         default: "",
@@ -37,12 +39,14 @@ pub(super) static ROWS: &[OptionDef] = &[
     },
     plain!(
         "error_dump" => trim.error_dump: Flag,
+        category Verify,
         default "0",
         help "List every IO error (op, offset, length, file, errno), the ones the job went on \
               after too",
     ),
     plain!(
         "trim_percentage" => trim.trim_percentage: Percent,
+        category Verify,
         default "0", unit "%",
         limits Limits {
             range: Range::Percent {
@@ -56,6 +60,7 @@ pub(super) static ROWS: &[OptionDef] = &[
     ),
     OptionDef {
         name: "trim_backlog",
+        category: Category::Verify,
         aliases: &[],
         kind: OptionKind::Int,
         default: "",
@@ -67,6 +72,7 @@ pub(super) static ROWS: &[OptionDef] = &[
     },
     OptionDef {
         name: "trim_backlog_batch",
+        category: Category::Verify,
         aliases: &[],
         kind: OptionKind::Int,
         default: "",

@@ -11,7 +11,7 @@ use super::error::InvalidValue;
 use super::limits::{Limits, Range};
 use super::shape::plain;
 use super::value::Value;
-use super::{OptionDef, OptionKind};
+use super::{Category, OptionDef, OptionKind};
 use crate::JobSpec;
 use diskmeter_units::format_size_suffix;
 use diskmeter_verify::{VerifyKind, VerifyPattern};
@@ -43,6 +43,7 @@ pub(super) const VERIFY_CHOICES: &[&str] = &[
 pub(super) static ROWS: &[OptionDef] = &[
     OptionDef {
         name: "verify",
+        category: Category::Verify,
         aliases: &[],
         kind: OptionKind::Choice(VERIFY_CHOICES),
         default: "0",
@@ -54,16 +55,19 @@ pub(super) static ROWS: &[OptionDef] = &[
     },
     plain!(
         "do_verify" => verify.do_verify: Flag,
+        category Verify,
         default "1",
         help "Read back and check the written data after the write phase (only with verify)",
     ),
     plain!(
         "verify_only" => verify.verify_only: Flag,
+        category Verify,
         default "0",
         help "Do not run the workload; only check that the data an earlier run of this job wrote is still intact (not with time_based)",
     ),
     OptionDef {
         name: "verify_pattern",
+        category: Category::Verify,
         aliases: &[],
         kind: OptionKind::Str,
         default: "",
@@ -75,6 +79,7 @@ pub(super) static ROWS: &[OptionDef] = &[
     },
     OptionDef {
         name: "verify_interval",
+        category: Category::Verify,
         aliases: &[],
         kind: OptionKind::Size,
         default: "",
@@ -92,6 +97,7 @@ pub(super) static ROWS: &[OptionDef] = &[
     },
     OptionDef {
         name: "verify_offset",
+        category: Category::Verify,
         aliases: &[],
         kind: OptionKind::Size,
         default: "",
@@ -109,51 +115,61 @@ pub(super) static ROWS: &[OptionDef] = &[
     },
     plain!(
         "verify_fatal" => verify.fatal: Flag,
+        category Verify,
         default "0",
         help "Stop the job at its first verify failure instead of checking on",
     ),
     plain!(
         "verify_dump" => verify.dump: Flag,
+        category Verify,
         default "0",
         help "On a verify failure, write the expected and the found contents of the block to files for inspection",
     ),
     plain!(
         "verify_async" => verify.async_threads: Count,
+        category Verify,
         default "0", unit "threads",
         help "fio's number of offload threads for checking (0 = check inline)",
     ),
     plain!(
         "verify_async_cpus" => verify.async_cpus: Cpus,
+        category Verify,
         default "",
         help "CPUs for the verify_async threads",
     ),
     plain!(
         "verify_backlog" => verify.backlog_blocks: IntOrOff,
+        category Verify,
         default "", unit "blocks",
         help "Check while writing: after every this many blocks written, read back and check written blocks (unset or 0 = check after the write phase)",
     ),
     plain!(
         "verify_backlog_batch" => verify.backlog_batch_blocks: IntOrOff,
+        category Verify,
         default "", unit "blocks",
         help "How many blocks each verify_backlog check reads back (unset = verify_backlog)",
     ),
     plain!(
         "verify_state_save" => verify.state_save: Flag,
+        category Verify,
         default "1",
         help "When the job stops during its write phase, save how far it got so a later verify_state_load run checks only that",
     ),
     plain!(
         "verify_state_load" => verify.state_load: Flag,
+        category Verify,
         default "0",
         help "Check only up to what the saved verify state says was written",
     ),
     plain!(
         "experimental_verify" => verify.experimental: Flag,
+        category Verify,
         default "0",
         help "fio's experimental verification (offsets re-derived by replaying the job's offset sequence instead of logged)",
     ),
     plain!(
         "trim_verify_zero" => verify.trim_verify_zero: Flag,
+        category Verify,
         default "1",
         help "Trimmed (discarded) blocks must read back as zeros when checked (with trim_percentage)",
     ),

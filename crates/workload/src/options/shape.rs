@@ -340,15 +340,16 @@ impl Shape for Floats {
 
 /// One plain option's row of the table, written once: its fio name and aliases, the field it
 /// stores into and the [`Shape`] it stores with (which gives the kind, the setter and the
-/// shower), its default as written, and optionally its unit and range, then its help.
+/// shower), its `--help` heading ([`crate::options::Category`]), its default as written, and optionally its unit and range, then its help.
 ///
 /// ```ignore
-/// plain!("end_fsync" => end_fsync: Flag, default "0",
+/// plain!("end_fsync" => end_fsync: Flag, category Engine, default "0",
 ///     help "fsync(2) each file when a writing job ends (counted as a sync IO)"),
-/// plain!("iodepth_low" => control.iodepth_low: MaybeCount, default "", unit "IOs",
+/// plain!("iodepth_low" => control.iodepth_low: MaybeCount, category Engine, default "",
+///     unit "IOs",
 ///     help "Once the queue is full, let it drain to this depth before filling it again \
 ///           (unset = keep it full)"),
-/// plain!("sync" => sync: Choice<SyncMode>, default "none",
+/// plain!("sync" => sync: Choice<SyncMode>, category Engine, default "none",
 ///     help "Synchronous writes: 1/sync opens with O_SYNC, dsync with O_DSYNC, 0/none plain"),
 /// ```
 ///
@@ -357,6 +358,7 @@ impl Shape for Floats {
 macro_rules! plain {
     (
         $name:literal $(| $alias:literal)* => $($field:ident).+ : $shape:ident $(<$arg:ty>)?,
+        category $category:ident,
         default $default:literal
         $(, unit $unit:literal)?
         $(, limits $limits:expr)?
@@ -364,6 +366,7 @@ macro_rules! plain {
     ) => {
         $crate::options::OptionDef {
             name: $name,
+            category: $crate::options::Category::$category,
             aliases: &[$($alias),*],
             kind: <$crate::options::shape::$shape $(<$arg>)? as $crate::options::shape::Shape>::KIND,
             default: $default,
