@@ -29,7 +29,12 @@ pub(crate) struct AxisCoord {
     /// The shown range, as positions.
     lo_pos: f64,
     hi_pos: f64,
+    /// The values of a grid (a sweep's queue depths): ticked and labelled exactly there.
+    grid: Vec<f64>,
 }
+
+/// At most this many labelled ticks per numeric axis.
+pub(crate) const LABELS: usize = 10;
 
 impl Mapping {
     /// The mapping an axis asks for: categories win over the scale, since their values are
@@ -134,7 +139,28 @@ impl AxisCoord {
             mapping,
             lo_pos: lo,
             hi_pos: hi,
+            grid: Vec::new(),
         }
+    }
+
+    /// The axis ticked at the values of a grid (a sweep's 1, 4, 16, 64), a little beyond
+    /// its ends, instead of at round numbers: 4/16/64 reads as 4/16/64, not as 10-70. Only
+    /// for a log axis (a grid doubles or quadruples from value to value).
+    pub(crate) fn with_grid(mut self, grid: Vec<f64>) -> AxisCoord {
+        let positions: Vec<f64> = grid
+            .iter()
+            .filter_map(|v| self.mapping.position(*v))
+            .collect();
+        if self.mapping != Mapping::Log10 || positions.len() < 2 {
+            return self;
+        }
+        let min = positions.iter().copied().fold(f64::INFINITY, f64::min);
+        let max = positions.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+        let pad = (max - min) * 0.06;
+        self.lo_pos = min - pad;
+        self.hi_pos = max + pad;
+        self.grid = grid;
+        self
     }
 
     /// How values map to positions.
@@ -218,14 +244,34 @@ impl Ranged for AxisCoord {
         // Light grid lines only between the decades of a log axis, where they show the
         // scale; elsewhere they would only add noise.
         let light = hint.weight().allow_light_points();
-        if light && self.mapping != Mapping::Log10 {
+        if light && (self.mapping != Mapping::Log10 || !self.grid.is_empty()) {
             return Vec::new();
+        }
+        if !self.grid.is_empty() {
+            return thin(self.grid.clone(), max);
         }
         match &self.mapping {
             Mapping::Linear => self.linear_ticks(max),
             Mapping::Categories(_) => self.whole_ticks(self.lo_pos.ceil().max(0.0), max),
             Mapping::Log10 => {
                 let decades = self.whole_ticks(self.lo_pos.ceil(), max);
+                if !light && self.hi_pos - self.lo_pos <= 3.0 {
+                    // Few decades: 1, 2, 5, 10, 20, 50... as a log axis is read.
+                    let mut values = Vec::new();
+                    let mut decade = self.lo_pos.floor();
+                    while decade <= self.hi_pos {
+                        for m in [1.0f64, 2.0, 5.0] {
+                            let p = decade + m.log10();
+                            if self.in_range(p) {
+                                values.push(self.mapping.value(p));
+                            }
+                        }
+                        decade += 1.0;
+                    }
+                    if values.len() <= max {
+                        return values;
+                    }
+                }
                 if !light {
                     return decades.into_iter().map(|p| self.mapping.value(p)).collect();
                 }
@@ -268,7 +314,8 @@ impl Ranged for AxisCoord {
 impl ValueFormatter<f64> for AxisCoord {
     fn format_ext(&self, value: &f64) -> String {
         match &self.mapping {
-            Mapping::Linear | Mapping::Log10 => compact_number(*value),
+            Mapping::Linear => axis_number(*value, &self.linear_ticks(LABELS)),
+            Mapping::Log10 => compact_number(*value),
             Mapping::Nines => percent_label(*value),
             Mapping::Categories(names) => {
                 let index = value.round();
@@ -287,6 +334,43 @@ pub(crate) fn percent_label(percentile: f64) -> String {
     let nines = -(1.0 - percentile / 100.0).log10();
     let decimals = ((nines - 1e-6).ceil() - 2.0).max(0.0) as usize;
     format!("{percentile:.decimals$}%")
+}
+
+/// A tick of a linear axis, labelled as all its `ticks` are: one unit suffix for the axis
+/// (none, k, M or G: `0, 2k, 4k`, never `0.00` beside `1000`) and as many decimals as its
+/// step needs (`0, 0.25, 0.5`; `0, 2.5k, 5k`).
+pub(crate) fn axis_number(value: f64, ticks: &[f64]) -> String {
+    if value == 0.0 {
+        return "0".to_string();
+    }
+    let top = ticks.iter().fold(value.abs(), |m, t| m.max(t.abs()));
+    let step = ticks
+        .windows(2)
+        .map(|w| (w[1] - w[0]).abs())
+        .filter(|d| *d > 0.0)
+        .fold(f64::INFINITY, f64::min);
+    let step = if step.is_finite() { step } else { top };
+    let (divisor, suffix) = [(1e9, "G"), (1e6, "M"), (1e3, "k")]
+        .into_iter()
+        // k only from 10k: 0 to 1000 in steps of 100 reads better without it.
+        .find(|(d, _)| top >= d * if *d == 1e3 { 10.0 } else { 1.0 } && step / d >= 0.1)
+        .unwrap_or((1.0, ""));
+    let scaled_step = step / divisor;
+    let decimals = (0..6)
+        .find(|d| {
+            let shifted = scaled_step * 10f64.powi(*d);
+            (shifted - shifted.round()).abs() < 1e-6 * shifted.max(1.0)
+        })
+        .unwrap_or(6) as usize;
+    let text = format!("{:.decimals$}", value / divisor);
+    // 2.5k beside 5k, not 5.0k: the step's decimals, without trailing zeros.
+    let text = if text.contains('.') {
+        text.trim_end_matches('0').trim_end_matches('.').to_string()
+    } else {
+        text
+    };
+    let text = if text == "-0" { "0".to_string() } else { text };
+    format!("{text}{suffix}")
 }
 
 /// A tick value, short: `0.25`, `750`, `2500`, `12.5k`, `3M`.
@@ -394,6 +478,31 @@ mod tests {
         assert_eq!(labels(&axis), ["SEQ1M", "RND4K"]);
         assert_eq!(axis.format_ext(&0.5), "");
         assert_eq!(axis.mapping().position(2.0), None, "no third category");
+    }
+
+    #[test]
+    fn a_linear_axis_labels_its_ticks_alike() {
+        let ticks = [0.0, 2500.0, 5000.0, 7500.0, 10_000.0, 12_500.0];
+        let texts: Vec<String> = ticks.iter().map(|t| axis_number(*t, &ticks)).collect();
+        assert_eq!(texts, ["0", "2.5k", "5k", "7.5k", "10k", "12.5k"]);
+        let ticks = [0.0, 200.0, 400.0, 600.0, 800.0, 1000.0];
+        let texts: Vec<String> = ticks.iter().map(|t| axis_number(*t, &ticks)).collect();
+        assert_eq!(texts, ["0", "200", "400", "600", "800", "1000"]);
+        let ticks = [0.0, 0.25, 0.5, 0.75];
+        let texts: Vec<String> = ticks.iter().map(|t| axis_number(*t, &ticks)).collect();
+        assert_eq!(texts, ["0", "0.25", "0.5", "0.75"]);
+    }
+
+    #[test]
+    fn a_grid_is_ticked_at_its_values_and_a_few_decades_at_1_2_5() {
+        let axis = fitted(Mapping::Log10, &[4.0, 64.0], false).with_grid(vec![4.0, 16.0, 64.0]);
+        assert_eq!(labels(&axis), ["4", "16", "64"]);
+        assert!(axis.range().start > 3.0 && axis.range().end < 80.0);
+        let axis = fitted(Mapping::Log10, &[3.0, 450.0], false);
+        assert_eq!(
+            labels(&axis),
+            ["1", "2", "5", "10", "20", "50", "100", "200", "500", "1000"]
+        );
     }
 
     #[test]

@@ -30,6 +30,7 @@ pub mod emulate;
 pub mod find;
 pub mod history;
 pub mod model;
+pub mod palette;
 pub mod plan;
 pub mod rehearse;
 pub mod requirements;

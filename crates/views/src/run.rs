@@ -158,6 +158,7 @@ fn step_content(
         }
     }
     let anchor = section.anchor.clone();
+    let first_chart = section.charts.len();
     let series = step.series();
     section.charts.extend(charts::series_charts(
         &anchor,
@@ -205,6 +206,11 @@ fn step_content(
         }
     }
     section.charts.extend(charts::cpu_chart(&anchor, result));
+    // A chart read on its own (a slide, a ticket, `diskmeter chart`) says what and where.
+    let about = format!("{} on {}", step_label(step), run.summary.target);
+    for chart in &mut section.charts[first_chart..] {
+        chart.title = format!("{}: {about}", chart.title);
+    }
     if figures.latency.unknown {
         section.notes.push(format!(
             "This step was rate-limited or replayed, but its result was saved before \
