@@ -245,9 +245,6 @@ fn a_runs_report_prints_to_pdf_with_every_chart_inside_its_page() {
         &pdf[..pdf.len().min(16)]
     );
     assert!(pdf.len() > 20_000, "a {}-byte PDF", pdf.len());
-    if let Some(dir) = std::env::var_os("DISKMETER_SCREENSHOTS") {
-        std::fs::write(PathBuf::from(dir).join("report.pdf"), &pdf).unwrap();
-    }
 
     // Laid out as it prints: each chart within the paper's width, no taller than a page
     // and kept whole by a page break (break-inside: avoid moves it to the next page).
