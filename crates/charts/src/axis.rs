@@ -290,12 +290,13 @@ impl Ranged for AxisCoord {
                 thin(values, max)
             }
             Mapping::Nines => {
-                // 0 %, 50 %, then 90 %, 99 %, 99.9 %...: one nine per tick.
+                // 50 % (or 0 % when 50 % is not shown: it would crowd it), then 90 %,
+                // 99 %, 99.9 %...: one nine per tick, as charts.js ticks it.
                 let mut positions = Vec::new();
-                for p in [0.0, 2f64.log10()] {
-                    if self.in_range(p) {
-                        positions.push(p);
-                    }
+                if self.in_range(2f64.log10()) {
+                    positions.push(2f64.log10());
+                } else if self.in_range(0.0) {
+                    positions.push(0.0);
                 }
                 positions.extend(self.whole_ticks(self.lo_pos.ceil().max(1.0), max));
                 thin(positions, max)
@@ -315,7 +316,10 @@ impl ValueFormatter<f64> for AxisCoord {
     fn format_ext(&self, value: &f64) -> String {
         match &self.mapping {
             Mapping::Linear => axis_number(*value, &self.linear_ticks(LABELS)),
-            Mapping::Log10 => compact_number(*value),
+            // A grid's values as they are (a 1024 KiB block is 1024, not 1.02k).
+            Mapping::Log10 if !self.grid.is_empty() => scaled_number(*value, 1e6),
+            // 1, 10, 100, 1k, 10k: a log axis's thousands alike.
+            Mapping::Log10 => scaled_number(*value, 1e3),
             Mapping::Nines => percent_label(*value),
             Mapping::Categories(names) => {
                 let index = value.round();
@@ -373,14 +377,15 @@ pub(crate) fn axis_number(value: f64, ticks: &[f64]) -> String {
     format!("{text}{suffix}")
 }
 
-/// A tick value, short: `0.25`, `750`, `2500`, `12.5k`, `3M`.
-pub(crate) fn compact_number(value: f64) -> String {
+/// A tick value of a log axis, short: `0.25`, `750`, `2.5k`, `12.5k`, `3M`, with thousands
+/// as `k` from `k_from` on (1e3: `1k` beside `10k`, never `1000` beside `10k`).
+fn scaled_number(value: f64, k_from: f64) -> String {
     let magnitude = value.abs();
     let (scaled, suffix) = if magnitude >= 1e9 {
         (value / 1e9, "G")
     } else if magnitude >= 1e6 {
         (value / 1e6, "M")
-    } else if magnitude >= 1e4 {
+    } else if magnitude >= k_from {
         (value / 1e3, "k")
     } else {
         (value, "")
@@ -424,10 +429,7 @@ mod tests {
     #[test]
     fn a_nines_axis_spaces_90_99_and_999_evenly_and_labels_them_as_percentiles() {
         let axis = fitted(Mapping::Nines, &[1.0, 50.0, 99.0, 99.95], false);
-        assert_eq!(
-            labels(&axis),
-            ["0%", "50%", "90%", "99%", "99.9%", "99.99%"]
-        );
+        assert_eq!(labels(&axis), ["50%", "90%", "99%", "99.9%", "99.99%"]);
         let at = |p: f64| axis.map(&p, (0, 4000));
         assert_eq!(at(90.0), 1000);
         assert_eq!(at(99.0), 2000);
@@ -451,7 +453,7 @@ mod tests {
                 .iter()
                 .map(|v| axis.format_ext(v))
                 .collect::<Vec<_>>(),
-            ["1", "10", "100", "1000", "10k", "100k"]
+            ["1", "10", "100", "1k", "10k", "100k"]
         );
         assert_eq!(Mapping::Log10.position(0.0), None);
     }
@@ -497,11 +499,13 @@ mod tests {
     fn a_grid_is_ticked_at_its_values_and_a_few_decades_at_1_2_5() {
         let axis = fitted(Mapping::Log10, &[4.0, 64.0], false).with_grid(vec![4.0, 16.0, 64.0]);
         assert_eq!(labels(&axis), ["4", "16", "64"]);
+        let sizes = fitted(Mapping::Log10, &[4.0, 1024.0], false).with_grid(vec![4.0, 1024.0]);
+        assert_eq!(labels(&sizes), ["4", "1024"]);
         assert!(axis.range().start > 3.0 && axis.range().end < 80.0);
         let axis = fitted(Mapping::Log10, &[3.0, 450.0], false);
         assert_eq!(
             labels(&axis),
-            ["1", "2", "5", "10", "20", "50", "100", "200", "500", "1000"]
+            ["1", "2", "5", "10", "20", "50", "100", "200", "500", "1k"]
         );
     }
 
@@ -513,12 +517,12 @@ mod tests {
             (0.001234, "0.00123"),
             (7.5, "7.5"),
             (750.0, "750"),
-            (2500.0, "2500"),
+            (2500.0, "2.5k"),
             (12_500.0, "12.5k"),
             (3_000_000.0, "3M"),
             (-40.0, "-40"),
         ] {
-            assert_eq!(compact_number(value), text);
+            assert_eq!(scaled_number(value, 1e3), text);
         }
     }
 }

@@ -36,14 +36,14 @@
     return painted;
   }
 
-  /* A number with 4 significant digits at most and a k/M/G suffix: 0.123, 12.35, 1234, 12.3k. */
-  function shortNumber(value) {
+  /* A number with 4 significant digits at most and a k/M/G suffix: 0.123, 12.35, 1234, 12.3k;
+     k from 10k on, or from `kFrom` (1000 on a log axis: 1k beside 10k, as axis.rs labels). */
+  function shortNumber(value, kFrom) {
     if (value === null || value === undefined || !isFinite(value)) {
       return "--";
     }
     var size = Math.abs(value);
-    /* From 10k on, as the PNG charts' axes (axis.rs compact_number): 2500, 12.5k, 3M. */
-    var suffixes = [[1e9, 1e9, "G"], [1e6, 1e6, "M"], [1e4, 1e3, "k"]];
+    var suffixes = [[1e9, 1e9, "G"], [1e6, 1e6, "M"], [kFrom || 1e4, 1e3, "k"]];
     for (var i = 0; i < suffixes.length; i++) {
       if (size >= suffixes[i][0]) {
         return Number((value / suffixes[i][1]).toPrecision(4)) + suffixes[i][2];
@@ -295,7 +295,13 @@
         return splits;
       };
       options.values = function (u, splits) {
-        return splits.map(function (v) { return v >= 1e-4 && v < 1e12 ? shortNumber(v) : logLabel(v); });
+        return splits.map(function (v) {
+          /* A grid's values as they are (a 1024 KiB block is 1024, not 1.024k). */
+          if (grid.length > 0) {
+            return String(Number(v.toPrecision(6)));
+          }
+          return v >= 1e-4 && v < 1e12 ? shortNumber(v, 1e3) : logLabel(v);
+        });
       };
     } else {
       options.values = function (u, splits) {
