@@ -11,7 +11,8 @@
 //!   write is the same colour in every chart, HTML or PNG.
 //! - Block sizes and queue depths are keyed by value (the power of two picks the slot), so
 //!   4 KiB has the same colour in a sweep's report and in its PNG and SVG charts; runs and
-//!   other series take the slots in order. Two series of one chart never share a colour
+//!   other series take the slots in order from reddish purple, past the directions' colours
+//!   (a run A and a run B should not read as a read and a write). Two series of one chart never share a colour
 //!   while the palette lasts.
 //! - A bound (an SLO line) is black and dashed.
 //! - Series that may lie on top of one another (reads and writes of a 50/50 mix, read mean
@@ -42,6 +43,10 @@ pub const SEQUENCE: [&str; 7] = [
     "#56B4E9", // sky blue
     "#000000", // black
 ];
+
+/// The slot of [`SEQUENCE`] the first series that is neither a direction, a size nor a
+/// depth takes (reddish purple; then orange, sky blue, black, ...).
+const OTHERS_FIRST: usize = 3;
 
 /// Dash patterns (on, off pixels, ...), the first solid: told apart where lines overlap.
 pub const DASHES: [&[u32]; 4] = [&[], &[10, 5], &[3, 4], &[12, 4, 3, 4]];
@@ -167,9 +172,11 @@ impl ChartSpec {
                 Key::Direction(colour) => *colour,
                 Key::Bound => BOUND,
                 Key::Power(_) | Key::Other => {
+                    // Runs, CPU kinds, percentiles start past the direction colours, so
+                    // a run A and a run B do not read as a read and a write.
                     let preferred = match key {
                         Key::Power(slot) => *slot as usize,
-                        _ => ordinal,
+                        _ => OTHERS_FIRST + ordinal,
                     };
                     ordinal += 1;
                     // The preferred slot, or the next one no other series of the chart has.
@@ -330,6 +337,13 @@ mod tests {
         let bars = spec(ChartStyle::Bars, &["A (baseline)", "B (candidate)"]).look();
         assert!(bars.series.iter().all(|p| p.dash.is_empty()));
         assert_ne!(bars.series[0].colour, bars.series[1].colour);
+        assert!(
+            bars.series
+                .iter()
+                .all(|p| p.colour != READ && p.colour != WRITE),
+            "runs are not coloured as directions: {:?}",
+            bars.series
+        );
         assert_eq!(bars.summary, LegendSummary::Max);
     }
 
