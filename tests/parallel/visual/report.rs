@@ -276,5 +276,21 @@ fn a_runs_report_prints_to_pdf_with_every_chart_inside_its_page() {
         assert_eq!(chart.break_inside, "avoid", "{}: {chart:?}", chart.id);
         assert!(!chart.legend_overlaps_plot(), "{chart:?}");
     }
+    // The PDF's pages: at least as many as the print layout's height fills on A4 (273 mm
+    // of content, 1032 px), so the PDF was laid out at the paper's width as checked above,
+    // not at the screen's, where the page is shorter.
+    let height = page
+        .eval("document.documentElement.scrollHeight")
+        .as_f64()
+        .unwrap();
+    let pages = pdf
+        .windows(12)
+        .filter(|w| w.starts_with(b"/Type /Page") && w[11] != b's')
+        .count();
+    let least = (height / (273.0 / 25.4 * 96.0)).ceil() as usize;
+    assert!(
+        pages >= least,
+        "{pages} PDF pages for {height} px of print layout"
+    );
     page.show_on_screen();
 }
