@@ -16,6 +16,10 @@
 //! (chromedevtools.github.io/devtools-protocol: Target, Page, Runtime, Log, Network).
 
 mod devtools;
+mod layout;
+
+#[allow(unused_imports)]
+pub use layout::{ChartBoxes, PRINT_HEIGHT_PX, PRINT_WIDTH_PX};
 
 use base64::Engine as _;
 use devtools::Connection;
@@ -423,8 +427,9 @@ impl Page {
     }
 
     /// The whole check of a page with charts: waits for them, then asserts there were no
-    /// errors, that the page holds as many `.chart` elements as it said it would draw, and
-    /// that each drew pixels. Returns the charts.
+    /// errors, that the page holds as many `.chart` elements as it said it would draw, that
+    /// each drew pixels, and that each legend is beside its plot, showing values
+    /// ([`Page::assert_legends_beside_plots`]). Returns the charts.
     pub fn assert_charts_drawn_cleanly(&self) -> Vec<ChartPixels> {
         let expected = self.wait_for_charts();
         let errors = self.errors();
@@ -442,6 +447,7 @@ impl Page {
             "{}: charts with nothing drawn: {blank:#?}",
             self.url
         );
+        self.assert_legends_beside_plots();
         charts
     }
 

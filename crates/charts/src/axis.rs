@@ -29,7 +29,12 @@ pub(crate) struct AxisCoord {
     /// The shown range, as positions.
     lo_pos: f64,
     hi_pos: f64,
+    /// The values of a grid (a sweep's queue depths): ticked and labelled exactly there.
+    grid: Vec<f64>,
 }
+
+/// At most this many labelled ticks per numeric axis.
+pub(crate) const LABELS: usize = 10;
 
 impl Mapping {
     /// The mapping an axis asks for: categories win over the scale, since their values are
@@ -134,7 +139,28 @@ impl AxisCoord {
             mapping,
             lo_pos: lo,
             hi_pos: hi,
+            grid: Vec::new(),
         }
+    }
+
+    /// The axis ticked at the values of a grid (a sweep's 1, 4, 16, 64), a little beyond
+    /// its ends, instead of at round numbers: 4/16/64 reads as 4/16/64, not as 10-70. Only
+    /// for a log axis (a grid doubles or quadruples from value to value).
+    pub(crate) fn with_grid(mut self, grid: Vec<f64>) -> AxisCoord {
+        let positions: Vec<f64> = grid
+            .iter()
+            .filter_map(|v| self.mapping.position(*v))
+            .collect();
+        if self.mapping != Mapping::Log10 || positions.len() < 2 {
+            return self;
+        }
+        let min = positions.iter().copied().fold(f64::INFINITY, f64::min);
+        let max = positions.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+        let pad = (max - min) * 0.06;
+        self.lo_pos = min - pad;
+        self.hi_pos = max + pad;
+        self.grid = grid;
+        self
     }
 
     /// How values map to positions.
@@ -218,14 +244,34 @@ impl Ranged for AxisCoord {
         // Light grid lines only between the decades of a log axis, where they show the
         // scale; elsewhere they would only add noise.
         let light = hint.weight().allow_light_points();
-        if light && self.mapping != Mapping::Log10 {
+        if light && (self.mapping != Mapping::Log10 || !self.grid.is_empty()) {
             return Vec::new();
+        }
+        if !self.grid.is_empty() {
+            return thin(self.grid.clone(), max);
         }
         match &self.mapping {
             Mapping::Linear => self.linear_ticks(max),
             Mapping::Categories(_) => self.whole_ticks(self.lo_pos.ceil().max(0.0), max),
             Mapping::Log10 => {
                 let decades = self.whole_ticks(self.lo_pos.ceil(), max);
+                if !light && self.hi_pos - self.lo_pos <= 3.0 {
+                    // Few decades: 1, 2, 5, 10, 20, 50... as a log axis is read.
+                    let mut values = Vec::new();
+                    let mut decade = self.lo_pos.floor();
+                    while decade <= self.hi_pos {
+                        for m in [1.0f64, 2.0, 5.0] {
+                            let p = decade + m.log10();
+                            if self.in_range(p) {
+                                values.push(self.mapping.value(p));
+                            }
+                        }
+                        decade += 1.0;
+                    }
+                    if values.len() <= max {
+                        return values;
+                    }
+                }
                 if !light {
                     return decades.into_iter().map(|p| self.mapping.value(p)).collect();
                 }
@@ -244,12 +290,13 @@ impl Ranged for AxisCoord {
                 thin(values, max)
             }
             Mapping::Nines => {
-                // 0 %, 50 %, then 90 %, 99 %, 99.9 %...: one nine per tick.
+                // 50 % (or 0 % when 50 % is not shown: it would crowd it), then 90 %,
+                // 99 %, 99.9 %...: one nine per tick, as charts.js ticks it.
                 let mut positions = Vec::new();
-                for p in [0.0, 2f64.log10()] {
-                    if self.in_range(p) {
-                        positions.push(p);
-                    }
+                if self.in_range(2f64.log10()) {
+                    positions.push(2f64.log10());
+                } else if self.in_range(0.0) {
+                    positions.push(0.0);
                 }
                 positions.extend(self.whole_ticks(self.lo_pos.ceil().max(1.0), max));
                 thin(positions, max)
@@ -268,7 +315,11 @@ impl Ranged for AxisCoord {
 impl ValueFormatter<f64> for AxisCoord {
     fn format_ext(&self, value: &f64) -> String {
         match &self.mapping {
-            Mapping::Linear | Mapping::Log10 => compact_number(*value),
+            Mapping::Linear => axis_number(*value, &self.linear_ticks(LABELS)),
+            // A grid's values as they are (a 1024 KiB block is 1024, not 1.02k).
+            Mapping::Log10 if !self.grid.is_empty() => scaled_number(*value, 1e6),
+            // 1, 10, 100, 1k, 10k: a log axis's thousands alike.
+            Mapping::Log10 => scaled_number(*value, 1e3),
             Mapping::Nines => percent_label(*value),
             Mapping::Categories(names) => {
                 let index = value.round();
@@ -289,14 +340,52 @@ pub(crate) fn percent_label(percentile: f64) -> String {
     format!("{percentile:.decimals$}%")
 }
 
-/// A tick value, short: `0.25`, `750`, `2500`, `12.5k`, `3M`.
-pub(crate) fn compact_number(value: f64) -> String {
+/// A tick of a linear axis, labelled as all its `ticks` are: one unit suffix for the axis
+/// (none, k, M or G: `0, 2k, 4k`, never `0.00` beside `1000`) and as many decimals as its
+/// step needs (`0, 0.25, 0.5`; `0, 2.5k, 5k`).
+pub(crate) fn axis_number(value: f64, ticks: &[f64]) -> String {
+    if value == 0.0 {
+        return "0".to_string();
+    }
+    let top = ticks.iter().fold(value.abs(), |m, t| m.max(t.abs()));
+    let step = ticks
+        .windows(2)
+        .map(|w| (w[1] - w[0]).abs())
+        .filter(|d| *d > 0.0)
+        .fold(f64::INFINITY, f64::min);
+    let step = if step.is_finite() { step } else { top };
+    let (divisor, suffix) = [(1e9, "G"), (1e6, "M"), (1e3, "k")]
+        .into_iter()
+        // k only from 10k: 0 to 1000 in steps of 100 reads better without it.
+        .find(|(d, _)| top >= d * if *d == 1e3 { 10.0 } else { 1.0 } && step / d >= 0.1)
+        .unwrap_or((1.0, ""));
+    let scaled_step = step / divisor;
+    let decimals = (0..6)
+        .find(|d| {
+            let shifted = scaled_step * 10f64.powi(*d);
+            (shifted - shifted.round()).abs() < 1e-6 * shifted.max(1.0)
+        })
+        .unwrap_or(6) as usize;
+    let text = format!("{:.decimals$}", value / divisor);
+    // 2.5k beside 5k, not 5.0k: the step's decimals, without trailing zeros.
+    let text = if text.contains('.') {
+        text.trim_end_matches('0').trim_end_matches('.').to_string()
+    } else {
+        text
+    };
+    let text = if text == "-0" { "0".to_string() } else { text };
+    format!("{text}{suffix}")
+}
+
+/// A tick value of a log axis, short: `0.25`, `750`, `2.5k`, `12.5k`, `3M`, with thousands
+/// as `k` from `k_from` on (1e3: `1k` beside `10k`, never `1000` beside `10k`).
+fn scaled_number(value: f64, k_from: f64) -> String {
     let magnitude = value.abs();
     let (scaled, suffix) = if magnitude >= 1e9 {
         (value / 1e9, "G")
     } else if magnitude >= 1e6 {
         (value / 1e6, "M")
-    } else if magnitude >= 1e4 {
+    } else if magnitude >= k_from {
         (value / 1e3, "k")
     } else {
         (value, "")
@@ -340,10 +429,7 @@ mod tests {
     #[test]
     fn a_nines_axis_spaces_90_99_and_999_evenly_and_labels_them_as_percentiles() {
         let axis = fitted(Mapping::Nines, &[1.0, 50.0, 99.0, 99.95], false);
-        assert_eq!(
-            labels(&axis),
-            ["0%", "50%", "90%", "99%", "99.9%", "99.99%"]
-        );
+        assert_eq!(labels(&axis), ["50%", "90%", "99%", "99.9%", "99.99%"]);
         let at = |p: f64| axis.map(&p, (0, 4000));
         assert_eq!(at(90.0), 1000);
         assert_eq!(at(99.0), 2000);
@@ -367,7 +453,7 @@ mod tests {
                 .iter()
                 .map(|v| axis.format_ext(v))
                 .collect::<Vec<_>>(),
-            ["1", "10", "100", "1000", "10k", "100k"]
+            ["1", "10", "100", "1k", "10k", "100k"]
         );
         assert_eq!(Mapping::Log10.position(0.0), None);
     }
@@ -397,6 +483,33 @@ mod tests {
     }
 
     #[test]
+    fn a_linear_axis_labels_its_ticks_alike() {
+        let ticks = [0.0, 2500.0, 5000.0, 7500.0, 10_000.0, 12_500.0];
+        let texts: Vec<String> = ticks.iter().map(|t| axis_number(*t, &ticks)).collect();
+        assert_eq!(texts, ["0", "2.5k", "5k", "7.5k", "10k", "12.5k"]);
+        let ticks = [0.0, 200.0, 400.0, 600.0, 800.0, 1000.0];
+        let texts: Vec<String> = ticks.iter().map(|t| axis_number(*t, &ticks)).collect();
+        assert_eq!(texts, ["0", "200", "400", "600", "800", "1000"]);
+        let ticks = [0.0, 0.25, 0.5, 0.75];
+        let texts: Vec<String> = ticks.iter().map(|t| axis_number(*t, &ticks)).collect();
+        assert_eq!(texts, ["0", "0.25", "0.5", "0.75"]);
+    }
+
+    #[test]
+    fn a_grid_is_ticked_at_its_values_and_a_few_decades_at_1_2_5() {
+        let axis = fitted(Mapping::Log10, &[4.0, 64.0], false).with_grid(vec![4.0, 16.0, 64.0]);
+        assert_eq!(labels(&axis), ["4", "16", "64"]);
+        let sizes = fitted(Mapping::Log10, &[4.0, 1024.0], false).with_grid(vec![4.0, 1024.0]);
+        assert_eq!(labels(&sizes), ["4", "1024"]);
+        assert!(axis.range().start > 3.0 && axis.range().end < 80.0);
+        let axis = fitted(Mapping::Log10, &[3.0, 450.0], false);
+        assert_eq!(
+            labels(&axis),
+            ["1", "2", "5", "10", "20", "50", "100", "200", "500", "1k"]
+        );
+    }
+
+    #[test]
     fn tick_numbers_are_short() {
         for (value, text) in [
             (0.0, "0"),
@@ -404,12 +517,12 @@ mod tests {
             (0.001234, "0.00123"),
             (7.5, "7.5"),
             (750.0, "750"),
-            (2500.0, "2500"),
+            (2500.0, "2.5k"),
             (12_500.0, "12.5k"),
             (3_000_000.0, "3M"),
             (-40.0, "-40"),
         ] {
-            assert_eq!(compact_number(value), text);
+            assert_eq!(scaled_number(value, 1e3), text);
         }
     }
 }

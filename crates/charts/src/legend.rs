@@ -2,30 +2,21 @@
 //! never hides data: a swatch in the series' colour and its label per drawn series, in rows
 //! across the width, then one line naming the series that had no value at all ("no data:
 //! loop1 write, ..."), which get no colour, so the colours go to the lines that are drawn.
+//! Swatches show each series' paint (colour and dash) from the one palette
+//! ([`diskmeter_views::palette`]).
 
+use crate::Rect;
+use diskmeter_views::palette::Paint;
 use diskmeter_views::ChartStyle;
 use plotters::coord::Shift;
 use plotters::drawing::DrawingAreaErrorKind;
 use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, Pos, VPos};
 
-/// Colours of the drawn series, in order: distinct in hue and lightness, readable on white.
-pub(crate) const PALETTE: [RGBColor; 10] = [
-    RGBColor(0, 92, 175),
-    RGBColor(222, 84, 24),
-    RGBColor(36, 146, 72),
-    RGBColor(146, 56, 168),
-    RGBColor(196, 146, 0),
-    RGBColor(0, 148, 160),
-    RGBColor(110, 110, 110),
-    RGBColor(186, 36, 92),
-    RGBColor(120, 80, 40),
-    RGBColor(100, 150, 225),
-];
-
-/// The colour of the `index`th drawn series.
-pub(crate) fn colour(index: usize) -> RGBColor {
-    PALETTE[index % PALETTE.len()]
+/// A paint's colour for plotters.
+pub(crate) fn colour(paint: &Paint) -> RGBColor {
+    let (r, g, b) = paint.rgb();
+    RGBColor(r, g, b)
 }
 
 const ROW: u32 = 26;
@@ -39,6 +30,8 @@ struct Entry {
     /// (row, x offset) where it goes.
     row: u32,
     x: i32,
+    /// Its width with the swatch, pixels.
+    width: i32,
 }
 
 /// A legend laid out across a width.
@@ -76,6 +69,7 @@ impl Legend {
                 text: label.to_string(),
                 row,
                 x,
+                width: size - 24,
             });
             x += size;
         }
@@ -93,11 +87,13 @@ impl Legend {
                 )
             };
             let row = max_rows - 1;
+            let (text_width, _) = area.estimate_text_size(&text, &style)?;
             entries.push(Entry {
                 swatch: None,
                 text,
                 row,
                 x: left,
+                width: text_width as i32,
             });
             return Ok(Legend {
                 entries,
@@ -121,11 +117,13 @@ impl Legend {
             if !entries.is_empty() {
                 row += 1;
             }
+            let (text_width, _) = area.estimate_text_size(&text, &style)?;
             entries.push(Entry {
                 swatch: None,
                 text,
                 row,
                 x: left,
+                width: text_width as i32,
             });
         }
         let rows = if entries.is_empty() { 0 } else { row + 1 };
@@ -137,11 +135,31 @@ impl Legend {
         self.rows * ROW
     }
 
-    /// Draws it into `area` (as high as [`Legend::height`]).
+    /// The box its entries take in `area`, in the pixels of the whole chart.
+    pub(crate) fn bounds<DB: DrawingBackend>(&self, area: &DrawingArea<DB, Shift>) -> Rect {
+        let (x0, y0) = area.get_base_pixel();
+        let left = self.entries.iter().map(|e| e.x).min().unwrap_or(0);
+        let right = self
+            .entries
+            .iter()
+            .map(|e| e.x + e.width)
+            .max()
+            .unwrap_or(0);
+        Rect {
+            left: x0 + left,
+            top: y0,
+            right: x0 + right,
+            bottom: y0 + self.height() as i32,
+        }
+    }
+
+    /// Draws it into `area` (as high as [`Legend::height`]), the `i`th drawn series'
+    /// swatch in `paints[i]`.
     pub(crate) fn draw<DB: DrawingBackend>(
         &self,
         area: &DrawingArea<DB, Shift>,
         style: ChartStyle,
+        paints: &[Paint],
     ) -> Result<(), DrawingAreaErrorKind<DB::ErrorType>> {
         let text = TextStyle::from(FONT).pos(Pos::new(HPos::Left, VPos::Center));
         for entry in &self.entries {
@@ -151,20 +169,34 @@ impl Legend {
                 area.draw(&Text::new(entry.text.clone(), (x, y), text.clone()))?;
                 continue;
             };
-            let colour = colour(index);
+            let Some(paint) = paints.get(index) else {
+                continue;
+            };
+            let colour = colour(paint);
             if style == ChartStyle::Bars {
                 area.draw(&Rectangle::new(
                     [(x, y - 7), (x + SWATCH, y + 7)],
                     colour.filled(),
                 ))?;
+            } else if let [on, off, ..] = paint.dash[..] {
+                // The swatch dashed as its line is: on, off, on... across its width.
+                let mut from = x;
+                while from < x + SWATCH {
+                    let to = (from + on as i32).min(x + SWATCH);
+                    area.draw(&PathElement::new(
+                        vec![(from, y), (to, y)],
+                        colour.stroke_width(3),
+                    ))?;
+                    from = to + off as i32;
+                }
             } else {
                 area.draw(&PathElement::new(
                     vec![(x, y), (x + SWATCH, y)],
                     colour.stroke_width(3),
                 ))?;
-                if style == ChartStyle::LinesPoints {
-                    area.draw(&Circle::new((x + SWATCH / 2, y), 4, colour.filled()))?;
-                }
+            }
+            if style == ChartStyle::LinesPoints {
+                area.draw(&Circle::new((x + SWATCH / 2, y), 4, colour.filled()))?;
             }
             area.draw(&Text::new(
                 entry.text.clone(),

@@ -1,9 +1,11 @@
 //! Charts as SVG and PNG images, drawn with plotters: any chart of the view model
 //! ([`draw_spec`] of a [`diskmeter_views::ChartSpec`], module [`spec`], for `diskmeter
 //! chart`), and the charts of a sweep as the guides teach users to read them
-//! ([`write_charts`]): IOPS vs queue depth per block size (flattening at the IOPS cap),
-//! MiB/s vs block size per queue depth (flattening at the bandwidth cap) and mean latency vs
-//! queue depth (growing linearly once throttled).
+//! ([`write_charts`], the view model's sweep charts drawn the same way): IOPS vs queue depth
+//! per block size (flattening at the IOPS cap), MiB/s vs block size per queue depth
+//! (flattening at the bandwidth cap) and mean latency vs queue depth (growing linearly once
+//! throttled). Colours, dashes and a grid's ticks come from the one palette
+//! ([`diskmeter_views::palette`]), so a chart looks as the report's does.
 //!
 //! Text uses DejaVu Sans embedded in
 //! the binary (fonts/, Bitstream Vera licence), so no system font is needed.
@@ -16,12 +18,13 @@ mod output;
 pub mod spec;
 
 pub use output::{curve_output, sweep_output};
-pub use spec::{draw_spec, render_svg, ImageFormat};
+pub use spec::{
+    draw_spec, draw_spec_layout, render_rgb, render_svg, ChartLayout, ImageFormat, Rect,
+};
 
 use diskmeter_analysis::{PointGroup, SweepPoint};
 use diskmeter_views::ChartSpec;
 use plotters::drawing::DrawingAreaErrorKind;
-use plotters::prelude::*;
 use plotters::style::{register_font, FontStyle};
 use std::path::{Path, PathBuf};
 use std::sync::Once;
@@ -100,35 +103,6 @@ fn draw_error<E: std::error::Error + Send + Sync + 'static>(
     }
 }
 
-/// Which chart.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum ChartKind {
-    /// IOPS vs queue depth, one line per block size.
-    IopsVsQd,
-    /// MiB/s vs block size, one line per queue depth.
-    BandwidthVsBs,
-    /// Mean latency (ms) vs queue depth, one line per block size.
-    LatencyVsQd,
-}
-
-impl ChartKind {
-    /// All charts, in the order they are written.
-    pub const ALL: [ChartKind; 3] = [
-        ChartKind::IopsVsQd,
-        ChartKind::BandwidthVsBs,
-        ChartKind::LatencyVsQd,
-    ];
-
-    /// The file stem (`iops-vs-qd`).
-    pub fn stem(self) -> &'static str {
-        match self {
-            ChartKind::IopsVsQd => "iops-vs-qd",
-            ChartKind::BandwidthVsBs => "mibps-vs-bs",
-            ChartKind::LatencyVsQd => "latency-vs-qd",
-        }
-    }
-}
-
 fn register() {
     REGISTER.call_once(|| {
         // The embedded font is tested to load; failing here would only lose the text.
@@ -136,148 +110,21 @@ fn register() {
     });
 }
 
-fn size_label(bytes: u64) -> String {
-    diskmeter_units::format_size_suffix(bytes, diskmeter_units::KbBase::Binary).to_uppercase()
-}
-
-/// The series of one chart: (label, points (x, y)) with x on a log2 axis.
-fn series(kind: ChartKind, points: &[SweepPoint]) -> Vec<(String, Vec<(f64, f64)>)> {
-    let mut keys: Vec<u64> = points
-        .iter()
-        .map(|p| match kind {
-            ChartKind::BandwidthVsBs => u64::from(p.qd),
-            _ => p.bs_bytes,
-        })
-        .collect();
-    keys.sort_unstable();
-    keys.dedup();
-    keys.into_iter()
-        .map(|key| {
-            let mut line: Vec<(f64, f64)> = points
-                .iter()
-                .filter(|p| match kind {
-                    ChartKind::BandwidthVsBs => u64::from(p.qd) == key,
-                    _ => p.bs_bytes == key,
-                })
-                .map(|p| match kind {
-                    ChartKind::IopsVsQd => (f64::from(p.qd), p.iops),
-                    ChartKind::BandwidthVsBs => (
-                        p.bs_bytes as f64 / 1024.0,
-                        p.bytes_per_sec / (1u64 << 20) as f64,
-                    ),
-                    ChartKind::LatencyVsQd => (f64::from(p.qd), p.lat_mean_ns / 1e6),
-                })
-                .collect();
-            line.sort_by(|a, b| a.0.total_cmp(&b.0));
-            let label = match kind {
-                ChartKind::BandwidthVsBs => format!("QD {key}"),
-                _ => size_label(key),
-            };
-            (label, line)
-        })
-        .collect()
-}
-
-fn draw<DB: DrawingBackend>(
-    root: DrawingArea<DB, plotters::coord::Shift>,
-    kind: ChartKind,
-    title: &str,
-    points: &[SweepPoint],
-) -> Result<(), DrawingAreaErrorKind<DB::ErrorType>>
-where
-    DB::ErrorType: 'static,
-{
-    root.fill(&WHITE)?;
-    let lines = series(kind, points);
-    let all: Vec<(f64, f64)> = lines.iter().flat_map(|(_, l)| l.iter().copied()).collect();
-    let x_max = all.iter().map(|p| p.0).fold(1.0, f64::max) * 1.2;
-    let x_min = all
-        .iter()
-        .map(|p| p.0)
-        .fold(f64::INFINITY, f64::min)
-        .min(x_max)
-        / 1.2;
-    let y_max = all.iter().map(|p| p.1).fold(0.0, f64::max).max(1e-9) * 1.1;
-    let (x_label, y_label) = match kind {
-        ChartKind::IopsVsQd => ("queue depth (IOs in flight)", "IOPS"),
-        ChartKind::BandwidthVsBs => ("block size (KiB)", "MiB/s"),
-        ChartKind::LatencyVsQd => ("queue depth (IOs in flight)", "mean latency (ms)"),
-    };
-    let mut chart = ChartBuilder::on(&root)
-        .caption(title, ("sans-serif", 26))
-        .margin(16)
-        .x_label_area_size(48)
-        .y_label_area_size(80)
-        .build_cartesian_2d((x_min.max(1e-3)..x_max).log_scale(), 0.0..y_max)?;
-    chart
-        .configure_mesh()
-        .x_desc(x_label)
-        .y_desc(y_label)
-        .label_style(("sans-serif", 16))
-        .x_label_formatter(&|x| format!("{x:.0}"))
-        .y_label_formatter(&|y| {
-            if *y >= 100.0 {
-                format!("{y:.0}")
-            } else {
-                format!("{y:.2}")
-            }
-        })
-        .draw()?;
-    for (index, (label, line)) in lines.iter().enumerate() {
-        let color = Palette99::pick(index).to_rgba();
-        chart
-            .draw_series(LineSeries::new(line.iter().copied(), color.stroke_width(2)))?
-            .label(label.clone())
-            .legend(move |(x, y)| {
-                PathElement::new(vec![(x, y), (x + 20, y)], color.stroke_width(2))
-            });
-        chart.draw_series(line.iter().map(|&p| Circle::new(p, 3, color.filled())))?;
-    }
-    chart
-        .configure_series_labels()
-        .background_style(WHITE.mix(0.85))
-        .border_style(BLACK)
-        .label_font(("sans-serif", 16))
-        .position(SeriesLabelPosition::UpperLeft)
-        .draw()?;
-    root.present()
-}
-
-/// Writes every chart of `points` into `dir` as SVG and PNG, titled with `title`; returns
-/// the files written.
+/// Writes every chart of `points` into `dir` as SVG and PNG ([`draw_spec`] of the view
+/// model's sweep charts, so they look as the report's do), `title` saying what was swept;
+/// returns the files written.
 pub fn write_charts(
     dir: &Path,
     title: &str,
     points: &[SweepPoint],
 ) -> Result<Vec<PathBuf>, ChartError> {
-    register();
-    let mut written = Vec::new();
-    for kind in ChartKind::ALL {
-        let chart_title = match kind {
-            ChartKind::IopsVsQd => format!("{title}: IOPS vs queue depth"),
-            ChartKind::BandwidthVsBs => format!("{title}: MiB/s vs block size"),
-            ChartKind::LatencyVsQd => format!("{title}: mean latency vs queue depth"),
-        };
-        let svg = dir.join(format!("{}.svg", kind.stem()));
-        draw(
-            SVGBackend::new(&svg, CHART_SIZE).into_drawing_area(),
-            kind,
-            &chart_title,
-            points,
-        )
-        .map_err(draw_error(&svg))?;
-        written.push(svg);
-        let png = dir.join(format!("{}.png", kind.stem()));
-        draw(
-            BitMapBackend::new(&png, CHART_SIZE).into_drawing_area(),
-            kind,
-            &chart_title,
-            points,
-        )
-        .map_err(draw_error(&png))?;
-        written.push(png);
+    let specs = diskmeter_views::sweep::sweep_charts("sweep", title, points);
+    let (written, mut errors) = write_spec_charts(dir, &specs);
+    if errors.is_empty() {
+        Ok(written)
+    } else {
+        Err(errors.remove(0))
     }
-    Ok(written)
 }
 
 /// The folder for a sweep's charts as `--charts` gives it: none for `none`, the folder
@@ -398,7 +245,7 @@ mod tests {
                 let (axis, legend) = if name.contains("mibps") {
                     ("MiB/s", "QD 16")
                 } else if name.contains("latency") {
-                    ("mean latency (ms)", "64K")
+                    ("mean latency (", "64K")
                 } else {
                     ("IOPS", "4K")
                 };

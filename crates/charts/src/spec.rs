@@ -1,13 +1,16 @@
 //! Any [`ChartSpec`] of the view model drawn with plotters, as PNG or SVG: the charts of the
 //! HTML report for slides and tickets (`diskmeter chart`). Lines, lines with points and bars
 //! (side by side per category), on linear, base-10 logarithmic or "nines" axes, with a
-//! legend below the plot. A `None` value is a gap in its line; values an axis cannot place
+//! legend below the plot (never over data; [`draw_spec_layout`] says where each went), in
+//! the colours and dashes of [`ChartSpec::look`] (the palette the HTML shares); a log axis
+//! ticks 1, 2, 5 per decade, or a grid's own values. A `None` value is a gap in its line; values an axis cannot place
 //! (zero on a log axis, 100 % on a nines axis) are gaps too. A chart with nothing to draw is
 //! an error, and no file is written for it.
 
 use crate::axis::{AxisCoord, Mapping};
 use crate::legend::{colour, Legend};
 use crate::{draw_error, register, ChartError, CHART_SIZE};
+use diskmeter_views::palette::Paint;
 use diskmeter_views::{ChartSpec, ChartStyle};
 use plotters::coord::Shift;
 use plotters::drawing::DrawingAreaErrorKind;
@@ -44,10 +47,48 @@ impl ImageFormat {
 const Y_LABEL_AREA: u32 = 88;
 const MARGIN: u32 = 16;
 
-/// One series, ready to draw: its drawable points in runs between gaps.
+/// One series, ready to draw: its drawable points in runs between gaps, and its paint.
 struct Line {
     label: String,
     runs: Vec<Vec<(f64, f64)>>,
+    paint: Paint,
+}
+
+/// A rectangle of a chart, pixels from its top left corner (right and bottom excluded).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Rect {
+    /// Its left edge.
+    pub left: i32,
+    /// Its top edge.
+    pub top: i32,
+    /// Its right edge.
+    pub right: i32,
+    /// Its bottom edge.
+    pub bottom: i32,
+}
+
+impl Rect {
+    /// Whether the two share any pixel.
+    pub fn intersects(&self, other: &Rect) -> bool {
+        self.left < other.right
+            && other.left < self.right
+            && self.top < other.bottom
+            && other.top < self.bottom
+    }
+
+    /// Whether it holds the pixel (x, y).
+    pub fn contains(&self, x: i32, y: i32) -> bool {
+        (self.left..self.right).contains(&x) && (self.top..self.bottom).contains(&y)
+    }
+}
+
+/// Where a drawn chart's parts are: the plot (inside the axes) and the legend's entries.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ChartLayout {
+    /// The plotting area.
+    pub plot: Rect,
+    /// The box the legend's entries take (empty when it has none).
+    pub legend: Rect,
 }
 
 /// A chart fitted to its data.
@@ -66,10 +107,11 @@ struct Plan {
 fn plan(spec: &ChartSpec) -> Result<Plan, ChartError> {
     let x_mapping = Mapping::of(&spec.x);
     let y_mapping = Mapping::of(&spec.y);
+    let look = spec.look();
     let mut lines = Vec::with_capacity(spec.series.len());
     let mut without_data = Vec::new();
     let (mut xs, mut ys) = (Vec::new(), Vec::new());
-    for series in &spec.series {
+    for (series, paint) in spec.series.iter().zip(look.series) {
         if series.x.len() != series.y.len() {
             return Err(ChartError::Mismatched {
                 chart: spec.id.clone(),
@@ -105,6 +147,7 @@ fn plan(spec: &ChartSpec) -> Result<Plan, ChartError> {
             lines.push(Line {
                 label: series.label.clone(),
                 runs,
+                paint,
             });
         }
     }
@@ -134,7 +177,7 @@ fn plan(spec: &ChartSpec) -> Result<Plan, ChartError> {
     };
     let y_from_zero = y_mapping == Mapping::Linear;
     Ok(Plan {
-        x: AxisCoord::fit(x_mapping, &xs, false, x_pad),
+        x: AxisCoord::fit(x_mapping, &xs, false, x_pad).with_grid(look.x_grid),
         y: AxisCoord::fit(y_mapping, &ys, y_from_zero, 0.0),
         lines,
         without_data,
@@ -154,7 +197,7 @@ fn draw_plan<DB: DrawingBackend>(
     root: DrawingArea<DB, Shift>,
     spec: &ChartSpec,
     plan: &Plan,
-) -> Result<(), DrawingAreaErrorKind<DB::ErrorType>>
+) -> Result<ChartLayout, DrawingAreaErrorKind<DB::ErrorType>>
 where
     DB::ErrorType: 'static,
 {
@@ -210,7 +253,7 @@ where
             };
             let slot = plan.bar_group / plan.lines.len().max(1) as f64;
             for (index, line) in plan.lines.iter().enumerate() {
-                let color = colour(index);
+                let color = colour(&line.paint);
                 let bars = line.runs.iter().flatten().filter_map(|&(x, y)| {
                     let center = x_mapping.position(x)?;
                     let left = center - plan.bar_group / 2.0 + slot * (index as f64 + 0.05);
@@ -224,14 +267,24 @@ where
             }
         }
         ChartStyle::Lines | ChartStyle::LinesPoints => {
-            for (index, line) in plan.lines.iter().enumerate() {
-                let color = colour(index);
+            // In order: the solid first, the dashed over them, so a line under another
+            // shows through the gaps of its dashes.
+            for line in &plan.lines {
+                let color = colour(&line.paint);
                 for run in &line.runs {
                     if run.len() > 1 {
-                        chart.draw_series(LineSeries::new(
-                            run.iter().copied(),
-                            color.stroke_width(2),
-                        ))?;
+                        match line.paint.dash[..] {
+                            [on, off, ..] => chart.draw_series(DashedLineSeries::new(
+                                run.iter().copied(),
+                                on,
+                                off,
+                                color.stroke_width(2),
+                            ))?,
+                            _ => chart.draw_series(LineSeries::new(
+                                run.iter().copied(),
+                                color.stroke_width(3),
+                            ))?,
+                        };
                     }
                     // A lone point between gaps would be invisible as a line.
                     if spec.style == ChartStyle::LinesPoints || run.len() == 1 {
@@ -242,12 +295,30 @@ where
             }
         }
     }
-    legend.draw(&legend_area, spec.style)?;
-    root.present()
+    let paints: Vec<Paint> = plan.lines.iter().map(|l| l.paint.clone()).collect();
+    legend.draw(&legend_area, spec.style, &paints)?;
+    let (x, y) = chart.plotting_area().get_pixel_range();
+    let layout = ChartLayout {
+        plot: Rect {
+            left: x.start,
+            top: y.start,
+            right: x.end,
+            bottom: y.end,
+        },
+        legend: legend.bounds(&legend_area),
+    };
+    root.present()?;
+    Ok(layout)
 }
 
 /// Draws `spec` into `path`, as PNG or SVG by the file's extension.
 pub fn draw_spec(spec: &ChartSpec, path: &Path) -> Result<(), ChartError> {
+    draw_spec_layout(spec, path).map(|_| ())
+}
+
+/// [`draw_spec`], returning where the plot and the legend went (the legend is below the
+/// plot, never over it; the tests hold the files to these boxes).
+pub fn draw_spec_layout(spec: &ChartSpec, path: &Path) -> Result<ChartLayout, ChartError> {
     let format = ImageFormat::of_path(path)?;
     let plan = plan(spec)?;
     register();
@@ -279,6 +350,21 @@ pub fn render_svg(spec: &ChartSpec) -> Result<String, ChartError> {
     )
     .map_err(draw_error(Path::new("(SVG in memory)")))?;
     Ok(svg)
+}
+
+/// `spec` as PNG pixels (RGB, [`CHART_SIZE`]) with its layout: what the tests count
+/// pixels of.
+pub fn render_rgb(spec: &ChartSpec) -> Result<(Vec<u8>, ChartLayout), ChartError> {
+    let plan = plan(spec)?;
+    register();
+    let mut pixels = vec![0u8; (CHART_SIZE.0 * CHART_SIZE.1 * 3) as usize];
+    let layout = draw_plan(
+        BitMapBackend::with_buffer(&mut pixels, CHART_SIZE).into_drawing_area(),
+        spec,
+        &plan,
+    )
+    .map_err(draw_error(Path::new("(PNG in memory)")))?;
+    Ok((pixels, layout))
 }
 
 #[cfg(test)]

@@ -3,7 +3,7 @@
 //! cannot place and empty series are handled without a panic.
 
 use super::*;
-use crate::legend::PALETTE;
+use crate::legend::colour;
 use diskmeter_views::{Axis, Scale, SeriesSpec};
 
 fn axis(label: &str, scale: Scale) -> Axis {
@@ -183,9 +183,9 @@ fn every_style_and_scale_draws_its_series_in_their_colours_as_png() {
         assert_eq!((width, height), CHART_SIZE);
         let drawn = pixels.iter().filter(|p| **p != [255, 255, 255]).count();
         assert!(drawn > 5_000, "{}: {drawn} drawn pixels", chart.kind);
-        for (index, &colour) in PALETTE.iter().enumerate().take(chart.series.len()) {
+        for (index, paint) in chart.look().series.iter().enumerate() {
             // Lines are 2 px wide, bars filled: each series leaves hundreds of pixels.
-            let n = count_colour(&pixels, colour);
+            let n = count_colour(&pixels, colour(paint));
             assert!(n > 150, "{} series {index}: {n} pixels", chart.kind);
         }
     }
@@ -220,12 +220,12 @@ fn a_nines_axis_is_labelled_in_percentiles_and_a_log_axis_in_decades() {
     let svg = render_svg(&percentiles()).unwrap();
     // plotters writes each text on a line of its own.
     let texts: Vec<&str> = svg.lines().collect();
-    for tick in ["50%", "90%", "99%", "99.9%", "99.99%", "100", "1000", "10k"] {
+    for tick in ["50%", "90%", "99%", "99.9%", "99.99%", "100", "1k", "10k"] {
         assert!(texts.contains(&tick), "no tick {tick}");
     }
     let svg = render_svg(&histogram()).unwrap();
     let texts: Vec<&str> = svg.lines().collect();
-    assert!(texts.contains(&"100") && texts.contains(&"1000"));
+    assert!(texts.contains(&"100") && texts.contains(&"1k"));
 }
 
 #[test]
@@ -252,7 +252,7 @@ fn a_missing_value_is_a_gap_and_a_lone_point_between_gaps_is_still_drawn() {
     draw_spec(&lone, &path).unwrap();
     let (_, _, pixels) = decode(&path);
     assert!(
-        count_colour(&pixels, PALETTE[0]) > 20,
+        count_colour(&pixels, colour(&lone.look().series[0])) > 20,
         "the lone point shows"
     );
     std::fs::remove_dir_all(&dir).unwrap();
@@ -378,4 +378,68 @@ fn a_legend_of_more_series_than_fit_counts_the_rest_on_its_last_line() {
         .unwrap_or_else(|| panic!("{svg}"));
     assert!(line.ends_with(" more series; 1 without data"), "{line}");
     assert!(svg.contains("device0 read") && !svg.contains("device119 read"));
+}
+
+#[test]
+fn the_legend_is_below_the_plot_never_over_it_and_both_hold_drawn_pixels() {
+    let mut specs = all_specs();
+    // Many series: the legend takes several rows, still below the plot.
+    let mut many = sweep_points();
+    for k in 0..14 {
+        many.series.push(series(
+            &format!("{}K", 4 << k),
+            &[1.0, 4.0],
+            &[Some(5.0), Some(9.0)],
+        ));
+    }
+    specs.push(many);
+    for chart in specs {
+        let (pixels, layout) = render_rgb(&chart).unwrap();
+        assert!(
+            !layout.plot.intersects(&layout.legend),
+            "{}: legend {:?} over plot {:?}",
+            chart.kind,
+            layout.legend,
+            layout.plot
+        );
+        assert!(
+            layout.legend.top >= layout.plot.bottom,
+            "{}: {layout:?}",
+            chart.kind
+        );
+        let width = CHART_SIZE.0 as i32;
+        let drawn_in = |rect: &Rect| {
+            pixels
+                .chunks(3)
+                .enumerate()
+                .filter(|(i, p)| {
+                    let (x, y) = (*i as i32 % width, *i as i32 / width);
+                    rect.contains(x, y) && *p != [255, 255, 255]
+                })
+                .count()
+        };
+        assert!(drawn_in(&layout.plot) > 1_000, "{}: plot", chart.kind);
+        assert!(drawn_in(&layout.legend) > 100, "{}: legend", chart.kind);
+    }
+}
+
+#[test]
+fn a_direction_is_drawn_in_its_palette_colour() {
+    let (pixels, layout) = render_rgb(&iops()).unwrap();
+    for hex in [
+        diskmeter_views::palette::READ,
+        diskmeter_views::palette::WRITE,
+    ] {
+        let value = u32::from_str_radix(&hex[1..], 16).unwrap();
+        let rgb = [(value >> 16) as u8, (value >> 8) as u8, value as u8];
+        let n = pixels
+            .chunks(3)
+            .enumerate()
+            .filter(|(i, p)| {
+                let (x, y) = (*i as i32 % 960, *i as i32 / 960);
+                layout.plot.contains(x, y) && *p == rgb
+            })
+            .count();
+        assert!(n > 100, "{hex}: {n} pixels in the plot");
+    }
 }

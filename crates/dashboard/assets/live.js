@@ -6,7 +6,8 @@
  * <div class="live-run" data-run="LIVE_ID" data-points="N"> (the server renders those
  * running when the page loads; this script adds the others on their first event) holding a
  * uPlot chart of IO/s and MiB/s that grows as points arrive; data-points counts the points
- * received. A finished run's block links to /run/ID. Errors are not caught: they reach the
+ * received; its colours are the palette's, from the section's data-iops-colour and
+ * data-mibps-colour (diskmeter_views::palette). A finished run's block links to /run/ID. Errors are not caught: they reach the
  * console, where the browser tests look for them.
  */
 (function () {
@@ -94,8 +95,9 @@
         scales: { x: { time: true }, iops: { auto: true }, mib: { auto: true } },
         series: [
           {},
-          { label: "IO/s", scale: "iops", stroke: "#0969da", width: 2 },
-          { label: "MiB/s", scale: "mib", stroke: "#cf222e", width: 2 }
+          { label: "IO/s", scale: "iops", stroke: section.dataset.iopsColour, width: 3 },
+          { label: "MiB/s", scale: "mib", stroke: section.dataset.mibpsColour, width: 2,
+            dash: [10, 5] }
         ],
         axes: [
           {},

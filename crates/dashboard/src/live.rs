@@ -57,6 +57,8 @@ pub fn runs_in_progress(store: Option<&HistoryStore>) -> Result<String, HistoryE
     let block = LiveBlock {
         runs,
         script: LIVE_JS,
+        iops_colour: LIVE_IOPS_COLOUR,
+        mibps_colour: LIVE_MIBPS_COLOUR,
     };
     // The template only formats strings; it cannot fail on data we give it.
     Ok(block.render().unwrap_or_default())
@@ -65,11 +67,20 @@ pub fn runs_in_progress(store: Option<&HistoryStore>) -> Result<String, HistoryE
 /// The script of the block: draws each live run's points with uPlot as they arrive.
 const LIVE_JS: &str = include_str!("../assets/live.js");
 
+/// The live chart's IO/s line, from the one palette: black, as no direction is (a live
+/// run's figures are both directions together).
+const LIVE_IOPS_COLOUR: &str = diskmeter_views::palette::SEQUENCE[6];
+/// Its MiB/s line: reddish purple, no direction's colour either.
+const LIVE_MIBPS_COLOUR: &str = diskmeter_views::palette::SEQUENCE[3];
+
 #[derive(Template)]
 #[template(path = "live.html")]
 struct LiveBlock {
     runs: Vec<RunMessage>,
     script: &'static str,
+    /// The colours live.js draws with (`data-iops-colour`, `data-mibps-colour`).
+    iops_colour: &'static str,
+    mibps_colour: &'static str,
 }
 
 /// What `event: run` says of a live run.

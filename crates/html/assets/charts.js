@@ -6,22 +6,121 @@
  * x axis has categories). Scales: "linear", "log10" (uPlot's log distribution; values <= 0
  * cannot be placed and are left out) and "nines" (percentiles placed at -log10(1 - p/100),
  * so 90, 99 and 99.9 are evenly spaced; 100 cannot be placed). A y of null is a gap.
+ *
+ * Every spec carries its look (diskmeter_views::palette::ChartLook, decided in Rust for the
+ * HTML and the PNG/SVG charts alike): each series' colour and dash, the x values of a grid
+ * (ticked exactly there: 4, 16, 64) and what the legend shows while no point is hovered
+ * (each series' mean or maximum, so it never reads "--"). No colour is chosen here.
+ * Log axes tick at 1, 2, 5 per decade over a few decades; a linear axis labels its ticks
+ * alike (0, 2.5k, 5k; never 0.00 beside 1000). Charts are redrawn at the page's width when
+ * it changes, and when the page is printed (report.css sizes them for paper).
+ *
  * Once every spec is drawn, the html element's data-charts-drawn holds their number. Errors are not
  * caught: they reach the console, where the browser tests look for them.
  */
 (function () {
   "use strict";
 
-  var PALETTE = ["#0969da", "#cf222e", "#1a7f37", "#bf8700", "#8250df", "#1b7c83",
-    "#bc4c00", "#6e7781", "#e85aad", "#4d2d00"];
   var HEIGHT_PX = 300;
   /* A group of bars fills this share of its category's width. */
   var GROUP_WIDTH = 0.8;
   /* Longer category names are cut on the axis. */
   var CATEGORY_CHARS = 24;
 
-  function colour(index) {
-    return PALETTE[index % PALETTE.length];
+  /* The paint (colour, dash) Rust chose for series `index` of `spec`. */
+  function paint(spec, index) {
+    var painted = spec.look && spec.look.series[index];
+    if (!painted) {
+      throw new Error("diskmeter: chart " + spec.id + " has no paint for series " + index);
+    }
+    return painted;
+  }
+
+  /* A number with 4 significant digits at most and a k/M/G suffix: 0.123, 12.35, 1234, 12.3k;
+     k from 10k on, or from `kFrom` (1000 on a log axis: 1k beside 10k, as axis.rs labels). */
+  function shortNumber(value, kFrom) {
+    if (value === null || value === undefined || !isFinite(value)) {
+      return "--";
+    }
+    var size = Math.abs(value);
+    var suffixes = [[1e9, 1e9, "G"], [1e6, 1e6, "M"], [kFrom || 1e4, 1e3, "k"]];
+    for (var i = 0; i < suffixes.length; i++) {
+      if (size >= suffixes[i][0]) {
+        return Number((value / suffixes[i][1]).toPrecision(4)) + suffixes[i][2];
+      }
+    }
+    return String(Number(value.toPrecision(4)));
+  }
+
+  /* The labels of a linear axis's ticks, alike: one suffix (k, M, G) for the axis, as many
+     decimals as its step needs (as the PNG charts' axis.rs labels them). */
+  function linearLabels(splits) {
+    var top = 0, step = Infinity;
+    for (var i = 0; i < splits.length; i++) {
+      top = Math.max(top, Math.abs(splits[i]));
+      if (i > 0 && splits[i] !== splits[i - 1]) {
+        step = Math.min(step, Math.abs(splits[i] - splits[i - 1]));
+      }
+    }
+    if (!isFinite(step)) {
+      step = top || 1;
+    }
+    var divisor = 1, suffix = "";
+    [[1e9, "G"], [1e6, "M"], [1e3, "k"]].some(function (unit) {
+      if (top >= unit[0] * (unit[0] === 1e3 ? 10 : 1) && step / unit[0] >= 0.1) {
+        divisor = unit[0];
+        suffix = unit[1];
+        return true;
+      }
+      return false;
+    });
+    var decimals = 0;
+    while (decimals < 6) {
+      var shifted = step / divisor * Math.pow(10, decimals);
+      if (Math.abs(shifted - Math.round(shifted)) < 1e-6 * Math.max(shifted, 1)) {
+        break;
+      }
+      decimals++;
+    }
+    return splits.map(function (value) {
+      if (value === 0) {
+        return "0";
+      }
+      var text = (value / divisor).toFixed(decimals);
+      if (text.indexOf(".") >= 0) {
+        text = text.replace(/0+$/, "").replace(/\.$/, "");
+      }
+      return (text === "-0" ? "0" : text) + suffix;
+    });
+  }
+
+  /* Ticks of a log axis from min to max: 1, 2, 5 per decade over three decades or fewer,
+     else the decades. */
+  function logSplits(min, max) {
+    var splits = [];
+    var first = Math.floor(Math.log10(min)), last = Math.ceil(Math.log10(max));
+    var multiples = last - first <= 3 ? [1, 2, 5] : [1];
+    for (var d = first; d <= last; d++) {
+      multiples.forEach(function (m) {
+        var value = Number((m * Math.pow(10, d)).toPrecision(6));
+        if (value >= min * (1 - 1e-9) && value <= max * (1 + 1e-9)) {
+          splits.push(value);
+        }
+      });
+    }
+    return splits;
+  }
+
+  /* What the legend shows of series `values` while no point is hovered. */
+  function summary(kind, values) {
+    var drawn = values.filter(function (v) { return v !== null && v !== undefined && isFinite(v); });
+    if (drawn.length === 0) {
+      return "--";
+    }
+    if (kind === "mean") {
+      return drawn.reduce(function (a, b) { return a + b; }, 0) / drawn.length;
+    }
+    return Math.max.apply(null, drawn);
   }
 
   function ninesPosition(percent) {
@@ -107,6 +206,16 @@
       return { time: false, range: function () { return [-0.5, last + 0.5]; } };
     }
     if (axis.scale === "log10") {
+      var grid = isX ? spec.look.x_grid : [];
+      if (grid.length >= 2) {
+        /* A grid (a sweep's queue depths): a little beyond its ends, as the PNG shows it. */
+        var low = Math.log10(grid[0]), high = Math.log10(grid[grid.length - 1]);
+        var pad = (high - low) * 0.06;
+        return {
+          time: false, distr: 3, log: 10,
+          range: function () { return [Math.pow(10, low - pad), Math.pow(10, high + pad)]; }
+        };
+      }
       return { time: false, distr: 3, log: 10 };
     }
     if (axis.scale === "nines") {
@@ -174,29 +283,54 @@
         return splits.map(ninesLabel);
       };
     } else if (axis.scale === "log10") {
+      var grid = isX ? spec.look.x_grid : [];
+      options.splits = function (u, axisIndex, min, max) {
+        if (grid.length > 0) {
+          return grid.filter(function (x) { return x >= min && x <= max; });
+        }
+        return logSplits(min, max);
+      };
+      /* uPlot labels only 1, 2 and 5 on a log axis by default; a grid's 4, 16, 64 too. */
+      options.filter = function (u, splits) {
+        return splits;
+      };
       options.values = function (u, splits) {
-        return splits.map(logLabel);
+        return splits.map(function (v) {
+          /* A grid's values as they are (a 1024 KiB block is 1024, not 1.024k). */
+          if (grid.length > 0) {
+            return String(Number(v.toPrecision(6)));
+          }
+          return v >= 1e-4 && v < 1e12 ? shortNumber(v, 1e3) : logLabel(v);
+        });
+      };
+    } else {
+      options.values = function (u, splits) {
+        return linearLabels(splits);
       };
     }
     return options;
   }
 
-  /* How the legend prints a value of an axis. */
+  /* How the legend prints a value of the x axis; with no point hovered, what the series'
+     values are (their mean or maximum). */
   function legendValue(axis, spec) {
+    var idle = spec.look.summary;
     if (hasCategories(spec)) {
       return function (u, value) {
-        return value === null || value === undefined ? "--" : spec.x.categories[value];
+        return value === null || value === undefined ? idle : spec.x.categories[value];
       };
     }
     if (axis.scale === "nines") {
       return function (u, value) {
         if (value === null || value === undefined) {
-          return "--";
+          return idle;
         }
         return (100 * (1 - Math.pow(10, -value))).toPrecision(6) + "%";
       };
     }
-    return undefined;
+    return function (u, value) {
+      return value === null || value === undefined ? idle : shortNumber(value);
+    };
   }
 
   /* Indices of the points a line cannot show: a value with a gap (null) or nothing on
@@ -243,24 +377,35 @@
   }
 
   function seriesOptions(spec, series, index) {
+    var painted = paint(spec, index);
+    var colour = painted.colour;
+    /* Shown while no point is hovered: the series' mean or maximum, as the PNG has none. */
+    var idle = summary(spec.look.summary, series.y);
     var options = {
       label: series.label,
-      stroke: colour(index),
-      width: 2,
+      stroke: colour,
+      width: painted.dash.length > 0 ? 2 : 3,
+      dash: painted.dash,
       spanGaps: false,
-      scale: "y"
+      scale: "y",
+      value: function (u, value, seriesIndex, index) {
+        if (index === null || index === undefined) {
+          return typeof idle === "number" ? shortNumber(idle) : idle;
+        }
+        return value === null || value === undefined ? "--" : shortNumber(value);
+      }
     };
     if (spec.style === "bars") {
-      options.fill = colour(index) + "cc";
+      options.fill = colour + "cc";
       options.width = 1;
       options.points = { show: false };
       options.paths = hasCategories(spec)
         ? groupedBars(index, spec.series.length)
         : uPlot.paths.bars({ size: [GROUP_WIDTH / Math.max(1, spec.series.length), Infinity, 1] });
     } else if (spec.style === "lines_points") {
-      options.points = { show: true, size: 7, fill: colour(index) };
+      options.points = { show: true, size: 7, fill: colour };
     } else {
-      options.points = { show: false, filter: isolatedPoints, fill: colour(index) };
+      options.points = { show: false, filter: isolatedPoints, fill: colour };
     }
     return options;
   }
@@ -293,7 +438,17 @@
       series: [{ label: spec.x.label, value: legendValue(spec.x, spec) }].concat(
         spec.series.map(function (series, index) { return seriesOptions(spec, series, index); })
       ),
-      legend: { live: true },
+      /* The legend's swatch is drawn as the line is: solid, dashed or dotted. */
+      legend: {
+        live: true,
+        markers: {
+          width: 3,
+          dash: function (u, i) {
+            var dash = u.series[i].dash || [];
+            return dash.length === 0 ? "solid" : dash[0] <= 3 ? "dotted" : "dashed";
+          }
+        }
+      },
       hooks: {
         draw: [function () {
           if (onDrawn) {
@@ -303,16 +458,29 @@
       }
     };
     var chart = new uPlot(options, alignedData(spec), element);
-    window.addEventListener("resize", function () {
+    /* uPlot's canvas has a fixed size: redraw it at the element's width when the page's
+       width changes, and for print (the paper is narrower than most screens). */
+    function fit() {
       var now = element.clientWidth;
       if (now > 0 && now !== chart.width) {
         chart.setSize({ width: now, height: HEIGHT_PX });
       }
-    });
+    }
+    window.addEventListener("resize", fit);
+    window.addEventListener("beforeprint", fit);
+    window.addEventListener("afterprint", fit);
+    if (window.matchMedia) {
+      var print = window.matchMedia("print");
+      if (print.addEventListener) {
+        print.addEventListener("change", fit);
+      }
+    }
     return chart;
   }
 
-  window.diskmeterCharts = { draw: draw };
+  /* The uPlot instance of each chart by id: the browser tests read the strokes drawn. */
+  var instances = {};
+  window.diskmeterCharts = { draw: draw, instances: instances };
 
   var data = document.getElementById("chart-data");
   specs = data ? JSON.parse(data.textContent) : [];
@@ -324,6 +492,6 @@
     if (!element) {
       throw new Error("diskmeter: no element for chart " + spec.id);
     }
-    draw(spec, element, noteDrawn);
+    instances[spec.id] = draw(spec, element, noteDrawn);
   });
 })();

@@ -90,9 +90,25 @@ fn render_sections(
         .collect()
 }
 
+/// A chart as `charts.js` gets it: the spec with its look (colours, dashes, grid ticks)
+/// beside it, decided in Rust once for the HTML and the PNG/SVG charts alike.
+#[derive(serde::Serialize)]
+struct Drawn<'a> {
+    #[serde(flatten)]
+    spec: &'a ChartSpec,
+    look: diskmeter_views::palette::ChartLook,
+}
+
 /// What the base layout needs: the title, the inlined assets and the chart data.
 fn head<'a>(title: &'a str, sections: &[Section], page: &str) -> Result<page::Head<'a>, HtmlError> {
-    let charts: Vec<&ChartSpec> = sections.iter().flat_map(Section::all_charts).collect();
+    let charts: Vec<Drawn> = sections
+        .iter()
+        .flat_map(Section::all_charts)
+        .map(|spec| Drawn {
+            look: spec.look(),
+            spec,
+        })
+        .collect();
     let json = serde_json::to_string(&charts).map_err(|source| HtmlError::ChartData {
         page: page.to_string(),
         source,

@@ -342,6 +342,11 @@ fn the_chart_data_is_every_spec_in_page_order_and_survives_a_script_tag() {
         .collect();
     assert_eq!(parsed, specs);
     assert!(parsed.iter().any(|s| s.title == HOSTILE));
+    // Beside each spec, its look: the colours charts.js draws with, from the one palette.
+    let looks: Vec<serde_json::Value> = serde_json::from_str(&json).unwrap();
+    for (look, spec) in looks.iter().zip(&specs) {
+        assert_eq!(look["look"], serde_json::to_value(spec.look()).unwrap());
+    }
 }
 
 #[test]

@@ -33,6 +33,7 @@ pub mod help;
 pub mod history;
 pub mod linked;
 pub mod model;
+pub mod palette;
 pub mod plan;
 pub mod rehearse;
 pub mod requirements;

@@ -97,6 +97,31 @@ pub(crate) fn run_header(section: &mut Section, run: &StoredRun) {
     }
 }
 
+/// Where a run ran, for a chart's title: its target, and the emulated tier it was when the
+/// command line asked for one (`--emulate azure-p30`: "/dev/loop3 (emulated azure-p30)"),
+/// so a chart shown alone says which disk it stands for.
+pub(crate) fn target_title(run: &StoredRun) -> String {
+    tier_title(&run.summary.target, &run.summary.command_line)
+}
+
+/// [`target_title`] of a target and the command line that ran on it.
+fn tier_title(target: &str, command_line: &str) -> String {
+    let words: Vec<&str> = command_line.split_whitespace().collect();
+    let tier =
+        words
+            .iter()
+            .enumerate()
+            .find_map(|(i, word)| match word.strip_prefix("--emulate") {
+                Some("") => words.get(i + 1).copied(),
+                Some(rest) => rest.strip_prefix('='),
+                None => None,
+            });
+    match tier.map(|t| t.trim_matches(['"', '\''])) {
+        Some(tier) if !tier.is_empty() => format!("{target} (emulated {tier})"),
+        _ => target.to_string(),
+    }
+}
+
 /// A step's name as every view shows it: "NAME (partial)" when it was interrupted or failed
 /// ([`diskmeter_report::RunResult::partial_reason`]), so no table or chart shows part of a
 /// step as if it were all of it.
@@ -158,6 +183,7 @@ fn step_content(
         }
     }
     let anchor = section.anchor.clone();
+    let first_chart = section.charts.len();
     let series = step.series();
     section.charts.extend(charts::series_charts(
         &anchor,
@@ -205,6 +231,11 @@ fn step_content(
         }
     }
     section.charts.extend(charts::cpu_chart(&anchor, result));
+    // A chart read on its own (a slide, a ticket, `diskmeter chart`) says what and where.
+    let about = format!("{} on {}", step_label(step), target_title(run));
+    for chart in &mut section.charts[first_chart..] {
+        chart.title = format!("{}: {about}", chart.title);
+    }
     if figures.latency.unknown {
         section.notes.push(format!(
             "This step was rate-limited or replayed, but its result was saved before \

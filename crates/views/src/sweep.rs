@@ -59,7 +59,8 @@ pub fn section(_store: &HistoryStore, run: &StoredRun) -> Result<Section, ViewEr
     let anchor = section.anchor.clone();
     section.facts.push(grid_facts(&groups));
     let catalog = diskmeter_plan::Catalog::builtin();
-    let target = &run.summary.target;
+    // The target as chart titles name it (with its emulated tier, if any).
+    let target = &crate::run::target_title(run);
     match groups.as_slice() {
         [] => section
             .notes

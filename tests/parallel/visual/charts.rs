@@ -1,7 +1,7 @@
 //! `diskmeter chart` through the real binary: a run, a suite, a sweep (null engine) and a
 //! capture are saved with --db, then every kind of chart `--list` names for each is written
-//! as PNG and as SVG; the PNG decodes and holds drawn, coloured pixels, the SVG parses and
-//! holds the chart's title and coloured shapes. An unknown kind, an unknown step and an
+//! as PNG and as SVG; the PNG decodes and holds drawn, coloured pixels, its legend below its
+//! plot, the SVG parses and holds the chart's title and coloured shapes. An unknown kind, an unknown step and an
 //! image format other than PNG or SVG are usage errors (exit 2) that say what is available.
 
 use crate::common::{diskmeter, ok, TestDir};
@@ -92,6 +92,54 @@ fn assert_png_drawn(path: &Path) {
     }
     assert!(drawn > 2_000, "{}: {drawn} drawn pixels", path.display());
     assert!(colour > 300, "{}: {colour} coloured pixels", path.display());
+    assert_legend_below_plot(path, &buffer[..frame.buffer_size()], channels);
+}
+
+/// The plot's bottom is its x axis, the lowest row with a long line; below it come
+/// the tick labels and axis title (black and grey) and then the legend, whose swatches are
+/// the only coloured pixels there. So: coloured pixels above the axis (the data) and below
+/// it (the legend), and none of the legend over the plot, which has nothing of its own.
+fn assert_legend_below_plot(path: &Path, pixels: &[u8], channels: usize) {
+    let (width, height) = (960usize, 600usize);
+    let at = |x: usize, y: usize| &pixels[(y * width + x) * channels..][..3];
+    // A line, not text: the longest run of drawn pixels in the row (a series lying on the
+    // axis, such as a histogram's empty buckets, covers it in colour).
+    let longest_run = |y: usize| {
+        let (mut longest, mut run) = (0, 0);
+        for x in 0..width {
+            run = if at(x, y) == [255, 255, 255] {
+                0
+            } else {
+                run + 1
+            };
+            longest = longest.max(run);
+        }
+        longest
+    };
+    let axis = (0..height)
+        .rev()
+        .find(|&y| longest_run(y) > width / 3)
+        .unwrap_or_else(|| panic!("{}: no x axis line", path.display()));
+    let coloured_in = |rows: std::ops::Range<usize>| {
+        rows.flat_map(|y| (0..width).map(move |x| (x, y)))
+            .filter(|&(x, y)| {
+                let p = at(x, y);
+                coloured(p[0], p[1], p[2])
+            })
+            .count()
+    };
+    let data = coloured_in(0..axis);
+    let legend = coloured_in(axis + 1..height);
+    assert!(
+        data > 200,
+        "{}: {data} coloured pixels in the plot",
+        path.display()
+    );
+    assert!(
+        legend > 30,
+        "{}: {legend} coloured pixels below the plot (the legend's swatches)",
+        path.display()
+    );
 }
 
 fn assert_svg_drawn(path: &Path, title: &str) {
@@ -266,4 +314,44 @@ fn an_unknown_kind_or_image_format_is_a_usage_error_saying_what_there_is() {
     let out = chart(dir.path(), &[run, "--kind", "iops"]);
     assert_eq!(out.status.code(), Some(2), "-o is required");
     assert!(dir.files().is_empty(), "{:?}", dir.files());
+}
+
+#[test]
+fn a_sweeps_own_charts_have_their_legend_below_the_plot_and_the_grids_ticks() {
+    let dir = TestDir::new();
+    ok(diskmeter(
+        dir.path(),
+        &[
+            "sweep",
+            "sweep.dat",
+            "--quiet",
+            "--ioengine=null",
+            "--qd=1,4,16",
+            "--bs=4k,64k",
+            "--point-time=300ms",
+            "--ramp=50ms",
+            "--size=16m",
+            "--no-save",
+            "--charts=charts",
+        ],
+    ));
+    for stem in ["iops-vs-qd", "mibps-vs-bs", "latency-vs-qd"] {
+        let png = dir.path().join(format!("charts/{stem}.png"));
+        assert_png_drawn(&png);
+        let svg = std::fs::read_to_string(dir.path().join(format!("charts/{stem}.svg"))).unwrap();
+        // plotters writes each text on a line of its own: the grid's values are the ticks.
+        let texts: Vec<&str> = svg.lines().map(str::trim).collect();
+        let ticks: &[&str] = if stem == "mibps-vs-bs" {
+            &["4", "64"]
+        } else {
+            &["1", "4", "16"]
+        };
+        for tick in ticks {
+            assert!(texts.contains(tick), "{stem}: no tick {tick}");
+        }
+        // 4 KiB in the palette's first colour, as in the report (and 64 KiB apart from it).
+        if stem != "mibps-vs-bs" {
+            assert!(svg.contains("#0072B2"), "{stem}: 4K not in Okabe-Ito blue");
+        }
+    }
 }

@@ -3,9 +3,12 @@
 //! loaded from file:// renders with no console error, draws every chart it promises, and makes
 //! no request beyond the document itself — it works offline and as an email attachment.
 //! With `DISKMETER_SCREENSHOTS=DIR` the run's report is saved as `DIR/report.png`.
+//! Every chart's legend is beside its plot (checked for every page opened); a direction has
+//! the same colour in the report and in `diskmeter chart`'s PNG; the report prints to PDF
+//! with every chart within the paper's width and whole on a page.
 
 use super::history::{diskmeter, history};
-use crate::common::browser::{Chromium, Page};
+use crate::common::browser::{Chromium, Page, PRINT_HEIGHT_PX, PRINT_WIDTH_PX};
 use std::path::PathBuf;
 
 /// Writes the report of `args` (ids, `--compare A B`) with `diskmeter report ... -o
@@ -162,4 +165,132 @@ fn several_ids_make_one_report_with_a_table_of_contents() {
         serde_json::json!([]),
         "sections the contents miss"
     );
+}
+
+/// The RGB of `#RRGGBB`.
+fn rgb(hex: &str) -> (u8, u8, u8) {
+    let value = u32::from_str_radix(hex.trim_start_matches('#'), 16)
+        .unwrap_or_else(|e| panic!("not #RRGGBB: {hex:?}: {e}"));
+    ((value >> 16) as u8, (value >> 8) as u8, value as u8)
+}
+
+#[test]
+fn a_direction_has_the_same_colour_in_the_report_and_in_its_png_chart() {
+    let Some(chromium) = Chromium::start("a_direction_has_the_same_colour") else {
+        return;
+    };
+    let history = history();
+    let run = history.run.to_string();
+    let (page, _) = open_report(chromium, &report("colours", &[&run]));
+    let id = page.eval("document.querySelector('.chart[data-kind=iops]').id");
+    let id = id.as_str().expect("the run's report has an IOPS chart");
+    // The legend is beside the plot and shows the series' means with nothing hovered.
+    let boxes = page.chart_boxes();
+    assert!(
+        boxes.iter().all(|b| b.legend.is_some() && b.plot.is_some()),
+        "{boxes:#?}"
+    );
+    let iops = boxes.iter().find(|b| b.id == id).unwrap();
+    assert_eq!(iops.idle_value, "mean", "{iops:?}");
+    let strokes = page.series_strokes(id);
+    let labels: Vec<&str> = strokes.iter().map(|(label, _)| label.as_str()).collect();
+    assert_eq!(labels, ["read", "write"], "{strokes:?}");
+    // The palette's (diskmeter_views::palette): Okabe-Ito blue and vermillion.
+    assert_eq!(strokes[0].1.to_uppercase(), "#0072B2");
+    assert_eq!(strokes[1].1.to_uppercase(), "#D55E00");
+
+    let png = history.dir.join("colours-iops.png");
+    diskmeter(
+        &history.dir,
+        &[
+            "chart",
+            &run,
+            "--kind",
+            "iops",
+            "-o",
+            png.to_str().unwrap(),
+            "--db",
+            history.db_arg(),
+        ],
+    );
+    let decoder = png::Decoder::new(std::fs::File::open(&png).unwrap());
+    let mut reader = decoder.read_info().unwrap();
+    let mut buffer = vec![0; reader.output_buffer_size()];
+    let frame = reader.next_frame(&mut buffer).unwrap();
+    let channels = frame.color_type.samples();
+    let pixels: Vec<&[u8]> = buffer[..frame.buffer_size()].chunks(channels).collect();
+    for (label, stroke) in &strokes {
+        let (r, g, b) = rgb(stroke);
+        let in_png = pixels.iter().filter(|p| p[..3] == [r, g, b]).count();
+        let in_html = page.canvas_pixels_of(id, (r, g, b));
+        assert!(in_png > 200, "{label} {stroke}: {in_png} pixels in the PNG");
+        assert!(
+            in_html > 200,
+            "{label} {stroke}: {in_html} pixels in the report's canvas"
+        );
+    }
+}
+
+#[test]
+fn a_runs_report_prints_to_pdf_with_every_chart_inside_its_page() {
+    let Some(chromium) = Chromium::start("a_runs_report_prints_to_pdf") else {
+        return;
+    };
+    let run = history().run.to_string();
+    let (page, _) = open_report(chromium, &report("print", &[&run]));
+    let pdf = page.print_to_pdf();
+    assert!(
+        pdf.starts_with(b"%PDF-"),
+        "not a PDF: {:?}",
+        &pdf[..pdf.len().min(16)]
+    );
+    assert!(pdf.len() > 20_000, "a {}-byte PDF", pdf.len());
+
+    // Laid out as it prints: each chart within the paper's width, no taller than a page
+    // and kept whole by a page break (break-inside: avoid moves it to the next page).
+    page.emulate_print();
+    let charts = page.chart_boxes();
+    assert!(charts.len() >= 4, "{charts:?}");
+    for chart in &charts {
+        let [left, top, right, bottom] = chart.figure;
+        assert!(
+            left >= 0.0 && right <= PRINT_WIDTH_PX + 0.5,
+            "{} sticks out of the paper's {PRINT_WIDTH_PX:.0} px: {chart:?}",
+            chart.id
+        );
+        let canvas = chart
+            .canvas
+            .unwrap_or_else(|| panic!("{}: no canvas", chart.id));
+        assert!(
+            canvas[0] >= left - 0.5
+                && canvas[2] <= right + 0.5
+                && canvas[2] <= PRINT_WIDTH_PX + 0.5,
+            "{}'s drawing is wider than its figure: {chart:?}",
+            chart.id
+        );
+        assert!(
+            bottom - top <= PRINT_HEIGHT_PX,
+            "{} is taller than a page: {chart:?}",
+            chart.id
+        );
+        assert_eq!(chart.break_inside, "avoid", "{}: {chart:?}", chart.id);
+        assert!(!chart.legend_overlaps_plot(), "{chart:?}");
+    }
+    // The PDF's pages: at least as many as the print layout's height fills on A4 (273 mm
+    // of content, 1032 px), so the PDF was laid out at the paper's width as checked above,
+    // not at the screen's, where the page is shorter.
+    let height = page
+        .eval("document.documentElement.scrollHeight")
+        .as_f64()
+        .unwrap();
+    let pages = pdf
+        .windows(12)
+        .filter(|w| w.starts_with(b"/Type /Page") && w[11] != b's')
+        .count();
+    let least = (height / (273.0 / 25.4 * 96.0)).ceil() as usize;
+    assert!(
+        pages >= least,
+        "{pages} PDF pages for {height} px of print layout"
+    );
+    page.show_on_screen();
 }

@@ -483,3 +483,21 @@ fn issue27_a_partial_suite_step_is_named_partial_in_the_table_the_charts_and_its
         child.notes
     );
 }
+
+#[test]
+fn a_chart_title_names_the_emulated_tier_the_command_line_asked_for() {
+    use super::tier_title;
+    let with = "diskmeter run --name=x --emulate azure-p30 --rw=randread";
+    assert_eq!(
+        tier_title("/dev/loop3", with),
+        "/dev/loop3 (emulated azure-p30)"
+    );
+    let equals = "diskmeter sweep --emulate=gp3 --qd=1,4";
+    assert_eq!(
+        tier_title("/dev/loop3", equals),
+        "/dev/loop3 (emulated gp3)"
+    );
+    let size_only = "diskmeter run --emulate-size=128m f.dat";
+    assert_eq!(tier_title("f.dat", size_only), "f.dat");
+    assert_eq!(tier_title("f.dat", "diskmeter run f.dat"), "f.dat");
+}

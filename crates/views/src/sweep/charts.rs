@@ -51,7 +51,8 @@ impl SweepChart {
         match self {
             SweepChart::IopsVsQd => ("queue depth (IOs in flight)", "IOPS"),
             SweepChart::MibpsVsBs => ("block size (KiB)", "MiB/s"),
-            SweepChart::LatencyVsQd => ("queue depth (IOs in flight)", "mean latency (ms)"),
+            // The unit is scaled to the values (see `chart`).
+            SweepChart::LatencyVsQd => ("queue depth (IOs in flight)", "mean latency"),
         }
     }
 
@@ -77,7 +78,7 @@ impl SweepChart {
                 point.bs_bytes as f64 / 1024.0,
                 point.bytes_per_sec / MIB_F64,
             ),
-            SweepChart::LatencyVsQd => (f64::from(point.qd), point.lat_mean_ns / 1e6),
+            SweepChart::LatencyVsQd => (f64::from(point.qd), point.lat_mean_ns),
         }
     }
 }
@@ -93,7 +94,7 @@ pub(crate) fn chart(
     let mut keys: Vec<u64> = points.iter().map(|p| which.line_of(p)).collect();
     keys.sort_unstable();
     keys.dedup();
-    let series = keys
+    let series: Vec<SeriesSpec> = keys
         .into_iter()
         .map(|key| {
             let mut line: Vec<(f64, f64)> = points
@@ -117,6 +118,21 @@ pub(crate) fn chart(
         })
         .collect();
     let (x_label, y_label) = which.axes();
+    let mut series: Vec<SeriesSpec> = series;
+    let y_label = if which == SweepChart::LatencyVsQd {
+        // Latency in the unit its values read best in (usec for a fast device, msec for a
+        // throttled one), named in the axis title.
+        let max_ns = points.iter().map(|p| p.lat_mean_ns).fold(0.0, f64::max);
+        let (unit, scale) = diskmeter_report::format::latency_unit(max_ns);
+        for line in &mut series {
+            for y in line.y.iter_mut().flatten() {
+                *y /= scale;
+            }
+        }
+        format!("{y_label} ({unit})")
+    } else {
+        y_label.to_string()
+    };
     ChartSpec {
         id: format!("{anchor}-{}", which.kind()),
         kind: which.kind().to_string(),
