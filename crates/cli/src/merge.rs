@@ -7,7 +7,8 @@ use crate::formats::{list_parser, RESULT_FORMATS};
 use crate::{write_output, Status, UsageError};
 use clap::{Arg, ArgMatches, Args, Command, FromArgMatches};
 use diskmeter_report::merge::{merge_files, Steps};
-use diskmeter_report::output_format::{render_steps, OutputFormat};
+use diskmeter_report::output_format::OutputFormat;
+use diskmeter_views::headline::render_steps;
 
 // `merge`'s files and formats.
 #[derive(Args)]

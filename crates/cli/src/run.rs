@@ -7,7 +7,8 @@ use crate::{args, jobfile, options, write_output, Status, UsageError};
 use clap::{ArgAction, ArgMatches, Args, Command, FromArgMatches};
 use diskmeter_jobfile::fio::Unsupported;
 use diskmeter_orchestrator::{Batch, CommandKind, Session, Step};
-use diskmeter_report::output_format::{render_steps, OutputFormat};
+use diskmeter_report::output_format::OutputFormat;
+use diskmeter_views::headline::render_steps;
 use diskmeter_workload::{command_line_jobs, job_file_defaults, job_names, JobSpec, OptionError};
 
 /// The `run` subcommand's definition.

@@ -66,6 +66,14 @@ pub fn show_text(run: &StoredRun, full: bool) -> String {
         let _ = writeln!(text, "host: {}", host.one_line());
     }
     let _ = writeln!(text, "command: {}\n", s.command_line);
+    // The headline first (one per step), then the detail.
+    for step in &run.steps {
+        if run.steps.len() > 1 {
+            let _ = writeln!(text, "{}:", step.name);
+        }
+        text.push_str(&crate::headline::Headline::of(&step.result).text());
+        text.push('\n');
+    }
     text.push_str(&steps_table(run));
     text.push('\n');
     for step in run.steps.iter() {
@@ -103,7 +111,7 @@ fn steps_table(run: &StoredRun) -> String {
             LatencyClock::Issue => "",
             LatencyClock::Intended => " (intended)",
         };
-        let us = |ns: f64| format!("{:.1} us{mark}", ns / 1000.0);
+        let us = |ns: f64| format!("{}{mark}", diskmeter_units::format_duration(ns));
         let (mean, p99) = if latency.unknown {
             ("not known".to_string(), "not known".to_string())
         } else {

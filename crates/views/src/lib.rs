@@ -28,6 +28,7 @@ pub mod check;
 pub mod compare;
 pub mod emulate;
 pub mod find;
+pub mod headline;
 pub mod history;
 pub mod model;
 pub mod plan;

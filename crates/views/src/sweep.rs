@@ -235,8 +235,8 @@ fn analysis_facts(rw: &str, a: &Analysis) -> FactGroup {
         rows.push((
             "QD1 latency".to_string(),
             format!(
-                "{:.3} ms ({} IOs)",
-                f.qd1_lat_ns.unwrap_or_default() / 1e6,
+                "{} ({} IOs)",
+                diskmeter_units::format_duration(f.qd1_lat_ns.unwrap_or_default()),
                 size(f.bs_bytes)
             ),
         ));
@@ -306,8 +306,8 @@ fn points_table(group: &PointGroup, a: &Analysis) -> Table {
                 Cell::number(p.qd.to_string()),
                 Cell::number(format_thousands(p.iops.round() as u64)),
                 Cell::number(format!("{:.1}", p.bytes_per_sec / MIB_F64)),
-                Cell::number(format!("{:.3}", p.lat_mean_ns / 1e6)),
-                Cell::number(format!("{:.3}", p.lat_p99_ns / 1e6)),
+                Cell::number(diskmeter_units::format_duration(p.lat_mean_ns)),
+                Cell::number(diskmeter_units::format_duration(p.lat_p99_ns)),
                 Cell::text(limit),
             ]
         })
@@ -334,8 +334,8 @@ fn points_table(group: &PointGroup, a: &Analysis) -> Table {
             "QD",
             "IOPS",
             "MiB/s",
-            "mean latency (ms)",
-            "p99 latency (ms)",
+            "mean latency",
+            "p99 latency",
             "limited by",
         ]
         .map(String::from)
@@ -359,7 +359,7 @@ fn block_size_table(a: &Analysis) -> Table {
                 Cell::number(f.knee_qd.map_or("-".to_string(), |k| k.to_string())),
                 Cell::number(
                     f.qd1_lat_ns
-                        .map_or("-".to_string(), |ns| format!("{:.3}", ns / 1e6)),
+                        .map_or("-".to_string(), diskmeter_units::format_duration),
                 ),
                 Cell::text(if f.throttled { "yes" } else { "no" }),
             ]
@@ -374,7 +374,7 @@ fn block_size_table(a: &Analysis) -> Table {
             "limited by",
             "flattened",
             "knee QD (90 % of best)",
-            "QD1 latency (ms)",
+            "QD1 latency",
             "throttled",
         ]
         .map(String::from)

@@ -49,13 +49,15 @@ pub fn curve_results(curve: &Curve, target: &str, charts: &[PathBuf], json: bool
     text
 }
 
-/// A percentile with its interval: "2.013 (2.001-2.120)"; "-" when not measured.
+/// A percentile (given in ms) with its interval, each in its scaled unit:
+/// "2.01 ms (2.00 ms-2.12 ms)"; "-" when not measured.
 fn figure(estimate: &Option<Estimate>) -> String {
+    let ms = |v: f64| diskmeter_units::format_duration(v * 1e6);
     match estimate {
         Some(e) if e.has_interval() && e.low != e.high => {
-            format!("{:.3} ({:.3}-{:.3})", e.value, e.low, e.high)
+            format!("{} ({}-{})", ms(e.value), ms(e.low), ms(e.high))
         }
-        Some(e) => format!("{:.3}", e.value),
+        Some(e) => ms(e.value),
         None => "-".to_string(),
     }
 }
@@ -70,15 +72,7 @@ fn point_label(point: &CurvePoint) -> String {
 
 /// The points table: one row per point, the maximum first, partial points marked.
 fn table(curve: &Curve) -> String {
-    let mut table = TextTable::new([
-        "point",
-        "paced IOPS",
-        "IOPS",
-        "p50 ms",
-        "p99 ms",
-        "p99.9 ms",
-        "SLO",
-    ]);
+    let mut table = TextTable::new(["point", "paced IOPS", "IOPS", "p50", "p99", "p99.9", "SLO"]);
     for point in &curve.points {
         let mut cells = vec![
             point_label(point),
@@ -128,9 +122,10 @@ fn plot(points: &[CurvePoint]) -> String {
         let filled = 1 + ((ms / low).ln() / span * (PLOT_WIDTH - 1) as f64).round() as usize;
         let _ = writeln!(
             text,
-            "{:>10} IOPS |{:<width$} {ms:.3} ms",
+            "{:>10} IOPS |{:<width$} {}",
             format_thousands(rate),
             "#".repeat(filled),
+            diskmeter_units::format_duration(ms * 1e6),
             width = PLOT_WIDTH
         );
     }
@@ -265,17 +260,9 @@ pub(crate) fn section(
     section.tables.push(Table {
         title: "IOPS-latency curve (latency from the intended issue time, 95 % intervals)"
             .to_string(),
-        columns: [
-            "point",
-            "paced IOPS",
-            "IOPS",
-            "p50 (ms)",
-            "p99 (ms)",
-            "p99.9 (ms)",
-            "SLO",
-        ]
-        .map(String::from)
-        .to_vec(),
+        columns: ["point", "paced IOPS", "IOPS", "p50", "p99", "p99.9", "SLO"]
+            .map(String::from)
+            .to_vec(),
         rows: rows.collect(),
     });
     if let Some(slo) = &curve.slo {
