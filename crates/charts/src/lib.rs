@@ -11,10 +11,12 @@
 #![forbid(unsafe_code)]
 
 mod axis;
+mod headline;
 mod legend;
 mod output;
 pub mod spec;
 
+pub use headline::{first_headline, headline_size, write_headline_png};
 pub use output::{curve_output, sweep_output};
 pub use spec::{draw_spec, render_svg, ImageFormat};
 
@@ -75,6 +77,13 @@ pub enum ChartError {
         /// Why.
         #[source]
         source: std::io::Error,
+    },
+    /// `report --png`: none of the report's sections has a result's headline (a capture or
+    /// a comparison alone).
+    #[error("{path}: none of the report's runs has a result to headline (a capture or a comparison alone has none)")]
+    NoHeadline {
+        /// The PNG asked for.
+        path: String,
     },
     /// A series has a different number of x and y values.
     #[error("chart {chart}, series {series}: {x_len} x values but {y_len} y values")]
