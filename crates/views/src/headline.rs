@@ -131,6 +131,77 @@ impl Headline {
         }
     }
 
+    /// The headline of a sweep's whole points (one pattern): the best IOPS and the best
+    /// bandwidth with the point that reached each, the lowest mean latency and the p99 at the
+    /// best IOPS point. `None` without a whole point.
+    pub fn of_sweep(points: &[diskmeter_analysis::SweepPoint]) -> Option<Headline> {
+        let by = |f: fn(&diskmeter_analysis::SweepPoint) -> f64| {
+            points.iter().max_by(|a, b| f(a).total_cmp(&f(b)))
+        };
+        let at = |p: &diskmeter_analysis::SweepPoint| {
+            let size =
+                diskmeter_units::format_size_suffix(p.bs_bytes, diskmeter_units::KbBase::Binary);
+            format!("{} at QD {}", size.to_uppercase(), p.qd)
+        };
+        let iops = by(|p| p.iops)?;
+        let bandwidth = by(|p| p.bytes_per_sec)?;
+        let fastest = by(|p| -p.lat_mean_ns)?;
+        let card = |label: &str, value: String, detail: String| Card {
+            label: label.to_string(),
+            value,
+            detail,
+        };
+        Some(Headline {
+            cards: vec![
+                card("best IOPS", format_iops(iops.iops), at(iops)),
+                card(
+                    "best bandwidth",
+                    format_rate_binary(bandwidth.bytes_per_sec),
+                    at(bandwidth),
+                ),
+                card(
+                    "lowest mean latency",
+                    format_duration(fastest.lat_mean_ns),
+                    at(fastest),
+                ),
+                card(
+                    "p99 at best IOPS",
+                    format_duration(iops.lat_p99_ns),
+                    at(iops),
+                ),
+            ],
+            verdicts: Vec::new(),
+        })
+    }
+
+    /// The headline of a run of several steps (a suite), as CrystalDiskMark shows one: a
+    /// card per step with its bandwidth, and its IOPS and p99 latency (on the step's clock)
+    /// under it.
+    pub fn of_steps<'a>(steps: impl IntoIterator<Item = (&'a str, &'a RunResult)>) -> Headline {
+        let cards = steps
+            .into_iter()
+            .map(|(name, result)| {
+                let one = Headline::of(result);
+                let figure = |label: &str| {
+                    (one.cards.iter().find(|c| c.label == label))
+                        .map_or("-".to_string(), |c| c.value.clone())
+                };
+                Card {
+                    label: match result.is_partial() {
+                        true => format!("{name} (partial)"),
+                        false => name.to_string(),
+                    },
+                    value: figure("bandwidth"),
+                    detail: format!("{} IOPS · p99 {}", figure("IOPS"), figure("p99 latency")),
+                }
+            })
+            .collect();
+        Headline {
+            cards,
+            verdicts: Vec::new(),
+        }
+    }
+
     /// This headline with the verdicts of `judgements` (check's requirements, a suite's
     /// expectations), as the analysis crate judged them.
     pub fn with_judgements(mut self, judgements: &[Judgement]) -> Headline {

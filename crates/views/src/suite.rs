@@ -33,6 +33,8 @@ pub fn section(store: &HistoryStore, run: &StoredRun) -> Result<Section, ViewErr
             .push("The suite finished no step: there are no figures to show.".to_string());
         return Ok(section);
     }
+    let steps = run.steps.iter().map(|s| (s.name.as_str(), &s.result));
+    section.cards = Some(crate::headline::Headline::of_steps(steps));
     section.tables.push(steps_table(run));
     section.charts.extend(suite_charts(&anchor, run));
     for position in 0..run.steps.len() {

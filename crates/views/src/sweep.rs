@@ -141,6 +141,7 @@ fn grid_facts(groups: &[PointGroup]) -> FactGroup {
 /// One pattern's analysis, tables and charts, added to `section`.
 fn show_pattern(section: &mut Section, group: &PointGroup, target: &str, analysis: &Analysis) {
     let rw = group.rw.as_str();
+    section.cards = crate::headline::Headline::of_sweep(&group.points);
     section.facts.push(analysis_facts(rw, analysis));
     // The lines `diskmeter analyze` prints under its table, word for word.
     section.notes.extend(summary_lines(analysis));

@@ -323,7 +323,7 @@ mod tests {
         let text = curve_results(&curve(), "f", &[], false);
         assert!(text.contains("maximum rate: 2,000 IOPS"), "{text}");
         assert!(text.contains("| 50%   | 1,000"), "{text}");
-        assert!(text.contains("1.500 (1.350-1.650)"), "{text}");
+        assert!(text.contains("1.50 ms (1.35 ms-1.65 ms)"), "{text}");
         assert!(text.contains("| missed"), "{text}");
         let bars: Vec<usize> = text
             .lines()
