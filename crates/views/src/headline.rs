@@ -72,7 +72,7 @@ impl Headline {
             (true, true) => format!("read {read} · write {write}"),
             (true, false) => "read".to_string(),
             (false, true) => "write".to_string(),
-            (false, false) => "no IO completed".to_string(),
+            (false, false) => "no reads or writes".to_string(),
         };
         let mut cards = vec![
             Card {
@@ -254,34 +254,6 @@ impl VerdictCard {
     }
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn a_run_gets_five_cards_in_scaled_units() {
-        let load = crate::tests::Load::randread(4096, 32, 20_000);
-        let result = crate::tests::step("s", &load, 0).result;
-        let headline = Headline::of(&result);
-        let labels: Vec<&str> = headline.cards.iter().map(|c| c.label.as_str()).collect();
-        assert_eq!(
-            labels,
-            [
-                "IOPS",
-                "bandwidth",
-                "p50 latency",
-                "p99 latency",
-                "CPU per IO"
-            ]
-        );
-        let text = headline.text();
-        assert!(text.starts_with("IOPS"), "{text}");
-        for card in &headline.cards {
-            assert!(text.contains(&card.value), "{text}");
-        }
-    }
-}
-
 /// Named steps' results in `format`, as `run`, `replay` and `merge` print them: the human
 /// summary ("normal") opens each step with its headline, then fio's detail
 /// ([`diskmeter_report::render_terminal`]); every machine format is
@@ -310,4 +282,32 @@ pub fn render_steps(
         }
     }
     Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_run_gets_five_cards_in_scaled_units() {
+        let load = crate::tests::Load::randread(4096, 32, 20_000);
+        let result = crate::tests::step("s", &load, 0).result;
+        let headline = Headline::of(&result);
+        let labels: Vec<&str> = headline.cards.iter().map(|c| c.label.as_str()).collect();
+        assert_eq!(
+            labels,
+            [
+                "IOPS",
+                "bandwidth",
+                "p50 latency",
+                "p99 latency",
+                "CPU per IO"
+            ]
+        );
+        let text = headline.text();
+        assert!(text.starts_with("IOPS"), "{text}");
+        for card in &headline.cards {
+            assert!(text.contains(&card.value), "{text}");
+        }
+    }
 }

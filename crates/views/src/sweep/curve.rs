@@ -221,6 +221,35 @@ pub fn slo_of_run_name(name: &str) -> Option<diskmeter_analysis::verdict::Requir
     diskmeter_analysis::curve::parse_slo(slo).ok()
 }
 
+/// A curve's headline: its maximum (unpaced) rate and, with an SLO, the highest rate that
+/// met it, with the SLO's judgements at that rate and at the first rate over as verdicts.
+fn headline(curve: &Curve) -> crate::headline::Headline {
+    use crate::headline::{Card, Headline};
+    let iops = |v: f64| format!("{} IOPS", diskmeter_units::format_iops(v));
+    let mut cards = vec![Card {
+        label: "maximum rate".to_string(),
+        value: curve.max_iops.map_or("-".to_string(), iops),
+        detail: "unpaced".to_string(),
+    }];
+    let mut judged = Vec::new();
+    if let Some(slo) = &curve.slo {
+        cards.push(Card {
+            label: format!("rate within SLO {}", slo.requirement),
+            value: slo.rate_iops.map_or("none".to_string(), |r| iops(r as f64)),
+            detail: slo
+                .share_of_max_percent
+                .map_or(String::new(), |s| format!("{s:.1} % of the maximum")),
+        });
+        judged.extend(slo.at_rate.clone());
+        judged.extend(slo.first_over.as_ref().map(|(_, j)| j.clone()));
+    }
+    Headline {
+        cards,
+        verdicts: Vec::new(),
+    }
+    .with_judgements(&judged)
+}
+
 /// The report's section of a saved curve sweep (`section`, headed as every sweep's): the
 /// points table, the SLO's answer and the IOPS vs latency chart.
 pub(crate) fn section(
@@ -234,6 +263,7 @@ pub(crate) fn section(
         slo.as_ref(),
     );
     let anchor = section.anchor.clone();
+    section.cards = Some(headline(&curve));
     let rows = curve.points.iter().map(|p| {
         let mut row = vec![
             Cell::text(point_label(p)),
