@@ -78,9 +78,8 @@ pub enum ChartError {
         #[source]
         source: std::io::Error,
     },
-    /// `report --png`: none of the report's sections has a result's headline (a capture or
-    /// a comparison alone).
-    #[error("{path}: none of the report's runs has a result to headline (a capture or a comparison alone has none)")]
+    /// `report --png`: none of the report's sections has headline cards (a capture alone).
+    #[error("{path}: none of the report's sections has a headline to draw (a capture has none)")]
     NoHeadline {
         /// The PNG asked for.
         path: String,

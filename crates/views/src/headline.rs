@@ -202,6 +202,47 @@ impl Headline {
         }
     }
 
+    /// The headline of a comparison: how many metrics are regressions, faster, slower and
+    /// within noise, and a verdict card per regression with both runs' figures and the
+    /// change (the analysis crate's outcomes, [`diskmeter_analysis::compare`]).
+    pub fn of_comparison(c: &diskmeter_analysis::compare::Comparison) -> Headline {
+        use diskmeter_analysis::compare::Outcome;
+        let count = |o: Outcome| c.metrics.iter().filter(|m| m.outcome == o).count();
+        let of = format!("of {} metrics", c.metrics.len());
+        let card = |label: &str, n: usize| Card {
+            label: label.to_string(),
+            value: n.to_string(),
+            detail: of.clone(),
+        };
+        let mut cards = vec![
+            card("regressions", c.regressions()),
+            card("faster", count(Outcome::Faster)),
+            card("slower", count(Outcome::Slower)),
+            card("within noise", count(Outcome::WithinNoise)),
+        ];
+        if count(Outcome::TooFewSamples) > 0 {
+            cards.push(card("too few samples", count(Outcome::TooFewSamples)));
+        }
+        let verdicts = (c.metrics.iter().filter(|m| m.regression))
+            .map(|m| VerdictCard {
+                verdict: m.verdict_text().to_uppercase(),
+                tone: Tone::Bad,
+                what: format!("{} {}", m.step, m.metric),
+                evidence: format!(
+                    "{} {}: A {}, B {} ({}; noise floor {} %, threshold {} %)",
+                    m.step,
+                    m.metric,
+                    m.format_value(m.baseline),
+                    m.format_value(m.candidate),
+                    m.format_change(),
+                    c.options.noise_floor_percent,
+                    c.options.threshold_percent
+                ),
+            })
+            .collect();
+        Headline { cards, verdicts }
+    }
+
     /// This headline with the verdicts of `judgements` (check's requirements, a suite's
     /// expectations), as the analysis crate judged them.
     pub fn with_judgements(mut self, judgements: &[Judgement]) -> Headline {
@@ -309,5 +350,52 @@ mod tests {
         for card in &headline.cards {
             assert!(text.contains(&card.value), "{text}");
         }
+    }
+
+    #[test]
+    fn a_paced_steps_latency_is_from_the_intended_issue_time_and_says_so() {
+        let load = crate::tests::Load::randread(4096, 4, 1_000);
+        let mut result = crate::tests::step("paced", &load, 0).result;
+        let read = &mut result.jobs[0].read;
+        read.lat_intended = read.lat.clone();
+        for p in &mut read.lat_intended.percentiles {
+            p.value_ns *= 3;
+        }
+        let want = read.lat_intended.percentile(99.0).unwrap();
+        let headline = Headline::of(&result);
+        let p99 = &headline.cards[3];
+        assert_eq!(p99.value, format_duration(want as f64));
+        assert_eq!(p99.detail, "from intended issue time");
+    }
+
+    #[test]
+    fn a_sweep_headlines_its_best_points() {
+        let point = |bs_bytes, qd, iops: f64, lat_ns: f64| diskmeter_analysis::SweepPoint {
+            bs_bytes,
+            qd,
+            iops,
+            bytes_per_sec: iops * bs_bytes as f64,
+            lat_mean_ns: lat_ns,
+            lat_p99_ns: lat_ns * 3.0,
+        };
+        let points = [
+            point(4096, 1, 9_000.0, 100_000.0),
+            point(4096, 32, 120_000.0, 260_000.0),
+            point(1 << 20, 8, 900.0, 8_800_000.0),
+        ];
+        let headline = Headline::of_sweep(&points).unwrap();
+        let values: Vec<(&str, &str)> = (headline.cards.iter())
+            .map(|c| (c.value.as_str(), c.detail.as_str()))
+            .collect();
+        assert_eq!(
+            values,
+            [
+                ("120k", "4K at QD 32"),
+                ("900.0 MiB/s", "1M at QD 8"),
+                ("100.0 us", "4K at QD 1"),
+                ("780.0 us", "4K at QD 32"),
+            ]
+        );
+        assert!(Headline::of_sweep(&[]).is_none());
     }
 }
