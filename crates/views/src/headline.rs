@@ -100,13 +100,18 @@ impl Headline {
                 (true, _) => "not known".to_string(),
                 (false, ns) => text(ns),
             };
+            // Per direction when both did IO; the clock is in the label when it is the
+            // intended one, else in the detail of a one-direction step.
             let detail = if both && !latency.unknown {
-                format!("{clock}; read {} · write {}", text(read), text(write))
+                format!("read {} · write {}", text(read), text(write))
             } else {
                 clock.to_string()
             };
             cards.push(Card {
-                label: format!("{name} latency"),
+                label: match latency.clock {
+                    LatencyClock::Issue => format!("{name} latency"),
+                    LatencyClock::Intended => format!("{name} latency (intended)"),
+                },
                 value,
                 detail,
             });
@@ -183,7 +188,7 @@ impl Headline {
             .map(|(name, result)| {
                 let one = Headline::of(result);
                 let figure = |label: &str| {
-                    (one.cards.iter().find(|c| c.label == label))
+                    (one.cards.iter().find(|c| c.label.starts_with(label)))
                         .map_or("-".to_string(), |c| c.value.clone())
                 };
                 Card {
@@ -366,6 +371,7 @@ mod tests {
         let p99 = &headline.cards[3];
         assert_eq!(p99.value, format_duration(want as f64));
         assert_eq!(p99.detail, "from intended issue time");
+        assert_eq!(p99.label, "p99 latency (intended)");
     }
 
     #[test]
