@@ -82,6 +82,9 @@ fn issue32_run_and_show_open_with_the_headline_and_print_readable_latencies() {
         text.find("p99 latency") < text.find("read: IOPS="),
         "the headline comes before the detail:\n{text}"
     );
+    // Not vacuous: the summary's latencies are among what the check reads.
+    let figures = common::readable::timed_numbers(&text);
+    assert!(figures.len() > 20, "{figures:?}");
     common::readable::assert_latencies_readable("run's summary", &text);
     for show in [
         &["show", "1", "--db=h.db"][..],
