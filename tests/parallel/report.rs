@@ -193,7 +193,7 @@ fn a_missing_run_fails_naming_it_and_bad_arguments_are_usage_errors() {
 }
 
 /// Issue 32: `report --png FILE` draws the first result's headline cards: a valid PNG of the
-/// cards' size (1200 x 250 with no verdict), with text and card panels drawn on white.
+/// cards' size (1200 x 220 with no verdict), with text and card panels drawn on white.
 #[test]
 fn issue32_report_png_draws_the_headline_cards() {
     let dir = TestDir::new();
@@ -208,7 +208,7 @@ fn issue32_report_png_draws_the_headline_cards() {
     let mut reader = decoder.read_info().expect("a valid PNG");
     let mut buffer = vec![0; reader.output_buffer_size()];
     let info = reader.next_frame(&mut buffer).expect("a PNG frame");
-    assert_eq!((info.width, info.height), (1200, 250));
+    assert_eq!((info.width, info.height), (1200, 220));
     let pixels: Vec<&[u8]> = buffer[..info.buffer_size()].chunks(3).collect();
     let ink = pixels
         .iter()

@@ -13,7 +13,7 @@ use std::path::Path;
 /// The image's width, pixels; its height grows by [`VERDICT_HEIGHT`] per verdict.
 pub const HEADLINE_WIDTH: u32 = 1200;
 /// The height of the title and the cards, pixels.
-pub const HEADLINE_HEIGHT: u32 = 250;
+pub const HEADLINE_HEIGHT: u32 = 220;
 /// The height each verdict line adds, pixels.
 pub const VERDICT_HEIGHT: u32 = 34;
 
@@ -68,7 +68,7 @@ fn draw<DB: DrawingBackend>(
     root.draw(&Text::new(title.to_string(), (MARGIN, 18), text(26.0, INK)))?;
     let count = headline.cards.len().max(1) as i32;
     let width = (HEADLINE_WIDTH as i32 - 2 * MARGIN - GAP * (count - 1)) / count;
-    let (top, bottom) = (66, 66 + 160);
+    let (top, bottom) = (66, 66 + 134);
     for (i, card) in headline.cards.iter().enumerate() {
         let left = MARGIN + i as i32 * (width + GAP);
         root.draw(&Rectangle::new(
@@ -94,7 +94,7 @@ fn draw<DB: DrawingBackend>(
         for (line, part) in card.detail.split("; ").enumerate() {
             root.draw(&Text::new(
                 part.to_string(),
-                (x, top + 100 + 22 * line as i32),
+                (x, top + 92 + 18 * line as i32),
                 text(13.0, MUTED),
             ))?;
         }
@@ -113,4 +113,63 @@ fn draw<DB: DrawingBackend>(
         ))?;
     }
     root.present()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use diskmeter_views::headline::{Card, VerdictCard};
+    use diskmeter_views::SectionKind;
+
+    #[test]
+    fn the_png_has_the_cards_size_and_a_coloured_line_per_verdict() {
+        let card = |label: &str, value: &str| Card {
+            label: label.into(),
+            value: value.into(),
+            detail: "read 1.00 ms; write 2.00 ms".into(),
+        };
+        let verdict = |verdict: &str, tone| VerdictCard {
+            verdict: verdict.into(),
+            tone,
+            what: "read-lat-p99 <= 2 ms".into(),
+            evidence: format!("{verdict} read-lat-p99 <= 2 ms: measured 2.41 ms"),
+        };
+        let mut step = Section::new("run-1-step-0", "Step 1 of 1: t", SectionKind::Step);
+        step.cards = Some(Headline {
+            cards: vec![card("IOPS", "13.1k"), card("p99 latency", "2.41 ms")],
+            verdicts: vec![verdict("MISSED", Tone::Bad), verdict("MET", Tone::Good)],
+        });
+        // The first section with cards is found below one without.
+        let mut run = Section::new("run-1", "Run 1: t", SectionKind::Run);
+        run.children.push(step);
+        let document = Document {
+            title: "t".into(),
+            diskmeter_version: "0".into(),
+            generated_unix_ms: 0,
+            sections: vec![run],
+        };
+        let dir = std::env::temp_dir().join(format!("dm-headline-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join("h.png");
+        let size = write_headline_png(&document, &path).unwrap();
+        assert_eq!(size, (HEADLINE_WIDTH, HEADLINE_HEIGHT + 2 * VERDICT_HEIGHT));
+        let decoder = png::Decoder::new(std::fs::File::open(&path).unwrap());
+        let mut reader = decoder.read_info().unwrap();
+        let mut buffer = vec![0; reader.output_buffer_size()];
+        let info = reader.next_frame(&mut buffer).unwrap();
+        assert_eq!((info.width, info.height), size);
+        let pixels: Vec<&[u8]> = buffer[..info.buffer_size()].chunks(3).collect();
+        let count = |rgb: [u8; 3]| pixels.iter().filter(|p| **p == rgb).count();
+        assert!(count([0xf6, 0xf8, 0xfa]) > 50_000, "the card panels");
+        assert!(count([0xcf, 0x22, 0x2e]) > 20, "the missed verdict in red");
+        assert!(count([0x1a, 0x7f, 0x37]) > 20, "the met verdict in green");
+        std::fs::remove_dir_all(&dir).unwrap();
+
+        let empty = Document {
+            sections: vec![Section::new("run-2", "Capture 2", SectionKind::Capture)],
+            ..document
+        };
+        let error = write_headline_png(&empty, &path).unwrap_err();
+        assert!(error.to_string().contains("capture has none"), "{error}");
+    }
 }
