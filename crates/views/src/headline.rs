@@ -320,9 +320,18 @@ pub fn render_steps(
         if !single {
             let _ = writeln!(out, "=== step: {name} ===");
         }
+        // An interrupted run's banner stays the first line, above its headline.
+        let detail = diskmeter_report::render_terminal(result);
+        let (banner, detail) = match detail.split_once("\n\n") {
+            Some((banner, rest)) if banner.starts_with("***") => (banner, rest),
+            _ => ("", detail.as_str()),
+        };
+        if !banner.is_empty() {
+            let _ = writeln!(out, "{banner}\n");
+        }
         out.push_str(&Headline::of(result).text());
         out.push('\n');
-        out.push_str(&diskmeter_report::render_terminal(result));
+        out.push_str(detail);
         if !single {
             out.push('\n');
         }
@@ -403,5 +412,29 @@ mod tests {
             ]
         );
         assert!(Headline::of_sweep(&[]).is_none());
+    }
+
+    #[test]
+    fn the_summary_opens_with_the_headline_after_an_interrupted_runs_banner() {
+        use diskmeter_report::output_format::OutputFormat;
+        let load = crate::tests::Load::randread(4096, 4, 1_000);
+        let mut result = crate::tests::step("t", &load, 0).result;
+        let names = ["t".to_string()];
+        let text = |result: &RunResult| {
+            let terse = diskmeter_report::TerseVersion::V3;
+            render_steps(
+                OutputFormat::Normal,
+                &names,
+                std::slice::from_ref(result),
+                terse,
+            )
+            .unwrap()
+        };
+        assert!(text(&result).starts_with("IOPS "), "{}", text(&result));
+        result.meta.partial = true;
+        let partial = text(&result);
+        assert!(partial.starts_with("*** PARTIAL RESULTS"), "{partial}");
+        assert!(partial.contains(" ***\n\nIOPS "), "{partial}");
+        assert_eq!(partial.matches("PARTIAL RESULTS").count(), 1, "{partial}");
     }
 }
