@@ -76,7 +76,7 @@ pub(crate) fn steps_table(run: &StoredRun) -> Table {
                     dash()
                 },
                 if f.reads() {
-                    Cell::number(format!("{:.1}", f.read_bytes_per_sec / MIB_F64))
+                    Cell::number(diskmeter_units::format_rate_binary(f.read_bytes_per_sec))
                 } else {
                     dash()
                 },
@@ -86,7 +86,7 @@ pub(crate) fn steps_table(run: &StoredRun) -> Table {
                     dash()
                 },
                 if f.writes() {
-                    Cell::number(format!("{:.1}", f.write_bytes_per_sec / MIB_F64))
+                    Cell::number(diskmeter_units::format_rate_binary(f.write_bytes_per_sec))
                 } else {
                     dash()
                 },
@@ -111,9 +111,9 @@ pub(crate) fn steps_table(run: &StoredRun) -> Table {
         columns: [
             "step",
             "read IOPS",
-            "read MiB/s",
+            "read bandwidth",
             "write IOPS",
-            "write MiB/s",
+            "write bandwidth",
             "mean latency",
             "p99 latency",
             "steady state",

@@ -305,8 +305,8 @@ fn points_table(group: &PointGroup, a: &Analysis) -> Table {
             vec![
                 Cell::text(size(p.bs_bytes)),
                 Cell::number(p.qd.to_string()),
-                Cell::number(format_thousands(p.iops.round() as u64)),
-                Cell::number(format!("{:.1}", p.bytes_per_sec / MIB_F64)),
+                Cell::number(diskmeter_units::format_iops(p.iops)),
+                Cell::number(diskmeter_units::format_rate_binary(p.bytes_per_sec)),
                 Cell::number(diskmeter_units::format_duration(p.lat_mean_ns)),
                 Cell::number(diskmeter_units::format_duration(p.lat_p99_ns)),
                 Cell::text(limit),
@@ -334,7 +334,7 @@ fn points_table(group: &PointGroup, a: &Analysis) -> Table {
             "block size",
             "QD",
             "IOPS",
-            "MiB/s",
+            "bandwidth",
             "mean latency",
             "p99 latency",
             "limited by",
@@ -353,8 +353,8 @@ fn block_size_table(a: &Analysis) -> Table {
         .map(|f| {
             vec![
                 Cell::text(size(f.bs_bytes)),
-                Cell::number(format_thousands(f.best_iops.round() as u64)),
-                Cell::number(format!("{:.1}", f.best_bytes_per_sec / MIB_F64)),
+                Cell::number(diskmeter_units::format_iops(f.best_iops)),
+                Cell::number(diskmeter_units::format_rate_binary(f.best_bytes_per_sec)),
                 Cell::text(limit_text(f.limit)),
                 Cell::text(if f.flattened { "yes" } else { "no" }),
                 Cell::number(f.knee_qd.map_or("-".to_string(), |k| k.to_string())),
@@ -371,7 +371,7 @@ fn block_size_table(a: &Analysis) -> Table {
         columns: [
             "block size",
             "best IOPS",
-            "best MiB/s",
+            "best bandwidth",
             "limited by",
             "flattened",
             "knee QD (90 % of best)",
