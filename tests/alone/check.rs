@@ -121,7 +121,7 @@ fn a_result_that_meets_the_capture_level_is_met_and_one_paced_below_it_is_not_me
     // The counters' latency is required of the same statistic, never a per-IO percentile.
     assert!(
         p90.stdout
-            .contains("read-await-p90 <= 0.50 ms (capture 1 p90"),
+            .contains("read-await-p90 <= 500.0 us (capture 1 p90"),
         "{}",
         p90.stdout
     );
@@ -188,7 +188,7 @@ fn require_keys_are_met_missed_or_not_measured_with_their_intervals() {
         missed.stdout
     );
     assert!(
-        missed.stdout.contains("MISSED lat-max <= 0.0010 ms"),
+        missed.stdout.contains("MISSED lat-max <= 1.00 us"),
         "{}",
         missed.stdout
     );

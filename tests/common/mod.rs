@@ -9,6 +9,7 @@
 pub mod browser;
 pub mod diskspd;
 mod jitter;
+pub mod readable;
 pub mod serve;
 #[allow(unused_imports)] // only tests/alone judges floors against the host's share
 pub use jitter::SchedulingJitter;

@@ -63,16 +63,16 @@ fn ok_stdout(dir: &Path, args: &[&str]) -> String {
     String::from_utf8_lossy(&out.stdout).into_owned()
 }
 
-/// A latency as the views print it ("474.74 msec", "3.19 usec") in ns.
+/// A latency as the views print it ("474.7 ms", "3.19 us") in ns.
 fn latency_ns(text: &str) -> f64 {
     let mut words = text.split_whitespace();
     let value: f64 = words.next().and_then(|v| v.parse().ok()).expect(text);
     value
         * match words.next() {
-            Some("nsec") => 1.0,
-            Some("usec") => 1e3,
-            Some("msec") => 1e6,
-            Some("sec") => 1e9,
+            Some("ns") => 1.0,
+            Some("us") => 1e3,
+            Some("ms") => 1e6,
+            Some("s") => 1e9,
             other => panic!("unit {other:?} in {text}"),
         }
 }

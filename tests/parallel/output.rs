@@ -38,13 +38,14 @@ fn the_summary_shows_iops_bandwidth_and_the_percentile_table() {
         "read: IOPS=",
         "MiB/s",
         "MB/s",
-        "clat percentiles",
-        "1.00th",
-        "50.00th",
-        "99.00th",
-        "99.90th",
-        "99.95th",
-        "99.99th",
+        "percentiles  : values within 0.1 % (HDR histogram, 3 significant digits)",
+        "read clat ",
+        " p1 ",
+        " p50 ",
+        " p99 ",
+        " p99.9 ",
+        " p99.95 ",
+        " p99.99",
         "lat (",
         "cpu",
         "IO depths",
@@ -53,6 +54,46 @@ fn the_summary_shows_iops_bandwidth_and_the_percentile_table() {
         assert!(text.contains(needle), "missing {needle:?} in:\n{text}");
     }
     assert!(t.files().is_empty(), "the test file is removed");
+}
+
+/// Issue 32: `run` opens with the headline cards, then fio's detail; it and `show` print
+/// every latency in its scaled unit (at most 4 significant digits, 1-999 of the unit).
+#[test]
+fn issue32_run_and_show_open_with_the_headline_and_print_readable_latencies() {
+    let t = TestDir::new();
+    let mut args = ACCEPTANCE.to_vec();
+    args.extend(["--rw=randrw", "--db=h.db"]);
+    let out = t.run(&args).assert().success().get_output().stdout.clone();
+    let text = String::from_utf8(out).unwrap();
+    let first = text.lines().next().unwrap_or_default();
+    for card in [
+        "IOPS",
+        "bandwidth",
+        "p50 latency",
+        "p99 latency",
+        "CPU per IO",
+    ] {
+        assert!(
+            first.contains(card),
+            "the first line has no {card:?}:\n{text}"
+        );
+    }
+    assert!(
+        text.find("p99 latency") < text.find("read: IOPS="),
+        "the headline comes before the detail:\n{text}"
+    );
+    // Not vacuous: the summary's latencies are among what the check reads.
+    let figures = common::readable::timed_numbers(&text);
+    assert!(figures.len() > 20, "{figures:?}");
+    common::readable::assert_latencies_readable("run's summary", &text);
+    for show in [
+        &["show", "1", "--db=h.db"][..],
+        &["show", "1", "--full", "--db=h.db"],
+    ] {
+        let shown = common::ok(common::diskmeter(t.path(), show));
+        assert!(shown.contains("p99 latency"), "{shown}");
+        common::readable::assert_latencies_readable(&format!("{show:?}"), &shown);
+    }
 }
 
 #[test]

@@ -191,3 +191,38 @@ fn a_missing_run_fails_naming_it_and_bad_arguments_are_usage_errors() {
         assert_eq!(diskmeter(&dir, args).status.code(), Some(2), "{args:?}");
     }
 }
+
+/// Issue 32: `report --png FILE` draws the first result's headline cards: a valid PNG of the
+/// cards' size (1200 x 220 with no verdict), with text and card panels drawn on white.
+#[test]
+fn issue32_report_png_draws_the_headline_cards() {
+    let dir = TestDir::new();
+    saved_run(&dir, "png");
+    ok(diskmeter(
+        &dir,
+        &[
+            "report", "last", "--png", "h.png", "-o", "r.html", "--db", "h.db",
+        ],
+    ));
+    let decoder = png::Decoder::new(std::fs::File::open(dir.path().join("h.png")).unwrap());
+    let mut reader = decoder.read_info().expect("a valid PNG");
+    let mut buffer = vec![0; reader.output_buffer_size()];
+    let info = reader.next_frame(&mut buffer).expect("a PNG frame");
+    assert_eq!((info.width, info.height), (1200, 220));
+    let pixels: Vec<&[u8]> = buffer[..info.buffer_size()].chunks(3).collect();
+    let ink = pixels
+        .iter()
+        .filter(|p| p.iter().all(|&c| c < 0x60))
+        .count();
+    let panel = pixels.iter().filter(|p| **p == [0xf6, 0xf8, 0xfa]).count();
+    assert!(ink > 2_000, "{ink} dark pixels: the figures were not drawn");
+    assert!(
+        panel > 100_000,
+        "{panel} panel pixels: the cards were not drawn"
+    );
+    let html = std::fs::read_to_string(dir.path().join("r.html")).unwrap();
+    assert!(
+        html.contains("class=\"card-value\""),
+        "the report has the cards too"
+    );
+}

@@ -107,8 +107,8 @@ pub fn summary_lines(a: &Analysis) -> Vec<String> {
     }
     if let Some(qd1) = a.block_sizes.iter().find_map(|f| f.qd1_lat_ns) {
         lines.push(format!(
-            "QD1 latency {:.2} ms ({} IOs).",
-            qd1 / 1e6,
+            "QD1 latency {} ({} IOs).",
+            diskmeter_units::format_duration(qd1),
             size(
                 a.block_sizes
                     .iter()

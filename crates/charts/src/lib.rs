@@ -13,10 +13,12 @@
 #![forbid(unsafe_code)]
 
 mod axis;
+mod headline;
 mod legend;
 mod output;
 pub mod spec;
 
+pub use headline::{first_headline, headline_size, write_headline_png};
 pub use output::{curve_output, sweep_output};
 pub use spec::{
     draw_spec, draw_spec_layout, render_rgb, render_svg, ChartLayout, ImageFormat, Rect,
@@ -78,6 +80,12 @@ pub enum ChartError {
         /// Why.
         #[source]
         source: std::io::Error,
+    },
+    /// `report --png`: none of the report's sections has headline cards (a capture alone).
+    #[error("{path}: none of the report's sections has a headline to draw (a capture has none)")]
+    NoHeadline {
+        /// The PNG asked for.
+        path: String,
     },
     /// A series has a different number of x and y values.
     #[error("chart {chart}, series {series}: {x_len} x values but {y_len} y values")]

@@ -1,13 +1,13 @@
 //! `diskmeter merge FILE...`: the JSON results of several hosts (ranks) of one run merged
 //! exactly into the aggregate (`diskmeter_report::merge::merge_ranks`), rendered in the usual
-//! formats (`diskmeter_report::output_format::render_steps`). Here only the flags and reading
+//! formats (`diskmeter_views::render_steps`). Here only the flags and reading
 //! the files.
 
 use crate::formats::{list_parser, RESULT_FORMATS};
 use crate::{write_output, Status, UsageError};
 use clap::{Arg, ArgMatches, Args, Command, FromArgMatches};
 use diskmeter_report::merge::{merge_files, Steps};
-use diskmeter_report::output_format::{render_steps, OutputFormat};
+use diskmeter_report::output_format::OutputFormat;
 
 // `merge`'s files and formats.
 #[derive(Args)]
@@ -53,7 +53,7 @@ pub fn main(matches: &ArgMatches) -> anyhow::Result<Status> {
     let terse = crate::formats::terse_version(matches);
     let parts = OutputFormat::print_order(&args.output_format)
         .into_iter()
-        .map(|format| render_steps(format, &merged.names, &merged.results, terse))
+        .map(|format| diskmeter_views::render_steps(format, &merged.names, &merged.results, terse))
         .collect::<Result<Vec<String>, _>>()?;
     write_output(
         matches.get_one::<String>("output"),

@@ -60,11 +60,11 @@ fn draw(live: Arc<LiveCounters>, goal: ProgressGoal, done: Arc<AtomicBool>) {
         if secs >= 1.0 {
             let rate = |i: usize| (now[i] - last[i]) as f64 / secs;
             bar.set_message(format!(
-                "read {:.0} IOPS {:.1} MiB/s | write {:.0} IOPS {:.1} MiB/s",
-                rate(0),
-                rate(1) / 1048576.0,
-                rate(2),
-                rate(3) / 1048576.0
+                "read {} IOPS {} | write {} IOPS {}",
+                diskmeter_units::format_iops(rate(0)),
+                diskmeter_units::format_rate_binary(rate(1)),
+                diskmeter_units::format_iops(rate(2)),
+                diskmeter_units::format_rate_binary(rate(3))
             ));
             last = now;
             last_at = Instant::now();

@@ -1,6 +1,6 @@
-//! `diskmeter report ID... -o FILE.html`: one self-contained HTML file of saved runs (and,
-//! with `--compare A B`, their comparison), built from the view model and rendered by
-//! `diskmeter-html`. Here only the arguments: which runs, which history, where to write.
+//! `diskmeter report ID... -o FILE.html`: one self-contained HTML file of saved runs (and
+//! their comparison), from the view model, rendered by `diskmeter-html` (`--png`: the
+//! headline, by `diskmeter-charts`). Here only the arguments: which runs, history, where to.
 
 use crate::args::db_arg;
 use crate::history::{open, resolve_id};
@@ -9,7 +9,6 @@ use anyhow::Context;
 use clap::{ArgAction, ArgMatches, Args, Command, FromArgMatches};
 use diskmeter_analysis::compare::CompareOptions;
 use diskmeter_views::Item;
-use std::time::{SystemTime, UNIX_EPOCH};
 
 // `report`'s arguments before `--db`.
 #[derive(Args)]
@@ -24,6 +23,9 @@ struct ReportArgs {
     /// made from it, its replays and their checks, each linked to the next
     #[arg(long)]
     with_replays: bool,
+    /// Also draw the first result's headline cards as a PNG image (for chat and tickets)
+    #[arg(long, value_name = "FILE")]
+    png: Option<String>,
 }
 
 // `report`'s arguments after `--db`.
@@ -53,10 +55,10 @@ pub fn main(matches: &ArgMatches) -> anyhow::Result<Status> {
     let args = ReportArgs::from_arg_matches(matches)?;
     let store = open(matches)?;
     let items = items(&store, &args, &CompareArgs::from_arg_matches(matches)?)?;
-    let now_ms = SystemTime::now()
-        .duration_since(UNIX_EPOCH)
-        .map_or(0, |d| u64::try_from(d.as_millis()).unwrap_or(u64::MAX));
-    let document = diskmeter_views::document(&store, &items, now_ms)?;
+    let document = diskmeter_views::document_now(&store, &items)?;
+    if let Some(png) = &args.png {
+        diskmeter_charts::write_headline_png(&document, std::path::Path::new(png))?;
+    }
     let html = diskmeter_html::render_report(&document)?;
     write_output(args.output.as_ref(), &html).context("writing the report")?;
     Ok(Status::Success)
@@ -76,10 +78,8 @@ fn items(
         }),
         None => None,
     };
-    let mut runs = Vec::new();
-    for text in &args.ids {
-        runs.push(resolve_id(store, text, None)?);
-    }
+    let runs: Vec<i64> = (args.ids.iter().map(|text| resolve_id(store, text, None)))
+        .collect::<anyhow::Result<_>>()?;
     let items = Item::report(compared, &runs).into_iter();
     Ok(items.map(|i| i.with_replays(args.with_replays)).collect())
 }

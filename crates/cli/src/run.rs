@@ -7,7 +7,7 @@ use crate::{args, jobfile, options, write_output, Status, UsageError};
 use clap::{ArgAction, ArgMatches, Args, Command, FromArgMatches};
 use diskmeter_jobfile::fio::Unsupported;
 use diskmeter_orchestrator::{Batch, CommandKind, Session, Step};
-use diskmeter_report::output_format::{render_steps, OutputFormat};
+use diskmeter_report::output_format::OutputFormat;
 use diskmeter_workload::{command_line_jobs, job_file_defaults, job_names, JobSpec, OptionError};
 
 /// The `run` subcommand's definition.
@@ -83,7 +83,7 @@ pub(crate) fn write_result(
     let result = std::slice::from_ref(&step.result);
     let asked = ResultFormat::from_arg_matches(matches)?.output_format;
     let parts = (OutputFormat::print_order(&asked).into_iter())
-        .map(|format| render_steps(format, &names, result, terse))
+        .map(|format| diskmeter_views::render_steps(format, &names, result, terse))
         .collect::<Result<_, _>>()?;
     let text = formats::join(parts);
     Ok(write_output(matches.get_one::<String>("output"), &text)?)

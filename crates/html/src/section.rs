@@ -108,6 +108,16 @@ impl SectionHtml<'_> {
         }
     }
 
+    /// The class of a verdict card's tone.
+    fn tone_class(&self, tone: &Tone) -> &'static str {
+        match tone {
+            Tone::Plain => "",
+            Tone::Good => "tone-good",
+            Tone::Bad => "tone-bad",
+            Tone::Neutral => "tone-neutral",
+        }
+    }
+
     /// A column's heading aligns right when its cells are numbers.
     fn column_class(&self, table: &Table, column: &usize) -> &'static str {
         let numeric = table

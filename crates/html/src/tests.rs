@@ -258,6 +258,19 @@ fn document() -> Document {
         rows: vec![vec![Cell::text(HOSTILE).with_link(HOSTILE)]],
     });
     hostile.notes.push(HOSTILE.into());
+    hostile.cards = Some(diskmeter_views::headline::Headline {
+        cards: vec![diskmeter_views::headline::Card {
+            label: HOSTILE.into(),
+            value: "4.25 ms".into(),
+            detail: HOSTILE.into(),
+        }],
+        verdicts: vec![diskmeter_views::headline::VerdictCard {
+            verdict: "MISSED".into(),
+            tone: Tone::Bad,
+            what: HOSTILE.into(),
+            evidence: HOSTILE.into(),
+        }],
+    });
     let mut spec = all_charts("run-3").remove(0);
     spec.title = HOSTILE.into();
     spec.series[0].label = HOSTILE.into();
@@ -477,4 +490,17 @@ fn the_sample_document_renders_for_a_browser() {
         std::fs::write(&path, &html).unwrap();
         std::fs::write(format!("{path}.page.html"), &page).unwrap();
     }
+}
+
+/// Issue 32: the headline cards come first in their section, before the one-line headline
+/// and the facts; a verdict card carries its tone's class.
+#[test]
+fn headline_cards_open_their_section_and_verdicts_are_coloured() {
+    let html = render_report(&document()).unwrap();
+    let section = &html[html.find("<section id=\"run-3\"").unwrap()..];
+    let cards = section.find("class=\"cards\"").expect("the cards");
+    assert!(cards < section.find("class=\"headline\"").unwrap());
+    assert!(cards < section.find("class=\"facts\"").unwrap());
+    assert!(section.contains("<div class=\"card-value\">4.25 ms</div>"));
+    assert!(section.contains("class=\"card verdict tone-bad\""));
 }

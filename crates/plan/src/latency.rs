@@ -66,9 +66,9 @@ pub fn judge(tier: &DiskTier, demand: &Demand) -> LatencyJudgement {
     let Some(bound) = per_io_bound_ms(demand) else {
         let text = match (demand.latency_ns, demand.latency_basis) {
             (Some(ns), Some(LatencyBasis::IntervalAwait)) => format!(
-                "latency not judged: the capture's {} ms is an interval mean of await \
+                "latency not judged: the capture's {} is an interval mean of await \
                  (queueing included, counters only), not a per-IO latency; {class_text}",
-                trim(ns as f64 / 1e6)
+                diskmeter_units::format_duration_ns(ns)
             ),
             _ => "latency not judged: the requirement has no latency bound".to_string(),
         };
@@ -145,10 +145,10 @@ pub fn summary(demand: &Demand, excluded: &[String]) -> String {
         }
         None => match demand.latency_ns {
             Some(ns) => format!(
-                "latency not judged: the capture's {} ms is an interval mean of await (counters \
+                "latency not judged: the capture's {} is an interval mean of await (counters \
                  only), not a per-IO latency; trace the capture (capture --trace) or give \
                  latency= to judge the disk types' latency classes",
-                ns as f64 / 1e6
+                diskmeter_units::format_duration_ns(ns)
             ),
             None => "latency not judged: the requirement has no latency bound (add latency=, \
                      e.g. latency=1ms, to exclude disk types whose published class lies above \

@@ -50,9 +50,10 @@ pub fn latency_unit(max_ns: f64) -> (&'static str, f64) {
     }
 }
 
-/// A runtime in seconds with millisecond precision: "2.001 s".
+/// A runtime in its scaled unit, at most four significant digits: "2.00 s", "908.0 ms",
+/// "16.7 min" ([`diskmeter_units::format_duration`]).
 pub fn seconds(ns: u64) -> String {
-    format!("{:.3} s", ns as f64 / 1e9)
+    diskmeter_units::format_duration(ns as f64)
 }
 
 // UTC dates both ways by Howard Hinnant's algorithms ("chrono-Compatible Low-Level Date

@@ -8,6 +8,7 @@
 //! not known, rather than the other clock's figure shown in its place.
 
 use crate::{JobResult, LatencySummary, RunResult};
+use diskmeter_workload::Direction;
 
 /// Which clock a headline latency is measured on.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -104,5 +105,25 @@ impl RunResult {
             p99_ns: p99,
             unknown: false,
         }
+    }
+}
+
+impl RunResult {
+    /// The largest `percent` percentile any job listed for `direction` on the headline's
+    /// clock ([`RunResult::headline_latency`]): completion latency on the issue clock,
+    /// intended-time latency for a paced job. `None` when no job listed it, nothing
+    /// completed in that direction, or the paced run kept no intended-time latency.
+    pub fn headline_percentile_ns(&self, direction: Direction, percent: f64) -> Option<u64> {
+        let clock = self.headline_latency().clock;
+        let index = match direction {
+            Direction::Read => 0,
+            Direction::Write => 1,
+        };
+        let mut largest: Option<u64> = None;
+        for job in &self.jobs {
+            let directions = summaries(job, clock)?;
+            largest = largest.max(directions[index].1.percentile(percent));
+        }
+        largest
     }
 }

@@ -150,11 +150,7 @@ pub(crate) fn render_terminal(out: &mut String, s: &ScaleOut) {
     }
 }
 
-/// A skew in the unit that shows it: ns, usec or msec.
+/// A skew in its scaled unit: "850 ns", "12.4 us", "3.10 ms".
 fn skew(ns: u64) -> String {
-    match ns {
-        0..=9_999 => format!("{ns} nsec"),
-        10_000..=9_999_999 => format!("{:.1} usec", ns as f64 / 1e3),
-        _ => format!("{:.1} msec", ns as f64 / 1e6),
-    }
+    diskmeter_units::format_duration_ns(ns)
 }

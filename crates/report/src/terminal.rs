@@ -1,11 +1,15 @@
 //! The human summary printed at the end of a run, laid out like fio's so its users find every
-//! figure where they expect it, but with every unit named ("MiB/s", "usec").
+//! figure where they expect it, but with every value carrying its own scaled unit ("9.37 us",
+//! "4.25 ms": [`diskmeter_units::format_duration`]) and the percentiles as one table per job
+//! (a row per direction and kind, a column per percentile).
 
 use std::fmt::Write as _;
 
 use diskmeter_workload::Direction;
 
-use crate::format::{bytes_both, count, iops, latency_unit, rate_both, seconds, utc_timestamp};
+use diskmeter_units::format_duration;
+
+use crate::format::{bytes_both, count, iops, rate_both, seconds, utc_timestamp};
 use crate::schema::{
     DirectionResult, GroupDirection, JobResult, LabeledPercent, LatencySummary, RunResult,
 };
@@ -97,20 +101,21 @@ fn render_job(out: &mut String, job: &JobResult) {
         latency_line(out, "    sync lat", sync);
     }
     if let Some(c) = &job.connections {
-        // Iometer's connection-rate figures, its times in ms as Iometer shows them.
+        // Iometer's connection-rate figures.
         let _ = writeln!(
             out,
-            "  connections  : {} ({:.2}/s), every {} IOs; time mean={:.3}ms, max={:.3}ms",
+            "  connections  : {} ({:.2}/s), every {} IOs; time mean={}, max={}",
             count(c.count),
             c.per_second,
             c.transactions_per_connection,
-            c.mean_ns / 1e6,
-            c.max_ns as f64 / 1e6
+            format_duration(c.mean_ns),
+            format_duration(c.max_ns as f64)
         );
     }
     if let Some(verify) = &job.verify {
         render_verify(out, verify);
     }
+    percentile_table(out, job);
     render_lat_buckets(out, job);
     let cpu = &job.cpu;
     let _ = writeln!(
@@ -124,12 +129,12 @@ fn render_job(out: &mut String, job: &JobResult) {
     );
     crate::steady::render_lines(out, job);
     if let Some(search) = &job.latency_target {
-        // fio's line for its latency_target search, times in microseconds as fio writes them.
+        // fio's line for its latency_target search.
         let _ = writeln!(
             out,
-            "  latency      : target={}us, window={}us, percentile={:.2}%, depth={}",
-            search.target_ns / 1_000,
-            search.window_ns / 1_000,
+            "  latency      : target={}, window={}, percentile={:.2}%, depth={}",
+            format_duration(search.target_ns as f64),
+            format_duration(search.window_ns as f64),
             search.percentile,
             search.depth
         );
@@ -227,16 +232,6 @@ fn render_direction(out: &mut String, name: &str, d: &DirectionResult) {
             latency_line(out, label, summary);
         }
     }
-    let table = if d.clat.count > 0 {
-        ("clat", &d.clat)
-    } else {
-        ("lat", &d.lat)
-    };
-    percentile_table(out, table.0, table.1);
-    if d.lat_intended.count > 0 {
-        // The tail that counts for a paced job: latency from when each IO was due.
-        percentile_table(out, "lat_intended", &d.lat_intended);
-    }
     let bw = &d.bw_samples_bytes_per_sec;
     if bw.samples > 0 {
         let _ = writeln!(
@@ -262,25 +257,16 @@ fn render_direction(out: &mut String, name: &str, d: &DirectionResult) {
     }
 }
 
-/// "clat (usec): min=0.64, max=2930.60, avg=52.25, stdev=58.39, N=60,323" in one unit; with
-/// "saturated at 1 h=N" appended when latencies exceeded the histogram's range.
+/// "clat: min=640 ns, max=2.93 ms, avg=52.2 us, stdev=58.4 us, N=60,323": each value in its
+/// own unit; with "saturated at 1 h=N" appended when latencies exceeded the histogram's range.
 fn latency_line(out: &mut String, label: &str, s: &LatencySummary) {
-    let (unit, scale) = latency_unit(s.max_ns as f64);
-    // Min and max are whole nanoseconds: no decimals when that is the unit.
-    let extreme = |ns: u64| {
-        if scale == 1.0 {
-            ns.to_string()
-        } else {
-            format!("{:.2}", ns as f64 / scale)
-        }
-    };
     let _ = writeln!(
         out,
-        "{label} ({unit}): min={}, max={}, avg={:.2}, stdev={:.2}, N={}{}",
-        extreme(s.min_ns),
-        extreme(s.max_ns),
-        s.mean_ns / scale,
-        s.stddev_ns / scale,
+        "{label}: min={}, max={}, avg={}, stdev={}, N={}{}",
+        format_duration(s.min_ns as f64),
+        format_duration(s.max_ns as f64),
+        format_duration(s.mean_ns),
+        format_duration(s.stddev_ns),
         count(s.count),
         if s.saturated > 0 {
             format!(", saturated at 1 h={}", count(s.saturated))
@@ -290,27 +276,64 @@ fn latency_line(out: &mut String, label: &str, s: &LatencySummary) {
     );
 }
 
-/// fio's percentile block, four per row, in the unit that fits the largest value.
-fn percentile_table(out: &mut String, name: &str, s: &LatencySummary) {
-    if s.percentiles.is_empty() {
-        return;
+/// The percentiles a direction's table row shows: completion latency (total latency when
+/// the engine gave no completion time), and the intended-time latency of a paced job.
+fn percentile_rows<'a>(name: &str, d: &'a DirectionResult) -> Vec<(String, &'a LatencySummary)> {
+    let mut rows = Vec::new();
+    let (kind, summary) = if d.clat.count > 0 {
+        ("clat", &d.clat)
+    } else {
+        ("lat", &d.lat)
+    };
+    rows.push((format!("{name} {kind}"), summary));
+    if d.lat_intended.count > 0 {
+        // The tail that counts for a paced job: latency from when each IO was due.
+        rows.push((format!("{name} lat_intended"), &d.lat_intended));
     }
-    let max = s.percentiles.iter().map(|p| p.value_ns).max().unwrap_or(0);
-    let (unit, scale) = latency_unit(max as f64);
-    let _ = writeln!(out, "    {name} percentiles ({unit}):");
-    for row in s.percentiles.chunks(4) {
-        let cells: Vec<String> = row
-            .iter()
-            .map(|p| {
-                let value = if scale == 1.0 {
-                    format!("{:>7}", p.value_ns)
-                } else {
-                    format!("{:>7.2}", p.value_ns as f64 / scale)
-                };
-                format!("{:>6.2}th=[{value}]", p.percent)
-            })
-            .collect();
-        let _ = writeln!(out, "     | {}", cells.join(", "));
+    rows.retain(|(_, s)| !s.percentiles.is_empty());
+    rows
+}
+
+/// The job's percentiles as one table: a row per direction and kind, a column per listed
+/// percentile, each cell in its own unit; columns in blocks of at most nine so a line fits
+/// a terminal. The histogram's error bound is stated once, in the heading.
+fn percentile_table(out: &mut String, job: &JobResult) {
+    let mut rows = Vec::new();
+    for direction in Direction::BOTH {
+        let d = job.direction(direction);
+        if d.ios > 0 {
+            rows.extend(percentile_rows(direction.as_str(), d));
+        }
+    }
+    if let Some(trim) = &job.trim {
+        rows.extend(percentile_rows("trim", trim));
+    }
+    let Some((_, first)) = rows.first() else {
+        return;
+    };
+    let _ = writeln!(
+        out,
+        "  percentiles  : values within 0.1 % (HDR histogram, 3 significant digits)"
+    );
+    let percents: Vec<f64> = first.percentiles.iter().map(|p| p.percent).collect();
+    let label_width = rows.iter().map(|(l, _)| l.len()).max().unwrap_or(0);
+    for block in (0..percents.len()).collect::<Vec<_>>().chunks(9) {
+        let mut header = format!("    {:label_width$}", "");
+        for &i in block {
+            let _ = write!(header, " {:>9}", format!("p{}", percents[i]));
+        }
+        let _ = writeln!(out, "{}", header.trim_end());
+        for (label, summary) in &rows {
+            let mut line = format!("    {label:label_width$}");
+            for &i in block {
+                let cell = summary
+                    .percentiles
+                    .get(i)
+                    .map_or("-".to_string(), |p| format_duration(p.value_ns as f64));
+                let _ = write!(line, " {cell:>9}");
+            }
+            let _ = writeln!(out, "{line}");
+        }
     }
 }
 

@@ -93,8 +93,8 @@ fn units_are_named() {
     for unit in [
         "MiB/s (",
         "MB/s)",
-        "clat (usec)",
-        "clat percentiles (usec)",
+        "clat: min=",
+        "percentiles  : values within 0.1 %",
         "lat (usec)",
     ] {
         assert!(text.contains(unit), "missing {unit:?} in\n{text}");
@@ -106,7 +106,7 @@ fn steady_state_and_the_iops_interval_get_a_line_each() {
     let text = render_terminal(&RunResult::build(common::steady_input()));
     assert!(
         text.contains(
-            "  steady state : iops:2% over 2 s: attained at 2.000 s (window mean 2,000 IOPS, \
+            "  steady state : iops:2% over 2 s: attained at 2.00 s (window mean 2,000 IOPS, \
              7.81 MiB/s (8.19 MB/s); criterion 0.0125%)"
         ),
         "{text}"
@@ -130,7 +130,7 @@ fn the_steady_state_line_shows_short_samples_and_the_precision_rule() {
     assert!(
         text.contains(
             "  steady state : iops:2% over 1 s of 0.2 s samples, mean known to +-3%: attained \
-             at 2.000 s"
+             at 2.00 s"
         ),
         "{text}"
     );

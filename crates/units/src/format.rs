@@ -118,10 +118,51 @@ pub fn format_rate_decimal(bytes_per_sec: f64) -> String {
     format_scaled(bytes_per_sec, Scale::DecimalRate, Precision::TwoThenOne)
 }
 
-/// A duration: `850 ns`, `539.2 us`, `1.05 ms`, `10.0 s` (seconds are the largest unit, so a
-/// two-hour warm-up reads `7200.0 s`).
+/// A duration: `850 ns`, `539.2 us`, `1.05 ms`, `10.0 s`, then minutes and hours for long
+/// ones (`16.7 min`, `2.00 h`): see [`format_duration`].
 pub fn format_duration_ns(ns: u64) -> String {
-    format_scaled(ns as f64, Scale::Duration, Precision::TwoThenOne)
+    format_duration(ns as f64)
+}
+
+/// A duration (or latency) of `ns` nanoseconds in the one unit that keeps it between 1 and
+/// 999.9 of it, with at most four significant digits: `850 ns`, `950.4 ns`, `539.2 us`,
+/// `1.05 ms`, `10.0 s`, `16.7 min`, `2.00 h`. This is the rule of every human view of a
+/// latency (terminal, `show`, report, dashboard, tables): the unit is on each value, so a
+/// reader never converts. A whole number of nanoseconds prints without decimals; zero is
+/// `0 ns`. From 1,000 s up the unit is minutes, from 1,000 min hours (the largest unit: a
+/// duration of 1,000 h or more keeps its integer digits).
+pub fn format_duration(ns: f64) -> String {
+    const NS_PER_S: f64 = 1e9;
+    let seconds = ns.abs() / NS_PER_S;
+    let precision = Precision::TwoThenOne;
+    if !ns.is_finite() || round_to(seconds, precision.decimals(seconds)) < 1000.0 {
+        return format_scaled(ns, Scale::Duration, precision);
+    }
+    let sign = if ns < 0.0 { "-" } else { "" };
+    let minutes = seconds / 60.0;
+    let (value, unit) = if round_to(minutes, precision.decimals(minutes)) < 1000.0 {
+        (minutes, "min")
+    } else {
+        (minutes / 60.0, "h")
+    };
+    let places = precision.decimals(value);
+    format!("{sign}{value:.places$} {unit}")
+}
+
+/// A rate of operations (IOPS) or a count as fio prints it: a whole number below 10,000
+/// (`950`, `8962`; two decimals below 10 and one below 100 for small rates: `4.57`, `45.7`),
+/// then three significant figures with k, M, G (`13.1k`, `131k`, `1.31M`). At most four
+/// significant digits either way.
+pub fn format_iops(value: f64) -> String {
+    let magnitude = value.abs();
+    if !value.is_finite() || round_to(magnitude, 0) >= 10_000.0 {
+        return format_scaled(value, Scale::Count, Precision::ThreeFigures);
+    }
+    if magnitude == 0.0 || round_to(magnitude, 1) >= 100.0 {
+        return format!("{value:.0}");
+    }
+    let places = if round_to(magnitude, 2) < 10.0 { 2 } else { 1 };
+    format!("{value:.places$}")
 }
 
 /// A count such as IOPS: `950`, `13.1k`, `1.25M`.
@@ -195,7 +236,56 @@ mod tests {
         assert_eq!(format_duration_ns(167_000_000), "167.0 ms");
         assert_eq!(format_duration_ns(10_000_000_000), "10.0 s");
         assert_eq!(format_duration_ns(999_999), "1.00 ms");
-        assert_eq!(format_duration_ns(7_200_000_000_000), "7200.0 s");
+        assert_eq!(format_duration_ns(7_200_000_000_000), "120.0 min");
+        assert_eq!(format_duration_ns(0), "0 ns");
+        assert_eq!(format_duration(950.4), "950.4 ns");
+        assert_eq!(format_duration(91_750_400.0), "91.8 ms");
+        assert_eq!(format_duration(4_253_560.0), "4.25 ms");
+        assert_eq!(format_duration(9_374.0), "9.37 us");
+        assert_eq!(format_duration(999_960.0), "1.00 ms");
+        assert_eq!(format_duration(999.0e9), "999.0 s");
+        assert_eq!(format_duration(999.96e9), "16.7 min");
+        assert_eq!(format_duration(7_200e9), "120.0 min");
+        assert_eq!(format_duration(60_000e9), "16.7 h");
+        assert_eq!(format_duration(-2_000.0), "-2.00 us");
+    }
+
+    /// Every latency a human view prints: at most 4 significant digits, 1 to 999.9 of its
+    /// unit (0 aside), over nine decades.
+    #[test]
+    fn durations_stay_within_their_unit() {
+        let mut ns = 0.37;
+        while ns < 3.6e12 {
+            let text = format_duration(ns);
+            let number: f64 = text.split(' ').next().unwrap().parse().unwrap();
+            let digits = text
+                .split(' ')
+                .next()
+                .unwrap()
+                .chars()
+                .filter(char::is_ascii_digit)
+                .collect::<String>();
+            let significant = digits.trim_start_matches('0').len();
+            assert!(significant <= 4, "{ns} ns printed {text}");
+            assert!(
+                ns < 1.0 || (1.0..1000.0).contains(&number),
+                "{ns} ns printed {text}"
+            );
+            ns *= 1.37;
+        }
+    }
+
+    #[test]
+    fn iops_as_fio_prints_them() {
+        assert_eq!(format_iops(0.0), "0");
+        assert_eq!(format_iops(4.567), "4.57");
+        assert_eq!(format_iops(45.67), "45.7");
+        assert_eq!(format_iops(457.1), "457");
+        assert_eq!(format_iops(8_962.4), "8962");
+        assert_eq!(format_iops(9_999.6), "10.0k");
+        assert_eq!(format_iops(13_052.65), "13.1k");
+        assert_eq!(format_iops(131_000.0), "131k");
+        assert_eq!(format_iops(1_310_000.0), "1.31M");
     }
 
     #[test]

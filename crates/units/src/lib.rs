@@ -28,8 +28,8 @@ pub use direction::Direction;
 pub use error::UnitError;
 pub use fio_reading::{parse_int_as_fio, parse_size_as_fio, parse_time_as_fio, FioValue};
 pub use format::{
-    format_bytes_binary, format_count, format_duration_ns, format_rate_binary, format_rate_decimal,
-    format_scaled, format_thousands, Precision, Scale,
+    format_bytes_binary, format_count, format_duration, format_duration_ns, format_iops,
+    format_rate_binary, format_rate_decimal, format_scaled, format_thousands, Precision, Scale,
 };
 pub use rate::parse_rate;
 pub use scalar::{parse_bool, parse_decimal_count, parse_float_list, parse_percent};

@@ -141,9 +141,22 @@ impl Checked {
     pub fn text(&self, strict: bool) -> String {
         let s = &self.run.summary;
         let mut out = format!(
-            "Checking run {} ({} {} on {})\n{}",
-            s.id, s.kind, s.name, s.target, self.notes
+            "Checking run {} ({} {} on {})\n",
+            s.id, s.kind, s.name, s.target
         );
+        // The headline of each judged step first; the verdicts below are its evidence.
+        let mut shown: Vec<&str> = Vec::new();
+        for j in &self.judged {
+            let Some(step) = self.run.steps.iter().find(|st| st.name == j.step) else {
+                continue;
+            };
+            if !shown.contains(&j.step.as_str()) {
+                shown.push(&j.step);
+                let cards = crate::headline::Headline::of(&step.result).text();
+                let _ = writeln!(out, "{}:\n{cards}", j.step);
+            }
+        }
+        out.push_str(&self.notes);
         for j in &self.judged {
             let _ = writeln!(out, "{}", j.judgement.line());
         }

@@ -101,6 +101,7 @@ pub fn section(
         SectionKind::Compare,
     );
     section.headline = Some(headline(&comparison));
+    section.cards = Some(crate::headline::Headline::of_comparison(&comparison));
     section
         .facts
         .push(side_facts(&format!("A: run {baseline} (baseline)"), &a));

@@ -7,7 +7,7 @@ use diskmeter_analysis::compare::Comparison;
 use diskmeter_history::{RunSummary, StoredRun};
 use diskmeter_report::format::utc_timestamp;
 use diskmeter_report::{JobResult, LatencyClock, RunResult};
-use diskmeter_units::{format_thousands, MIB_F64};
+use diskmeter_units::{format_iops, format_rate_binary};
 use std::fmt::Write;
 
 /// How a run ended, for listings: "" when it finished whole.
@@ -66,6 +66,16 @@ pub fn show_text(run: &StoredRun, full: bool) -> String {
         let _ = writeln!(text, "host: {}", host.one_line());
     }
     let _ = writeln!(text, "command: {}\n", s.command_line);
+    // The headline first (of the step, or a card per step), then the detail.
+    let headline = match run.steps.as_slice() {
+        [one] => crate::headline::Headline::of(&one.result),
+        steps => {
+            crate::headline::Headline::of_steps(steps.iter().map(|s| (s.name.as_str(), &s.result)))
+        }
+    };
+    if !run.steps.is_empty() {
+        let _ = writeln!(text, "{}", headline.text());
+    }
     text.push_str(&steps_table(run));
     text.push('\n');
     for step in run.steps.iter() {
@@ -87,9 +97,9 @@ fn steps_table(run: &StoredRun) -> String {
     let mut table = TextTable::new([
         "step",
         "read IOPS",
-        "read MiB/s",
+        "read bandwidth",
         "write IOPS",
-        "write MiB/s",
+        "write bandwidth",
         "mean lat",
         "p99 lat",
         "steady",
@@ -103,7 +113,7 @@ fn steps_table(run: &StoredRun) -> String {
             LatencyClock::Issue => "",
             LatencyClock::Intended => " (intended)",
         };
-        let us = |ns: f64| format!("{:.1} us{mark}", ns / 1000.0);
+        let us = |ns: f64| format!("{}{mark}", diskmeter_units::format_duration(ns));
         let (mean, p99) = if latency.unknown {
             ("not known".to_string(), "not known".to_string())
         } else {
@@ -128,10 +138,10 @@ fn steps_table(run: &StoredRun) -> String {
                 true => format!("{} (partial)", step.name),
                 false => step.name.clone(),
             },
-            format_thousands(sum(&|j| j.read.iops).round() as u64),
-            format!("{:.1}", sum(&|j| j.read.bw_bytes_per_sec) / MIB_F64),
-            format_thousands(sum(&|j| j.write.iops).round() as u64),
-            format!("{:.1}", sum(&|j| j.write.bw_bytes_per_sec) / MIB_F64),
+            format_iops(sum(&|j| j.read.iops)),
+            format_rate_binary(sum(&|j| j.read.bw_bytes_per_sec)),
+            format_iops(sum(&|j| j.write.iops)),
+            format_rate_binary(sum(&|j| j.write.bw_bytes_per_sec)),
             mean,
             p99,
             steady,

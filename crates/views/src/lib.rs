@@ -29,6 +29,7 @@ pub mod check;
 pub mod compare;
 pub mod emulate;
 pub mod find;
+pub mod headline;
 pub mod help;
 pub mod history;
 pub mod linked;
@@ -46,6 +47,7 @@ pub mod text;
 #[cfg(test)]
 mod tests;
 
+pub use headline::render_steps;
 pub use model::{
     Axis, Cell, ChartSpec, ChartStyle, CodeBlock, Document, FactGroup, Scale, Section, SectionKind,
     SeriesSpec, Table, Tone,
@@ -189,6 +191,14 @@ pub fn section(store: &HistoryStore, item: Item) -> Result<Section, ViewError> {
             Ok(first)
         }
     }
+}
+
+/// [`document`] generated now (the clock's time, as `diskmeter report` stamps it).
+pub fn document_now(store: &HistoryStore, items: &[Item]) -> Result<Document, ViewError> {
+    let now_ms = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| u64::try_from(d.as_millis()).unwrap_or(u64::MAX));
+    document(store, items, now_ms)
 }
 
 /// A document of several items, in the order given (its table of contents follows it).

@@ -53,6 +53,9 @@ pub struct Section {
     pub kind: SectionKind,
     /// A one-line headline under the heading (the history's summary line), if any.
     pub headline: Option<String>,
+    /// The result's headline cards (and verdicts), shown first in the section.
+    #[serde(default)]
+    pub cards: Option<crate::headline::Headline>,
     /// Groups of key-value facts (summary, host, device, steady state, confidence).
     pub facts: Vec<FactGroup>,
     /// Tables (a suite's steps, a comparison's metrics, a capture's checklist).
@@ -75,6 +78,7 @@ impl Section {
             title: title.into(),
             kind,
             headline: None,
+            cards: None,
             facts: Vec::new(),
             tables: Vec::new(),
             charts: Vec::new(),

@@ -100,7 +100,10 @@ pub fn describe_demand(d: &Demand) -> String {
         parts.push(format!("{}% random", group(random * 100.0)));
     }
     if let Some(ns) = d.latency_ns {
-        parts.push(format!("latency target {} ms", group(ns as f64 / 1e6)));
+        parts.push(format!(
+            "latency target {}",
+            diskmeter_units::format_duration_ns(ns)
+        ));
     }
     if let Some(qd) = d.queue_depth {
         parts.push(format!("QD {qd}"));

@@ -173,7 +173,9 @@ fn step_content(
     let figures = StepFigures::of(result);
     // Richer than the history's one-line summary: per direction, with latency.
     section.headline = Some(figures.headline());
+    section.cards = Some(crate::headline::Headline::of(result));
     section.facts.extend(facts::step_groups(result));
+    section.tables.extend(facts::percentile_table(result));
     if let Some(job_file) = store.job_file(id, position as u32)? {
         if !job_file.trim().is_empty() {
             section.code.push(CodeBlock {
@@ -198,7 +200,7 @@ fn step_content(
             section.notes.push(format!(
                 "Percentiles and the histogram come from the step's merged HDR histograms of \
                  {} per direction: {SIGNIFICANT_DIGITS} significant digits, so every value \
-                 is within 0.1 % of the true latency (exact below 2,048 ns). The per-second \
+                 is within 0.1 % of the true latency (exact below 2.048 us). The per-second \
                  p99 comes from coarser histograms (2 digits, within 1 %); with several \
                  workers it is the largest worker's p99, an upper bound.",
                 histogram_kinds(&histograms)

@@ -33,6 +33,8 @@ pub fn section(store: &HistoryStore, run: &StoredRun) -> Result<Section, ViewErr
             .push("The suite finished no step: there are no figures to show.".to_string());
         return Ok(section);
     }
+    let steps = run.steps.iter().map(|s| (s.name.as_str(), &s.result));
+    section.cards = Some(crate::headline::Headline::of_steps(steps));
     section.tables.push(steps_table(run));
     section.charts.extend(suite_charts(&anchor, run));
     for position in 0..run.steps.len() {
@@ -74,7 +76,7 @@ pub(crate) fn steps_table(run: &StoredRun) -> Table {
                     dash()
                 },
                 if f.reads() {
-                    Cell::number(format!("{:.1}", f.read_bytes_per_sec / MIB_F64))
+                    Cell::number(diskmeter_units::format_rate_binary(f.read_bytes_per_sec))
                 } else {
                     dash()
                 },
@@ -84,7 +86,7 @@ pub(crate) fn steps_table(run: &StoredRun) -> Table {
                     dash()
                 },
                 if f.writes() {
-                    Cell::number(format!("{:.1}", f.write_bytes_per_sec / MIB_F64))
+                    Cell::number(diskmeter_units::format_rate_binary(f.write_bytes_per_sec))
                 } else {
                     dash()
                 },
@@ -109,9 +111,9 @@ pub(crate) fn steps_table(run: &StoredRun) -> Table {
         columns: [
             "step",
             "read IOPS",
-            "read MiB/s",
+            "read bandwidth",
             "write IOPS",
-            "write MiB/s",
+            "write bandwidth",
             "mean latency",
             "p99 latency",
             "steady state",

@@ -142,6 +142,7 @@ fn grid_facts(groups: &[PointGroup]) -> FactGroup {
 /// One pattern's analysis, tables and charts, added to `section`.
 fn show_pattern(section: &mut Section, group: &PointGroup, target: &str, analysis: &Analysis) {
     let rw = group.rw.as_str();
+    section.cards = crate::headline::Headline::of_sweep(&group.points);
     section.facts.push(analysis_facts(rw, analysis));
     // The lines `diskmeter analyze` prints under its table, word for word.
     section.notes.extend(summary_lines(analysis));
@@ -236,8 +237,8 @@ fn analysis_facts(rw: &str, a: &Analysis) -> FactGroup {
         rows.push((
             "QD1 latency".to_string(),
             format!(
-                "{:.3} ms ({} IOs)",
-                f.qd1_lat_ns.unwrap_or_default() / 1e6,
+                "{} ({} IOs)",
+                diskmeter_units::format_duration(f.qd1_lat_ns.unwrap_or_default()),
                 size(f.bs_bytes)
             ),
         ));
@@ -305,10 +306,10 @@ fn points_table(group: &PointGroup, a: &Analysis) -> Table {
             vec![
                 Cell::text(size(p.bs_bytes)),
                 Cell::number(p.qd.to_string()),
-                Cell::number(format_thousands(p.iops.round() as u64)),
-                Cell::number(format!("{:.1}", p.bytes_per_sec / MIB_F64)),
-                Cell::number(format!("{:.3}", p.lat_mean_ns / 1e6)),
-                Cell::number(format!("{:.3}", p.lat_p99_ns / 1e6)),
+                Cell::number(diskmeter_units::format_iops(p.iops)),
+                Cell::number(diskmeter_units::format_rate_binary(p.bytes_per_sec)),
+                Cell::number(diskmeter_units::format_duration(p.lat_mean_ns)),
+                Cell::number(diskmeter_units::format_duration(p.lat_p99_ns)),
                 Cell::text(limit),
             ]
         })
@@ -334,9 +335,9 @@ fn points_table(group: &PointGroup, a: &Analysis) -> Table {
             "block size",
             "QD",
             "IOPS",
-            "MiB/s",
-            "mean latency (ms)",
-            "p99 latency (ms)",
+            "bandwidth",
+            "mean latency",
+            "p99 latency",
             "limited by",
         ]
         .map(String::from)
@@ -353,14 +354,14 @@ fn block_size_table(a: &Analysis) -> Table {
         .map(|f| {
             vec![
                 Cell::text(size(f.bs_bytes)),
-                Cell::number(format_thousands(f.best_iops.round() as u64)),
-                Cell::number(format!("{:.1}", f.best_bytes_per_sec / MIB_F64)),
+                Cell::number(diskmeter_units::format_iops(f.best_iops)),
+                Cell::number(diskmeter_units::format_rate_binary(f.best_bytes_per_sec)),
                 Cell::text(limit_text(f.limit)),
                 Cell::text(if f.flattened { "yes" } else { "no" }),
                 Cell::number(f.knee_qd.map_or("-".to_string(), |k| k.to_string())),
                 Cell::number(
                     f.qd1_lat_ns
-                        .map_or("-".to_string(), |ns| format!("{:.3}", ns / 1e6)),
+                        .map_or("-".to_string(), diskmeter_units::format_duration),
                 ),
                 Cell::text(if f.throttled { "yes" } else { "no" }),
             ]
@@ -371,11 +372,11 @@ fn block_size_table(a: &Analysis) -> Table {
         columns: [
             "block size",
             "best IOPS",
-            "best MiB/s",
+            "best bandwidth",
             "limited by",
             "flattened",
             "knee QD (90 % of best)",
-            "QD1 latency (ms)",
+            "QD1 latency",
             "throttled",
         ]
         .map(String::from)

@@ -6,6 +6,7 @@
 
 use super::history::history;
 use crate::common::browser::{Chromium, Page, PAGE_TIMEOUT};
+use crate::common::readable::assert_page_latencies_readable;
 use crate::common::serve::Server;
 use std::process::Stdio;
 use std::time::Duration;
@@ -24,6 +25,12 @@ fn open_page(chromium: &Chromium, server: &Server, path: &str) -> (Page, Vec<Str
         elsewhere.is_empty(),
         "{path} asks other hosts: {elsewhere:#?}"
     );
+    // A screenshot into the test's folder, and every latency on the page readable.
+    let shot: String = path
+        .chars()
+        .map(|c| if c.is_alphanumeric() { c } else { '-' })
+        .collect();
+    assert_page_latencies_readable(&page, &history().dir, &format!("dashboard{shot}.png"));
     (page, charts.into_iter().map(|c| c.kind).collect())
 }
 

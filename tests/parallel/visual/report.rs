@@ -9,6 +9,7 @@
 
 use super::history::{diskmeter, history};
 use crate::common::browser::{Chromium, Page, PRINT_HEIGHT_PX, PRINT_WIDTH_PX};
+use crate::common::readable::assert_page_latencies_readable;
 use std::path::PathBuf;
 
 /// Writes the report of `args` (ids, `--compare A B`) with `diskmeter report ... -o
@@ -37,6 +38,9 @@ fn open_report(chromium: &Chromium, file: &std::path::Path) -> (Page, Vec<String
         Vec::<String>::new(),
         "the report asks the network for nothing"
     );
+    // A screenshot into the test's folder, and every latency on the page readable.
+    let shot = format!("{}.png", file.file_stem().unwrap().to_string_lossy());
+    assert_page_latencies_readable(&page, file.parent().unwrap(), &shot);
     let kinds = charts.into_iter().map(|c| c.kind).collect();
     (page, kinds)
 }

@@ -120,12 +120,12 @@ pub struct MetricComparison {
 
 impl MetricComparison {
     /// A value of this metric as printed: grouped thousands for IOPS, one decimal for MiB/s
-    /// and for latency (with its unit, us).
+    /// and latency (kept in us) in its scaled unit, as every human view prints latency.
     pub fn format_value(&self, value: f64) -> String {
         match self.unit.as_str() {
             "IOPS" => diskmeter_units::format_thousands(value.round() as u64),
             "MiB/s" => format!("{value:.1}"),
-            _ => format!("{value:.1} us"),
+            _ => diskmeter_units::format_duration(value * 1e3),
         }
     }
 

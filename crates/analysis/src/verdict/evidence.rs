@@ -321,12 +321,12 @@ impl StepEvidence {
             .sum();
         let needed = rate * issue_ms / 1e3;
         Some(format!(
-            "the run fell behind its pacing: its IOs completed on average {:.2} ms after their \
-             intended issue times (worst {:.1} ms) against {:.2} ms from issue to completion, \
+            "the run fell behind its pacing: its IOs completed on average {} after their \
+             intended issue times (worst {}) against {} from issue to completion, \
              at iodepth {}; {} IOPS at that latency needs about {:.1} in flight ({})",
-            intended_ms,
-            worst_ms,
-            issue_ms,
+            diskmeter_units::format_duration(intended_ms * 1e6),
+            diskmeter_units::format_duration(worst_ms * 1e6),
+            diskmeter_units::format_duration(issue_ms * 1e6),
             self.iodepth,
             crate::requirements::format_figure(Some(rate)),
             needed,

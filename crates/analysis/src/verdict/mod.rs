@@ -102,8 +102,17 @@ impl Judgement {
     pub fn line(&self) -> String {
         let mut text = format!("{} {}", self.verdict.label(), self.requirement);
         if let Some(m) = &self.measured {
-            let figure = |v: f64| crate::requirements::format_figure(Some(v));
-            text.push_str(&format!(": measured {} {}", figure(m.value), self.unit));
+            // A latency (judged in ms) prints in its scaled unit, as every human view does:
+            // "412.0 us", not "0.4120 ms"; other figures with the unit after the value.
+            let latency = self.unit == "ms";
+            let figure = |v: f64| match latency {
+                true => diskmeter_units::format_duration(v * 1e6),
+                false => crate::requirements::format_figure(Some(v)),
+            };
+            match latency {
+                true => text.push_str(&format!(": measured {}", figure(m.value))),
+                false => text.push_str(&format!(": measured {} {}", figure(m.value), self.unit)),
+            }
             if let Some(clock) = self.clock {
                 text.push_str(&format!(" {}", clock.label()));
             }

@@ -203,15 +203,21 @@ impl Requirement {
 }
 
 impl fmt::Display for Requirement {
-    /// `read-lat-p99 <= 2.00 ms (--require)`.
+    /// `read-lat-p99 <= 2.00 ms (--require)`: a latency bound (kept in ms) in its scaled
+    /// unit, as every human view prints latency (`<= 500.0 us`, never `<= 0.50 ms`).
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let threshold = match self.measure.unit() {
+            "ms" => diskmeter_units::format_duration(self.threshold * 1e6),
+            unit => format!(
+                "{} {unit}",
+                crate::requirements::format_figure(Some(self.threshold))
+            ),
+        };
         write!(
             f,
-            "{} {} {} {} ({})",
+            "{} {} {threshold} ({})",
             self.key(),
             self.bound.symbol(),
-            crate::requirements::format_figure(Some(self.threshold)),
-            self.measure.unit(),
             self.origin
         )
     }

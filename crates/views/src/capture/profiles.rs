@@ -38,12 +38,12 @@ pub fn describe(profiles: &[TraceProfile]) -> String {
             let lat = &direction.latency_ns;
             let _ = writeln!(
                 text,
-                "  {name}s: {} IOs, sizes {}; device latency p50 {:.3} ms, p99 {:.3} ms, max {:.3} ms",
+                "  {name}s: {} IOs, sizes {}; device latency p50 {}, p99 {}, max {}",
                 direction.ios,
                 sizes.join(", "),
-                lat.p50 / 1e6,
-                lat.p99 / 1e6,
-                lat.max / 1e6
+                diskmeter_units::format_duration(lat.p50),
+                diskmeter_units::format_duration(lat.p99),
+                diskmeter_units::format_duration(lat.max)
             );
         }
         let qd = &p.queue_depth;

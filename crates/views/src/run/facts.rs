@@ -325,14 +325,6 @@ fn direction_rows(
             continue;
         }
         rows.push((format!("{name} {kind}"), latency_summary_text(summary)));
-        if !summary.percentiles.is_empty() && kind != "slat" && kind != "lat" {
-            let listed: Vec<String> = summary
-                .percentiles
-                .iter()
-                .map(|p| format!("p{} {}", p.percent, latency_text(p.value_ns as f64)))
-                .collect();
-            rows.push((format!("{name} {kind} percentiles"), listed.join(", ")));
-        }
     }
     if d.short_ios > 0 || d.errors > 0 {
         rows.push((
@@ -427,4 +419,50 @@ fn confidence_text(ci: &ConfidenceInterval) -> String {
             ci.samples
         ),
     }
+}
+
+/// The step's listed percentiles as one table: a row per job, direction and kind
+/// (completion latency, and intended-time latency for a paced job), a column per
+/// percentile, each cell in its own unit; the histogram's error bound in the caption, once.
+/// `None` when no job listed a percentile.
+pub(crate) fn percentile_table(result: &RunResult) -> Option<crate::Table> {
+    let several = result.jobs.len() > 1;
+    let mut percents: Vec<f64> = Vec::new();
+    let mut rows = Vec::new();
+    for job in &result.jobs {
+        for (name, d) in [("read", &job.read), ("write", &job.write)] {
+            for (kind, summary) in [("clat", &d.clat), ("lat_intended", &d.lat_intended)] {
+                if summary.count == 0 || summary.percentiles.is_empty() {
+                    continue;
+                }
+                if percents.is_empty() {
+                    percents = summary.percentiles.iter().map(|p| p.percent).collect();
+                }
+                let label = match several {
+                    true => format!("{} {name} {kind}", job.name),
+                    false => format!("{name} {kind}"),
+                };
+                let mut row = vec![crate::Cell::text(label)];
+                row.extend(percents.iter().map(|&percent| {
+                    crate::Cell::number(
+                        summary
+                            .percentile(percent)
+                            .map_or("-".to_string(), |ns| latency_text(ns as f64)),
+                    )
+                }));
+                rows.push(row);
+            }
+        }
+    }
+    if rows.is_empty() {
+        return None;
+    }
+    let mut columns = vec!["latency".to_string()];
+    columns.extend(percents.iter().map(|p| format!("p{p}")));
+    Some(crate::Table {
+        title: "Latency percentiles (values within 0.1 %: HDR histogram, 3 significant digits)"
+            .to_string(),
+        columns,
+        rows,
+    })
 }

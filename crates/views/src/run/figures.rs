@@ -3,7 +3,6 @@
 //! the intended clock for a paced or replayed step: [`RunResult::headline_latency`]), and the
 //! number formats every view of a run shares.
 
-use diskmeter_report::format::latency_unit;
 use diskmeter_report::{HeadlineLatency, JobResult, LatencyClock, RunResult};
 use diskmeter_units::MIB_F64;
 
@@ -108,13 +107,8 @@ impl StepFigures {
     }
 }
 
-/// A latency in the unit that keeps it under 10,000 of it, as the terminal view prints
-/// latencies: "182.40 usec", "1.85 msec", "950 nsec".
+/// A latency in its scaled unit, as every human view prints latencies: "182.4 us",
+/// "1.85 ms", "950 ns" ([`diskmeter_units::format_duration`]).
 pub(crate) fn latency_text(ns: f64) -> String {
-    let (unit, scale) = latency_unit(ns);
-    if scale == 1.0 {
-        format!("{ns:.0} {unit}")
-    } else {
-        format!("{:.2} {unit}", ns / scale)
-    }
+    diskmeter_units::format_duration(ns)
 }

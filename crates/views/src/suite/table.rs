@@ -25,8 +25,7 @@ fn iops(value: f64) -> String {
 fn latency(ns: f64) -> String {
     match ns {
         ns if ns <= 0.0 => "-".to_string(),
-        ns if ns < 1e6 => format!("{:.1} us", ns / 1e3),
-        ns => format!("{:.2} ms", ns / 1e6),
+        ns => diskmeter_units::format_duration(ns),
     }
 }
 

@@ -49,13 +49,15 @@ pub fn curve_results(curve: &Curve, target: &str, charts: &[PathBuf], json: bool
     text
 }
 
-/// A percentile with its interval: "2.013 (2.001-2.120)"; "-" when not measured.
+/// A percentile (given in ms) with its interval, each in its scaled unit:
+/// "2.01 ms (2.00 ms-2.12 ms)"; "-" when not measured.
 fn figure(estimate: &Option<Estimate>) -> String {
+    let ms = |v: f64| diskmeter_units::format_duration(v * 1e6);
     match estimate {
         Some(e) if e.has_interval() && e.low != e.high => {
-            format!("{:.3} ({:.3}-{:.3})", e.value, e.low, e.high)
+            format!("{} ({}-{})", ms(e.value), ms(e.low), ms(e.high))
         }
-        Some(e) => format!("{:.3}", e.value),
+        Some(e) => ms(e.value),
         None => "-".to_string(),
     }
 }
@@ -70,15 +72,7 @@ fn point_label(point: &CurvePoint) -> String {
 
 /// The points table: one row per point, the maximum first, partial points marked.
 fn table(curve: &Curve) -> String {
-    let mut table = TextTable::new([
-        "point",
-        "paced IOPS",
-        "IOPS",
-        "p50 ms",
-        "p99 ms",
-        "p99.9 ms",
-        "SLO",
-    ]);
+    let mut table = TextTable::new(["point", "paced IOPS", "IOPS", "p50", "p99", "p99.9", "SLO"]);
     for point in &curve.points {
         let mut cells = vec![
             point_label(point),
@@ -128,9 +122,10 @@ fn plot(points: &[CurvePoint]) -> String {
         let filled = 1 + ((ms / low).ln() / span * (PLOT_WIDTH - 1) as f64).round() as usize;
         let _ = writeln!(
             text,
-            "{:>10} IOPS |{:<width$} {ms:.3} ms",
+            "{:>10} IOPS |{:<width$} {}",
             format_thousands(rate),
             "#".repeat(filled),
+            diskmeter_units::format_duration(ms * 1e6),
             width = PLOT_WIDTH
         );
     }
@@ -226,6 +221,35 @@ pub fn slo_of_run_name(name: &str) -> Option<diskmeter_analysis::verdict::Requir
     diskmeter_analysis::curve::parse_slo(slo).ok()
 }
 
+/// A curve's headline: its maximum (unpaced) rate and, with an SLO, the highest rate that
+/// met it, with the SLO's judgements at that rate and at the first rate over as verdicts.
+fn headline(curve: &Curve) -> crate::headline::Headline {
+    use crate::headline::{Card, Headline};
+    let iops = |v: f64| format!("{} IOPS", diskmeter_units::format_iops(v));
+    let mut cards = vec![Card {
+        label: "maximum rate".to_string(),
+        value: curve.max_iops.map_or("-".to_string(), iops),
+        detail: "unpaced".to_string(),
+    }];
+    let mut judged = Vec::new();
+    if let Some(slo) = &curve.slo {
+        cards.push(Card {
+            label: format!("rate within SLO {}", slo.requirement),
+            value: slo.rate_iops.map_or("none".to_string(), |r| iops(r as f64)),
+            detail: slo
+                .share_of_max_percent
+                .map_or(String::new(), |s| format!("{s:.1} % of the maximum")),
+        });
+        judged.extend(slo.at_rate.clone());
+        judged.extend(slo.first_over.as_ref().map(|(_, j)| j.clone()));
+    }
+    Headline {
+        cards,
+        verdicts: Vec::new(),
+    }
+    .with_judgements(&judged)
+}
+
 /// The report's section of a saved curve sweep (`section`, headed as every sweep's): the
 /// points table, the SLO's answer and the IOPS vs latency chart.
 pub(crate) fn section(
@@ -239,6 +263,7 @@ pub(crate) fn section(
         slo.as_ref(),
     );
     let anchor = section.anchor.clone();
+    section.cards = Some(headline(&curve));
     let rows = curve.points.iter().map(|p| {
         let mut row = vec![
             Cell::text(point_label(p)),
@@ -265,17 +290,9 @@ pub(crate) fn section(
     section.tables.push(Table {
         title: "IOPS-latency curve (latency from the intended issue time, 95 % intervals)"
             .to_string(),
-        columns: [
-            "point",
-            "paced IOPS",
-            "IOPS",
-            "p50 (ms)",
-            "p99 (ms)",
-            "p99.9 (ms)",
-            "SLO",
-        ]
-        .map(String::from)
-        .to_vec(),
+        columns: ["point", "paced IOPS", "IOPS", "p50", "p99", "p99.9", "SLO"]
+            .map(String::from)
+            .to_vec(),
         rows: rows.collect(),
     });
     if let Some(slo) = &curve.slo {
@@ -336,7 +353,7 @@ mod tests {
         let text = curve_results(&curve(), "f", &[], false);
         assert!(text.contains("maximum rate: 2,000 IOPS"), "{text}");
         assert!(text.contains("| 50%   | 1,000"), "{text}");
-        assert!(text.contains("1.500 (1.350-1.650)"), "{text}");
+        assert!(text.contains("1.50 ms (1.35 ms-1.65 ms)"), "{text}");
         assert!(text.contains("| missed"), "{text}");
         let bars: Vec<usize> = text
             .lines()

@@ -176,8 +176,8 @@ pub fn terminal(rw: &str, target: &str, group: &PointGroup, analysis: &Analysis)
             p.qd.to_string(),
             format_thousands(p.iops.round() as u64),
             format!("{:.1}", p.bytes_per_sec / MIB_F64),
-            format!("{:.3} ms", p.lat_mean_ns / 1e6),
-            format!("{:.3} ms", p.lat_p99_ns / 1e6),
+            diskmeter_units::format_duration(p.lat_mean_ns),
+            diskmeter_units::format_duration(p.lat_p99_ns),
             limit,
         ]);
     }
