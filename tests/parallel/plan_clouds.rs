@@ -31,9 +31,9 @@ fn issue30_a_captured_90_minute_peak_empties_a_p10s_credits_at_minute_36_of_the_
     let text = stdout(&out);
     assert_eq!(out.status.code(), Some(1), "{text}");
     for expected in [
-        "P10 disk bucket: (3,500 - 500) x 1,800 s = 5,400,000 IOs",
+        "P10 disk bucket: (3,500 - 500) x 30.0 min = 5,400,000 IOs",
         "36 min into the peak, drained at 3,000 - 500 = 2,500 IOs/s above the baseline: \
-         5,400,000 / 2,500 = 2,160 s",
+         5,400,000 / 2,500 = 36.0 min",
         "runs dry: 54 min of 1 h 50 min short of the demand",
         "latency not judged: the capture's",
         "Verdict: 1 x P10 does NOT meet the demand",

@@ -52,6 +52,38 @@
     return String(Number(value.toPrecision(4)));
   }
 
+  /* The nanoseconds of one unit of an axis whose label names a time unit ("latency (usec)"),
+     or 0: its legend then prints each value in its own unit, as every view does. */
+  function timeUnitNs(axis) {
+    var found = /\((nsec|usec|msec|sec|ns|us|ms|s)\)/.exec(axis.label || "");
+    if (!found) {
+      return 0;
+    }
+    return { nsec: 1, ns: 1, usec: 1e3, us: 1e3, msec: 1e6, ms: 1e6, sec: 1e9, s: 1e9 }[found[1]];
+  }
+
+  /* A duration in its own unit, 1 to 999 of it with at most 4 significant digits ("4.25 ms",
+     "52.2 us", "850 ns"), as diskmeter_units::format_duration prints it. */
+  function durationText(ns) {
+    if (ns === 0) {
+      return "0 ns";
+    }
+    var units = [["ns", 1], ["us", 1e3], ["ms", 1e6], ["s", 1e9], ["min", 60e9], ["h", 3600e9]];
+    for (var i = 0; i < units.length; i++) {
+      var v = ns / units[i][1];
+      var text = i === 0 ? String(Number(v.toPrecision(4))) : v < 10 ? v.toFixed(2) : v.toFixed(1);
+      if (Math.abs(parseFloat(text)) < 1000 || i === units.length - 1) {
+        return text + " " + units[i][0];
+      }
+    }
+  }
+
+  /* How a legend prints a value of `axis`: a time in its own unit, else a short number. */
+  function valueText(axis, value) {
+    var unitNs = timeUnitNs(axis);
+    return unitNs > 0 ? durationText(value * unitNs) : shortNumber(value);
+  }
+
   /* The labels of a linear axis's ticks, alike: one suffix (k, M, G) for the axis, as many
      decimals as its step needs (as the PNG charts' axis.rs labels them). */
   function linearLabels(splits) {
@@ -329,7 +361,7 @@
       };
     }
     return function (u, value) {
-      return value === null || value === undefined ? idle : shortNumber(value);
+      return value === null || value === undefined ? idle : valueText(axis, value);
     };
   }
 
@@ -390,9 +422,9 @@
       scale: "y",
       value: function (u, value, seriesIndex, index) {
         if (index === null || index === undefined) {
-          return typeof idle === "number" ? shortNumber(idle) : idle;
+          return typeof idle === "number" ? valueText(spec.y, idle) : idle;
         }
-        return value === null || value === undefined ? "--" : shortNumber(value);
+        return value === null || value === undefined ? "--" : valueText(spec.y, value);
       }
     };
     if (spec.style === "bars") {

@@ -85,7 +85,7 @@ pub struct BucketRun {
     pub burst_iops: f64,
     /// Credits in a full bucket, IOs.
     pub size_ios: f64,
-    /// How the size is made up: "(3,500 - 500) x 1,800 s = 5,400,000 IOs".
+    /// How the size is made up: "(3,500 - 500) x 30.0 min = 5,400,000 IOs".
     pub size_basis: String,
     /// When it first emptied, seconds from the load's start.
     pub empties_at_s: Option<f64>,
@@ -254,15 +254,15 @@ fn bucket_of(burst: f64, baseline: f64, minutes_at_burst: f64) -> (f64, String) 
     (size, bucket_basis(burst, baseline, size))
 }
 
-/// "(burst - baseline) x seconds s = size IOs": how a bucket of `size` IOs that lasts its
-/// seconds at the burst rate was sized.
+/// "(burst - baseline) x time = size IOs": how a bucket of `size` IOs that lasts its time at
+/// the burst rate was sized (the time in its own unit: "30.0 min", not "1,800 s").
 fn bucket_basis(burst: f64, baseline: f64, size: f64) -> String {
     let seconds = size / (burst - baseline);
     format!(
-        "({} - {}) x {} s = {} IOs",
+        "({} - {}) x {} = {} IOs",
         group(burst),
         group(baseline),
-        group(seconds),
+        diskmeter_units::format_duration(seconds * 1e9),
         group(size)
     )
 }
@@ -443,12 +443,12 @@ pub fn describe(outcome: &BurstOutcome) -> Vec<String> {
                 b.drain_iops,
             ) {
                 (Some(at), Some(into), Some(basis), Some(drain)) => format!(
-                    "{head}; empties at {} ({} into the peak, drained at {basis}: {} / {} = {} s)",
+                    "{head}; empties at {} ({} into the peak, drained at {basis}: {} / {} = {})",
                     minutes(at),
                     minutes(into),
                     group(b.size_ios),
                     group(drain),
-                    group(into)
+                    diskmeter_units::format_duration(into * 1e9)
                 ),
                 _ => format!(
                     "{head}; never empties (lowest {} % full)",

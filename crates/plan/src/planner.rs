@@ -250,14 +250,15 @@ fn queue_depth_advice(
         .or_else(|| points.iter().find_map(|p| p.capacity_iops));
     let (for_latency_target, for_latency_basis) = match (demand.latency_ns, iops) {
         (Some(ns), Some(iops)) => {
-            let qd = (iops * ns as f64 / 1e9).ceil().max(1.0) as u32;
-            let latency_ms = ns as f64 / 1e6;
+            let in_flight = iops * ns as f64 / 1e9;
+            let qd = in_flight.ceil().max(1.0) as u32;
             (
                 Some(qd),
                 Some(format!(
-                    "QD = IOPS x latency = {} x {} ms = {qd}",
+                    "QD = IOPS x latency = {}/s x {} = {}, rounded up: {qd}",
                     group(iops),
-                    group(latency_ms)
+                    diskmeter_units::format_duration(ns as f64),
+                    group(in_flight)
                 )),
             )
         }

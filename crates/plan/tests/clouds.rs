@@ -252,7 +252,7 @@ fn a_bursting_disk_runs_dry_at_minute_36_of_a_90_minute_peak_and_lasts_10_minute
         disk_count: 1,
         cache: HostCache::None,
     };
-    // A full bucket: (3,500 - 500) x 1,800 s = 5,400,000 IO credits. At 3,000 IOPS it drains
+    // A full bucket: (3,500 - 500) x 30.0 min = 5,400,000 IO credits. At 3,000 IOPS it drains
     // at 3,000 - 500 = 2,500 a second: empty after 5,400,000 / 2,500 = 2,160 s = 36 min of
     // the peak, 46 min into the load (10 quiet minutes first, which leave a full bucket
     // full). Then the disk gives its 500 IOPS for the other 54 minutes of the peak.
@@ -273,7 +273,7 @@ fn a_bursting_disk_runs_dry_at_minute_36_of_a_90_minute_peak_and_lasts_10_minute
     assert_eq!(run.worst, Some((500.0, 3000.0)));
     let lines = diskmeter_plan::burst::describe(&run).join("\n");
     assert!(
-        lines.contains("(3,500 - 500) x 1,800 s = 5,400,000 IOs"),
+        lines.contains("(3,500 - 500) x 30.0 min = 5,400,000 IOs"),
         "{lines}"
     );
     assert!(lines.contains("36 min into the peak"), "{lines}");

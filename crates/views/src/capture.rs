@@ -138,6 +138,26 @@ pub fn checklist_text(checklist: &Checklist) -> String {
     crate::text::TextTable::from(&checklist_table("", checklist)).to_string() + "\n"
 }
 
+/// A checklist row's name as the human views print it: a latency's "(ms)" goes, as each of
+/// its figures carries its own unit ([`checklist_figure`]).
+pub(crate) fn checklist_label(metric: Metric) -> String {
+    let label = metric.label();
+    if metric.key().ends_with("_ms") {
+        label.replace("(ms, ", "(").replace(" (ms)", "")
+    } else {
+        label.to_string()
+    }
+}
+
+/// A checklist figure as the human views print it: a latency in its own unit (0.046 ms reads
+/// "46.0 us"), the rest as the JSON's figure. The key and the JSON stay in ms.
+pub(crate) fn checklist_figure(metric: Metric, value: Option<f64>) -> String {
+    match value {
+        Some(ms) if metric.key().ends_with("_ms") => diskmeter_units::format_duration(ms * 1e6),
+        _ => format_figure(value),
+    }
+}
+
 /// The checklist as `diskmeter requirements` tabulates it: one row per metric, p50, p90,
 /// p99, max and mean, and where the figures came from.
 pub(crate) fn checklist_table(title: &str, checklist: &Checklist) -> Table {
@@ -145,11 +165,11 @@ pub(crate) fn checklist_table(title: &str, checklist: &Checklist) -> Table {
         .rows
         .iter()
         .map(|row| {
-            let mut cells = vec![Cell::text(row.metric.label())];
+            let mut cells = vec![Cell::text(checklist_label(row.metric))];
             cells.extend(
                 Level::ALL
                     .iter()
-                    .map(|&l| Cell::number(format_figure(row.figures.get(l)))),
+                    .map(|&l| Cell::number(checklist_figure(row.metric, row.figures.get(l)))),
             );
             cells.push(Cell::text(row.source.label()));
             cells

@@ -9,6 +9,7 @@
 
 use super::history::history;
 use crate::common::browser::{Chromium, Page};
+use crate::common::readable::assert_page_latencies_readable;
 use crate::common::serve::Server;
 use serde_json::{json, Value};
 
@@ -123,6 +124,9 @@ fn a_captures_report_with_replays_has_the_loop_in_order_each_linked_to_the_next(
     // The acceptance's screenshot, into the test's folder (and the docs' with the variable).
     let png = history.dir.join("report-loop.png");
     page.screenshot(&png, 6000);
+    // Every latency the loop prints (the checklist's, the plan's, the replay's, the check's
+    // evidence) reads in its own unit.
+    assert_page_latencies_readable(&page, &history.dir, "report-loop-readable.png");
     let size = std::fs::metadata(&png).map(|m| m.len()).unwrap_or(0);
     assert!(size > 10_000, "{} is {size} bytes", png.display());
     page.screenshot_for_docs("report-loop.png");
@@ -159,10 +163,12 @@ fn the_dashboards_replay_page_links_its_capture_and_shows_the_checks_verdict() {
         "the check's verdict with its evidence on the replay's page: {verdict}"
     );
     page.screenshot_for_docs("dashboard-replay.png");
+    assert_page_latencies_readable(&page, &history.dir, "dashboard-replay.png");
 
     // The capture's page: its requirements, plan, replay and check, linked.
     let page = chromium.open(&server.url(&format!("/run/{}", l.capture)));
     page.assert_charts_drawn_cleanly();
+    assert_page_latencies_readable(&page, &history.dir, "dashboard-capture.png");
     let capture = format!("run-{}", l.capture);
     for href in [
         format!("#run-{}-requirements", l.capture),

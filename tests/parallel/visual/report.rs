@@ -291,7 +291,9 @@ fn a_runs_report_prints_to_pdf_with_every_chart_inside_its_page() {
         .windows(12)
         .filter(|w| w.starts_with(b"/Type /Page") && w[11] != b's')
         .count();
-    let least = (height / (273.0 / 25.4 * 96.0)).ceil() as usize;
+    // 5 % off the height: the layout's bottom margin and the last block's spacing do not
+    // print (4,205 px went on 4 pages once); the screen's layout is shorter by far more.
+    let least = (0.95 * height / (273.0 / 25.4 * 96.0)).ceil() as usize;
     assert!(
         pages >= least,
         "{pages} PDF pages for {height} px of print layout"

@@ -146,8 +146,8 @@ pub fn demand_from(checklist: &Checklist, level: Level, source: &str) -> Demand 
         origins.push(origin(
             "latency",
             format!(
-                "{direction} latency per IO at the device (trace) {level} {} ms",
-                round(ms)
+                "{direction} latency per IO at the device (trace) {level} {}",
+                diskmeter_units::format_duration(ms * 1e6)
             ),
         ));
     } else if let Some(ms) = at(metric) {
@@ -157,8 +157,8 @@ pub fn demand_from(checklist: &Checklist, level: Level, source: &str) -> Demand 
             "latency",
             format!(
                 "{direction} latency ({direction} await, an interval mean: not judged \
-                 against latency classes) {level} {} ms",
-                round(ms)
+                 against latency classes) {level} {}",
+                diskmeter_units::format_duration(ms * 1e6)
             ),
         ));
     }

@@ -114,11 +114,11 @@ fn the_capture_section_has_the_checklist_rows_of_diskmeter_requirements() {
     );
     assert_eq!(table.rows.len(), Metric::ALL.len());
     for (row, metric) in table.rows.iter().zip(Metric::ALL) {
-        assert_eq!(row[0].text, metric.label());
+        assert_eq!(row[0].text, super::checklist_label(metric));
         for (cell, level) in row[1..6].iter().zip(Level::ALL) {
             assert_eq!(
                 cell.text,
-                format_figure(expected.whole.level(metric, level)),
+                super::checklist_figure(metric, expected.whole.level(metric, level)),
                 "{} {level}",
                 metric.label()
             );

@@ -421,10 +421,14 @@ fn confidence_text(ci: &ConfidenceInterval) -> String {
     }
 }
 
-/// The step's listed percentiles as one table: a row per job, direction and kind
-/// (completion latency, and intended-time latency for a paced job), a column per
-/// percentile, each cell in its own unit; the histogram's error bound in the caption, once.
-/// `None` when no job listed a percentile.
+/// The most latency kinds (direction, clock, job) the percentile table shows as columns.
+const TRANSPOSED_UP_TO: usize = 6;
+
+/// The step's listed percentiles as one table: a column per job, direction and kind
+/// (completion latency, and intended-time latency for a paced job) and a row per percentile
+/// for up to [`TRANSPOSED_UP_TO`] kinds, else a row per kind; each cell in its own unit; the
+/// histogram's error bound in the caption, once. `None` when no job listed a percentile.
+
 pub(crate) fn percentile_table(result: &RunResult) -> Option<crate::Table> {
     let several = result.jobs.len() > 1;
     let mut percents: Vec<f64> = Vec::new();
@@ -457,11 +461,31 @@ pub(crate) fn percentile_table(result: &RunResult) -> Option<crate::Table> {
     if rows.is_empty() {
         return None;
     }
+    let title = "Latency percentiles (values within 0.1 %: HDR histogram, 3 significant digits)";
+    // A few latency kinds read down the percentiles, one column each, as fio lists them, and
+    // fit a printed page; many (a job each) go one row each, wide, scrolled on screen.
+    if rows.len() <= TRANSPOSED_UP_TO {
+        let mut columns = vec!["percentile".to_string()];
+        columns.extend(rows.iter().map(|row| row[0].text.clone()));
+        let rows = percents
+            .iter()
+            .enumerate()
+            .map(|(i, p)| {
+                let mut row = vec![crate::Cell::text(format!("p{p}"))];
+                row.extend(rows.iter().map(|kind| kind[i + 1].clone()));
+                row
+            })
+            .collect();
+        return Some(crate::Table {
+            title: title.to_string(),
+            columns,
+            rows,
+        });
+    }
     let mut columns = vec!["latency".to_string()];
     columns.extend(percents.iter().map(|p| format!("p{p}")));
     Some(crate::Table {
-        title: "Latency percentiles (values within 0.1 %: HDR histogram, 3 significant digits)"
-            .to_string(),
+        title: title.to_string(),
         columns,
         rows,
     })
