@@ -301,6 +301,7 @@ pub fn check_section(check: &StoredCheck) -> Section {
     }
     section.tables.push(loop_table("Linked", links));
     section.tables.push(verdict_table(&c.text));
+    section.cards = verdict_cards(&c.text);
     section.code.push(CodeBlock {
         title: "Command line".to_string(),
         text: c.command_line.clone(),
@@ -308,19 +309,46 @@ pub fn check_section(check: &StoredCheck) -> Section {
     section
 }
 
+/// How `check` starts a verdict line, the word a table shows for it, and its colour.
+const VERDICT_LABELS: [(&str, &str, Tone); 4] = [
+    ("WITHIN NOISE ", "within noise", Tone::Neutral),
+    ("NOT MEASURED ", "not measured", Tone::Bad),
+    ("MET ", "met", Tone::Good),
+    ("MISSED ", "missed", Tone::Bad),
+];
+
+/// The verdict lines of `check`'s text as the headline's verdict cards: what was judged
+/// (the requirement) over its evidence (the measured value, its interval, the bound), as
+/// `check` printed them; `None` when the text has no verdict line.
+fn verdict_cards(text: &str) -> Option<crate::headline::Headline> {
+    let verdicts: Vec<crate::headline::VerdictCard> = text
+        .lines()
+        .filter_map(|line| {
+            let (label, _, tone) = VERDICT_LABELS.iter().find(|(l, ..)| line.starts_with(l))?;
+            let rest = &line[label.len()..];
+            let (what, evidence) = rest.split_once(": ").unwrap_or((rest, ""));
+            Some(crate::headline::VerdictCard {
+                verdict: label.trim().to_string(),
+                tone: *tone,
+                what: what.to_string(),
+                evidence: evidence.to_string(),
+            })
+        })
+        .collect();
+    (!verdicts.is_empty()).then(|| crate::headline::Headline {
+        cards: Vec::new(),
+        verdicts,
+    })
+}
+
 /// The verdict lines of `check`'s text as a table: verdict, then the requirement and its
 /// evidence as printed.
 fn verdict_table(text: &str) -> Table {
-    const LABELS: [(&str, &str, Tone); 4] = [
-        ("WITHIN NOISE ", "within noise", Tone::Neutral),
-        ("NOT MEASURED ", "not measured", Tone::Bad),
-        ("MET ", "met", Tone::Good),
-        ("MISSED ", "missed", Tone::Bad),
-    ];
     let rows = text
         .lines()
         .filter_map(|line| {
-            let (label, verdict, tone) = LABELS.iter().find(|(l, ..)| line.starts_with(l))?;
+            let (label, verdict, tone) =
+                VERDICT_LABELS.iter().find(|(l, ..)| line.starts_with(l))?;
             Some(vec![
                 Cell::text(*verdict).with_tone(*tone),
                 Cell::text(&line[label.len()..]),
@@ -424,6 +452,17 @@ mod tests {
         );
         assert!(table.rows[0][1].text.contains("95 % interval 598 to 606"));
         assert!(table.rows[0][1].text.starts_with("iops >= 600 IOPS"));
+        // The same lines open the section as verdict cards: what over its evidence.
+        let cards = verdict_cards(text).expect("verdict cards").verdicts;
+        assert_eq!(cards.len(), 3);
+        assert_eq!(cards[0].verdict, "MET");
+        assert_eq!(cards[0].what, "iops >= 600 IOPS (capture 1 p50 IOPS total)");
+        assert!(cards[0].evidence.contains("95 % interval 598 to 606"));
+        assert_eq!(
+            (cards[2].verdict.as_str(), cards[2].tone),
+            ("MISSED", Tone::Bad)
+        );
+        assert!(verdict_cards("no verdict here").is_none());
     }
 
     #[test]

@@ -6,7 +6,7 @@ use super::series::{DeviceSeries, MAX_POINTS};
 use crate::sweep::tests::assert_drawable;
 use crate::tests::{host, Fixture, STARTED_UNIX_MS};
 use crate::{section, Item, SectionKind};
-use diskmeter_analysis::requirements::{format_figure, ChecklistBuilder, Level, Metric, WindowSet};
+use diskmeter_analysis::requirements::{ChecklistBuilder, Level, Metric, WindowSet};
 use diskmeter_capture::{CaptureSample, DeviceInterval, SystemInterval};
 use diskmeter_history::{RunEnd, RunHeader, CAPTURE_KIND};
 

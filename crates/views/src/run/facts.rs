@@ -428,7 +428,6 @@ const TRANSPOSED_UP_TO: usize = 6;
 /// (completion latency, and intended-time latency for a paced job) and a row per percentile
 /// for up to [`TRANSPOSED_UP_TO`] kinds, else a row per kind; each cell in its own unit; the
 /// histogram's error bound in the caption, once. `None` when no job listed a percentile.
-
 pub(crate) fn percentile_table(result: &RunResult) -> Option<crate::Table> {
     let several = result.jobs.len() > 1;
     let mut percents: Vec<f64> = Vec::new();
