@@ -28,22 +28,27 @@ fn diskmeter(dir: &Path, args: &[&str]) -> Output {
 
 /// A short null-engine run named `name` saving into `db`, its results as JSON on stdout.
 fn run_into(dir: &Path, db: &Path, name: &str) -> Output {
-    let (name, db) = (format!("--name={name}"), db.display().to_string());
-    diskmeter(
-        dir,
-        &[
-            "run",
-            "--quiet",
-            &name,
-            "--ioengine=null",
-            "--size=1m",
-            "--runtime=20ms",
-            "--time_based",
-            "--output-format=json",
-            "--db",
-            &db,
-        ],
-    )
+    let args = run_args(db, name);
+    diskmeter(dir, &args.iter().map(String::as_str).collect::<Vec<_>>())
+}
+
+/// The arguments of [`run_into`]'s run: a 20 ms null-engine job saving into `db`.
+fn run_args(db: &Path, name: &str) -> Vec<String> {
+    let db = db.display().to_string();
+    [
+        "run",
+        "--quiet",
+        &format!("--name={name}"),
+        "--ioengine=null",
+        "--size=1m",
+        "--runtime=20ms",
+        "--time_based",
+        "--output-format=json",
+        "--db",
+        &db,
+    ]
+    .map(str::to_string)
+    .to_vec()
 }
 
 fn text(bytes: &[u8]) -> String {
@@ -366,20 +371,12 @@ fn open_to_nobody(folders: &[&Path], own: bool) {
 
 /// The null-engine run of [`run_into`], as nobody.
 fn run_as_nobody(dir: &Path, data: &Path, db: &Path, name: &str) -> Output {
-    let (name, db) = (format!("--name={name}"), db.display().to_string());
-    let args = [
-        "run",
-        "--quiet",
-        &name,
-        "--ioengine=null",
-        "--size=1m",
-        "--runtime=20ms",
-        "--time_based",
-        "--output-format=json",
-        "--db",
-        &db,
-    ];
-    as_nobody(dir, data, &args)
+    let args = run_args(db, name);
+    as_nobody(
+        dir,
+        data,
+        &args.iter().map(String::as_str).collect::<Vec<_>>(),
+    )
 }
 
 /// A history file of mode 000 (issue 32): the hint is the file's permissions, naming its

@@ -368,13 +368,22 @@ pub(crate) fn axis_number(value: f64, ticks: &[f64]) -> String {
         .unwrap_or(6) as usize;
     let text = format!("{:.decimals$}", value / divisor);
     // 2.5k beside 5k, not 5.0k: the step's decimals, without trailing zeros.
+    format!("{}{suffix}", without_trailing_zeros(text))
+}
+
+/// `text` without the zeros after its decimal point (2.50 reads 2.5, 5.0 reads 5), and
+/// "-0" as "0".
+fn without_trailing_zeros(text: String) -> String {
     let text = if text.contains('.') {
         text.trim_end_matches('0').trim_end_matches('.').to_string()
     } else {
         text
     };
-    let text = if text == "-0" { "0".to_string() } else { text };
-    format!("{text}{suffix}")
+    if text == "-0" {
+        "0".to_string()
+    } else {
+        text
+    }
 }
 
 /// A tick value of a log axis, short: `0.25`, `750`, `2.5k`, `12.5k`, `3M`, with thousands
@@ -400,13 +409,7 @@ fn scaled_number(value: f64, k_from: f64) -> String {
         (-scaled_magnitude.log10()).ceil() as usize + 2
     };
     let text = format!("{scaled:.decimals$}");
-    let text = if text.contains('.') {
-        text.trim_end_matches('0').trim_end_matches('.').to_string()
-    } else {
-        text
-    };
-    let text = if text == "-0" { "0".to_string() } else { text };
-    format!("{text}{suffix}")
+    format!("{}{suffix}", without_trailing_zeros(text))
 }
 
 #[cfg(test)]
