@@ -13,7 +13,7 @@ use diskmeter_views::help::{OUTPUT, SAFETY, THROTTLE};
 use std::path::PathBuf;
 
 /// `--db`'s help (also taken by `history`, `show`, `export`, `compare`, ...).
-const DB_HELP: &str = "The results history database (default: $XDG_DATA_HOME/diskmeter/history.db, else ~/.local/share/diskmeter/history.db); a run it cannot take (locked, read-only, damaged) is kept in a spool file beside it and saved at the next run";
+const DB_HELP: &str = "The results history database (default: $XDG_DATA_HOME/diskmeter/history.db, else ~/.local/share/diskmeter/history.db); a run it cannot take (locked, read-only, damaged) is kept in a spool file beside it (in the data folder when its folder cannot be written) and saved at the next run";
 
 // `--throttle-iops` and `--throttle-bw` (and their per-direction forms): the in-engine
 // throttle every command that runs IO offers, read back as the runner's `ThrottleLimits`. (Not
