@@ -61,13 +61,15 @@ struct Accumulator {
     bytes: u64,
     lat_sum_ns: u128,
     lat_intended_sum_ns: u128,
-    hist: Histogram<u64>,
+    /// 32-bit counts: an interval would need 2^32 IOs to fill one (a second at a million
+    /// IOPS holds 10^6), and the counts then saturate rather than wrap.
+    hist: Histogram<u32>,
 }
 
 impl Accumulator {
     fn new() -> Self {
         // Sized for the values seen (auto-resize), not for the whole hour: at 2 digits a
-        // power of two costs 1 KiB, so a worker whose IOs take up to 100 ms keeps ~20 KiB.
+        // power of two costs 512 bytes, so a worker whose IOs take up to 100 ms keeps ~10 KiB.
         let mut hist = Histogram::new_with_bounds(1, 2, 2).expect("constant bounds are valid");
         hist.auto(true);
         Accumulator {
