@@ -196,7 +196,7 @@ impl AlignedBuffers {
     /// True when [`AlignedBuffers::fill_slot`] can give a slot of these buffers the same
     /// bytes [`AlignedBuffers::fill`] would: slots start on whole 8-byte words of the stream.
     pub fn fills_by_slot(&self) -> bool {
-        self.stride % 8 == 0
+        self.stride.is_multiple_of(8)
     }
 
     /// Fills slot `i` of buffers made by [`AlignedBuffers::new_unfilled`] with exactly the

@@ -6,10 +6,13 @@
 //!
 //! Memory follows the values, not the range: the bucket array is allocated at the first record
 //! (an empty histogram, e.g. the write side of a read job, costs no buckets) and grows (HDR's
-//! auto-resize) only as far as the largest value seen, 8 KiB per power of two above 2 us:
-//! about 130 KiB for values up to 100 ms instead of 270 KiB for the whole hour. The bucket
-//! layout depends only on the lowest value and the digits, never on the top, so histograms of
-//! different sizes merge exactly and serialize to the same bytes as a full-range one. Count, min, max, mean and standard deviation are exact: they
+//! auto-resize) only as far as the largest value seen, in 32-bit counts while they fit
+//! (`buckets.rs`): 4 KiB per power of two above 2 us, about 72 KiB for values up to
+//! 100 ms instead of 264 KiB for the whole hour. The bucket layout depends only on the lowest
+//! value and the digits, never on the top, so histograms of different sizes merge exactly and
+//! serialize to the same bytes as a full-range one.
+//!
+//! Count, min, max, mean and standard deviation are exact: they
 //! come from counters kept next to the histogram, not from its buckets, so they match what fio
 //! computes from the raw samples.
 //!
