@@ -43,6 +43,7 @@ mod jobfile_reading;
 mod k8s;
 mod live;
 mod memory_guard;
+mod memory_scale;
 mod merge;
 mod mpi;
 mod output;

@@ -50,6 +50,10 @@ const HUGE_PAGE: usize = 2 << 20;
 /// The base page size assumed for deciding whether a slot spans pages.
 const PAGE: usize = 4096;
 
+/// splitmix64's increment: the state after `k` draws is the seed plus `k` times this, which
+/// lets a slot's part of the stream be made on its own.
+const SPLITMIX_GAMMA: u64 = 0x9E37_79B9_7F4A_7C15;
+
 /// `count` slots of `slot_len` bytes in one mapping, each aligned to `align`.
 #[derive(Debug)]
 pub struct AlignedBuffers {
@@ -132,6 +136,15 @@ impl AlignedBuffers {
         fill: BufferFill,
         seed: u64,
     ) -> Result<Self, EngineError> {
+        let mut buffers = Self::new_unfilled(count, slot_len, align)?;
+        buffers.fill(fill, seed);
+        Ok(buffers)
+    }
+
+    /// Allocates as [`AlignedBuffers::new`] does but leaves the slots zero and untouched, so
+    /// they take no memory until used: an engine that moves no data (null) fills a slot with
+    /// [`AlignedBuffers::fill_slot`] only when the runner first asks for its bytes.
+    pub fn new_unfilled(count: usize, slot_len: usize, align: usize) -> Result<Self, EngineError> {
         let fail = || EngineError::BufferAlloc {
             bytes: count.saturating_mul(slot_len),
             align,
@@ -168,7 +181,7 @@ impl AlignedBuffers {
             // buffers still work, only with more segments per IO.
             unsafe { libc::madvise(ptr.as_ptr().cast(), advised, libc::MADV_HUGEPAGE) };
         }
-        let mut buffers = AlignedBuffers {
+        Ok(AlignedBuffers {
             ptr,
             len: total,
             map_base,
@@ -177,9 +190,44 @@ impl AlignedBuffers {
             slot_len,
             stride,
             count,
-        };
-        buffers.fill(fill, seed);
-        Ok(buffers)
+        })
+    }
+
+    /// True when [`AlignedBuffers::fill_slot`] can give a slot of these buffers the same
+    /// bytes [`AlignedBuffers::fill`] would: slots start on whole 8-byte words of the stream.
+    pub fn fills_by_slot(&self) -> bool {
+        self.stride.is_multiple_of(8)
+    }
+
+    /// Fills slot `i` of buffers made by [`AlignedBuffers::new_unfilled`] with exactly the
+    /// bytes [`AlignedBuffers::fill`] gives it (the random stream is jumped to the slot's
+    /// first word). Needs [`AlignedBuffers::fills_by_slot`]; panics if `i >= slot_count()`.
+    pub fn fill_slot(&mut self, i: usize, fill: BufferFill, seed: u64) {
+        debug_assert!(self.fills_by_slot());
+        let word = (i * self.stride / 8) as u64;
+        let start = seed.wrapping_add(word.wrapping_mul(SPLITMIX_GAMMA));
+        let slot_len = self.slot_len;
+        let slot = self.slot_mut(i);
+        match fill {
+            // A fresh mapping is zero already; writing zeros would only make it resident.
+            BufferFill::Zero => {}
+            BufferFill::Random => fill_random(slot, start),
+            BufferFill::Compressible {
+                zero_percent,
+                chunk_bytes,
+            } => {
+                fill_random(slot, start);
+                let chunk = match chunk_bytes as usize {
+                    0 => slot_len,
+                    n => n.min(slot_len),
+                };
+                let random = BufferFill::random_prefix_bytes(zero_percent, chunk);
+                for piece in slot.chunks_mut(chunk) {
+                    let keep = random.min(piece.len());
+                    piece[keep..].fill(0);
+                }
+            }
+        }
     }
 
     /// Number of slots.
@@ -293,7 +341,7 @@ pub fn fill_random(buf: &mut [u8], seed: u64) {
 
 /// One step of splitmix64 (Steele, Lea, Flood 2014), the seeding generator of xoshiro.
 fn splitmix64(state: &mut u64) -> u64 {
-    *state = state.wrapping_add(0x9E37_79B9_7F4A_7C15);
+    *state = state.wrapping_add(SPLITMIX_GAMMA);
     let mut z = *state;
     z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
     z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
@@ -407,5 +455,28 @@ mod tests {
         }
         assert_eq!(mapped_bytes(1, 4096, 3000), None);
         assert_eq!(mapped_bytes(usize::MAX, 1 << 20, 4096), None);
+    }
+
+    #[test]
+    fn slots_filled_one_by_one_hold_what_a_whole_fill_gives() {
+        let fills = [
+            BufferFill::Random,
+            BufferFill::Zero,
+            BufferFill::Compressible {
+                zero_percent: 40,
+                chunk_bytes: 1000,
+            },
+        ];
+        for (slot_len, align) in [(4096, 4096), (5000, 4096), (100, 8), (64 << 10, 4096)] {
+            for fill in fills {
+                let whole = AlignedBuffers::new(5, slot_len, align, fill, 11).unwrap();
+                let mut lazy = AlignedBuffers::new_unfilled(5, slot_len, align).unwrap();
+                assert!(lazy.fills_by_slot());
+                for i in [3, 0, 4, 1, 2] {
+                    lazy.fill_slot(i, fill, 11);
+                    assert_eq!(lazy.slot(i), whole.slot(i), "{slot_len} {fill:?} slot {i}");
+                }
+            }
+        }
     }
 }

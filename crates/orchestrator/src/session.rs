@@ -535,7 +535,7 @@ impl Session {
         if let Some(gate) = &gate {
             input.meta.notes.extend(gate.take_notes());
         }
-        let result = RunResult::build(input.clone());
+        let result = RunResult::build_from(&input);
         Ok(Some(FinishedStep {
             index: step.index,
             name: step.name().to_string(),

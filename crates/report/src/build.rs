@@ -4,6 +4,7 @@
 //! reported job, named after the first; every other worker is reported on its own. Rates are
 //! computed over the longest worker's runtime, CPU percentages over the summed runtimes.
 
+use std::borrow::Cow;
 use std::collections::HashMap;
 
 use diskmeter_stats::{
@@ -56,51 +57,53 @@ pub const LAT_BUCKET_EDGES_NS: [u64; 31] = [
     2_000_000_000,
 ];
 
-/// Workers being merged into one reported job.
-struct Pending {
-    spec: JobSpec,
+/// Workers being merged into one reported job. Borrows the input: a worker reported on its
+/// own is read in place, and only a `group_reporting` group's sum is a new copy (the workers'
+/// histograms are the bulk of a run's memory, so a second copy of every one would double it).
+struct Pending<'a> {
+    spec: &'a JobSpec,
     group_id: u32,
     clone_index: u32,
     workers: u32,
-    stats: WorkerStats,
+    stats: Cow<'a, WorkerStats>,
     workers_runtime_ns: u64,
     targets: Vec<TargetInfo>,
     /// (clone index, message) of every member that failed.
     errors: Vec<(u32, String)>,
     /// The steady-state outcome (shared by a group's members: the first one given).
-    steady_state: Option<SteadyStateInput>,
+    steady_state: Option<&'a SteadyStateInput>,
 }
 
-impl Pending {
-    fn new(job: JobInput) -> Self {
-        let errors = job.error.map(|e| vec![(job.clone_index, e)]);
+impl<'a> Pending<'a> {
+    fn new(job: &'a JobInput) -> Self {
+        let errors = job.error.clone().map(|e| vec![(job.clone_index, e)]);
         Pending {
             workers_runtime_ns: job.stats.runtime_ns,
-            spec: job.spec,
+            spec: &job.spec,
             group_id: job.group_id,
             clone_index: job.clone_index,
             workers: 1,
-            stats: job.stats,
-            targets: job.targets,
+            stats: Cow::Borrowed(&job.stats),
+            targets: job.targets.clone(),
             errors: errors.unwrap_or_default(),
-            steady_state: job.steady_state,
+            steady_state: job.steady_state.as_ref(),
         }
     }
 
-    fn absorb(&mut self, job: JobInput) {
+    fn absorb(&mut self, job: &'a JobInput) {
         self.workers += 1;
         self.workers_runtime_ns += job.stats.runtime_ns;
-        self.stats.merge(&job.stats);
-        for target in job.targets {
+        self.stats.to_mut().merge(&job.stats);
+        for target in &job.targets {
             if !self.targets.iter().any(|t| t.path == target.path) {
-                self.targets.push(target);
+                self.targets.push(target.clone());
             }
         }
-        if let Some(error) = job.error {
-            self.errors.push((job.clone_index, error));
+        if let Some(error) = &job.error {
+            self.errors.push((job.clone_index, error.clone()));
         }
         if self.steady_state.is_none() {
-            self.steady_state = job.steady_state;
+            self.steady_state = job.steady_state.as_ref();
         }
     }
 }
@@ -108,9 +111,15 @@ impl Pending {
 impl RunResult {
     /// Builds the reported result from the workers' raw statistics.
     pub fn build(input: RunInput) -> RunResult {
+        Self::build_from(&input)
+    }
+
+    /// [`RunResult::build`] for a caller that keeps the input (to save its histograms): reads
+    /// the workers' statistics in place instead of needing a copy of them.
+    pub fn build_from(input: &RunInput) -> RunResult {
         let mut pending: Vec<Pending> = Vec::new();
         let mut merged_group: HashMap<u32, usize> = HashMap::new();
-        for job in input.jobs {
+        for job in &input.jobs {
             if job.spec.group_reporting {
                 if let Some(&at) = merged_group.get(&job.group_id) {
                     pending[at].absorb(job);
@@ -129,7 +138,7 @@ impl RunResult {
         let groups = groups_of(&mut jobs);
         RunResult {
             schema_version: SCHEMA_VERSION,
-            meta: input.meta,
+            meta: input.meta.clone(),
             jobs,
             groups,
             ranks: Vec::new(),
@@ -206,16 +215,14 @@ fn job_result(p: Pending) -> JobResult {
         verify: verify_result(&stats.verify),
         trim: (stats.trim.ios + stats.trim.errors > 0)
             .then(|| direction_result(&stats.trim, stats.runtime_ns, &[], percentiles, 1)),
-        io_errors: io_error_summary(stats, &p.spec),
+        io_errors: io_error_summary(stats, p.spec),
         error: error_text(&p.errors, p.workers),
-        steady_state: crate::steady::steady_state_result(&p.spec, p.steady_state.as_ref()).map(
-            |mut ss| {
-                // The monitor's clock and the workers' start microseconds apart after the
-                // start barrier: a job cannot have become steady after it stopped.
-                ss.attained_at_ns = ss.attained_at_ns.map(|at| at.min(stats.runtime_ns));
-                ss
-            },
-        ),
+        steady_state: crate::steady::steady_state_result(p.spec, p.steady_state).map(|mut ss| {
+            // The monitor's clock and the workers' start microseconds apart after the
+            // start barrier: a job cannot have become steady after it stopped.
+            ss.attained_at_ns = ss.attained_at_ns.map(|at| at.min(stats.runtime_ns));
+            ss
+        }),
         iops_mean_ci: crate::steady::iops_confidence(&stats.series),
         latency_target: p.spec.control.latency_search().and_then(|search| {
             Some(crate::schema::LatencyTargetResult {
@@ -235,13 +242,13 @@ fn job_result(p: Pending) -> JobResult {
                 stats.runtime_ns,
             )
         }),
-        options: JobOption::list_of(&p.spec),
+        options: JobOption::list_of(p.spec),
         given_options: p
             .spec
             .given
             .as_ref()
             .map(|given| JobOption::list_from(&given.job)),
-        workload: JobWorkload::of(&p.spec),
+        workload: JobWorkload::of(p.spec),
         histograms: Some(crate::histograms::JobHistograms::of(stats)),
     }
 }

@@ -7,7 +7,9 @@
 //! `iodepth` slots, each as long as the job's largest block size over the directions it
 //! issues (`bs`, `bsrange`, `bssplit`, a replayed log's largest IO), rounded up to the
 //! buffer alignment and the mapping's pages ([`diskmeter_engine::mapped_bytes`]). The engine
-//! fills the mapping when it is made, so all of it is resident from the start. `lockmem`
+//! fills the mapping when it is made, so all of it is resident from the start (the null
+//! engine fills a slot when it is first used, so a null job that writes reaches the same; a
+//! read-only null job stays below what is counted, which errs on the safe side). `lockmem`
 //! pins that much more per worker. Workers of one stonewall phase run at the same time, so
 //! their needs add up; phases run one after another, so a step needs its largest phase.
 //! The figure it is held against is the kernel's `MemAvailable` (/proc/meminfo): memory a

@@ -2,7 +2,17 @@
 //!
 //! Precision: values are kept in an HdrHistogram with 3 significant decimal digits over the range
 //! 1 ns ..= 1 hour, so any reported percentile is within 0.1 % (relative) of the true value
-//! (values below 2048 ns are exact). Count, min, max, mean and standard deviation are exact: they
+//! (values below 2048 ns are exact).
+//!
+//! Memory follows the values, not the range: the bucket array is allocated at the first record
+//! (an empty histogram, e.g. the write side of a read job, costs no buckets) and grows (HDR's
+//! auto-resize) only as far as the largest value seen, in 32-bit counts while they fit
+//! (`buckets.rs`): 4 KiB per power of two above 2 us, about 72 KiB for values up to
+//! 100 ms instead of 264 KiB for the whole hour. The bucket layout depends only on the lowest
+//! value and the digits, never on the top, so histograms of different sizes merge exactly and
+//! serialize to the same bytes as a full-range one.
+//!
+//! Count, min, max, mean and standard deviation are exact: they
 //! come from counters kept next to the histogram, not from its buckets, so they match what fio
 //! computes from the raw samples.
 //!
@@ -11,8 +21,10 @@
 //! it only happens when the clock did not tick between two timestamps (a fake or coarse clock),
 //! and reporting 0 shows that honestly instead of inventing 1 ns.
 
-use hdrhistogram::serialization::{Deserializer, Serializer, V2Serializer};
+use hdrhistogram::serialization::Deserializer;
 use hdrhistogram::Histogram;
+
+use crate::buckets::Buckets;
 use thiserror::Error;
 
 /// Largest latency the histogram tracks: one hour in nanoseconds. Larger values are clamped.
@@ -27,6 +39,9 @@ const MAGIC: [u8; 4] = *b"DMLH";
 const FORMAT_VERSION: u8 = 1;
 /// magic + version + saturated + sum + sum of squares + min + max.
 const HEADER_LEN: usize = 4 + 1 + 8 + 16 + 16 + 8 + 8;
+/// Where the V2 payload keeps the highest trackable value (big-endian u64): after the cookie,
+/// length, normalizing offset, digits and lowest value.
+const V2_HIGH_AT: usize = 4 + 4 + 4 + 4 + 8;
 
 /// Why a serialized histogram could not be read back.
 #[derive(Debug, Error)]
@@ -64,7 +79,9 @@ pub enum HistogramError {
 /// min, max, sum and sum of squares. See the module docs for the precision statement.
 #[derive(Debug, Clone)]
 pub struct LatencyHistogram {
-    hist: Histogram<u64>,
+    /// `None` until the first value: most latency kinds of most jobs stay empty. Covers
+    /// 1 ns ..= the largest value seen, in 32-bit counts while they fit (see [`Buckets`]).
+    hist: Option<Buckets>,
     /// Values that were above [`MAX_LATENCY_NS`] and recorded as the maximum.
     saturated: u64,
     /// Exact sum of recorded (clamped) values; u128 so a long run cannot overflow it.
@@ -85,25 +102,24 @@ impl Default for LatencyHistogram {
 
 impl PartialEq for LatencyHistogram {
     fn eq(&self, other: &Self) -> bool {
-        // hdrhistogram's own PartialEq compares bucket counts, which is what "the same
-        // distribution" means; the exact counters must agree as well.
-        self.hist == other.hist
-            && self.saturated == other.saturated
+        // The same distribution means the same recorded buckets (hdrhistogram's own PartialEq
+        // also compares the arrays' lengths, which follow the largest value ever recorded,
+        // even after a reset); the exact counters must agree as well.
+        self.saturated == other.saturated
             && self.sum == other.sum
             && self.sum_sq == other.sum_sq
             && self.count() == other.count()
             && self.min() == other.min()
             && self.max() == other.max()
+            && self.recorded() == other.recorded()
     }
 }
 
 impl LatencyHistogram {
-    /// An empty histogram (allocates its bucket array once, here, never while recording).
+    /// An empty histogram; allocates nothing until the first value is recorded.
     pub fn new() -> Self {
-        let hist = Histogram::new_with_bounds(1, MAX_LATENCY_NS, SIGNIFICANT_DIGITS)
-            .expect("constant histogram bounds are valid");
         LatencyHistogram {
-            hist,
+            hist: None,
             saturated: 0,
             sum: 0,
             sum_sq: 0,
@@ -130,9 +146,10 @@ impl LatencyHistogram {
         } else {
             ns
         };
-        // Cannot fail: the value is inside the bounds and counts are u64.
-        let recorded = self.hist.record_n(value, count);
-        debug_assert!(recorded.is_ok());
+        // Cannot fail: the value is inside the bounds (the array grows to it) and counts are u64.
+        self.hist
+            .get_or_insert_with(Self::first_buckets)
+            .record_n(value, count);
         let wide = u128::from(value);
         self.sum += wide * u128::from(count);
         self.sum_sq += wide * wide * u128::from(count);
@@ -140,12 +157,33 @@ impl LatencyHistogram {
         self.max = self.max.max(value);
     }
 
+    /// The smallest bucket array (1 ns ..= 2 ns, 16 KiB), set to grow with the values; out of
+    /// line so the recording path stays one predictable branch.
+    #[cold]
+    #[inline(never)]
+    fn first_buckets() -> Buckets {
+        Buckets::first()
+    }
+
+    /// The recorded buckets as (lowest value of the bucket, count), ascending; nothing when
+    /// empty.
+    fn recorded(&self) -> Vec<(u64, u64)> {
+        self.hist
+            .as_ref()
+            .map(Buckets::recorded)
+            .unwrap_or_default()
+    }
+
     /// Adds every value of `other` to this histogram. Exact: the result equals recording all
     /// values of both into one histogram.
     pub fn merge(&mut self, other: &LatencyHistogram) {
-        // Both histograms have the same bounds, so adding cannot fail.
-        let added = self.hist.add(&other.hist);
-        debug_assert!(added.is_ok());
+        if let Some(theirs) = other.hist.as_ref().filter(|h| h.len() > 0) {
+            // Same lowest value and digits, so the same bucket layout: adding is exact, and
+            // auto-resize grows this array to the other's largest value, so it cannot fail.
+            self.hist
+                .get_or_insert_with(Self::first_buckets)
+                .add(theirs);
+        }
         self.saturated += other.saturated;
         self.sum += other.sum;
         self.sum_sq += other.sum_sq;
@@ -155,7 +193,7 @@ impl LatencyHistogram {
 
     /// Number of recorded values.
     pub fn count(&self) -> u64 {
-        self.hist.len()
+        self.hist.as_ref().map_or(0, |hist| hist.len())
     }
 
     /// True when nothing was recorded.
@@ -217,14 +255,13 @@ impl LatencyHistogram {
     /// The value below or at which `percentile` percent (0..=100) of the values fall, ns; 0 when
     /// empty. Within 0.1 % of the true value, and never outside the exact min..=max.
     pub fn value_at_percentile(&self, percentile: f64) -> u64 {
-        if self.is_empty() {
+        let Some(hist) = self.hist.as_ref().filter(|h| h.len() > 0) else {
             return 0;
-        }
+        };
         let quantile = (percentile / 100.0).clamp(0.0, 1.0);
         // HDR answers with the top of the bucket; clamping to the exact extremes keeps p100 equal
         // to max and p0 equal to min instead of a bucket edge nobody measured.
-        self.hist
-            .value_at_quantile(quantile)
+        hist.value_at_quantile(quantile)
             .clamp(self.min(), self.max())
     }
 
@@ -233,10 +270,9 @@ impl LatencyHistogram {
     /// by the lowest value of its HDR bucket, so edges are as precise as the histogram (0.1 %).
     pub fn count_by_ranges(&self, edges: &[u64]) -> Vec<u64> {
         let mut counts = vec![0u64; edges.len() + 1];
-        for step in self.hist.iter_recorded() {
-            let value = self.hist.lowest_equivalent(step.value_iterated_to());
+        for (value, count) in self.recorded() {
             let index = edges.partition_point(|&edge| edge <= value);
-            counts[index] += step.count_at_value();
+            counts[index] += count;
         }
         counts
     }
@@ -246,20 +282,14 @@ impl LatencyHistogram {
     /// a bucket holds one value; above, a bucket in [2^k, 2^(k+1)) is 2^(k-10) wide and
     /// aligned to its width, so it lies whole inside any coarser power-of-two-aligned bucket.
     pub fn buckets(&self) -> Vec<(u64, u64)> {
-        self.hist
-            .iter_recorded()
-            .map(|step| {
-                (
-                    self.hist.lowest_equivalent(step.value_iterated_to()),
-                    step.count_at_value(),
-                )
-            })
-            .collect()
+        self.recorded()
     }
 
     /// Empties the histogram, keeping its allocation.
     pub fn reset(&mut self) {
-        self.hist.reset();
+        if let Some(hist) = &mut self.hist {
+            hist.reset();
+        }
         self.saturated = 0;
         self.sum = 0;
         self.sum_sq = 0;
@@ -269,7 +299,9 @@ impl LatencyHistogram {
 
     /// Serializes for storage: a 61-byte header (`DMLH`, version 1, then little-endian
     /// saturated u64, sum u128, sum of squares u128, min u64, max u64) followed by the standard
-    /// HdrHistogram V2 encoding, which any HdrHistogram library can read after the header.
+    /// HdrHistogram V2 encoding, which any HdrHistogram library can read after the header. The
+    /// V2 header always states the full range (1 ns ..= 1 h): the bytes are the same however
+    /// far the array grew, and readers that expect the full range accept them.
     pub fn to_bytes(&self) -> Result<Vec<u8>, HistogramError> {
         let mut out = Vec::with_capacity(HEADER_LEN + 256);
         out.extend_from_slice(&MAGIC);
@@ -279,7 +311,15 @@ impl LatencyHistogram {
         out.extend_from_slice(&self.sum_sq.to_le_bytes());
         out.extend_from_slice(&self.min.to_le_bytes());
         out.extend_from_slice(&self.max.to_le_bytes());
-        V2Serializer::new().serialize(&self.hist, &mut out)?;
+        let payload_at = out.len();
+        match &self.hist {
+            Some(hist) => hist.serialize(&mut out)?,
+            None => Buckets::first().serialize(&mut out)?,
+        };
+        // Counts are encoded up to the largest value only, and a bucket's index does not
+        // depend on the top of the range, so stating the full range is exact.
+        out[payload_at + V2_HIGH_AT..payload_at + V2_HIGH_AT + 8]
+            .copy_from_slice(&MAX_LATENCY_NS.to_be_bytes());
         Ok(out)
     }
 
@@ -315,8 +355,12 @@ impl LatencyHistogram {
         {
             return Err(wrong_bounds());
         }
-        // Adding re-homes the counts into our bounds, so later merges stay exact.
-        self.hist.add(&decoded).map_err(|_| wrong_bounds())?;
+        // Adding re-homes the counts into our (growing) array, so later merges stay exact.
+        if !decoded.is_empty() {
+            self.hist
+                .get_or_insert_with(Self::first_buckets)
+                .add_wide(decoded);
+        }
         self.saturated += u64_at(5);
         self.sum += u128_at(13);
         self.sum_sq += u128_at(29);
@@ -329,6 +373,7 @@ impl LatencyHistogram {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use hdrhistogram::serialization::{Serializer, V2Serializer};
 
     #[test]
     fn empty_histogram_reports_zeros() {
@@ -421,5 +466,76 @@ mod tests {
             h.record(v);
         }
         assert_eq!(h.count_by_ranges(&[2, 10, 1_000]), vec![1, 2, 2, 2]);
+    }
+
+    /// The full-range, 64-bit histogram diskmeter kept before issue 33: the reference the
+    /// growing one must match.
+    fn full_range(values: &[u64]) -> Histogram<u64> {
+        let mut h = Histogram::new_with_bounds(1, MAX_LATENCY_NS, SIGNIFICANT_DIGITS).unwrap();
+        for &v in values {
+            h.record(v.min(MAX_LATENCY_NS)).unwrap();
+        }
+        h
+    }
+
+    #[test]
+    fn an_empty_histogram_allocates_no_buckets() {
+        let mut h = LatencyHistogram::new();
+        assert!(h.hist.is_none());
+        h.merge(&LatencyHistogram::new());
+        h.reset();
+        assert!(h.hist.is_none());
+    }
+
+    #[test]
+    fn bytes_are_those_of_a_full_range_histogram() {
+        let values = [0u64, 7, 2_047, 2_048, 99_999, 123_456_789, u64::MAX];
+        let mut h = LatencyHistogram::new();
+        for v in values {
+            h.record(v);
+        }
+        let mut expected = Vec::new();
+        V2Serializer::new()
+            .serialize(&full_range(&values), &mut expected)
+            .unwrap();
+        assert!(h.to_bytes().unwrap().ends_with(&expected));
+        let mut empty = Vec::new();
+        V2Serializer::new()
+            .serialize(&full_range(&[]), &mut empty)
+            .unwrap();
+        assert!(LatencyHistogram::new()
+            .to_bytes()
+            .unwrap()
+            .ends_with(&empty));
+    }
+
+    #[test]
+    fn histograms_of_different_ranges_merge_exactly() {
+        let small: Vec<u64> = (1..5_000).map(|v| v * 3).collect();
+        let large: Vec<u64> = (1..5_000).map(|v| v * 7_919_993).collect();
+        let (mut a, mut b, mut all) = (
+            LatencyHistogram::new(),
+            LatencyHistogram::new(),
+            LatencyHistogram::new(),
+        );
+        small.iter().for_each(|&v| a.record(v));
+        large.iter().for_each(|&v| b.record(v));
+        small.iter().chain(&large).for_each(|&v| all.record(v));
+        let mut small_first = a.clone();
+        small_first.merge(&b);
+        let mut large_first = b.clone();
+        large_first.merge(&a);
+        assert_eq!(small_first, all);
+        assert_eq!(large_first, all);
+        let both: Vec<u64> = small.iter().chain(&large).copied().collect();
+        let reference = full_range(&both);
+        for p in [0.0, 1.0, 50.0, 90.0, 99.0, 99.9, 100.0] {
+            let expected = reference
+                .value_at_quantile(p / 100.0)
+                .clamp(all.min(), all.max());
+            assert_eq!(small_first.value_at_percentile(p), expected, "p{p}");
+        }
+        let back = LatencyHistogram::from_bytes(&large_first.to_bytes().unwrap()).unwrap();
+        assert_eq!(back, all);
     }
 }

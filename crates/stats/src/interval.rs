@@ -61,13 +61,17 @@ struct Accumulator {
     bytes: u64,
     lat_sum_ns: u128,
     lat_intended_sum_ns: u128,
-    hist: Histogram<u64>,
+    /// 32-bit counts: an interval would need 2^32 IOs to fill one (a second at a million
+    /// IOPS holds 10^6), and the counts then saturate rather than wrap.
+    hist: Histogram<u32>,
 }
 
 impl Accumulator {
     fn new() -> Self {
-        let hist =
-            Histogram::new_with_bounds(1, MAX_LATENCY_NS, 2).expect("constant bounds are valid");
+        // Sized for the values seen (auto-resize), not for the whole hour: at 2 digits a
+        // power of two costs 512 bytes, so a worker whose IOs take up to 100 ms keeps ~10 KiB.
+        let mut hist = Histogram::new_with_bounds(1, 2, 2).expect("constant bounds are valid");
+        hist.auto(true);
         Accumulator {
             ios: 0,
             bytes: 0,
@@ -129,8 +133,9 @@ impl IntervalRecorder {
             start_ns: 0,
             end_ns: interval_ns,
             dirs: [Accumulator::new(), Accumulator::new()],
-            // Room for an hour of per-second samples so closing intervals rarely allocates.
-            samples: Vec::with_capacity(3_600),
+            // Grows by doubling as intervals close (at most once per interval, off the IO
+            // path); an hour's room up front cost 450 KiB of address space per worker.
+            samples: Vec::with_capacity(64),
         }
     }
 
@@ -145,7 +150,11 @@ impl IntervalRecorder {
         acc.ios += 1;
         acc.bytes += bytes;
         acc.lat_sum_ns += u128::from(lat_ns);
-        acc.hist.saturating_record(lat_ns);
+        // Clamped to the hour by hand: an auto-resizing histogram grows to any value (and
+        // `saturating_record` would clamp to the array's current top instead of growing).
+        // Cannot fail: the array grows to the value, and the hour fits in memory.
+        let recorded = acc.hist.record(lat_ns.min(MAX_LATENCY_NS));
+        debug_assert!(recorded.is_ok());
     }
 
     /// Adds the latency from its intended issue time of the IO just [`record`](Self::record)ed

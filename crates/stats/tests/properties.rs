@@ -36,6 +36,35 @@ proptest! {
         }
     }
 
+    /// Issue 33: histograms now grow to the values seen, in 32-bit counts; they must answer
+    /// exactly as the full-range (1 ns ..= 1 h), 64-bit histogram kept before, and write the
+    /// same bytes after the header.
+    #[test]
+    fn a_growing_histogram_answers_like_a_full_range_one(
+        values in prop::collection::vec(latency(), 0..400),
+        split in 0usize..400,
+    ) {
+        let mut full = hdrhistogram::Histogram::<u64>::new_with_bounds(1, MAX_LATENCY_NS, 3).unwrap();
+        let (mut a, mut b) = (LatencyHistogram::new(), LatencyHistogram::new());
+        for (i, &v) in values.iter().enumerate() {
+            full.record(v.min(MAX_LATENCY_NS)).unwrap();
+            if i < split { a.record(v) } else { b.record(v) }
+        }
+        a.merge(&b);
+        for p in [0.0, 1.0, 25.0, 50.0, 90.0, 99.0, 99.9, 99.99, 100.0] {
+            let expected = if values.is_empty() {
+                0
+            } else {
+                full.value_at_quantile(p / 100.0).clamp(a.min(), a.max())
+            };
+            prop_assert_eq!(a.value_at_percentile(p), expected, "p{}", p);
+        }
+        let mut bytes = Vec::new();
+        hdrhistogram::serialization::Serializer::serialize(
+            &mut hdrhistogram::serialization::V2Serializer::new(), &full, &mut bytes).unwrap();
+        prop_assert!(a.to_bytes().unwrap().ends_with(&bytes));
+    }
+
     #[test]
     fn percentiles_are_within_a_tenth_of_a_percent(
         mut values in prop::collection::vec(1u64..=MAX_LATENCY_NS, 1..500),
