@@ -325,26 +325,58 @@ fn remove_stale_builds(folder: &Path, name: &str) {
 /// Refuses a database file shorter than its own header says it is (a truncated copy, a
 /// half-restored backup): SQLite would read the missing pages as damage only when a query
 /// reaches them, and could meanwhile write into it. Reads 100 bytes; SQLite checks the rest.
+///
+/// The file is read without SQLite's locks, so another process's commit may be under way:
+/// in rollback-journal mode it writes page 1 (the new page count) before the pages that
+/// extend the file, with its journal beside it. A file that looks short is therefore looked
+/// at again, a few times over 100 ms, and is called truncated only when it stays short with
+/// no journal or WAL beside it (a CI run of 2026-11-29 saw 45,056 bytes against a header's
+/// 135,168 while threads upgraded one database at once).
 fn check_not_truncated(path: &Path) -> Result<(), HistoryError> {
-    use std::io::Read;
-    // A journal or WAL beside it may hold the pages a crash kept from the file (a
-    // checkpoint or a transaction cut short): SQLite puts them back when it opens it.
-    for suffix in ["-wal", "-journal"] {
-        let mut beside = path.as_os_str().to_owned();
-        beside.push(suffix);
-        if std::fs::metadata(PathBuf::from(beside)).is_ok_and(|m| m.len() > 0) {
+    const LOOKS: usize = 6;
+    let mut shortfall = None;
+    for look in 0..LOOKS {
+        if look > 0 {
+            std::thread::sleep(std::time::Duration::from_millis(20));
+        }
+        // A journal or WAL beside it may hold the pages a crash kept from the file (a
+        // checkpoint or a transaction cut short), or belong to a commit under way: SQLite
+        // puts them back, or finishes, when it opens it.
+        if has_journal_beside(path) {
             return Ok(());
         }
+        match header_shortfall(path)? {
+            None => return Ok(()),
+            Some(found) => shortfall = Some(found),
+        }
     }
+    let (file_bytes, expected) = shortfall.unwrap_or_default();
+    Err(HistoryError::Corrupt(format!(
+        "the file is {file_bytes} bytes but its header says {expected}: truncated"
+    )))
+}
+
+/// Whether a non-empty `-wal` or `-journal` file is beside the database.
+fn has_journal_beside(path: &Path) -> bool {
+    ["-wal", "-journal"].iter().any(|suffix| {
+        let mut beside = path.as_os_str().to_owned();
+        beside.push(suffix);
+        std::fs::metadata(PathBuf::from(beside)).is_ok_and(|m| m.len() > 0)
+    })
+}
+
+/// The file's length and the length its header gives, when the file is the shorter; `None`
+/// when it is not (or cannot be read: SQLite says why); an error when it is no database.
+fn header_shortfall(path: &Path) -> Result<Option<(u64, u64)>, HistoryError> {
+    use std::io::Read;
     let Ok(mut file) = std::fs::File::open(path) else {
-        // Unreadable: SQLite says why.
-        return Ok(());
+        return Ok(None);
     };
     let mut header = [0u8; 100];
     let read = file.read(&mut header).unwrap_or(0);
     let file_bytes = file.metadata().map_or(0, |m| m.len());
     if file_bytes == 0 {
-        return Ok(());
+        return Ok(None);
     }
     if read < header.len() || &header[..16] != SQLITE_MAGIC {
         return Err(HistoryError::Corrupt(
@@ -364,10 +396,8 @@ fn check_not_truncated(path: &Path) -> Result<(), HistoryError> {
     if be32(24) == be32(92) && pages > 0 && page_bytes > 0 {
         let expected = pages * page_bytes;
         if file_bytes < expected {
-            return Err(HistoryError::Corrupt(format!(
-                "the file is {file_bytes} bytes but its header says {expected}: truncated"
-            )));
+            return Ok(Some((file_bytes, expected)));
         }
     }
-    Ok(())
+    Ok(None)
 }
