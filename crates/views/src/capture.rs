@@ -142,7 +142,7 @@ pub fn checklist_text(checklist: &Checklist) -> String {
 /// its figures carries its own unit ([`checklist_figure`]).
 pub(crate) fn checklist_label(metric: Metric) -> String {
     let label = metric.label();
-    if metric.key().ends_with("_ms") {
+    if metric.is_latency() {
         label.replace("(ms, ", "(").replace(" (ms)", "")
     } else {
         label.to_string()
@@ -153,7 +153,7 @@ pub(crate) fn checklist_label(metric: Metric) -> String {
 /// "46.0 us"), the rest as the JSON's figure. The key and the JSON stay in ms.
 pub(crate) fn checklist_figure(metric: Metric, value: Option<f64>) -> String {
     match value {
-        Some(ms) if metric.key().ends_with("_ms") => diskmeter_units::format_duration(ms * 1e6),
+        Some(ms) if metric.is_latency() => diskmeter_units::format_duration(ms * 1e6),
         _ => format_figure(value),
     }
 }

@@ -236,6 +236,18 @@ impl Metric {
         }
     }
 
+    /// Whether the row is a latency, its figures in ms (a view prints each in its own unit).
+    pub fn is_latency(self) -> bool {
+        matches!(
+            self,
+            Metric::LatencyReadMs
+                | Metric::LatencyWriteMs
+                | Metric::FlushLatencyMs
+                | Metric::DeviceLatencyReadMs
+                | Metric::DeviceLatencyWriteMs
+        )
+    }
+
     /// The row's label in the text table.
     pub fn label(self) -> &'static str {
         match self {

@@ -525,3 +525,14 @@ fn flushes_per_second_and_their_latency_are_rows_of_their_own() {
         Ok(Metric::FlushLatencyMs)
     );
 }
+
+#[test]
+fn the_latency_rows_are_those_in_ms() {
+    for metric in Metric::ALL {
+        assert_eq!(
+            metric.is_latency(),
+            metric.key().ends_with("_ms"),
+            "{metric}"
+        );
+    }
+}

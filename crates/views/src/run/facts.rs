@@ -5,13 +5,13 @@
 //! percentile the job's `percentile_list` left out, a steady state not asked for, a host fact
 //! that could not be read are left out, never printed as 0.
 
-use super::figures::latency_text;
 use crate::FactGroup;
 use diskmeter_history::{HostFacts, StoredRun};
 use diskmeter_report::format::{bytes_both, count, iops, rate_both, seconds, utc_timestamp};
 use diskmeter_report::{
     ConfidenceInterval, DirectionResult, JobResult, LatencySummary, RunResult, SteadyStateResult,
 };
+use diskmeter_units::format_duration;
 
 /// A group of facts, from (name, value) pairs.
 fn group(title: impl Into<String>, rows: Vec<(String, String)>) -> FactGroup {
@@ -253,7 +253,7 @@ fn job_group(job: &JobResult, jobs: &[JobResult]) -> FactGroup {
             "latency target".to_string(),
             format!(
                 "{} at p{} over {} windows: depth {}",
-                latency_text(search.target_ns as f64),
+                format_duration(search.target_ns as f64),
                 search.percentile,
                 seconds(search.window_ns),
                 search.depth
@@ -357,10 +357,10 @@ fn direction_rows(
 fn latency_summary_text(s: &LatencySummary) -> String {
     let mut text = format!(
         "mean {}, stdev {}, min {}, max {}, {} IOs",
-        latency_text(s.mean_ns),
-        latency_text(s.stddev_ns),
-        latency_text(s.min_ns as f64),
-        latency_text(s.max_ns as f64),
+        format_duration(s.mean_ns),
+        format_duration(s.stddev_ns),
+        format_duration(s.min_ns as f64),
+        format_duration(s.max_ns as f64),
         count(s.count)
     );
     if s.saturated > 0 {
@@ -450,7 +450,7 @@ pub(crate) fn percentile_table(result: &RunResult) -> Option<crate::Table> {
                     crate::Cell::number(
                         summary
                             .percentile(percent)
-                            .map_or("-".to_string(), |ns| latency_text(ns as f64)),
+                            .map_or("-".to_string(), |ns| format_duration(ns as f64)),
                     )
                 }));
                 rows.push(row);

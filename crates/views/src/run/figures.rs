@@ -4,7 +4,7 @@
 //! number formats every view of a run shares.
 
 use diskmeter_report::{HeadlineLatency, JobResult, LatencyClock, RunResult};
-use diskmeter_units::MIB_F64;
+use diskmeter_units::{format_duration, MIB_F64};
 
 /// A step's figures, reads and writes of all its jobs.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -50,8 +50,8 @@ impl StepFigures {
     /// A latency as a table cell shows it: "1.85 msec", with "(intended)" on a paced step's.
     pub fn latency_cell(&self, ns: f64) -> String {
         match self.latency.clock {
-            LatencyClock::Issue => latency_text(ns),
-            LatencyClock::Intended => format!("{} (intended)", latency_text(ns)),
+            LatencyClock::Issue => format_duration(ns),
+            LatencyClock::Intended => format!("{} (intended)", format_duration(ns)),
         }
     }
 
@@ -94,10 +94,10 @@ impl StepFigures {
         // A paced step's figures are from each IO's intended issue time, and say so.
         let label = self.latency.label();
         if let Some(mean) = self.lat_mean_ns {
-            line.push_str(&format!(", mean {label} {}", latency_text(mean)));
+            line.push_str(&format!(", mean {label} {}", format_duration(mean)));
         }
         if let Some(p99) = self.p99_ns {
-            let p99 = latency_text(p99 as f64);
+            let p99 = format_duration(p99 as f64);
             match self.lat_mean_ns {
                 Some(_) => line.push_str(&format!(", p99 {p99}")),
                 None => line.push_str(&format!(", p99 {label} {p99}")),
@@ -105,10 +105,4 @@ impl StepFigures {
         }
         line
     }
-}
-
-/// A latency in its scaled unit, as every human view prints latencies: "182.4 us",
-/// "1.85 ms", "950 ns" ([`diskmeter_units::format_duration`]).
-pub(crate) fn latency_text(ns: f64) -> String {
-    diskmeter_units::format_duration(ns)
 }

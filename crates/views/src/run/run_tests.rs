@@ -441,7 +441,7 @@ fn issue27_a_paced_runs_headline_latency_is_its_intended_time_latency_labelled()
         .percentile(99.0);
     let section = section(&fixture.store, Item::Run(id)).unwrap();
     let headline = section.headline.clone().unwrap();
-    let p99 = super::figures::latency_text(p99_ns.unwrap() as f64);
+    let p99 = diskmeter_units::format_duration(p99_ns.unwrap() as f64);
     assert!(
         headline.contains("mean intended-time latency ")
             && headline.ends_with(&format!(", p99 {p99}")),
